@@ -1,0 +1,1 @@
+# parent/: see issue; rules are added by the component.

@@ -1,0 +1,264 @@
+/* ipcstamp-proto.h — the wire layer shared by workers, parents and tools.
+ *
+ * netstring framing (encode + incremental decode), the clock that reads both
+ * stamps, the per-delivery stamp table and the metering JSON writer.  libc
+ * only; nothing here allocates except ips_stamps_init() and the decoder's
+ * frame buffer, which grows to the largest frame seen and is then reused.
+ *
+ * Conventions (as in libuv): functions that can fail return 0 or a negative
+ * code; a code is either -errno or one of the IPS_E* codes below, and
+ * ips_strerror()/ips_err_name() describe both.  Public names start with ips_,
+ * internal non-static ones with ips__.  Nothing is thread-safe unless said.
+ */
+#ifndef IPCSTAMP_PROTO_H
+#define IPCSTAMP_PROTO_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+#include <sys/uio.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#if defined(IPS_HAVE_VISIBILITY) && defined(__GNUC__)
+#define IPS_EXTERN __attribute__((visibility("default")))
+#else
+#define IPS_EXTERN
+#endif
+
+/* ------------------------------------------------------------------------
+ * Errors: one list makes the enum, the message and the name, so they never
+ * drift.  Codes live in a range no errno reaches.
+ */
+#define IPS_ERRNO_MAP(XX)                                                      \
+  XX(NS_DIGIT, "netstring: non-digit in the length")                           \
+  XX(NS_EMPTY_LEN, "netstring: the length has no digits")                      \
+  XX(NS_LEADING_ZERO, "netstring: leading zero in the length")                 \
+  XX(NS_TOO_MANY_DIGITS, "netstring: more than 9 digits in the length")        \
+  XX(NS_TOO_LONG, "netstring: declared length over the maximum frame size")    \
+  XX(NS_NO_COLON, "netstring: missing colon after the length")                 \
+  XX(NS_NO_COMMA, "netstring: missing comma after the payload")                \
+  XX(NS_EOF, "netstring: end of input inside a frame")                         \
+  XX(NOBUFS, "buffer too small")                                               \
+  XX(CLOCK, "cannot read a clock")                                             \
+  XX(INVAL, "invalid argument")                                                \
+  XX(NOMEM, "out of memory")                                                   \
+  XX(PROTO, "protocol error")                                                  \
+  XX(EMPTY_FRAME, "protocol: empty frame has no tag")                          \
+  XX(BAD_TAG, "protocol: unknown tag")                                         \
+  XX(EOF, "end of input")                                                      \
+  XX(PIPE, "the peer closed the pipe")                                         \
+  XX(TIMEOUT, "timeout")                                                       \
+  XX(METERING, "invalid metering")                                             \
+  XX(VERSION, "unknown format version")
+
+/* IPS_ENS_DIGIT is -19999, the next -19998, and so on: every code is
+ * negative and far below any -errno. */
+typedef enum {
+  IPS__ERR_BASE = -20000,
+#define XX(name, msg) IPS_E##name,
+  IPS_ERRNO_MAP(XX)
+#undef XX
+  IPS__ERR_END
+} ips_errno_t;
+
+/* A description of err: an IPS_E* message, strerror(-err) for an errno, or
+ * "unknown error".  The string is static; never NULL. */
+IPS_EXTERN const char *ips_strerror(int err);
+
+/* The symbolic name of err ("IPS_ENS_DIGIT", "EPIPE", ...) or "UNKNOWN".
+ * Static string; never NULL. */
+IPS_EXTERN const char *ips_err_name(int err);
+
+/* ------------------------------------------------------------------------
+ * Netstring encoding.
+ */
+
+/* Room for "<9 digits>:" plus a tag byte. */
+#define IPS_NS_HEADER_MAX 12
+/* The largest length a netstring may declare: 9 digits. */
+#define IPS_NS_LEN_MAX 999999999u
+/* Default maximum frame size on both sides: 64 MiB. */
+#define IPS_DEFAULT_MAX_FRAME (64u * 1024u * 1024u)
+
+/* Write the netstring of payload[0..n) into dst (capacity cap).  On success
+ * *written (if not NULL) gets the frame's size.  Returns 0, IPS_ENOBUFS when
+ * cap is too small (nothing useful is written), or IPS_EINVAL when n exceeds
+ * IPS_NS_LEN_MAX. */
+IPS_EXTERN int ips_ns_encode(char *dst, size_t cap, const void *payload,
+                             size_t n, size_t *written);
+
+/* Frame tag + payload[0..n) without copying the payload: fills iov[0] with the
+ * header "<n+1>:<tag>" (kept in the caller's hdr buffer), iov[1] with the
+ * payload and iov[2] with the trailing comma, ready for writev().  hdr must
+ * outlive the write.  Returns 0, or IPS_EINVAL when n + 1 exceeds
+ * IPS_NS_LEN_MAX. */
+IPS_EXTERN int ips_ns_iov(struct iovec iov[3], char hdr[IPS_NS_HEADER_MAX],
+                          char tag, const void *payload, size_t n);
+
+/* The size of the frame for a payload of n bytes: digits + ':' + n + ','. */
+IPS_EXTERN size_t ips_ns_frame_size(size_t n);
+
+/* ------------------------------------------------------------------------
+ * Incremental netstring decoding.
+ *
+ * Feed bytes in chunks of any size; the decoder yields each complete frame.
+ * Rules (DESIGN.md §2): 1–9 decimal digits, no leading zero unless the length
+ * is exactly 0, ':', the payload, ','.  An empty length (":,") is refused with
+ * IPS_ENS_EMPTY_LEN.  The declared length is checked against max_frame as soon
+ * as its digits end, before any allocation.  After an error the decoder stays
+ * failed: every later call returns the same error.
+ */
+typedef struct ips_ns_decoder_s {
+  /* all private: read them through the functions below */
+  uint64_t offset;    /* bytes consumed since init */
+  size_t max_frame;
+  size_t len;         /* declared length of the frame being read */
+  size_t got;         /* payload bytes copied so far */
+  size_t digits;      /* digits of the length read so far */
+  char *buf;          /* owned; grows to the largest frame, then reused */
+  size_t cap;
+  uint64_t err_offset;
+  int state;
+  int err;
+} ips_ns_decoder_t;
+
+/* Initialise d with a maximum frame size (0 means IPS_DEFAULT_MAX_FRAME; it is
+ * clamped to IPS_NS_LEN_MAX).  Allocates nothing. */
+IPS_EXTERN void ips_ns_decoder_init(ips_ns_decoder_t *d, size_t max_frame);
+
+/* Release the frame buffer.  d may be initialised again afterwards. */
+IPS_EXTERN void ips_ns_decoder_free(ips_ns_decoder_t *d);
+
+/* Consume bytes from data[0..n) until one frame is complete or the input is
+ * used up.  Returns the number of bytes consumed (>= 0) and sets *frame /
+ * *frame_len when a frame completed: the frame's payload, owned by the
+ * decoder and valid until the next call on d.  When no frame completed,
+ * *frame is NULL.  Returns a negative IPS_ENS_* code on a framing error (and
+ * on every call after it), or IPS_ENOMEM.  Call it again with the rest of
+ * the input to get further frames. */
+IPS_EXTERN ssize_t ips_ns_feed(ips_ns_decoder_t *d, const char *data, size_t n,
+                               const char **frame, size_t *frame_len);
+
+/* Tell the decoder the input has ended.  Returns 0 when it ended between two
+ * frames, or IPS_ENS_EOF (the decoder is then failed, with the offset of the
+ * end of input).  A decoder already failed returns its error. */
+IPS_EXTERN int ips_ns_finish(ips_ns_decoder_t *d);
+
+/* The decoder's error code, or 0. */
+IPS_EXTERN int ips_ns_error(const ips_ns_decoder_t *d);
+
+/* The stream offset of the byte that broke a rule (for IPS_ENS_EOF, the
+ * number of bytes received).  Meaningful only when ips_ns_error() != 0. */
+IPS_EXTERN uint64_t ips_ns_error_offset(const ips_ns_decoder_t *d);
+
+/* Total bytes consumed since init. */
+IPS_EXTERN uint64_t ips_ns_offset(const ips_ns_decoder_t *d);
+
+/* True when the decoder is between frames (nothing partial is buffered). */
+IPS_EXTERN int ips_ns_idle(const ips_ns_decoder_t *d);
+
+/* Write a one-line description of the decoder's error into buf, e.g.
+ * "netstring: leading zero in the length at byte 17".  Always NUL-terminates
+ * (when size > 0); returns what snprintf returns. */
+IPS_EXTERN int ips_ns_describe(const ips_ns_decoder_t *d, char *buf,
+                               size_t size);
+
+/* ------------------------------------------------------------------------
+ * Clock and stamps (DESIGN.md §3).
+ */
+typedef struct ips_stamp_s {
+  int64_t wall_us;  /* gettimeofday(): microseconds since the epoch */
+  int64_t mono_ns;  /* CLOCK_MONOTONIC: nanoseconds, absolute */
+  char kind;        /* 'd','u','r','e' (worker) or 'D','U','R','E' (parent) */
+} ips_stamp_t;
+
+/* Read both clocks into s (kind is left alone).  The one place either clock
+ * is read.  Returns 0, or IPS_ECLOCK when a clock cannot be read. */
+IPS_EXTERN int ips_clock_read(ips_stamp_t *s);
+
+/* The stamps of one delivery.  The table is allocated once; adding never
+ * allocates.  One slot is always kept for the final 'e' stamp.  When the
+ * table is full, an upcall stamp is not recorded but counted in dropped; the
+ * 'r' of an upcall whose 'u' was dropped is dropped too, so the recorded
+ * upcall stamps always come in u/r pairs. */
+typedef struct ips_stamps_s {
+  ips_stamp_t *v;     /* owned by the table */
+  uint32_t cap;
+  uint32_t n;         /* recorded stamps */
+  uint32_t dropped;   /* stamps not recorded since the last reset */
+  int drop_next_r;    /* private */
+} ips_stamps_t;
+
+/* Default capacity of a worker's table. */
+#define IPS_DEFAULT_STAMP_CAPACITY 1024u
+
+/* Allocate room for cap stamps (cap >= 2: a 'd' and an 'e').  Returns 0,
+ * IPS_EINVAL or IPS_ENOMEM. */
+IPS_EXTERN int ips_stamps_init(ips_stamps_t *t, uint32_t cap);
+
+/* Release the table's storage. */
+IPS_EXTERN void ips_stamps_free(ips_stamps_t *t);
+
+/* Forget every stamp and the dropped count (a new command arrived). */
+IPS_EXTERN void ips_stamps_reset(ips_stamps_t *t);
+
+/* Read the clocks and record a stamp of the given kind.  'e' and 'E' always
+ * find the slot kept for them (a second final stamp is dropped).  Returns 0
+ * when recorded, 1 when dropped (counted), or IPS_ECLOCK. */
+IPS_EXTERN int ips_stamps_add(ips_stamps_t *t, char kind);
+
+/* Record a stamp read earlier (same rules as ips_stamps_add). */
+IPS_EXTERN int ips_stamps_put(ips_stamps_t *t, const ips_stamp_t *s);
+
+/* ------------------------------------------------------------------------
+ * Metering JSON (DESIGN.md §4).
+ */
+
+/* A VM's own counter, written as "key":value before "timestamps".  key must
+ * be 1..64 characters of [A-Za-z0-9_] and must not be "timestamps" or
+ * "ipcstamp". */
+typedef struct ips_meter_field_s {
+  const char *key;
+  int64_t value;
+} ips_meter_field_t;
+
+typedef struct ips_meter_s {
+  const ips_meter_field_t *fields;  /* may be NULL when nfields is 0 */
+  size_t nfields;
+  int has_cpu_ns;                   /* write "cpu_ns" when set */
+  int64_t cpu_ns;
+} ips_meter_t;
+
+/* Format version written in "ipcstamp":{"v":...}. */
+#define IPS_METERING_VERSION 1
+
+/* Write the metering JSON for table t (NULL: no stamps, an empty
+ * "timestamps" list and no "ipcstamp" object) and m (NULL: no extra fields)
+ * into dst (capacity cap), not NUL-terminated.  *written gets the length.
+ * Returns 0, IPS_ENOBUFS when cap is too small (dst holds no usable JSON), or
+ * IPS_EINVAL for a bad field key. */
+IPS_EXTERN int ips_metering_write(char *dst, size_t cap,
+                                  const ips_stamps_t *t, const ips_meter_t *m,
+                                  size_t *written);
+
+/* An upper bound of ips_metering_write()'s output for a table of nstamps
+ * stamps and nfields extra fields: allocate this once and the writer never
+ * runs out of room. */
+IPS_EXTERN size_t ips_metering_max_size(uint32_t nstamps, size_t nfields);
+
+/* Format a wall stamp as seconds with exactly six decimals
+ * ("1795300856.504227") from integers: no floating-point rounding.  buf needs
+ * 24 bytes; it is NUL-terminated.  Returns the length. */
+IPS_EXTERN size_t ips_fmt_wall(char buf[24], int64_t wall_us);
+
+/* Format a mono stamp as seconds with exactly nine decimals.  buf needs 24
+ * bytes; NUL-terminated.  Returns the length. */
+IPS_EXTERN size_t ips_fmt_mono(char buf[24], int64_t mono_ns);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* IPCSTAMP_PROTO_H */

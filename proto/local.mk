@@ -1,0 +1,11 @@
+# proto/: the wire layer (libc only).
+lib_LTLIBRARIES += proto/libipcstamp-proto.la
+include_HEADERS += proto/ipcstamp-proto.h
+pkgconfig_DATA += proto/ipcstamp-proto.pc
+proto_libipcstamp_proto_la_SOURCES = \
+	proto/errors.c \
+	proto/netstring.c \
+	proto/clock.c \
+	proto/stamps.c \
+	proto/metering.c
+proto_libipcstamp_proto_la_LDFLAGS = $(AM_LDFLAGS) -no-undefined -version-info 0:0:0

@@ -1,0 +1,1 @@
+# Tests of parent/: added with the component.

@@ -1,0 +1,1 @@
+# Tests of tools/: added with the component.

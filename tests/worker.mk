@@ -1,0 +1,1 @@
+# Tests of worker/: added with the component.

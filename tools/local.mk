@@ -1,0 +1,1 @@
+# tools/: see issue; rules are added by the component.

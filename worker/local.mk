@@ -1,0 +1,1 @@
+# worker/: see issue; rules are added by the component.
