@@ -1,0 +1,1 @@
+# `ipcstamp report`, `trace`, `latency` (tools issue).

@@ -1,0 +1,1 @@
+# `ipcstamp run` and `make demo` (parent issue).
