@@ -1,4 +1,5 @@
-# worker/: the worker library (libc + proto only).
+# worker/: the worker library (libc + proto only) and the two worker
+# programs built on it.
 lib_LTLIBRARIES += worker/libipcstamp-worker.la
 include_HEADERS += worker/ipcstamp-worker.h
 noinst_HEADERS += worker/worker-int.h
@@ -8,3 +9,17 @@ worker_libipcstamp_worker_la_SOURCES = \
 	worker/options.c
 worker_libipcstamp_worker_la_LIBADD = proto/libipcstamp-proto.la
 worker_libipcstamp_worker_la_LDFLAGS = $(AM_LDFLAGS) -no-undefined -version-info 0:0:0
+
+bin_PROGRAMS += worker/ipcstamp-worker-c worker/ipcstamp-worker-js
+
+# The C test and benchmark worker: yajl parses its one-line command.
+worker_ipcstamp_worker_c_SOURCES = worker/worker-c.c
+worker_ipcstamp_worker_c_CFLAGS = $(AM_CFLAGS) $(YAJL_CFLAGS)
+worker_ipcstamp_worker_c_LDADD = worker/libipcstamp-worker.la \
+	proto/libipcstamp-proto.la $(YAJL_LIBS)
+
+# The JavaScript worker on Duktape.
+worker_ipcstamp_worker_js_SOURCES = worker/worker-js.c
+worker_ipcstamp_worker_js_CFLAGS = $(AM_CFLAGS) $(DUKTAPE_CFLAGS)
+worker_ipcstamp_worker_js_LDADD = worker/libipcstamp-worker.la \
+	proto/libipcstamp-proto.la $(DUKTAPE_LIBS)
