@@ -23,3 +23,16 @@ worker_ipcstamp_worker_js_SOURCES = worker/worker-js.c
 worker_ipcstamp_worker_js_CFLAGS = $(AM_CFLAGS) $(DUKTAPE_CFLAGS)
 worker_ipcstamp_worker_js_LDADD = worker/libipcstamp-worker.la \
 	proto/libipcstamp-proto.la $(DUKTAPE_LIBS)
+
+# The embedding guide's example, compiled from docs/embedding.md itself so
+# that the guide cannot rot; tests/check_worker.c runs it.
+check_PROGRAMS += worker/embed-example
+nodist_worker_embed_example_SOURCES = worker/embed-example.c
+worker_embed_example_LDADD = worker/libipcstamp-worker.la \
+	proto/libipcstamp-proto.la
+EXTRA_DIST += docs/embedding.md
+CLEANFILES += worker/embed-example.c
+worker/embed-example.c: $(top_srcdir)/docs/embedding.md
+	$(AM_V_GEN)$(MKDIR_P) worker && \
+	sed -n '/^<!-- embed-example.c: begin/,/^<!-- embed-example.c: end/{/^<!--/d;/^```/d;p;}' \
+	  $(top_srcdir)/docs/embedding.md > $@.tmp && mv $@.tmp $@
