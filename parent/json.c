@@ -11,8 +11,47 @@
 #include "ipcstamp-parent.h"
 #include "json.h"
 
-/* Pass 1: only the nesting depth needs callbacks (yajl checks the rest,
- * UTF-8 included); yajl_gen refuses deeper than 128 anyway. */
+/* A JSON document that is just the string: valid exactly when the bytes are
+ * valid UTF-8, which is what yajl_gen_string needs. */
+static int utf8_valid(const unsigned char *s, size_t n) {
+  size_t i = 0;
+  while (i < n) {
+    unsigned c = s[i];
+    size_t k;
+    uint32_t cp;
+    if (c < 0x80) {
+      i++;
+      continue;
+    } else if ((c & 0xe0) == 0xc0) {
+      k = 1;
+      cp = c & 0x1f;
+    } else if ((c & 0xf0) == 0xe0) {
+      k = 2;
+      cp = c & 0x0f;
+    } else if ((c & 0xf8) == 0xf0) {
+      k = 3;
+      cp = c & 0x07;
+    } else {
+      return 0;
+    }
+    if (n - i <= k)
+      return 0;
+    for (size_t j = 1; j <= k; j++) {
+      if ((s[i + j] & 0xc0) != 0x80)
+        return 0;
+      cp = (cp << 6) | (s[i + j] & 0x3f);
+    }
+    if ((k == 1 && cp < 0x80) || (k == 2 && cp < 0x800) ||
+        (k == 3 && (cp < 0x10000 || cp > 0x10ffff)) ||
+        (cp >= 0xd800 && cp <= 0xdfff))
+      return 0;
+    i += k + 1;
+  }
+  return 1;
+}
+
+/* Pass 1: the nesting depth (yajl_gen refuses deeper than 128) and strict
+ * UTF-8; yajl checks the rest. */
 static int v_open(void *ctx) {
   int *depth = ctx;
   return ++*depth <= IPS_JSON_MAX_DEPTH;
@@ -22,10 +61,13 @@ static int v_close(void *ctx) {
   --*depth;
   return 1;
 }
-static int v_key(void *ctx, const unsigned char *s, size_t n) { return 1; }
+/* yajl lets UTF-8-encoded surrogates through; strict readers do not. */
+static int v_str(void *ctx, const unsigned char *s, size_t n) {
+  return utf8_valid(s, n);
+}
 
 static const yajl_callbacks valid_cbs = {
-    NULL, NULL, NULL, NULL, NULL, NULL, v_open, v_key, v_close, v_open,
+    NULL, NULL, NULL, NULL, NULL, v_str, v_open, v_str, v_close, v_open,
     v_close};
 
 int ips__json_valid(const char *buf, size_t n) {
@@ -122,45 +164,6 @@ int ips__json_embed(yajl_gen g, const char *buf, size_t n) {
        yajl_complete_parse(h) == yajl_status_ok;
   yajl_free(h);
   return ok ? 0 : IPS_EPROTO;
-}
-
-/* A JSON document that is just the string: valid exactly when the bytes are
- * valid UTF-8, which is what yajl_gen_string needs. */
-static int utf8_valid(const unsigned char *s, size_t n) {
-  size_t i = 0;
-  while (i < n) {
-    unsigned c = s[i];
-    size_t k;
-    uint32_t cp;
-    if (c < 0x80) {
-      i++;
-      continue;
-    } else if ((c & 0xe0) == 0xc0) {
-      k = 1;
-      cp = c & 0x1f;
-    } else if ((c & 0xf0) == 0xe0) {
-      k = 2;
-      cp = c & 0x0f;
-    } else if ((c & 0xf8) == 0xf0) {
-      k = 3;
-      cp = c & 0x07;
-    } else {
-      return 0;
-    }
-    if (n - i <= k)
-      return 0;
-    for (size_t j = 1; j <= k; j++) {
-      if ((s[i + j] & 0xc0) != 0x80)
-        return 0;
-      cp = (cp << 6) | (s[i + j] & 0x3f);
-    }
-    if ((k == 1 && cp < 0x80) || (k == 2 && cp < 0x800) ||
-        (k == 3 && (cp < 0x10000 || cp > 0x10ffff)) ||
-        (cp >= 0xd800 && cp <= 0xdfff))
-      return 0;
-    i += k + 1;
-  }
-  return 1;
 }
 
 int ips__json_text(yajl_gen g, const char *buf, size_t n) {

@@ -74,30 +74,36 @@ static int crank_fields(ips_slog_t *s, uint64_t crank, const char *vat,
          gen_key(s->g, "deliveryNum") && gen_u64(s->g, dnum);
 }
 
-static int write_all(ips_slog_t *s, const char *p, size_t n) {
-  while (n > 0) {
-    ssize_t w = write(s->fd, p, n);
+/* Write buf[0..len); *done gets what was written, also on failure. */
+static int write_all(ips_slog_t *s, size_t *done) {
+  *done = 0;
+  while (*done < s->len) {
+    ssize_t w = write(s->fd, s->buf + *done, s->len - *done);
     if (w < 0) {
       if (errno == EINTR)
         continue;
       return -errno;
     }
-    p += w;
-    n -= (size_t)w;
+    *done += (size_t)w;
   }
   return 0;
 }
 
 int ips_slog_flush(ips_slog_t *s) {
+  size_t done, keep;
   int rc;
   if (s->err || s->len == 0)
     return s->err;
-  rc = write_all(s, s->buf, s->len);
+  rc = write_all(s, &done);
   if (rc) {
     s->err = rc;
-    /* Half a line would break every reader: cut it off. */
-    if (s->regular && ftruncate(s->fd, s->good) == 0)
-      (void)lseek(s->fd, s->good, SEEK_SET);
+    /* Keep the whole lines that made it; half a line would break every
+     * reader, so cut it off. */
+    for (keep = done; keep > 0 && s->buf[keep - 1] != '\n'; keep--)
+      ;
+    if (s->regular && ftruncate(s->fd, s->good + (off_t)keep) == 0)
+      (void)lseek(s->fd, s->good + (off_t)keep, SEEK_SET);
+    s->good += (off_t)keep;
     return rc;
   }
   s->good += (off_t)s->len;
