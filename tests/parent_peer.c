@@ -133,9 +133,10 @@ int parent_peer_main(const char *mode) {
       send_frame('!', "it broke \"badly\"\n", 17);
     } else {
       char payload[4096];
-      size_t pn = n - 1 < sizeof payload ? n - 1 : sizeof payload;
+      size_t pn = n - 1 < sizeof payload - 1 ? n - 1 : sizeof payload - 1;
       int ups = 0, i;
       memcpy(payload, f + 1, pn);
+      payload[pn] = 0;
       if (pn > 3 && !memcmp(payload, "up:", 3))
         ups = atoi(payload + 3);
       if (!strcmp(mode, "console")) {
