@@ -1,14 +1,20 @@
-# Tests of parent/: tests/check_parent re-runs itself as the worker
-# (`check_parent --peer MODE`) to play good and hostile peers.
-check_PROGRAMS += tests/check_parent
-TESTS += tests/check_parent
+# Tests of parent/ and `ipcstamp run`: the test binaries re-run themselves
+# as the worker (`check_parent --peer MODE`) to play good and hostile peers.
+check_PROGRAMS += tests/check_parent tests/check_run
+TESTS += tests/check_parent tests/check_run
+PARENT_TEST_PEER = \
+	tests/parent_peer.c \
+	tests/parent_util.c \
+	tests/parent_suites.h
 tests_check_parent_SOURCES = \
 	tests/check_parent.c \
 	tests/check_parent_metering.c \
 	tests/check_parent_slog.c \
 	tests/check_parent_worker.c \
-	tests/parent_peer.c \
-	tests/parent_suites.h
+	$(PARENT_TEST_PEER)
 tests_check_parent_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS) $(UV_CFLAGS) $(YAJL_CFLAGS)
 tests_check_parent_LDADD = parent/libipcstamp-parent.la proto/libipcstamp-proto.la \
 	$(CHECK_LIBS) $(UV_LIBS) $(YAJL_LIBS)
+tests_check_run_SOURCES = tests/check_run.c $(PARENT_TEST_PEER)
+tests_check_run_CFLAGS = $(tests_check_parent_CFLAGS)
+tests_check_run_LDADD = $(tests_check_parent_LDADD)

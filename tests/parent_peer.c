@@ -8,7 +8,8 @@
  *   garbage       answer a delivery with broken framing
  *   huge          declare a 900 MB frame, then wait
  *   exit-upcall   send an upcall and exit 0 without waiting for the reply
- *   hang          read the delivery and never answer
+ *   hang          read the delivery and never answer (creating the file
+ *                 $PARENT_PEER_MARK first, when set)
  *   bad-metering  answer with metering of an unknown version
  *   hostile       a result full of newlines, quotes and invalid UTF-8
  *   console       print lines on stdout and stderr, then answer
@@ -17,6 +18,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -117,6 +119,10 @@ int parent_peer_main(const char *mode) {
       put_all("900000000:", 10);
       pause();
     } else if (!strcmp(mode, "hang")) {
+      /* Tell a test that waits for it that the delivery arrived. */
+      const char *mark = getenv("PARENT_PEER_MARK");
+      if (mark)
+        close(open(mark, O_WRONLY | O_CREAT, 0644));
       pause();
     } else if (!strcmp(mode, "exit-upcall")) {
       send_frame('?', "[\"vatstoreGet\",\"k\"]", 19);
@@ -137,8 +143,9 @@ int parent_peer_main(const char *mode) {
       int ups = 0, i;
       memcpy(payload, f + 1, pn);
       payload[pn] = 0;
-      if (pn > 3 && !memcmp(payload, "up:", 3))
-        ups = atoi(payload + 3);
+      /* "up:N", also as a JSON string from a workload file */
+      if (strstr(payload, "up:"))
+        ups = atoi(strstr(payload, "up:") + 3);
       if (!strcmp(mode, "console")) {
         printf("hello from stdout\nsecond line\n");
         fflush(stdout);
