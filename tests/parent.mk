@@ -18,3 +18,10 @@ tests_check_parent_LDADD = parent/libipcstamp-parent.la proto/libipcstamp-proto.
 tests_check_run_SOURCES = tests/check_run.c $(PARENT_TEST_PEER)
 tests_check_run_CFLAGS = $(tests_check_parent_CFLAGS)
 tests_check_run_LDADD = $(tests_check_parent_LDADD)
+
+# The parent's floor (issue 6): `make bench`.
+EXTRA_PROGRAMS += tests/bench_parent
+BENCH_PROGS += tests/bench_parent
+tests_bench_parent_SOURCES = tests/bench_parent.c
+tests_bench_parent_CFLAGS = $(AM_CFLAGS) $(UV_CFLAGS)
+tests_bench_parent_LDADD = parent/libipcstamp-parent.la proto/libipcstamp-proto.la $(UV_LIBS)
