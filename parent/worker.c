@@ -138,10 +138,25 @@ static void on_write(uv_write_t *req, int status) {
     fault(w, status, "cannot write to the worker: %s", uv_strerror(status));
 }
 
+/* Write now when the pipe takes it all (the usual case: no allocation, no
+ * copy); queue a copy of whatever is left.  uv_try_write refuses while
+ * earlier bytes are queued, so the order of frames is kept. */
 static int write_bytes(ips_worker_t *w, const char *p, size_t n) {
-  ips__wreq_t *r = malloc(sizeof *r + n);
-  uv_buf_t b;
-  int rc;
+  ips__wreq_t *r;
+  uv_buf_t b = uv_buf_init((char *)p, (unsigned)n);
+  int rc = uv_try_write((uv_stream_t *)&w->to, &b, 1);
+  if (rc == (int)n)
+    return 0;
+  /* The worker is gone: its exit (seen next) names the cause better. */
+  if (rc == UV_EPIPE)
+    return 0;
+  if (rc < 0 && rc != UV_EAGAIN)
+    return rc;
+  if (rc > 0) {
+    p += rc;
+    n -= (size_t)rc;
+  }
+  r = malloc(sizeof *r + n);
   if (!r)
     return IPS_ENOMEM;
   memcpy(r->bytes, p, n);
