@@ -271,8 +271,11 @@ int ips__cmd_run(int argc, char **argv) {
     uv_timer_start(&r.progress, on_progress, 1000, 500);
   ips_clock_read(&t0);
 
-  if (start_vats(&r, wargv, (uint64_t)timeout) != 0) {
-    exit_code = IPS_EXIT_FAIL;
+  rc = start_vats(&r, wargv, (uint64_t)timeout);
+  if (rc != 0) {
+    /* A --worker that cannot be run is a bad value. */
+    exit_code = rc == UV_ENOENT || rc == UV_EACCES ? IPS_EXIT_USAGE
+                                                   : IPS_EXIT_FAIL;
     kernel_stop(&r.k);
   } else {
     kernel_pump(&r.k);
