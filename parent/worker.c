@@ -79,8 +79,12 @@ static ips__cmd_t *dequeue(ips_worker_t *w) {
 static void complete(ips_worker_t *w, ips__cmd_t *c, ips_result_t *res) {
   res->stamps = c->sent ? w->st : NULL;
   res->nstamps = c->sent ? w->nst : 0;
+  /* A command queued from the callback starts after it returns: starting
+   * it now would overwrite the stamps res points to. */
+  w->in_callback++;
   if (c->cb)
     c->cb(w, c->arg, res);
+  w->in_callback--;
   free(c);
 }
 
@@ -180,7 +184,8 @@ static void start_next(ips_worker_t *w) {
   ips__cmd_t *c = w->head;
   ips_stamp_t D;
   int rc;
-  if (!c || c->sent || w->state != IPS__ALIVE || w->closing)
+  if (!c || c->sent || w->state != IPS__ALIVE || w->closing ||
+      w->in_callback)
     return;
   w->nst = 0;
   rc = push_stamp(w, 'D', &D);

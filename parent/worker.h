@@ -56,6 +56,7 @@ struct ips_worker_s {
   int term_signal;
   int closing, handles;
   int grace_expired;
+  int in_callback;     /* inside a result callback */
   ips_close_cb close_cb;
   char rbuf[65536];
 };

@@ -265,6 +265,10 @@ static void chain(ips_worker_t *w, void *arg, const ips_result_t *res) {
     *at1000 = rss_kb();
   if (remaining > 0)
     ck_assert_int_eq(ips_worker_deliver(w, "up:1", 4, chain, arg), 0);
+  /* Queuing from the callback leaves this result's stamps alone. */
+  ck_assert_uint_eq(res->nstamps, 4);
+  ck_assert_int_eq(res->stamps[0].kind, 'D');
+  ck_assert_int_eq(res->stamps[3].kind, 'E');
 }
 
 START_TEST(test_memory_flat) {
