@@ -17,6 +17,7 @@ int main(int argc, char **argv) {
   sr = srunner_create(parent_metering_suite());
   srunner_add_suite(sr, slog_suite());
   srunner_add_suite(sr, worker_suite());
+  srunner_add_suite(sr, real_worker_suite());
   srunner_run_all(sr, CK_NORMAL);
   failed = srunner_ntests_failed(sr);
   srunner_free(sr);

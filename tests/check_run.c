@@ -211,6 +211,8 @@ START_TEST(test_usage_errors) {
   const char *a4[] = {"run", "--worker", "x", NULL};
   const char *a5[] = {"run", "--worker", "x", "--timeout", "-5", "--demo",
                       NULL};
+  const char *a6[] = {"run", "--worker", "/nonexistent/worker", "--demo",
+                      NULL};
   ck_assert_int_eq(run(a1), 2);
   assert_err("unknown option '--bogus'");
   ck_assert_int_eq(run(a2), 2);
@@ -221,6 +223,8 @@ START_TEST(test_usage_errors) {
   assert_err("exactly one of --workload FILE and --demo");
   ck_assert_int_eq(run(a5), 2);
   assert_err("--timeout");
+  ck_assert_int_eq(run(a6), 2);
+  assert_err("cannot start the worker '/nonexistent/worker'");
 }
 END_TEST
 
@@ -320,12 +324,42 @@ START_TEST(test_sigterm) {
 }
 END_TEST
 
+/* The project's real workers, several at once. */
+START_TEST(test_run_real_workers) {
+  const char *b = getenv("IPCSTAMP_BUILDDIR");
+  char js[1100], c[1100];
+  const char *demo[] = {"run", "--worker", js, "--vats", "3", "--demo",
+                        "--rounds", "3", "--slog", slog, NULL};
+  const char *cw[] = {"run", "--worker", c, "--vats", "2", "--workload", wl,
+                      "--slog", slog, "--force", NULL};
+  char *s;
+  ck_assert_ptr_nonnull(b);
+  snprintf(js, sizeof js, "%s/worker/ipcstamp-worker-js", b);
+  snprintf(c, sizeof c, "%s/worker/ipcstamp-worker-c", b);
+  ck_assert_int_eq(run(demo), 0);
+  ck_assert_int_gt(check_slog(slog, "deliver-result"), 9);
+  ck_assert_int_gt(check_slog(slog, "syscall"), 9);
+  s = slurp(slog);
+  ck_assert_msg(strstr(s, "[\"error\"") == NULL, "an error in the demo");
+  ck_assert(strstr(s, "\"vsc\":[\"send\",\"v2\"") != NULL);
+  free(s);
+  write_file(wl, "{\"vat\":\"v1\",\"vd\":{\"upcalls\":3,\"spin_us\":200,"
+                 "\"reply_bytes\":64,\"upcall_bytes\":32}}\n"
+                 "{\"vat\":\"v2\",\"vd\":{\"upcalls\":1}}\n"
+                 "{\"vat\":\"v1\",\"vd\":{}}\n");
+  ck_assert_int_eq(run(cw), 0);
+  ck_assert_int_eq(check_slog(slog, "deliver-result"), 3);
+  ck_assert_int_eq(check_slog(slog, "syscall-result"), 4);
+}
+END_TEST
+
 static Suite *run_suite(void) {
   Suite *s = suite_create("run");
   TCase *tc = tcase_create("Core");
   tcase_add_checked_fixture(tc, setup, NULL);
   tcase_add_test(tc, test_run_good);
   tcase_add_test(tc, test_help);
+  tcase_add_test(tc, test_run_real_workers);
   suite_add_tcase(s, tc);
   tc = tcase_create("Bad input");
   tcase_add_checked_fixture(tc, setup, NULL);

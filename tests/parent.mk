@@ -11,6 +11,7 @@ tests_check_parent_SOURCES = \
 	tests/check_parent_metering.c \
 	tests/check_parent_slog.c \
 	tests/check_parent_worker.c \
+	tests/check_parent_real.c \
 	$(PARENT_TEST_PEER)
 tests_check_parent_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS) $(UV_CFLAGS) $(YAJL_CFLAGS)
 tests_check_parent_LDADD = parent/libipcstamp-parent.la proto/libipcstamp-proto.la \

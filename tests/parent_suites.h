@@ -10,6 +10,7 @@
 Suite *parent_metering_suite(void);
 Suite *slog_suite(void);
 Suite *worker_suite(void);
+Suite *real_worker_suite(void);
 
 /* Run as a worker speaking the protocol on fd 3/4; mode says how to behave
  * (see parent_peer.c).  Returns the exit code. */
