@@ -47,3 +47,9 @@ fuzz-smoke: $(FUZZ_TARGETS)
 	    -artifact_prefix=$$work/ $$work $(srcdir)/tests/fuzz/corpus/$$name; \
 	done
 CLEANFILES += -r fuzz-work
+
+# Interoperability with the real peers: Agoric's xsnap parent and
+# xsnap-worker (npm, test-only; see tests/interop/package.json).
+TESTS += tests/interop/xsnap-parent.test
+EXTRA_DIST += tests/interop/xsnap-parent.test tests/interop/xsnap-parent.mjs \
+	tests/interop/package.json tests/interop/package-lock.json

@@ -333,7 +333,8 @@ static int handle(ips_worker_t *w, const ips_command_t *cmd, void *arg) {
  */
 static void usage(FILE *f) {
   fprintf(f,
-          "usage: %s [-h] [-v] [-l <limit>] [-i <interval>] [-s <size>]\n"
+          "usage: %s [-h] [-v] [-l <limit>] [-i <interval>] [-s <size>] [-p] "
+          "[NAME]\n"
           "A JavaScript ipcstamp worker on Duktape %ld.%ld.%ld, started like\n"
           "xsnap-worker: commands on fd 3, answers on fd 4 (netstrings).\n"
           "  -h             print this help\n"
@@ -347,7 +348,11 @@ static void usage(FILE *f) {
           "  -s <size>      xsnap's parser buffer (kB): accepted and ignored, "
           "the\n"
           "                 largest frame is IPCSTAMP_MAX_FRAME\n"
-          "Environment: IPCSTAMP_MAX_FRAME (bytes), IPCSTAMP_STAMP_CAPACITY\n"
+          "  -p             xsnap's metering print: accepted and ignored\n"
+          "  -r <snapshot>  refused: this worker has no snapshots\n"
+          "  NAME           the worker's name in its messages (xsnap's parent "
+          "passes\n"
+          "                 the vat's name first)\n"          "Environment: IPCSTAMP_MAX_FRAME (bytes), IPCSTAMP_STAMP_CAPACITY\n"
           "(default 1024), IPCSTAMP_DISABLE=1 (no stamps).\n"
           "Exit status: 0 after 'q' or end of input, 1 bad usage or\n"
           "environment, 2 framing, protocol or I/O error, 3 engine fatal "
@@ -378,6 +383,7 @@ int main(int argc, char **argv) {
   ips_worker_options_t o;
   duk_context *ctx;
   char msg[200];
+  const char *name = NULL;
   int i, status;
 
   if (argc > 0 && argv[0][0]) prog = base_name(argv[0]);
@@ -397,13 +403,20 @@ int main(int argc, char **argv) {
       if (!is_count(argv[i + 1]))
         return bad_usage("expected a whole number, got", argv[i + 1]);
       i++;
+    } else if (strcmp(a, "-p") == 0) {
+      continue;
+    } else if (strcmp(a, "-r") == 0) {
+      return bad_usage("snapshots (-r) are not supported by", PROG);
+    } else if (a[0] != '-' && a[0] != '\0') {
+      /* Like xsnap-worker: a plain argument is the name the parent gave. */
+      name = a;
     } else {
       return bad_usage("unknown argument", a);
     }
   }
 
   ips_worker_options_init(&o);
-  o.name = prog;
+  o.name = name != NULL ? name : prog;
   o.flags |= IPS_WORKER_CPU_TIME;
   if (ips_worker_options_env(&o, msg, sizeof msg) != 0) {
     fprintf(stderr, "%s: %s\n", prog, msg);
