@@ -34,7 +34,7 @@ static void usage(FILE *f) {
       "  --workload FILE   JSON lines: {\"vat\":\"v1\",\"evaluate\":\"<js>\"} or\n"
       "                    {\"vat\":\"v1\",\"vd\":<delivery>}; '-' is stdin\n"
       "  --demo            the built-in demo workload (needs a JavaScript\n"
-      "                    worker such as ipcstamp-worker-js)\n"
+      "                    worker: ipcstamp-worker-js or xsnap-worker)\n"
       "  --rounds N        rounds of the demo (default 20)\n"
       "  --slog FILE       write the slogfile to FILE (docs/slogfile.md)\n"
       "  --force           replace FILE if it exists\n"

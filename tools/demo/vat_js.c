@@ -5,14 +5,19 @@
  * computation (a sieve, sized by the message), reads and writes the store,
  * logs, and sends "receive" to another vat; "receive" credits the balance
  * and, while hops remain, pays the next vat on.  So one delivery fans out
- * into a chain of deliveries across every worker, each with upcalls. */
+ * into a chain of deliveries across every worker, each with upcalls.
+ *
+ * Only what Agoric's xsnap-worker also offers is used (issueCommand on
+ * ArrayBuffers, TextEncoder/TextDecoder, an ArrayBuffer result), so the
+ * demo runs on either worker: --worker path/to/xsnap-worker works too. */
 #include "../run_demo.h"
 
 const char ips__demo_vat_js[] =
-    "var dec = new TextDecoder();\n"
+    "var enc = new TextEncoder(), dec = new TextDecoder();\n"
     "var me = null, nvats = 1;\n"
     "function sys(args) {\n"
-    "  var r = JSON.parse(issueStringCommand(JSON.stringify(args)));\n"
+    "  var reply = issueCommand(enc.encode(JSON.stringify(args)).buffer);\n"
+    "  var r = JSON.parse(dec.decode(new Uint8Array(reply)));\n"
     "  if (r[0] !== 'ok') throw new Error(args[0] + ': ' + r[1]);\n"
     "  return r[1];\n"
     "}\n"
@@ -34,6 +39,9 @@ const char ips__demo_vat_js[] =
     "  sys(['vatstoreSet', 'balance', bal]);\n"
     "  return bal;\n"
     "}\n"
+    "function out(v) {\n"
+    "  return enc.encode(JSON.stringify(v)).buffer;\n"
+    "}\n"
     "function handleCommand(buf) {\n"
     "  var msg = JSON.parse(dec.decode(new Uint8Array(buf)));\n"
     "  var method = msg[1], a = msg[2];\n"
@@ -41,7 +49,7 @@ const char ips__demo_vat_js[] =
     "    me = a.me;\n"
     "    nvats = a.nvats;\n"
     "    sys(['vatstoreSet', 'balance', 1000]);\n"
-    "    return JSON.stringify({vat: me, balance: 1000});\n"
+    "    return out({vat: me, balance: 1000});\n"
     "  }\n"
     "  if (method === 'pay') {\n"
     "    var found = primes(a.work);\n"
@@ -51,14 +59,14 @@ const char ips__demo_vat_js[] =
     "    sys(['log', me + ' pays ' + a.amount + ' to ' + next()]);\n"
     "    sys(['send', next(), ['message', 'receive',\n"
     "         {from: me, amount: a.amount, hops: a.hops, work: a.work}]]);\n"
-    "    return JSON.stringify({balance: bal, payments: n, primes: found});\n"
+    "    return out({balance: bal, payments: n, primes: found});\n"
     "  }\n"
     "  if (method === 'receive') {\n"
     "    var b = credit(a.amount);\n"
     "    if (a.hops > 0)\n"
     "      sys(['send', me, ['message', 'pay',\n"
     "           {amount: a.amount, hops: a.hops - 1, work: a.work}]]);\n"
-    "    return JSON.stringify({balance: b});\n"
+    "    return out({balance: b});\n"
     "  }\n"
     "  throw new Error('unknown method ' + method);\n"
     "}\n";
