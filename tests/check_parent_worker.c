@@ -234,6 +234,37 @@ START_TEST(test_bad_metering) {
 }
 END_TEST
 
+static size_t pieces, piece_max, piece_total;
+static void count_console(ips_worker_t *w, int fd, const char *line,
+                          size_t n) {
+  pieces++;
+  piece_total += n;
+  if (n > piece_max)
+    piece_max = n;
+}
+
+START_TEST(test_console_flood) {
+  /* A line with no end comes in bounded pieces, and nothing is lost. */
+  ips_worker_options_t o;
+  ips_worker_t *w;
+  parent_res_t r;
+  char *args[] = {"peer", "--peer", "flood", NULL};
+  memset(&o, 0, sizeof o);
+  o.file = parent_self_exe();
+  o.args = args;
+  o.console_cb = count_console;
+  pieces = piece_max = piece_total = 0;
+  ck_assert_int_eq(ips_worker_spawn(&loop, &o, &w), 0);
+  deliver_wait(w, "x", &r);
+  ck_assert_int_eq(r.kind, IPS_RESULT_OK);
+  parent_res_free(&r);
+  close_all(&w, 1);
+  ck_assert_uint_eq(piece_total, 200000);
+  ck_assert_uint_le(piece_max, IPS_CONSOLE_LINE_MAX);
+  ck_assert_uint_ge(pieces, 4);
+}
+END_TEST
+
 START_TEST(test_spawn_missing) {
   ips_worker_options_t o;
   ips_worker_t *w = NULL;
@@ -313,6 +344,7 @@ Suite *worker_suite(void) {
   tcase_add_test(tc, test_sigkill);
   tcase_add_test(tc, test_bad_metering);
   tcase_add_test(tc, test_spawn_missing);
+  tcase_add_test(tc, test_console_flood);
   suite_add_tcase(s, tc);
   return s;
 }

@@ -14,6 +14,8 @@
  *   hostile       a result full of newlines, quotes and invalid UTF-8
  *   console       print lines on stdout and stderr, then answer
  *   error         answer every delivery with '!'
+ *   flood         write a 200,000-byte line (no newline) on stdout, then
+ *                 answer
  */
 #include "config.h"
 
@@ -135,6 +137,12 @@ int parent_peer_main(const char *mode) {
       static const char r[] = "line1\nline2\r\n\"quoted\" \\ \xff\xfe\xc3\x28 "
                               "{\"a\":";
       answer(&t, r, sizeof r - 1);
+    } else if (!strcmp(mode, "flood")) {
+      static char line[200000];
+      memset(line, 'x', sizeof line);
+      fwrite(line, 1, sizeof line, stdout);
+      fflush(stdout);
+      answer(&t, "1", 1);
     } else if (!strcmp(mode, "error")) {
       send_frame('!', "it broke \"badly\"\n", 17);
     } else {
