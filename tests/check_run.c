@@ -178,7 +178,7 @@ START_TEST(test_help) {
   const char *args[] = {"run", "--help", NULL};
   const char *opts[] = {"--worker", "--vats", "--workload", "--demo",
                         "--rounds", "--slog", "--force", "--timeout",
-                        "--quiet"};
+                        "--max-frame", "--quiet"};
   pid_t pid;
   int fd[2], st;
   char buf[4096];
@@ -213,6 +213,8 @@ START_TEST(test_usage_errors) {
                       NULL};
   const char *a6[] = {"run", "--worker", "/nonexistent/worker", "--demo",
                       NULL};
+  const char *a7[] = {"run", "--worker", "x", "--max-frame", "1e9", "--demo",
+                      NULL};
   ck_assert_int_eq(run(a1), 2);
   assert_err("unknown option '--bogus'");
   ck_assert_int_eq(run(a2), 2);
@@ -225,6 +227,8 @@ START_TEST(test_usage_errors) {
   assert_err("--timeout");
   ck_assert_int_eq(run(a6), 2);
   assert_err("cannot start the worker '/nonexistent/worker'");
+  ck_assert_int_eq(run(a7), 2);
+  assert_err("--max-frame wants bytes");
 }
 END_TEST
 

@@ -40,6 +40,8 @@ static void usage(FILE *f) {
       "  --force           replace FILE if it exists\n"
       "  --timeout MS      fail a delivery after MS milliseconds (default: "
       "none)\n"
+      "  --max-frame BYTES largest frame accepted from a worker (default\n"
+      "                    64 MiB); a longer one is a fault\n"
       "  --quiet           no summary\n"
       "  -h, --help        this help\n"
       "\n"
@@ -122,7 +124,8 @@ static int split_cmd(char *cmd, char **argv, int max) {
   return tok ? -1 : n;
 }
 
-static int start_vats(run_t *r, char **wargv, uint64_t timeout_ms) {
+static int start_vats(run_t *r, char **wargv, uint64_t timeout_ms,
+                      size_t max_frame) {
   kernel_t *k = &r->k;
   int i, rc;
   for (i = 0; i < k->nvats; i++) {
@@ -134,6 +137,7 @@ static int start_vats(run_t *r, char **wargv, uint64_t timeout_ms) {
     o.file = wargv[0];
     o.args = wargv;
     o.timeout_ms = timeout_ms;
+    o.max_frame = max_frame;
     o.data = v;
     kernel_worker_options(k, &o);
     rc = ips_worker_spawn(k->loop, &o, &v->w);
@@ -160,12 +164,13 @@ int ips__cmd_run(int argc, char **argv) {
       {"slog", required_argument, NULL, 's'},
       {"force", no_argument, NULL, 'f'},
       {"timeout", required_argument, NULL, 't'},
+      {"max-frame", required_argument, NULL, 'm'},
       {"quiet", no_argument, NULL, 'q'},
       {"help", no_argument, NULL, 'h'},
       {NULL, 0, NULL, 0}};
   const char *worker = NULL, *workload = NULL, *slog_path = NULL;
   int demo = 0, force = 0, quiet = 0, c, rc, i, exit_code = IPS_EXIT_OK;
-  long vats = 1, rounds = 20, timeout = 0;
+  long vats = 1, rounds = 20, timeout = 0, max_frame = 0;
   char *cmd = NULL, *wargv[MAX_ARGS];
   uv_loop_t loop;
   run_t r;
@@ -194,6 +199,11 @@ int ips__cmd_run(int argc, char **argv) {
       if (parse_num(optarg, 1, LONG_MAX, &timeout))
         return bad_usage("--timeout wants milliseconds (> 0), not '%s'",
                          optarg);
+      break;
+    case 'm':
+      if (parse_num(optarg, 16, (long)IPS_NS_LEN_MAX, &max_frame))
+        return bad_usage("--max-frame wants bytes from 16 to 999999999, "
+                         "not '%s'", optarg);
       break;
     case 'h':
       usage(stdout);
@@ -271,7 +281,7 @@ int ips__cmd_run(int argc, char **argv) {
     uv_timer_start(&r.progress, on_progress, 1000, 500);
   ips_clock_read(&t0);
 
-  rc = start_vats(&r, wargv, (uint64_t)timeout);
+  rc = start_vats(&r, wargv, (uint64_t)timeout, (size_t)max_frame);
   if (rc != 0) {
     /* A --worker that cannot be run is a bad value. */
     exit_code = rc == UV_ENOENT || rc == UV_EACCES ? IPS_EXIT_USAGE
