@@ -50,6 +50,7 @@ CLEANFILES += -r fuzz-work
 
 # Interoperability with the real peers: Agoric's xsnap parent and
 # xsnap-worker (npm, test-only; see tests/interop/package.json).
-TESTS += tests/interop/xsnap-parent.test
+TESTS += tests/interop/xsnap-parent.test tests/interop/xsnap-worker.test
 EXTRA_DIST += tests/interop/xsnap-parent.test tests/interop/xsnap-parent.mjs \
+	tests/interop/xsnap-worker.test \
 	tests/interop/package.json tests/interop/package-lock.json
