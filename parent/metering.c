@@ -37,6 +37,9 @@ typedef struct {
   size_t errsize;
 } mp_t;
 
+#if defined(__GNUC__)
+__attribute__((format(printf, 3, 4)))
+#endif
 static int fail(mp_t *p, int rc, const char *fmt, ...) {
   va_list ap;
   size_t len;
@@ -89,7 +92,8 @@ static int parse_wall(const char *s, size_t n, int64_t *us) {
         fd++;
       }
     }
-    if (j == n && (i == n || j > i + 1)) {
+    /* The same bound as below: past it, seconds * 10^6 would overflow. */
+    if (j == n && (i == n || j > i + 1) && sec <= 9000000000000LL) {
       while (fd++ < 6)
         frac *= 10;
       *us = sec * 1000000 + frac;

@@ -109,6 +109,9 @@ static void stop_reading(ips_worker_t *w) {
 }
 
 /* The one way into DEAD: kill what runs, fail what waits. */
+#if defined(__GNUC__)
+__attribute__((format(printf, 3, 4)))
+#endif
 static void fault(ips_worker_t *w, int status, const char *fmt, ...) {
   char msg[512];
   char qmsg[600];

@@ -130,6 +130,9 @@ static const struct {
      IPS_EMETERING, "dropped"},
     {"{\"timestamps\":[\"\xff\"]}", IPS_EMETERING, "invalid JSON"},
     {"{\"ipcstamp\":[]}", IPS_EMETERING, "ipcstamp is not an object"},
+    /* Found by fuzz_metering: 13 digits of seconds overflowed the fast
+     * path's microseconds (UBSan). */
+    {"{\"timestamps\":[9530085652503.5]}", IPS_EMETERING, "timestamps[0]"},
 };
 
 START_TEST(test_bad) {
