@@ -36,6 +36,9 @@ static void usage(FILE *f) {
       "  --demo            the built-in demo workload (needs a JavaScript\n"
       "                    worker: ipcstamp-worker-js or xsnap-worker)\n"
       "  --rounds N        rounds of the demo (default 20)\n"
+      "  --repeat N        run the workload N times (default 1); it is\n"
+      "                    read and checked once, and memory does not grow\n"
+      "                    with N\n"
       "  --slog FILE       write the slogfile to FILE (docs/slogfile.md)\n"
       "  --force           replace FILE if it exists\n"
       "  --timeout MS      fail a delivery after MS milliseconds (default: "
@@ -79,6 +82,7 @@ typedef struct {
   int interrupted;
   int show_progress, progress_shown;
   uint64_t start_ns;
+  run_feed_t feed;
 } run_t;
 
 static void on_sig(uv_signal_t *h, int signum) {
@@ -161,6 +165,7 @@ int ips__cmd_run(int argc, char **argv) {
       {"workload", required_argument, NULL, 'l'},
       {"demo", no_argument, NULL, 'd'},
       {"rounds", required_argument, NULL, 'r'},
+      {"repeat", required_argument, NULL, 'R'},
       {"slog", required_argument, NULL, 's'},
       {"force", no_argument, NULL, 'f'},
       {"timeout", required_argument, NULL, 't'},
@@ -170,7 +175,8 @@ int ips__cmd_run(int argc, char **argv) {
       {NULL, 0, NULL, 0}};
   const char *worker = NULL, *workload = NULL, *slog_path = NULL;
   int demo = 0, force = 0, quiet = 0, c, rc, i, exit_code = IPS_EXIT_OK;
-  long vats = 1, rounds = 20, timeout = 0, max_frame = 0;
+  long vats = 1, rounds = 20, timeout = 0, max_frame = 0, repeat = 1;
+  int repeat_given = 0;
   char *cmd = NULL, *wargv[MAX_ARGS];
   uv_loop_t loop;
   run_t r;
@@ -194,6 +200,12 @@ int ips__cmd_run(int argc, char **argv) {
       if (parse_num(optarg, 0, 1000000, &rounds))
         return bad_usage("--rounds wants a number from 0 to 1000000, not "
                          "'%s'", optarg);
+      break;
+    case 'R':
+      if (parse_num(optarg, 1, 1000000000000L, &repeat))
+        return bad_usage("--repeat wants a number from 1 to 10^12, not '%s'",
+                         optarg);
+      repeat_given = 1;
       break;
     case 't':
       if (parse_num(optarg, 1, LONG_MAX, &timeout))
@@ -220,6 +232,8 @@ int ips__cmd_run(int argc, char **argv) {
     return bad_usage("--worker CMD is required");
   if (!workload == !demo)
     return bad_usage("give exactly one of --workload FILE and --demo");
+  if (demo && repeat_given)
+    return bad_usage("--repeat goes with --workload (the demo has --rounds)");
 
   memset(&r, 0, sizeof r);
   if (uv_loop_init(&loop) != 0) {
@@ -247,15 +261,13 @@ int ips__cmd_run(int argc, char **argv) {
 
   /* The whole workload is checked before anything starts. */
   if (workload) {
-    rc = run_load_workload(&r.k, workload);
+    rc = run_load_workload(&r.k, &r.feed, workload, (uint64_t)repeat);
     if (rc) {
       exit_code = rc;
       goto out;
     }
-  } else if (run_demo_workload(&r.k, (int)rounds) != 0) {
-    fprintf(stderr, "ipcstamp run: out of memory\n");
-    exit_code = IPS_EXIT_FAIL;
-    goto out;
+  } else {
+    run_demo_workload(&r.k, &r.feed, (int)rounds);
   }
 
   if (slog_path) {
@@ -317,6 +329,7 @@ int ips__cmd_run(int argc, char **argv) {
 
 out:
   kernel_free(&r.k);
+  run_feed_free(&r.feed);
   if (r.k.slog)
     ips_slog_close(r.k.slog);
   uv_run(&loop, UV_RUN_DEFAULT);

@@ -285,11 +285,32 @@ void kernel_worker_options(kernel_t *k, ips_worker_options_t *o) {
   o->exit_cb = on_exit_;
 }
 
+static int any_alive(const kernel_t *k) {
+  int i;
+  for (i = 0; i < k->nvats; i++)
+    if (k->vats[i].w && ips_worker_alive(k->vats[i].w))
+      return 1;
+  return 0;
+}
+
 void kernel_pump(kernel_t *k) {
   run_item_t *it;
-  int rc;
-  while (!k->cur && !k->stopping && (it = pop(k)) != NULL) {
-    vat_t *v = &k->vats[it->vat];
+  int rc = 0;
+  while (!k->cur && !k->stopping) {
+    vat_t *v;
+    /* Once every worker is gone the rest would only be counted as not
+     * run, one by one: with --repeat that could take forever. */
+    if (!k->head && k->refill &&
+        (!any_alive(k) || (rc = k->refill(k)) <= 0)) {
+      k->refill = NULL;
+      if (rc < 0) {
+        fprintf(stderr, "ipcstamp run: out of memory\n");
+        k->faults++;
+      }
+    }
+    if ((it = pop(k)) == NULL)
+      break;
+    v = &k->vats[it->vat];
     if (!v->w || !ips_worker_alive(v->w)) {
       k->skipped++;
       kernel_item_free(it);

@@ -57,6 +57,13 @@ struct kernel_s {
   int stopping;
   int open_workers;
   void (*on_idle)(kernel_t *k); /* the run queue ran dry, or stop */
+  /* Called when the queue is empty and no crank runs, to queue the next
+   * part of the workload (a pass of --repeat, a round of the demo), so that
+   * a long run holds one part in memory, never the whole run.  Returns 1
+   * when it queued something, 0 when the workload is done, -1 when out of
+   * memory.  NULL: the queue is all there is. */
+  int (*refill)(kernel_t *k);
+  void *refill_data;       /* for refill */
 };
 
 /* Queue an item (the kernel takes ownership). */

@@ -18,3 +18,8 @@ PHONY_TARGETS += demo
 demo: tools/ipcstamp $(DEMO_WORKER)
 	./tools/ipcstamp run --worker '$(abs_builddir)/$(DEMO_WORKER)' --vats $(DEMO_VATS) --demo --slog demo.slog --force
 CLEANFILES += demo.slog
+
+# make bench: peak RSS of `ipcstamp run` at 10k and 1M deliveries (issue 6).
+EXTRA_PROGRAMS += tests/bench/bench_memory
+BENCH_PROGS += tests/bench/bench_memory
+tests_bench_bench_memory_SOURCES = tests/bench/bench_memory.c

@@ -7,13 +7,30 @@
 
 extern const char ips__demo_vat_js[];
 
-/* Queue the built-in demo for every vat of k: evaluate the demo vat code,
- * init, then rounds of payments.  Returns 0 or -1 (out of memory). */
-int run_demo_workload(kernel_t *k, int rounds);
+/* Where the kernel's queue is refilled from (kernel_t.refill): a validated
+ * workload queued pass after pass, or the demo queued round after round.
+ * Only one pass (or round) is in memory at a time, so memory stays flat
+ * however many deliveries a run makes. */
+typedef struct {
+  run_item_t *items;  /* the workload, validated; owned */
+  uint64_t passes;    /* how many times to queue it (--repeat) */
+  uint64_t queued;    /* passes queued so far */
+  int rounds;         /* demo: rounds wanted */
+  int round;          /* demo: rounds queued (the set-up counts as -1) */
+} run_feed_t;
 
-/* Queue the workload in path ("-" = stdin).  A bad line is reported as
- * "FILE:LINE: what" on stderr; returns 0, IPS_EXIT_INPUT (bad line, nothing
- * queued) or IPS_EXIT_IO (cannot read). */
-int run_load_workload(kernel_t *k, const char *path);
+/* Feed k the built-in demo: evaluate the demo vat code and init every vat,
+ * then rounds of payments, one round each time the queue runs dry. */
+void run_demo_workload(kernel_t *k, run_feed_t *f, int rounds);
+
+/* Read and check the whole workload in path ("-" = stdin) into f, then feed
+ * it to k passes times.  A bad line is reported as "FILE:LINE: what" on
+ * stderr; returns 0, IPS_EXIT_INPUT (bad line, nothing kept) or
+ * IPS_EXIT_IO (cannot read). */
+int run_load_workload(kernel_t *k, run_feed_t *f, const char *path,
+                      uint64_t passes);
+
+/* Release what f holds (the kernel must no longer refill from it). */
+void run_feed_free(run_feed_t *f);
 
 #endif

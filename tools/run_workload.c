@@ -5,7 +5,10 @@
  *
  * The file is untrusted input like any other: each line is parsed with the
  * streaming parser and its parts re-serialised; the whole file is checked
- * before anything runs, so a bad line never leaves a half-run workload. */
+ * before anything runs, so a bad line never leaves a half-run workload.
+ * The checked file is kept and queued one pass at a time (--repeat), and
+ * the demo one round at a time: memory does not grow with the number of
+ * deliveries. */
 #include "config.h"
 
 #include <errno.h>
@@ -112,20 +115,58 @@ static run_item_t *parse_line(kernel_t *k, const char *line, size_t n,
   return it;
 }
 
-int run_load_workload(kernel_t *k, const char *path) {
-  FILE *f = strcmp(path, "-") ? fopen(path, "re") : stdin;
+static run_item_t *copy_item(const run_item_t *s) {
+  run_item_t *it = calloc(1, sizeof *it);
+  if (!it)
+    return NULL;
+  it->vat = s->vat;
+  it->evaluate = s->evaluate;
+  it->vdlen = s->vdlen;
+  it->srclen = s->srclen;
+  it->vd = dup_n(s->vd, s->vdlen);
+  if (s->src)
+    it->src = dup_n(s->src, s->srclen);
+  if (!it->vd || (s->src && !it->src)) {
+    kernel_item_free(it);
+    return NULL;
+  }
+  return it;
+}
+
+/* The next pass of the workload: copies, since the kernel frees what it
+ * has run. */
+static int refill_workload(kernel_t *k) {
+  run_feed_t *f = k->refill_data;
+  const run_item_t *s;
+  run_item_t *it;
+  if (f->queued >= f->passes || !f->items)
+    return 0;
+  f->queued++;
+  for (s = f->items; s; s = s->next) {
+    if (!(it = copy_item(s)))
+      return -1;
+    kernel_push(k, it);
+  }
+  return 1;
+}
+
+int run_load_workload(kernel_t *k, run_feed_t *f, const char *path,
+                      uint64_t passes) {
+  FILE *in = strcmp(path, "-") ? fopen(path, "re") : stdin;
   char *line = NULL, err[300];
   size_t cap = 0;
   ssize_t n;
   unsigned long lineno = 0;
-  run_item_t *head = NULL, **tail = &head, *it;
+  run_item_t **tail, *it;
   int rc = 0;
-  if (!f) {
+  memset(f, 0, sizeof *f);
+  tail = &f->items;
+  if (!in) {
     fprintf(stderr, "ipcstamp run: cannot read the workload %s: %s\n", path,
             strerror(errno));
     return IPS_EXIT_IO;
   }
-  while ((n = getline(&line, &cap, f)) >= 0) {
+  while ((n = getline(&line, &cap, in)) >= 0) {
     lineno++;
     while (n > 0 && (line[n - 1] == '\n' || line[n - 1] == '\r'))
       n--;
@@ -146,49 +187,68 @@ int run_load_workload(kernel_t *k, const char *path) {
     *tail = it;
     tail = &it->next;
   }
-  if (rc == 0 && ferror(f)) {
+  if (rc == 0 && ferror(in)) {
     fprintf(stderr, "ipcstamp run: cannot read the workload %s: %s\n", path,
             strerror(errno));
     rc = IPS_EXIT_IO;
   }
   free(line);
-  if (f != stdin)
-    fclose(f);
-  while ((it = head) != NULL) {
-    head = it->next;
-    if (rc)
-      kernel_item_free(it);
-    else
-      kernel_push(k, it);
+  if (in != stdin)
+    fclose(in);
+  if (rc) {
+    run_feed_free(f);
+    return rc;
   }
-  return rc;
+  f->passes = passes;
+  k->refill = refill_workload;
+  k->refill_data = f;
+  return 0;
 }
 
-int run_demo_workload(kernel_t *k, int rounds) {
-  char buf[256];
-  int i, r, len;
+void run_feed_free(run_feed_t *f) {
   run_item_t *it;
-  for (i = 0; i < k->nvats; i++) {
-    if (!(it = make_eval(i, ips__demo_vat_js, strlen(ips__demo_vat_js))))
-      return -1;
-    kernel_push(k, it);
-    len = snprintf(buf, sizeof buf,
-                   "[\"message\",\"init\",{\"me\":\"%s\",\"nvats\":%d}]",
-                   k->vats[i].id, k->nvats);
-    if (!(it = make_delivery(i, buf, (size_t)len)))
-      return -1;
-    kernel_push(k, it);
+  while ((it = f->items) != NULL) {
+    f->items = it->next;
+    kernel_item_free(it);
   }
-  for (r = 0; r < rounds; r++)
-    for (i = 0; i < k->nvats; i++) {
+}
+
+/* The set-up (evaluate the vat code, init) for every vat, then one round of
+ * payments per call. */
+static int refill_demo(kernel_t *k) {
+  run_feed_t *f = k->refill_data;
+  char buf[256];
+  int i, r = f->round, len;
+  run_item_t *it;
+  if (r >= f->rounds)
+    return 0;
+  f->round++;
+  for (i = 0; i < k->nvats; i++) {
+    if (r < 0) {
+      if (!(it = make_eval(i, ips__demo_vat_js, strlen(ips__demo_vat_js))))
+        return -1;
+      kernel_push(k, it);
+      len = snprintf(buf, sizeof buf,
+                     "[\"message\",\"init\",{\"me\":\"%s\",\"nvats\":%d}]",
+                     k->vats[i].id, k->nvats);
+    } else {
       len = snprintf(buf, sizeof buf,
                      "[\"message\",\"pay\",{\"amount\":%d,\"hops\":%d,"
                      "\"work\":%d}]",
                      1 + (r * 7 + i * 3) % 50, 1 + (r + i) % 3,
                      2000 + ((r * 37 + i * 101) % 20) * 1000);
-      if (!(it = make_delivery(i, buf, (size_t)len)))
-        return -1;
-      kernel_push(k, it);
     }
-  return 0;
+    if (!(it = make_delivery(i, buf, (size_t)len)))
+      return -1;
+    kernel_push(k, it);
+  }
+  return 1;
+}
+
+void run_demo_workload(kernel_t *k, run_feed_t *f, int rounds) {
+  memset(f, 0, sizeof *f);
+  f->rounds = rounds;
+  f->round = -1;
+  k->refill = refill_demo;
+  k->refill_data = f;
 }
