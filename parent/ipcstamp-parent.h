@@ -126,6 +126,10 @@ typedef struct ips_worker_options_s {
   size_t max_frame;       /* largest frame accepted; 0: IPS_DEFAULT_MAX_FRAME */
   uint64_t timeout_ms;    /* per command, from D; 0: none.  On expiry the
                              worker is killed and the command fails */
+  uint64_t max_upcalls;   /* most upcalls one command may make; 0: none.
+                             One more is a fault (IPS_EPROTO): the worker is
+                             killed, so a worker looping on upcalls cannot
+                             run forever nor grow the parent's stamps */
   ips_upcall_cb upcall_cb;   /* required when the worker makes upcalls; with
                                 NULL every upcall is answered with an empty
                                 reply */

@@ -191,6 +191,7 @@ static void start_next(ips_worker_t *w) {
       w->in_callback)
     return;
   w->nst = 0;
+  w->nupcalls = 0;
   rc = push_stamp(w, 'D', &D);
   if (rc == 0)
     rc = write_bytes(w, c->frame, c->len);
@@ -324,6 +325,13 @@ static void on_frame(ips_worker_t *w, const char *p, size_t n) {
             "protocol: a second upcall before the first was answered");
       return;
     }
+    if (w->o.max_upcalls && w->nupcalls >= w->o.max_upcalls) {
+      fault(w, IPS_EPROTO,
+            "too many upcalls: more than %llu in one command; worker killed",
+            (unsigned long long)w->o.max_upcalls);
+      return;
+    }
+    w->nupcalls++;
     if ((rc = push_stamp(w, 'U', &s)) != 0) {
       fault(w, rc, "%s", ips_strerror(rc));
       return;

@@ -44,6 +44,7 @@ struct ips_worker_s {
   ips__cmd_t *head, *tail; /* queue; head is in flight when head->sent */
   size_t pending;
   int upcall_pending;
+  uint64_t nupcalls;   /* upcalls of the command in flight */
   ips_stamp_t *st;     /* the parent's stamps of the command in flight */
   size_t nst, stcap;
   char *msg;           /* '!' text or fault message, NUL-terminated */

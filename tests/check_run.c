@@ -15,11 +15,12 @@
 #include <yajl/yajl_tree.h>
 
 #include "parent_suites.h"
+#include "run_suites.h"
 
-static char ipcstamp[1024], dir[512], slog[600], errfile[600], wl[600];
-static char worker_good[1200];
+char ipcstamp[1024], dir[512], slog[600], errfile[600], wl[600];
+char worker_good[1200];
 
-static void setup(void) {
+void run_setup(void) {
   const char *b = getenv("IPCSTAMP_BUILDDIR");
   static int n;
   snprintf(ipcstamp, sizeof ipcstamp, "%s/tools/ipcstamp", b ? b : ".");
@@ -31,14 +32,14 @@ static void setup(void) {
            parent_self_exe());
 }
 
-static void write_file(const char *path, const char *text) {
+void write_file(const char *path, const char *text) {
   FILE *f = fopen(path, "w");
   ck_assert_ptr_nonnull(f);
   fputs(text, f);
   fclose(f);
 }
 
-static char *slurp(const char *path) {
+char *slurp(const char *path) {
   FILE *f = fopen(path, "rb");
   char *buf;
   long len;
@@ -56,7 +57,7 @@ static char *slurp(const char *path) {
 
 /* Start ipcstamp with args (NULL-terminated, after "ipcstamp"); stderr
  * goes to errfile, stdout to /dev/null. */
-static pid_t start(const char **args) {
+pid_t start(const char **args) {
   const char *argv[32];
   int i = 0;
   pid_t pid;
@@ -77,7 +78,7 @@ static pid_t start(const char **args) {
   return pid;
 }
 
-static int finish(pid_t pid) {
+int finish(pid_t pid) {
   int st;
   ck_assert_int_eq(waitpid(pid, &st, 0), pid);
   ck_assert_msg(WIFEXITED(st), "ipcstamp died of signal %d",
@@ -85,10 +86,10 @@ static int finish(pid_t pid) {
   return WEXITSTATUS(st);
 }
 
-static int run(const char **args) { return finish(start(args)); }
+int run(const char **args) { return finish(start(args)); }
 
 /* Like finish(), and the child's peak RSS in KiB. */
-static int finish_rss(pid_t pid, long *maxrss_kb) {
+int finish_rss(pid_t pid, long *maxrss_kb) {
   int st;
   struct rusage ru;
   ck_assert_int_eq(wait4(pid, &st, 0, &ru), pid);
@@ -98,15 +99,7 @@ static int finish_rss(pid_t pid, long *maxrss_kb) {
   return WEXITSTATUS(st);
 }
 
-#if defined(__SANITIZE_ADDRESS__)
-#define UNDER_ASAN 1
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define UNDER_ASAN 1
-#endif
-#endif
-
-static void assert_err(const char *words) {
+void assert_err(const char *words) {
   char *e = slurp(errfile);
   ck_assert_msg(strstr(e, words) != NULL, "stderr lacks '%s': %s", words, e);
   free(e);
@@ -131,16 +124,24 @@ static long long ns_of(const char *line, const char *key) {
   return s * 1000000000LL + f;
 }
 
-/* Every line one JSON object, "type" first, "time" and "monotime" last,
- * each deliver-result's seconds = E - D.  Returns the number of lines of
- * the given type. */
-static int check_slog(const char *path, const char *count_type) {
+/* The record types the parent writes (docs/slogfile.md): a line of any
+ * other type came from somewhere else. */
+static const char *const slog_types[] = {
+    "slog-start", "deliver", "deliver-result", "syscall", "syscall-result",
+    "console", "worker-start", "worker-exit", NULL};
+
+/* Every line one JSON object (valid UTF-8: yajl checks it), no empty
+ * line, "type" first and one the parent writes, "time" and "monotime"
+ * last, each deliver-result's seconds = E - D.  Returns the number of lines
+ * of the given type. */
+int check_slog(const char *path, const char *count_type) {
   char *buf = slurp(path), *line, *save;
   int count = 0, nlines = 0;
   long long D = -1;
   size_t len = strlen(buf);
   ck_assert_msg(len > 0 && buf[len - 1] == '\n', "slog empty or last line "
                                                  "incomplete");
+  ck_assert_msg(strstr(buf, "\n\n") == NULL, "an empty line in the slog");
   for (line = strtok_r(buf, "\n", &save); line;
        line = strtok_r(NULL, "\n", &save)) {
     char err[200];
@@ -156,8 +157,15 @@ static int check_slog(const char *path, const char *count_type) {
     ck_assert_str_eq(v->u.object.keys[n - 1], "monotime");
     type = YAJL_GET_STRING(v->u.object.values[0]);
     ck_assert_ptr_nonnull(type);
-    if (nlines == 0)
-      ck_assert_str_eq(type, "slog-start");
+    {
+      int i = 0;
+      while (slog_types[i] && strcmp(slog_types[i], type))
+        i++;
+      ck_assert_msg(slog_types[i] != NULL, "line %d: unknown type '%s'",
+                    nlines + 1, type);
+    }
+    ck_assert_msg((nlines == 0) == !strcmp(type, "slog-start"),
+                  "line %d: slog-start only first", nlines + 1);
     if (!strcmp(type, "deliver"))
       D = ns_of(line, "monotime");
     if (!strcmp(type, "deliver-result")) {
@@ -438,18 +446,18 @@ END_TEST
 static Suite *run_suite(void) {
   Suite *s = suite_create("run");
   TCase *tc = tcase_create("Core");
-  tcase_add_checked_fixture(tc, setup, NULL);
+  tcase_add_checked_fixture(tc, run_setup, NULL);
   tcase_add_test(tc, test_run_good);
   tcase_add_test(tc, test_help);
   tcase_add_test(tc, test_run_real_workers);
   tcase_add_test(tc, test_repeat);
   suite_add_tcase(s, tc);
   tc = tcase_create("Limits");
-  tcase_add_checked_fixture(tc, setup, NULL);
+  tcase_add_checked_fixture(tc, run_setup, NULL);
   tcase_add_test(tc, test_memory_flat);
   suite_add_tcase(s, tc);
   tc = tcase_create("Bad input");
-  tcase_add_checked_fixture(tc, setup, NULL);
+  tcase_add_checked_fixture(tc, run_setup, NULL);
   tcase_add_test(tc, test_usage_errors);
   tcase_add_test(tc, test_bad_workload);
   tcase_add_test(tc, test_slog_files);
@@ -466,6 +474,7 @@ int main(int argc, char **argv) {
   if (argc == 3 && !strcmp(argv[1], "--peer"))
     return parent_peer_main(argv[2]);
   sr = srunner_create(run_suite());
+  srunner_add_suite(sr, hostile_suite());
   srunner_run_all(sr, CK_NORMAL);
   failed = srunner_ntests_failed(sr);
   srunner_free(sr);

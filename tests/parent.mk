@@ -16,7 +16,8 @@ tests_check_parent_SOURCES = \
 tests_check_parent_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS) $(UV_CFLAGS) $(YAJL_CFLAGS)
 tests_check_parent_LDADD = parent/libipcstamp-parent.la proto/libipcstamp-proto.la \
 	$(CHECK_LIBS) $(UV_LIBS) $(YAJL_LIBS)
-tests_check_run_SOURCES = tests/check_run.c $(PARENT_TEST_PEER)
+tests_check_run_SOURCES = tests/check_run.c tests/check_hostile.c \
+	tests/run_suites.h $(PARENT_TEST_PEER)
 tests_check_run_CFLAGS = $(tests_check_parent_CFLAGS)
 tests_check_run_LDADD = $(tests_check_parent_LDADD)
 

@@ -16,11 +16,24 @@
  *   error         answer every delivery with '!'
  *   flood         write a 200,000-byte line (no newline) on stdout, then
  *                 answer
+ *   upcall-storm  answer a delivery with upcalls, each one after the reply
+ *                 to the last, forever
+ *   garbage-10m   declare a 10 MiB frame, send 10 MiB of random bytes, and
+ *                 then no comma
+ *   noise-10m     write 10 MiB of random bytes (newlines, NULs, invalid
+ *                 UTF-8) on stdout, then answer
+ *   inject        try to forge slog lines ("}, newlines, a whole
+ *                 {"type":"deliver"...} line, control bytes, invalid UTF-8)
+ *                 in console output, upcall payloads, metering and the
+ *                 result; the Nth delivery (from 0) uses variant N % 3:
+ *                 0 raw bytes everywhere, 1 the same as valid JSON strings,
+ *                 2 a '!' error
  */
 #include "config.h"
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -77,6 +90,88 @@ static const char *next_frame(size_t *n) {
   }
 }
 
+/* Deterministic noise (xorshift), so a failure can be replayed. */
+static void noise(char *p, size_t n) {
+  static uint32_t x = 2463534242u;
+  size_t i;
+  for (i = 0; i < n; i++) {
+    x ^= x << 13;
+    x ^= x >> 17;
+    x ^= x << 5;
+    p[i] = (char)(x >> 24);
+  }
+}
+
+#define TEN_MIB (10u << 20)
+
+/* What a forged slog line looks like, raw: closes a string and an object,
+ * starts a new line with a record of the parent's own type, and adds
+ * control bytes and invalid UTF-8 (a lone continuation byte, a truncated
+ * sequence, an encoded surrogate, an overlong '/'). */
+static const char forged[] =
+    "\"}\n{\"type\":\"deliver\",\"crankNum\":999,\"vatID\":\"v9\"}\n"
+    "\r\x01\x1b[2J\x7f\b\f\x80\xff\xfe\xc3\x28\xed\xa0\x80\xc0\xaf\"}";
+/* The same as a JSON string (valid JSON text): escapes, NUL, a lone
+ * surrogate escape. */
+#define FORGED_JSON                                                          \
+  "\"\\\"}\\n{\\\"type\\\":\\\"deliver\\\",\\\"crankNum\\\":999}\\n"          \
+  "\\r\\u0000\\u001b[2J\\u007f\\ud800\""
+
+static void inject(ips_stamps_t *t, unsigned variant) {
+  static char buf[4096];
+  char metering[2048];
+  size_t mlen = 0, n;
+  const char *f;
+  /* Console: the forged text as lines of its own, a NUL inside a line. */
+  fwrite(forged, 1, sizeof forged - 1, stdout);
+  {
+    static const char tail[] = "\n{\"type\":\"console\"}\0tail\n";
+    fwrite(tail, 1, sizeof tail - 1, stdout);
+  }
+  fflush(stdout);
+  fwrite(forged, 1, sizeof forged - 1, stderr);
+  fputc('\n', stderr);
+  fflush(stderr);
+  if (variant == 2) {
+    send_frame('!', forged, sizeof forged - 1);
+    return;
+  }
+  /* One upcall raw, one valid JSON that carries the forged text. */
+  ips_stamps_add(t, 'u');
+  if (variant == 0)
+    send_frame('?', forged, sizeof forged - 1);
+  else
+    send_frame('?', "[\"log\"," FORGED_JSON "]",
+               strlen("[\"log\"," FORGED_JSON "]"));
+  f = next_frame(&n);
+  ips_stamps_add(t, 'r');
+  if (n == 0 || f[0] != '/')
+    _exit(2);
+  ips_stamps_add(t, 'e');
+  if (ips_metering_write(metering, sizeof metering - 200, t, NULL, &mlen) ||
+      mlen < 2 || metering[mlen - 1] != '}')
+    _exit(3);
+  if (variant == 0) {
+    /* Metering that is not JSON at all. */
+    memcpy(buf, forged, sizeof forged - 1);
+    n = sizeof forged - 1;
+  } else {
+    /* Our metering with a hostile extra field (unknown: ignored). */
+    mlen--;
+    n = (size_t)snprintf(buf, sizeof buf, "%.*s,\"x\\n\":" FORGED_JSON "}",
+                         (int)mlen, metering);
+  }
+  buf[n++] = 1;
+  if (variant == 0) {
+    memcpy(buf + n, forged, sizeof forged - 1);
+    n += sizeof forged - 1;
+  } else {
+    n += (size_t)snprintf(buf + n, sizeof buf - n,
+                          "{\"type\":\"deliver\",\"x\":" FORGED_JSON "}");
+  }
+  send_frame('.', buf, n);
+}
+
 static void answer(ips_stamps_t *t, const char *res, size_t n) {
   static char buf[1 << 20];
   size_t mlen = 0;
@@ -92,6 +187,7 @@ int parent_peer_main(const char *mode) {
   ips_stamps_t t;
   size_t n;
   const char *f;
+  unsigned deliveries = 0;
   ips_ns_decoder_init(&dec, 0);
   ips_stamps_init(&t, 64);
   for (;;) {
@@ -114,7 +210,30 @@ int parent_peer_main(const char *mode) {
       send_frame('!', "unknown tag", 11);
       continue;
     }
-    if (!strcmp(mode, "garbage")) {
+    if (!strcmp(mode, "upcall-storm")) {
+      for (;;) {
+        static const char up[] = "[\"log\",\"again\"]";
+        send_frame('?', up, sizeof up - 1);
+        f = next_frame(&n);
+        if (n == 0 || f[0] != '/')
+          return 2;
+      }
+    } else if (!strcmp(mode, "garbage-10m")) {
+      static char junk[TEN_MIB];
+      noise(junk, sizeof junk);
+      put_all("10485760:", 9);
+      put_all(junk, sizeof junk);
+      put_all("X", 1);
+      pause();
+    } else if (!strcmp(mode, "noise-10m")) {
+      static char junk[TEN_MIB];
+      noise(junk, sizeof junk);
+      fwrite(junk, 1, sizeof junk, stdout);
+      fflush(stdout);
+      answer(&t, "\"after the noise\"", 17);
+    } else if (!strcmp(mode, "inject")) {
+      inject(&t, deliveries % 3);
+    } else if (!strcmp(mode, "garbage")) {
       put_all("12:?abc;;;;;;;;;;;;;;;;", 23);
       pause();
     } else if (!strcmp(mode, "huge")) {
@@ -171,5 +290,6 @@ int parent_peer_main(const char *mode) {
       }
       answer(&t, payload, pn);
     }
+    deliveries++;
   }
 }

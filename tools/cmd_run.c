@@ -43,6 +43,8 @@ static void usage(FILE *f) {
       "  --force           replace FILE if it exists\n"
       "  --timeout MS      fail a delivery after MS milliseconds (default: "
       "none)\n"
+      "  --max-upcalls N   most upcalls one delivery may make (default:\n"
+      "                    none); one more is a fault\n"
       "  --max-frame BYTES largest frame accepted from a worker (default\n"
       "                    64 MiB); a longer one is a fault\n"
       "  --quiet           no summary\n"
@@ -129,7 +131,7 @@ static int split_cmd(char *cmd, char **argv, int max) {
 }
 
 static int start_vats(run_t *r, char **wargv, uint64_t timeout_ms,
-                      size_t max_frame) {
+                      size_t max_frame, uint64_t max_upcalls) {
   kernel_t *k = &r->k;
   int i, rc;
   for (i = 0; i < k->nvats; i++) {
@@ -142,6 +144,7 @@ static int start_vats(run_t *r, char **wargv, uint64_t timeout_ms,
     o.args = wargv;
     o.timeout_ms = timeout_ms;
     o.max_frame = max_frame;
+    o.max_upcalls = max_upcalls;
     o.data = v;
     kernel_worker_options(k, &o);
     rc = ips_worker_spawn(k->loop, &o, &v->w);
@@ -170,12 +173,14 @@ int ips__cmd_run(int argc, char **argv) {
       {"force", no_argument, NULL, 'f'},
       {"timeout", required_argument, NULL, 't'},
       {"max-frame", required_argument, NULL, 'm'},
+      {"max-upcalls", required_argument, NULL, 'u'},
       {"quiet", no_argument, NULL, 'q'},
       {"help", no_argument, NULL, 'h'},
       {NULL, 0, NULL, 0}};
   const char *worker = NULL, *workload = NULL, *slog_path = NULL;
   int demo = 0, force = 0, quiet = 0, c, rc, i, exit_code = IPS_EXIT_OK;
   long vats = 1, rounds = 20, timeout = 0, max_frame = 0, repeat = 1;
+  long max_upcalls = 0;
   int repeat_given = 0;
   char *cmd = NULL, *wargv[MAX_ARGS];
   uv_loop_t loop;
@@ -216,6 +221,11 @@ int ips__cmd_run(int argc, char **argv) {
       if (parse_num(optarg, 16, (long)IPS_NS_LEN_MAX, &max_frame))
         return bad_usage("--max-frame wants bytes from 16 to 999999999, "
                          "not '%s'", optarg);
+      break;
+    case 'u':
+      if (parse_num(optarg, 1, LONG_MAX, &max_upcalls))
+        return bad_usage("--max-upcalls wants a number (> 0), not '%s'",
+                         optarg);
       break;
     case 'h':
       usage(stdout);
@@ -293,7 +303,8 @@ int ips__cmd_run(int argc, char **argv) {
     uv_timer_start(&r.progress, on_progress, 1000, 500);
   ips_clock_read(&t0);
 
-  rc = start_vats(&r, wargv, (uint64_t)timeout, (size_t)max_frame);
+  rc = start_vats(&r, wargv, (uint64_t)timeout, (size_t)max_frame,
+                  (uint64_t)max_upcalls);
   if (rc != 0) {
     /* A --worker that cannot be run is a bad value. */
     exit_code = rc == UV_ENOENT || rc == UV_EACCES ? IPS_EXIT_USAGE

@@ -234,6 +234,20 @@ static void on_start(ips_worker_t *w, void *arg, const ips_stamp_t *D) {
                                           k->cur->vd, k->cur->vdlen, D));
 }
 
+/* A message that may quote worker bytes (yajl's errors do, and end in a
+ * newline), on one line of stderr: control bytes become spaces. */
+static void print_message(const char *vat, uint64_t dnum, const char *what,
+                          const char *msg) {
+  char buf[512];
+  size_t i;
+  snprintf(buf, sizeof buf, "%s", msg);
+  for (i = 0; buf[i]; i++)
+    if ((unsigned char)buf[i] < 0x20 || buf[i] == 0x7f)
+      buf[i] = ' ';
+  fprintf(stderr, "ipcstamp run: %s: delivery %llu%s: %s\n", vat,
+          (unsigned long long)dnum, what, buf);
+}
+
 static void on_result(ips_worker_t *w, void *arg, const ips_result_t *res) {
   kernel_t *k = arg;
   vat_t *v = ips_worker_data(w);
@@ -244,12 +258,10 @@ static void on_result(ips_worker_t *w, void *arg, const ips_result_t *res) {
     k->errors++;
   } else if (res->kind == IPS_RESULT_FAULT && res->status != -ECANCELED) {
     k->faults++;
-    fprintf(stderr, "ipcstamp run: %s: delivery %llu failed: %s\n", v->id,
-            (unsigned long long)k->dnum, res->message);
+    print_message(v->id, k->dnum, " failed", res->message);
   }
   if (res->metering_error)
-    fprintf(stderr, "ipcstamp run: %s: delivery %llu: %s\n", v->id,
-            (unsigned long long)k->dnum, res->metering_error);
+    print_message(v->id, k->dnum, "", res->metering_error);
   kernel_item_free(k->cur);
   k->cur = NULL;
   kernel_pump(k);
