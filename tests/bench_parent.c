@@ -17,19 +17,13 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "common.h"
 #include "ipcstamp-parent.h"
 
 static uv_loop_t loop;
 static int remaining;
 static char *reply_frame;   /* the worker's answer, framed, for the raw side */
 static size_t reply_len;
-
-static int64_t now_ns(void) {
-  ips_stamp_t s;
-  if (ips_clock_read(&s))
-    abort();
-  return s.mono_ns;
-}
 
 static void on_result(ips_worker_t *w, void *arg, const ips_result_t *res) {
   if (res->kind != IPS_RESULT_OK) {
@@ -54,13 +48,13 @@ static void on_result(ips_worker_t *w, void *arg, const ips_result_t *res) {
 }
 
 static double parent_batch(ips_worker_t *w, int n) {
-  int64_t t0 = now_ns();
+  int64_t t0 = bench_now_ns();
   remaining = n;
   if (ips_worker_deliver(w, "", 0, on_result, NULL) != 0)
     exit(1);
   while (remaining > 0)
     uv_run(&loop, UV_RUN_ONCE);
-  return (double)(now_ns() - t0) / n;
+  return (double)(bench_now_ns() - t0) / n;
 }
 
 static void full_write(int fd, const char *p, size_t n) {
@@ -86,24 +80,18 @@ static void full_read(int fd, char *p, size_t n) {
 /* The raw side: same request bytes ("1:?,"), same reply bytes. */
 static double raw_batch(int to, int from, int n) {
   char *buf = malloc(reply_len);
-  int64_t t0 = now_ns();
+  int64_t t0 = bench_now_ns();
   int i;
   for (i = 0; i < n; i++) {
     full_write(to, "1:?,", 4);
     full_read(from, buf, reply_len);
   }
   free(buf);
-  return (double)(now_ns() - t0) / n;
-}
-
-static int cmp(const void *a, const void *b) {
-  double x = *(const double *)a, y = *(const double *)b;
-  return x < y ? -1 : x > y;
+  return (double)(bench_now_ns() - t0) / n;
 }
 
 int main(int argc, char **argv) {
   char def[4096];
-  const char *b = getenv("IPCSTAMP_BUILDDIR");
   const char *worker = argc > 1 ? argv[1] : def;
   int runs = argc > 2 ? atoi(argv[2]) : 7;
   int batch = argc > 3 ? atoi(argv[3]) : 20000;
@@ -112,7 +100,7 @@ int main(int argc, char **argv) {
   int p1[2], p2[2], i;
   pid_t pid;
   double *pt, *rt;
-  snprintf(def, sizeof def, "%s/worker/ipcstamp-worker-c", b ? b : ".");
+  bench_path(def, sizeof def, "worker/ipcstamp-worker-c");
   if (runs < 1 || batch < 1)
     return 2;
   memset(&o, 0, sizeof o);
@@ -146,8 +134,8 @@ int main(int argc, char **argv) {
     pt[i] = parent_batch(w, batch);
     rt[i] = raw_batch(p1[1], p2[0], batch);
   }
-  qsort(pt, (size_t)runs, sizeof *pt, cmp);
-  qsort(rt, (size_t)runs, sizeof *rt, cmp);
+  bench_median(pt, runs); /* sorts: pt[runs / 2] is the median */
+  bench_median(rt, runs);
   printf("empty delivery round trip, median of %d runs of %d (reply frame "
          "%zu bytes):\n",
          runs, batch, reply_len);

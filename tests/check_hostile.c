@@ -176,6 +176,8 @@ END_TEST
 Suite *hostile_suite(void) {
   Suite *s = suite_create("hostile");
   TCase *tc = tcase_create("Bad input");
+  /* 10 MiB through the console is a few seconds under ASan. */
+  tcase_set_timeout(tc, 120);
   tcase_add_checked_fixture(tc, run_setup, NULL);
   tcase_add_test(tc, test_upcall_storm_limit);
   tcase_add_test(tc, test_upcall_storm_timeout);

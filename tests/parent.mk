@@ -21,9 +21,21 @@ tests_check_run_SOURCES = tests/check_run.c tests/check_hostile.c \
 tests_check_run_CFLAGS = $(tests_check_parent_CFLAGS)
 tests_check_run_LDADD = $(tests_check_parent_LDADD)
 
+# Helpers every benchmark may share (clock, medians, A/B rounds).
+BENCH_UTIL = tests/bench/common.c tests/bench/common.h
+
 # The parent's floor (issue 6): `make bench`.
 EXTRA_PROGRAMS += tests/bench_parent
 BENCH_PROGS += tests/bench_parent
-tests_bench_parent_SOURCES = tests/bench_parent.c
+tests_bench_parent_SOURCES = tests/bench_parent.c $(BENCH_UTIL)
 tests_bench_parent_CFLAGS = $(AM_CFLAGS) $(UV_CFLAGS)
+tests_bench_parent_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/tests/bench
 tests_bench_parent_LDADD = parent/libipcstamp-parent.la proto/libipcstamp-proto.la $(UV_LIBS)
+
+# Instrumentation overhead through the real parent (issue 6): make bench.
+EXTRA_PROGRAMS += tests/bench/bench_overhead
+BENCH_PROGS += tests/bench/bench_overhead
+tests_bench_bench_overhead_SOURCES = tests/bench/bench_overhead.c $(BENCH_UTIL)
+tests_bench_bench_overhead_CFLAGS = $(AM_CFLAGS) $(UV_CFLAGS)
+tests_bench_bench_overhead_LDADD = parent/libipcstamp-parent.la \
+	proto/libipcstamp-proto.la $(UV_LIBS)

@@ -1,0 +1,131 @@
+/* bench_overhead — the cost of the instrumentation through the real parent
+ * (issue 6): deliveries through the libuv parent library to two
+ * ipcstamp-worker-c processes, one with stamps and one with
+ * IPCSTAMP_DISABLE=1, for an empty delivery and for one making 4 upcalls.
+ * The two alternate in one run (bench_compare: the order flips every
+ * round) and the figure is the median of the per-round ratios, since these
+ * machines are shared and noisy.  The parent stamps D/U/R/E either way:
+ * what is compared is the worker's instrumentation as a parent sees it.
+ *
+ * usage: bench_overhead [ROUNDS [BATCH]]   (default 41 rounds of 500)
+ */
+#include "config.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common.h"
+#include "ipcstamp-parent.h"
+
+extern char **environ;
+
+#define DEFAULT_ROUNDS 41
+#define DEFAULT_BATCH 500
+
+typedef struct {
+  uv_loop_t *loop;
+  ips_worker_t *w;
+  const char *payload;
+  int batch;
+  int remaining;
+} side_t;
+
+static void reply_null(ips_worker_t *w, void *arg, const char *p, size_t n,
+                       const ips_stamp_t *U) {
+  if (ips_worker_reply(w, "null", 4, NULL) != 0)
+    exit(1);
+}
+
+/* Each result queues the next delivery: one at a time, as a kernel does. */
+static void on_result(ips_worker_t *w, void *arg, const ips_result_t *res) {
+  side_t *s = arg;
+  if (res->kind != IPS_RESULT_OK) {
+    fprintf(stderr, "bench_overhead: delivery failed: %s\n", res->message);
+    exit(1);
+  }
+  if (--s->remaining > 0 &&
+      ips_worker_deliver(w, s->payload, strlen(s->payload), on_result, s))
+    exit(1);
+}
+
+static double batch(void *ctx) {
+  side_t *s = ctx;
+  int64_t t0 = bench_now_ns();
+  s->remaining = s->batch;
+  if (ips_worker_deliver(s->w, s->payload, strlen(s->payload), on_result, s))
+    exit(1);
+  while (s->remaining > 0)
+    uv_run(s->loop, UV_RUN_ONCE);
+  return (double)(bench_now_ns() - t0) * 1e-9 / s->batch;
+}
+
+/* The parent's environment, IPCSTAMP_DISABLE set to 1 (or removed). */
+static char **env_with_disable(int disable) {
+  size_t n = 0, i, k = 0;
+  char **env;
+  while (environ[n])
+    n++;
+  if (!(env = calloc(n + 2, sizeof *env)))
+    exit(1);
+  for (i = 0; i < n; i++)
+    if (strncmp(environ[i], "IPCSTAMP_DISABLE=", 17))
+      env[k++] = environ[i];
+  if (disable)
+    env[k++] = "IPCSTAMP_DISABLE=1";
+  return env;
+}
+
+static ips_worker_t *spawn(uv_loop_t *loop, const char *path, int disable) {
+  ips_worker_options_t o;
+  ips_worker_t *w;
+  char **env = env_with_disable(disable);
+  memset(&o, 0, sizeof o);
+  o.file = path;
+  o.env = env;
+  o.upcall_cb = reply_null;
+  if (ips_worker_spawn(loop, &o, &w) != 0) {
+    fprintf(stderr, "bench_overhead: cannot start %s\n", path);
+    exit(1);
+  }
+  free(env); /* copied by ips_worker_spawn */
+  return w;
+}
+
+static void compare(uv_loop_t *loop, ips_worker_t *on, ips_worker_t *off,
+                    const char *label, const char *payload, int rounds,
+                    int n) {
+  side_t a = {loop, on, payload, n, 0}, b = {loop, off, payload, n, 0};
+  bench_ab_t r = bench_compare(batch, &a, batch, &b, rounds);
+  printf("  %-18s stamps on %7.2f us   off %7.2f us   ratio %.4f "
+         "(quartiles %.4f-%.4f): %+.2f%%\n",
+         label, r.a * 1e6, r.b * 1e6, r.ratio, r.q1, r.q3,
+         (r.ratio - 1) * 100);
+}
+
+int main(int argc, char **argv) {
+  int rounds = argc > 1 ? atoi(argv[1]) : DEFAULT_ROUNDS;
+  int n = argc > 2 ? atoi(argv[2]) : DEFAULT_BATCH;
+  char path[4096];
+  uv_loop_t loop;
+  ips_worker_t *on, *off;
+  if (rounds < 1 || n < 1)
+    return 2;
+  bench_path(path, sizeof path, "worker/ipcstamp-worker-c");
+  uv_loop_init(&loop);
+  on = spawn(&loop, path, 0);
+  off = spawn(&loop, path, 1);
+  printf("bench_overhead: deliveries through the libuv parent to %s,\n"
+         "stamps on vs IPCSTAMP_DISABLE=1, alternating, median of per-round "
+         "ratios\n",
+         path);
+  printf("command: make bench   (or: tests/bench/bench_overhead %d %d = "
+         "rounds, deliveries per round and side)\n",
+         rounds, n);
+  compare(&loop, on, off, "empty delivery", "", rounds, n);
+  compare(&loop, on, off, "4-upcall delivery", "{\"upcalls\":4}", rounds, n);
+  ips_worker_close(on, NULL);
+  ips_worker_close(off, NULL);
+  uv_run(&loop, UV_RUN_DEFAULT);
+  return uv_loop_close(&loop) == 0 ? 0 : 1;
+}
