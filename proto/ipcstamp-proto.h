@@ -150,7 +150,13 @@ IPS_EXTERN int ips_ns_finish(ips_ns_decoder_t *d);
 /* The decoder's error code, or 0. */
 IPS_EXTERN int ips_ns_error(const ips_ns_decoder_t *d);
 
-/* The stream offset of the byte that broke a rule (for IPS_ENS_EOF, the
+/* Which byte breaks which rule: a non-digit where the length may go on is
+ * IPS_ENS_DIGIT; once the length is complete (a lone "0", or nine digits) a
+ * digit is IPS_ENS_LEADING_ZERO (at the '0') or IPS_ENS_TOO_MANY_DIGITS, and
+ * anything but ':' is IPS_ENS_NO_COLON.  IPS_ENS_TOO_LONG is raised at the
+ * digit that takes the length over the maximum.
+ *
+ * The stream offset of the byte that broke a rule (for IPS_ENS_EOF, the
  * number of bytes received).  Meaningful only when ips_ns_error() != 0. */
 IPS_EXTERN uint64_t ips_ns_error_offset(const ips_ns_decoder_t *d);
 
@@ -205,8 +211,8 @@ IPS_EXTERN void ips_stamps_free(ips_stamps_t *t);
 /* Forget every stamp and the dropped count (a new command arrived). */
 IPS_EXTERN void ips_stamps_reset(ips_stamps_t *t);
 
-/* Read the clocks and record a stamp of the given kind.  'e' and 'E' always
- * find the slot kept for them (a second final stamp is dropped).  Returns 0
+/* Read the clocks and record a stamp of the given kind (a letter).  'e' and
+ * 'E' always find a slot: the last one is kept for them.  Returns 0
  * when recorded, 1 when dropped (counted), or IPS_ECLOCK. */
 IPS_EXTERN int ips_stamps_add(ips_stamps_t *t, char kind);
 
@@ -239,7 +245,7 @@ typedef struct ips_meter_s {
  * "timestamps" list and no "ipcstamp" object) and m (NULL: no extra fields)
  * into dst (capacity cap), not NUL-terminated.  *written gets the length.
  * Returns 0, IPS_ENOBUFS when cap is too small (dst holds no usable JSON), or
- * IPS_EINVAL for a bad field key. */
+ * IPS_EINVAL for a bad field key or a stamp kind that is not a letter. */
 IPS_EXTERN int ips_metering_write(char *dst, size_t cap,
                                   const ips_stamps_t *t, const ips_meter_t *m,
                                   size_t *written);

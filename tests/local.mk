@@ -13,3 +13,37 @@ tests_check_proto_LDADD = proto/libipcstamp-proto.la $(CHECK_LIBS) $(YAJL_LIBS)
 include tests/worker.mk
 include tests/parent.mk
 include tests/tools.mk
+
+# Benchmarks of proto/ (make bench).
+EXTRA_PROGRAMS += tests/bench/bench_stamp
+BENCH_PROGS += tests/bench/bench_stamp
+tests_bench_bench_stamp_SOURCES = tests/bench/bench_stamp.c
+tests_bench_bench_stamp_LDADD = proto/libipcstamp-proto.la
+
+# libFuzzer targets (./configure CC=clang --enable-fuzzing).  Each target
+# tests/fuzz/fuzz_<name> has its seed corpus in tests/fuzz/corpus/<name>/.
+FUZZ_TARGETS =
+if FUZZING
+FUZZ_TARGETS += tests/fuzz/fuzz_netstring
+tests_fuzz_fuzz_netstring_SOURCES = tests/fuzz/fuzz_netstring.c
+tests_fuzz_fuzz_netstring_LDFLAGS = $(AM_LDFLAGS) -fsanitize=fuzzer
+tests_fuzz_fuzz_netstring_LDADD = proto/libipcstamp-proto.la
+endif
+EXTRA_PROGRAMS += $(FUZZ_TARGETS)
+EXTRA_DIST += tests/fuzz/corpus
+
+# A bounded run of every target from its seed corpus (CI runs it).  New
+# inputs go to a scratch corpus in the build tree, never into the sources.
+FUZZ_SECONDS = 30
+PHONY_TARGETS += fuzz-smoke
+fuzz-smoke: $(FUZZ_TARGETS)
+	@if test -z "$(FUZZ_TARGETS)"; then \
+	  echo "fuzz-smoke: configure with CC=clang --enable-fuzzing first" >&2; \
+	  exit 2; fi
+	@set -e; for t in $(FUZZ_TARGETS); do \
+	  name=$${t##*/fuzz_}; work=fuzz-work/$$name; mkdir -p $$work; \
+	  echo "== $$t ($(FUZZ_SECONDS) s)"; \
+	  ./$$t -max_total_time=$(FUZZ_SECONDS) -print_final_stats=1 \
+	    -artifact_prefix=$$work/ $$work $(srcdir)/tests/fuzz/corpus/$$name; \
+	done
+CLEANFILES += -r fuzz-work
