@@ -203,7 +203,7 @@ static void drop_open(ips__attr_t *a, vat_t *v, const char *why) {
 
 static void on_deliver(ips__attr_t *a, vat_t *v, const ips__rec_t *r,
                        long line) {
-  char why[96];
+  char why[200];
   snprintf(why, sizeof why, "line %ld starts another delivery of %s", line,
            v->name);
   drop_open(a, v, why);
@@ -222,7 +222,7 @@ static int matches(const vat_t *v, const ips__rec_t *r) {
 
 static void on_syscall(ips__attr_t *a, vat_t *v, const ips__rec_t *r,
                        long line, int is_result) {
-  char d[96];
+  char d[200];
   up_t *u;
   if (!matches(v, r)) {
     snprintf(d, sizeof d, "%s of %s (no delivery in progress)",

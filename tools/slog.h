@@ -23,7 +23,7 @@ typedef struct ips__slog_in ips__slog_in_t;
 ips__slog_in_t *ips__slog_open(const char *path, size_t max_line, char *err,
                                size_t errlen);
 
-/* Next line, without its '\n'.  Returns 1 with *line/*len set (valid until the
+/* Next line, without its '\n'.  Returns 1 with *line and *len set (valid until the
  * next call), 0 at end of input, -1 on a read error (message in err).
  * *flags gets IPS__LINE_TOOLONG (the line was dropped; *len is its length)
  * or IPS__LINE_NOEOL (last line had no newline: possibly truncated). */
