@@ -32,11 +32,22 @@ struct ips__parser {
   int strict;
   ips__rec_t rec;
   int mute, depth, pending, extract, vdtype, nvp;
+  int to_tail;          /* the skipped value runs to the tail anchor */
+  const char *line;     /* the line being parsed, and its tail anchor: */
+  size_t len;           /* the index of its last `,"time":`, or 0 */
+  long anchor;
+  size_t used;          /* bytes of arena handed out for this line */
+  yajl_alloc_funcs af;
+  _Alignas(16) char arena[32768];
   char stk[MAXD];
   int ctx[MAXD], key[MAXD], idx[MAXD];
   char err[200];
   yajl_callbacks cb;
 };
+
+static void *a_malloc(void *ctx, size_t n);
+static void *a_realloc(void *ctx, void *ptr, size_t n);
+static void a_free(void *ctx, void *ptr);
 
 static void elem_done(ips__parser_t *p) {
   if (p->depth > 0 && p->depth < MAXD && p->stk[p->depth] == 'a')
@@ -142,9 +153,10 @@ static int cb_key(void *ctx, const unsigned char *s, size_t n) {
       else if (is(s, n, "vd")) k = K_VD;
       else if (is(s, n, "dr")) k = K_DR;
       else if (is(s, n, "ipcstamp")) k = K_IPCSTAMP;
-      else if (is(s, n, "vsc") || is(s, n, "vsr") || is(s, n, "kd") ||
-               is(s, n, "ksc") || is(s, n, "ksr"))
-        skip = 1;
+      else if (is(s, n, "vsc") || is(s, n, "vsr"))
+        skip = 3; /* last before time, monotime (DESIGN.md §5) */
+      else if (is(s, n, "kd") || is(s, n, "ksc") || is(s, n, "ksr"))
+        skip = 1; /* SwingSet's: vd, vsc or vsr follow */
       break;
     case C_MSG:
       if (is(s, n, "methargs")) k = K_METHARGS;
@@ -176,6 +188,7 @@ static int cb_key(void *ctx, const unsigned char *s, size_t n) {
   if (skip && !p->strict) {
     p->pending = P_SKIP_KEYVAL;
     p->extract = skip == 2;
+    p->to_tail = skip >= 2;
     return 0;
   }
   return 1;
@@ -267,6 +280,7 @@ static int cb_string(void *ctx, const unsigned char *s, size_t n) {
         if (p->vdtype == V_OTHER && !p->strict) {
           elem_done(p);
           p->pending = P_SKIP_REST;
+          p->to_tail = 1;
           return 0;
         }
       }
@@ -421,6 +435,10 @@ ips__parser_t *ips__parser_new(int strict) {
     ips__parser_free(p);
     return NULL;
   }
+  p->af.malloc = a_malloc;
+  p->af.realloc = a_realloc;
+  p->af.free = a_free;
+  p->af.ctx = p;
   p->cb.yajl_null = cb_scalar;
   p->cb.yajl_boolean = cb_bool;
   p->cb.yajl_number = cb_number;
@@ -449,8 +467,153 @@ static size_t skip_ws(const char *s, size_t len, size_t pos) {
   return pos;
 }
 
+/* ---- the fast path ------------------------------------------------- *
+ * The payloads run up to the record's tail, `,"time":T,"monotime":M}`
+ * (DESIGN.md §5 puts them last), so instead of scanning a payload we find
+ * the tail from the end of the line and let yajl parse the tail.  What is
+ * between is checked only at its ends; --strict reads every byte. */
+
+static void find_anchor(ips__parser_t *p) {
+  static const char pat[] = ",\"time\":";
+  size_t i, lo = p->len > 512 ? p->len - 512 : 0;
+  p->anchor = 0;
+  if (p->strict || p->len < 8)
+    return;
+  for (i = p->len - 8 + 1; i-- > lo;)
+    if (p->line[i] == ',' && !memcmp(p->line + i, pat, 8)) {
+      p->anchor = (long)i;
+      return;
+    }
+}
+
+static size_t back_ws(const char *s, size_t i) {
+  while (i > 0 && (s[i - 1] == ' ' || s[i - 1] == '\t' || s[i - 1] == '\r'))
+    i--;
+  return i;
+}
+
+/* The value starting at from can end right before the anchor: it starts like
+ * a value, and the byte before the anchor closes it (or closes `closer`). */
+static int tail_ok(const ips__parser_t *p, size_t from, char closer) {
+  const char *s = p->line;
+  size_t end;
+  char first, last;
+  if (p->anchor <= 0 || (size_t)p->anchor <= from)
+    return 0;
+  end = back_ws(s, (size_t)p->anchor);
+  if (end <= from)
+    return 0;
+  first = s[from];
+  last = s[end - 1];
+  if (closer)
+    return last == closer;
+  switch (first) {
+    case '[': return last == ']';
+    case '{': return last == '}';
+    case '"': return last == '"' && end - from >= 2;
+    default:
+      return (first == '-' || (first >= '0' && first <= '9') || first == 't' ||
+              first == 'f' || first == 'n') &&
+             ((last >= '0' && last <= '9') || last == 'e' || last == 'l');
+  }
+}
+
+/* Index of the '"' that opens the string closed by the quote at q. */
+static long string_open(const char *s, long lo, long q) {
+  long i = q - 1;
+  for (; i >= lo; i--) {
+    long bs = 0;
+    if (s[i] != '"')
+      continue;
+    while (i - bs - 1 >= lo && s[i - bs - 1] == '\\')
+      bs++;
+    if (!(bs & 1))
+      return i;
+  }
+  return -1;
+}
+
+/* dr = ["ok", RESULT, {metering}] followed by scalar fields then the anchor:
+ * find the metering object by walking back from the anchor, so the result
+ * (often the bulk of the line) is never read.  -1: use the slow path. */
+static long metering_start(const ips__parser_t *p, size_t from) {
+  const char *s = p->line;
+  long j, k, d = 0, lim;
+  if (p->strict || p->anchor <= 0 || (size_t)p->anchor <= from)
+    return -1;
+  lim = p->anchor - 256 > (long)from ? p->anchor - 256 : (long)from;
+  for (j = p->anchor - 1; j > lim; j--)
+    if (s[j] == ']' || s[j] == '}' || s[j] == '[' || s[j] == '{' || s[j] == '"')
+      break;
+  if (j <= lim || s[j] != ']')
+    return -1; /* the end of dr */
+  k = (long)back_ws(s, (size_t)j) - 1;
+  if (k <= (long)from || s[k] != '}')
+    return -1;
+  for (; k >= (long)from; k--) {
+    char c = s[k];
+    if (c == '"') {
+      k = string_open(s, (long)from, k);
+      if (k < 0)
+        return -1;
+    } else if (c == '}' || c == ']') {
+      d++;
+    } else if (c == '{' || c == '[') {
+      if (--d == 0)
+        break;
+    }
+  }
+  if (k <= (long)from)
+    return -1;
+  j = (long)back_ws(s, (size_t)k) - 1;
+  if (j <= (long)from || s[j] != ',')
+    return -1; /* the result must be there, followed by a comma */
+  return k;
+}
+
+/* yajl allocates a handle, a lexer and buffers per resume: a bump arena
+ * reset at each line takes malloc off the hot path. */
+static void *a_malloc(void *ctx, size_t n) {
+  ips__parser_t *p = ctx;
+  size_t need = (n + 16 + 15) & ~(size_t)15;
+  char *b;
+  if (p->used + need <= sizeof p->arena) {
+    b = p->arena + p->used;
+    p->used += need;
+  } else if (!(b = malloc(n + 16))) {
+    return NULL;
+  }
+  memcpy(b, &n, sizeof n);
+  return b + 16;
+}
+
+static int in_arena(ips__parser_t *p, void *ptr) {
+  return (char *)ptr >= p->arena && (char *)ptr < p->arena + sizeof p->arena;
+}
+
+static void a_free(void *ctx, void *ptr) {
+  if (ptr && !in_arena(ctx, ptr))
+    free((char *)ptr - 16);
+}
+
+static void *a_realloc(void *ctx, void *ptr, size_t n) {
+  size_t old;
+  void *np;
+  if (!ptr)
+    return a_malloc(ctx, n);
+  memcpy(&old, (char *)ptr - 16, sizeof old);
+  if (n <= old)
+    return ptr;
+  np = a_malloc(ctx, n);
+  if (!np)
+    return NULL;
+  memcpy(np, ptr, old);
+  a_free(ctx, ptr);
+  return np;
+}
+
 static yajl_handle new_handle(ips__parser_t *p) {
-  yajl_handle h = yajl_alloc(&p->cb, NULL, p);
+  yajl_handle h = yajl_alloc(&p->cb, &p->af, p);
   if (h && !p->strict)
     yajl_config(h, yajl_dont_validate_strings, 1);
   return h;
@@ -472,6 +635,8 @@ static void reset(ips__parser_t *p) {
   p->pending = P_NONE;
   p->vdtype = V_OTHER;
   p->nvp = 0;
+  p->to_tail = 0;
+  p->extract = 0;
 }
 
 int ips__slog_parse(ips__parser_t *p, const char *line, size_t len,
@@ -481,6 +646,10 @@ int ips__slog_parse(ips__parser_t *p, const char *line, size_t len,
   yajl_status st;
   reset(p);
   *rec = &p->rec;
+  p->line = line;
+  p->len = len;
+  p->used = 0;
+  find_anchor(p);
   pos = skip_ws(line, len, 0);
   if (pos == len) {
     snprintf(err, errlen, "not JSON: empty line");
@@ -522,6 +691,7 @@ int ips__slog_parse(ips__parser_t *p, const char *line, size_t len,
       if (what != P_SKIP_REST) {
         char sep = what == P_SKIP_KEYVAL ? ':' : ',';
         size_t from;
+        long ms;
         if (pos >= len || line[pos] != sep) {
           if (what == P_SKIP_ELEM && pos < len && line[pos] == ']')
             goto resume; /* nothing to skip: the array ended */
@@ -530,27 +700,50 @@ int ips__slog_parse(ips__parser_t *p, const char *line, size_t len,
           return -1;
         }
         from = skip_ws(line, len, pos + 1);
-        e = ips__json_skip(line, len, from, 0);
-        if (e < 0) {
-          snprintf(err, errlen,
-                   "not JSON: the value at byte %zu is cut or unbalanced",
-                   from + 1);
-          return -1;
+        e = -1;
+        if (what == P_SKIP_ELEM && (ms = metering_start(p, from)) >= 0) {
+          /* The result is never read: resume at the metering. */
+          elem_done(p);
+          pos = (size_t)ms;
+          goto resume;
         }
-        if (p->extract)
-          method_from_body(p, line + from, (size_t)e - from);
+        if (p->to_tail && tail_ok(p, from, p->extract ? ']' : 0)) {
+          if (p->extract) {
+            method_from_body(p, line + from, (size_t)p->anchor - from);
+            p->depth = 1; /* the rest of vd closes before the anchor */
+          }
+          e = p->anchor;
+        }
+        if (e < 0) {
+          e = ips__json_skip(line, len, from, 0);
+          if (e < 0) {
+            snprintf(err, errlen,
+                     "not JSON: the value at byte %zu is cut or unbalanced",
+                     from + 1);
+            return -1;
+          }
+          if (p->extract)
+            method_from_body(p, line + from, (size_t)e - from);
+        }
         p->extract = 0;
+        p->to_tail = 0;
         if (what == P_SKIP_ELEM)
           elem_done(p);
       } else {
-        e = ips__json_skip(line, len, pos, 1);
-        if (e < 0) {
-          snprintf(err, errlen,
-                   "not JSON: the value at byte %zu is cut or unbalanced",
-                   pos + 1);
-          return -1;
+        if (p->to_tail && tail_ok(p, pos, ']')) {
+          e = p->anchor;
+          p->depth = 1;
+        } else {
+          e = ips__json_skip(line, len, pos, 1);
+          if (e < 0) {
+            snprintf(err, errlen,
+                     "not JSON: the value at byte %zu is cut or unbalanced",
+                     pos + 1);
+            return -1;
+          }
+          pop(p);
         }
-        pop(p);
+        p->to_tail = 0;
       }
       pos = skip_ws(line, len, (size_t)e);
     resume:
