@@ -466,6 +466,8 @@ static void on_result(ips__attr_t *a, vat_t *v, const ips__rec_t *r,
       dv.quake_ns = q;
   }
   dv.quake = dv.quake_ns > a->quake_ns;
+  if (dv.quake) /* the offset found before the quake is stale now */
+    memset(v->has_est, 0, sizeof v->has_est);
   {
     int c = have_pm;
     if (a->has_lastE[c] && P[0] >= a->lastE[c]) {

@@ -12,43 +12,87 @@ static double pct(int64_t part, int64_t whole) {
   return whole > 0 ? 100.0 * (double)part / (double)whole : 0.0;
 }
 
+static void put_ll(FILE *f, long long v) {
+  char b[32];
+  int n = 0;
+  unsigned long long a = v < 0 ? 0ULL - (unsigned long long)v : (unsigned long long)v;
+  do {
+    b[sizeof b - 1 - n++] = (char)('0' + a % 10);
+    a /= 10;
+  } while (a);
+  if (v < 0)
+    b[sizeof b - 1 - n++] = '-';
+  fwrite(b + sizeof b - n, 1, (size_t)n, f);
+}
+
+static void put_us(FILE *f, int64_t ns) {
+  char b[32];
+  fputs(ips__fmt_us(b, ns), f);
+}
+
+/* fputs and hand formatting: on a big slogfile this is most of the output
+ * work, and printf's format parsing showed in the profile. */
 void ips__report_delivery_text(ips__report_t *r, const ips__delivery_t *d) {
-  char b[4][32];
   size_t j, ns = ips__nsegments(d);
   FILE *f = r->out;
-  fprintf(f, "crank %lld %s #%lld %s%s [%s] total %s = pipe %s + worker %s + kernel %s\n",
-          d->crank, d->vat, d->dnum, d->desc, d->ok ? "" : " (error)",
-          clock_name(d->clock), ips__fmt_us(b[0], d->total),
-          ips__fmt_us(b[1], d->pipe), ips__fmt_us(b[2], d->worker),
-          ips__fmt_us(b[3], d->kernel));
-  fputs("  ", f);
+  fputs("crank ", f);
+  put_ll(f, d->crank);
+  fputc(' ', f);
+  fputs(d->vat, f);
+  fputs(" #", f);
+  put_ll(f, d->dnum);
+  fputc(' ', f);
+  fputs(d->desc, f);
+  fputs(d->ok ? " [" : " (error) [", f);
+  fputs(clock_name(d->clock), f);
+  fputs("] total ", f);
+  put_us(f, d->total);
+  fputs(" = pipe ", f);
+  put_us(f, d->pipe);
+  fputs(" + worker ", f);
+  put_us(f, d->worker);
+  fputs(" + kernel ", f);
+  put_us(f, d->kernel);
+  fputs("\n  ", f);
   for (j = 0; j < ns; j++) {
     const char *name;
     int64_t v = ips__segment(d, j, &name);
-    fprintf(f, "%s%s %s", j ? " | " : "", name, ips__fmt_us(b[0], v));
+    if (j)
+      fputs(" | ", f);
+    fputs(name, f);
+    fputc(' ', f);
+    put_us(f, v);
   }
   fputc('\n', f);
   if (d->has_cpu || d->has_gap || d->quake || d->clock == 'w') {
     const char *sep = "";
     fputs("  ", f);
     if (d->has_gap) {
-      fprintf(f, "kernel before %s", ips__fmt_us(b[0], d->gap_ns));
+      fputs("kernel before ", f);
+      put_us(f, d->gap_ns);
       sep = "; ";
     }
     if (d->has_cpu) {
-      fprintf(f, "%sworker on-cpu %s off-cpu %s", sep,
-              ips__fmt_us(b[0], d->cpu_ns),
-              ips__fmt_us(b[1], d->worker - d->cpu_ns));
+      fputs(sep, f);
+      fputs("worker on-cpu ", f);
+      put_us(f, d->cpu_ns);
+      fputs(" off-cpu ", f);
+      put_us(f, d->worker - d->cpu_ns);
       sep = "; ";
     }
     if (d->clock == 'w') {
-      fprintf(f, "%soffset %s +- %s", sep, ips__fmt_us(b[0], d->offset_ns),
-              ips__fmt_us(b[1], d->bound_ns));
+      fputs(sep, f);
+      fputs("offset ", f);
+      put_us(f, d->offset_ns);
+      fputs(" +- ", f);
+      put_us(f, d->bound_ns);
       sep = "; ";
     }
-    if (d->quake)
-      fprintf(f, "%sTIMEQUAKE wall and mono differ by %s", sep,
-              ips__fmt_us(b[0], d->quake_ns));
+    if (d->quake) {
+      fputs(sep, f);
+      fputs("TIMEQUAKE wall and mono differ by ", f);
+      put_us(f, d->quake_ns);
+    }
     fputc('\n', f);
   }
 }

@@ -99,8 +99,9 @@ ips__parser_t *ips__parser_new(int strict);
 void ips__parser_free(ips__parser_t *p);
 
 /* Parses one line into *rec (owned by the parser; valid until the next
- * call).  Returns 0, or -1 with a one-line reason in err ("not JSON: ...",
- * "ipcstamp.v 7 is not a version this reader knows", ...). */
+ * call).  Returns 0; -1 when the line is not JSON, -2 when a field has the
+ * wrong form (a vatID too long, a stamp that is not a number, ...); either
+ * with a one-line reason in err. */
 int ips__slog_parse(ips__parser_t *p, const char *line, size_t len,
                     const ips__rec_t **rec, char *err, size_t errlen);
 

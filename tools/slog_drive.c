@@ -9,10 +9,22 @@
 #include "attr.h"
 #include "commands.h"
 
+/* By hand rather than snprintf: the report prints a dozen per delivery. */
 const char *ips__fmt_us(char *buf, int64_t ns) {
   uint64_t a = ns < 0 ? (uint64_t)0 - (uint64_t)ns : (uint64_t)ns;
-  snprintf(buf, 32, "%s%" PRIu64 ".%03u", ns < 0 ? "-" : "", a / 1000,
-           (unsigned)(a % 1000));
+  char tmp[32];
+  int n = 0, i = 0;
+  do {
+    tmp[n++] = (char)('0' + a % 10);
+    a /= 10;
+    if (n == 3)
+      tmp[n++] = '.';
+  } while (a > 0 || n < 5);
+  if (ns < 0)
+    buf[i++] = '-';
+  while (n > 0)
+    buf[i++] = tmp[--n];
+  buf[i] = '\0';
   return buf;
 }
 
@@ -72,10 +84,12 @@ int ips__drive(const ips__drive_opts_t *o, ips__attr_t *a,
       ips__skip(st, o->msgs, o->prog, o->path, ln, IPS__SKIP_TOO_LONG, d);
       continue;
     }
-    if (ips__slog_parse(p, line, len, &rec, err, sizeof err) < 0) {
+    int pr = ips__slog_parse(p, line, len, &rec, err, sizeof err);
+    if (pr < 0) {
       ips__skip(st, o->msgs, o->prog, o->path, ln,
-                (flags & IPS__LINE_NOEOL) ? IPS__SKIP_TRUNCATED
-                                          : IPS__SKIP_NOT_JSON,
+                pr == -2                    ? IPS__SKIP_MISSING
+                : (flags & IPS__LINE_NOEOL) ? IPS__SKIP_TRUNCATED
+                                            : IPS__SKIP_NOT_JSON,
                 err);
       continue;
     }

@@ -652,11 +652,11 @@ int ips__slog_parse(ips__parser_t *p, const char *line, size_t len,
   find_anchor(p);
   pos = skip_ws(line, len, 0);
   if (pos == len) {
-    snprintf(err, errlen, "not JSON: empty line");
+    snprintf(err, errlen, "empty line");
     return -1;
   }
   if (line[pos] != '{') {
-    snprintf(err, errlen, "not JSON object: starts with '%c'",
+    snprintf(err, errlen, "starts with '%c', not '{'",
              (unsigned char)line[pos] >= 0x20 ? line[pos] : '?');
     return -1;
   }
@@ -673,6 +673,12 @@ int ips__slog_parse(ips__parser_t *p, const char *line, size_t len,
         yajl_free(h);
         return 0;
       }
+      if (st == yajl_status_error) {
+        snprintf(err, errlen, "the line ends inside a JSON value (byte %zu)",
+                 len);
+        yajl_free(h);
+        return -1;
+      }
     }
     if (st == yajl_status_client_canceled) {
       size_t at = pos + yajl_get_bytes_consumed(h);
@@ -685,7 +691,7 @@ int ips__slog_parse(ips__parser_t *p, const char *line, size_t len,
         return 0;
       if (what == P_ERR) {
         snprintf(err, errlen, "%s", p->err);
-        return -1;
+        return -2;
       }
       pos = skip_ws(line, len, at);
       if (what != P_SKIP_REST) {
@@ -695,7 +701,7 @@ int ips__slog_parse(ips__parser_t *p, const char *line, size_t len,
         if (pos >= len || line[pos] != sep) {
           if (what == P_SKIP_ELEM && pos < len && line[pos] == ']')
             goto resume; /* nothing to skip: the array ended */
-          snprintf(err, errlen, "not JSON: expected '%c' at byte %zu", sep,
+          snprintf(err, errlen, "expected '%c' at byte %zu", sep,
                    pos + 1);
           return -1;
         }
@@ -718,7 +724,7 @@ int ips__slog_parse(ips__parser_t *p, const char *line, size_t len,
           e = ips__json_skip(line, len, from, 0);
           if (e < 0) {
             snprintf(err, errlen,
-                     "not JSON: the value at byte %zu is cut or unbalanced",
+                     "the value at byte %zu is cut or unbalanced",
                      from + 1);
             return -1;
           }
@@ -737,7 +743,7 @@ int ips__slog_parse(ips__parser_t *p, const char *line, size_t len,
           e = ips__json_skip(line, len, pos, 1);
           if (e < 0) {
             snprintf(err, errlen,
-                     "not JSON: the value at byte %zu is cut or unbalanced",
+                     "the value at byte %zu is cut or unbalanced",
                      pos + 1);
             return -1;
           }
@@ -750,7 +756,7 @@ int ips__slog_parse(ips__parser_t *p, const char *line, size_t len,
       if (pos < len && line[pos] == ',') {
         size_t nx = skip_ws(line, len, pos + 1);
         if (nx >= len || line[nx] == '}' || line[nx] == ']') {
-          snprintf(err, errlen, "not JSON: stray ',' at byte %zu", pos + 1);
+          snprintf(err, errlen, "stray ',' at byte %zu", pos + 1);
           return -1;
         }
         pos++;
@@ -762,7 +768,7 @@ int ips__slog_parse(ips__parser_t *p, const char *line, size_t len,
         size_t pl = 0;
         int d;
         if (p->depth <= 0 || p->depth >= MAXD) {
-          snprintf(err, errlen, "not JSON: trailing bytes at byte %zu", pos + 1);
+          snprintf(err, errlen, "trailing bytes at byte %zu", pos + 1);
           return -1;
         }
         for (d = 1; d <= p->depth; d++) {
@@ -790,7 +796,7 @@ int ips__slog_parse(ips__parser_t *p, const char *line, size_t len,
       char *nl;
       if (m && (nl = strchr((char *)m, '\n')))
         *nl = '\0';
-      snprintf(err, errlen, "not JSON: %s near byte %zu",
+      snprintf(err, errlen, "%s near byte %zu",
                m ? (const char *)m : "parse error", at + 1);
       if (m)
         yajl_free_error(h, m);
