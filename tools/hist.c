@@ -29,7 +29,7 @@ int64_t ips__hist_low(int i) {
 
 int64_t ips__hist_high(int i) {
   int b = bucket_of(i);
-  return ips__hist_low(i) + ((int64_t)1 << b) - 1;
+  return ips__hist_low(i) + (((int64_t)1 << b) - 1); /* no overflow at the top */
 }
 
 void ips__hist_add(ips__hist_t *h, int64_t v) {
