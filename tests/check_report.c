@@ -38,6 +38,17 @@ START_TEST(test_golden_xsnap) {
 }
 END_TEST
 
+/* Written by `ipcstamp run` (branch parent) with the JavaScript worker:
+ * `--vats 2 --demo --rounds 2`. */
+START_TEST(test_golden_run) {
+  ck_assert_int_eq(tt_sh("\"$IPS\" report \"$DATA/run.slog\" >\"$TMP/r.txt\""), 0);
+  assert_same(tt_tmp("r.txt"), "run.report.txt");
+  ck_assert_int_eq(
+      tt_sh("\"$IPS\" latency --what upcall \"$DATA/run.slog\" >\"$TMP/rl.txt\""), 0);
+  assert_same(tt_tmp("rl.txt"), "run.latency.txt");
+}
+END_TEST
+
 START_TEST(test_golden_latency) {
   ck_assert_int_eq(tt_sh("\"$IPS\" latency \"$DATA/ours.slog\" >\"$TMP/l.txt\""), 0);
   assert_same(tt_tmp("l.txt"), "ours.latency.txt");
@@ -106,6 +117,7 @@ START_TEST(test_sums_exact) {
   check_sums("ours.slog");
   check_sums("xsnap.slog");
   check_sums("bad.slog");
+  check_sums("run.slog");
 }
 END_TEST
 
@@ -193,6 +205,7 @@ Suite *report_suite(void) {
   tcase_add_test(tc, test_golden_ours);
   tcase_add_test(tc, test_golden_xsnap);
   tcase_add_test(tc, test_golden_latency);
+  tcase_add_test(tc, test_golden_run);
   tcase_add_test(tc, test_gzip_and_stdin);
   tcase_add_test(tc, test_sums_exact);
   tcase_add_test(tc, test_help);

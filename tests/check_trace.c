@@ -91,6 +91,12 @@ START_TEST(test_trace_xsnap_stdout) {
 }
 END_TEST
 
+START_TEST(test_trace_run) {
+  ck_assert_int_eq(tt_sh("\"$IPS\" trace \"$DATA/run.slog\" -o \"$TMP/r.json\""), 0);
+  check_trace(tt_tmp("r.json"), 2);
+}
+END_TEST
+
 START_TEST(test_trace_vat) {
   ck_assert_int_eq(
       tt_sh("\"$IPS\" trace --vat v2 \"$DATA/ours.slog\" -o \"$TMP/v.json\""), 0);
@@ -110,6 +116,7 @@ Suite *trace_suite(void) {
   TCase *tc = tcase_create("Core");
   tcase_add_test(tc, test_trace_ours);
   tcase_add_test(tc, test_trace_xsnap_stdout);
+  tcase_add_test(tc, test_trace_run);
   suite_add_tcase(s, tc);
   tc = tcase_create("Limits");
   tcase_add_test(tc, test_trace_vat);

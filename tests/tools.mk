@@ -28,6 +28,9 @@ EXTRA_DIST += \
 	tests/data/ours.slog \
 	tests/data/xsnap.slog \
 	tests/data/bad.slog \
+	tests/data/run.slog \
+	tests/data/run.report.txt \
+	tests/data/run.latency.txt \
 	tests/data/ours.report.txt \
 	tests/data/ours.report.json \
 	tests/data/ours.latency.txt \

@@ -273,7 +273,11 @@ static int cb_string(void *ctx, const unsigned char *s, size_t n) {
       }
       break;
     case C_VD:
-      if (i == 0) {
+      if (i == 1 && p->vdtype == V_MESSAGE) {
+        /* ["message", "method", args] (simple kernels): the best name
+         * there is until a methargs or method field says otherwise. */
+        set_desc(p, s, n);
+      } else if (i == 0) {
         set_desc(p, s, n);
         p->vdtype = is(s, n, "message") ? V_MESSAGE
                     : is(s, n, "notify") ? V_NOTIFY : V_OTHER;

@@ -42,7 +42,8 @@ def describe(vd):
                 return kind
         if "method" in vd[2]:
             return vd[2]["method"]
-        return kind
+    if kind == "message" and len(vd) > 1 and isinstance(vd[1], str):
+        return vd[1]
     if kind == "notify" and len(vd) > 1:
         ids = [e[0] for e in vd[1][:4]]
         return " ".join(["notify"] + ids + (["..."] if len(vd[1]) > 5 else []))
