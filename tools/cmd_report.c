@@ -202,8 +202,8 @@ int ips__cmd_report(int argc, char **argv) {
   if (rc != IPS_EXIT_IO) {
     if (r.format == IPS__FMT_JSON)
       ips__report_summary_json(&r, a, &st);
-    else if (r.format == IPS__FMT_TEXT)
-      ips__report_summary_text(&r, a, &st);
+    else if (r.format == IPS__FMT_TEXT || r.summary_only)
+      ips__report_summary_text(&r, a, &st); /* CSV rows have no summary */
   }
   if (fflush(r.out) != 0 || ferror(r.out)) {
     fprintf(stderr, "ipcstamp report: cannot write the report\n");
