@@ -48,4 +48,5 @@ tests_bench_bench_report_SOURCES = tests/bench/bench_report.c
 tests_bench_bench_report_CPPFLAGS = $(AM_CPPFLAGS) \
 	-DIPS_SRCDIR='"$(abs_top_srcdir)"' -DIPS_BUILDDIR='"$(abs_top_builddir)"'
 CLEANFILES += tests/bench/bench-100.slog tests/bench/bench-10.slog \
+	tests/bench/bench-100-small.slog \
 	tests/bench/bench-report-c.out tests/bench/bench-report-py.out

@@ -1,11 +1,13 @@
 /* bench_report.c — `ipcstamp report` against the straightforward Python
  * report (tests/bench/report_baseline.py) on the same slogfile.
  *
- * Generates a 100 MB and a 10 MB slogfile deterministically in the build
- * tree (tests/bench/gen_slog.py, not committed), checks once that both
- * programs print the same report, then runs them alternately and prints the
- * median wall time of each, the ratio, and the peak RSS on both sizes (flat
- * memory: the 100 MB run should need no more than the 10 MB one).
+ * Generates slogfiles deterministically in the build tree
+ * (tests/bench/gen_slog.py, not committed): 100 MB with large payloads,
+ * 100 MB with small ones (the shape of `ipcstamp run --demo`), and 10 MB.
+ * For each 100 MB file it checks once that both programs print the same
+ * report, then runs them alternately and prints the median wall time of
+ * each and the ratio; then the peak RSS on 10 and 100 MB (flat memory: the
+ * 100 MB run needs no more than the 10 MB one).
  */
 #include "config.h"
 
@@ -78,9 +80,10 @@ static int same_file(const char *a, const char *b) {
   return same;
 }
 
-static int ensure_slog(const char *py, const char *path, const char *mb) {
+static int ensure_slog(const char *py, const char *path, const char *mb,
+                       const char *shape) {
   struct stat st;
-  char *argv[6];
+  char *argv[7];
   run_t r;
   if (stat(path, &st) == 0 && st.st_size >= atol(mb) * 1024L * 1024L)
     return 0;
@@ -89,40 +92,35 @@ static int ensure_slog(const char *py, const char *path, const char *mb) {
   argv[2] = (char *)path;
   argv[3] = (char *)mb;
   argv[4] = (char *)"1";
-  argv[5] = NULL;
-  fprintf(stderr, "bench_report: generating %s (%s MB)\n", path, mb);
+  argv[5] = (char *)shape;
+  argv[6] = NULL;
+  fprintf(stderr, "bench_report: generating %s (%s MB, %s payloads)\n", path,
+          mb, shape);
   return run(argv, "/dev/null", &r) == 0 ? 0 : -1;
 }
 
-int main(void) {
-  const char *py = getenv("PYTHON3") ? getenv("PYTHON3") : "python3";
-  const char *big = IPS_BUILDDIR "/tests/bench/bench-100.slog";
-  const char *small = IPS_BUILDDIR "/tests/bench/bench-10.slog";
+/* Python, report --strict and report, alternating; prints one section. */
+static int bench_file(const char *py, const char *slog, const char *what,
+                      long *rss_c, long *rss_p) {
   const char *tool = IPS_BUILDDIR "/tools/ipcstamp";
   const char *base = IPS_SRCDIR "/tests/bench/report_baseline.py";
   const char *outc = IPS_BUILDDIR "/tests/bench/bench-report-c.out";
   const char *outp = IPS_BUILDDIR "/tests/bench/bench-report-py.out";
-  char *cargv[] = {(char *)tool, (char *)"report", (char *)big, NULL};
+  char *cargv[] = {(char *)tool, (char *)"report", (char *)slog, NULL};
   char *sargv[] = {(char *)tool, (char *)"report", (char *)"--strict",
-                   (char *)big, NULL};
-  char *pargv[] = {(char *)py, (char *)base, (char *)big, NULL};
-  char *c10[] = {(char *)tool, (char *)"report", (char *)small, NULL};
-  char *p10[] = {(char *)py, (char *)base, (char *)small, NULL};
-  double tc[ROUNDS], ts[ROUNDS], tp[ROUNDS];
+                   (char *)slog, NULL};
+  char *pargv[] = {(char *)py, (char *)base, (char *)slog, NULL};
+  double tc[ROUNDS], ts[ROUNDS], tp[ROUNDS], mb;
   long rc = 0, rs = 0, rp = 0;
-  run_t r, r10c, r10p;
+  run_t r;
   int i, k;
   struct stat st;
-  if (ensure_slog(py, big, "100") || ensure_slog(py, small, "10")) {
-    fprintf(stderr, "bench_report: cannot generate the slogfiles\n");
-    return 1;
-  }
   /* Both must have done the same work before their times mean anything. */
   if (run(cargv, outc, &r) != 0 || run(pargv, outp, &r) != 0 ||
       !same_file(outc, outp)) {
     fprintf(stderr, "bench_report: the two reports differ (%s, %s)\n", outc,
             outp);
-    return 1;
+    return -1;
   }
   for (i = 0; i < ROUNDS; i++) {
     for (k = 0; k < 3; k++) {
@@ -142,25 +140,51 @@ int main(void) {
       }
     }
   }
-  run(c10, "/dev/null", &r10c);
-  run(p10, "/dev/null", &r10p);
   qsort(tc, ROUNDS, sizeof tc[0], cmp_double);
   qsort(ts, ROUNDS, sizeof ts[0], cmp_double);
   qsort(tp, ROUNDS, sizeof tp[0], cmp_double);
-  stat(big, &st);
-  printf("report on %s (%.1f MB), median of %d alternating runs, same output "
-         "checked\n", big, (double)st.st_size / 1e6, ROUNDS);
+  stat(slog, &st);
+  mb = (double)st.st_size / 1e6;
+  printf("%s: %s (%.1f MB), median of %d alternating runs, same output "
+         "checked\n", what, slog, mb, ROUNDS);
   printf("  python baseline (json.loads per line)  %8.3f s  %6.1f MB/s  peak RSS %ld KB\n",
-         tp[ROUNDS / 2], (double)st.st_size / 1e6 / tp[ROUNDS / 2], rp);
+         tp[ROUNDS / 2], mb / tp[ROUNDS / 2], rp);
   printf("  ipcstamp report --strict               %8.3f s  %6.1f MB/s  peak RSS %ld KB\n",
-         ts[ROUNDS / 2], (double)st.st_size / 1e6 / ts[ROUNDS / 2], rs);
+         ts[ROUNDS / 2], mb / ts[ROUNDS / 2], rs);
   printf("  ipcstamp report                        %8.3f s  %6.1f MB/s  peak RSS %ld KB\n",
-         tc[ROUNDS / 2], (double)st.st_size / 1e6 / tc[ROUNDS / 2], rc);
-  printf("  ratio python / report: %.1fx (min %.1fx, max %.1fx); "
+         tc[ROUNDS / 2], mb / tc[ROUNDS / 2], rc);
+  printf("  ratio python / report: %.1fx (range %.1fx to %.1fx); "
          "python / report --strict: %.1fx\n",
          tp[ROUNDS / 2] / tc[ROUNDS / 2], tp[0] / tc[ROUNDS - 1],
          tp[ROUNDS - 1] / tc[0], tp[ROUNDS / 2] / ts[ROUNDS / 2]);
-  printf("  peak RSS on 10 MB: report %ld KB, python %ld KB (100 MB: %ld KB, %ld KB)\n",
-         r10c.rss_kb, r10p.rss_kb, rc, rp);
+  *rss_c = rc;
+  *rss_p = rp;
+  return 0;
+}
+
+int main(void) {
+  const char *py = getenv("PYTHON3") ? getenv("PYTHON3") : "python3";
+  const char *heavy = IPS_BUILDDIR "/tests/bench/bench-100.slog";
+  const char *small = IPS_BUILDDIR "/tests/bench/bench-100-small.slog";
+  const char *ten = IPS_BUILDDIR "/tests/bench/bench-10.slog";
+  const char *tool = IPS_BUILDDIR "/tools/ipcstamp";
+  const char *base = IPS_SRCDIR "/tests/bench/report_baseline.py";
+  char *c10[] = {(char *)tool, (char *)"report", (char *)ten, NULL};
+  char *p10[] = {(char *)py, (char *)base, (char *)ten, NULL};
+  long rc, rp, rc2, rp2;
+  run_t r10c, r10p;
+  if (ensure_slog(py, heavy, "100", "heavy") ||
+      ensure_slog(py, small, "100", "small") ||
+      ensure_slog(py, ten, "10", "heavy")) {
+    fprintf(stderr, "bench_report: cannot generate the slogfiles\n");
+    return 1;
+  }
+  if (bench_file(py, heavy, "large payloads (most bytes skipped)", &rc, &rp) ||
+      bench_file(py, small, "small payloads (most bytes parsed)", &rc2, &rp2))
+    return 1;
+  run(c10, "/dev/null", &r10c);
+  run(p10, "/dev/null", &r10p);
+  printf("memory: peak RSS of report on 10 MB %ld KB, on 100 MB %ld KB "
+         "(python %ld KB, %ld KB)\n", r10c.rss_kb, rc, r10p.rss_kb, rp);
   return 0;
 }

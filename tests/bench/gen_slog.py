@@ -1,13 +1,16 @@
 #!/usr/bin/env python3
 """Write a deterministic synthetic slogfile of about SIZE megabytes.
 
-usage: gen_slog.py OUT SIZE_MB [SEED]
+usage: gen_slog.py OUT SIZE_MB [SEED [SHAPE]]
 
 The shape follows DESIGN.md §5 and what SwingSet writes: deliveries to a few
 vats with smallcaps message payloads, 0-12 syscalls each (vatstore reads and
 writes, sends, resolves), the other record types SwingSet interleaves
 (crank-start, crank-finish, console), and metering with ipcstamp stamps.
 Payload sizes vary as in a real chain: most are small, some are large.
+SHAPE "heavy" (the default) has payloads of 20 B to 30 KB, so most bytes
+are payload; "small" has payloads of a few dozen bytes, like the records of
+`ipcstamp run --demo`, so most bytes are the fields the report reads.
 Stamps are whole microseconds so that a Python reader using floats gets the
 same nanoseconds as the C one.
 """
@@ -18,6 +21,7 @@ import sys
 def main():
     out, size_mb = sys.argv[1], float(sys.argv[2])
     seed = int(sys.argv[3]) if len(sys.argv) > 3 else 1
+    small = len(sys.argv) > 4 and sys.argv[4] == "small"
     rnd = random.Random(seed)
     limit = int(size_mb * 1024 * 1024)
     wall0 = 1795300856500000 - 8123400000  # wall_us = mono_us + wall0
@@ -51,6 +55,8 @@ def main():
         return "{" + ",".join(parts) + "}"
 
     def payload_size():
+        if small:
+            return rnd.randint(1, 40)
         r = rnd.random()
         if r < 0.7:
             return rnd.randint(20, 300)
