@@ -90,34 +90,39 @@ long ips__json_skip(const char *p, size_t len, size_t pos, int depth) {
   return -1;
 }
 
+/* Called for every stamp of every line: one pass, no floating point. */
 int ips__dec_to_ns(const char *s, size_t n, int64_t *out) {
-  size_t i = 0;
-  int neg = 0, frac = 0;
-  int64_t v = 0;
-  if (i < n && s[i] == '-') {
+  static const uint32_t scale[10] = {1000000000, 100000000, 10000000, 1000000,
+                                     100000,     10000,     1000,     100,
+                                     10,         1};
+  size_t i = 0, start;
+  uint64_t v = 0, f = 0;
+  int neg = 0, fd = 0;
+  if (n > 0 && s[0] == '-') {
     neg = 1;
-    i++;
+    i = 1;
   }
-  if (i == n)
+  start = i;
+  while (i < n && (unsigned)(s[i] - '0') < 10)
+    v = v * 10 + (uint64_t)(s[i++] - '0');
+  /* INT64_MAX ns is 9223372036.854775807 s. */
+  if (i == start || i - start > 10 || v > 9223372035u)
     return -1;
-  for (; i < n && s[i] >= '0' && s[i] <= '9'; i++) {
-    if (v > (INT64_MAX / 10 - 10) / 1000000000)
-      return -1;
-    v = v * 10 + (s[i] - '0');
-  }
-  v *= 1000000000;
   if (i < n && s[i] == '.') {
-    int64_t scale = 100000000;
-    for (i++; i < n && s[i] >= '0' && s[i] <= '9'; i++, frac++)
-      if (frac < 9) {
-        v += (s[i] - '0') * scale;
-        scale /= 10;
+    size_t fs = ++i;
+    while (i < n && (unsigned)(s[i] - '0') < 10) {
+      if (fd < 9) {
+        f = f * 10 + (uint64_t)(s[i] - '0');
+        fd++;
       }
-    if (frac == 0)
+      i++;
+    }
+    if (i == fs)
       return -1;
   }
   if (i != n)
     return -1; /* exponents never appear in stamps: refuse, do not guess */
-  *out = neg ? -v : v;
+  v = v * 1000000000u + f * scale[fd];
+  *out = neg ? -(int64_t)v : (int64_t)v;
   return 0;
 }
