@@ -57,6 +57,16 @@ static const char *const skip_msgs[] = {
 #undef XX
 };
 
+static const char *const skip_names[] = {
+#define XX(name, msg) #name,
+    IPS__SKIP_MAP(XX)
+#undef XX
+};
+
+const char *ips__skip_name(int reason) {
+  return reason >= 0 && reason < IPS__SKIP_N ? skip_names[reason] : "?";
+}
+
 const char *ips__skip_msg(int reason) {
   return reason >= 0 && reason < IPS__SKIP_N ? skip_msgs[reason] : "?";
 }

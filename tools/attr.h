@@ -33,6 +33,7 @@ enum {
   IPS__SKIP_N
 };
 const char *ips__skip_msg(int reason);
+const char *ips__skip_name(int reason); /* "NOT_JSON", ...: for JSON output */
 
 enum { IPS__CLOCK_AUTO, IPS__CLOCK_MONO, IPS__CLOCK_WALL };
 

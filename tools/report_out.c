@@ -326,7 +326,7 @@ void ips__report_summary_json(ips__report_t *r, ips__attr_t *a,
   yajl_gen_map_open(g);
   for (k = 0; k < IPS__SKIP_N; k++)
     if (st->skipped[k])
-      gi(g, ips__skip_msg(k), (long long)st->skipped[k]);
+      gi(g, ips__skip_name(k), (long long)st->skipped[k]);
   yajl_gen_map_close(g);
   yajl_gen_map_close(g);
   yajl_gen_map_close(g);
