@@ -51,3 +51,16 @@ fi
 
 mkdir -p m4 build-aux
 autoreconf --install --force
+
+# Test-only: Agoric's xsnap parent and xsnap-worker, the real peers of the
+# interop tests, from npm (npm builds xsnap-worker from the package's C
+# sources).  Without npm those tests are skipped.
+if [ ! -d tests/interop/node_modules/@agoric/xsnap ] && [ "${IPCSTAMP_NO_NPM:-0}" != 1 ]; then
+    if command -v npm >/dev/null 2>&1; then
+        echo "autogen.sh: installing the interop tests' npm packages (tests/interop)"
+        (cd tests/interop && npm ci --no-audit --no-fund --loglevel=error) ||
+            echo "autogen.sh: npm ci failed: the interop tests will be skipped" >&2
+    else
+        echo "autogen.sh: npm not found: the interop tests will be skipped" >&2
+    fi
+fi

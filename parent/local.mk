@@ -1,1 +1,15 @@
-# parent/: see issue; rules are added by the component.
+# parent/: the parent library on libuv (workers, metering reader, slogfile).
+lib_LTLIBRARIES += parent/libipcstamp-parent.la
+include_HEADERS += parent/ipcstamp-parent.h
+noinst_HEADERS += parent/json.h parent/worker.h
+pkgconfig_DATA += parent/ipcstamp-parent.pc
+parent_libipcstamp_parent_la_SOURCES = \
+	parent/json.c \
+	parent/metering.c \
+	parent/slog.c \
+	parent/worker.c
+parent_libipcstamp_parent_la_CFLAGS = $(AM_CFLAGS) $(UV_CFLAGS) $(YAJL_CFLAGS)
+parent_libipcstamp_parent_la_LIBADD = proto/libipcstamp-proto.la $(UV_LIBS) $(YAJL_LIBS)
+parent_libipcstamp_parent_la_LDFLAGS = $(AM_LDFLAGS) -no-undefined -version-info 0:0:0
+EXTRA_DIST += parent/.gitignore
+dist_doc_DATA += docs/slogfile.md docs/cli.md

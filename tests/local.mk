@@ -28,6 +28,12 @@ FUZZ_TARGETS += tests/fuzz/fuzz_netstring
 tests_fuzz_fuzz_netstring_SOURCES = tests/fuzz/fuzz_netstring.c
 tests_fuzz_fuzz_netstring_LDFLAGS = $(AM_LDFLAGS) -fsanitize=fuzzer
 tests_fuzz_fuzz_netstring_LDADD = proto/libipcstamp-proto.la
+FUZZ_TARGETS += tests/fuzz/fuzz_metering
+tests_fuzz_fuzz_metering_SOURCES = tests/fuzz/fuzz_metering.c
+tests_fuzz_fuzz_metering_CFLAGS = $(AM_CFLAGS) $(UV_CFLAGS)
+tests_fuzz_fuzz_metering_LDFLAGS = $(AM_LDFLAGS) -fsanitize=fuzzer
+tests_fuzz_fuzz_metering_LDADD = parent/libipcstamp-parent.la \
+	proto/libipcstamp-proto.la
 endif
 EXTRA_PROGRAMS += $(FUZZ_TARGETS)
 EXTRA_DIST += tests/fuzz/corpus
@@ -47,3 +53,10 @@ fuzz-smoke: $(FUZZ_TARGETS)
 	    -artifact_prefix=$$work/ $$work $(srcdir)/tests/fuzz/corpus/$$name; \
 	done
 CLEANFILES += -r fuzz-work
+
+# Interoperability with the real peers: Agoric's xsnap parent and
+# xsnap-worker (npm, test-only; see tests/interop/package.json).
+TESTS += tests/interop/xsnap-parent.test tests/interop/xsnap-worker.test
+EXTRA_DIST += tests/interop/xsnap-parent.test tests/interop/xsnap-parent.mjs \
+	tests/interop/xsnap-worker.test \
+	tests/interop/package.json tests/interop/package-lock.json

@@ -1,1 +1,28 @@
-# Tests of parent/: added with the component.
+# Tests of parent/ and `ipcstamp run`: the test binaries re-run themselves
+# as the worker (`check_parent --peer MODE`) to play good and hostile peers.
+check_PROGRAMS += tests/check_parent tests/check_run
+TESTS += tests/check_parent tests/check_run
+PARENT_TEST_PEER = \
+	tests/parent_peer.c \
+	tests/parent_util.c \
+	tests/parent_suites.h
+tests_check_parent_SOURCES = \
+	tests/check_parent.c \
+	tests/check_parent_metering.c \
+	tests/check_parent_slog.c \
+	tests/check_parent_worker.c \
+	tests/check_parent_real.c \
+	$(PARENT_TEST_PEER)
+tests_check_parent_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS) $(UV_CFLAGS) $(YAJL_CFLAGS)
+tests_check_parent_LDADD = parent/libipcstamp-parent.la proto/libipcstamp-proto.la \
+	$(CHECK_LIBS) $(UV_LIBS) $(YAJL_LIBS)
+tests_check_run_SOURCES = tests/check_run.c $(PARENT_TEST_PEER)
+tests_check_run_CFLAGS = $(tests_check_parent_CFLAGS)
+tests_check_run_LDADD = $(tests_check_parent_LDADD)
+
+# The parent's floor (issue 6): `make bench`.
+EXTRA_PROGRAMS += tests/bench_parent
+BENCH_PROGS += tests/bench_parent
+tests_bench_parent_SOURCES = tests/bench_parent.c
+tests_bench_parent_CFLAGS = $(AM_CFLAGS) $(UV_CFLAGS)
+tests_bench_parent_LDADD = parent/libipcstamp-parent.la proto/libipcstamp-proto.la $(UV_LIBS)

@@ -1,1 +1,38 @@
-# worker/: see issue; rules are added by the component.
+# worker/: the worker library (libc + proto only) and the two worker
+# programs built on it.
+lib_LTLIBRARIES += worker/libipcstamp-worker.la
+include_HEADERS += worker/ipcstamp-worker.h
+noinst_HEADERS += worker/worker-int.h
+pkgconfig_DATA += worker/ipcstamp-worker.pc
+worker_libipcstamp_worker_la_SOURCES = \
+	worker/worker.c \
+	worker/options.c
+worker_libipcstamp_worker_la_LIBADD = proto/libipcstamp-proto.la
+worker_libipcstamp_worker_la_LDFLAGS = $(AM_LDFLAGS) -no-undefined -version-info 0:0:0
+
+bin_PROGRAMS += worker/ipcstamp-worker-c worker/ipcstamp-worker-js
+
+# The C test and benchmark worker: yajl parses its one-line command.
+worker_ipcstamp_worker_c_SOURCES = worker/worker-c.c
+worker_ipcstamp_worker_c_CFLAGS = $(AM_CFLAGS) $(YAJL_CFLAGS)
+worker_ipcstamp_worker_c_LDADD = worker/libipcstamp-worker.la \
+	proto/libipcstamp-proto.la $(YAJL_LIBS)
+
+# The JavaScript worker on Duktape.
+worker_ipcstamp_worker_js_SOURCES = worker/worker-js.c
+worker_ipcstamp_worker_js_CFLAGS = $(AM_CFLAGS) $(DUKTAPE_CFLAGS)
+worker_ipcstamp_worker_js_LDADD = worker/libipcstamp-worker.la \
+	proto/libipcstamp-proto.la $(DUKTAPE_LIBS)
+
+# The embedding guide's example, compiled from docs/embedding.md itself so
+# that the guide cannot rot; tests/check_worker.c runs it.
+check_PROGRAMS += worker/embed-example
+nodist_worker_embed_example_SOURCES = worker/embed-example.c
+worker_embed_example_LDADD = worker/libipcstamp-worker.la \
+	proto/libipcstamp-proto.la
+EXTRA_DIST += docs/embedding.md
+CLEANFILES += worker/embed-example.c
+worker/embed-example.c: $(top_srcdir)/docs/embedding.md
+	$(AM_V_GEN)$(MKDIR_P) worker && \
+	sed -n '/^<!-- embed-example.c: begin/,/^<!-- embed-example.c: end/{/^<!--/d;/^```/d;p;}' \
+	  $(top_srcdir)/docs/embedding.md > $@.tmp && mv $@.tmp $@

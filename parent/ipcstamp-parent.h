@@ -1,0 +1,239 @@
+/* ipcstamp-parent.h — the parent side: workers on a libuv loop, the metering
+ * reader and the slogfile writer.
+ *
+ * Conventions are those of ipcstamp-proto.h: 0 or a negative code (-errno or
+ * IPS_E*).  When a function that takes a callback returns an error, the
+ * callback is never called.  Nothing is thread-safe; everything about one
+ * worker runs on the loop it was spawned on.
+ */
+#ifndef IPCSTAMP_PARENT_H
+#define IPCSTAMP_PARENT_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <uv.h>
+
+#include "ipcstamp-proto.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ------------------------------------------------------------------------
+ * Metering reader (DESIGN.md §4).  The worker's metering is untrusted: this
+ * parses it with a streaming parser (no tree), validates it and keeps what
+ * the attribution needs.  Accepts xsnap's plain {"timestamps":[...]} and our
+ * {"ipcstamp":{...}} object; unknown fields are ignored.
+ */
+
+/* Most stamps one metering may carry (a bound on what a worker can make the
+ * parent allocate). */
+#define IPS_METERING_MAX_STAMPS 1000000u
+/* Deepest nesting accepted inside unknown fields. */
+#define IPS_JSON_MAX_DEPTH 64
+
+typedef struct ips_metering_s {
+  uint32_t n;          /* stamps in "timestamps" */
+  int64_t *wall_us;    /* n wall stamps in microseconds; owned */
+  int has_ipcstamp;    /* the "ipcstamp" object was present */
+  int version;         /* ipcstamp.v */
+  char *kinds;         /* n letters + NUL ("dure"); owned; inferred
+                          d(ur)*e for xsnap's plain list when n is even */
+  int64_t *mono_ns;    /* n mono stamps, or NULL without "ipcstamp"; owned */
+  int64_t dropped;     /* ipcstamp.dropped (0 when absent) */
+  int has_cpu_ns;
+  int64_t cpu_ns;
+  int has_compute, has_allocate;
+  int64_t compute, allocate;  /* xsnap's VM counters, when integers */
+} ips_metering_t;
+
+/* Parse and validate the metering JSON buf[0..n).  On success fills *m
+ * (which then owns its arrays: release them with ips_metering_free) and
+ * returns 0.  On failure *m is left empty (safe to free), a message saying
+ * what was wrong and where is written to err (NUL-terminated when errsize >
+ * 0), and IPS_EMETERING or IPS_EVERSION (unknown ipcstamp.v) is returned.
+ * Never reads past buf[n); allocation is bounded by n. */
+IPS_EXTERN int ips_metering_parse(const char *buf, size_t n,
+                                  ips_metering_t *m, char *err,
+                                  size_t errsize);
+
+/* Release what ips_metering_parse() allocated and empty *m. */
+IPS_EXTERN void ips_metering_free(ips_metering_t *m);
+
+/* ------------------------------------------------------------------------
+ * Workers.
+ */
+typedef struct ips_worker_s ips_worker_t;
+
+typedef enum {
+  IPS_RESULT_OK = 0,     /* '.': result bytes and metering */
+  IPS_RESULT_ERROR = 1,  /* '!': the worker reported an error (not a fault) */
+  IPS_RESULT_FAULT = 2   /* no answer: the worker died, broke the framing,
+                            timed out, or was closed; see status/message */
+} ips_result_kind_t;
+
+/* What a delivery or evaluation came back with.  Everything it points to is
+ * owned by the worker and valid only during the result callback. */
+typedef struct ips_result_s {
+  ips_result_kind_t kind;
+  int status;               /* 0, or the fault's code (IPS_E*, -errno) */
+  const char *message;      /* NUL-terminated: the '!' text (raw worker
+                               bytes, untrusted) or the fault description;
+                               "" for OK */
+  const char *data;         /* OK: the result bytes; ERROR: the message */
+  size_t len;
+  const char *metering_raw; /* the metering bytes as received (untrusted), */
+  size_t metering_len;      /* or NULL/0 when none was sent */
+  const ips_metering_t *metering; /* parsed, or NULL when absent/invalid */
+  const char *metering_error;     /* why it was invalid, or NULL */
+  const ips_stamp_t *stamps;      /* the parent's stamps: D, U, R, ..., E;
+                                     for a fault E is when it was seen */
+  size_t nstamps;                 /* 0 when the command was never sent */
+} ips_result_t;
+
+/* arg is the pointer given to ips_worker_deliver()/ips_worker_evaluate(). */
+typedef void (*ips_result_cb)(ips_worker_t *w, void *arg,
+                              const ips_result_t *res);
+
+/* An upcall from the worker during the delivery whose arg is given.  U is
+ * the stamp taken when it arrived.  payload is valid only during the call.
+ * Answer with ips_worker_reply(), now or later (the worker waits). */
+typedef void (*ips_upcall_cb)(ips_worker_t *w, void *arg, const char *payload,
+                              size_t n, const ips_stamp_t *U);
+
+/* The delivery whose arg is given was written to the pipe; D is its stamp. */
+typedef void (*ips_start_cb)(ips_worker_t *w, void *arg, const ips_stamp_t *D);
+
+/* One line of the worker's stdout (fd 1) or stderr (fd 2), without its
+ * newline (a line longer than IPS_CONSOLE_LINE_MAX comes in pieces).
+ * Untrusted bytes, valid only during the call. */
+typedef void (*ips_console_cb)(ips_worker_t *w, int fd, const char *line,
+                               size_t n);
+#define IPS_CONSOLE_LINE_MAX 65536
+
+/* The worker process ended.  exit_status is its exit code, term_signal the
+ * signal that killed it (0 if none).  Called once, before ips_worker_close's
+ * callback; the worker accepts no more deliveries. */
+typedef void (*ips_exit_cb)(ips_worker_t *w, int64_t exit_status,
+                            int term_signal);
+
+typedef struct ips_worker_options_s {
+  const char *file;       /* program to run (PATH is searched) */
+  char **args;            /* argv, NULL-terminated; args[0] is the worker's
+                             name; NULL means { file, NULL } */
+  char **env;             /* environment; NULL inherits the parent's */
+  const char *cwd;        /* NULL: the parent's */
+  size_t max_frame;       /* largest frame accepted; 0: IPS_DEFAULT_MAX_FRAME */
+  uint64_t timeout_ms;    /* per command, from D; 0: none.  On expiry the
+                             worker is killed and the command fails */
+  ips_upcall_cb upcall_cb;   /* required when the worker makes upcalls; with
+                                NULL every upcall is answered with an empty
+                                reply */
+  ips_start_cb start_cb;     /* optional */
+  ips_console_cb console_cb; /* NULL: stdout/stderr are inherited */
+  ips_exit_cb exit_cb;       /* optional */
+  void *data;                /* for the host: ips_worker_data() */
+} ips_worker_options_t;
+
+/* Start a worker on loop with fd 3 = parent->worker and fd 4 =
+ * worker->parent (pipes), stdin /dev/null.  Sets SIGPIPE to SIG_IGN in the
+ * process: a worker dying while we write must not kill the parent.  The options are copied; the
+ * strings they point to need not outlive the call.  On success *out is the
+ * worker, owned by the library until ips_worker_close()'s callback. */
+IPS_EXTERN int ips_worker_spawn(uv_loop_t *loop,
+                                const ips_worker_options_t *opts,
+                                ips_worker_t **out);
+
+/* Queue a delivery ('?' + payload).  payload is copied.  Deliveries run one at
+ * a time per worker, in order; cb is called exactly once (unless this returns
+ * an error).  Returns 0, IPS_EPIPE when the worker is gone or closing,
+ * IPS_EINVAL when the frame would exceed the maximum, or IPS_ENOMEM. */
+IPS_EXTERN int ips_worker_deliver(ips_worker_t *w, const void *payload,
+                                  size_t n, ips_result_cb cb, void *arg);
+
+/* Queue an evaluation ('e' + source).  Same rules as ips_worker_deliver. */
+IPS_EXTERN int ips_worker_evaluate(ips_worker_t *w, const char *source,
+                                   size_t n, ips_result_cb cb, void *arg);
+
+/* Answer the pending upcall with reply[0..n) (copied).  R, when not NULL,
+ * gets the stamp taken just before the reply is written.  Returns 0, or
+ * IPS_EPROTO when no upcall is pending, IPS_EPIPE when the worker is gone. */
+IPS_EXTERN int ips_worker_reply(ips_worker_t *w, const void *reply, size_t n,
+                                ips_stamp_t *R);
+
+/* Stop the worker: queued commands fail with -ECANCELED, the one in flight
+ * too; an idle live worker is sent 'q' and killed if it has not exited
+ * after a grace period.  cb (optional) is called once every handle is
+ * closed; w is freed right after it returns.  Call once. */
+typedef void (*ips_close_cb)(ips_worker_t *w);
+IPS_EXTERN void ips_worker_close(ips_worker_t *w, ips_close_cb cb);
+
+/* Send SIGKILL now (a fault for the command in flight). */
+IPS_EXTERN int ips_worker_kill(ips_worker_t *w);
+
+IPS_EXTERN void *ips_worker_data(const ips_worker_t *w);
+IPS_EXTERN int ips_worker_pid(const ips_worker_t *w);
+/* True while the worker can take commands. */
+IPS_EXTERN int ips_worker_alive(const ips_worker_t *w);
+/* Commands queued or in flight. */
+IPS_EXTERN size_t ips_worker_pending(const ips_worker_t *w);
+
+/* ------------------------------------------------------------------------
+ * Slogfile writer (DESIGN.md §5, docs/slogfile.md).
+ */
+typedef struct ips_slog_s ips_slog_t;
+
+/* Replace an existing regular file (--force). */
+#define IPS_SLOG_FORCE (1 << 0)
+
+/* Open path for writing without following a symlink.  A new file is created
+ * (mode 0644 before umask); an existing regular file is refused with -EEXIST
+ * unless IPS_SLOG_FORCE is given (then it is truncated); an existing
+ * non-regular file (a FIFO, /dev/null, /dev/full) is written to as it is.
+ * Writes the slog-start line (argv, if not NULL, is recorded in it).
+ * *out is owned by the caller until ips_slog_close(). */
+IPS_EXTERN int ips_slog_open(ips_slog_t **out, const char *path, int flags,
+                             int argc, char **argv);
+
+/* Records.  Each returns 0 or the writer's first error (-errno), which
+ * then stays: a failed writer keeps refusing, so nothing is lost silently.
+ * Payloads that are valid JSON are embedded re-serialised; anything else as
+ * {"base64":"..."}.  crank is the crank number, vat the vat's ID (a short
+ * string chosen by the host), dnum the delivery number within the vat. */
+IPS_EXTERN int ips_slog_deliver(ips_slog_t *s, uint64_t crank, const char *vat,
+                                uint64_t dnum, const void *vd, size_t n,
+                                const ips_stamp_t *D);
+IPS_EXTERN int ips_slog_syscall(ips_slog_t *s, uint64_t crank, const char *vat,
+                                uint64_t dnum, uint64_t snum, const void *vsc,
+                                size_t n, const ips_stamp_t *U);
+IPS_EXTERN int ips_slog_syscall_result(ips_slog_t *s, uint64_t crank,
+                                       const char *vat, uint64_t dnum,
+                                       uint64_t snum, const void *vsr,
+                                       size_t n, const ips_stamp_t *R);
+/* Writes the deliver-result line from res (E is res's last stamp; for a
+ * fault, the time the fault was seen) and flushes. */
+IPS_EXTERN int ips_slog_deliver_result(ips_slog_t *s, uint64_t crank,
+                                       const char *vat, uint64_t dnum,
+                                       const ips_result_t *res);
+/* A line of worker output: {"type":"console","vatID":..,"fd":..,"line":..}. */
+IPS_EXTERN int ips_slog_console(ips_slog_t *s, const char *vat, int fd,
+                                const char *line, size_t n);
+/* A worker that started or ended: "worker-start" / "worker-exit". */
+IPS_EXTERN int ips_slog_worker_start(ips_slog_t *s, const char *vat, int pid);
+IPS_EXTERN int ips_slog_worker_exit(ips_slog_t *s, const char *vat,
+                                    int64_t exit_status, int term_signal);
+
+/* Write buffered lines.  Returns 0 or the first error. */
+IPS_EXTERN int ips_slog_flush(ips_slog_t *s);
+/* The first error, or 0. */
+IPS_EXTERN int ips_slog_error(const ips_slog_t *s);
+/* Flush, close and free.  Returns 0 or the first error. */
+IPS_EXTERN int ips_slog_close(ips_slog_t *s);
+
+/* Lines written (or buffered) so far, slog-start included. */
+IPS_EXTERN uint64_t ips_slog_lines(const ips_slog_t *s);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* IPCSTAMP_PARENT_H */

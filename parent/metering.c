@@ -1,0 +1,443 @@
+/* metering.c — the metering reader: untrusted metering JSON (DESIGN.md §4)
+ * into an ips_metering_t, with yajl's streaming parser and no tree.
+ *
+ * The parser is a small state machine over the two levels that matter (the
+ * top object and the "ipcstamp" object); anything else is skipped whole,
+ * with its nesting bounded.  Arrays grow by doubling but never beyond
+ * IPS_METERING_MAX_STAMPS, so a worker cannot make us allocate more than a
+ * small multiple of what it sent. */
+#include "config.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <yajl/yajl_parse.h>
+
+#include "ipcstamp-parent.h"
+
+enum { K_NONE, K_OTHER, K_TS, K_IPC, K_COMPUTE, K_ALLOCATE,
+       K_V, K_KINDS, K_MONO, K_DROPPED, K_CPU };
+enum { T_NULL, T_BOOL, T_NUM, T_STR, T_OPEN_MAP, T_OPEN_ARR };
+
+typedef struct {
+  ips_metering_t *m;
+  yajl_handle h;
+  int depth;      /* open containers that we track (skipped ones excluded) */
+  int skip;       /* open containers inside a skipped value */
+  int key1, key2; /* the key whose value comes next, per level */
+  int in_ts, in_ipc, in_mono;
+  unsigned seen;  /* keys seen once already (bit per K_*) */
+  uint32_t ts_cap, mono_cap, nmono;
+  int seen_v, kinds_len;
+  int rc;
+  char *err;
+  size_t errsize;
+} mp_t;
+
+#if defined(__GNUC__)
+__attribute__((format(printf, 3, 4)))
+#endif
+static int fail(mp_t *p, int rc, const char *fmt, ...) {
+  va_list ap;
+  size_t len;
+  if (p->rc)
+    return 0;
+  p->rc = rc;
+  if (p->errsize) {
+    va_start(ap, fmt);
+    vsnprintf(p->err, p->errsize, fmt, ap);
+    va_end(ap);
+    len = strlen(p->err);
+    snprintf(p->err + len, p->errsize - len, " at byte %zu",
+             p->h ? yajl_get_bytes_consumed(p->h) : (size_t)0);
+  }
+  return 0;
+}
+
+/* A non-negative integer of at most 18 digits (fits int64 with room). */
+static int parse_uint(const char *s, size_t n, int64_t *out) {
+  int64_t v = 0;
+  size_t i;
+  if (n == 0 || n > 18)
+    return 0;
+  for (i = 0; i < n; i++) {
+    if (s[i] < '0' || s[i] > '9')
+      return 0;
+    v = v * 10 + (s[i] - '0');
+  }
+  *out = v;
+  return 1;
+}
+
+/* Seconds ("1795300856.504227", or any JSON number) into microseconds.
+ * The plain decimal form is converted with integers (no rounding drift);
+ * other forms go through strtod and are rounded. */
+static int parse_wall(const char *s, size_t n, int64_t *us) {
+  size_t i = 0, j;
+  int64_t sec = 0, frac = 0;
+  int fd = 0;
+  char tmp[64];
+  double d;
+  char *end;
+  while (i < n && s[i] >= '0' && s[i] <= '9' && i < 13)
+    sec = sec * 10 + (s[i++] - '0');
+  if (i > 0 && (i == n || s[i] == '.')) {
+    j = i == n ? i : i + 1;
+    for (; j < n && s[j] >= '0' && s[j] <= '9'; j++) {
+      if (fd < 6) {
+        frac = frac * 10 + (s[j] - '0');
+        fd++;
+      }
+    }
+    /* The same bound as below: past it, seconds * 10^6 would overflow. */
+    if (j == n && (i == n || j > i + 1) && sec <= 9000000000000LL) {
+      while (fd++ < 6)
+        frac *= 10;
+      *us = sec * 1000000 + frac;
+      return 1;
+    }
+  }
+  if (n >= sizeof tmp)
+    return 0;
+  memcpy(tmp, s, n);
+  tmp[n] = 0;
+  errno = 0;
+  d = strtod(tmp, &end);
+  if (errno || *end || !(d >= 0) || d > 9.0e12)
+    return 0;
+  *us = (int64_t)(d * 1e6 + 0.5);
+  return 1;
+}
+
+static int grow(int64_t **v, uint32_t *cap, uint32_t n) {
+  uint32_t nc;
+  int64_t *nv;
+  if (n < *cap)
+    return 1;
+  if (n >= IPS_METERING_MAX_STAMPS)
+    return 0;
+  nc = *cap ? *cap * 2 : 16;
+  if (nc > IPS_METERING_MAX_STAMPS)
+    nc = IPS_METERING_MAX_STAMPS;
+  nv = realloc(*v, nc * sizeof **v);
+  if (!nv)
+    return 0;
+  *v = nv;
+  *cap = nc;
+  return 1;
+}
+
+static int key_id(int level, const unsigned char *s, size_t n) {
+#define IS(lit) (n == sizeof(lit) - 1 && !memcmp(s, lit, n))
+  if (level == 1) {
+    if (IS("timestamps")) return K_TS;
+    if (IS("ipcstamp")) return K_IPC;
+    if (IS("compute")) return K_COMPUTE;
+    if (IS("allocate")) return K_ALLOCATE;
+  } else {
+    if (IS("v")) return K_V;
+    if (IS("kinds")) return K_KINDS;
+    if (IS("mono")) return K_MONO;
+    if (IS("dropped")) return K_DROPPED;
+    if (IS("cpu_ns")) return K_CPU;
+  }
+  return K_OTHER;
+#undef IS
+}
+
+static const char *key_name(int k) {
+  switch (k) {
+  case K_TS: return "timestamps";
+  case K_IPC: return "ipcstamp";
+  case K_V: return "ipcstamp.v";
+  case K_KINDS: return "ipcstamp.kinds";
+  case K_MONO: return "ipcstamp.mono";
+  case K_DROPPED: return "ipcstamp.dropped";
+  case K_CPU: return "ipcstamp.cpu_ns";
+  default: return "?";
+  }
+}
+
+static int start_skip(mp_t *p, int t) {
+  if (t == T_OPEN_MAP || t == T_OPEN_ARR)
+    p->skip = 1;
+  return 1;
+}
+
+/* Every value (scalar or the opening of a container) goes through here. */
+static int value(mp_t *p, int t, const char *s, size_t n) {
+  ips_metering_t *m = p->m;
+  int64_t v;
+  if (p->skip) {
+    if (t == T_OPEN_MAP || t == T_OPEN_ARR) {
+      if (++p->skip + p->depth > IPS_JSON_MAX_DEPTH)
+        return fail(p, IPS_EMETERING, "metering: nested too deeply");
+    }
+    return 1;
+  }
+  if (p->depth == 0) {
+    if (t != T_OPEN_MAP)
+      return fail(p, IPS_EMETERING, "metering: not a JSON object");
+    p->depth = 1;
+    return 1;
+  }
+  if (p->in_mono) {
+    if (t != T_NUM || !parse_uint(s, n, &v))
+      return fail(p, IPS_EMETERING,
+                  "metering: ipcstamp.mono[%" PRIu32
+                  "] is not a non-negative integer",
+                  p->nmono);
+    if (!grow(&m->mono_ns, &p->mono_cap, p->nmono))
+      return fail(p, IPS_EMETERING, "metering: more than %u stamps",
+                  IPS_METERING_MAX_STAMPS);
+    m->mono_ns[p->nmono++] = v;
+    return 1;
+  }
+  if (p->in_ts) {
+    if (t != T_NUM || !parse_wall(s, n, &v))
+      return fail(p, IPS_EMETERING,
+                  "metering: timestamps[%" PRIu32
+                  "] is not a non-negative number of seconds",
+                  m->n);
+    if (!grow(&m->wall_us, &p->ts_cap, m->n))
+      return fail(p, IPS_EMETERING, "metering: more than %u stamps",
+                  IPS_METERING_MAX_STAMPS);
+    m->wall_us[m->n++] = v;
+    return 1;
+  }
+  if (p->in_ipc) {
+    int k = p->key2;
+    p->key2 = K_NONE;
+    switch (k) {
+    case K_V:
+      if (t != T_NUM || !parse_uint(s, n, &v) || v > 1000000)
+        return fail(p, IPS_EMETERING,
+                    "metering: ipcstamp.v is not a version number");
+      if (v != IPS_METERING_VERSION)
+        return fail(p, IPS_EVERSION,
+                    "metering: ipcstamp.v is %" PRId64
+                    ": unknown version (this reader knows %d)",
+                    v, IPS_METERING_VERSION);
+      m->version = (int)v;
+      p->seen_v = 1;
+      return 1;
+    case K_KINDS:
+      if (t != T_STR || n > IPS_METERING_MAX_STAMPS)
+        return fail(p, IPS_EMETERING,
+                    "metering: ipcstamp.kinds is not a string");
+      m->kinds = malloc(n + 1);
+      if (!m->kinds)
+        return fail(p, IPS_ENOMEM, "metering: out of memory");
+      memcpy(m->kinds, s, n);
+      m->kinds[n] = 0;
+      p->kinds_len = (int)n;
+      return 1;
+    case K_MONO:
+      if (t != T_OPEN_ARR)
+        return fail(p, IPS_EMETERING, "metering: ipcstamp.mono is not a list");
+      p->in_mono = 1;
+      p->depth++;
+      return 1;
+    case K_DROPPED:
+    case K_CPU:
+      if (t != T_NUM || !parse_uint(s, n, &v))
+        return fail(p, IPS_EMETERING,
+                    "metering: %s is not a non-negative integer",
+                    key_name(k));
+      if (k == K_DROPPED)
+        m->dropped = v;
+      else {
+        m->has_cpu_ns = 1;
+        m->cpu_ns = v;
+      }
+      return 1;
+    default:
+      return start_skip(p, t);
+    }
+  }
+  /* depth 1: a value of the top object */
+  {
+    int k = p->key1;
+    p->key1 = K_NONE;
+    switch (k) {
+    case K_TS:
+      if (t != T_OPEN_ARR)
+        return fail(p, IPS_EMETERING, "metering: timestamps is not a list");
+      p->in_ts = 1;
+      p->depth++;
+      return 1;
+    case K_IPC:
+      if (t != T_OPEN_MAP)
+        return fail(p, IPS_EMETERING,
+                    "metering: ipcstamp is not an object");
+      p->in_ipc = 1;
+      m->has_ipcstamp = 1;
+      p->depth++;
+      return 1;
+    case K_COMPUTE:
+    case K_ALLOCATE:
+      /* VM counters are informative: kept when they are integers. */
+      if (t == T_NUM && parse_uint(s, n, &v)) {
+        if (k == K_COMPUTE) {
+          m->has_compute = 1;
+          m->compute = v;
+        } else {
+          m->has_allocate = 1;
+          m->allocate = v;
+        }
+      }
+      return start_skip(p, t);
+    default:
+      return start_skip(p, t);
+    }
+  }
+}
+
+static int cb_null(void *c) { return value(c, T_NULL, NULL, 0); }
+static int cb_bool(void *c, int b) { return value(c, T_BOOL, NULL, 0); }
+static int cb_num(void *c, const char *s, size_t n) {
+  return value(c, T_NUM, s, n);
+}
+static int cb_str(void *c, const unsigned char *s, size_t n) {
+  return value(c, T_STR, (const char *)s, n);
+}
+static int cb_smap(void *c) { return value(c, T_OPEN_MAP, NULL, 0); }
+static int cb_sarr(void *c) { return value(c, T_OPEN_ARR, NULL, 0); }
+
+static int cb_key(void *c, const unsigned char *s, size_t n) {
+  mp_t *p = c;
+  int k, bit;
+  if (p->skip)
+    return 1;
+  k = key_id(p->in_ipc ? 2 : 1, s, n);
+  if (k != K_OTHER) {
+    bit = 1u << k;
+    if (p->seen & bit)
+      return fail(p, IPS_EMETERING, "metering: duplicate key %s",
+                  key_name(k));
+    p->seen |= bit;
+  }
+  if (p->in_ipc)
+    p->key2 = k;
+  else
+    p->key1 = k;
+  return 1;
+}
+
+static int cb_close(void *c) {
+  mp_t *p = c;
+  if (p->skip) {
+    p->skip--;
+    return 1;
+  }
+  if (p->in_mono)
+    p->in_mono = 0;
+  else if (p->in_ts)
+    p->in_ts = 0;
+  else if (p->in_ipc)
+    p->in_ipc = 0;
+  p->depth--;
+  return 1;
+}
+
+static const yajl_callbacks cbs = {cb_null, cb_bool, NULL,    NULL,
+                                   cb_num,  cb_str,  cb_smap, cb_key,
+                                   cb_close, cb_sarr, cb_close};
+
+/* The stamp sequence a worker writes: d, then u/r pairs, then e. */
+static int kinds_ok(const char *k, uint32_t n) {
+  uint32_t i;
+  if (n < 2 || k[0] != 'd' || k[n - 1] != 'e')
+    return 0;
+  for (i = 1; i + 1 < n; i++)
+    if (k[i] != ((i & 1) ? 'u' : 'r'))
+      return 0;
+  return (n & 1) == 0;
+}
+
+static int check(mp_t *p) {
+  ips_metering_t *m = p->m;
+  uint32_t i;
+  if (!m->has_ipcstamp) {
+    /* xsnap's plain list: the kinds follow from the count when it is even
+     * (xsnap silently drops the final stamp when its table is full). */
+    if (m->n >= 2 && (m->n & 1) == 0) {
+      m->kinds = malloc(m->n + 1);
+      if (!m->kinds)
+        return fail(p, IPS_ENOMEM, "metering: out of memory");
+      m->kinds[0] = 'd';
+      for (i = 1; i + 1 < m->n; i++)
+        m->kinds[i] = (i & 1) ? 'u' : 'r';
+      m->kinds[m->n - 1] = 'e';
+      m->kinds[m->n] = 0;
+    }
+    return 1;
+  }
+  if (!p->seen_v)
+    return fail(p, IPS_EMETERING, "metering: ipcstamp.v is missing");
+  if (!(p->seen & (1u << K_KINDS)) || !(p->seen & (1u << K_MONO)))
+    return fail(p, IPS_EMETERING, "metering: ipcstamp.%s is missing",
+                (p->seen & (1u << K_KINDS)) ? "mono" : "kinds");
+  if ((uint32_t)p->kinds_len != m->n || p->nmono != m->n)
+    return fail(p, IPS_EMETERING,
+                "metering: %" PRIu32 " timestamps but %d kinds and %" PRIu32
+                " mono stamps",
+                m->n, p->kinds_len, p->nmono);
+  if (!kinds_ok(m->kinds, m->n))
+    return fail(p, IPS_EMETERING,
+                "metering: ipcstamp.kinds \"%.40s\" is not d(ur)*e",
+                m->kinds);
+  for (i = 1; i < m->n; i++)
+    if (m->mono_ns[i] < m->mono_ns[i - 1])
+      return fail(p, IPS_EMETERING,
+                  "metering: ipcstamp.mono[%" PRIu32 "] goes backwards", i);
+  return 1;
+}
+
+int ips_metering_parse(const char *buf, size_t n, ips_metering_t *m,
+                       char *err, size_t errsize) {
+  mp_t p;
+  yajl_status st;
+  memset(m, 0, sizeof *m);
+  memset(&p, 0, sizeof p);
+  p.m = m;
+  p.err = err;
+  p.errsize = errsize;
+  if (errsize)
+    err[0] = 0;
+  if (!buf || n == 0) {
+    fail(&p, IPS_EMETERING, "metering: empty");
+    return p.rc;
+  }
+  p.h = yajl_alloc(&cbs, NULL, &p);
+  if (!p.h)
+    return IPS_ENOMEM;
+  st = yajl_parse(p.h, (const unsigned char *)buf, n);
+  if (st == yajl_status_ok)
+    st = yajl_complete_parse(p.h);
+  if (st != yajl_status_ok && !p.rc) {
+    unsigned char *e = yajl_get_error(p.h, 0, NULL, 0);
+    fail(&p, IPS_EMETERING, "metering: invalid JSON (%s)",
+         e ? (const char *)e : "?");
+    if (e)
+      yajl_free_error(p.h, e);
+  }
+  if (!p.rc)
+    check(&p);
+  yajl_free(p.h);
+  if (p.rc) {
+    ips_metering_free(m);
+    return p.rc;
+  }
+  return 0;
+}
+
+void ips_metering_free(ips_metering_t *m) {
+  free(m->wall_us);
+  free(m->kinds);
+  free(m->mono_ns);
+  memset(m, 0, sizeof *m);
+}

@@ -1,0 +1,729 @@
+/* worker.c — spawn a worker, frame commands onto fd 3, read frames from
+ * fd 4, stamp D/U/R/E, and turn every way a worker can misbehave into one
+ * clean fault for the command in flight.
+ *
+ * Life cycle: ALIVE until the first fault (or exit); then DEAD: the process
+ * is killed if still running, the command in flight and every queued one
+ * fail, and nothing more is accepted.  Memory is released only after every
+ * libuv handle is closed (ips_worker_close), as libuv requires. */
+#include "config.h"
+
+#include <errno.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "ipcstamp-parent.h"
+#include "worker.h"
+
+/* How long a worker that exited may still deliver frames already in the
+ * pipe, and how long a closed worker gets to obey 'q'. */
+#define EXIT_GRACE_MS 200
+#define QUIT_GRACE_MS 2000
+
+#define container_of(ptr, type, member)                                      \
+  ((type *)((char *)(ptr) - offsetof(type, member)))
+
+static void start_next(ips_worker_t *w);
+static void maybe_finish_close(ips_worker_t *w);
+
+static int set_msg(ips_worker_t *w, const char *p, size_t n) {
+  if (n + 1 > w->msgcap) {
+    char *nm = realloc(w->msg, n + 1);
+    if (!nm)
+      return IPS_ENOMEM;
+    w->msg = nm;
+    w->msgcap = n + 1;
+  }
+  memcpy(w->msg, p, n);
+  w->msg[n] = 0;
+  return 0;
+}
+
+static int push_stamp(ips_worker_t *w, char kind, ips_stamp_t *out) {
+  ips_stamp_t s;
+  int rc = ips_clock_read(&s);
+  if (rc)
+    return rc;
+  s.kind = kind;
+  if (w->nst == w->stcap) {
+    size_t nc = w->stcap ? w->stcap * 2 : 16;
+    ips_stamp_t *ns = realloc(w->st, nc * sizeof *ns);
+    if (!ns)
+      return IPS_ENOMEM;
+    w->st = ns;
+    w->stcap = nc;
+  }
+  w->st[w->nst++] = s;
+  if (out)
+    *out = s;
+  return 0;
+}
+
+static ips__cmd_t *dequeue(ips_worker_t *w) {
+  ips__cmd_t *c = w->head;
+  if (c) {
+    w->head = c->next;
+    if (!w->head)
+      w->tail = NULL;
+    w->pending--;
+  }
+  return c;
+}
+
+/* Hand a result to the host.  The command is unlinked first, so the
+ * callback may queue, close or kill freely. */
+static void complete(ips_worker_t *w, ips__cmd_t *c, ips_result_t *res) {
+  res->stamps = c->sent ? w->st : NULL;
+  res->nstamps = c->sent ? w->nst : 0;
+  /* A command queued from the callback starts after it returns: starting
+   * it now would overwrite the stamps res points to. */
+  w->in_callback++;
+  if (c->cb)
+    c->cb(w, c->arg, res);
+  w->in_callback--;
+  free(c);
+}
+
+static void fail_cmd(ips_worker_t *w, ips__cmd_t *c, int status,
+                     const char *msg) {
+  ips_result_t res;
+  memset(&res, 0, sizeof res);
+  res.kind = IPS_RESULT_FAULT;
+  res.status = status;
+  if (set_msg(w, msg, strlen(msg)) == 0)
+    res.message = w->msg;
+  else
+    res.message = "out of memory";
+  if (c->sent)
+    (void)push_stamp(w, 'E', NULL);
+  complete(w, c, &res);
+}
+
+static void stop_reading(ips_worker_t *w) {
+  if (!uv_is_closing((uv_handle_t *)&w->from))
+    uv_read_stop((uv_stream_t *)&w->from);
+}
+
+/* The one way into DEAD: kill what runs, fail what waits. */
+#if defined(__GNUC__)
+__attribute__((format(printf, 3, 4)))
+#endif
+static void fault(ips_worker_t *w, int status, const char *fmt, ...) {
+  char msg[512];
+  char qmsg[600];
+  va_list ap;
+  ips__cmd_t *c;
+  if (w->state == IPS__DEAD)
+    return;
+  w->state = IPS__DEAD;
+  va_start(ap, fmt);
+  vsnprintf(msg, sizeof msg, fmt, ap);
+  va_end(ap);
+  uv_timer_stop(&w->timeout);
+  stop_reading(w);
+  if (!w->exited)
+    uv_process_kill(&w->proc, SIGKILL);
+  w->upcall_pending = 0;
+  if (w->head && w->head->sent)
+    fail_cmd(w, dequeue(w), status, msg);
+  snprintf(qmsg, sizeof qmsg, "not sent: the worker had failed (%s)", msg);
+  while ((c = dequeue(w)) != NULL)
+    fail_cmd(w, c, IPS_EPIPE, qmsg);
+}
+
+static void on_write(uv_write_t *req, int status) {
+  ips__wreq_t *r = container_of(req, ips__wreq_t, req);
+  ips_worker_t *w = req->data;
+  free(r);
+  /* A broken pipe means the worker is gone: its exit names the cause, so
+   * only a different error is a fault of its own. */
+  if (status < 0 && status != UV_EPIPE && status != UV_ECANCELED)
+    fault(w, status, "cannot write to the worker: %s", uv_strerror(status));
+}
+
+/* Write now when the pipe takes it all (the usual case: no allocation, no
+ * copy); queue a copy of whatever is left.  uv_try_write refuses while
+ * earlier bytes are queued, so the order of frames is kept. */
+static int write_bytes(ips_worker_t *w, const char *p, size_t n) {
+  ips__wreq_t *r;
+  uv_buf_t b = uv_buf_init((char *)p, (unsigned)n);
+  int rc = uv_try_write((uv_stream_t *)&w->to, &b, 1);
+  if (rc == (int)n)
+    return 0;
+  /* The worker is gone: its exit (seen next) names the cause better. */
+  if (rc == UV_EPIPE)
+    return 0;
+  if (rc < 0 && rc != UV_EAGAIN)
+    return rc;
+  if (rc > 0) {
+    p += rc;
+    n -= (size_t)rc;
+  }
+  r = malloc(sizeof *r + n);
+  if (!r)
+    return IPS_ENOMEM;
+  memcpy(r->bytes, p, n);
+  r->req.data = w;
+  b = uv_buf_init(r->bytes, (unsigned)n);
+  rc = uv_write(&r->req, (uv_stream_t *)&w->to, &b, 1, on_write);
+  if (rc) {
+    free(r);
+    return rc;
+  }
+  return 0;
+}
+
+static void on_timeout(uv_timer_t *t) {
+  ips_worker_t *w = container_of(t, ips_worker_t, timeout);
+  fault(w, IPS_ETIMEOUT, "timeout: no answer within %llu ms; worker killed",
+        (unsigned long long)w->o.timeout_ms);
+}
+
+static void start_next(ips_worker_t *w) {
+  ips__cmd_t *c = w->head;
+  ips_stamp_t D;
+  int rc;
+  if (!c || c->sent || w->state != IPS__ALIVE || w->closing ||
+      w->in_callback)
+    return;
+  w->nst = 0;
+  rc = push_stamp(w, 'D', &D);
+  if (rc == 0)
+    rc = write_bytes(w, c->frame, c->len);
+  if (rc) {
+    fault(w, rc, "cannot write to the worker: %s", ips_strerror(rc));
+    return;
+  }
+  c->sent = 1;
+  if (w->o.timeout_ms)
+    uv_timer_start(&w->timeout, on_timeout, w->o.timeout_ms, 0);
+  if (w->o.start_cb)
+    w->o.start_cb(w, c->arg, &D);
+}
+
+static int enqueue(ips_worker_t *w, char tag, const void *payload, size_t n,
+                   ips_result_cb cb, void *arg) {
+  struct iovec iov[3];
+  char hdr[IPS_NS_HEADER_MAX];
+  ips__cmd_t *c;
+  size_t max = w->o.max_frame;
+  if (w->state != IPS__ALIVE || w->closing)
+    return IPS_EPIPE;
+  if (n >= max || ips_ns_iov(iov, hdr, tag, payload, n) != 0)
+    return IPS_EINVAL;
+  c = malloc(sizeof *c + iov[0].iov_len + n + 1);
+  if (!c)
+    return IPS_ENOMEM;
+  c->next = NULL;
+  c->cb = cb;
+  c->arg = arg;
+  c->sent = 0;
+  memcpy(c->frame, iov[0].iov_base, iov[0].iov_len);
+  if (n)
+    memcpy(c->frame + iov[0].iov_len, payload, n);
+  c->frame[iov[0].iov_len + n] = ',';
+  c->len = iov[0].iov_len + n + 1;
+  if (w->tail)
+    w->tail->next = c;
+  else
+    w->head = c;
+  w->tail = c;
+  w->pending++;
+  start_next(w);
+  return 0;
+}
+
+int ips_worker_deliver(ips_worker_t *w, const void *payload, size_t n,
+                       ips_result_cb cb, void *arg) {
+  return enqueue(w, '?', payload, n, cb, arg);
+}
+
+int ips_worker_evaluate(ips_worker_t *w, const char *source, size_t n,
+                        ips_result_cb cb, void *arg) {
+  return enqueue(w, 'e', source, n, cb, arg);
+}
+
+int ips_worker_reply(ips_worker_t *w, const void *reply, size_t n,
+                     ips_stamp_t *R) {
+  struct iovec iov[3];
+  char hdr[IPS_NS_HEADER_MAX];
+  char *buf;
+  int rc;
+  if (w->state != IPS__ALIVE)
+    return IPS_EPIPE;
+  if (!w->upcall_pending)
+    return IPS_EPROTO;
+  if (ips_ns_iov(iov, hdr, '/', reply, n) != 0)
+    return IPS_EINVAL;
+  buf = malloc(iov[0].iov_len + n + 1);
+  if (!buf)
+    return IPS_ENOMEM;
+  memcpy(buf, iov[0].iov_base, iov[0].iov_len);
+  if (n)
+    memcpy(buf + iov[0].iov_len, reply, n);
+  buf[iov[0].iov_len + n] = ',';
+  rc = push_stamp(w, 'R', R);
+  if (rc == 0)
+    rc = write_bytes(w, buf, iov[0].iov_len + n + 1);
+  free(buf);
+  if (rc)
+    return rc;
+  w->upcall_pending = 0;
+  return 0;
+}
+
+/* A '.' answer: metering, 0x01, result. */
+static void on_result(ips_worker_t *w, const char *p, size_t n) {
+  ips_result_t res;
+  ips_metering_t m;
+  const char *sep = memchr(p, 1, n);
+  size_t mlen = sep ? (size_t)(sep - p) : n;
+  memset(&res, 0, sizeof res);
+  memset(&m, 0, sizeof m);
+  res.kind = IPS_RESULT_OK;
+  res.message = "";
+  res.data = sep ? sep + 1 : p + n;
+  res.len = sep ? n - mlen - 1 : 0;
+  if (mlen > 0) {
+    res.metering_raw = p;
+    res.metering_len = mlen;
+    if (ips_metering_parse(p, mlen, &m, w->merr, sizeof w->merr) == 0)
+      res.metering = &m;
+    else
+      res.metering_error = w->merr;
+  }
+  complete(w, dequeue(w), &res);
+  ips_metering_free(&m);
+}
+
+static void on_frame(ips_worker_t *w, const char *p, size_t n) {
+  ips_stamp_t s;
+  ips__cmd_t *c = w->head;
+  char tag;
+  int rc;
+  if (n == 0) {
+    fault(w, IPS_EEMPTY_FRAME, "protocol: empty frame from the worker");
+    return;
+  }
+  tag = p[0];
+  if (!c || !c->sent) {
+    fault(w, IPS_EPROTO,
+          "protocol: frame with tag 0x%02x from the worker while no command "
+          "was in flight",
+          (unsigned char)tag);
+    return;
+  }
+  switch (tag) {
+  case '?':
+    if (w->upcall_pending) {
+      fault(w, IPS_EPROTO,
+            "protocol: a second upcall before the first was answered");
+      return;
+    }
+    if ((rc = push_stamp(w, 'U', &s)) != 0) {
+      fault(w, rc, "%s", ips_strerror(rc));
+      return;
+    }
+    w->upcall_pending = 1;
+    if (w->o.upcall_cb)
+      w->o.upcall_cb(w, c->arg, p + 1, n - 1, &s);
+    else
+      (void)ips_worker_reply(w, "", 0, NULL);
+    return;
+  case '.':
+  case '!':
+    if (w->upcall_pending) {
+      fault(w, IPS_EPROTO,
+            "protocol: the worker answered while its upcall was pending");
+      return;
+    }
+    uv_timer_stop(&w->timeout);
+    if ((rc = push_stamp(w, 'E', NULL)) != 0) {
+      fault(w, rc, "%s", ips_strerror(rc));
+      return;
+    }
+    if (tag == '.') {
+      on_result(w, p + 1, n - 1);
+    } else {
+      ips_result_t res;
+      memset(&res, 0, sizeof res);
+      res.kind = IPS_RESULT_ERROR;
+      if (set_msg(w, p + 1, n - 1) != 0) {
+        fault(w, IPS_ENOMEM, "out of memory");
+        return;
+      }
+      res.message = w->msg;
+      res.data = p + 1;
+      res.len = n - 1;
+      complete(w, dequeue(w), &res);
+    }
+    start_next(w);
+    return;
+  default:
+    fault(w, IPS_EBAD_TAG, "protocol: unknown tag 0x%02x from the worker",
+          (unsigned char)tag);
+  }
+}
+
+static void alloc_cb(uv_handle_t *h, size_t suggested, uv_buf_t *buf) {
+  ips_worker_t *w = h->data;
+  *buf = uv_buf_init(w->rbuf, sizeof w->rbuf);
+}
+
+static void exit_fault(ips_worker_t *w) {
+  if (w->term_signal)
+    fault(w, IPS_EPIPE, "worker killed by signal %d (%s) during a command",
+          w->term_signal, strsignal(w->term_signal));
+  else
+    fault(w, IPS_EPIPE, "worker exited with code %lld during a command",
+          (long long)w->exit_status);
+}
+
+static void on_read(uv_stream_t *s, ssize_t nread, const uv_buf_t *buf) {
+  ips_worker_t *w = s->data;
+  size_t off = 0;
+  if (nread < 0) {
+    w->eof = 1;
+    stop_reading(w);
+    if (w->state == IPS__ALIVE && w->head && w->head->sent && w->exited)
+      exit_fault(w);
+    maybe_finish_close(w);
+    return;
+  }
+  while (off < (size_t)nread && w->state == IPS__ALIVE) {
+    const char *frame;
+    size_t flen;
+    ssize_t r = ips_ns_feed(&w->dec, buf->base + off, (size_t)nread - off,
+                            &frame, &flen);
+    if (r < 0) {
+      char d[256];
+      ips_ns_describe(&w->dec, d, sizeof d);
+      fault(w, (int)r, "%s (from the worker)", d);
+      return;
+    }
+    off += (size_t)r;
+    if (frame)
+      on_frame(w, frame, flen);
+  }
+}
+
+static void on_grace(uv_timer_t *t) {
+  ips_worker_t *w = container_of(t, ips_worker_t, grace);
+  if (!w->exited) {
+    /* 'q' was not obeyed in time. */
+    uv_process_kill(&w->proc, SIGKILL);
+    return;
+  }
+  w->grace_expired = 1;
+  if (w->state == IPS__ALIVE && w->head && w->head->sent)
+    exit_fault(w);
+  maybe_finish_close(w);
+}
+
+static void on_exit_cb(uv_process_t *p, int64_t status, int sig) {
+  ips_worker_t *w = p->data;
+  w->exited = 1;
+  w->exit_status = status;
+  w->term_signal = sig;
+  if (w->state == IPS__ALIVE && w->head && w->head->sent) {
+    /* Frames may still be in the pipe: wait for EOF, briefly. */
+    if (w->eof)
+      exit_fault(w);
+    else
+      uv_timer_start(&w->grace, on_grace, EXIT_GRACE_MS, 0);
+  } else if (w->state == IPS__ALIVE) {
+    w->state = IPS__DEAD;
+    stop_reading(w);
+  }
+  if (w->o.exit_cb)
+    w->o.exit_cb(w, status, sig);
+  if (w->closing && !uv_is_active((uv_handle_t *)&w->grace))
+    uv_timer_start(&w->grace, on_grace, EXIT_GRACE_MS, 0);
+  maybe_finish_close(w);
+}
+
+static void console_emit(ips_worker_t *w, ips__console_t *c) {
+  if (w->o.console_cb)
+    w->o.console_cb(w, c->fd, c->line, c->len);
+  c->len = 0;
+}
+
+static void console_alloc(uv_handle_t *h, size_t suggested, uv_buf_t *buf) {
+  ips__console_t *c = container_of(h, ips__console_t, pipe);
+  ips_worker_t *w = h->data;
+  (void)c;
+  *buf = uv_buf_init(w->rbuf, sizeof w->rbuf);
+}
+
+static void console_read(uv_stream_t *s, ssize_t nread, const uv_buf_t *buf) {
+  ips__console_t *c = container_of(s, ips__console_t, pipe);
+  ips_worker_t *w = s->data;
+  ssize_t i;
+  if (nread < 0) {
+    if (c->len)
+      console_emit(w, c);
+    c->eof = 1;
+    uv_read_stop(s);
+    maybe_finish_close(w);
+    return;
+  }
+  for (i = 0; i < nread; i++) {
+    if (buf->base[i] == '\n') {
+      console_emit(w, c);
+      continue;
+    }
+    if (c->len == IPS_CONSOLE_LINE_MAX)
+      console_emit(w, c);
+    c->line[c->len++] = buf->base[i];
+  }
+}
+
+static void free_worker(ips_worker_t *w) {
+  int i;
+  if (w->o.args) {
+    for (i = 0; w->o.args[i]; i++)
+      free(w->o.args[i]);
+    free(w->o.args);
+  }
+  if (w->o.env) {
+    for (i = 0; w->o.env[i]; i++)
+      free(w->o.env[i]);
+    free(w->o.env);
+  }
+  free((char *)w->o.file);
+  free((char *)w->o.cwd);
+  free(w->con[0].line);
+  free(w->con[1].line);
+  ips_ns_decoder_free(&w->dec);
+  free(w->st);
+  free(w->msg);
+  free(w);
+}
+
+static void on_handle_closed(uv_handle_t *h) {
+  ips_worker_t *w = h->data;
+  if (--w->handles == 0) {
+    if (w->close_cb)
+      w->close_cb(w);
+    free_worker(w);
+  }
+}
+
+static void close_handle(ips_worker_t *w, uv_handle_t *h) {
+  if (h->data == w && !uv_is_closing(h)) {
+    w->handles++;
+    uv_close(h, on_handle_closed);
+  }
+}
+
+/* Free only once the process is reaped and the output drained (or the
+ * grace period ran out), so no console line and no exit status is lost. */
+static void maybe_finish_close(ips_worker_t *w) {
+  int i, drained = 1;
+  if (!w->closing || !w->exited || w->handles > 0)
+    return;
+  for (i = 0; i < 2; i++)
+    if (w->con[i].open && !w->con[i].eof)
+      drained = 0;
+  if (!drained && !w->grace_expired)
+    return;
+  w->handles = 1; /* keep the count above 0 while closing them all */
+  close_handle(w, (uv_handle_t *)&w->proc);
+  close_handle(w, (uv_handle_t *)&w->to);
+  close_handle(w, (uv_handle_t *)&w->from);
+  for (i = 0; i < 2; i++)
+    if (w->con[i].open)
+      close_handle(w, (uv_handle_t *)&w->con[i].pipe);
+  close_handle(w, (uv_handle_t *)&w->timeout);
+  close_handle(w, (uv_handle_t *)&w->grace);
+  w->handles--;
+}
+
+void ips_worker_close(ips_worker_t *w, ips_close_cb cb) {
+  ips__cmd_t *c;
+  if (w->closing)
+    return;
+  w->closing = 1;
+  w->close_cb = cb;
+  uv_timer_stop(&w->timeout);
+  if (w->state == IPS__ALIVE && w->head && w->head->sent) {
+    w->state = IPS__DEAD;
+    uv_process_kill(&w->proc, SIGKILL);
+    fail_cmd(w, dequeue(w), -ECANCELED, "cancelled: the worker was closed");
+  }
+  while ((c = dequeue(w)) != NULL)
+    fail_cmd(w, c, -ECANCELED, "cancelled: the worker was closed");
+  if (!w->exited) {
+    if (w->state == IPS__ALIVE)
+      (void)write_bytes(w, "1:q,", 4);
+    w->state = IPS__DEAD;
+    uv_timer_start(&w->grace, on_grace, QUIT_GRACE_MS, 0);
+  } else {
+    uv_timer_start(&w->grace, on_grace, EXIT_GRACE_MS, 0);
+  }
+  stop_reading(w);
+  maybe_finish_close(w);
+}
+
+int ips_worker_kill(ips_worker_t *w) {
+  if (w->exited)
+    return IPS_EPIPE;
+  return uv_process_kill(&w->proc, SIGKILL);
+}
+
+void *ips_worker_data(const ips_worker_t *w) { return w->o.data; }
+int ips_worker_pid(const ips_worker_t *w) { return w->pid; }
+int ips_worker_alive(const ips_worker_t *w) {
+  return w->state == IPS__ALIVE && !w->closing;
+}
+size_t ips_worker_pending(const ips_worker_t *w) { return w->pending; }
+
+static char **copy_strv(char **v, int *ok) {
+  size_t n = 0, i;
+  char **c;
+  if (!v)
+    return NULL;
+  while (v[n])
+    n++;
+  c = calloc(n + 1, sizeof *c);
+  if (!c) {
+    *ok = 0;
+    return NULL;
+  }
+  for (i = 0; i < n; i++)
+    if (!(c[i] = strdup(v[i])))
+      *ok = 0;
+  return c;
+}
+
+int ips_worker_spawn(uv_loop_t *loop, const ips_worker_options_t *opts,
+                     ips_worker_t **out) {
+  ips_worker_t *w;
+  uv_process_options_t po;
+  uv_stdio_container_t io[5];
+  uv_file p3[2] = {-1, -1}, p4[2] = {-1, -1};
+  int rc, ok = 1, i;
+  *out = NULL;
+  if (!opts || !opts->file)
+    return IPS_EINVAL;
+  /* A worker that dies while we write must not kill the parent. */
+  signal(SIGPIPE, SIG_IGN);
+  w = calloc(1, sizeof *w);
+  if (!w)
+    return IPS_ENOMEM;
+  w->loop = loop;
+  w->o = *opts;
+  w->o.file = strdup(opts->file);
+  w->o.cwd = opts->cwd ? strdup(opts->cwd) : NULL;
+  if (!w->o.file || (opts->cwd && !w->o.cwd))
+    ok = 0;
+  w->o.args = copy_strv(opts->args, &ok);
+  w->o.env = copy_strv(opts->env, &ok);
+  if (!w->o.args && ok) {
+    char *def[2] = {(char *)opts->file, NULL};
+    w->o.args = copy_strv(def, &ok);
+  }
+  if (!w->o.max_frame)
+    w->o.max_frame = IPS_DEFAULT_MAX_FRAME;
+  for (i = 0; i < 2; i++) {
+    w->con[i].fd = i + 1;
+    if (opts->console_cb && !(w->con[i].line = malloc(IPS_CONSOLE_LINE_MAX)))
+      ok = 0;
+  }
+  if (!ok) {
+    free_worker(w);
+    return IPS_ENOMEM;
+  }
+  ips_ns_decoder_init(&w->dec, w->o.max_frame);
+
+  /* Real pipes (libuv's UV_CREATE_PIPE makes socketpairs), close-on-exec
+   * on our ends so that other workers do not inherit them. */
+  rc = uv_pipe(p3, 0, UV_NONBLOCK_PIPE);
+  if (rc == 0)
+    rc = uv_pipe(p4, UV_NONBLOCK_PIPE, 0);
+  if (rc)
+    goto error;
+
+  memset(io, 0, sizeof io);
+  io[0].flags = UV_IGNORE;
+  for (i = 1; i <= 2; i++) {
+    if (opts->console_cb) {
+      uv_pipe_init(loop, &w->con[i - 1].pipe, 0);
+      w->con[i - 1].pipe.data = w;
+      w->con[i - 1].open = 1;
+      io[i].flags = UV_CREATE_PIPE | UV_WRITABLE_PIPE;
+      io[i].data.stream = (uv_stream_t *)&w->con[i - 1].pipe;
+    } else {
+      io[i].flags = UV_INHERIT_FD;
+      io[i].data.fd = i;
+    }
+  }
+  io[3].flags = UV_INHERIT_FD;
+  io[3].data.fd = p3[0];
+  io[4].flags = UV_INHERIT_FD;
+  io[4].data.fd = p4[1];
+
+  memset(&po, 0, sizeof po);
+  po.file = w->o.file;
+  po.args = w->o.args;
+  po.env = w->o.env;
+  po.cwd = w->o.cwd;
+  po.stdio = io;
+  po.stdio_count = 5;
+  po.exit_cb = on_exit_cb;
+  w->proc.data = w;
+  rc = uv_spawn(loop, &w->proc, &po);
+  close(p3[0]);
+  close(p4[1]);
+  p3[0] = p4[1] = -1;
+  if (rc)
+    goto error;
+  w->pid = w->proc.pid;
+
+  uv_pipe_init(loop, &w->to, 0);
+  uv_pipe_init(loop, &w->from, 0);
+  w->to.data = w->from.data = w;
+  uv_pipe_open(&w->to, p3[1]);
+  uv_pipe_open(&w->from, p4[0]);
+  uv_timer_init(loop, &w->timeout);
+  uv_timer_init(loop, &w->grace);
+  w->timeout.data = w->grace.data = w;
+  uv_read_start((uv_stream_t *)&w->from, alloc_cb, on_read);
+  for (i = 0; i < 2; i++)
+    if (w->con[i].open)
+      uv_read_start((uv_stream_t *)&w->con[i].pipe, console_alloc,
+                    console_read);
+  w->state = IPS__ALIVE;
+  *out = w;
+  return 0;
+
+error:
+  for (i = 0; i < 2; i++) {
+    if (p3[i] >= 0)
+      close(p3[i]);
+    if (p4[i] >= 0)
+      close(p4[i]);
+  }
+  /* A failed uv_spawn leaves the process handle to be closed, and the
+   * console pipes were initialised: close them before freeing. */
+  if (w->con[0].open || w->proc.data) {
+    w->closing = 1;
+    w->exited = 1;
+    w->grace_expired = 1;
+    w->handles = 1;
+    if (uv_is_active((uv_handle_t *)&w->proc) || w->proc.type == UV_PROCESS)
+      close_handle(w, (uv_handle_t *)&w->proc);
+    for (i = 0; i < 2; i++)
+      if (w->con[i].open)
+        close_handle(w, (uv_handle_t *)&w->con[i].pipe);
+    if (--w->handles == 0)
+      free_worker(w);
+    return rc;
+  }
+  free_worker(w);
+  return rc;
+}

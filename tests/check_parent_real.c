@@ -1,0 +1,194 @@
+/* check_parent_real.c — the parent with the project's real workers,
+ * ipcstamp-worker-c and ipcstamp-worker-js (built in worker/). */
+#include "config.h"
+
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "parent_suites.h"
+
+static uv_loop_t loop;
+static char cworker[1024], jsworker[1024];
+static int upcalls_seen;
+
+static void setup(void) {
+  const char *b = getenv("IPCSTAMP_BUILDDIR");
+  ck_assert_msg(b != NULL, "IPCSTAMP_BUILDDIR is not set");
+  snprintf(cworker, sizeof cworker, "%s/worker/ipcstamp-worker-c", b);
+  snprintf(jsworker, sizeof jsworker, "%s/worker/ipcstamp-worker-js", b);
+  ck_assert_int_eq(uv_loop_init(&loop), 0);
+  upcalls_seen = 0;
+}
+
+static void reply_ok(ips_worker_t *w, void *arg, const char *p, size_t n,
+                     const ips_stamp_t *U) {
+  upcalls_seen++;
+  ck_assert_int_eq(ips_worker_reply(w, "[\"ok\",null]", 11, NULL), 0);
+}
+
+static void on_result(ips_worker_t *w, void *arg, const ips_result_t *res) {
+  parent_res_copy(arg, res);
+}
+
+static ips_worker_t *spawn(const char *path) {
+  ips_worker_options_t o;
+  ips_worker_t *w;
+  memset(&o, 0, sizeof o);
+  o.file = path;
+  o.upcall_cb = reply_ok;
+  ck_assert_int_eq(ips_worker_spawn(&loop, &o, &w), 0);
+  return w;
+}
+
+static void wait_for(parent_res_t *r) {
+  while (!r->done)
+    uv_run(&loop, UV_RUN_ONCE);
+}
+
+static void close_one(ips_worker_t *w) {
+  ips_worker_close(w, NULL);
+  uv_run(&loop, UV_RUN_DEFAULT);
+  ck_assert_int_eq(uv_loop_close(&loop), 0);
+}
+
+/* D <= d <= u1 <= U1 <= R1 <= r1 <= ... <= e <= E on mono. */
+static void assert_order(const parent_res_t *r) {
+  size_t i, n = r->m.n;
+  ck_assert_msg(r->has_metering, "no metering: %s", r->metering_error);
+  ck_assert_ptr_nonnull(r->m.mono_ns);
+  ck_assert_uint_eq(r->nstamps, n);
+  ck_assert(r->stamps[0].mono_ns <= r->m.mono_ns[0]);
+  for (i = 1; i + 1 < n; i += 2) {
+    ck_assert(r->m.mono_ns[i - 1] <= r->m.mono_ns[i]);     /* .. <= u */
+    ck_assert(r->m.mono_ns[i] <= r->stamps[i].mono_ns);     /* u <= U */
+    ck_assert(r->stamps[i].mono_ns <= r->stamps[i + 1].mono_ns); /* U<=R */
+    ck_assert(r->stamps[i + 1].mono_ns <= r->m.mono_ns[i + 1]);  /* R<=r */
+  }
+  ck_assert(r->m.mono_ns[n - 2] <= r->m.mono_ns[n - 1]);
+  ck_assert(r->m.mono_ns[n - 1] <= r->stamps[n - 1].mono_ns); /* e <= E */
+}
+
+START_TEST(test_c_worker) {
+  ips_worker_t *w = spawn(cworker);
+  parent_res_t r;
+  const char *cmd =
+      "{\"upcalls\":3,\"spin_us\":200,\"reply_bytes\":64,\"upcall_bytes\":32}";
+  memset(&r, 0, sizeof r);
+  ck_assert_int_eq(ips_worker_deliver(w, cmd, strlen(cmd), on_result, &r), 0);
+  wait_for(&r);
+  ck_assert_msg(r.kind == IPS_RESULT_OK, "%s", r.message);
+  ck_assert_int_eq(upcalls_seen, 3);
+  ck_assert_str_eq(r.m.kinds, "dururure");
+  assert_order(&r);
+  ck_assert_uint_eq(r.len, 64);
+  parent_res_free(&r);
+  /* '!' is an error result and the worker lives on. */
+  cmd = "{\"fail\":\"boom\"}";
+  ck_assert_int_eq(ips_worker_deliver(w, cmd, strlen(cmd), on_result, &r), 0);
+  wait_for(&r);
+  ck_assert_int_eq(r.kind, IPS_RESULT_ERROR);
+  ck_assert_str_eq(r.message, "boom");
+  parent_res_free(&r);
+  /* The empty delivery of the benchmark. */
+  ck_assert_int_eq(ips_worker_deliver(w, "", 0, on_result, &r), 0);
+  wait_for(&r);
+  ck_assert_int_eq(r.kind, IPS_RESULT_OK);
+  assert_order(&r);
+  parent_res_free(&r);
+  close_one(w);
+}
+END_TEST
+
+START_TEST(test_c_worker_exits) {
+  ips_worker_t *w = spawn(cworker);
+  parent_res_t r;
+  const char *cmd = "{\"upcalls\":1,\"exit\":3}";
+  memset(&r, 0, sizeof r);
+  ck_assert_int_eq(ips_worker_deliver(w, cmd, strlen(cmd), on_result, &r), 0);
+  wait_for(&r);
+  ck_assert_int_eq(r.kind, IPS_RESULT_FAULT);
+  ck_assert_msg(strstr(r.message, "exited with code 3") != NULL, "%s",
+                r.message);
+  parent_res_free(&r);
+  close_one(w);
+}
+END_TEST
+
+START_TEST(test_js_worker) {
+  ips_worker_t *w = spawn(jsworker);
+  parent_res_t r;
+  const char *src =
+      "function handleCommand(buf) {\n"
+      "  var n = new Uint8Array(buf).length;\n"
+      "  var v = issueStringCommand(JSON.stringify(['vatstoreGet', 'k']));\n"
+      "  issueStringCommand(JSON.stringify(['log', n]));\n"
+      "  return JSON.stringify({n: n, v: JSON.parse(v)});\n"
+      "}\n";
+  memset(&r, 0, sizeof r);
+  ck_assert_int_eq(ips_worker_evaluate(w, src, strlen(src), on_result, &r),
+                   0);
+  wait_for(&r);
+  ck_assert_msg(r.kind == IPS_RESULT_OK, "%s", r.message);
+  parent_res_free(&r);
+  ck_assert_int_eq(ips_worker_deliver(w, "hello", 5, on_result, &r), 0);
+  wait_for(&r);
+  ck_assert_msg(r.kind == IPS_RESULT_OK, "%s", r.message);
+  ck_assert_str_eq(r.data, "{\"n\":5,\"v\":[\"ok\",null]}");
+  ck_assert_str_eq(r.m.kinds, "durure");
+  assert_order(&r);
+  parent_res_free(&r);
+  /* A JavaScript exception is a '!' result. */
+  src = "throw new Error('nope')";
+  ck_assert_int_eq(ips_worker_evaluate(w, src, strlen(src), on_result, &r),
+                   0);
+  wait_for(&r);
+  ck_assert_int_eq(r.kind, IPS_RESULT_ERROR);
+  ck_assert_msg(strstr(r.message, "nope") != NULL, "%s", r.message);
+  parent_res_free(&r);
+  close_one(w);
+}
+END_TEST
+
+static void kill_soon(uv_timer_t *t) { ips_worker_kill(t->data); }
+
+START_TEST(test_js_worker_sigkill) {
+  ips_worker_t *w = spawn(jsworker);
+  parent_res_t r;
+  uv_timer_t t;
+  const char *src = "function handleCommand(b) { for (;;) {} }";
+  memset(&r, 0, sizeof r);
+  ck_assert_int_eq(ips_worker_evaluate(w, src, strlen(src), on_result, &r),
+                   0);
+  wait_for(&r);
+  parent_res_free(&r);
+  ck_assert_int_eq(ips_worker_deliver(w, "x", 1, on_result, &r), 0);
+  uv_timer_init(&loop, &t);
+  t.data = w;
+  uv_timer_start(&t, kill_soon, 50, 0);
+  wait_for(&r);
+  ck_assert_int_eq(r.kind, IPS_RESULT_FAULT);
+  ck_assert_msg(strstr(r.message, "killed by signal 9") != NULL, "%s",
+                r.message);
+  parent_res_free(&r);
+  uv_close((uv_handle_t *)&t, NULL);
+  close_one(w);
+}
+END_TEST
+
+Suite *real_worker_suite(void) {
+  Suite *s = suite_create("real workers");
+  TCase *tc = tcase_create("Core");
+  tcase_add_checked_fixture(tc, setup, NULL);
+  tcase_add_test(tc, test_c_worker);
+  tcase_add_test(tc, test_js_worker);
+  suite_add_tcase(s, tc);
+  tc = tcase_create("Bad input");
+  tcase_add_checked_fixture(tc, setup, NULL);
+  tcase_add_test(tc, test_c_worker_exits);
+  tcase_add_test(tc, test_js_worker_sigkill);
+  suite_add_tcase(s, tc);
+  return s;
+}

@@ -1,0 +1,390 @@
+/* check_run.c — `ipcstamp run` end to end: the real command, real worker
+ * processes (this binary re-run as the peer: `check_run --peer MODE`),
+ * the slogfile it leaves, exit codes and signals. */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include <yajl/yajl_tree.h>
+
+#include "parent_suites.h"
+
+static char ipcstamp[1024], dir[512], slog[600], errfile[600], wl[600];
+static char worker_good[1200];
+
+static void setup(void) {
+  const char *b = getenv("IPCSTAMP_BUILDDIR");
+  static int n;
+  snprintf(ipcstamp, sizeof ipcstamp, "%s/tools/ipcstamp", b ? b : ".");
+  snprintf(dir, sizeof dir, "%s", parent_tmpdir());
+  snprintf(slog, sizeof slog, "%s/run-%d-%d.slog", dir, (int)getpid(), n);
+  snprintf(errfile, sizeof errfile, "%s/err-%d-%d", dir, (int)getpid(), n);
+  snprintf(wl, sizeof wl, "%s/wl-%d-%d.jsonl", dir, (int)getpid(), n++);
+  snprintf(worker_good, sizeof worker_good, "%s --peer good",
+           parent_self_exe());
+}
+
+static void write_file(const char *path, const char *text) {
+  FILE *f = fopen(path, "w");
+  ck_assert_ptr_nonnull(f);
+  fputs(text, f);
+  fclose(f);
+}
+
+static char *slurp(const char *path) {
+  FILE *f = fopen(path, "rb");
+  char *buf;
+  long len;
+  if (!f)
+    return strdup("");
+  fseek(f, 0, SEEK_END);
+  len = ftell(f);
+  fseek(f, 0, SEEK_SET);
+  buf = malloc((size_t)len + 1);
+  len = (long)fread(buf, 1, (size_t)len, f);
+  buf[len] = 0;
+  fclose(f);
+  return buf;
+}
+
+/* Start ipcstamp with args (NULL-terminated, after "ipcstamp"); stderr
+ * goes to errfile, stdout to /dev/null. */
+static pid_t start(const char **args) {
+  const char *argv[32];
+  int i = 0;
+  pid_t pid;
+  argv[i++] = ipcstamp;
+  while (*args && i < 31)
+    argv[i++] = *args++;
+  argv[i] = NULL;
+  pid = fork();
+  ck_assert_int_ge(pid, 0);
+  if (pid == 0) {
+    int e = open(errfile, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    int o = open("/dev/null", O_WRONLY);
+    dup2(e, 2);
+    dup2(o, 1);
+    execv(ipcstamp, (char **)argv);
+    _exit(127);
+  }
+  return pid;
+}
+
+static int finish(pid_t pid) {
+  int st;
+  ck_assert_int_eq(waitpid(pid, &st, 0), pid);
+  ck_assert_msg(WIFEXITED(st), "ipcstamp died of signal %d",
+                WIFSIGNALED(st) ? WTERMSIG(st) : 0);
+  return WEXITSTATUS(st);
+}
+
+static int run(const char **args) { return finish(start(args)); }
+
+static void assert_err(const char *words) {
+  char *e = slurp(errfile);
+  ck_assert_msg(strstr(e, words) != NULL, "stderr lacks '%s': %s", words, e);
+  free(e);
+}
+
+/* Seconds text ("764.404427069") to integer nanoseconds. */
+static long long ns_of(const char *line, const char *key) {
+  char pat[32];
+  const char *p;
+  long long s = 0, f = 0;
+  int d = 0;
+  snprintf(pat, sizeof pat, "\"%s\":", key);
+  p = strstr(line, pat);
+  ck_assert_ptr_nonnull(p);
+  p += strlen(pat);
+  while (*p >= '0' && *p <= '9')
+    s = s * 10 + (*p++ - '0');
+  ck_assert_int_eq(*p, '.');
+  for (p++; *p >= '0' && *p <= '9'; p++, d++)
+    f = f * 10 + (*p - '0');
+  ck_assert_int_eq(d, 9);
+  return s * 1000000000LL + f;
+}
+
+/* Every line one JSON object, "type" first, "time" and "monotime" last,
+ * each deliver-result's seconds = E - D.  Returns the number of lines of
+ * the given type. */
+static int check_slog(const char *path, const char *count_type) {
+  char *buf = slurp(path), *line, *save;
+  int count = 0, nlines = 0;
+  long long D = -1;
+  size_t len = strlen(buf);
+  ck_assert_msg(len > 0 && buf[len - 1] == '\n', "slog empty or last line "
+                                                 "incomplete");
+  for (line = strtok_r(buf, "\n", &save); line;
+       line = strtok_r(NULL, "\n", &save)) {
+    char err[200];
+    yajl_val v = yajl_tree_parse(line, err, sizeof err);
+    const char *type;
+    size_t n;
+    ck_assert_msg(v && YAJL_IS_OBJECT(v), "line %d not a JSON object: %s",
+                  nlines + 1, line);
+    n = v->u.object.len;
+    ck_assert_str_eq(v->u.object.keys[0], "type");
+    ck_assert(n >= 3);
+    ck_assert_str_eq(v->u.object.keys[n - 2], "time");
+    ck_assert_str_eq(v->u.object.keys[n - 1], "monotime");
+    type = YAJL_GET_STRING(v->u.object.values[0]);
+    ck_assert_ptr_nonnull(type);
+    if (nlines == 0)
+      ck_assert_str_eq(type, "slog-start");
+    if (!strcmp(type, "deliver"))
+      D = ns_of(line, "monotime");
+    if (!strcmp(type, "deliver-result")) {
+      ck_assert(D >= 0);
+      ck_assert_int_eq(ns_of(line, "seconds"), ns_of(line, "monotime") - D);
+    }
+    if (count_type && !strcmp(type, count_type))
+      count++;
+    yajl_tree_free(v);
+    nlines++;
+  }
+  free(buf);
+  return count;
+}
+
+START_TEST(test_run_good) {
+  const char *args[] = {"run", "--worker", worker_good, "--vats", "2",
+                        "--workload", wl, "--slog", slog, NULL};
+  char *s;
+  write_file(wl, "{\"vat\":\"v1\",\"vd\":\"up:2\"}\n"
+                 "{\"vat\":\"v2\",\"vd\":[\"message\",\"x\",{\"a\":1}]}\n"
+                 "\n"
+                 "{\"vat\":\"v2\",\"evaluate\":\"1+1\"}\n"
+                 "{\"vat\":\"v1\",\"vd\":\"up:1\"}\n");
+  ck_assert_int_eq(run(args), 0);
+  ck_assert_int_eq(check_slog(slog, "deliver-result"), 4);
+  ck_assert_int_eq(check_slog(slog, "syscall"), 3);
+  ck_assert_int_eq(check_slog(slog, "syscall-result"), 3);
+  ck_assert_int_eq(check_slog(slog, "worker-exit"), 2);
+  s = slurp(slog);
+  ck_assert(strstr(s, "\"vsc\":[\"vatstoreGet\",\"k0\"]") != NULL);
+  ck_assert(strstr(s, "\"vsr\":[\"ok\",null]") != NULL);
+  free(s);
+}
+END_TEST
+
+START_TEST(test_help) {
+  const char *args[] = {"run", "--help", NULL};
+  const char *opts[] = {"--worker", "--vats", "--workload", "--demo",
+                        "--rounds", "--slog", "--force", "--timeout",
+                        "--max-frame", "--quiet"};
+  pid_t pid;
+  int fd[2], st;
+  char buf[4096];
+  ssize_t n, got = 0;
+  size_t i;
+  (void)args;
+  ck_assert_int_eq(pipe(fd), 0);
+  pid = fork();
+  if (pid == 0) {
+    dup2(fd[1], 1);
+    execl(ipcstamp, ipcstamp, "run", "--help", (char *)NULL);
+    _exit(127);
+  }
+  close(fd[1]);
+  while ((n = read(fd[0], buf + got, sizeof buf - 1 - (size_t)got)) > 0)
+    got += n;
+  buf[got] = 0;
+  close(fd[0]);
+  waitpid(pid, &st, 0);
+  ck_assert(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+  for (i = 0; i < sizeof opts / sizeof opts[0]; i++)
+    ck_assert_msg(strstr(buf, opts[i]) != NULL, "help lacks %s", opts[i]);
+}
+END_TEST
+
+START_TEST(test_usage_errors) {
+  const char *a1[] = {"run", "--bogus", NULL};
+  const char *a2[] = {"run", "--worker", "x", "--vats", "0", "--demo", NULL};
+  const char *a3[] = {"run", "--demo", NULL};
+  const char *a4[] = {"run", "--worker", "x", NULL};
+  const char *a5[] = {"run", "--worker", "x", "--timeout", "-5", "--demo",
+                      NULL};
+  const char *a6[] = {"run", "--worker", "/nonexistent/worker", "--demo",
+                      NULL};
+  const char *a7[] = {"run", "--worker", "x", "--max-frame", "1e9", "--demo",
+                      NULL};
+  ck_assert_int_eq(run(a1), 2);
+  assert_err("unknown option '--bogus'");
+  ck_assert_int_eq(run(a2), 2);
+  assert_err("--vats wants a number");
+  ck_assert_int_eq(run(a3), 2);
+  assert_err("--worker CMD is required");
+  ck_assert_int_eq(run(a4), 2);
+  assert_err("exactly one of --workload FILE and --demo");
+  ck_assert_int_eq(run(a5), 2);
+  assert_err("--timeout");
+  ck_assert_int_eq(run(a6), 2);
+  assert_err("cannot start the worker '/nonexistent/worker'");
+  ck_assert_int_eq(run(a7), 2);
+  assert_err("--max-frame wants bytes");
+}
+END_TEST
+
+START_TEST(test_bad_workload) {
+  const char *args[] = {"run", "--worker", worker_good, "--workload", wl,
+                        "--slog", slog, NULL};
+  write_file(wl, "{\"vat\":\"v1\",\"vd\":1}\n{\"vat\":\"v9\",\"vd\":1}\n");
+  ck_assert_int_eq(run(args), 3);
+  assert_err(":2: no vat named 'v9'");
+  /* Nothing ran: no slogfile was even created. */
+  ck_assert_int_ne(access(slog, F_OK), 0);
+  write_file(wl, "{\"vat\":\"v1\",\"vd\":[1,}\n");
+  ck_assert_int_eq(run(args), 3);
+  assert_err(":1: invalid JSON");
+  write_file(wl, "{\"vat\":\"v1\",\"vd\":1,\"evaluate\":\"x\"}\n");
+  ck_assert_int_eq(run(args), 3);
+  assert_err("exactly one of \"evaluate\" and \"vd\"");
+}
+END_TEST
+
+START_TEST(test_slog_files) {
+  const char *args[] = {"run", "--worker", worker_good, "--workload", wl,
+                        "--slog", slog, NULL};
+  const char *full[] = {"run", "--worker", worker_good, "--workload", wl,
+                        "--slog", "/dev/full", NULL};
+  const char *force[] = {"run", "--worker", worker_good, "--workload", wl,
+                         "--slog", slog, "--force", NULL};
+  char *e, *p;
+  int n = 0;
+  write_file(wl, "{\"vat\":\"v1\",\"vd\":1}\n");
+  write_file(slog, "precious\n");
+  ck_assert_int_eq(run(args), 4);
+  assert_err("File exists (use --force to replace it)");
+  ck_assert_int_eq(run(force), 0);
+  ck_assert_int_eq(check_slog(slog, "deliver"), 1);
+  ck_assert_int_eq(run(full), 4);
+  /* Reported once, clearly. */
+  e = slurp(errfile);
+  for (p = e; (p = strstr(p, "No space left on device")) != NULL; p++)
+    n++;
+  ck_assert_msg(n == 1, "reported %d times: %s", n, e);
+  free(e);
+}
+END_TEST
+
+START_TEST(test_fault_exit_code) {
+  char worker[1300];
+  const char *args[] = {"run", "--worker", worker, "--workload", wl,
+                        "--slog", slog, NULL};
+  char *s;
+  snprintf(worker, sizeof worker, "%s --peer garbage", parent_self_exe());
+  write_file(wl, "{\"vat\":\"v1\",\"vd\":1}\n{\"vat\":\"v1\",\"vd\":2}\n");
+  ck_assert_int_eq(run(args), 1);
+  assert_err("missing comma after the payload");
+  ck_assert_int_eq(check_slog(slog, "deliver-result"), 1);
+  s = slurp(slog);
+  ck_assert(strstr(s, "\"fault\":\"IPS_ENS_NO_COMMA\"") != NULL);
+  free(s);
+}
+END_TEST
+
+START_TEST(test_hostile_result) {
+  char worker[1300];
+  const char *args[] = {"run", "--worker", worker, "--workload", wl,
+                        "--slog", slog, NULL};
+  snprintf(worker, sizeof worker, "%s --peer hostile", parent_self_exe());
+  write_file(wl, "{\"vat\":\"v1\",\"vd\":\"a\\nb\\\"c\\u0000\"}\n");
+  ck_assert_int_eq(run(args), 0);
+  ck_assert_int_eq(check_slog(slog, "deliver-result"), 1);
+}
+END_TEST
+
+START_TEST(test_sigterm) {
+  char worker[1300];
+  const char *args[] = {"run", "--worker", worker, "--workload", wl,
+                        "--slog", slog, NULL};
+  pid_t pid;
+  int i, rc;
+  char *s, mark[700];
+  snprintf(mark, sizeof mark, "%s.mark", slog);
+  setenv("PARENT_PEER_MARK", mark, 1);
+  snprintf(worker, sizeof worker, "%s --peer hang", parent_self_exe());
+  write_file(wl, "{\"vat\":\"v1\",\"vd\":1}\n{\"vat\":\"v1\",\"vd\":2}\n");
+  pid = start(args);
+  /* Wait (bounded) until the first delivery is on its way. */
+  for (i = 0; i < 3000 && access(mark, F_OK) != 0; i++)
+    usleep(10000);
+  kill(pid, SIGTERM);
+  rc = finish(pid);
+  ck_assert_int_eq(rc, 1);
+  assert_err("stopping");
+  /* Valid up to the end; the cancelled delivery is recorded as such. */
+  ck_assert_int_eq(check_slog(slog, "deliver-result"), 1);
+  s = slurp(slog);
+  ck_assert(strstr(s, "cancelled") != NULL);
+  free(s);
+}
+END_TEST
+
+/* The project's real workers, several at once. */
+START_TEST(test_run_real_workers) {
+  const char *b = getenv("IPCSTAMP_BUILDDIR");
+  char js[1100], c[1100];
+  const char *demo[] = {"run", "--worker", js, "--vats", "3", "--demo",
+                        "--rounds", "3", "--slog", slog, NULL};
+  const char *cw[] = {"run", "--worker", c, "--vats", "2", "--workload", wl,
+                      "--slog", slog, "--force", NULL};
+  char *s;
+  ck_assert_ptr_nonnull(b);
+  snprintf(js, sizeof js, "%s/worker/ipcstamp-worker-js", b);
+  snprintf(c, sizeof c, "%s/worker/ipcstamp-worker-c", b);
+  ck_assert_int_eq(run(demo), 0);
+  ck_assert_int_gt(check_slog(slog, "deliver-result"), 9);
+  ck_assert_int_gt(check_slog(slog, "syscall"), 9);
+  s = slurp(slog);
+  ck_assert_msg(strstr(s, "[\"error\"") == NULL, "an error in the demo");
+  ck_assert(strstr(s, "\"vsc\":[\"send\",\"v2\"") != NULL);
+  free(s);
+  write_file(wl, "{\"vat\":\"v1\",\"vd\":{\"upcalls\":3,\"spin_us\":200,"
+                 "\"reply_bytes\":64,\"upcall_bytes\":32}}\n"
+                 "{\"vat\":\"v2\",\"vd\":{\"upcalls\":1}}\n"
+                 "{\"vat\":\"v1\",\"vd\":{}}\n");
+  ck_assert_int_eq(run(cw), 0);
+  ck_assert_int_eq(check_slog(slog, "deliver-result"), 3);
+  ck_assert_int_eq(check_slog(slog, "syscall-result"), 4);
+}
+END_TEST
+
+static Suite *run_suite(void) {
+  Suite *s = suite_create("run");
+  TCase *tc = tcase_create("Core");
+  tcase_add_checked_fixture(tc, setup, NULL);
+  tcase_add_test(tc, test_run_good);
+  tcase_add_test(tc, test_help);
+  tcase_add_test(tc, test_run_real_workers);
+  suite_add_tcase(s, tc);
+  tc = tcase_create("Bad input");
+  tcase_add_checked_fixture(tc, setup, NULL);
+  tcase_add_test(tc, test_usage_errors);
+  tcase_add_test(tc, test_bad_workload);
+  tcase_add_test(tc, test_slog_files);
+  tcase_add_test(tc, test_fault_exit_code);
+  tcase_add_test(tc, test_hostile_result);
+  tcase_add_test(tc, test_sigterm);
+  suite_add_tcase(s, tc);
+  return s;
+}
+
+int main(int argc, char **argv) {
+  SRunner *sr;
+  int failed;
+  if (argc == 3 && !strcmp(argv[1], "--peer"))
+    return parent_peer_main(argv[2]);
+  sr = srunner_create(run_suite());
+  srunner_run_all(sr, CK_NORMAL);
+  failed = srunner_ntests_failed(sr);
+  srunner_free(sr);
+  return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+}

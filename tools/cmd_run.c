@@ -1,0 +1,328 @@
+/* cmd_run.c — `ipcstamp run`: drive a workload through one worker per vat
+ * and write a slogfile. */
+#include "config.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "commands.h"
+#include "kernel.h"
+#include "run_demo.h"
+
+#define MAX_VATS 256
+#define MAX_ARGS 64
+
+static void usage(FILE *f) {
+  fprintf(f,
+      "usage: ipcstamp run --worker CMD (--workload FILE | --demo) [options]\n"
+      "\n"
+      "Drive a workload through workers (one per vat, any program speaking\n"
+      "the xsnap worker protocol on fd 3/4) and write a slogfile.\n"
+      "\n"
+      "  --worker CMD      the worker command line, split at spaces (no\n"
+      "                    shell); e.g. 'worker/ipcstamp-worker-js'\n"
+      "  --vats N          number of vats, v1..vN, one worker each (1..%d;\n"
+      "                    default 1)\n"
+      "  --workload FILE   JSON lines: {\"vat\":\"v1\",\"evaluate\":\"<js>\"} or\n"
+      "                    {\"vat\":\"v1\",\"vd\":<delivery>}; '-' is stdin\n"
+      "  --demo            the built-in demo workload (needs a JavaScript\n"
+      "                    worker: ipcstamp-worker-js or xsnap-worker)\n"
+      "  --rounds N        rounds of the demo (default 20)\n"
+      "  --slog FILE       write the slogfile to FILE (docs/slogfile.md)\n"
+      "  --force           replace FILE if it exists\n"
+      "  --timeout MS      fail a delivery after MS milliseconds (default: "
+      "none)\n"
+      "  --max-frame BYTES largest frame accepted from a worker (default\n"
+      "                    64 MiB); a longer one is a fault\n"
+      "  --quiet           no summary\n"
+      "  -h, --help        this help\n"
+      "\n"
+      "exit codes: 0 ok, 1 a worker fault or an interrupted run, 2 bad usage,\n"
+      "            3 bad workload line, 4 cannot read or write a file\n",
+      MAX_VATS);
+}
+
+__attribute__((format(printf, 1, 2))) static int bad_usage(const char *fmt,
+                                                           ...) {
+  va_list ap;
+  fprintf(stderr, "ipcstamp run: ");
+  va_start(ap, fmt);
+  vfprintf(stderr, fmt, ap);
+  va_end(ap);
+  fprintf(stderr, " (try 'ipcstamp run --help')\n");
+  return IPS_EXIT_USAGE;
+}
+
+static int parse_num(const char *s, long lo, long hi, long *out) {
+  char *end;
+  long v;
+  errno = 0;
+  v = strtol(s, &end, 10);
+  if (errno || end == s || *end || v < lo || v > hi)
+    return -1;
+  *out = v;
+  return 0;
+}
+
+typedef struct {
+  kernel_t k;
+  uv_signal_t sig[2];
+  uv_timer_t progress;
+  int interrupted;
+  int show_progress, progress_shown;
+  uint64_t start_ns;
+} run_t;
+
+static void on_sig(uv_signal_t *h, int signum) {
+  run_t *r = h->data;
+  if (!r->interrupted) {
+    r->interrupted = signum;
+    fprintf(stderr, "\nipcstamp run: %s: stopping\n", strsignal(signum));
+  }
+  kernel_stop(&r->k);
+}
+
+static void on_progress(uv_timer_t *t) {
+  run_t *r = t->data;
+  kernel_t *k = &r->k;
+  fprintf(stderr,
+          "\r  %" PRIu64 " deliveries, %" PRIu64 " upcalls, %" PRIu64
+          " errors, %zu queued   ",
+          k->deliveries, k->upcalls, k->errors + k->faults, k->queued);
+  r->progress_shown = 1;
+}
+
+/* The run queue ran dry or the run was stopped: let the loop end once the
+ * workers are closed. */
+static void on_idle(kernel_t *k) {
+  run_t *r = (run_t *)k;
+  int i;
+  for (i = 0; i < 2; i++)
+    if (!uv_is_closing((uv_handle_t *)&r->sig[i]))
+      uv_close((uv_handle_t *)&r->sig[i], NULL);
+  if (!uv_is_closing((uv_handle_t *)&r->progress))
+    uv_close((uv_handle_t *)&r->progress, NULL);
+}
+
+/* Split CMD at spaces into argv (no quoting: use a wrapper script for
+ * anything fancier). */
+static int split_cmd(char *cmd, char **argv, int max) {
+  int n = 0;
+  char *save, *tok;
+  for (tok = strtok_r(cmd, " \t", &save); tok && n < max - 1;
+       tok = strtok_r(NULL, " \t", &save))
+    argv[n++] = tok;
+  argv[n] = NULL;
+  return tok ? -1 : n;
+}
+
+static int start_vats(run_t *r, char **wargv, uint64_t timeout_ms,
+                      size_t max_frame) {
+  kernel_t *k = &r->k;
+  int i, rc;
+  for (i = 0; i < k->nvats; i++) {
+    vat_t *v = &k->vats[i];
+    ips_worker_options_t o;
+    memset(&o, 0, sizeof o);
+    snprintf(v->id, sizeof v->id, "v%d", i + 1);
+    v->k = k;
+    o.file = wargv[0];
+    o.args = wargv;
+    o.timeout_ms = timeout_ms;
+    o.max_frame = max_frame;
+    o.data = v;
+    kernel_worker_options(k, &o);
+    rc = ips_worker_spawn(k->loop, &o, &v->w);
+    if (rc) {
+      fprintf(stderr, "ipcstamp run: cannot start the worker '%s': %s\n",
+              wargv[0], ips_strerror(rc));
+      return rc;
+    }
+    k->open_workers++;
+    if (k->slog)
+      kernel_slog_check(k, ips_slog_worker_start(k->slog, v->id,
+                                                 ips_worker_pid(v->w)));
+  }
+  return 0;
+}
+
+int ips__cmd_run(int argc, char **argv) {
+  static const struct option opts[] = {
+      {"worker", required_argument, NULL, 'w'},
+      {"vats", required_argument, NULL, 'n'},
+      {"workload", required_argument, NULL, 'l'},
+      {"demo", no_argument, NULL, 'd'},
+      {"rounds", required_argument, NULL, 'r'},
+      {"slog", required_argument, NULL, 's'},
+      {"force", no_argument, NULL, 'f'},
+      {"timeout", required_argument, NULL, 't'},
+      {"max-frame", required_argument, NULL, 'm'},
+      {"quiet", no_argument, NULL, 'q'},
+      {"help", no_argument, NULL, 'h'},
+      {NULL, 0, NULL, 0}};
+  const char *worker = NULL, *workload = NULL, *slog_path = NULL;
+  int demo = 0, force = 0, quiet = 0, c, rc, i, exit_code = IPS_EXIT_OK;
+  long vats = 1, rounds = 20, timeout = 0, max_frame = 0;
+  char *cmd = NULL, *wargv[MAX_ARGS];
+  uv_loop_t loop;
+  run_t r;
+  ips_stamp_t t0, t1;
+
+  opterr = 0;
+  while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
+    switch (c) {
+    case 'w': worker = optarg; break;
+    case 'l': workload = optarg; break;
+    case 'd': demo = 1; break;
+    case 's': slog_path = optarg; break;
+    case 'f': force = 1; break;
+    case 'q': quiet = 1; break;
+    case 'n':
+      if (parse_num(optarg, 1, MAX_VATS, &vats))
+        return bad_usage("--vats wants a number from 1 to 256, not '%s'",
+                         optarg);
+      break;
+    case 'r':
+      if (parse_num(optarg, 0, 1000000, &rounds))
+        return bad_usage("--rounds wants a number from 0 to 1000000, not "
+                         "'%s'", optarg);
+      break;
+    case 't':
+      if (parse_num(optarg, 1, LONG_MAX, &timeout))
+        return bad_usage("--timeout wants milliseconds (> 0), not '%s'",
+                         optarg);
+      break;
+    case 'm':
+      if (parse_num(optarg, 16, (long)IPS_NS_LEN_MAX, &max_frame))
+        return bad_usage("--max-frame wants bytes from 16 to 999999999, "
+                         "not '%s'", optarg);
+      break;
+    case 'h':
+      usage(stdout);
+      return IPS_EXIT_OK;
+    case ':':
+      return bad_usage("option '%s' needs a value", argv[optind - 1]);
+    default:
+      return bad_usage("unknown option '%s'", argv[optind - 1]);
+    }
+  }
+  if (optind < argc)
+    return bad_usage("unexpected argument '%s'", argv[optind]);
+  if (!worker || !*worker)
+    return bad_usage("--worker CMD is required");
+  if (!workload == !demo)
+    return bad_usage("give exactly one of --workload FILE and --demo");
+
+  memset(&r, 0, sizeof r);
+  if (uv_loop_init(&loop) != 0) {
+    fprintf(stderr, "ipcstamp run: cannot start the event loop\n");
+    return IPS_EXIT_FAIL;
+  }
+  r.k.loop = &loop;
+  r.k.nvats = (int)vats;
+  r.k.vats = calloc((size_t)vats, sizeof *r.k.vats);
+  r.k.on_idle = on_idle;
+  r.k.slog_path = slog_path;
+  cmd = strdup(worker);
+  if (!r.k.vats || !cmd) {
+    fprintf(stderr, "ipcstamp run: out of memory\n");
+    exit_code = IPS_EXIT_FAIL;
+    goto out;
+  }
+  if (split_cmd(cmd, wargv, MAX_ARGS) <= 0) {
+    exit_code = bad_usage("--worker '%s' is empty or has too many words",
+                          worker);
+    goto out;
+  }
+  for (i = 0; i < r.k.nvats; i++)
+    snprintf(r.k.vats[i].id, sizeof r.k.vats[i].id, "v%d", i + 1);
+
+  /* The whole workload is checked before anything starts. */
+  if (workload) {
+    rc = run_load_workload(&r.k, workload);
+    if (rc) {
+      exit_code = rc;
+      goto out;
+    }
+  } else if (run_demo_workload(&r.k, (int)rounds) != 0) {
+    fprintf(stderr, "ipcstamp run: out of memory\n");
+    exit_code = IPS_EXIT_FAIL;
+    goto out;
+  }
+
+  if (slog_path) {
+    rc = ips_slog_open(&r.k.slog, slog_path, force ? IPS_SLOG_FORCE : 0, argc,
+                       argv);
+    if (rc) {
+      fprintf(stderr, "ipcstamp run: cannot write the slogfile %s: %s%s\n",
+              slog_path, ips_strerror(rc),
+              rc == -EEXIST ? " (use --force to replace it)" : "");
+      exit_code = IPS_EXIT_IO;
+      goto out;
+    }
+  }
+
+  for (i = 0; i < 2; i++) {
+    uv_signal_init(&loop, &r.sig[i]);
+    r.sig[i].data = &r;
+    uv_signal_start(&r.sig[i], on_sig, i ? SIGTERM : SIGINT);
+  }
+  uv_timer_init(&loop, &r.progress);
+  r.progress.data = &r;
+  if (isatty(2) && !quiet)
+    uv_timer_start(&r.progress, on_progress, 1000, 500);
+  ips_clock_read(&t0);
+
+  rc = start_vats(&r, wargv, (uint64_t)timeout, (size_t)max_frame);
+  if (rc != 0) {
+    /* A --worker that cannot be run is a bad value. */
+    exit_code = rc == UV_ENOENT || rc == UV_EACCES ? IPS_EXIT_USAGE
+                                                   : IPS_EXIT_FAIL;
+    kernel_stop(&r.k);
+  } else {
+    kernel_pump(&r.k);
+  }
+  uv_run(&loop, UV_RUN_DEFAULT);
+  ips_clock_read(&t1);
+  if (r.progress_shown)
+    fputc('\n', stderr);
+
+  if (r.k.slog) {
+    rc = ips_slog_close(r.k.slog);
+    r.k.slog = NULL;
+    if (rc)
+      kernel_slog_check(&r.k, rc);
+  }
+  if (!quiet)
+    printf("ipcstamp run: %d vat%s, %" PRIu64 " deliveries and %" PRIu64
+           " evaluations (%" PRIu64 " errors, %" PRIu64 " faults, %" PRIu64
+           " not run), %" PRIu64 " upcalls (%" PRIu64 " sends) in %.3f s\n",
+           r.k.nvats, r.k.nvats == 1 ? "" : "s", r.k.deliveries,
+           r.k.evaluations, r.k.errors, r.k.faults, r.k.skipped, r.k.upcalls,
+           r.k.sends, (double)(t1.mono_ns - t0.mono_ns) / 1e9);
+  if (slog_path && !quiet && !r.k.slog_failed)
+    printf("slogfile: %s\n", slog_path);
+  if (r.k.slog_failed)
+    exit_code = IPS_EXIT_IO;
+  else if (exit_code == IPS_EXIT_OK && (r.k.faults || r.interrupted))
+    exit_code = IPS_EXIT_FAIL;
+
+out:
+  kernel_free(&r.k);
+  if (r.k.slog)
+    ips_slog_close(r.k.slog);
+  uv_run(&loop, UV_RUN_DEFAULT);
+  if (uv_loop_close(&loop) != 0 && exit_code == IPS_EXIT_OK)
+    exit_code = IPS_EXIT_FAIL;
+  free(cmd);
+  fflush(stdout);
+  return exit_code;
+}

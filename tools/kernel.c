@@ -1,0 +1,346 @@
+/* kernel.c — see kernel.h.  One crank at a time, in queue order, as in
+ * SwingSet: a delivery's sends are queued behind everything already
+ * waiting, and the kernel's own work between two deliveries is real. */
+#include "config.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <yajl/yajl_gen.h>
+
+#include "commands.h"
+#include "kernel.h"
+#include "run_json.h"
+
+static unsigned hash(const char *s) {
+  unsigned h = 2166136261u;
+  while (*s)
+    h = (h ^ (unsigned char)*s++) * 16777619u;
+  return h % KERNEL_STORE_BUCKETS;
+}
+
+static kv_t **store_find(vat_t *v, const char *key) {
+  kv_t **p = &v->store[hash(key)];
+  while (*p && strcmp((*p)->key, key))
+    p = &(*p)->next;
+  return p;
+}
+
+static void store_free(vat_t *v) {
+  int i;
+  for (i = 0; i < KERNEL_STORE_BUCKETS; i++) {
+    kv_t *e = v->store[i], *n;
+    for (; e; e = n) {
+      n = e->next;
+      free(e->key);
+      free(e->val);
+      free(e);
+    }
+    v->store[i] = NULL;
+  }
+}
+
+void kernel_item_free(run_item_t *it) {
+  if (it) {
+    free(it->vd);
+    free(it->src);
+    free(it);
+  }
+}
+
+void kernel_push(kernel_t *k, run_item_t *it) {
+  it->next = NULL;
+  if (k->tail)
+    k->tail->next = it;
+  else
+    k->head = it;
+  k->tail = it;
+  k->queued++;
+}
+
+static run_item_t *pop(kernel_t *k) {
+  run_item_t *it = k->head;
+  if (it) {
+    k->head = it->next;
+    if (!k->head)
+      k->tail = NULL;
+    k->queued--;
+  }
+  return it;
+}
+
+int kernel_vat_index(const kernel_t *k, const char *id) {
+  int i;
+  for (i = 0; i < k->nvats; i++)
+    if (!strcmp(k->vats[i].id, id))
+      return i;
+  return -1;
+}
+
+int kernel_slog_check(kernel_t *k, int rc) {
+  if (rc == 0)
+    return 0;
+  if (!k->slog_failed) {
+    k->slog_failed = rc;
+    fprintf(stderr, "ipcstamp run: cannot write the slogfile %s: %s\n",
+            k->slog_path, ips_strerror(rc));
+    kernel_stop(k);
+  }
+  return 1;
+}
+
+/* ["ok", value] or ["error", message], generated (never pasted). */
+static char *make_reply(const char *ok_json, const char *err, size_t *len) {
+  yajl_gen g = yajl_gen_alloc(NULL);
+  const unsigned char *b;
+  size_t n;
+  char *out = NULL;
+  if (!g)
+    return NULL;
+  yajl_gen_array_open(g);
+  if (err) {
+    yajl_gen_string(g, (const unsigned char *)"error", 5);
+    yajl_gen_string(g, (const unsigned char *)err, strlen(err));
+  } else {
+    yajl_gen_string(g, (const unsigned char *)"ok", 2);
+    /* ok_json is our own re-serialised text: a number token carries any
+     * JSON value through unchanged. */
+    if (ok_json)
+      yajl_gen_number(g, ok_json, strlen(ok_json));
+    else
+      yajl_gen_null(g);
+  }
+  yajl_gen_array_close(g);
+  if (yajl_gen_get_buf(g, &b, &n) == yajl_gen_status_ok &&
+      (out = malloc(n + 1))) {
+    memcpy(out, b, n);
+    out[n] = 0;
+    *len = n;
+  }
+  yajl_gen_free(g);
+  return out;
+}
+
+static const char *str_arg(const run_jsplit_t *s, size_t i) {
+  if (i >= s->count || i >= RUN_JSON_MAX_ITEMS || !s->item[i].str ||
+      strlen(s->item[i].str) != s->item[i].slen)
+    return NULL;
+  return s->item[i].str;
+}
+
+/* The syscall's work.  Returns the reply (owned by the caller). */
+static char *do_syscall(kernel_t *k, vat_t *v, const char *p, size_t n,
+                     size_t *len) {
+  run_jsplit_t s;
+  char err[200];
+  const char *op, *key;
+  char *reply;
+  if (run_json_split(p, n, &s, err, sizeof err) != 0)
+    return make_reply(NULL, err, len);
+  if (s.is_object || !(op = str_arg(&s, 0))) {
+    run_json_free(&s);
+    return make_reply(NULL, "a syscall is [\"name\", args...]", len);
+  }
+  key = str_arg(&s, 1);
+  if (!strcmp(op, "vatstoreGet") && key) {
+    kv_t **e = store_find(v, key);
+    reply = make_reply(*e ? (*e)->val : NULL, NULL, len);
+  } else if (!strcmp(op, "vatstoreSet") && key && s.count >= 3) {
+    kv_t **e = store_find(v, key);
+    char *val = strdup(s.item[2].json);
+    if (!val) {
+      reply = NULL;
+    } else if (*e) {
+      free((*e)->val);
+      (*e)->val = val;
+      reply = make_reply(NULL, NULL, len);
+    } else if ((*e = calloc(1, sizeof **e)) && ((*e)->key = strdup(key))) {
+      (*e)->val = val;
+      reply = make_reply(NULL, NULL, len);
+    } else {
+      free(*e);
+      *e = NULL;
+      free(val);
+      reply = NULL;
+    }
+  } else if (!strcmp(op, "vatstoreDelete") && key) {
+    kv_t **e = store_find(v, key), *d = *e;
+    if (d) {
+      *e = d->next;
+      free(d->key);
+      free(d->val);
+      free(d);
+    }
+    reply = make_reply(NULL, NULL, len);
+  } else if (!strcmp(op, "send") && key && s.count >= 3) {
+    int t = kernel_vat_index(k, key);
+    run_item_t *it;
+    if (t < 0) {
+      snprintf(err, sizeof err, "send: no vat named '%.40s'", key);
+      reply = make_reply(NULL, err, len);
+    } else if ((it = calloc(1, sizeof *it)) &&
+               (it->vd = strdup(s.item[2].json))) {
+      it->vat = t;
+      it->vdlen = s.item[2].len;
+      kernel_push(k, it);
+      k->sends++;
+      reply = make_reply(NULL, NULL, len);
+    } else {
+      free(it);
+      reply = NULL;
+    }
+  } else if (!strcmp(op, "log")) {
+    reply = make_reply(NULL, NULL, len);
+  } else {
+    snprintf(err, sizeof err, "unknown syscall '%.40s' or wrong arguments",
+             op);
+    reply = make_reply(NULL, err, len);
+  }
+  run_json_free(&s);
+  return reply;
+}
+
+static void on_upcall(ips_worker_t *w, void *arg, const char *p, size_t n,
+                      const ips_stamp_t *U) {
+  kernel_t *k = arg;
+  vat_t *v = ips_worker_data(w);
+  uint64_t snum = k->snum++;
+  size_t len = 0;
+  char *reply;
+  ips_stamp_t R;
+  k->upcalls++;
+  if (k->slog)
+    kernel_slog_check(k, ips_slog_syscall(k->slog, k->crank, v->id, k->dnum,
+                                          snum, p, n, U));
+  reply = do_syscall(k, v, p, n, &len);
+  if (!reply) {
+    fprintf(stderr, "ipcstamp run: out of memory\n");
+    ips_worker_kill(w);
+    return;
+  }
+  if (ips_worker_reply(w, reply, len, &R) == 0 && k->slog)
+    kernel_slog_check(k, ips_slog_syscall_result(k->slog, k->crank, v->id,
+                                                 k->dnum, snum, reply, len,
+                                                 &R));
+  free(reply);
+}
+
+static void on_start(ips_worker_t *w, void *arg, const ips_stamp_t *D) {
+  kernel_t *k = arg;
+  vat_t *v = ips_worker_data(w);
+  if (k->slog && k->cur)
+    kernel_slog_check(k, ips_slog_deliver(k->slog, k->crank, v->id, k->dnum,
+                                          k->cur->vd, k->cur->vdlen, D));
+}
+
+static void on_result(ips_worker_t *w, void *arg, const ips_result_t *res) {
+  kernel_t *k = arg;
+  vat_t *v = ips_worker_data(w);
+  if (res->nstamps > 0 && k->slog)
+    kernel_slog_check(k, ips_slog_deliver_result(k->slog, k->crank, v->id,
+                                                 k->dnum, res));
+  if (res->kind == IPS_RESULT_ERROR) {
+    k->errors++;
+  } else if (res->kind == IPS_RESULT_FAULT && res->status != -ECANCELED) {
+    k->faults++;
+    fprintf(stderr, "ipcstamp run: %s: delivery %llu failed: %s\n", v->id,
+            (unsigned long long)k->dnum, res->message);
+  }
+  if (res->metering_error)
+    fprintf(stderr, "ipcstamp run: %s: delivery %llu: %s\n", v->id,
+            (unsigned long long)k->dnum, res->metering_error);
+  kernel_item_free(k->cur);
+  k->cur = NULL;
+  kernel_pump(k);
+}
+
+static void on_console(ips_worker_t *w, int fd, const char *line, size_t n) {
+  vat_t *v = ips_worker_data(w);
+  kernel_t *k = v->k;
+  if (k->slog)
+    kernel_slog_check(k, ips_slog_console(k->slog, v->id, fd, line, n));
+  else
+    fprintf(stderr, "[%s] %.*s\n", v->id, (int)n, line);
+}
+
+static void on_exit_(ips_worker_t *w, int64_t status, int sig) {
+  vat_t *v = ips_worker_data(w);
+  if (v->k->slog)
+    kernel_slog_check(v->k,
+                      ips_slog_worker_exit(v->k->slog, v->id, status, sig));
+}
+
+static void on_closed(ips_worker_t *w) {
+  vat_t *v = ips_worker_data(w);
+  v->w = NULL;
+  v->closed = 1;
+  v->k->open_workers--;
+}
+
+void kernel_worker_options(kernel_t *k, ips_worker_options_t *o) {
+  o->upcall_cb = on_upcall;
+  o->start_cb = on_start;
+  o->console_cb = on_console;
+  o->exit_cb = on_exit_;
+}
+
+void kernel_pump(kernel_t *k) {
+  run_item_t *it;
+  int rc;
+  while (!k->cur && !k->stopping && (it = pop(k)) != NULL) {
+    vat_t *v = &k->vats[it->vat];
+    if (!v->w || !ips_worker_alive(v->w)) {
+      k->skipped++;
+      kernel_item_free(it);
+      continue;
+    }
+    k->cur = it;
+    k->crank++;
+    k->dnum = ++v->deliveries;
+    k->snum = 0;
+    if (it->evaluate) {
+      k->evaluations++;
+      rc = ips_worker_evaluate(v->w, it->src, it->srclen, on_result, k);
+    } else {
+      k->deliveries++;
+      rc = ips_worker_deliver(v->w, it->vd, it->vdlen, on_result, k);
+    }
+    if (rc) {
+      fprintf(stderr, "ipcstamp run: %s: cannot deliver: %s\n", v->id,
+              ips_strerror(rc));
+      k->faults++;
+      k->cur = NULL;
+      kernel_item_free(it);
+    }
+  }
+  if (!k->cur && (k->stopping || !k->head))
+    kernel_stop(k);
+}
+
+void kernel_stop(kernel_t *k) {
+  int i;
+  if (k->stopping == 2)
+    return;
+  k->stopping = 2;
+  for (i = 0; i < k->nvats; i++)
+    if (k->vats[i].w)
+      ips_worker_close(k->vats[i].w, on_closed);
+  if (k->on_idle)
+    k->on_idle(k);
+}
+
+void kernel_free(kernel_t *k) {
+  int i;
+  run_item_t *it;
+  while ((it = pop(k)) != NULL) {
+    k->skipped++;
+    kernel_item_free(it);
+  }
+  kernel_item_free(k->cur);
+  k->cur = NULL;
+  for (i = 0; i < k->nvats; i++)
+    store_free(&k->vats[i]);
+  free(k->vats);
+  k->vats = NULL;
+}

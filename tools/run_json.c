@@ -1,0 +1,194 @@
+/* run_json.c — see run_json.h.  One generator per member: tokens at depth
+ * >= 1 are forwarded into it, and when the member's value closes, its text
+ * is copied out. */
+#include "config.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <yajl/yajl_gen.h>
+#include <yajl/yajl_parse.h>
+
+#include "run_json.h"
+
+typedef struct {
+  run_jsplit_t *out;
+  yajl_gen g;
+  int depth;
+  char *key;
+  int bad;
+  const char *why;
+} sp_t;
+
+#define OK(x) ((x) == yajl_gen_status_ok)
+
+static char *dup_n(const char *s, size_t n) {
+  char *d = malloc(n + 1);
+  if (d) {
+    memcpy(d, s, n);
+    d[n] = 0;
+  }
+  return d;
+}
+
+/* A member's value is complete: keep it. */
+static int finish(sp_t *p, const unsigned char *str, size_t slen) {
+  const unsigned char *b;
+  size_t len;
+  run_jitem_t *it;
+  size_t i = p->out->count++;
+  if (i >= RUN_JSON_MAX_ITEMS) {
+    free(p->key);
+    p->key = NULL;
+    yajl_gen_clear(p->g);
+    yajl_gen_reset(p->g, NULL);
+    return 1;
+  }
+  it = &p->out->item[i];
+  yajl_gen_get_buf(p->g, &b, &len);
+  it->key = p->key;
+  p->key = NULL;
+  it->json = dup_n((const char *)b, len);
+  it->len = len;
+  if (str) {
+    it->str = dup_n((const char *)str, slen);
+    it->slen = slen;
+  }
+  yajl_gen_clear(p->g);
+  yajl_gen_reset(p->g, NULL);
+  if (!it->json || (str && !it->str)) {
+    p->why = "out of memory";
+    return 0;
+  }
+  return 1;
+}
+
+static int scalar(sp_t *p, yajl_gen_status st, const unsigned char *str,
+                  size_t slen) {
+  if (p->depth == 0) {
+    p->why = "not a JSON object or array";
+    return 0;
+  }
+  if (!OK(st))
+    return 0;
+  return p->depth == 1 ? finish(p, str, slen) : 1;
+}
+
+static int c_null(void *c) {
+  sp_t *p = c;
+  return scalar(p, yajl_gen_null(p->g), NULL, 0);
+}
+static int c_bool(void *c, int b) {
+  sp_t *p = c;
+  return scalar(p, yajl_gen_bool(p->g, b), NULL, 0);
+}
+static int c_num(void *c, const char *s, size_t n) {
+  sp_t *p = c;
+  return scalar(p, yajl_gen_number(p->g, s, n), NULL, 0);
+}
+static int c_str(void *c, const unsigned char *s, size_t n) {
+  sp_t *p = c;
+  return scalar(p, yajl_gen_string(p->g, s, n), s, n);
+}
+static int c_key(void *c, const unsigned char *s, size_t n) {
+  sp_t *p = c;
+  if (p->depth == 1) {
+    free(p->key);
+    p->key = dup_n((const char *)s, n);
+    return p->key != NULL;
+  }
+  return OK(yajl_gen_string(p->g, s, n));
+}
+static int c_open(void *c, int map) {
+  sp_t *p = c;
+  if (p->depth == 0) {
+    p->out->is_object = map;
+    p->depth = 1;
+    return 1;
+  }
+  if (++p->depth > RUN_JSON_MAX_DEPTH) {
+    p->why = "nested too deeply";
+    return 0;
+  }
+  return OK(map ? yajl_gen_map_open(p->g) : yajl_gen_array_open(p->g));
+}
+static int c_close(void *c, int map) {
+  sp_t *p = c;
+  if (p->depth == 1) {
+    p->depth = 0;
+    return 1;
+  }
+  if (!OK(map ? yajl_gen_map_close(p->g) : yajl_gen_array_close(p->g)))
+    return 0;
+  return --p->depth == 1 ? finish(p, NULL, 0) : 1;
+}
+static int c_smap(void *c) { return c_open(c, 1); }
+static int c_emap(void *c) { return c_close(c, 1); }
+static int c_sarr(void *c) { return c_open(c, 0); }
+static int c_earr(void *c) { return c_close(c, 0); }
+
+static const yajl_callbacks cbs = {c_null, c_bool, NULL,  NULL,   c_num, c_str,
+                                   c_smap, c_key,  c_emap, c_sarr, c_earr};
+
+int run_json_split(const char *buf, size_t n, run_jsplit_t *out, char *err,
+                   size_t errsize) {
+  sp_t p;
+  yajl_handle h;
+  yajl_status st;
+  memset(out, 0, sizeof *out);
+  memset(&p, 0, sizeof p);
+  p.out = out;
+  p.g = yajl_gen_alloc(NULL);
+  h = p.g ? yajl_alloc(&cbs, NULL, &p) : NULL;
+  if (!h) {
+    snprintf(err, errsize, "out of memory");
+    if (p.g)
+      yajl_gen_free(p.g);
+    return -1;
+  }
+  st = yajl_parse(h, (const unsigned char *)buf, n);
+  if (st == yajl_status_ok)
+    st = yajl_complete_parse(h);
+  if (st != yajl_status_ok) {
+    if (p.why) {
+      snprintf(err, errsize, "%s at byte %zu", p.why,
+               yajl_get_bytes_consumed(h));
+    } else {
+      unsigned char *e = yajl_get_error(h, 0, NULL, 0);
+      char *nl = e ? strchr((char *)e, '\n') : NULL;
+      if (nl)
+        *nl = 0;
+      snprintf(err, errsize, "invalid JSON (%s) at byte %zu",
+               e ? (const char *)e : "?", yajl_get_bytes_consumed(h));
+      if (e)
+        yajl_free_error(h, e);
+    }
+    p.bad = 1;
+  }
+  yajl_free(h);
+  yajl_gen_free(p.g);
+  free(p.key);
+  if (p.bad) {
+    run_json_free(out);
+    return -1;
+  }
+  return 0;
+}
+
+void run_json_free(run_jsplit_t *s) {
+  size_t i;
+  for (i = 0; i < RUN_JSON_MAX_ITEMS; i++) {
+    free(s->item[i].key);
+    free(s->item[i].json);
+    free(s->item[i].str);
+  }
+  memset(s, 0, sizeof *s);
+}
+
+const run_jitem_t *run_json_get(const run_jsplit_t *s, const char *key) {
+  size_t i;
+  for (i = 0; i < s->count && i < RUN_JSON_MAX_ITEMS; i++)
+    if (s->item[i].key && !strcmp(s->item[i].key, key))
+      return &s->item[i];
+  return NULL;
+}

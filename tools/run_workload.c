@@ -1,0 +1,194 @@
+/* run_workload.c — JSON-lines workloads and the built-in demo.
+ *
+ *   {"vat":"v1","evaluate":"<source>"}   an 'e' command
+ *   {"vat":"v1","vd":<any JSON>}          a delivery of that JSON
+ *
+ * The file is untrusted input like any other: each line is parsed with the
+ * streaming parser and its parts re-serialised; the whole file is checked
+ * before anything runs, so a bad line never leaves a half-run workload. */
+#include "config.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <yajl/yajl_gen.h>
+
+#include "commands.h"
+#include "run_demo.h"
+#include "run_json.h"
+
+/* Longest workload line accepted (a delivery must also fit a frame). */
+#define LINE_MAX_BYTES (IPS_DEFAULT_MAX_FRAME - 16)
+
+static char *dup_n(const char *s, size_t n) {
+  char *d = malloc(n + 1);
+  if (d) {
+    memcpy(d, s, n);
+    d[n] = 0;
+  }
+  return d;
+}
+
+/* vd for the slog of an evaluation: ["evaluate", "<source>"]. */
+static char *evaluate_vd(const char *src, size_t n, size_t *len) {
+  yajl_gen g = yajl_gen_alloc(NULL);
+  const unsigned char *b;
+  size_t bl;
+  char *out = NULL;
+  if (!g)
+    return NULL;
+  if (yajl_gen_array_open(g) == yajl_gen_status_ok &&
+      yajl_gen_string(g, (const unsigned char *)"evaluate", 8) ==
+          yajl_gen_status_ok &&
+      yajl_gen_string(g, (const unsigned char *)src, n) ==
+          yajl_gen_status_ok &&
+      yajl_gen_array_close(g) == yajl_gen_status_ok &&
+      yajl_gen_get_buf(g, &b, &bl) == yajl_gen_status_ok) {
+    out = dup_n((const char *)b, bl);
+    *len = bl;
+  }
+  yajl_gen_free(g);
+  return out;
+}
+
+static run_item_t *make_eval(int vat, const char *src, size_t n) {
+  run_item_t *it = calloc(1, sizeof *it);
+  if (!it)
+    return NULL;
+  it->vat = vat;
+  it->evaluate = 1;
+  it->src = dup_n(src, n);
+  it->srclen = n;
+  it->vd = evaluate_vd(src, n, &it->vdlen);
+  if (!it->src || !it->vd) {
+    kernel_item_free(it);
+    return NULL;
+  }
+  return it;
+}
+
+static run_item_t *make_delivery(int vat, const char *json, size_t n) {
+  run_item_t *it = calloc(1, sizeof *it);
+  if (!it)
+    return NULL;
+  it->vat = vat;
+  it->vd = dup_n(json, n);
+  it->vdlen = n;
+  if (!it->vd) {
+    free(it);
+    return NULL;
+  }
+  return it;
+}
+
+/* One line into an item, or NULL with a message in err. */
+static run_item_t *parse_line(kernel_t *k, const char *line, size_t n,
+                              char *err, size_t errsize) {
+  run_jsplit_t s;
+  const run_jitem_t *vat, *ev, *vd;
+  run_item_t *it = NULL;
+  int v;
+  if (run_json_split(line, n, &s, err, errsize) != 0)
+    return NULL;
+  vat = run_json_get(&s, "vat");
+  ev = run_json_get(&s, "evaluate");
+  vd = run_json_get(&s, "vd");
+  if (!s.is_object)
+    snprintf(err, errsize, "a workload line is a JSON object");
+  else if (!vat || !vat->str)
+    snprintf(err, errsize, "\"vat\" (a string) is missing");
+  else if ((v = kernel_vat_index(k, vat->str)) < 0)
+    snprintf(err, errsize, "no vat named '%.40s' (there are %d: v1..v%d)",
+             vat->str, k->nvats, k->nvats);
+  else if ((ev != NULL) == (vd != NULL))
+    snprintf(err, errsize, "give exactly one of \"evaluate\" and \"vd\"");
+  else if (ev && !ev->str)
+    snprintf(err, errsize, "\"evaluate\" is not a string");
+  else if (!(it = ev ? make_eval(v, ev->str, ev->slen)
+                     : make_delivery(v, vd->json, vd->len)))
+    snprintf(err, errsize, "out of memory");
+  run_json_free(&s);
+  return it;
+}
+
+int run_load_workload(kernel_t *k, const char *path) {
+  FILE *f = strcmp(path, "-") ? fopen(path, "re") : stdin;
+  char *line = NULL, err[300];
+  size_t cap = 0;
+  ssize_t n;
+  unsigned long lineno = 0;
+  run_item_t *head = NULL, **tail = &head, *it;
+  int rc = 0;
+  if (!f) {
+    fprintf(stderr, "ipcstamp run: cannot read the workload %s: %s\n", path,
+            strerror(errno));
+    return IPS_EXIT_IO;
+  }
+  while ((n = getline(&line, &cap, f)) >= 0) {
+    lineno++;
+    while (n > 0 && (line[n - 1] == '\n' || line[n - 1] == '\r'))
+      n--;
+    if (n == 0)
+      continue;
+    if ((size_t)n > LINE_MAX_BYTES) {
+      fprintf(stderr, "ipcstamp run: %s:%lu: line longer than %u bytes\n",
+              path, lineno, (unsigned)LINE_MAX_BYTES);
+      rc = IPS_EXIT_INPUT;
+      break;
+    }
+    it = parse_line(k, line, (size_t)n, err, sizeof err);
+    if (!it) {
+      fprintf(stderr, "ipcstamp run: %s:%lu: %s\n", path, lineno, err);
+      rc = IPS_EXIT_INPUT;
+      break;
+    }
+    *tail = it;
+    tail = &it->next;
+  }
+  if (rc == 0 && ferror(f)) {
+    fprintf(stderr, "ipcstamp run: cannot read the workload %s: %s\n", path,
+            strerror(errno));
+    rc = IPS_EXIT_IO;
+  }
+  free(line);
+  if (f != stdin)
+    fclose(f);
+  while ((it = head) != NULL) {
+    head = it->next;
+    if (rc)
+      kernel_item_free(it);
+    else
+      kernel_push(k, it);
+  }
+  return rc;
+}
+
+int run_demo_workload(kernel_t *k, int rounds) {
+  char buf[256];
+  int i, r, len;
+  run_item_t *it;
+  for (i = 0; i < k->nvats; i++) {
+    if (!(it = make_eval(i, ips__demo_vat_js, strlen(ips__demo_vat_js))))
+      return -1;
+    kernel_push(k, it);
+    len = snprintf(buf, sizeof buf,
+                   "[\"message\",\"init\",{\"me\":\"%s\",\"nvats\":%d}]",
+                   k->vats[i].id, k->nvats);
+    if (!(it = make_delivery(i, buf, (size_t)len)))
+      return -1;
+    kernel_push(k, it);
+  }
+  for (r = 0; r < rounds; r++)
+    for (i = 0; i < k->nvats; i++) {
+      len = snprintf(buf, sizeof buf,
+                     "[\"message\",\"pay\",{\"amount\":%d,\"hops\":%d,"
+                     "\"work\":%d}]",
+                     1 + (r * 7 + i * 3) % 50, 1 + (r + i) % 3,
+                     2000 + ((r * 37 + i * 101) % 20) * 1000);
+      if (!(it = make_delivery(i, buf, (size_t)len)))
+        return -1;
+      kernel_push(k, it);
+    }
+  return 0;
+}

@@ -1,0 +1,86 @@
+/* Worker options: defaults and the IPCSTAMP_* environment variables. */
+#include "config.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ipcstamp-worker.h"
+#include "worker-int.h"
+
+void ips_worker_options_init(ips_worker_options_t *o) {
+  memset(o, 0, sizeof *o);
+  o->fd_in = 3;
+  o->fd_out = 4;
+  o->max_frame = IPS_DEFAULT_MAX_FRAME;
+  o->stamp_capacity = IPS_DEFAULT_STAMP_CAPACITY;
+  o->max_meter_fields = IPS__WORKER_DEFAULT_FIELDS;
+  o->read_size = IPS__WORKER_DEFAULT_READ;
+  o->name = "ipcstamp-worker";
+  o->tags = "?e";
+}
+
+/* A whole decimal number in [min, max]: digits only, so "1e6", " 5", "-1"
+ * and "0x10" are refused rather than half-read by strtoul. */
+static int parse_count(const char *s, uint64_t min, uint64_t max,
+                       uint64_t *out) {
+  uint64_t v = 0;
+  if (*s == '\0') return IPS_EINVAL;
+  for (; *s; s++) {
+    if (*s < '0' || *s > '9') return IPS_EINVAL;
+    v = v * 10 + (uint64_t)(*s - '0');
+    if (v > max) return IPS_EINVAL;
+  }
+  if (v < min) return IPS_EINVAL;
+  *out = v;
+  return 0;
+}
+
+int ips_worker_options_env(ips_worker_options_t *o, char *msg, size_t size) {
+  ips_worker_options_t n = *o;
+  const char *v;
+  uint64_t x;
+
+  if (msg && size) msg[0] = '\0';
+  v = getenv("IPCSTAMP_MAX_FRAME");
+  if (v && *v) {
+    if (parse_count(v, 1, IPS_NS_LEN_MAX, &x) != 0) {
+      if (msg)
+        snprintf(msg, size,
+                 "IPCSTAMP_MAX_FRAME=\"%.40s\": expected a whole number of "
+                 "bytes from 1 to %u",
+                 v, IPS_NS_LEN_MAX);
+      return IPS_EINVAL;
+    }
+    n.max_frame = (size_t)x;
+  }
+  v = getenv("IPCSTAMP_STAMP_CAPACITY");
+  if (v && *v) {
+    if (parse_count(v, 2, IPS__WORKER_MAX_STAMPS, &x) != 0) {
+      if (msg)
+        snprintf(msg, size,
+                 "IPCSTAMP_STAMP_CAPACITY=\"%.40s\": expected a whole number "
+                 "of stamps from 2 to %u",
+                 v, IPS__WORKER_MAX_STAMPS);
+      return IPS_EINVAL;
+    }
+    n.stamp_capacity = (uint32_t)x;
+  }
+  v = getenv("IPCSTAMP_DISABLE");
+  if (v && *v) {
+    if (strcmp(v, "1") == 0) {
+      n.flags |= IPS_WORKER_NO_STAMPS;
+    } else if (strcmp(v, "0") == 0) {
+      n.flags &= ~IPS_WORKER_NO_STAMPS;
+    } else {
+      if (msg)
+        snprintf(msg, size,
+                 "IPCSTAMP_DISABLE=\"%.40s\": expected 1 (no stamps) or 0 "
+                 "(stamps)",
+                 v);
+      return IPS_EINVAL;
+    }
+  }
+  *o = n;
+  return 0;
+}

@@ -1,0 +1,428 @@
+/* The worker side of the pipe: blocking reads and writes on two fds, the
+ * command loop's protocol rules, and the stamps taken around each frame. */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/uio.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "ipcstamp-worker.h"
+#include "worker-int.h"
+
+static const char *worker_name(const ips_worker_t *w) {
+  return w->name ? w->name : "ipcstamp-worker";
+}
+
+static int stamping(const ips_worker_t *w) {
+  return !(w->flags & IPS_WORKER_NO_STAMPS);
+}
+
+/* A stream error: remembered, so that every later call returns it. */
+#if defined(__GNUC__)
+__attribute__((format(printf, 3, 4)))
+#endif
+static int fail(ips_worker_t *w, int err, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(w->msg, sizeof w->msg, fmt, ap);
+  va_end(ap);
+  w->failed = err;
+  return err;
+}
+
+/* "'x'" for a printable tag, "0x07" otherwise: a tag is untrusted input
+ * and ends up in a message. */
+static const char *show_tag(char buf[8], char tag) {
+  unsigned char c = (unsigned char)tag;
+  if (c >= 0x20 && c < 0x7f)
+    snprintf(buf, 8, "'%c'", c);
+  else
+    snprintf(buf, 8, "0x%02x", c);
+  return buf;
+}
+
+static int64_t cpu_now_ns(void) {
+  struct timespec ts;
+  if (clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts) != 0) return 0;
+  return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+/* Wait until fd is ready; only for fds a parent handed over non-blocking. */
+static int wait_fd(int fd, short events) {
+  struct pollfd p;
+  p.fd = fd;
+  p.events = events;
+  p.revents = 0;
+  while (poll(&p, 1, -1) < 0) {
+    if (errno != EINTR) return -errno;
+  }
+  return 0;
+}
+
+/* Write every byte of iov[0..cnt), whatever the pipe accepts per call.
+ * iov is consumed. */
+static int write_all(ips_worker_t *w, struct iovec *iov, int cnt) {
+  while (cnt > 0) {
+    ssize_t k = writev(w->fd_out, iov, cnt);
+    if (k < 0) {
+      int e = errno;
+      if (e == EINTR) continue;
+      if (e == EAGAIN || e == EWOULDBLOCK) {
+        if ((e = wait_fd(w->fd_out, POLLOUT)) == 0) continue;
+        e = -e;
+      }
+      e = (e == EPIPE || e == ECONNRESET) ? IPS_EPIPE : -e;
+      return fail(w, e, "cannot write to the parent (fd %d): %s", w->fd_out,
+                  ips_strerror(e));
+    }
+    while (cnt > 0 && (size_t)k >= iov->iov_len) {
+      k -= (ssize_t)iov->iov_len;
+      iov++;
+      cnt--;
+    }
+    if (cnt > 0) {
+      iov->iov_base = (char *)iov->iov_base + k;
+      iov->iov_len -= (size_t)k;
+    }
+  }
+  return 0;
+}
+
+/* Send tag + payload[0..n) as one frame. */
+static int send_frame(ips_worker_t *w, char tag, const void *payload,
+                      size_t n) {
+  struct iovec iov[3];
+  char hdr[IPS_NS_HEADER_MAX];
+  if (ips_ns_iov(iov, hdr, tag, payload, n) != 0) return IPS_EINVAL;
+  return write_all(w, iov, 3);
+}
+
+static int decoder_failed(ips_worker_t *w, int err) {
+  char d[200];
+  if (err == IPS_ENOMEM)
+    return fail(w, err, "out of memory for a frame (reading fd %d)",
+                w->fd_in);
+  ips_ns_describe(&w->dec, d, sizeof d);
+  return fail(w, err, "%s (reading fd %d)", d, w->fd_in);
+}
+
+/* The next complete frame from the parent, from bytes already read or from
+ * new reads.  Returns 0, IPS_EEOF when the input ended between frames, or a
+ * stream error. */
+static int read_frame(ips_worker_t *w, const char **frame, size_t *len) {
+  for (;;) {
+    if (w->rpos < w->rlen) {
+      ssize_t k = ips_ns_feed(&w->dec, w->rbuf + w->rpos, w->rlen - w->rpos,
+                              frame, len);
+      if (k < 0) return decoder_failed(w, (int)k);
+      w->rpos += (size_t)k;
+      if (*frame) return 0;
+      continue;
+    }
+    ssize_t r = read(w->fd_in, w->rbuf, w->rsize);
+    if (r > 0) {
+      w->rpos = 0;
+      w->rlen = (size_t)r;
+    } else if (r == 0) {
+      int e = ips_ns_finish(&w->dec);
+      return e ? decoder_failed(w, e) : IPS_EEOF;
+    } else if (errno == EINTR) {
+      continue;
+    } else if (errno == EAGAIN || errno == EWOULDBLOCK) {
+      int e = wait_fd(w->fd_in, POLLIN);
+      if (e) return fail(w, e, "cannot read fd %d: %s", w->fd_in,
+                         ips_strerror(e));
+    } else {
+      int e = -errno;
+      return fail(w, e, "cannot read fd %d: %s", w->fd_in, ips_strerror(e));
+    }
+  }
+}
+
+void ips_worker_close(ips_worker_t *w) {
+  if (!w->ready) return;
+  w->ready = 0;
+  ips_ns_decoder_free(&w->dec);
+  if (stamping(w)) ips_stamps_free(&w->stamps);
+  free(w->rbuf);
+  free(w->meter);
+  w->rbuf = NULL;
+  w->meter = NULL;
+}
+
+/* Check that fd is open and mark it close-on-exec. */
+static int claim_fd(ips_worker_t *w, int fd) {
+  int fl;
+  if (fd < 0 || (fl = fcntl(fd, F_GETFD)) < 0 ||
+      fcntl(fd, F_SETFD, fl | FD_CLOEXEC) < 0) {
+    snprintf(w->msg, sizeof w->msg,
+             "fd %d is not open: a worker is started with fd 3 = parent to "
+             "worker and fd 4 = worker to parent",
+             fd);
+    return -EBADF;
+  }
+  return 0;
+}
+
+int ips_worker_init(ips_worker_t *w, const ips_worker_options_t *o) {
+  ips_worker_options_t d;
+  uint32_t cap;
+  int rc;
+
+  if (!o) {
+    ips_worker_options_init(&d);
+    o = &d;
+  }
+  memset(w, 0, sizeof *w);
+  w->fd_in = o->fd_in;
+  w->fd_out = o->fd_out;
+  w->flags = o->flags;
+  w->name = o->name;
+  w->tags = o->tags ? o->tags : "?e";
+  w->max_fields =
+      o->max_meter_fields ? o->max_meter_fields : IPS__WORKER_DEFAULT_FIELDS;
+  w->rsize = o->read_size ? o->read_size : IPS__WORKER_DEFAULT_READ;
+  cap = o->stamp_capacity ? o->stamp_capacity : IPS_DEFAULT_STAMP_CAPACITY;
+
+  if (strchr(w->tags, 'R') || strchr(w->tags, 'q')) {
+    snprintf(w->msg, sizeof w->msg,
+             "'R' and 'q' are answered by the library, they cannot be "
+             "command tags for the VM");
+    return IPS_EINVAL;
+  }
+  if (cap < 2 || cap > IPS__WORKER_MAX_STAMPS) {
+    snprintf(w->msg, sizeof w->msg, "stamp capacity %u: expected 2 to %u",
+             cap, IPS__WORKER_MAX_STAMPS);
+    return IPS_EINVAL;
+  }
+  if ((rc = claim_fd(w, w->fd_in)) != 0 || (rc = claim_fd(w, w->fd_out)) != 0)
+    return rc;
+
+  ips_ns_decoder_init(&w->dec, o->max_frame);
+  if (stamping(w)) {
+    rc = ips_stamps_init(&w->stamps, cap);
+    if (rc != 0) {
+      snprintf(w->msg, sizeof w->msg, "cannot allocate %u stamps: %s", cap,
+               ips_strerror(rc));
+      return rc;
+    }
+  }
+  w->meter_cap =
+      ips_metering_max_size(stamping(w) ? cap : 0, w->max_fields) + 1;
+  w->rbuf = malloc(w->rsize);
+  w->meter = malloc(w->meter_cap);
+  w->ready = 1;
+  if (!w->rbuf || !w->meter) {
+    ips_worker_close(w);
+    snprintf(w->msg, sizeof w->msg, "cannot allocate the worker's buffers");
+    return IPS_ENOMEM;
+  }
+
+  if (!(w->flags & IPS_WORKER_KEEP_SIGPIPE)) {
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = SIG_IGN;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGPIPE, &sa, NULL);
+  }
+  return 0;
+}
+
+static const char no_reply[] = "the worker did not reply to this command";
+
+int ips_worker_next(ips_worker_t *w, ips_command_t *cmd) {
+  const char *f;
+  size_t n;
+  int rc;
+  char t[8];
+
+  if (w->failed) return w->failed;
+  if (!w->ready) return IPS_EINVAL;
+  if (w->pending) {
+    rc = ips_worker_reply_error(w, no_reply, sizeof no_reply - 1);
+    if (rc != 0) return rc;
+  }
+  for (;;) {
+    rc = read_frame(w, &f, &n);
+    if (rc == IPS_EEOF) return IPS_WORKER_DONE;
+    if (rc != 0) return rc;
+    if (n > 0 && f[0] != '\0' && strchr(w->tags, f[0])) {
+      if (stamping(w)) {
+        ips_stamp_t s;
+        /* Read the clock first: the reset is not part of the transit. */
+        if (ips_clock_read(&s) != 0)
+          return fail(w, IPS_ECLOCK, "%s", ips_strerror(IPS_ECLOCK));
+        s.kind = 'd';
+        ips_stamps_reset(&w->stamps);
+        ips_stamps_put(&w->stamps, &s);
+        if (w->flags & IPS_WORKER_CPU_TIME) w->cpu_start_ns = cpu_now_ns();
+      }
+      w->pending = f[0];
+      w->upcalls = 0;
+      cmd->tag = f[0];
+      cmd->data = f + 1;
+      cmd->len = n - 1;
+      return 0;
+    }
+    if (n >= 1 && f[0] == 'R') {
+      struct iovec iov = {(void *)"1:.,", 4};
+      rc = write_all(w, &iov, 1);
+    } else if (n >= 1 && f[0] == 'q') {
+      return IPS_WORKER_DONE;
+    } else if (n == 0) {
+      const char *m = ips_strerror(IPS_EEMPTY_FRAME);
+      rc = send_frame(w, '!', m, strlen(m));
+    } else {
+      /* A well-framed command we do not know: say so, and go on. */
+      char m[96];
+      int k = snprintf(m, sizeof m, "%s: unsupported command tag %s",
+                       worker_name(w), show_tag(t, f[0]));
+      rc = send_frame(w, '!', m, (size_t)k);
+    }
+    if (rc != 0) return rc;
+  }
+}
+
+int ips_worker_upcall(ips_worker_t *w, const void *request, size_t n,
+                      const char **reply, size_t *reply_len) {
+  struct iovec iov[3];
+  char hdr[IPS_NS_HEADER_MAX];
+  const char *f;
+  size_t len;
+  int rc;
+  char t[8];
+
+  if (w->failed) return w->failed;
+  if (!w->pending || ips_ns_iov(iov, hdr, '?', request, n) != 0)
+    return IPS_EINVAL;
+  w->upcalls++;
+  if (stamping(w) && ips_stamps_add(&w->stamps, 'u') < 0)
+    return fail(w, IPS_ECLOCK, "%s", ips_strerror(IPS_ECLOCK));
+  rc = write_all(w, iov, 3);
+  if (rc != 0) return rc;
+  rc = read_frame(w, &f, &len);
+  if (rc == IPS_EEOF)
+    return fail(w, IPS_EEOF,
+                "end of input while waiting for the reply to upcall %u: "
+                "the parent closed fd %d",
+                w->upcalls, w->fd_in);
+  if (rc != 0) return rc;
+  if (stamping(w) && ips_stamps_add(&w->stamps, 'r') < 0)
+    return fail(w, IPS_ECLOCK, "%s", ips_strerror(IPS_ECLOCK));
+  if (len == 0 || f[0] != '/')
+    return fail(w, IPS_EPROTO,
+                "protocol error: the parent answered upcall %u with %s, "
+                "expected '/'",
+                w->upcalls, len ? show_tag(t, f[0]) : "an empty frame");
+  *reply = f + 1;
+  *reply_len = len - 1;
+  return 0;
+}
+
+int ips_worker_reply_ok(ips_worker_t *w, const void *result, size_t n,
+                        const ips_meter_t *m) {
+  struct iovec ns[3], iov[4];
+  char hdr[IPS_NS_HEADER_MAX];
+  ips_meter_t mm;
+  const ips_meter_t *mp = m;
+  uint32_t n0 = w->stamps.n, dropped0 = w->stamps.dropped;
+  size_t mlen;
+  int rc;
+
+  if (w->failed) return w->failed;
+  if (!w->pending || (m && m->nfields > w->max_fields)) return IPS_EINVAL;
+  if (stamping(w)) {
+    if ((w->flags & IPS_WORKER_CPU_TIME) && !(m && m->has_cpu_ns)) {
+      if (m)
+        mm = *m;
+      else
+        memset(&mm, 0, sizeof mm);
+      mm.has_cpu_ns = 1;
+      mm.cpu_ns = cpu_now_ns() - w->cpu_start_ns;
+      mp = &mm;
+    }
+    if (ips_stamps_add(&w->stamps, 'e') < 0)
+      return fail(w, IPS_ECLOCK, "%s", ips_strerror(IPS_ECLOCK));
+  }
+  /* The 'e' stamp is part of the JSON, so the JSON is written after it. */
+  rc = ips_metering_write(w->meter, w->meter_cap - 1,
+                          stamping(w) ? &w->stamps : NULL, mp, &mlen);
+  if (rc == 0 && (n >= IPS_NS_LEN_MAX || mlen + 1 + n >= IPS_NS_LEN_MAX))
+    rc = IPS_EINVAL;
+  if (rc != 0) {
+    /* Nothing was sent: the command may still be answered, and its
+     * stamps must read as if this call had not happened. */
+    w->stamps.n = n0;
+    w->stamps.dropped = dropped0;
+    return rc == IPS_ENOBUFS ? IPS_EINVAL : rc;
+  }
+  w->meter[mlen++] = '\x01';
+  ips_ns_iov(ns, hdr, '.', NULL, mlen + n);
+  iov[0] = ns[0];
+  iov[1].iov_base = w->meter;
+  iov[1].iov_len = mlen;
+  iov[2].iov_base = (void *)result;
+  iov[2].iov_len = n;
+  iov[3] = ns[2];
+  w->pending = 0;
+  return write_all(w, iov, 4);
+}
+
+int ips_worker_reply_error(ips_worker_t *w, const void *message, size_t n) {
+  if (w->failed) return w->failed;
+  if (!w->pending || n >= IPS_NS_LEN_MAX) return IPS_EINVAL;
+  w->pending = 0;
+  return send_frame(w, '!', message, n);
+}
+
+int ips_worker_failed(const ips_worker_t *w) { return w->failed; }
+
+/* "<name>: <message>" on stderr, the way DESIGN.md §2 wants a worker to say
+ * why it stops. */
+static void report(const ips_worker_t *w, int rc) {
+  fprintf(stderr, "%s: %s\n", worker_name(w),
+          w->msg[0] ? w->msg : ips_strerror(rc));
+}
+
+const char *ips_worker_message(const ips_worker_t *w) { return w->msg; }
+
+int ips_worker_exit_status(int rc) {
+  return rc < 0 ? IPS_WORKER_EXIT_STREAM : IPS_WORKER_EXIT_OK;
+}
+
+void ips_worker_exit(ips_worker_t *w, int rc) {
+  int status;
+  if (w->failed) rc = w->failed;
+  /* A worker that never got ready failed at start-up, not on the stream. */
+  status = rc >= 0 ? IPS_WORKER_EXIT_OK
+           : w->ready ? IPS_WORKER_EXIT_STREAM
+                      : IPS_WORKER_EXIT_USAGE;
+  if (rc < 0) report(w, rc);
+  ips_worker_close(w);
+  exit(status);
+}
+
+int ips_worker_run(ips_worker_t *w, ips_worker_handler_t handler, void *arg) {
+  ips_command_t cmd;
+  int rc;
+
+  while ((rc = ips_worker_next(w, &cmd)) == 0) {
+    int hr = handler(w, &cmd, arg);
+    if (w->failed) break;
+    if (hr < 0 && w->pending) {
+      const char *m = ips_strerror(hr);
+      if (ips_worker_reply_error(w, m, strlen(m)) != 0) break;
+    }
+  }
+  if (w->failed) rc = w->failed;
+  if (rc < 0) report(w, rc);
+  return ips_worker_exit_status(rc);
+}
