@@ -128,6 +128,21 @@ START_TEST(test_parse_result) {
 }
 END_TEST
 
+/* time first (as other writers do), and a payload that looks like a tail:
+ * the fast path is fooled, and the retry without skipping gets it right. */
+START_TEST(test_time_first) {
+  ips__parser_t *p = ips__parser_new(0);
+  const ips__rec_t *r = parse_ok(
+      p, "{\"time\":1.5,\"type\":\"syscall\",\"crankNum\":1,\"vatID\":\"v1\","
+         "\"deliveryNum\":0,\"syscallNum\":0,\"vsc\":[\"x\",{\"a\":[1],"
+         "\"time\":2}],\"monotime\":2.5}");
+  ck_assert_int_eq(r->type, IPS__REC_SYSCALL);
+  ck_assert_int_eq(r->time_ns, 1500000000LL);
+  ck_assert_int_eq(r->mono_ns, 2500000000LL);
+  ips__parser_free(p);
+}
+END_TEST
+
 /* Both paths read the same records from every line of the test files. */
 START_TEST(test_fast_equals_strict) {
   static const char *const files[] = {"ours.slog", "xsnap.slog", "bad.slog"};
@@ -338,6 +353,7 @@ Suite *slog_suite(void) {
   tcase_add_test(tc, test_parse_deliver);
   tcase_add_test(tc, test_parse_result);
   tcase_add_test(tc, test_fast_equals_strict);
+  tcase_add_test(tc, test_time_first);
   tcase_add_test(tc, test_lines_plain_and_gzip);
   suite_add_tcase(s, tc);
   tc = tcase_create("Limits");

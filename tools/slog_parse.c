@@ -29,7 +29,8 @@ enum { P_NONE, P_STOP, P_SKIP_KEYVAL, P_SKIP_ELEM, P_SKIP_REST, P_ERR };
 enum { V_OTHER, V_MESSAGE, V_NOTIFY };
 
 struct ips__parser {
-  int strict;
+  int strict;           /* validate every byte (yajl with UTF-8 checks) */
+  int noskip;           /* tokenise payloads too: strict, or a retry */
   ips__rec_t rec;
   int mute, depth, pending, extract, vdtype, nvp;
   int to_tail;          /* the skipped value runs to the tail anchor */
@@ -186,7 +187,7 @@ static int cb_key(void *ctx, const unsigned char *s, size_t n) {
   }
   if (p->depth < MAXD)
     p->key[p->depth] = k;
-  if (skip && !p->strict) {
+  if (skip && !p->noskip) {
     p->pending = P_SKIP_KEYVAL;
     p->extract = skip == 2;
     p->to_tail = skip >= 2;
@@ -259,7 +260,7 @@ static int cb_string(void *ctx, const unsigned char *s, size_t n) {
         else if (is(s, n, "syscall-result")) r->type = IPS__REC_SYSCALL_RESULT;
         else if (is(s, n, "deliver-result")) r->type = IPS__REC_RESULT;
         else if (is(s, n, "slog-start")) r->type = IPS__REC_START;
-        else if (!p->strict) {
+        else if (!p->noskip) {
           p->pending = P_STOP; /* other SwingSet records: not read */
           return 0;
         }
@@ -282,7 +283,7 @@ static int cb_string(void *ctx, const unsigned char *s, size_t n) {
         set_desc(p, s, n);
         p->vdtype = is(s, n, "message") ? V_MESSAGE
                     : is(s, n, "notify") ? V_NOTIFY : V_OTHER;
-        if (p->vdtype == V_OTHER && !p->strict) {
+        if (p->vdtype == V_OTHER && !p->noskip) {
           elem_done(p);
           p->pending = P_SKIP_REST;
           p->to_tail = 1;
@@ -293,7 +294,7 @@ static int cb_string(void *ctx, const unsigned char *s, size_t n) {
     case C_NENTRY:
       if (i == 0) {
         add_vpid(p, s, n);
-        if (!p->strict) {
+        if (!p->noskip) {
           elem_done(p);
           p->pending = P_SKIP_REST;
           return 0;
@@ -310,7 +311,7 @@ static int cb_string(void *ctx, const unsigned char *s, size_t n) {
       if (i == 0) {
         p->rec.ok = is(s, n, "ok");
         p->rec.have |= IPS__F_DR;
-        if (!p->strict) {
+        if (!p->noskip) {
           elem_done(p);
           p->pending = P_SKIP_ELEM; /* the result or the error message */
           return 0;
@@ -433,6 +434,7 @@ ips__parser_t *ips__parser_new(int strict) {
   if (!p)
     return NULL;
   p->strict = strict;
+  p->noskip = strict;
   p->rec.walls = malloc(IPS__MAX_STAMPS * sizeof(int64_t));
   p->rec.wmono = malloc(IPS__MAX_STAMPS * sizeof(int64_t));
   p->rec.kinds = malloc(IPS__MAX_STAMPS + 1);
@@ -482,7 +484,7 @@ static void find_anchor(ips__parser_t *p) {
   static const char pat[] = ",\"time\":";
   size_t i, lo = p->len > 512 ? p->len - 512 : 0;
   p->anchor = 0;
-  if (p->strict || p->len < 8)
+  if (p->noskip || p->len < 8)
     return;
   for (i = p->len - 8 + 1; i-- > lo;)
     if (p->line[i] == ',' && !memcmp(p->line + i, pat, 8)) {
@@ -544,7 +546,7 @@ static long string_open(const char *s, long lo, long q) {
 static long metering_start(const ips__parser_t *p, size_t from) {
   const char *s = p->line;
   long j, k, d = 0, lim;
-  if (p->strict || p->anchor <= 0 || (size_t)p->anchor <= from)
+  if (p->noskip || p->anchor <= 0 || (size_t)p->anchor <= from)
     return -1;
   lim = p->anchor - 256 > (long)from ? p->anchor - 256 : (long)from;
   for (j = p->anchor - 1; j > lim; j--)
@@ -644,8 +646,26 @@ static void reset(ips__parser_t *p) {
   p->extract = 0;
 }
 
+static int parse_line(ips__parser_t *p, const char *line, size_t len,
+                      const ips__rec_t **rec, char *err, size_t errlen);
+
+/* A line the fast path refuses is parsed again without skipping before it
+ * is reported: a tail anchor found inside a payload (a record whose time
+ * is not last, as some writers do) must not make a valid line "not JSON".
+ * Refusals are rare, so this costs nothing on a good file. */
 int ips__slog_parse(ips__parser_t *p, const char *line, size_t len,
                     const ips__rec_t **rec, char *err, size_t errlen) {
+  int rc = parse_line(p, line, len, rec, err, errlen);
+  if (rc < 0 && !p->strict) {
+    p->noskip = 1;
+    rc = parse_line(p, line, len, rec, err, errlen);
+    p->noskip = 0;
+  }
+  return rc;
+}
+
+static int parse_line(ips__parser_t *p, const char *line, size_t len,
+                      const ips__rec_t **rec, char *err, size_t errlen) {
   size_t pos = 0;
   yajl_handle h;
   yajl_status st;
