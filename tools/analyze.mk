@@ -16,3 +16,5 @@ tools_ipcstamp_SOURCES += $(ips_analyze_sources) \
 	tools/cmd_report.c \
 	tools/cmd_trace.c \
 	tools/cmd_latency.c
+
+dist_doc_DATA += docs/report.md
