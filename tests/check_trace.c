@@ -55,11 +55,12 @@ static int check_trace(const char *path, int want_workers) {
     } else if (!strcmp(ph, "M")) {
       const char *p[] = {"args", "name", NULL};
       yajl_val n = yajl_tree_get(e, p, yajl_t_string);
-      ck_assert_ptr_nonnull(n);
+      const char *s = n ? YAJL_GET_STRING(n) : NULL;
+      ck_assert_ptr_nonnull(s);
       if (!strcmp(str_of(e, "name"), "process_name")) {
-        if (!strcmp(YAJL_GET_STRING(n), "kernel"))
+        if (!strcmp(s, "kernel"))
           kernel++;
-        else if (!strncmp(YAJL_GET_STRING(n), "worker ", 7))
+        else if (!strncmp(s, "worker ", 7))
           workers++;
       }
     } else {

@@ -464,6 +464,10 @@ static void on_result(ips__attr_t *a, vat_t *v, const ips__rec_t *r,
   if (r->have & IPS__F_CPU) {
     dv.has_cpu = 1;
     dv.cpu_ns = r->cpu_ns;
+    /* cpu_ns also counts the worker's own system calls for its upcalls,
+     * which fall in pipe segments: it may exceed the worker time a little,
+     * and then nothing of the worker time was off the CPU. */
+    dv.offcpu_ns = dv.worker > dv.cpu_ns ? dv.worker - dv.cpu_ns : 0;
   }
   /* A timequake: wall and mono disagree over the same interval. */
   if (v->D.has_m && E.has_m && (r->have & IPS__F_TIME)) {

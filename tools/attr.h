@@ -54,6 +54,7 @@ typedef struct {
   int64_t pipe, worker, kernel, total;
   int has_cpu;
   int64_t cpu_ns;
+  int64_t offcpu_ns; /* worker time not on the CPU, never below 0 */
   int quake;            /* |wall - mono| over the delivery > threshold */
   int64_t quake_ns;
   int has_gap;

@@ -64,6 +64,7 @@ static void on_delivery(void *arg, const ips__delivery_t *d) {
   if (d->has_cpu) {
     r->n_cpu++;
     r->cpu += d->cpu_ns;
+    r->offcpu += d->offcpu_ns;
     r->cpu_worker += d->worker;
   }
   if (d->has_gap) {

@@ -27,7 +27,7 @@ typedef struct {
   size_t top, nslow;         /* slowest deliveries kept, sorted by total */
   ips__slow_t *slow;
   uint64_t n, n_cpu, n_gap, n_quake;
-  int64_t pipe, worker, kernel, total, cpu, cpu_worker, gap;
+  int64_t pipe, worker, kernel, total, cpu, offcpu, cpu_worker, gap;
   yajl_gen g;
 } ips__report_t;
 

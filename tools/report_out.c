@@ -75,9 +75,9 @@ void ips__report_delivery_text(ips__report_t *r, const ips__delivery_t *d) {
     if (d->has_cpu) {
       fputs(sep, f);
       fputs("worker on-cpu ", f);
-      put_us(f, d->cpu_ns);
+      put_us(f, d->worker - d->offcpu_ns); /* the two add up to worker */
       fputs(" off-cpu ", f);
-      put_us(f, d->worker - d->cpu_ns);
+      put_us(f, d->offcpu_ns);
       sep = "; ";
     }
     if (d->clock == 'w') {
@@ -150,7 +150,7 @@ void ips__report_delivery_json(ips__report_t *r, const ips__delivery_t *d) {
   gi(g, "total_ns", d->total);
   if (d->has_cpu) {
     gi(g, "cpu_ns", d->cpu_ns);
-    gi(g, "offcpu_ns", d->worker - d->cpu_ns);
+    gi(g, "offcpu_ns", d->offcpu_ns);
   }
   if (d->has_gap)
     gi(g, "kernel_before_ns", d->gap_ns);
@@ -232,9 +232,10 @@ void ips__report_summary_text(ips__report_t *r, ips__attr_t *a,
   if (r->n_cpu)
     fprintf(f, "worker on-cpu %s (%.1f%%), off-cpu %s (%.1f%%) over %" PRIu64
                " deliveries with cpu_ns\n",
-            ips__fmt_us(b[0], r->cpu), pct(r->cpu, r->cpu_worker),
-            ips__fmt_us(b[1], r->cpu_worker - r->cpu),
-            pct(r->cpu_worker - r->cpu, r->cpu_worker), r->n_cpu);
+            ips__fmt_us(b[0], r->cpu_worker - r->offcpu),
+            pct(r->cpu_worker - r->offcpu, r->cpu_worker),
+            ips__fmt_us(b[1], r->offcpu), pct(r->offcpu, r->cpu_worker),
+            r->n_cpu);
   fprintf(f, "timequakes: %" PRIu64 " (wall and mono differ by more than %s)\n",
           r->n_quake, ips__fmt_us(b[0], r->quake_ns));
   for (i = 0; i < nv; i++) {
@@ -290,7 +291,7 @@ void ips__report_summary_json(ips__report_t *r, ips__attr_t *a,
   gi(g, "timequakes", (long long)r->n_quake);
   if (r->n_cpu) {
     gi(g, "cpu_ns", r->cpu);
-    gi(g, "offcpu_ns", r->cpu_worker - r->cpu);
+    gi(g, "offcpu_ns", r->offcpu);
   }
   gs(g, "vats");
   yajl_gen_array_open(g);

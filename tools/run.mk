@@ -17,4 +17,5 @@ DEMO_VATS = 3
 PHONY_TARGETS += demo
 demo: tools/ipcstamp $(DEMO_WORKER)
 	./tools/ipcstamp run --worker '$(abs_builddir)/$(DEMO_WORKER)' --vats $(DEMO_VATS) --demo --slog demo.slog --force
+	./tools/ipcstamp report demo.slog
 CLEANFILES += demo.slog
