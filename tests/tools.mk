@@ -1,1 +1,52 @@
-# Tests of tools/: added with the component.
+# tests/ of tools/: the slog reader, the histogram, and the three commands
+# against golden outputs (tests/data/).
+check_PROGRAMS += tests/check_tools
+TESTS += tests/check_tools
+tests_check_tools_SOURCES = \
+	tests/check_report.h \
+	tests/check_report_main.c \
+	tests/check_slog.c \
+	tests/check_hist.c \
+	tests/check_report.c \
+	tests/check_trace.c \
+	tools/slog.h \
+	tools/slog_read.c \
+	tools/slog_parse.c \
+	tools/slog_skip.c \
+	tools/slog_drive.c \
+	tools/attr.h \
+	tools/attr.c \
+	tools/hist.h \
+	tools/hist.c
+tests_check_tools_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/tools
+tests_check_tools_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS) $(YAJL_CFLAGS) $(ZLIB_CFLAGS)
+tests_check_tools_LDADD = $(CHECK_LIBS) $(YAJL_LIBS) $(ZLIB_LIBS) -lm
+# The commands are run as programs: build them first.
+EXTRA_tests_check_tools_DEPENDENCIES = tools/ipcstamp$(EXEEXT)
+
+EXTRA_DIST += \
+	tests/data/ours.slog \
+	tests/data/xsnap.slog \
+	tests/data/bad.slog \
+	tests/data/run.slog \
+	tests/data/run.report.txt \
+	tests/data/run.latency.txt \
+	tests/data/ours.report.txt \
+	tests/data/ours.report.json \
+	tests/data/ours.latency.txt \
+	tests/data/xsnap.report.txt \
+	tests/data/xsnap.report.csv \
+	tests/data/bad.report.txt \
+	tests/data/bad.stderr.txt \
+	tests/bench/gen_slog.py \
+	tests/bench/report_baseline.py
+
+# make bench: ipcstamp report against the Python baseline (issue 5).
+EXTRA_PROGRAMS += tests/bench/bench_report
+BENCH_PROGS += tests/bench/bench_report
+tests_bench_bench_report_SOURCES = tests/bench/bench_report.c
+tests_bench_bench_report_CPPFLAGS = $(AM_CPPFLAGS) \
+	-DIPS_SRCDIR='"$(abs_top_srcdir)"' -DIPS_BUILDDIR='"$(abs_top_builddir)"'
+CLEANFILES += tests/bench/bench-100.slog tests/bench/bench-10.slog \
+	tests/bench/bench-100-small.slog \
+	tests/bench/bench-report-c.out tests/bench/bench-report-py.out

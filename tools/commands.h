@@ -19,7 +19,10 @@ enum {
 
 /* name, one-line summary.  One line per subcommand. */
 #define IPS_COMMANDS(XX)                                                   \
-  XX(run, "drive a workload through workers and write a slogfile")
+  XX(run, "drive a workload through workers and write a slogfile")        \
+  XX(report, "where the time of each delivery went: pipe, worker, kernel") \
+  XX(trace, "a Chrome/Perfetto trace of a slogfile")                      \
+  XX(latency, "percentiles of pipe, worker, kernel or total time")
 
 #define XX(name, summary) int ips__cmd_##name(int argc, char **argv);
 IPS_COMMANDS(XX)

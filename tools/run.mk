@@ -17,6 +17,7 @@ DEMO_VATS = 3
 PHONY_TARGETS += demo
 demo: tools/ipcstamp $(DEMO_WORKER)
 	./tools/ipcstamp run --worker '$(abs_builddir)/$(DEMO_WORKER)' --vats $(DEMO_VATS) --demo --slog demo.slog --force
+	./tools/ipcstamp report demo.slog
 CLEANFILES += demo.slog
 
 # make bench: peak RSS of `ipcstamp run` at 10k and 1M deliveries (issue 6).

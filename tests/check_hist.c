@@ -1,0 +1,141 @@
+/* check_hist.c — the log-linear histogram against exact computations. */
+#include "config.h"
+
+#include <math.h>
+#include <stdlib.h>
+
+#include "check_report.h"
+#include "hist.h"
+
+static const double pcts[] = {25, 50, 75, 90, 95, 99, 99.9, 99.99, 99.999, 100};
+
+static int cmp64(const void *a, const void *b) {
+  int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+  return x < y ? -1 : x > y;
+}
+
+/* A small deterministic generator, so a failure can be replayed. */
+static uint64_t rng_state;
+static uint64_t rng(void) {
+  rng_state ^= rng_state << 13;
+  rng_state ^= rng_state >> 7;
+  rng_state ^= rng_state << 17;
+  return rng_state;
+}
+
+/* Percentiles agree with the sorted array within 1/1024 of the value. */
+static void check_against_sorted(int64_t *v, size_t n) {
+  ips__hist_t *h = malloc(sizeof *h);
+  size_t i;
+  double mean = 0, var = 0;
+  ips__hist_init(h);
+  for (i = 0; i < n; i++) {
+    ips__hist_add(h, v[i]);
+    mean += (double)v[i];
+  }
+  mean /= (double)n;
+  for (i = 0; i < n; i++)
+    var += ((double)v[i] - mean) * ((double)v[i] - mean);
+  qsort(v, n, sizeof *v, cmp64);
+  for (i = 0; i < sizeof pcts / sizeof pcts[0]; i++) {
+    size_t rank = (size_t)ceil(pcts[i] / 100.0 * (double)n);
+    int64_t exact = v[(rank ? rank : 1) - 1];
+    int64_t got = ips__hist_percentile(h, pcts[i]);
+    ck_assert_msg(got >= exact && (double)(got - exact) <= (double)exact / 1024.0,
+                  "p%g: histogram %lld, exact %lld", pcts[i], (long long)got,
+                  (long long)exact);
+  }
+  ck_assert_int_eq(h->min, v[0]);
+  ck_assert_int_eq(h->max, v[n - 1]);
+  ck_assert_uint_eq(h->count, n);
+  ck_assert(fabs(h->mean - mean) <= 1e-6 * fabs(mean) + 1e-9);
+  ck_assert(fabs(ips__hist_stddev(h) - sqrt(var / (double)n)) <=
+            1e-6 * sqrt(var / (double)n) + 1e-6);
+  free(h);
+}
+
+START_TEST(test_uniform) {
+  size_t n = 100000, i;
+  int64_t *v = malloc(n * sizeof *v);
+  rng_state = 88172645463325252ULL;
+  for (i = 0; i < n; i++)
+    v[i] = (int64_t)(rng() % 10000000);
+  check_against_sorted(v, n);
+  free(v);
+}
+END_TEST
+
+START_TEST(test_long_tail) {
+  /* Latencies: mostly microseconds, a tail out to seconds. */
+  size_t n = 200000, i;
+  int64_t *v = malloc(n * sizeof *v);
+  rng_state = 0x9E3779B97F4A7C15ULL;
+  for (i = 0; i < n; i++) {
+    int shift = (int)(rng() % 31);
+    v[i] = (int64_t)(rng() % ((uint64_t)1 << shift)) + 1000;
+  }
+  check_against_sorted(v, n);
+  free(v);
+}
+END_TEST
+
+START_TEST(test_index_bounds) {
+  int64_t v;
+  /* Every value lies within its counter, and counters are contiguous. */
+  for (v = 0; v < 100000; v += 7) {
+    int i = ips__hist_index(v);
+    ck_assert_int_le(ips__hist_low(i), v);
+    ck_assert_int_ge(ips__hist_high(i), v);
+  }
+  for (v = 1; v < ((int64_t)1 << 61); v = v * 3 + 1) {
+    int i = ips__hist_index(v);
+    ck_assert_int_le(ips__hist_low(i), v);
+    ck_assert_int_ge(ips__hist_high(i), v);
+    ck_assert_int_eq(ips__hist_low(i + 1), ips__hist_high(i) + 1);
+    ck_assert((double)(ips__hist_high(i) - ips__hist_low(i)) <=
+              (double)ips__hist_low(i) / 1024.0 + 1);
+  }
+}
+END_TEST
+
+START_TEST(test_extremes) {
+  ips__hist_t *h = malloc(sizeof *h);
+  ips__hist_init(h);
+  ck_assert_int_eq(ips__hist_percentile(h, 50), 0);
+  ips__hist_add(h, INT64_MAX);
+  ips__hist_add(h, 0);
+  ck_assert_int_lt(ips__hist_index(INT64_MAX), IPS__HIST_N);
+  ck_assert_int_eq(ips__hist_percentile(h, 100), INT64_MAX);
+  ck_assert_int_eq(ips__hist_percentile(h, 50), 0);
+  free(h);
+}
+END_TEST
+
+START_TEST(test_negative) {
+  ips__hist_t *h = malloc(sizeof *h);
+  ips__hist_init(h);
+  ips__hist_add(h, -5);
+  ips__hist_add(h, 10);
+  ck_assert_uint_eq(h->negative, 1);
+  ck_assert_int_eq(h->min, -5);
+  ck_assert_int_eq(ips__hist_percentile(h, 50), 0);
+  ck_assert_int_eq(ips__hist_percentile(h, 100), 10);
+  free(h);
+}
+END_TEST
+
+Suite *hist_suite(void) {
+  Suite *s = suite_create("hist");
+  TCase *tc = tcase_create("Core");
+  tcase_add_test(tc, test_uniform);
+  tcase_add_test(tc, test_long_tail);
+  tcase_add_test(tc, test_index_bounds);
+  suite_add_tcase(s, tc);
+  tc = tcase_create("Limits");
+  tcase_add_test(tc, test_extremes);
+  suite_add_tcase(s, tc);
+  tc = tcase_create("Bad input");
+  tcase_add_test(tc, test_negative);
+  suite_add_tcase(s, tc);
+  return s;
+}

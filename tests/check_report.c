@@ -1,0 +1,224 @@
+/* check_report.c — `ipcstamp report` and `latency` against golden outputs,
+ * the exact sums, gzip and stdin input, bad input and bad usage. */
+#include "config.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <yajl/yajl_tree.h>
+
+#include "check_report.h"
+
+static void assert_same(const char *got_path, const char *want_name) {
+  char *got = tt_read(got_path, NULL), *want = tt_read(tt_data(want_name), NULL);
+  ck_assert_msg(!strcmp(got, want), "%s differs from %s:\n%s", got_path,
+                want_name, got);
+  free(got);
+  free(want);
+}
+
+START_TEST(test_golden_ours) {
+  ck_assert_int_eq(tt_sh("\"$IPS\" report \"$DATA/ours.slog\" >\"$TMP/o.txt\""), 0);
+  assert_same(tt_tmp("o.txt"), "ours.report.txt");
+  ck_assert_int_eq(
+      tt_sh("\"$IPS\" report --strict \"$DATA/ours.slog\" >\"$TMP/s.txt\""), 0);
+  assert_same(tt_tmp("s.txt"), "ours.report.txt");
+  ck_assert_int_eq(
+      tt_sh("\"$IPS\" report --format json \"$DATA/ours.slog\" >\"$TMP/o.json\""), 0);
+  assert_same(tt_tmp("o.json"), "ours.report.json");
+}
+END_TEST
+
+START_TEST(test_golden_xsnap) {
+  ck_assert_int_eq(tt_sh("\"$IPS\" report \"$DATA/xsnap.slog\" >\"$TMP/x.txt\""), 0);
+  assert_same(tt_tmp("x.txt"), "xsnap.report.txt");
+  ck_assert_int_eq(
+      tt_sh("\"$IPS\" report --format csv \"$DATA/xsnap.slog\" >\"$TMP/x.csv\""), 0);
+  assert_same(tt_tmp("x.csv"), "xsnap.report.csv");
+}
+END_TEST
+
+/* Written by `ipcstamp run` (branch parent) with the JavaScript worker:
+ * `--vats 2 --demo --rounds 2`. */
+START_TEST(test_golden_run) {
+  ck_assert_int_eq(tt_sh("\"$IPS\" report \"$DATA/run.slog\" >\"$TMP/r.txt\""), 0);
+  assert_same(tt_tmp("r.txt"), "run.report.txt");
+  ck_assert_int_eq(
+      tt_sh("\"$IPS\" latency --what upcall \"$DATA/run.slog\" >\"$TMP/rl.txt\""), 0);
+  assert_same(tt_tmp("rl.txt"), "run.latency.txt");
+}
+END_TEST
+
+START_TEST(test_golden_latency) {
+  ck_assert_int_eq(tt_sh("\"$IPS\" latency \"$DATA/ours.slog\" >\"$TMP/l.txt\""), 0);
+  assert_same(tt_tmp("l.txt"), "ours.latency.txt");
+}
+END_TEST
+
+START_TEST(test_gzip_and_stdin) {
+  ck_assert_int_eq(tt_sh("gzip -c \"$DATA/ours.slog\" >\"$TMP/o.slog.gz\""), 0);
+  ck_assert_int_eq(tt_sh("\"$IPS\" report \"$TMP/o.slog.gz\" >\"$TMP/g.txt\""), 0);
+  assert_same(tt_tmp("g.txt"), "ours.report.txt");
+  ck_assert_int_eq(
+      tt_sh("\"$IPS\" report - <\"$TMP/o.slog.gz\" >\"$TMP/gi.txt\""), 0);
+  assert_same(tt_tmp("gi.txt"), "ours.report.txt");
+  ck_assert_int_eq(
+      tt_sh("cat \"$DATA/ours.slog\" | \"$IPS\" report - >\"$TMP/i.txt\""), 0);
+  assert_same(tt_tmp("i.txt"), "ours.report.txt");
+}
+END_TEST
+
+static long long num(yajl_val o, const char *key) {
+  const char *path[] = {key, NULL};
+  yajl_val v = yajl_tree_get(o, path, yajl_t_number);
+  ck_assert_msg(v && YAJL_IS_INTEGER(v), "no integer %s", key);
+  return YAJL_GET_INTEGER(v);
+}
+
+/* pipe + worker + kernel == total, and the segments add up to it, exactly. */
+static void check_sums(const char *file) {
+  char cmd[512], *text, *line, *nl;
+  int deliveries = 0;
+  snprintf(cmd, sizeof cmd,
+           "\"$IPS\" report --format json \"$DATA/%s\" >\"$TMP/sum.json\" "
+           "2>/dev/null; test $? -le 3",
+           file);
+  ck_assert_int_eq(tt_sh(cmd), 0);
+  text = tt_read(tt_tmp("sum.json"), NULL);
+  for (line = text; *line; line = nl + 1) {
+    char eb[256];
+    yajl_val o, segs;
+    const char *sp[] = {"segments", NULL};
+    long long sum = 0;
+    size_t i;
+    nl = strchr(line, '\n');
+    ck_assert_ptr_nonnull(nl);
+    *nl = '\0';
+    o = yajl_tree_parse(line, eb, sizeof eb);
+    ck_assert_msg(o != NULL, "output is not JSON: %s", eb);
+    segs = yajl_tree_get(o, sp, yajl_t_array);
+    if (segs) {
+      deliveries++;
+      ck_assert_int_eq(num(o, "pipe_ns") + num(o, "worker_ns") + num(o, "kernel_ns"),
+                       num(o, "total_ns"));
+      for (i = 0; i < YAJL_GET_ARRAY(segs)->len; i++) {
+        yajl_val s = YAJL_GET_ARRAY(segs)->values[i];
+        sum += YAJL_GET_INTEGER(YAJL_GET_ARRAY(s)->values[1]);
+      }
+      ck_assert_int_eq(sum, num(o, "total_ns"));
+    }
+    yajl_tree_free(o);
+  }
+  ck_assert_int_gt(deliveries, 0);
+  free(text);
+}
+
+START_TEST(test_sums_exact) {
+  check_sums("ours.slog");
+  check_sums("xsnap.slog");
+  check_sums("bad.slog");
+  check_sums("run.slog");
+}
+END_TEST
+
+START_TEST(test_help) {
+  ck_assert_int_eq(tt_sh("\"$IPS\" report --help | grep -q 'usage: ipcstamp report'"), 0);
+  ck_assert_int_eq(tt_sh("\"$IPS\" trace --help | grep -q 'usage: ipcstamp trace'"), 0);
+  ck_assert_int_eq(tt_sh("\"$IPS\" latency --help | grep -q 'usage: ipcstamp latency'"), 0);
+}
+END_TEST
+
+/* ---- Limits ---- */
+
+START_TEST(test_vat_filter_and_summary) {
+  ck_assert_int_eq(
+      tt_sh("\"$IPS\" report --vat v2 --top 1 \"$DATA/ours.slog\" >\"$TMP/v.txt\""), 0);
+  ck_assert_int_eq(tt_sh("grep -c '^crank ' \"$TMP/v.txt\" | grep -qx 2"), 0);
+  ck_assert_int_eq(tt_sh("grep -q '^v1 ' \"$TMP/v.txt\""), 1);
+  ck_assert_int_eq(tt_sh("grep -A1 '^slowest' \"$TMP/v.txt\" | grep -q bringOutYourDead"), 0);
+  ck_assert_int_eq(
+      tt_sh("\"$IPS\" report --summary \"$DATA/ours.slog\" >\"$TMP/s.txt\""), 0);
+  ck_assert_int_eq(tt_sh("grep -q '^crank ' \"$TMP/s.txt\""), 1);
+  ck_assert_int_eq(tt_sh("grep -q '^all  *5 ' \"$TMP/s.txt\""), 0);
+}
+END_TEST
+
+START_TEST(test_clock_choice) {
+  /* The xsnap-style file has no worker mono clock: forcing it skips all. */
+  ck_assert_int_eq(
+      tt_sh("\"$IPS\" report --clock mono \"$DATA/xsnap.slog\" >\"$TMP/m.txt\" 2>\"$TMP/m.err\""),
+      3);
+  ck_assert_int_eq(tt_sh("grep -q 'deliveries: 0 attributed' \"$TMP/m.txt\""), 0);
+  ck_assert_int_eq(tt_sh("grep -q 'no ipcstamp.mono' \"$TMP/m.err\""), 0);
+  /* Forcing wall on ours uses the offset estimate (same machine: small). */
+  ck_assert_int_eq(
+      tt_sh("\"$IPS\" report --clock wall \"$DATA/ours.slog\" >\"$TMP/w.txt\""), 0);
+  ck_assert_int_eq(tt_sh("grep -q '0 on the mono clock, 5 on wall' \"$TMP/w.txt\""), 0);
+  ck_assert_int_eq(tt_sh("grep -q 'TIMEQUAKE' \"$DATA/xsnap.report.txt\""), 0);
+}
+END_TEST
+
+START_TEST(test_long_line_option) {
+  ck_assert_int_eq(
+      tt_sh("\"$IPS\" report --max-line 1024 \"$DATA/ours.slog\" >/dev/null 2>\"$TMP/e\""), 0);
+  ck_assert_int_eq(tt_sh("\"$IPS\" report --max-line 10 \"$DATA/ours.slog\" 2>/dev/null"), 2);
+}
+END_TEST
+
+/* ---- Bad input ---- */
+
+START_TEST(test_bad_slog) {
+  ck_assert_int_eq(tt_sh("\"$IPS\" report - <\"$DATA/bad.slog\" >\"$TMP/b.txt\" 2>\"$TMP/b.err\""),
+                   3);
+  assert_same(tt_tmp("b.txt"), "bad.report.txt");
+  assert_same(tt_tmp("b.err"), "bad.stderr.txt");
+  ck_assert_int_eq(tt_sh("\"$IPS\" latency \"$DATA/bad.slog\" >/dev/null 2>&1"), 3);
+}
+END_TEST
+
+START_TEST(test_bad_usage) {
+  ck_assert_int_eq(tt_sh("\"$IPS\" report 2>/dev/null"), 2);
+  ck_assert_int_eq(tt_sh("\"$IPS\" report a b 2>/dev/null"), 2);
+  ck_assert_int_eq(tt_sh("\"$IPS\" report --format xml \"$DATA/ours.slog\" 2>\"$TMP/u\""), 2);
+  ck_assert_int_eq(tt_sh("grep -q xml \"$TMP/u\""), 0);
+  ck_assert_int_eq(tt_sh("\"$IPS\" report --clock tai \"$DATA/ours.slog\" 2>/dev/null"), 2);
+  ck_assert_int_eq(tt_sh("\"$IPS\" report --top -1 \"$DATA/ours.slog\" 2>/dev/null"), 2);
+  ck_assert_int_eq(tt_sh("\"$IPS\" report --bogus \"$DATA/ours.slog\" 2>/dev/null"), 2);
+  ck_assert_int_eq(tt_sh("\"$IPS\" latency --what cpu \"$DATA/ours.slog\" 2>/dev/null"), 2);
+  ck_assert_int_eq(tt_sh("\"$IPS\" trace \"$DATA/ours.slog\" 2>/dev/null"), 2);
+}
+END_TEST
+
+START_TEST(test_unreadable) {
+  ck_assert_int_eq(tt_sh("\"$IPS\" report /nonexistent.slog 2>\"$TMP/e\""), 4);
+  ck_assert_int_eq(tt_sh("grep -q 'cannot open /nonexistent.slog' \"$TMP/e\""), 0);
+  ck_assert_int_eq(tt_sh("gzip -c \"$DATA/ours.slog\" | head -c 300 >\"$TMP/cut.gz\""), 0);
+  ck_assert_int_eq(tt_sh("\"$IPS\" report \"$TMP/cut.gz\" >/dev/null 2>\"$TMP/e\""), 4);
+  ck_assert_int_eq(tt_sh("grep -q 'truncated' \"$TMP/e\""), 0);
+  ck_assert_int_eq(tt_sh("\"$IPS\" trace \"$DATA/ours.slog\" -o /nonexistent/t.json 2>/dev/null"), 4);
+}
+END_TEST
+
+Suite *report_suite(void) {
+  Suite *s = suite_create("report");
+  TCase *tc = tcase_create("Core");
+  tcase_add_test(tc, test_golden_ours);
+  tcase_add_test(tc, test_golden_xsnap);
+  tcase_add_test(tc, test_golden_latency);
+  tcase_add_test(tc, test_golden_run);
+  tcase_add_test(tc, test_gzip_and_stdin);
+  tcase_add_test(tc, test_sums_exact);
+  tcase_add_test(tc, test_help);
+  suite_add_tcase(s, tc);
+  tc = tcase_create("Limits");
+  tcase_add_test(tc, test_vat_filter_and_summary);
+  tcase_add_test(tc, test_clock_choice);
+  tcase_add_test(tc, test_long_line_option);
+  suite_add_tcase(s, tc);
+  tc = tcase_create("Bad input");
+  tcase_add_test(tc, test_bad_slog);
+  tcase_add_test(tc, test_bad_usage);
+  tcase_add_test(tc, test_unreadable);
+  suite_add_tcase(s, tc);
+  return s;
+}

@@ -1,0 +1,94 @@
+/* check_report_main.c — runs the tools/ suites; helpers shared by them. */
+#include "config.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "check_report.h"
+
+static char tmpdir[256];
+static char pathbuf[4][1024];
+static int pathi;
+
+static void ensure_env(void) {
+  char buf[1200];
+  const char *b = getenv("IPCSTAMP_BUILDDIR"), *s = getenv("IPCSTAMP_SRCDIR");
+  if (!b || !s) {
+    fprintf(stderr, "check_tools: run me through make check "
+                    "(IPCSTAMP_BUILDDIR, IPCSTAMP_SRCDIR)\n");
+    exit(77);
+  }
+  if (!tmpdir[0]) {
+    snprintf(tmpdir, sizeof tmpdir, "/tmp/ips-check-tools-XXXXXX");
+    if (!mkdtemp(tmpdir))
+      abort();
+  }
+  snprintf(buf, sizeof buf, "%s/tools/ipcstamp", b);
+  setenv("IPS", buf, 1);
+  snprintf(buf, sizeof buf, "%s/tests/data", s);
+  setenv("DATA", buf, 1);
+  setenv("TMP", tmpdir, 1);
+}
+
+int tt_sh(const char *cmd) {
+  int st;
+  ensure_env();
+  st = system(cmd);
+  ck_assert_msg(st != -1 && WIFEXITED(st), "cannot run: %s", cmd);
+  return WEXITSTATUS(st);
+}
+
+const char *tt_tmp(const char *name) {
+  char *p = pathbuf[pathi++ & 3];
+  ensure_env();
+  snprintf(p, sizeof pathbuf[0], "%s/%s", tmpdir, name);
+  return p;
+}
+
+const char *tt_data(const char *name) {
+  char *p = pathbuf[pathi++ & 3];
+  ensure_env();
+  snprintf(p, sizeof pathbuf[0], "%s/%s", getenv("DATA"), name);
+  return p;
+}
+
+char *tt_read(const char *path, size_t *len) {
+  FILE *f = fopen(path, "rb");
+  char *buf;
+  long n;
+  ck_assert_msg(f != NULL, "cannot open %s", path);
+  fseek(f, 0, SEEK_END);
+  n = ftell(f);
+  fseek(f, 0, SEEK_SET);
+  buf = malloc((size_t)n + 1);
+  ck_assert_ptr_nonnull(buf);
+  ck_assert_int_eq(fread(buf, 1, (size_t)n, f), (size_t)n);
+  buf[n] = '\0';
+  fclose(f);
+  if (len)
+    *len = (size_t)n;
+  return buf;
+}
+
+int main(void) {
+  int failed;
+  SRunner *sr;
+  ensure_env();
+  sr = srunner_create(slog_suite());
+  srunner_add_suite(sr, hist_suite());
+  srunner_add_suite(sr, report_suite());
+  srunner_add_suite(sr, trace_suite());
+  srunner_run_all(sr, CK_NORMAL);
+  failed = srunner_ntests_failed(sr);
+  srunner_free(sr);
+  {
+    char cmd[300];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmpdir);
+    if (system(cmd) != 0)
+      fprintf(stderr, "check_tools: could not remove %s\n", tmpdir);
+  }
+  return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}

@@ -1,0 +1,335 @@
+/* report_out.c — the report's text, JSON-lines and CSV output. */
+#include "config.h"
+
+#include <inttypes.h>
+#include <string.h>
+
+#include "report.h"
+
+static const char *clock_name(char c) { return c == 'm' ? "mono" : "wall"; }
+
+static double pct(int64_t part, int64_t whole) {
+  return whole > 0 ? 100.0 * (double)part / (double)whole : 0.0;
+}
+
+static void put_ll(FILE *f, long long v) {
+  char b[32];
+  int n = 0;
+  unsigned long long a = v < 0 ? 0ULL - (unsigned long long)v : (unsigned long long)v;
+  do {
+    b[sizeof b - 1 - n++] = (char)('0' + a % 10);
+    a /= 10;
+  } while (a);
+  if (v < 0)
+    b[sizeof b - 1 - n++] = '-';
+  fwrite(b + sizeof b - n, 1, (size_t)n, f);
+}
+
+static void put_us(FILE *f, int64_t ns) {
+  char b[32];
+  fputs(ips__fmt_us(b, ns), f);
+}
+
+/* fputs and hand formatting: on a big slogfile this is most of the output
+ * work, and printf's format parsing showed in the profile. */
+void ips__report_delivery_text(ips__report_t *r, const ips__delivery_t *d) {
+  size_t j, ns = ips__nsegments(d);
+  FILE *f = r->out;
+  fputs("crank ", f);
+  put_ll(f, d->crank);
+  fputc(' ', f);
+  fputs(d->vat, f);
+  fputs(" #", f);
+  put_ll(f, d->dnum);
+  fputc(' ', f);
+  fputs(d->desc, f);
+  fputs(d->ok ? " [" : " (error) [", f);
+  fputs(clock_name(d->clock), f);
+  fputs("] total ", f);
+  put_us(f, d->total);
+  fputs(" = pipe ", f);
+  put_us(f, d->pipe);
+  fputs(" + worker ", f);
+  put_us(f, d->worker);
+  fputs(" + kernel ", f);
+  put_us(f, d->kernel);
+  fputs("\n  ", f);
+  for (j = 0; j < ns; j++) {
+    const char *name;
+    int64_t v = ips__segment(d, j, &name);
+    if (j)
+      fputs(" | ", f);
+    fputs(name, f);
+    fputc(' ', f);
+    put_us(f, v);
+  }
+  fputc('\n', f);
+  if (d->has_cpu || d->has_gap || d->quake || d->clock == 'w') {
+    const char *sep = "";
+    fputs("  ", f);
+    if (d->has_gap) {
+      fputs("kernel before ", f);
+      put_us(f, d->gap_ns);
+      sep = "; ";
+    }
+    if (d->has_cpu) {
+      fputs(sep, f);
+      fputs("worker on-cpu ", f);
+      put_us(f, d->worker - d->offcpu_ns); /* the two add up to worker */
+      fputs(" off-cpu ", f);
+      put_us(f, d->offcpu_ns);
+      sep = "; ";
+    }
+    if (d->clock == 'w') {
+      fputs(sep, f);
+      fputs("offset ", f);
+      put_us(f, d->offset_ns);
+      fputs(" +- ", f);
+      put_us(f, d->bound_ns);
+      sep = "; ";
+    }
+    if (d->quake) {
+      fputs(sep, f);
+      fputs("TIMEQUAKE wall and mono differ by ", f);
+      put_us(f, d->quake_ns);
+    }
+    fputc('\n', f);
+  }
+}
+
+/* ---- JSON ---------------------------------------------------------- */
+
+static void gs(yajl_gen g, const char *s) {
+  yajl_gen_string(g, (const unsigned char *)s, strlen(s));
+}
+static void gi(yajl_gen g, const char *k, long long v) {
+  gs(g, k);
+  yajl_gen_integer(g, v);
+}
+static void gkv(yajl_gen g, const char *k, const char *v) {
+  gs(g, k);
+  gs(g, v);
+}
+
+static void flush_gen(ips__report_t *r) {
+  const unsigned char *buf;
+  size_t len;
+  yajl_gen_get_buf(r->g, &buf, &len);
+  fwrite(buf, 1, len, r->out);
+  fputc('\n', r->out);
+  yajl_gen_clear(r->g);
+  yajl_gen_reset(r->g, NULL);
+}
+
+void ips__report_delivery_json(ips__report_t *r, const ips__delivery_t *d) {
+  yajl_gen g = r->g;
+  size_t j, ns = ips__nsegments(d);
+  yajl_gen_map_open(g);
+  gi(g, "crank", d->crank);
+  gkv(g, "vat", d->vat);
+  gi(g, "deliveryNum", d->dnum);
+  gkv(g, "description", d->desc);
+  gs(g, "ok");
+  yajl_gen_bool(g, d->ok);
+  gi(g, "line", d->line);
+  gkv(g, "clock", clock_name(d->clock));
+  gs(g, "segments");
+  yajl_gen_array_open(g);
+  for (j = 0; j < ns; j++) {
+    const char *name;
+    int64_t v = ips__segment(d, j, &name);
+    yajl_gen_array_open(g);
+    gs(g, name);
+    yajl_gen_integer(g, v);
+    yajl_gen_array_close(g);
+  }
+  yajl_gen_array_close(g);
+  gi(g, "pipe_ns", d->pipe);
+  gi(g, "worker_ns", d->worker);
+  gi(g, "kernel_ns", d->kernel);
+  gi(g, "total_ns", d->total);
+  if (d->has_cpu) {
+    gi(g, "cpu_ns", d->cpu_ns);
+    gi(g, "offcpu_ns", d->offcpu_ns);
+  }
+  if (d->has_gap)
+    gi(g, "kernel_before_ns", d->gap_ns);
+  if (d->clock == 'w') {
+    gi(g, "offset_ns", d->offset_ns);
+    gi(g, "offset_bound_ns", d->bound_ns);
+  }
+  if (d->quake)
+    gi(g, "timequake_ns", d->quake_ns);
+  yajl_gen_map_close(g);
+  flush_gen(r);
+}
+
+void ips__report_delivery_csv(ips__report_t *r, const ips__delivery_t *d) {
+  FILE *f = r->out;
+  const char *s;
+  fprintf(f, "%lld,", d->crank);
+  /* Quote text fields: vat IDs and methods come from the input. */
+  fputc('"', f);
+  for (s = d->vat; *s; s++) {
+    if (*s == '"') fputc('"', f);
+    fputc(*s, f);
+  }
+  fprintf(f, "\",%lld,\"", d->dnum);
+  for (s = d->desc; *s; s++) {
+    if (*s == '"') fputc('"', f);
+    fputc(*s, f);
+  }
+  fprintf(f, "\",%s,%" PRId64 ",%" PRId64 ",%" PRId64 ",%" PRId64 ",",
+          clock_name(d->clock), d->pipe, d->worker, d->kernel, d->total);
+  if (d->has_cpu) fprintf(f, "%" PRId64, d->cpu_ns);
+  fputc(',', f);
+  if (d->has_gap) fprintf(f, "%" PRId64, d->gap_ns);
+  fprintf(f, ",%d,%zu,%ld\n", d->quake, d->n_up, d->line);
+}
+
+/* ---- summaries ----------------------------------------------------- */
+
+static void share_row(FILE *f, const char *name, uint64_t n, int64_t pipe,
+                      int64_t worker, int64_t kernel, int64_t total) {
+  char b[4][32];
+  fprintf(f, "%-12s %8" PRIu64 " %14s %5.1f%% %14s %5.1f%% %14s %5.1f%% %14s\n",
+          name, n, ips__fmt_us(b[0], pipe), pct(pipe, total),
+          ips__fmt_us(b[1], worker), pct(worker, total),
+          ips__fmt_us(b[2], kernel), pct(kernel, total),
+          ips__fmt_us(b[3], total));
+}
+
+void ips__report_summary_text(ips__report_t *r, ips__attr_t *a,
+                              const ips__drive_stats_t *st) {
+  FILE *f = r->out;
+  char b[4][32];
+  size_t i, nv = ips__attr_nvats(a);
+  int k;
+  if (!r->summary_only && r->n > 0)
+    fputc('\n', f);
+  fprintf(f, "== summary (times in microseconds)\n");
+  fprintf(f, "deliveries: %" PRIu64 " attributed", r->n);
+  if (!r->vat)
+    fprintf(f, " (%" PRIu64 " on the mono clock, %" PRIu64
+               " on wall clocks with an offset estimate)",
+            st->n_mono, st->n_wall);
+  fprintf(f, ", %" PRIu64 " not attributed\n", st->skipped_deliveries);
+  fprintf(f, "lines: %" PRIu64 " read, %" PRIu64 " skipped, %" PRIu64
+             " other records ignored\n",
+          st->lines, st->skipped_lines, st->other);
+  fprintf(f, "%-12s %8s %14s %6s %14s %6s %14s %6s %14s\n", "vat", "count",
+          "pipe", "", "worker", "", "kernel", "", "total");
+  for (i = 0; i < nv; i++) {
+    const ips__vat_stats_t *v = ips__attr_vat(a, i);
+    if (v->n == 0 || (r->vat && strcmp(r->vat, v->vat)))
+      continue;
+    share_row(f, v->vat, v->n, v->pipe, v->worker, v->kernel, v->total);
+  }
+  share_row(f, "all", r->n, r->pipe, r->worker, r->kernel, r->total);
+  if (r->n_gap)
+    fprintf(f, "kernel between deliveries: %s over %" PRIu64 " gaps\n",
+            ips__fmt_us(b[0], r->gap), r->n_gap);
+  if (r->n_cpu)
+    fprintf(f, "worker on-cpu %s (%.1f%%), off-cpu %s (%.1f%%) over %" PRIu64
+               " deliveries with cpu_ns\n",
+            ips__fmt_us(b[0], r->cpu_worker - r->offcpu),
+            pct(r->cpu_worker - r->offcpu, r->cpu_worker),
+            ips__fmt_us(b[1], r->offcpu), pct(r->offcpu, r->cpu_worker),
+            r->n_cpu);
+  fprintf(f, "timequakes: %" PRIu64 " (wall and mono differ by more than %s)\n",
+          r->n_quake, ips__fmt_us(b[0], r->quake_ns));
+  for (i = 0; i < nv; i++) {
+    const ips__vat_stats_t *v = ips__attr_vat(a, i);
+    if (!v->has_offset || (r->vat && strcmp(r->vat, v->vat)))
+      continue;
+    fprintf(f, "clock offset %s (worker - parent): %s +- %s\n", v->vat,
+            ips__fmt_us(b[0], v->offset_ns), ips__fmt_us(b[1], v->bound_ns));
+  }
+  if (r->nslow) {
+    fprintf(f, "slowest deliveries:\n");
+    for (i = 0; i < r->nslow; i++) {
+      const ips__slow_t *s = &r->slow[i];
+      fprintf(f, "  crank %lld %s #%lld %s: total %s (pipe %s, worker %s, kernel %s) line %ld\n",
+              s->crank, s->vat, s->dnum, s->desc, ips__fmt_us(b[0], s->total),
+              ips__fmt_us(b[1], s->pipe), ips__fmt_us(b[2], s->worker),
+              ips__fmt_us(b[3], s->kernel), s->line);
+    }
+  }
+  if (st->skipped_lines || st->skipped_deliveries) {
+    fprintf(f, "skipped:\n");
+    for (k = 0; k < IPS__SKIP_N; k++)
+      if (st->skipped[k])
+        fprintf(f, "  %8" PRIu64 "  %s\n", st->skipped[k], ips__skip_msg(k));
+  }
+}
+
+static void totals_json(yajl_gen g, uint64_t n, int64_t pipe, int64_t worker,
+                        int64_t kernel, int64_t total) {
+  gi(g, "deliveries", (long long)n);
+  gi(g, "pipe_ns", pipe);
+  gi(g, "worker_ns", worker);
+  gi(g, "kernel_ns", kernel);
+  gi(g, "total_ns", total);
+}
+
+void ips__report_summary_json(ips__report_t *r, ips__attr_t *a,
+                              const ips__drive_stats_t *st) {
+  yajl_gen g = r->g;
+  size_t i, nv = ips__attr_nvats(a);
+  int k;
+  yajl_gen_map_open(g);
+  gs(g, "summary");
+  yajl_gen_map_open(g);
+  totals_json(g, r->n, r->pipe, r->worker, r->kernel, r->total);
+  gi(g, "mono", (long long)st->n_mono);
+  gi(g, "wall", (long long)st->n_wall);
+  gi(g, "lines", (long long)st->lines);
+  gi(g, "lines_skipped", (long long)st->skipped_lines);
+  gi(g, "deliveries_skipped", (long long)st->skipped_deliveries);
+  gi(g, "other_records", (long long)st->other);
+  gi(g, "kernel_between_ns", r->gap);
+  gi(g, "timequakes", (long long)r->n_quake);
+  if (r->n_cpu) {
+    gi(g, "cpu_ns", r->cpu);
+    gi(g, "offcpu_ns", r->offcpu);
+  }
+  gs(g, "vats");
+  yajl_gen_array_open(g);
+  for (i = 0; i < nv; i++) {
+    const ips__vat_stats_t *v = ips__attr_vat(a, i);
+    if (v->n == 0 || (r->vat && strcmp(r->vat, v->vat)))
+      continue;
+    yajl_gen_map_open(g);
+    gkv(g, "vat", v->vat);
+    totals_json(g, v->n, v->pipe, v->worker, v->kernel, v->total);
+    if (v->has_offset) {
+      gi(g, "offset_ns", v->offset_ns);
+      gi(g, "offset_bound_ns", v->bound_ns);
+    }
+    yajl_gen_map_close(g);
+  }
+  yajl_gen_array_close(g);
+  gs(g, "slowest");
+  yajl_gen_array_open(g);
+  for (i = 0; i < r->nslow; i++) {
+    const ips__slow_t *s = &r->slow[i];
+    yajl_gen_map_open(g);
+    gi(g, "crank", s->crank);
+    gkv(g, "vat", s->vat);
+    gi(g, "deliveryNum", s->dnum);
+    gkv(g, "description", s->desc);
+    gi(g, "total_ns", s->total);
+    gi(g, "line", s->line);
+    yajl_gen_map_close(g);
+  }
+  yajl_gen_array_close(g);
+  gs(g, "skipped");
+  yajl_gen_map_open(g);
+  for (k = 0; k < IPS__SKIP_N; k++)
+    if (st->skipped[k])
+      gi(g, ips__skip_name(k), (long long)st->skipped[k]);
+  yajl_gen_map_close(g);
+  yajl_gen_map_close(g);
+  yajl_gen_map_close(g);
+  flush_gen(r);
+}

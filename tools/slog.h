@@ -1,0 +1,120 @@
+/* slog.h — the streaming slogfile reader shared by report, trace, latency.
+ *
+ * A slogfile (DESIGN.md §5) is JSON lines.  The reader hands out one line at
+ * a time from a plain file, a gzip file or stdin, holding at most one line
+ * (bounded by max_line) in memory.  ips__slog_parse() turns one line into an
+ * ips__rec_t with only what attribution needs; the payloads (vd arguments,
+ * vsc, vsr, the result) are skipped by a structural scan instead of being
+ * tokenised, which is where most of the bytes are (see docs/report.md).
+ */
+#ifndef IPCSTAMP_TOOLS_SLOG_H
+#define IPCSTAMP_TOOLS_SLOG_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* ---- input ---------------------------------------------------------- */
+
+typedef struct ips__slog_in ips__slog_in_t;
+
+/* Opens PATH ("-" = stdin); gzip is detected from the content.  Returns NULL
+ * with a message in err (errlen bytes) when it cannot.  max_line bounds the
+ * longest line held in memory; longer lines are reported and skipped. */
+ips__slog_in_t *ips__slog_open(const char *path, size_t max_line, char *err,
+                               size_t errlen);
+
+/* Next line, without its '\n'.  Returns 1 with *line and *len set (valid until the
+ * next call), 0 at end of input, -1 on a read error (message in err).
+ * *flags gets IPS__LINE_TOOLONG (the line was dropped; *len is its length)
+ * or IPS__LINE_NOEOL (last line had no newline: possibly truncated). */
+#define IPS__LINE_TOOLONG 1
+#define IPS__LINE_NOEOL 2
+int ips__slog_next(ips__slog_in_t *in, const char **line, size_t *len,
+                   int *flags, char *err, size_t errlen);
+
+/* 1-based number of the line returned last. */
+long ips__slog_lineno(const ips__slog_in_t *in);
+/* Bytes of input consumed so far and total size (0 if unknown), for the
+ * progress bar. */
+void ips__slog_progress(const ips__slog_in_t *in, uint64_t *done,
+                        uint64_t *total);
+void ips__slog_close(ips__slog_in_t *in);
+
+/* ---- records -------------------------------------------------------- */
+
+enum {
+  IPS__REC_OTHER = 0, /* any other SwingSet type: skipped quietly */
+  IPS__REC_START,     /* slog-start */
+  IPS__REC_DELIVER,
+  IPS__REC_SYSCALL,
+  IPS__REC_SYSCALL_RESULT,
+  IPS__REC_RESULT     /* deliver-result */
+};
+
+/* Field-presence bits in ips__rec_t.have. */
+enum {
+  IPS__F_CRANK = 1 << 0,
+  IPS__F_VAT = 1 << 1,
+  IPS__F_DNUM = 1 << 2,
+  IPS__F_SNUM = 1 << 3,
+  IPS__F_TIME = 1 << 4,
+  IPS__F_MONO = 1 << 5,
+  IPS__F_DR = 1 << 6,       /* dr present with a status */
+  IPS__F_METER = 1 << 7,    /* dr[2] is a metering object */
+  IPS__F_WALLS = 1 << 8,    /* metering.timestamps */
+  IPS__F_WMONO = 1 << 9,    /* metering.ipcstamp.mono */
+  IPS__F_KINDS = 1 << 10,
+  IPS__F_CPU = 1 << 11,
+  IPS__F_IPSV = 1 << 12     /* an ipcstamp.v was seen (slog-start or metering) */
+};
+
+#define IPS__MAX_STAMPS 65536 /* per delivery; more is refused */
+#define IPS__VAT_MAX 64
+#define IPS__DESC_MAX 96
+
+/* One parsed line.  Times are integer nanoseconds (exact decimal
+ * conversion, so segment sums are exact).  The stamp arrays are owned by
+ * the record and reused from line to line. */
+typedef struct {
+  int type;
+  unsigned have;
+  long long crank, dnum, snum;
+  char vat[IPS__VAT_MAX];
+  int64_t time_ns, mono_ns;
+  int ok;                         /* dr[0] == "ok" */
+  char desc[IPS__DESC_MAX];       /* deliver: the description */
+  long ipsv;                      /* ipcstamp.v */
+  int64_t cpu_ns;
+  long long dropped;
+  size_t n_walls, n_wmono, n_kinds;
+  int64_t *walls;                 /* worker wall stamps, ns */
+  int64_t *wmono;                 /* worker mono stamps, ns */
+  char *kinds;                    /* NUL-terminated */
+} ips__rec_t;
+
+typedef struct ips__parser ips__parser_t;
+
+/* strict: tokenise every byte with yajl (no payload skipping). */
+ips__parser_t *ips__parser_new(int strict);
+void ips__parser_free(ips__parser_t *p);
+
+/* Parses one line into *rec (owned by the parser; valid until the next
+ * call).  Returns 0; -1 when the line is not JSON, -2 when a field has the
+ * wrong form (a vatID too long, a stamp that is not a number, ...); either
+ * with a one-line reason in err. */
+int ips__slog_parse(ips__parser_t *p, const char *line, size_t len,
+                    const ips__rec_t **rec, char *err, size_t errlen);
+
+/* ---- helpers (slog_skip.c) ----------------------------------------- */
+
+/* Scans JSON structure from p[pos].  With depth 0 it skips one value
+ * (leading whitespace allowed); with depth > 0 it goes on until that many
+ * enclosing containers are closed.  Strings are scanned for their closing
+ * quote only.  Returns the index just past what was skipped, or -1 if the
+ * input ends first or brackets do not match. */
+long ips__json_skip(const char *p, size_t len, size_t pos, int depth);
+
+/* Decimal JSON number text -> nanoseconds (value * 1e9).  Returns 0 or -1. */
+int ips__dec_to_ns(const char *s, size_t n, int64_t *out);
+
+#endif

@@ -1,0 +1,122 @@
+/* slog_drive.c — read a slogfile line by line into the assembler. */
+#include "config.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "attr.h"
+#include "commands.h"
+
+/* By hand rather than snprintf: the report prints a dozen per delivery. */
+const char *ips__fmt_us(char *buf, int64_t ns) {
+  uint64_t a = ns < 0 ? (uint64_t)0 - (uint64_t)ns : (uint64_t)ns;
+  char tmp[32];
+  int n = 0, i = 0;
+  do {
+    tmp[n++] = (char)('0' + a % 10);
+    a /= 10;
+    if (n == 3)
+      tmp[n++] = '.';
+  } while (a > 0 || n < 5);
+  if (ns < 0)
+    buf[i++] = '-';
+  while (n > 0)
+    buf[i++] = tmp[--n];
+  buf[i] = '\0';
+  return buf;
+}
+
+static void progress(ips__slog_in_t *in, int final) {
+  uint64_t done, total;
+  ips__slog_progress(in, &done, &total);
+  if (final) {
+    fputs("\r\033[K", stderr);
+  } else if (total > 0) {
+    int pct = (int)(done * 100 / total), i;
+    char bar[41];
+    for (i = 0; i < 40; i++)
+      bar[i] = i < pct * 40 / 100 ? '#' : '.';
+    bar[40] = '\0';
+    fprintf(stderr, "\r[%s] %3d%%", bar, pct > 100 ? 100 : pct);
+  } else {
+    fprintf(stderr, "\r%" PRIu64 " MB read", done >> 20);
+  }
+  fflush(stderr);
+}
+
+int ips__drive(const ips__drive_opts_t *o, ips__attr_t *a,
+               ips__drive_stats_t *st) {
+  char err[256];
+  ips__slog_in_t *in;
+  ips__parser_t *p;
+  const char *line;
+  size_t len;
+  int flags, r, rc = IPS_EXIT_OK, bar;
+  uint64_t next_bar = 0, done, total;
+  memset(st, 0, sizeof *st);
+  in = ips__slog_open(o->path, o->max_line, err, sizeof err);
+  if (!in) {
+    fprintf(stderr, "%s: %s\n", o->prog, err);
+    return IPS_EXIT_IO;
+  }
+  p = ips__parser_new(o->strict);
+  if (!p) {
+    fprintf(stderr, "%s: out of memory\n", o->prog);
+    ips__slog_close(in);
+    return IPS_EXIT_IO;
+  }
+  ips__attr_bind(a, st, o->msgs, o->prog, o->path);
+  ips__slog_progress(in, &done, &total);
+  bar = o->progress && isatty(2) && total > (64u << 20);
+  while ((r = ips__slog_next(in, &line, &len, &flags, err, sizeof err)) > 0) {
+    const ips__rec_t *rec;
+    long ln = ips__slog_lineno(in);
+    st->lines++;
+    if (bar && st->lines >= next_bar) {
+      progress(in, 0);
+      next_bar = st->lines + 50000;
+    }
+    if (flags & IPS__LINE_TOOLONG) {
+      char d[64];
+      snprintf(d, sizeof d, "%zu bytes", len);
+      ips__skip(st, o->msgs, o->prog, o->path, ln, IPS__SKIP_TOO_LONG, d);
+      continue;
+    }
+    int pr = ips__slog_parse(p, line, len, &rec, err, sizeof err);
+    if (pr < 0) {
+      ips__skip(st, o->msgs, o->prog, o->path, ln,
+                pr == -2                    ? IPS__SKIP_MISSING
+                : (flags & IPS__LINE_NOEOL) ? IPS__SKIP_TRUNCATED
+                                            : IPS__SKIP_NOT_JSON,
+                err);
+      continue;
+    }
+    if (rec->type == IPS__REC_OTHER) {
+      st->other++;
+    }
+    if (!st->first_time_ok && (rec->have & IPS__F_TIME)) {
+      st->first_time_ok = 1;
+      st->first_time = rec->time_ns;
+    }
+    if (!st->first_mono_ok && (rec->have & IPS__F_MONO)) {
+      st->first_mono_ok = 1;
+      st->first_mono = rec->mono_ns;
+    }
+    ips__attr_feed(a, rec, ln);
+  }
+  if (bar)
+    progress(in, 1);
+  if (r < 0) {
+    fprintf(stderr, "%s: %s:%ld: %s\n", o->prog, o->path,
+            ips__slog_lineno(in) + 1, err);
+    rc = IPS_EXIT_IO;
+  }
+  ips__attr_finish(a);
+  ips__parser_free(p);
+  ips__slog_close(in);
+  if (rc == IPS_EXIT_OK && (st->skipped_lines || st->skipped_deliveries))
+    rc = IPS_EXIT_INPUT;
+  return rc;
+}

@@ -1,0 +1,178 @@
+/* slog_read.c — lines from a plain file, a gzip file or stdin.
+ *
+ * zlib's gzread reads plain files transparently, so one code path serves
+ * both.  The buffer grows only up to max_line: a longer line is dropped
+ * (and reported by the caller), so memory never follows the input.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <zlib.h>
+
+#include "slog.h"
+
+#define CHUNK (1u << 20)
+
+struct ips__slog_in {
+  gzFile gz;
+  int fd;
+  char *buf;
+  size_t cap, start, end; /* unread bytes are buf[start..end) */
+  size_t max_line;
+  int eof;
+  long lineno;
+  uint64_t total;
+};
+
+ips__slog_in_t *ips__slog_open(const char *path, size_t max_line, char *err,
+                               size_t errlen) {
+  ips__slog_in_t *in = calloc(1, sizeof *in);
+  struct stat st;
+  if (!in) {
+    snprintf(err, errlen, "out of memory");
+    return NULL;
+  }
+  in->max_line = max_line;
+  in->cap = CHUNK * 2;
+  in->buf = malloc(in->cap);
+  if (!in->buf) {
+    snprintf(err, errlen, "out of memory");
+    free(in);
+    return NULL;
+  }
+  if (!strcmp(path, "-")) {
+    in->fd = dup(0);
+  } else {
+    in->fd = open(path, O_RDONLY | O_CLOEXEC);
+  }
+  if (in->fd < 0) {
+    snprintf(err, errlen, "cannot open %s: %s", path, strerror(errno));
+    goto error;
+  }
+  if (fstat(in->fd, &st) == 0 && S_ISREG(st.st_mode))
+    in->total = (uint64_t)st.st_size;
+  in->gz = gzdopen(in->fd, "rb");
+  if (!in->gz) {
+    snprintf(err, errlen, "cannot read %s: out of memory", path);
+    close(in->fd);
+    goto error;
+  }
+  gzbuffer(in->gz, 256 * 1024);
+  return in;
+error:
+  free(in->buf);
+  free(in);
+  return NULL;
+}
+
+/* Reads more input after buf[end].  Returns bytes read, 0 at EOF, -1. */
+static long fill(ips__slog_in_t *in, char *err, size_t errlen) {
+  int n, zerr;
+  if (in->eof)
+    return 0;
+  if (in->start > 0 && in->start == in->end)
+    in->start = in->end = 0;
+  if (in->cap - in->end < CHUNK) {
+    /* Slide the unread tail down, then grow if a long line needs it. */
+    memmove(in->buf, in->buf + in->start, in->end - in->start);
+    in->end -= in->start;
+    in->start = 0;
+    if (in->cap - in->end < CHUNK) {
+      char *nb = realloc(in->buf, in->cap * 2);
+      if (!nb) {
+        snprintf(err, errlen, "out of memory");
+        return -1;
+      }
+      in->buf = nb;
+      in->cap *= 2;
+    }
+  }
+  n = gzread(in->gz, in->buf + in->end, CHUNK);
+  if (n < 0) {
+    const char *m = gzerror(in->gz, &zerr);
+    snprintf(err, errlen, "read error: %s",
+             zerr == Z_ERRNO ? strerror(errno) : m);
+    return -1;
+  }
+  if (n == 0) {
+    /* A cut gzip stream is an input problem, not silence. */
+    const char *m = gzerror(in->gz, &zerr);
+    if (zerr != Z_OK && zerr != Z_BUF_ERROR) {
+      snprintf(err, errlen, "read error: %s", m);
+      return -1;
+    }
+    if (zerr == Z_BUF_ERROR) {
+      snprintf(err, errlen, "gzip input is truncated");
+      return -1;
+    }
+    in->eof = 1;
+  }
+  in->end += (size_t)n;
+  return n;
+}
+
+int ips__slog_next(ips__slog_in_t *in, const char **line, size_t *len,
+                   int *flags, char *err, size_t errlen) {
+  size_t seen = 0, dropped = 0; /* seen: bytes after start with no '\n' */
+  *flags = 0;
+  for (;;) {
+    char *nl = memchr(in->buf + in->start + seen, '\n',
+                      in->end - in->start - seen);
+    long r;
+    if (nl) {
+      size_t l = (size_t)(nl - (in->buf + in->start));
+      *line = in->buf + in->start;
+      in->start += l + 1;
+      in->lineno++;
+      if (dropped) {
+        *flags = IPS__LINE_TOOLONG;
+        *len = dropped + l;
+      } else {
+        *len = l;
+      }
+      return 1;
+    }
+    if (in->end - in->start > in->max_line) {
+      /* Drop what we hold of this line; keep counting its length. */
+      dropped += in->end - in->start;
+      in->start = in->end = 0;
+    }
+    seen = in->end - in->start;
+    r = fill(in, err, errlen);
+    if (r < 0)
+      return -1;
+    if (r == 0) {
+      if (in->start == in->end && !dropped)
+        return 0;
+      *line = in->buf + in->start;
+      *len = dropped + (in->end - in->start);
+      *flags = IPS__LINE_NOEOL | (dropped ? IPS__LINE_TOOLONG : 0);
+      in->start = in->end;
+      in->lineno++;
+      return 1;
+    }
+  }
+}
+
+long ips__slog_lineno(const ips__slog_in_t *in) { return in->lineno; }
+
+void ips__slog_progress(const ips__slog_in_t *in, uint64_t *done,
+                        uint64_t *total) {
+  long off = gzoffset(in->gz);
+  *done = off > 0 ? (uint64_t)off : 0;
+  *total = in->total;
+}
+
+void ips__slog_close(ips__slog_in_t *in) {
+  if (!in)
+    return;
+  gzclose(in->gz); /* closes fd */
+  free(in->buf);
+  free(in);
+}
