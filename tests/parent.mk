@@ -16,8 +16,9 @@ tests_check_parent_SOURCES = \
 tests_check_parent_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS) $(UV_CFLAGS) $(YAJL_CFLAGS)
 tests_check_parent_LDADD = parent/libipcstamp-parent.la proto/libipcstamp-proto.la \
 	$(CHECK_LIBS) $(UV_LIBS) $(YAJL_LIBS)
+RUN_TEST_UTIL = tests/run_util.c tests/run_suites.h
 tests_check_run_SOURCES = tests/check_run.c tests/check_hostile.c \
-	tests/run_suites.h $(PARENT_TEST_PEER)
+	$(RUN_TEST_UTIL) $(PARENT_TEST_PEER)
 tests_check_run_CFLAGS = $(tests_check_parent_CFLAGS)
 tests_check_run_LDADD = $(tests_check_parent_LDADD)
 
@@ -39,3 +40,12 @@ tests_bench_bench_overhead_SOURCES = tests/bench/bench_overhead.c $(BENCH_UTIL)
 tests_bench_bench_overhead_CFLAGS = $(AM_CFLAGS) $(UV_CFLAGS)
 tests_bench_bench_overhead_LDADD = parent/libipcstamp-parent.la \
 	proto/libipcstamp-proto.la $(UV_LIBS)
+
+# A worker whose wall clock is an hour behind, and one whose wall clock
+# jumps (libfaketime; skipped when it is not installed).
+check_PROGRAMS += tests/check_timequake
+TESTS += tests/check_timequake
+tests_check_timequake_SOURCES = tests/check_timequake.c $(RUN_TEST_UTIL) \
+	$(PARENT_TEST_PEER)
+tests_check_timequake_CFLAGS = $(tests_check_parent_CFLAGS)
+tests_check_timequake_LDADD = $(tests_check_parent_LDADD)

@@ -1,4 +1,5 @@
-/* run_suites.h — helpers of tests/check_run shared by its suites: run the
+/* run_suites.h — the suites of tests/check_run besides its own, and the
+ * helpers (tests/run_util.c) it shares with tests/check_timequake: run the
  * real `ipcstamp` (stderr to a file) and check the slogfile it leaves. */
 #ifndef IPCSTAMP_TESTS_RUN_SUITES_H
 #define IPCSTAMP_TESTS_RUN_SUITES_H
@@ -19,6 +20,8 @@ char *slurp(const char *path);
 /* Start `ipcstamp ARGS...` (args NULL-terminated); stderr to errfile,
  * stdout to /dev/null. */
 pid_t start(const char **args);
+/* The same with stdout to the file out. */
+pid_t start_to(const char **args, const char *out);
 /* Wait for it; its exit code (failing the test if it died of a signal). */
 int finish(pid_t pid);
 int run(const char **args);
@@ -26,7 +29,10 @@ int run(const char **args);
 int finish_rss(pid_t pid, long *maxrss_kb);
 /* Fail unless errfile contains words. */
 void assert_err(const char *words);
-/* The slogfile check (see check_run.c); returns how many lines of
+/* Seconds text ("764.404427069") after "key": in line, as integer
+ * nanoseconds. */
+long long ns_of(const char *line, const char *key);
+/* The slogfile check (see run_util.c); returns how many lines of
  * count_type (NULL: none) it has. */
 int check_slog(const char *path, const char *count_type);
 
