@@ -7,10 +7,18 @@
  * machines are shared and noisy.  The parent stamps D/U/R/E either way:
  * what is compared is the worker's instrumentation as a parent sees it.
  *
+ * The parent and both workers are pinned to one CPU (children inherit the
+ * affinity).  Unpinned, on a 2-core machine, whichever worker the scheduler
+ * happens to keep on the parent's core answers several times faster than
+ * the other (a wake-up on the same core against one across cores), and
+ * that placement, not the stamps, decided the ratio: 0.25 in one run, 1.44
+ * in the next.  IPCSTAMP_BENCH_NOPIN=1 leaves the placement alone.
+ *
  * usage: bench_overhead [ROUNDS [BATCH]]   (default 41 rounds of 500)
  */
 #include "config.h"
 
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -29,6 +37,8 @@ typedef struct {
   const char *payload;
   int batch;
   int remaining;
+  char metering[4096];  /* the last metering received, for the breakdown */
+  size_t mlen;
 } side_t;
 
 static void reply_null(ips_worker_t *w, void *arg, const char *p, size_t n,
@@ -44,6 +54,9 @@ static void on_result(ips_worker_t *w, void *arg, const ips_result_t *res) {
     fprintf(stderr, "bench_overhead: delivery failed: %s\n", res->message);
     exit(1);
   }
+  s->mlen = res->metering_len < sizeof s->metering ? res->metering_len : 0;
+  if (s->mlen)
+    memcpy(s->metering, res->metering_raw, s->mlen);
   if (--s->remaining > 0 &&
       ips_worker_deliver(w, s->payload, strlen(s->payload), on_result, s))
     exit(1);
@@ -95,12 +108,49 @@ static ips_worker_t *spawn(uv_loop_t *loop, const char *path, int disable) {
 static void compare(uv_loop_t *loop, ips_worker_t *on, ips_worker_t *off,
                     const char *label, const char *payload, int rounds,
                     int n) {
-  side_t a = {loop, on, payload, n, 0}, b = {loop, off, payload, n, 0};
-  bench_ab_t r = bench_compare(batch, &a, batch, &b, rounds);
+  side_t a, b;
+  bench_ab_t r;
+  memset(&a, 0, sizeof a);
+  a.loop = loop;
+  a.payload = payload;
+  a.batch = n;
+  b = a;
+  a.w = on;
+  b.w = off;
+  r = bench_compare(batch, &a, batch, &b, rounds);
   printf("  %-18s stamps on %7.2f us   off %7.2f us   ratio %.4f "
          "(quartiles %.4f-%.4f): %+.2f%%\n",
          label, r.a * 1e6, r.b * 1e6, r.ratio, r.q1, r.q3,
          (r.ratio - 1) * 100);
+  /* Part of the difference is the parent's: it parses the metering the
+   * stamped worker sends (the other sends none or less). */
+  {
+    ips_metering_t m;
+    char err[200];
+    int i, k = 20000;
+    int64_t t0 = bench_now_ns();
+    for (i = 0; i < k && a.mlen; i++) {
+      if (ips_metering_parse(a.metering, a.mlen, &m, err, sizeof err) != 0)
+        break;
+      ips_metering_free(&m);
+    }
+    printf("    of which the parent parsing the metering: %.2f us per "
+           "delivery (%zu bytes; off: %zu bytes)\n",
+           i ? (double)(bench_now_ns() - t0) / i / 1e3 : 0.0, a.mlen,
+           b.mlen);
+  }
+}
+
+/* Pin this process (and the workers it spawns) to the CPU it runs on. */
+static int pin(void) {
+  cpu_set_t set;
+  int cpu = sched_getcpu();
+  const char *no = getenv("IPCSTAMP_BENCH_NOPIN");
+  if (cpu < 0 || (no && *no == '1'))
+    return -1;
+  CPU_ZERO(&set);
+  CPU_SET(cpu, &set);
+  return sched_setaffinity(0, sizeof set, &set) == 0 ? cpu : -1;
 }
 
 int main(int argc, char **argv) {
@@ -109,16 +159,19 @@ int main(int argc, char **argv) {
   char path[4096];
   uv_loop_t loop;
   ips_worker_t *on, *off;
+  int cpu;
   if (rounds < 1 || n < 1)
     return 2;
   bench_path(path, sizeof path, "worker/ipcstamp-worker-c");
+  cpu = pin();
   uv_loop_init(&loop);
   on = spawn(&loop, path, 0);
   off = spawn(&loop, path, 1);
   printf("bench_overhead: deliveries through the libuv parent to %s,\n"
          "stamps on vs IPCSTAMP_DISABLE=1, alternating, median of per-round "
-         "ratios\n",
-         path);
+         "ratios;\n%s\n",
+         path, cpu >= 0 ? "parent and workers pinned to one CPU"
+                        : "not pinned (IPCSTAMP_BENCH_NOPIN=1 or no affinity)");
   printf("command: make bench   (or: tests/bench/bench_overhead %d %d = "
          "rounds, deliveries per round and side)\n",
          rounds, n);
