@@ -53,6 +53,18 @@ START_TEST(test_repeat) {
   ck_assert_int_eq(check_slog(slog, "syscall"), 3);
   ck_assert_int_eq(run(demo), 2);
   assert_err("--repeat goes with --workload");
+  {
+    /* Once every worker has failed, the passes left are not queued one
+     * by one (10^12 of them would never end). */
+    char garbage[1300];
+    const char *many[] = {"run", "--worker", garbage, "--workload", wl,
+                          "--repeat", "1000000000000", "--slog", slog,
+                          "--force", NULL};
+    snprintf(garbage, sizeof garbage, "%s --peer garbage", parent_self_exe());
+    ck_assert_int_eq(run(many), 1);
+    assert_err("missing comma after the payload");
+    ck_assert_int_eq(check_slog(slog, "deliver-result"), 1);
+  }
   ck_assert_int_eq(run(zero), 2);
   assert_err("--repeat wants a number");
 }
