@@ -25,17 +25,17 @@ tests_bench_bench_stamp_LDADD = proto/libipcstamp-proto.la
 FUZZ_TARGETS =
 if FUZZING
 FUZZ_TARGETS += tests/fuzz/fuzz_netstring
-tests_fuzz_fuzz_netstring_SOURCES = tests/fuzz/fuzz_netstring.c
+tests_fuzz_fuzz_netstring_SOURCES = tests/fuzz/fuzz_netstring.c tests/fuzz/fuzz.h
 tests_fuzz_fuzz_netstring_LDFLAGS = $(AM_LDFLAGS) -fsanitize=fuzzer
 tests_fuzz_fuzz_netstring_LDADD = proto/libipcstamp-proto.la
 FUZZ_TARGETS += tests/fuzz/fuzz_metering
-tests_fuzz_fuzz_metering_SOURCES = tests/fuzz/fuzz_metering.c
+tests_fuzz_fuzz_metering_SOURCES = tests/fuzz/fuzz_metering.c tests/fuzz/fuzz.h
 tests_fuzz_fuzz_metering_CFLAGS = $(AM_CFLAGS) $(UV_CFLAGS)
 tests_fuzz_fuzz_metering_LDFLAGS = $(AM_LDFLAGS) -fsanitize=fuzzer
 tests_fuzz_fuzz_metering_LDADD = parent/libipcstamp-parent.la \
 	proto/libipcstamp-proto.la
 FUZZ_TARGETS += tests/fuzz/fuzz_slog
-tests_fuzz_fuzz_slog_SOURCES = tests/fuzz/fuzz_slog.c tools/slog_parse.c \
+tests_fuzz_fuzz_slog_SOURCES = tests/fuzz/fuzz_slog.c tests/fuzz/fuzz.h tools/slog_parse.c \
 	tools/slog_skip.c tools/slog.h
 tests_fuzz_fuzz_slog_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/tools
 tests_fuzz_fuzz_slog_CFLAGS = $(AM_CFLAGS) $(YAJL_CFLAGS)

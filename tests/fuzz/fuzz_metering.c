@@ -12,14 +12,7 @@
 
 #include "ipcstamp-parent.h"
 #include "ipcstamp-proto.h"
-
-#define CHECK(c) \
-  do {           \
-    if (!(c))    \
-      abort();   \
-  } while (0)
-
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+#include "fuzz.h"
 
 static void round_trip(const ips_metering_t *m) {
   ips_stamps_t t;

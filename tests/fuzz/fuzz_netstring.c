@@ -12,14 +12,7 @@
 #include <string.h>
 
 #include "ipcstamp-proto.h"
-
-#define CHECK(c) \
-  do {           \
-    if (!(c))    \
-      abort();   \
-  } while (0)
-
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+#include "fuzz.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   ips_ns_decoder_t d;

@@ -13,14 +13,7 @@
 #include <string.h>
 
 #include "slog.h"
-
-#define CHECK(c) \
-  do {           \
-    if (!(c))    \
-      abort();   \
-  } while (0)
-
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+#include "fuzz.h"
 
 static ips__parser_t *fast, *strict;
 
