@@ -61,9 +61,11 @@ IPS_EXTERN int ips_metering_parse(const char *buf, size_t n,
 IPS_EXTERN void ips_metering_free(ips_metering_t *m);
 
 /* ------------------------------------------------------------------------
- * Workers.
+ * Workers, as the parent sees them: child processes (ips_child_*).  The
+ * worker's own end of the pipe is libipcstamp-worker's ips_worker_*; the two
+ * headers and libraries can be used in one program.
  */
-typedef struct ips_worker_s ips_worker_t;
+typedef struct ips_child_s ips_child_t;
 
 typedef enum {
   IPS_RESULT_OK = 0,     /* '.': result bytes and metering */
@@ -91,33 +93,33 @@ typedef struct ips_result_s {
   size_t nstamps;                 /* 0 when the command was never sent */
 } ips_result_t;
 
-/* arg is the pointer given to ips_worker_deliver()/ips_worker_evaluate(). */
-typedef void (*ips_result_cb)(ips_worker_t *w, void *arg,
+/* arg is the pointer given to ips_child_deliver()/ips_child_evaluate(). */
+typedef void (*ips_result_cb)(ips_child_t *w, void *arg,
                               const ips_result_t *res);
 
 /* An upcall from the worker during the delivery whose arg is given.  U is
  * the stamp taken when it arrived.  payload is valid only during the call.
- * Answer with ips_worker_reply(), now or later (the worker waits). */
-typedef void (*ips_upcall_cb)(ips_worker_t *w, void *arg, const char *payload,
+ * Answer with ips_child_reply(), now or later (the worker waits). */
+typedef void (*ips_upcall_cb)(ips_child_t *w, void *arg, const char *payload,
                               size_t n, const ips_stamp_t *U);
 
 /* The delivery whose arg is given was written to the pipe; D is its stamp. */
-typedef void (*ips_start_cb)(ips_worker_t *w, void *arg, const ips_stamp_t *D);
+typedef void (*ips_start_cb)(ips_child_t *w, void *arg, const ips_stamp_t *D);
 
 /* One line of the worker's stdout (fd 1) or stderr (fd 2), without its
  * newline (a line longer than IPS_CONSOLE_LINE_MAX comes in pieces).
  * Untrusted bytes, valid only during the call. */
-typedef void (*ips_console_cb)(ips_worker_t *w, int fd, const char *line,
+typedef void (*ips_console_cb)(ips_child_t *w, int fd, const char *line,
                                size_t n);
 #define IPS_CONSOLE_LINE_MAX 65536
 
 /* The worker process ended.  exit_status is its exit code, term_signal the
- * signal that killed it (0 if none).  Called once, before ips_worker_close's
+ * signal that killed it (0 if none).  Called once, before ips_child_close's
  * callback; the worker accepts no more deliveries. */
-typedef void (*ips_exit_cb)(ips_worker_t *w, int64_t exit_status,
+typedef void (*ips_exit_cb)(ips_child_t *w, int64_t exit_status,
                             int term_signal);
 
-typedef struct ips_worker_options_s {
+typedef struct ips_child_options_s {
   const char *file;       /* program to run (PATH is searched) */
   char **args;            /* argv, NULL-terminated; args[0] is the worker's
                              name; NULL means { file, NULL } */
@@ -136,51 +138,51 @@ typedef struct ips_worker_options_s {
   ips_start_cb start_cb;     /* optional */
   ips_console_cb console_cb; /* NULL: stdout/stderr are inherited */
   ips_exit_cb exit_cb;       /* optional */
-  void *data;                /* for the host: ips_worker_data() */
-} ips_worker_options_t;
+  void *data;                /* for the host: ips_child_data() */
+} ips_child_options_t;
 
 /* Start a worker on loop with fd 3 = parent->worker and fd 4 =
  * worker->parent (pipes), stdin /dev/null.  Sets SIGPIPE to SIG_IGN in the
  * process: a worker dying while we write must not kill the parent.  The options are copied; the
  * strings they point to need not outlive the call.  On success *out is the
- * worker, owned by the library until ips_worker_close()'s callback. */
-IPS_EXTERN int ips_worker_spawn(uv_loop_t *loop,
-                                const ips_worker_options_t *opts,
-                                ips_worker_t **out);
+ * worker, owned by the library until ips_child_close()'s callback. */
+IPS_EXTERN int ips_child_spawn(uv_loop_t *loop,
+                                const ips_child_options_t *opts,
+                                ips_child_t **out);
 
 /* Queue a delivery ('?' + payload).  payload is copied.  Deliveries run one at
  * a time per worker, in order; cb is called exactly once (unless this returns
  * an error).  Returns 0, IPS_EPIPE when the worker is gone or closing,
  * IPS_EINVAL when the frame would exceed the maximum, or IPS_ENOMEM. */
-IPS_EXTERN int ips_worker_deliver(ips_worker_t *w, const void *payload,
+IPS_EXTERN int ips_child_deliver(ips_child_t *w, const void *payload,
                                   size_t n, ips_result_cb cb, void *arg);
 
-/* Queue an evaluation ('e' + source).  Same rules as ips_worker_deliver. */
-IPS_EXTERN int ips_worker_evaluate(ips_worker_t *w, const char *source,
+/* Queue an evaluation ('e' + source).  Same rules as ips_child_deliver. */
+IPS_EXTERN int ips_child_evaluate(ips_child_t *w, const char *source,
                                    size_t n, ips_result_cb cb, void *arg);
 
 /* Answer the pending upcall with reply[0..n) (copied).  R, when not NULL,
  * gets the stamp taken just before the reply is written.  Returns 0, or
  * IPS_EPROTO when no upcall is pending, IPS_EPIPE when the worker is gone. */
-IPS_EXTERN int ips_worker_reply(ips_worker_t *w, const void *reply, size_t n,
+IPS_EXTERN int ips_child_reply(ips_child_t *w, const void *reply, size_t n,
                                 ips_stamp_t *R);
 
 /* Stop the worker: queued commands fail with -ECANCELED, the one in flight
  * too; an idle live worker is sent 'q' and killed if it has not exited
  * after a grace period.  cb (optional) is called once every handle is
  * closed; w is freed right after it returns.  Call once. */
-typedef void (*ips_close_cb)(ips_worker_t *w);
-IPS_EXTERN void ips_worker_close(ips_worker_t *w, ips_close_cb cb);
+typedef void (*ips_close_cb)(ips_child_t *w);
+IPS_EXTERN void ips_child_close(ips_child_t *w, ips_close_cb cb);
 
 /* Send SIGKILL now (a fault for the command in flight). */
-IPS_EXTERN int ips_worker_kill(ips_worker_t *w);
+IPS_EXTERN int ips_child_kill(ips_child_t *w);
 
-IPS_EXTERN void *ips_worker_data(const ips_worker_t *w);
-IPS_EXTERN int ips_worker_pid(const ips_worker_t *w);
+IPS_EXTERN void *ips_child_data(const ips_child_t *w);
+IPS_EXTERN int ips_child_pid(const ips_child_t *w);
 /* True while the worker can take commands. */
-IPS_EXTERN int ips_worker_alive(const ips_worker_t *w);
+IPS_EXTERN int ips_child_alive(const ips_child_t *w);
 /* Commands queued or in flight. */
-IPS_EXTERN size_t ips_worker_pending(const ips_worker_t *w);
+IPS_EXTERN size_t ips_child_pending(const ips_child_t *w);
 
 /* ------------------------------------------------------------------------
  * Slogfile writer (DESIGN.md §5, docs/slogfile.md).

@@ -5,7 +5,7 @@
  * Life cycle: ALIVE until the first fault (or exit); then DEAD: the process
  * is killed if still running, the command in flight and every queued one
  * fail, and nothing more is accepted.  Memory is released only after every
- * libuv handle is closed (ips_worker_close), as libuv requires. */
+ * libuv handle is closed (ips_child_close), as libuv requires. */
 #include "config.h"
 
 #include <errno.h>
@@ -27,10 +27,10 @@
 #define container_of(ptr, type, member)                                      \
   ((type *)((char *)(ptr) - offsetof(type, member)))
 
-static void start_next(ips_worker_t *w);
-static void maybe_finish_close(ips_worker_t *w);
+static void start_next(ips_child_t *w);
+static void maybe_finish_close(ips_child_t *w);
 
-static int set_msg(ips_worker_t *w, const char *p, size_t n) {
+static int set_msg(ips_child_t *w, const char *p, size_t n) {
   if (n + 1 > w->msgcap) {
     char *nm = realloc(w->msg, n + 1);
     if (!nm)
@@ -43,7 +43,7 @@ static int set_msg(ips_worker_t *w, const char *p, size_t n) {
   return 0;
 }
 
-static int push_stamp(ips_worker_t *w, char kind, ips_stamp_t *out) {
+static int push_stamp(ips_child_t *w, char kind, ips_stamp_t *out) {
   ips_stamp_t s;
   int rc = ips_clock_read(&s);
   if (rc)
@@ -63,7 +63,7 @@ static int push_stamp(ips_worker_t *w, char kind, ips_stamp_t *out) {
   return 0;
 }
 
-static ips__cmd_t *dequeue(ips_worker_t *w) {
+static ips__cmd_t *dequeue(ips_child_t *w) {
   ips__cmd_t *c = w->head;
   if (c) {
     w->head = c->next;
@@ -76,7 +76,7 @@ static ips__cmd_t *dequeue(ips_worker_t *w) {
 
 /* Hand a result to the host.  The command is unlinked first, so the
  * callback may queue, close or kill freely. */
-static void complete(ips_worker_t *w, ips__cmd_t *c, ips_result_t *res) {
+static void complete(ips_child_t *w, ips__cmd_t *c, ips_result_t *res) {
   res->stamps = c->sent ? w->st : NULL;
   res->nstamps = c->sent ? w->nst : 0;
   /* A command queued from the callback starts after it returns: starting
@@ -88,7 +88,7 @@ static void complete(ips_worker_t *w, ips__cmd_t *c, ips_result_t *res) {
   free(c);
 }
 
-static void fail_cmd(ips_worker_t *w, ips__cmd_t *c, int status,
+static void fail_cmd(ips_child_t *w, ips__cmd_t *c, int status,
                      const char *msg) {
   ips_result_t res;
   memset(&res, 0, sizeof res);
@@ -103,7 +103,7 @@ static void fail_cmd(ips_worker_t *w, ips__cmd_t *c, int status,
   complete(w, c, &res);
 }
 
-static void stop_reading(ips_worker_t *w) {
+static void stop_reading(ips_child_t *w) {
   if (!uv_is_closing((uv_handle_t *)&w->from))
     uv_read_stop((uv_stream_t *)&w->from);
 }
@@ -112,7 +112,7 @@ static void stop_reading(ips_worker_t *w) {
 #if defined(__GNUC__)
 __attribute__((format(printf, 3, 4)))
 #endif
-static void fault(ips_worker_t *w, int status, const char *fmt, ...) {
+static void fault(ips_child_t *w, int status, const char *fmt, ...) {
   char msg[512];
   char qmsg[600];
   va_list ap;
@@ -137,7 +137,7 @@ static void fault(ips_worker_t *w, int status, const char *fmt, ...) {
 
 static void on_write(uv_write_t *req, int status) {
   ips__wreq_t *r = container_of(req, ips__wreq_t, req);
-  ips_worker_t *w = req->data;
+  ips_child_t *w = req->data;
   free(r);
   /* A broken pipe means the worker is gone: its exit names the cause, so
    * only a different error is a fault of its own. */
@@ -148,7 +148,7 @@ static void on_write(uv_write_t *req, int status) {
 /* Write now when the pipe takes it all (the usual case: no allocation, no
  * copy); queue a copy of whatever is left.  uv_try_write refuses while
  * earlier bytes are queued, so the order of frames is kept. */
-static int write_bytes(ips_worker_t *w, const char *p, size_t n) {
+static int write_bytes(ips_child_t *w, const char *p, size_t n) {
   ips__wreq_t *r;
   uv_buf_t b = uv_buf_init((char *)p, (unsigned)n);
   int rc = uv_try_write((uv_stream_t *)&w->to, &b, 1);
@@ -178,12 +178,12 @@ static int write_bytes(ips_worker_t *w, const char *p, size_t n) {
 }
 
 static void on_timeout(uv_timer_t *t) {
-  ips_worker_t *w = container_of(t, ips_worker_t, timeout);
+  ips_child_t *w = container_of(t, ips_child_t, timeout);
   fault(w, IPS_ETIMEOUT, "timeout: no answer within %llu ms; worker killed",
         (unsigned long long)w->o.timeout_ms);
 }
 
-static void start_next(ips_worker_t *w) {
+static void start_next(ips_child_t *w) {
   ips__cmd_t *c = w->head;
   ips_stamp_t D;
   int rc;
@@ -206,7 +206,7 @@ static void start_next(ips_worker_t *w) {
     w->o.start_cb(w, c->arg, &D);
 }
 
-static int enqueue(ips_worker_t *w, char tag, const void *payload, size_t n,
+static int enqueue(ips_child_t *w, char tag, const void *payload, size_t n,
                    ips_result_cb cb, void *arg) {
   struct iovec iov[3];
   char hdr[IPS_NS_HEADER_MAX];
@@ -238,17 +238,17 @@ static int enqueue(ips_worker_t *w, char tag, const void *payload, size_t n,
   return 0;
 }
 
-int ips_worker_deliver(ips_worker_t *w, const void *payload, size_t n,
+int ips_child_deliver(ips_child_t *w, const void *payload, size_t n,
                        ips_result_cb cb, void *arg) {
   return enqueue(w, '?', payload, n, cb, arg);
 }
 
-int ips_worker_evaluate(ips_worker_t *w, const char *source, size_t n,
+int ips_child_evaluate(ips_child_t *w, const char *source, size_t n,
                         ips_result_cb cb, void *arg) {
   return enqueue(w, 'e', source, n, cb, arg);
 }
 
-int ips_worker_reply(ips_worker_t *w, const void *reply, size_t n,
+int ips_child_reply(ips_child_t *w, const void *reply, size_t n,
                      ips_stamp_t *R) {
   struct iovec iov[3];
   char hdr[IPS_NS_HEADER_MAX];
@@ -278,7 +278,7 @@ int ips_worker_reply(ips_worker_t *w, const void *reply, size_t n,
 }
 
 /* A '.' answer: metering, 0x01, result. */
-static void on_result(ips_worker_t *w, const char *p, size_t n) {
+static void on_result(ips_child_t *w, const char *p, size_t n) {
   ips_result_t res;
   ips_metering_t m;
   const char *sep = memchr(p, 1, n);
@@ -301,7 +301,7 @@ static void on_result(ips_worker_t *w, const char *p, size_t n) {
   ips_metering_free(&m);
 }
 
-static void on_frame(ips_worker_t *w, const char *p, size_t n) {
+static void on_frame(ips_child_t *w, const char *p, size_t n) {
   ips_stamp_t s;
   ips__cmd_t *c = w->head;
   char tag;
@@ -340,7 +340,7 @@ static void on_frame(ips_worker_t *w, const char *p, size_t n) {
     if (w->o.upcall_cb)
       w->o.upcall_cb(w, c->arg, p + 1, n - 1, &s);
     else
-      (void)ips_worker_reply(w, "", 0, NULL);
+      (void)ips_child_reply(w, "", 0, NULL);
     return;
   case '.':
   case '!':
@@ -378,11 +378,11 @@ static void on_frame(ips_worker_t *w, const char *p, size_t n) {
 }
 
 static void alloc_cb(uv_handle_t *h, size_t suggested, uv_buf_t *buf) {
-  ips_worker_t *w = h->data;
+  ips_child_t *w = h->data;
   *buf = uv_buf_init(w->rbuf, sizeof w->rbuf);
 }
 
-static void exit_fault(ips_worker_t *w) {
+static void exit_fault(ips_child_t *w) {
   if (w->term_signal)
     fault(w, IPS_EPIPE, "worker killed by signal %d (%s) during a command",
           w->term_signal, strsignal(w->term_signal));
@@ -392,7 +392,7 @@ static void exit_fault(ips_worker_t *w) {
 }
 
 static void on_read(uv_stream_t *s, ssize_t nread, const uv_buf_t *buf) {
-  ips_worker_t *w = s->data;
+  ips_child_t *w = s->data;
   size_t off = 0;
   if (nread < 0) {
     w->eof = 1;
@@ -420,7 +420,7 @@ static void on_read(uv_stream_t *s, ssize_t nread, const uv_buf_t *buf) {
 }
 
 static void on_grace(uv_timer_t *t) {
-  ips_worker_t *w = container_of(t, ips_worker_t, grace);
+  ips_child_t *w = container_of(t, ips_child_t, grace);
   if (!w->exited) {
     /* 'q' was not obeyed in time. */
     uv_process_kill(&w->proc, SIGKILL);
@@ -433,7 +433,7 @@ static void on_grace(uv_timer_t *t) {
 }
 
 static void on_exit_cb(uv_process_t *p, int64_t status, int sig) {
-  ips_worker_t *w = p->data;
+  ips_child_t *w = p->data;
   w->exited = 1;
   w->exit_status = status;
   w->term_signal = sig;
@@ -454,7 +454,7 @@ static void on_exit_cb(uv_process_t *p, int64_t status, int sig) {
   maybe_finish_close(w);
 }
 
-static void console_emit(ips_worker_t *w, ips__console_t *c) {
+static void console_emit(ips_child_t *w, ips__console_t *c) {
   if (w->o.console_cb)
     w->o.console_cb(w, c->fd, c->line, c->len);
   c->len = 0;
@@ -462,14 +462,14 @@ static void console_emit(ips_worker_t *w, ips__console_t *c) {
 
 static void console_alloc(uv_handle_t *h, size_t suggested, uv_buf_t *buf) {
   ips__console_t *c = container_of(h, ips__console_t, pipe);
-  ips_worker_t *w = h->data;
+  ips_child_t *w = h->data;
   (void)c;
   *buf = uv_buf_init(w->rbuf, sizeof w->rbuf);
 }
 
 static void console_read(uv_stream_t *s, ssize_t nread, const uv_buf_t *buf) {
   ips__console_t *c = container_of(s, ips__console_t, pipe);
-  ips_worker_t *w = s->data;
+  ips_child_t *w = s->data;
   ssize_t i;
   if (nread < 0) {
     if (c->len)
@@ -490,7 +490,7 @@ static void console_read(uv_stream_t *s, ssize_t nread, const uv_buf_t *buf) {
   }
 }
 
-static void free_worker(ips_worker_t *w) {
+static void free_worker(ips_child_t *w) {
   int i;
   if (w->o.args) {
     for (i = 0; w->o.args[i]; i++)
@@ -513,7 +513,7 @@ static void free_worker(ips_worker_t *w) {
 }
 
 static void on_handle_closed(uv_handle_t *h) {
-  ips_worker_t *w = h->data;
+  ips_child_t *w = h->data;
   if (--w->handles == 0) {
     if (w->close_cb)
       w->close_cb(w);
@@ -521,7 +521,7 @@ static void on_handle_closed(uv_handle_t *h) {
   }
 }
 
-static void close_handle(ips_worker_t *w, uv_handle_t *h) {
+static void close_handle(ips_child_t *w, uv_handle_t *h) {
   if (h->data == w && !uv_is_closing(h)) {
     w->handles++;
     uv_close(h, on_handle_closed);
@@ -530,7 +530,7 @@ static void close_handle(ips_worker_t *w, uv_handle_t *h) {
 
 /* Free only once the process is reaped and the output drained (or the
  * grace period ran out), so no console line and no exit status is lost. */
-static void maybe_finish_close(ips_worker_t *w) {
+static void maybe_finish_close(ips_child_t *w) {
   int i, drained = 1;
   if (!w->closing || !w->exited || w->handles > 0)
     return;
@@ -551,7 +551,7 @@ static void maybe_finish_close(ips_worker_t *w) {
   w->handles--;
 }
 
-void ips_worker_close(ips_worker_t *w, ips_close_cb cb) {
+void ips_child_close(ips_child_t *w, ips_close_cb cb) {
   ips__cmd_t *c;
   if (w->closing)
     return;
@@ -577,18 +577,18 @@ void ips_worker_close(ips_worker_t *w, ips_close_cb cb) {
   maybe_finish_close(w);
 }
 
-int ips_worker_kill(ips_worker_t *w) {
+int ips_child_kill(ips_child_t *w) {
   if (w->exited)
     return IPS_EPIPE;
   return uv_process_kill(&w->proc, SIGKILL);
 }
 
-void *ips_worker_data(const ips_worker_t *w) { return w->o.data; }
-int ips_worker_pid(const ips_worker_t *w) { return w->pid; }
-int ips_worker_alive(const ips_worker_t *w) {
+void *ips_child_data(const ips_child_t *w) { return w->o.data; }
+int ips_child_pid(const ips_child_t *w) { return w->pid; }
+int ips_child_alive(const ips_child_t *w) {
   return w->state == IPS__ALIVE && !w->closing;
 }
-size_t ips_worker_pending(const ips_worker_t *w) { return w->pending; }
+size_t ips_child_pending(const ips_child_t *w) { return w->pending; }
 
 static char **copy_strv(char **v, int *ok) {
   size_t n = 0, i;
@@ -608,9 +608,9 @@ static char **copy_strv(char **v, int *ok) {
   return c;
 }
 
-int ips_worker_spawn(uv_loop_t *loop, const ips_worker_options_t *opts,
-                     ips_worker_t **out) {
-  ips_worker_t *w;
+int ips_child_spawn(uv_loop_t *loop, const ips_child_options_t *opts,
+                     ips_child_t **out) {
+  ips_child_t *w;
   uv_process_options_t po;
   uv_stdio_container_t io[5];
   uv_file p3[2] = {-1, -1}, p4[2] = {-1, -1};

@@ -31,7 +31,7 @@ typedef struct {
   int open, eof;
 } ips__console_t;
 
-struct ips_worker_s {
+struct ips_child_s {
   uv_loop_t *loop;
   uv_process_t proc;
   uv_pipe_t to;      /* our end of fd 3 */
@@ -39,7 +39,7 @@ struct ips_worker_s {
   ips__console_t con[2];
   uv_timer_t timeout;  /* per-command timeout */
   uv_timer_t grace;    /* after exit (late frames) and after close ('q') */
-  ips_worker_options_t o;
+  ips_child_options_t o;
   ips_ns_decoder_t dec;
   ips__cmd_t *head, *tail; /* queue; head is in flight when head->sent */
   size_t pending;

@@ -25,7 +25,7 @@ static int remaining;
 static char *reply_frame;   /* the worker's answer, framed, for the raw side */
 static size_t reply_len;
 
-static void on_result(ips_worker_t *w, void *arg, const ips_result_t *res) {
+static void on_result(ips_child_t *w, void *arg, const ips_result_t *res) {
   if (res->kind != IPS_RESULT_OK) {
     fprintf(stderr, "bench_parent: delivery failed: %s\n", res->message);
     exit(1);
@@ -43,14 +43,14 @@ static void on_result(ips_worker_t *w, void *arg, const ips_result_t *res) {
     reply_len = hl;
     free(payload);
   }
-  if (--remaining > 0 && ips_worker_deliver(w, "", 0, on_result, NULL) != 0)
+  if (--remaining > 0 && ips_child_deliver(w, "", 0, on_result, NULL) != 0)
     exit(1);
 }
 
-static double parent_batch(ips_worker_t *w, int n) {
+static double parent_batch(ips_child_t *w, int n) {
   int64_t t0 = bench_now_ns();
   remaining = n;
-  if (ips_worker_deliver(w, "", 0, on_result, NULL) != 0)
+  if (ips_child_deliver(w, "", 0, on_result, NULL) != 0)
     exit(1);
   while (remaining > 0)
     uv_run(&loop, UV_RUN_ONCE);
@@ -95,8 +95,8 @@ int main(int argc, char **argv) {
   const char *worker = argc > 1 ? argv[1] : def;
   int runs = argc > 2 ? atoi(argv[2]) : 7;
   int batch = argc > 3 ? atoi(argv[3]) : 20000;
-  ips_worker_options_t o;
-  ips_worker_t *w;
+  ips_child_options_t o;
+  ips_child_t *w;
   int p1[2], p2[2], i;
   pid_t pid;
   double *pt, *rt;
@@ -106,7 +106,7 @@ int main(int argc, char **argv) {
   memset(&o, 0, sizeof o);
   o.file = worker;
   uv_loop_init(&loop);
-  if (ips_worker_spawn(&loop, &o, &w) != 0) {
+  if (ips_child_spawn(&loop, &o, &w) != 0) {
     fprintf(stderr, "bench_parent: cannot start %s\n", worker);
     return 1;
   }
@@ -148,7 +148,7 @@ int main(int argc, char **argv) {
 
   close(p1[1]);
   waitpid(pid, NULL, 0);
-  ips_worker_close(w, NULL);
+  ips_child_close(w, NULL);
   uv_run(&loop, UV_RUN_DEFAULT);
   uv_loop_close(&loop);
   free(pt);

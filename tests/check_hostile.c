@@ -132,19 +132,19 @@ END_TEST
 
 /* The library itself: the limit counts per command, and the stamps kept
  * for the faulted command stop at D, the allowed U/R pairs, and E. */
-static void reply_null(ips_worker_t *w, void *arg, const char *p, size_t n,
+static void reply_null(ips_child_t *w, void *arg, const char *p, size_t n,
                        const ips_stamp_t *U) {
-  ck_assert_int_eq(ips_worker_reply(w, "null", 4, NULL), 0);
+  ck_assert_int_eq(ips_child_reply(w, "null", 4, NULL), 0);
 }
 
-static void keep_result(ips_worker_t *w, void *arg, const ips_result_t *res) {
+static void keep_result(ips_child_t *w, void *arg, const ips_result_t *res) {
   parent_res_copy(arg, res);
 }
 
 START_TEST(test_max_upcalls_library) {
   uv_loop_t loop;
-  ips_worker_options_t o;
-  ips_worker_t *w;
+  ips_child_options_t o;
+  ips_child_t *w;
   parent_res_t r;
   char *args[] = {"peer", "--peer", "upcall-storm", NULL};
   ck_assert_int_eq(uv_loop_init(&loop), 0);
@@ -153,9 +153,9 @@ START_TEST(test_max_upcalls_library) {
   o.args = args;
   o.max_upcalls = 5;
   o.upcall_cb = reply_null;
-  ck_assert_int_eq(ips_worker_spawn(&loop, &o, &w), 0);
+  ck_assert_int_eq(ips_child_spawn(&loop, &o, &w), 0);
   memset(&r, 0, sizeof r);
-  ck_assert_int_eq(ips_worker_deliver(w, "x", 1, keep_result, &r), 0);
+  ck_assert_int_eq(ips_child_deliver(w, "x", 1, keep_result, &r), 0);
   while (!r.done)
     uv_run(&loop, UV_RUN_ONCE);
   ck_assert_int_eq(r.kind, IPS_RESULT_FAULT);
@@ -165,9 +165,9 @@ START_TEST(test_max_upcalls_library) {
   ck_assert_int_eq(r.nstamps, 1 + 2 * 5 + 1);
   ck_assert_int_eq(r.stamps[0].kind, 'D');
   ck_assert_int_eq(r.stamps[11].kind, 'E');
-  ck_assert(!ips_worker_alive(w));
+  ck_assert(!ips_child_alive(w));
   parent_res_free(&r);
-  ips_worker_close(w, NULL);
+  ips_child_close(w, NULL);
   uv_run(&loop, UV_RUN_DEFAULT);
   ck_assert_int_eq(uv_loop_close(&loop), 0);
 }

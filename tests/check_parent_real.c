@@ -23,23 +23,23 @@ static void setup(void) {
   upcalls_seen = 0;
 }
 
-static void reply_ok(ips_worker_t *w, void *arg, const char *p, size_t n,
+static void reply_ok(ips_child_t *w, void *arg, const char *p, size_t n,
                      const ips_stamp_t *U) {
   upcalls_seen++;
-  ck_assert_int_eq(ips_worker_reply(w, "[\"ok\",null]", 11, NULL), 0);
+  ck_assert_int_eq(ips_child_reply(w, "[\"ok\",null]", 11, NULL), 0);
 }
 
-static void on_result(ips_worker_t *w, void *arg, const ips_result_t *res) {
+static void on_result(ips_child_t *w, void *arg, const ips_result_t *res) {
   parent_res_copy(arg, res);
 }
 
-static ips_worker_t *spawn(const char *path) {
-  ips_worker_options_t o;
-  ips_worker_t *w;
+static ips_child_t *spawn(const char *path) {
+  ips_child_options_t o;
+  ips_child_t *w;
   memset(&o, 0, sizeof o);
   o.file = path;
   o.upcall_cb = reply_ok;
-  ck_assert_int_eq(ips_worker_spawn(&loop, &o, &w), 0);
+  ck_assert_int_eq(ips_child_spawn(&loop, &o, &w), 0);
   return w;
 }
 
@@ -48,8 +48,8 @@ static void wait_for(parent_res_t *r) {
     uv_run(&loop, UV_RUN_ONCE);
 }
 
-static void close_one(ips_worker_t *w) {
-  ips_worker_close(w, NULL);
+static void close_one(ips_child_t *w) {
+  ips_child_close(w, NULL);
   uv_run(&loop, UV_RUN_DEFAULT);
   ck_assert_int_eq(uv_loop_close(&loop), 0);
 }
@@ -72,12 +72,12 @@ static void assert_order(const parent_res_t *r) {
 }
 
 START_TEST(test_c_worker) {
-  ips_worker_t *w = spawn(cworker);
+  ips_child_t *w = spawn(cworker);
   parent_res_t r;
   const char *cmd =
       "{\"upcalls\":3,\"spin_us\":200,\"reply_bytes\":64,\"upcall_bytes\":32}";
   memset(&r, 0, sizeof r);
-  ck_assert_int_eq(ips_worker_deliver(w, cmd, strlen(cmd), on_result, &r), 0);
+  ck_assert_int_eq(ips_child_deliver(w, cmd, strlen(cmd), on_result, &r), 0);
   wait_for(&r);
   ck_assert_msg(r.kind == IPS_RESULT_OK, "%s", r.message);
   ck_assert_int_eq(upcalls_seen, 3);
@@ -87,13 +87,13 @@ START_TEST(test_c_worker) {
   parent_res_free(&r);
   /* '!' is an error result and the worker lives on. */
   cmd = "{\"fail\":\"boom\"}";
-  ck_assert_int_eq(ips_worker_deliver(w, cmd, strlen(cmd), on_result, &r), 0);
+  ck_assert_int_eq(ips_child_deliver(w, cmd, strlen(cmd), on_result, &r), 0);
   wait_for(&r);
   ck_assert_int_eq(r.kind, IPS_RESULT_ERROR);
   ck_assert_str_eq(r.message, "boom");
   parent_res_free(&r);
   /* The empty delivery of the benchmark. */
-  ck_assert_int_eq(ips_worker_deliver(w, "", 0, on_result, &r), 0);
+  ck_assert_int_eq(ips_child_deliver(w, "", 0, on_result, &r), 0);
   wait_for(&r);
   ck_assert_int_eq(r.kind, IPS_RESULT_OK);
   assert_order(&r);
@@ -103,11 +103,11 @@ START_TEST(test_c_worker) {
 END_TEST
 
 START_TEST(test_c_worker_exits) {
-  ips_worker_t *w = spawn(cworker);
+  ips_child_t *w = spawn(cworker);
   parent_res_t r;
   const char *cmd = "{\"upcalls\":1,\"exit\":3}";
   memset(&r, 0, sizeof r);
-  ck_assert_int_eq(ips_worker_deliver(w, cmd, strlen(cmd), on_result, &r), 0);
+  ck_assert_int_eq(ips_child_deliver(w, cmd, strlen(cmd), on_result, &r), 0);
   wait_for(&r);
   ck_assert_int_eq(r.kind, IPS_RESULT_FAULT);
   ck_assert_msg(strstr(r.message, "exited with code 3") != NULL, "%s",
@@ -118,7 +118,7 @@ START_TEST(test_c_worker_exits) {
 END_TEST
 
 START_TEST(test_js_worker) {
-  ips_worker_t *w = spawn(jsworker);
+  ips_child_t *w = spawn(jsworker);
   parent_res_t r;
   const char *src =
       "function handleCommand(buf) {\n"
@@ -128,12 +128,12 @@ START_TEST(test_js_worker) {
       "  return JSON.stringify({n: n, v: JSON.parse(v)});\n"
       "}\n";
   memset(&r, 0, sizeof r);
-  ck_assert_int_eq(ips_worker_evaluate(w, src, strlen(src), on_result, &r),
+  ck_assert_int_eq(ips_child_evaluate(w, src, strlen(src), on_result, &r),
                    0);
   wait_for(&r);
   ck_assert_msg(r.kind == IPS_RESULT_OK, "%s", r.message);
   parent_res_free(&r);
-  ck_assert_int_eq(ips_worker_deliver(w, "hello", 5, on_result, &r), 0);
+  ck_assert_int_eq(ips_child_deliver(w, "hello", 5, on_result, &r), 0);
   wait_for(&r);
   ck_assert_msg(r.kind == IPS_RESULT_OK, "%s", r.message);
   ck_assert_str_eq(r.data, "{\"n\":5,\"v\":[\"ok\",null]}");
@@ -142,7 +142,7 @@ START_TEST(test_js_worker) {
   parent_res_free(&r);
   /* A JavaScript exception is a '!' result. */
   src = "throw new Error('nope')";
-  ck_assert_int_eq(ips_worker_evaluate(w, src, strlen(src), on_result, &r),
+  ck_assert_int_eq(ips_child_evaluate(w, src, strlen(src), on_result, &r),
                    0);
   wait_for(&r);
   ck_assert_int_eq(r.kind, IPS_RESULT_ERROR);
@@ -152,19 +152,19 @@ START_TEST(test_js_worker) {
 }
 END_TEST
 
-static void kill_soon(uv_timer_t *t) { ips_worker_kill(t->data); }
+static void kill_soon(uv_timer_t *t) { ips_child_kill(t->data); }
 
 START_TEST(test_js_worker_sigkill) {
-  ips_worker_t *w = spawn(jsworker);
+  ips_child_t *w = spawn(jsworker);
   parent_res_t r;
   uv_timer_t t;
   const char *src = "function handleCommand(b) { for (;;) {} }";
   memset(&r, 0, sizeof r);
-  ck_assert_int_eq(ips_worker_evaluate(w, src, strlen(src), on_result, &r),
+  ck_assert_int_eq(ips_child_evaluate(w, src, strlen(src), on_result, &r),
                    0);
   wait_for(&r);
   parent_res_free(&r);
-  ck_assert_int_eq(ips_worker_deliver(w, "x", 1, on_result, &r), 0);
+  ck_assert_int_eq(ips_child_deliver(w, "x", 1, on_result, &r), 0);
   uv_timer_init(&loop, &t);
   t.data = w;
   uv_timer_start(&t, kill_soon, 50, 0);

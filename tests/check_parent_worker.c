@@ -14,22 +14,22 @@
 static uv_loop_t loop;
 static int closed;
 
-static void on_closed(ips_worker_t *w) { closed++; }
+static void on_closed(ips_child_t *w) { closed++; }
 
-static void reply_now(ips_worker_t *w, void *arg, const char *p, size_t n,
+static void reply_now(ips_child_t *w, void *arg, const char *p, size_t n,
                       const ips_stamp_t *U) {
-  ck_assert_int_eq(ips_worker_reply(w, "\"v\"", 3, NULL), 0);
+  ck_assert_int_eq(ips_child_reply(w, "\"v\"", 3, NULL), 0);
 }
 
 static char console[4096];
-static void on_console(ips_worker_t *w, int fd, const char *line, size_t n) {
+static void on_console(ips_child_t *w, int fd, const char *line, size_t n) {
   size_t len = strlen(console);
   snprintf(console + len, sizeof console - len, "%d:%.*s|", fd, (int)n, line);
 }
 
-static ips_worker_t *spawn_peer(const char *mode, uint64_t timeout_ms) {
-  ips_worker_options_t o;
-  ips_worker_t *w;
+static ips_child_t *spawn_peer(const char *mode, uint64_t timeout_ms) {
+  ips_child_options_t o;
+  ips_child_t *w;
   char *args[] = {"peer", "--peer", (char *)mode, NULL};
   memset(&o, 0, sizeof o);
   o.file = parent_self_exe();
@@ -37,11 +37,11 @@ static ips_worker_t *spawn_peer(const char *mode, uint64_t timeout_ms) {
   o.timeout_ms = timeout_ms;
   o.upcall_cb = reply_now;
   o.console_cb = on_console;
-  ck_assert_int_eq(ips_worker_spawn(&loop, &o, &w), 0);
+  ck_assert_int_eq(ips_child_spawn(&loop, &o, &w), 0);
   return w;
 }
 
-static void on_result(ips_worker_t *w, void *arg, const ips_result_t *res) {
+static void on_result(ips_child_t *w, void *arg, const ips_result_t *res) {
   parent_res_copy(arg, res);
 }
 
@@ -52,26 +52,26 @@ static void setup(void) {
 }
 
 /* Every test ends with the loop closed cleanly (nothing left open). */
-static void close_all(ips_worker_t **w, int n) {
+static void close_all(ips_child_t **w, int n) {
   int i;
   for (i = 0; i < n; i++)
-    ips_worker_close(w[i], on_closed);
+    ips_child_close(w[i], on_closed);
   uv_run(&loop, UV_RUN_DEFAULT);
   ck_assert_int_eq(closed, n);
   ck_assert_int_eq(uv_loop_close(&loop), 0);
 }
 
-static void deliver_wait(ips_worker_t *w, const char *payload,
+static void deliver_wait(ips_child_t *w, const char *payload,
                          parent_res_t *r) {
   memset(r, 0, sizeof *r);
   ck_assert_int_eq(
-      ips_worker_deliver(w, payload, strlen(payload), on_result, r), 0);
+      ips_child_deliver(w, payload, strlen(payload), on_result, r), 0);
   while (!r->done)
     uv_run(&loop, UV_RUN_ONCE);
 }
 
 START_TEST(test_stamp_order) {
-  ips_worker_t *w = spawn_peer("good", 0);
+  ips_child_t *w = spawn_peer("good", 0);
   parent_res_t r;
   int64_t seq[64];
   size_t i, k = 0;
@@ -102,15 +102,15 @@ START_TEST(test_stamp_order) {
 END_TEST
 
 START_TEST(test_queue_and_error) {
-  ips_worker_t *w[2] = {spawn_peer("good", 0), spawn_peer("error", 0)};
+  ips_child_t *w[2] = {spawn_peer("good", 0), spawn_peer("error", 0)};
   parent_res_t r[4];
   int i;
   memset(r, 0, sizeof r);
-  ck_assert_int_eq(ips_worker_deliver(w[0], "a", 1, on_result, &r[0]), 0);
-  ck_assert_int_eq(ips_worker_deliver(w[0], "up:1", 4, on_result, &r[1]), 0);
-  ck_assert_int_eq(ips_worker_evaluate(w[0], "1+1", 3, on_result, &r[2]), 0);
-  ck_assert_int_eq(ips_worker_deliver(w[1], "x", 1, on_result, &r[3]), 0);
-  ck_assert_uint_eq(ips_worker_pending(w[0]), 3);
+  ck_assert_int_eq(ips_child_deliver(w[0], "a", 1, on_result, &r[0]), 0);
+  ck_assert_int_eq(ips_child_deliver(w[0], "up:1", 4, on_result, &r[1]), 0);
+  ck_assert_int_eq(ips_child_evaluate(w[0], "1+1", 3, on_result, &r[2]), 0);
+  ck_assert_int_eq(ips_child_deliver(w[1], "x", 1, on_result, &r[3]), 0);
+  ck_assert_uint_eq(ips_child_pending(w[0]), 3);
   while (!r[0].done || !r[1].done || !r[2].done || !r[3].done)
     uv_run(&loop, UV_RUN_ONCE);
   ck_assert_str_eq(r[0].data, "a");
@@ -118,7 +118,7 @@ START_TEST(test_queue_and_error) {
   ck_assert_int_eq(r[2].kind, IPS_RESULT_OK);
   ck_assert_int_eq(r[3].kind, IPS_RESULT_ERROR);
   ck_assert_str_eq(r[3].message, "it broke \"badly\"\n");
-  ck_assert(ips_worker_alive(w[1]));
+  ck_assert(ips_child_alive(w[1]));
   for (i = 0; i < 4; i++)
     parent_res_free(&r[i]);
   close_all(w, 2);
@@ -126,7 +126,7 @@ START_TEST(test_queue_and_error) {
 END_TEST
 
 START_TEST(test_console) {
-  ips_worker_t *w = spawn_peer("console", 0);
+  ips_child_t *w = spawn_peer("console", 0);
   parent_res_t r;
   deliver_wait(w, "x", &r);
   parent_res_free(&r);
@@ -141,16 +141,16 @@ END_TEST
  * a good worker on the same loop finishes its own delivery. */
 static void check_fault(const char *mode, const char *payload, int status,
                         const char *words) {
-  ips_worker_t *w[2] = {spawn_peer(mode, 0), spawn_peer("good", 0)};
+  ips_child_t *w[2] = {spawn_peer(mode, 0), spawn_peer("good", 0)};
   parent_res_t bad, good, queued;
   memset(&bad, 0, sizeof bad);
   memset(&good, 0, sizeof good);
   memset(&queued, 0, sizeof queued);
-  ck_assert_int_eq(ips_worker_deliver(w[0], payload, strlen(payload),
+  ck_assert_int_eq(ips_child_deliver(w[0], payload, strlen(payload),
                                       on_result, &bad), 0);
-  ck_assert_int_eq(ips_worker_deliver(w[0], "later", 5, on_result, &queued),
+  ck_assert_int_eq(ips_child_deliver(w[0], "later", 5, on_result, &queued),
                    0);
-  ck_assert_int_eq(ips_worker_deliver(w[1], "up:2", 4, on_result, &good), 0);
+  ck_assert_int_eq(ips_child_deliver(w[1], "up:2", 4, on_result, &good), 0);
   while (!bad.done || !good.done || !queued.done)
     uv_run(&loop, UV_RUN_ONCE);
   ck_assert_int_eq(bad.kind, IPS_RESULT_FAULT);
@@ -161,8 +161,8 @@ static void check_fault(const char *mode, const char *payload, int status,
   ck_assert_int_eq(bad.stamps[bad.nstamps - 1].kind, 'E');
   ck_assert_int_eq(queued.kind, IPS_RESULT_FAULT);
   ck_assert_uint_eq(queued.nstamps, 0);
-  ck_assert(!ips_worker_alive(w[0]));
-  ck_assert_int_eq(ips_worker_deliver(w[0], "x", 1, on_result, &bad),
+  ck_assert(!ips_child_alive(w[0]));
+  ck_assert_int_eq(ips_child_deliver(w[0], "x", 1, on_result, &bad),
                    IPS_EPIPE);
   ck_assert_int_eq(good.kind, IPS_RESULT_OK);
   ck_assert_str_eq(good.data, "up:2");
@@ -187,10 +187,10 @@ START_TEST(test_exit_in_upcall) {
 }
 END_TEST
 
-static void kill_soon(uv_timer_t *t) { ips_worker_kill(t->data); }
+static void kill_soon(uv_timer_t *t) { ips_child_kill(t->data); }
 
 START_TEST(test_sigkill) {
-  ips_worker_t *w = spawn_peer("hang", 0);
+  ips_child_t *w = spawn_peer("hang", 0);
   parent_res_t r;
   uv_timer_t t;
   uv_timer_init(&loop, &t);
@@ -207,7 +207,7 @@ START_TEST(test_sigkill) {
 END_TEST
 
 START_TEST(test_timeout) {
-  ips_worker_t *w = spawn_peer("hang", 100);
+  ips_child_t *w = spawn_peer("hang", 100);
   parent_res_t r;
   deliver_wait(w, "x", &r);
   ck_assert_int_eq(r.kind, IPS_RESULT_FAULT);
@@ -219,7 +219,7 @@ START_TEST(test_timeout) {
 END_TEST
 
 START_TEST(test_bad_metering) {
-  ips_worker_t *w = spawn_peer("bad-metering", 0);
+  ips_child_t *w = spawn_peer("bad-metering", 0);
   parent_res_t r;
   deliver_wait(w, "x", &r);
   /* Still a result: the problem is recorded, the delivery completes. */
@@ -228,14 +228,14 @@ START_TEST(test_bad_metering) {
   ck_assert(!r.has_metering);
   ck_assert_msg(strstr(r.metering_error, "unknown version") != NULL, "%s",
                 r.metering_error);
-  ck_assert(ips_worker_alive(w));
+  ck_assert(ips_child_alive(w));
   parent_res_free(&r);
   close_all(&w, 1);
 }
 END_TEST
 
 static size_t pieces, piece_max, piece_total;
-static void count_console(ips_worker_t *w, int fd, const char *line,
+static void count_console(ips_child_t *w, int fd, const char *line,
                           size_t n) {
   /* Only stdout: under ASan the peer's stderr may carry a report. */
   if (fd != 1)
@@ -248,8 +248,8 @@ static void count_console(ips_worker_t *w, int fd, const char *line,
 
 START_TEST(test_console_flood) {
   /* A line with no end comes in bounded pieces, and nothing is lost. */
-  ips_worker_options_t o;
-  ips_worker_t *w;
+  ips_child_options_t o;
+  ips_child_t *w;
   parent_res_t r;
   char *args[] = {"peer", "--peer", "flood", NULL};
   memset(&o, 0, sizeof o);
@@ -257,7 +257,7 @@ START_TEST(test_console_flood) {
   o.args = args;
   o.console_cb = count_console;
   pieces = piece_max = piece_total = 0;
-  ck_assert_int_eq(ips_worker_spawn(&loop, &o, &w), 0);
+  ck_assert_int_eq(ips_child_spawn(&loop, &o, &w), 0);
   deliver_wait(w, "x", &r);
   ck_assert_int_eq(r.kind, IPS_RESULT_OK);
   parent_res_free(&r);
@@ -269,11 +269,11 @@ START_TEST(test_console_flood) {
 END_TEST
 
 START_TEST(test_spawn_missing) {
-  ips_worker_options_t o;
-  ips_worker_t *w = NULL;
+  ips_child_options_t o;
+  ips_child_t *w = NULL;
   memset(&o, 0, sizeof o);
   o.file = "/nonexistent/worker";
-  ck_assert_int_eq(ips_worker_spawn(&loop, &o, &w), UV_ENOENT);
+  ck_assert_int_eq(ips_child_spawn(&loop, &o, &w), UV_ENOENT);
   ck_assert_ptr_null(w);
   uv_run(&loop, UV_RUN_DEFAULT);
   ck_assert_int_eq(uv_loop_close(&loop), 0);
@@ -292,13 +292,13 @@ static long rss_kb(void) {
 }
 
 static int remaining;
-static void chain(ips_worker_t *w, void *arg, const ips_result_t *res) {
+static void chain(ips_child_t *w, void *arg, const ips_result_t *res) {
   long *at1000 = arg;
   ck_assert_int_eq(res->kind, IPS_RESULT_OK);
   if (--remaining == 9000)
     *at1000 = rss_kb();
   if (remaining > 0)
-    ck_assert_int_eq(ips_worker_deliver(w, "up:1", 4, chain, arg), 0);
+    ck_assert_int_eq(ips_child_deliver(w, "up:1", 4, chain, arg), 0);
   /* Queuing from the callback leaves this result's stamps alone. */
   ck_assert_uint_eq(res->nstamps, 4);
   ck_assert_int_eq(res->stamps[0].kind, 'D');
@@ -306,10 +306,10 @@ static void chain(ips_worker_t *w, void *arg, const ips_result_t *res) {
 }
 
 START_TEST(test_memory_flat) {
-  ips_worker_t *w = spawn_peer("good", 0);
+  ips_child_t *w = spawn_peer("good", 0);
   long at1000 = 0, at10000;
   remaining = 10000;
-  ck_assert_int_eq(ips_worker_deliver(w, "up:1", 4, chain, &at1000), 0);
+  ck_assert_int_eq(ips_child_deliver(w, "up:1", 4, chain, &at1000), 0);
   while (remaining > 0)
     uv_run(&loop, UV_RUN_ONCE);
   at10000 = rss_kb();

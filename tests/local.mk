@@ -10,6 +10,15 @@ tests_check_proto_SOURCES = \
 tests_check_proto_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS) $(YAJL_CFLAGS)
 tests_check_proto_LDADD = proto/libipcstamp-proto.la $(CHECK_LIBS) $(YAJL_LIBS)
 
+# The public headers together, and what the shared libraries export.
+check_PROGRAMS += tests/check_api
+TESTS += tests/check_api
+tests_check_api_SOURCES = tests/check_api.c
+tests_check_api_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS) $(UV_CFLAGS)
+tests_check_api_LDADD = parent/libipcstamp-parent.la \
+	worker/libipcstamp-worker.la proto/libipcstamp-proto.la \
+	$(CHECK_LIBS) $(UV_LIBS) -ldl
+
 include tests/worker.mk
 include tests/parent.mk
 include tests/tools.mk

@@ -136,7 +136,7 @@ static int start_vats(run_t *r, char **wargv, uint64_t timeout_ms,
   int i, rc;
   for (i = 0; i < k->nvats; i++) {
     vat_t *v = &k->vats[i];
-    ips_worker_options_t o;
+    ips_child_options_t o;
     memset(&o, 0, sizeof o);
     snprintf(v->id, sizeof v->id, "v%d", i + 1);
     v->k = k;
@@ -147,7 +147,7 @@ static int start_vats(run_t *r, char **wargv, uint64_t timeout_ms,
     o.max_upcalls = max_upcalls;
     o.data = v;
     kernel_worker_options(k, &o);
-    rc = ips_worker_spawn(k->loop, &o, &v->w);
+    rc = ips_child_spawn(k->loop, &o, &v->w);
     if (rc) {
       fprintf(stderr, "ipcstamp run: cannot start the worker '%s': %s\n",
               wargv[0], ips_strerror(rc));
@@ -156,7 +156,7 @@ static int start_vats(run_t *r, char **wargv, uint64_t timeout_ms,
     k->open_workers++;
     if (k->slog)
       kernel_slog_check(k, ips_slog_worker_start(k->slog, v->id,
-                                                 ips_worker_pid(v->w)));
+                                                 ips_child_pid(v->w)));
   }
   return 0;
 }

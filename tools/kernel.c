@@ -201,10 +201,10 @@ static char *do_syscall(kernel_t *k, vat_t *v, const char *p, size_t n,
   return reply;
 }
 
-static void on_upcall(ips_worker_t *w, void *arg, const char *p, size_t n,
+static void on_upcall(ips_child_t *w, void *arg, const char *p, size_t n,
                       const ips_stamp_t *U) {
   kernel_t *k = arg;
-  vat_t *v = ips_worker_data(w);
+  vat_t *v = ips_child_data(w);
   uint64_t snum = k->snum++;
   size_t len = 0;
   char *reply;
@@ -216,19 +216,19 @@ static void on_upcall(ips_worker_t *w, void *arg, const char *p, size_t n,
   reply = do_syscall(k, v, p, n, &len);
   if (!reply) {
     fprintf(stderr, "ipcstamp run: out of memory\n");
-    ips_worker_kill(w);
+    ips_child_kill(w);
     return;
   }
-  if (ips_worker_reply(w, reply, len, &R) == 0 && k->slog)
+  if (ips_child_reply(w, reply, len, &R) == 0 && k->slog)
     kernel_slog_check(k, ips_slog_syscall_result(k->slog, k->crank, v->id,
                                                  k->dnum, snum, reply, len,
                                                  &R));
   free(reply);
 }
 
-static void on_start(ips_worker_t *w, void *arg, const ips_stamp_t *D) {
+static void on_start(ips_child_t *w, void *arg, const ips_stamp_t *D) {
   kernel_t *k = arg;
-  vat_t *v = ips_worker_data(w);
+  vat_t *v = ips_child_data(w);
   if (k->slog && k->cur)
     kernel_slog_check(k, ips_slog_deliver(k->slog, k->crank, v->id, k->dnum,
                                           k->cur->vd, k->cur->vdlen, D));
@@ -248,9 +248,9 @@ static void print_message(const char *vat, uint64_t dnum, const char *what,
           (unsigned long long)dnum, what, buf);
 }
 
-static void on_result(ips_worker_t *w, void *arg, const ips_result_t *res) {
+static void on_result(ips_child_t *w, void *arg, const ips_result_t *res) {
   kernel_t *k = arg;
-  vat_t *v = ips_worker_data(w);
+  vat_t *v = ips_child_data(w);
   if (res->nstamps > 0 && k->slog)
     kernel_slog_check(k, ips_slog_deliver_result(k->slog, k->crank, v->id,
                                                  k->dnum, res));
@@ -267,8 +267,8 @@ static void on_result(ips_worker_t *w, void *arg, const ips_result_t *res) {
   kernel_pump(k);
 }
 
-static void on_console(ips_worker_t *w, int fd, const char *line, size_t n) {
-  vat_t *v = ips_worker_data(w);
+static void on_console(ips_child_t *w, int fd, const char *line, size_t n) {
+  vat_t *v = ips_child_data(w);
   kernel_t *k = v->k;
   if (k->slog)
     kernel_slog_check(k, ips_slog_console(k->slog, v->id, fd, line, n));
@@ -276,21 +276,21 @@ static void on_console(ips_worker_t *w, int fd, const char *line, size_t n) {
     fprintf(stderr, "[%s] %.*s\n", v->id, (int)n, line);
 }
 
-static void on_exit_(ips_worker_t *w, int64_t status, int sig) {
-  vat_t *v = ips_worker_data(w);
+static void on_exit_(ips_child_t *w, int64_t status, int sig) {
+  vat_t *v = ips_child_data(w);
   if (v->k->slog)
     kernel_slog_check(v->k,
                       ips_slog_worker_exit(v->k->slog, v->id, status, sig));
 }
 
-static void on_closed(ips_worker_t *w) {
-  vat_t *v = ips_worker_data(w);
+static void on_closed(ips_child_t *w) {
+  vat_t *v = ips_child_data(w);
   v->w = NULL;
   v->closed = 1;
   v->k->open_workers--;
 }
 
-void kernel_worker_options(kernel_t *k, ips_worker_options_t *o) {
+void kernel_worker_options(kernel_t *k, ips_child_options_t *o) {
   o->upcall_cb = on_upcall;
   o->start_cb = on_start;
   o->console_cb = on_console;
@@ -300,7 +300,7 @@ void kernel_worker_options(kernel_t *k, ips_worker_options_t *o) {
 static int any_alive(const kernel_t *k) {
   int i;
   for (i = 0; i < k->nvats; i++)
-    if (k->vats[i].w && ips_worker_alive(k->vats[i].w))
+    if (k->vats[i].w && ips_child_alive(k->vats[i].w))
       return 1;
   return 0;
 }
@@ -323,7 +323,7 @@ void kernel_pump(kernel_t *k) {
     if ((it = pop(k)) == NULL)
       break;
     v = &k->vats[it->vat];
-    if (!v->w || !ips_worker_alive(v->w)) {
+    if (!v->w || !ips_child_alive(v->w)) {
       k->skipped++;
       kernel_item_free(it);
       continue;
@@ -334,10 +334,10 @@ void kernel_pump(kernel_t *k) {
     k->snum = 0;
     if (it->evaluate) {
       k->evaluations++;
-      rc = ips_worker_evaluate(v->w, it->src, it->srclen, on_result, k);
+      rc = ips_child_evaluate(v->w, it->src, it->srclen, on_result, k);
     } else {
       k->deliveries++;
-      rc = ips_worker_deliver(v->w, it->vd, it->vdlen, on_result, k);
+      rc = ips_child_deliver(v->w, it->vd, it->vdlen, on_result, k);
     }
     if (rc) {
       fprintf(stderr, "ipcstamp run: %s: cannot deliver: %s\n", v->id,
@@ -358,7 +358,7 @@ void kernel_stop(kernel_t *k) {
   k->stopping = 2;
   for (i = 0; i < k->nvats; i++)
     if (k->vats[i].w)
-      ips_worker_close(k->vats[i].w, on_closed);
+      ips_child_close(k->vats[i].w, on_closed);
   if (k->on_idle)
     k->on_idle(k);
 }

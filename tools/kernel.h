@@ -33,7 +33,7 @@ typedef struct kernel_s kernel_t;
 
 typedef struct {
   char id[32];
-  ips_worker_t *w;
+  ips_child_t *w;
   kernel_t *k;
   kv_t *store[KERNEL_STORE_BUCKETS];
   uint64_t deliveries; /* deliveryNum of the last one */
@@ -76,7 +76,7 @@ void kernel_pump(kernel_t *k);
 /* Stop: cancel what runs, close every worker. */
 void kernel_stop(kernel_t *k);
 /* The worker options every vat gets (callbacks set here). */
-void kernel_worker_options(kernel_t *k, ips_worker_options_t *o);
+void kernel_worker_options(kernel_t *k, ips_child_options_t *o);
 /* Note a slog error once; returns 1 when rc was an error. */
 int kernel_slog_check(kernel_t *k, int rc);
 void kernel_free(kernel_t *k);

@@ -33,7 +33,7 @@ extern char **environ;
 
 typedef struct {
   uv_loop_t *loop;
-  ips_worker_t *w;
+  ips_child_t *w;
   const char *payload;
   int batch;
   int remaining;
@@ -41,14 +41,14 @@ typedef struct {
   size_t mlen;
 } side_t;
 
-static void reply_null(ips_worker_t *w, void *arg, const char *p, size_t n,
+static void reply_null(ips_child_t *w, void *arg, const char *p, size_t n,
                        const ips_stamp_t *U) {
-  if (ips_worker_reply(w, "null", 4, NULL) != 0)
+  if (ips_child_reply(w, "null", 4, NULL) != 0)
     exit(1);
 }
 
 /* Each result queues the next delivery: one at a time, as a kernel does. */
-static void on_result(ips_worker_t *w, void *arg, const ips_result_t *res) {
+static void on_result(ips_child_t *w, void *arg, const ips_result_t *res) {
   side_t *s = arg;
   if (res->kind != IPS_RESULT_OK) {
     fprintf(stderr, "bench_overhead: delivery failed: %s\n", res->message);
@@ -58,7 +58,7 @@ static void on_result(ips_worker_t *w, void *arg, const ips_result_t *res) {
   if (s->mlen)
     memcpy(s->metering, res->metering_raw, s->mlen);
   if (--s->remaining > 0 &&
-      ips_worker_deliver(w, s->payload, strlen(s->payload), on_result, s))
+      ips_child_deliver(w, s->payload, strlen(s->payload), on_result, s))
     exit(1);
 }
 
@@ -66,7 +66,7 @@ static double batch(void *ctx) {
   side_t *s = ctx;
   int64_t t0 = bench_now_ns();
   s->remaining = s->batch;
-  if (ips_worker_deliver(s->w, s->payload, strlen(s->payload), on_result, s))
+  if (ips_child_deliver(s->w, s->payload, strlen(s->payload), on_result, s))
     exit(1);
   while (s->remaining > 0)
     uv_run(s->loop, UV_RUN_ONCE);
@@ -89,23 +89,23 @@ static char **env_with_disable(int disable) {
   return env;
 }
 
-static ips_worker_t *spawn(uv_loop_t *loop, const char *path, int disable) {
-  ips_worker_options_t o;
-  ips_worker_t *w;
+static ips_child_t *spawn(uv_loop_t *loop, const char *path, int disable) {
+  ips_child_options_t o;
+  ips_child_t *w;
   char **env = env_with_disable(disable);
   memset(&o, 0, sizeof o);
   o.file = path;
   o.env = env;
   o.upcall_cb = reply_null;
-  if (ips_worker_spawn(loop, &o, &w) != 0) {
+  if (ips_child_spawn(loop, &o, &w) != 0) {
     fprintf(stderr, "bench_overhead: cannot start %s\n", path);
     exit(1);
   }
-  free(env); /* copied by ips_worker_spawn */
+  free(env); /* copied by ips_child_spawn */
   return w;
 }
 
-static void compare(uv_loop_t *loop, ips_worker_t *on, ips_worker_t *off,
+static void compare(uv_loop_t *loop, ips_child_t *on, ips_child_t *off,
                     const char *label, const char *payload, int rounds,
                     int n) {
   side_t a, b;
@@ -158,7 +158,7 @@ int main(int argc, char **argv) {
   int n = argc > 2 ? atoi(argv[2]) : DEFAULT_BATCH;
   char path[4096];
   uv_loop_t loop;
-  ips_worker_t *on, *off;
+  ips_child_t *on, *off;
   int cpu;
   if (rounds < 1 || n < 1)
     return 2;
@@ -177,8 +177,8 @@ int main(int argc, char **argv) {
          rounds, n);
   compare(&loop, on, off, "empty delivery", "", rounds, n);
   compare(&loop, on, off, "4-upcall delivery", "{\"upcalls\":4}", rounds, n);
-  ips_worker_close(on, NULL);
-  ips_worker_close(off, NULL);
+  ips_child_close(on, NULL);
+  ips_child_close(off, NULL);
   uv_run(&loop, UV_RUN_DEFAULT);
   return uv_loop_close(&loop) == 0 ? 0 : 1;
 }

@@ -1,0 +1,49 @@
+/* check_api.c — the three public headers in one program, linked against
+ * the three libraries: no name may be declared twice (a host that embeds a
+ * worker, or a test harness, uses both sides at once), and only the public
+ * API is exported. */
+#include "config.h"
+
+#include <check.h>
+#include <dlfcn.h>
+#include <stdlib.h>
+
+#include "ipcstamp-parent.h"
+#include "ipcstamp-proto.h"
+#include "ipcstamp-worker.h"
+
+START_TEST(test_both_sides_link) {
+  /* One symbol of each side's API, resolved from one program. */
+  int (*spawn)(uv_loop_t *, const ips_child_options_t *, ips_child_t **) =
+      ips_child_spawn;
+  int (*init)(ips_worker_t *, const ips_worker_options_t *) = ips_worker_init;
+  ck_assert_ptr_nonnull((void *)(uintptr_t)spawn);
+  ck_assert_ptr_nonnull((void *)(uintptr_t)init);
+  ck_assert_str_eq(ips_err_name(IPS_EPIPE), "IPS_EPIPE");
+}
+END_TEST
+
+START_TEST(test_internals_hidden) {
+  /* -fvisibility=hidden: internal ips__ functions are not exported. */
+  void *self = dlopen(NULL, RTLD_NOW);
+  ck_assert_ptr_nonnull(self);
+  ck_assert_ptr_nonnull(dlsym(self, "ips_ns_feed"));
+  ck_assert_ptr_null(dlsym(self, "ips__json_valid"));
+  dlclose(self);
+}
+END_TEST
+
+int main(void) {
+  Suite *s = suite_create("api");
+  TCase *tc = tcase_create("Core");
+  SRunner *sr;
+  int failed;
+  tcase_add_test(tc, test_both_sides_link);
+  tcase_add_test(tc, test_internals_hidden);
+  suite_add_tcase(s, tc);
+  sr = srunner_create(s);
+  srunner_run_all(sr, CK_NORMAL);
+  failed = srunner_ntests_failed(sr);
+  srunner_free(sr);
+  return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+}
