@@ -198,8 +198,15 @@ START_TEST(test_hour_behind) {
            "env LD_PRELOAD=%s FAKETIME=-1h FAKETIME_DONT_FAKE_MONOTONIC=1 "
            ASAN_ENV "%s",
            libfaketime, workerc);
-  run_and_report(worker, fake);
+  /* Every delivery is flagged: the worker's wall clock disagrees with the
+   * parent's while their mono clocks agree. */
+  ck_assert_int_eq(run_and_report(worker, fake), DELIVERIES);
   for (i = 0; i < DELIVERIES; i++) {
+    ck_assert_msg(fake[i].quake > 3590000000000LL &&
+                      fake[i].quake < 3610000000000LL,
+                  "delivery %d: timequake_ns %lld", i + 1, fake[i].quake);
+    ck_assert_msg(plain[i].quake < 0, "delivery %d flagged without faketime",
+                  i + 1);
     /* faketime took: the worker's wall clock is an hour behind ours */
     double behind = fake[i].parent_wall - fake[i].worker_wall0;
     ck_assert_msg(behind > 3590 && behind < 3610,

@@ -479,6 +479,14 @@ static void on_result(ips__attr_t *a, vat_t *v, const ips__rec_t *r,
     if (q > dv.quake_ns)
       dv.quake_ns = q;
   }
+  /* On one machine and one mono clock, the two sides' wall clocks must
+   * agree too: a worker whose wall clock is set apart (faked, or stepped
+   * before the delivery) shows as d - D differing between wall and mono. */
+  if (dv.clock == 'm' && have_ww) {
+    int64_t q = iabs((r->walls[0] - v->D.w) - (r->wmono[0] - v->D.m));
+    if (q > dv.quake_ns)
+      dv.quake_ns = q;
+  }
   dv.quake = dv.quake_ns > a->quake_ns;
   if (dv.quake) /* the offset found before the quake is stale now */
     memset(v->has_est, 0, sizeof v->has_est);
