@@ -33,6 +33,7 @@ struct ips__parser {
   int noskip;           /* tokenise payloads too: strict, or a retry */
   ips__rec_t rec;
   int mute, depth, pending, extract, vdtype, nvp;
+  unsigned top_seen;    /* K_* bits of the record's fields read so far */
   int to_tail;          /* the skipped value runs to the tail anchor */
   const char *line;     /* the line being parsed, and its tail anchor: */
   size_t len;           /* the index of its last `,"time":`, or 0 */
@@ -159,6 +160,15 @@ static int cb_key(void *ctx, const unsigned char *s, size_t n) {
         skip = 3; /* last before time, monotime (DESIGN.md §5) */
       else if (is(s, n, "kd") || is(s, n, "ksc") || is(s, n, "ksr"))
         skip = 1; /* SwingSet's: vd, vsc or vsr follow */
+      /* A field given twice is ambiguous (JSON leaves it open), and the
+       * fast path, which stops early, could read a different copy. */
+      if (k != K_NONE && (p->top_seen & (1u << k))) {
+        snprintf(p->err, sizeof p->err, "the field \"%.*s\" appears twice",
+                 (int)n, (const char *)s);
+        p->pending = P_ERR;
+        return 0;
+      }
+      p->top_seen |= 1u << k;
       break;
     case C_MSG:
       if (is(s, n, "methargs")) k = K_METHARGS;
@@ -638,6 +648,7 @@ static void reset(ips__parser_t *p) {
   r->cpu_ns = 0;
   r->ipsv = 0;
   p->depth = 0;
+  p->top_seen = 0;
   p->mute = 0;
   p->pending = P_NONE;
   p->vdtype = V_OTHER;
