@@ -39,9 +39,12 @@ static int digit(char ch) { return (unsigned)(ch - '0') < 10; }
 static int count(cur_t *c, long long *out) {
   size_t b = c->i;
   long long v = 0;
-  while (c->i < c->n && digit(c->s[c->i]))
+  while (c->i < c->n && digit(c->s[c->i])) {
+    if (c->i - b == 18)
+      return 0;
     v = v * 10 + (c->s[c->i++] - '0');
-  if (c->i == b || c->i - b > 18 || (c->s[b] == '0' && c->i - b > 1))
+  }
+  if (c->i == b || (c->s[b] == '0' && c->i - b > 1))
     return 0;
   *out = v;
   return 1;
