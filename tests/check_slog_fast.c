@@ -189,6 +189,32 @@ START_TEST(test_fast_mutations) {
 }
 END_TEST
 
+/* Numbers of every length in every numeric field (the fast path converts
+ * up to eight digits at once): the same values as yajl's path. */
+START_TEST(test_fast_numbers) {
+  static const char digits[] = "98765432109876543210987";
+  ips__parser_t *f = ips__parser_new(0), *y = ips__parser_new(IPS__PARSE_NOFAST);
+  char line[600];
+  int a, b;
+  for (a = 1; a <= 21; a++)
+    for (b = 0; b <= 21; b++) {
+      int n = snprintf(
+          line, sizeof line,
+          "{\"type\":\"deliver-result\",\"crankNum\":%.*s,\"vatID\":\"v1\","
+          "\"deliveryNum\":%.*s0,\"dr\":[\"ok\",null,{\"timestamps\":[%.*s.%.*s,"
+          "%.*s],\"ipcstamp\":{\"v\":1,\"kinds\":\"de\",\"mono\":[%.*s,1],"
+          "\"dropped\":0,\"cpu_ns\":%.*s}}],\"seconds\":0.1,\"time\":%.*s.%.*s,"
+          "\"monotime\":%.*s%s%.*s}",
+          a, digits, a > 1 ? a - 1 : 1, digits, a, digits, b ? b : 1, digits, a,
+          digits, a, digits, a, digits, a, digits, b ? b : 1, digits, a, digits,
+          b ? "." : "", b, digits + 3);
+      same(f, y, line, (size_t)n);
+    }
+  ips__parser_free(f);
+  ips__parser_free(y);
+}
+END_TEST
+
 /* Shapes the fast path leaves to yajl on purpose. */
 START_TEST(test_fast_refuses) {
   static const char *const other[] = {
@@ -236,6 +262,7 @@ END_TEST
 void slog_fast_tests(TCase *core, TCase *bad) {
   tcase_add_test(core, test_fast_used);
   tcase_add_test(core, test_fast_data_files);
+  tcase_add_test(core, test_fast_numbers);
   tcase_add_test(bad, test_fast_refuses);
   tcase_add_test(bad, test_fast_mutations);
 }

@@ -34,39 +34,50 @@ static int lit(cur_t *c, const char *l, size_t ln) {
 
 static int digit(char ch) { return (unsigned)(ch - '0') < 10; }
 
-/* Eight digits at s[0..8) as a number, or -1 if they are not all digits.
- * Stamps are 13 to 20 digits and a report reads millions of them: a digit
- * at a time was a tenth of the run time.  The bytes are loaded as one
- * little-endian word, then neighbouring lanes are combined (10a+b, then
- * 100a+b, then 10000a+b), none of which can carry into the next lane. */
-static int64_t eight(const char *s) {
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-  uint64_t x;
-  memcpy(&x, s, 8);
-  if ((x & 0xF0F0F0F0F0F0F0F0u) != 0x3030303030303030u ||
-      ((x + 0x0606060606060606u) & 0xF0F0F0F0F0F0F0F0u) != 0x3030303030303030u)
-    return -1;
-  x -= 0x3030303030303030u;
+/* How many of the eight bytes of the little-endian word x are digits
+ * before the first one that is not, and, in *v, their value.  Stamps are
+ * 13 to 20 digits and a report reads millions of them: a digit at a time,
+ * their conversion was a fifth of the run time.  The digits are moved to
+ * the top of the word (zeros come in below, the rest goes out), then
+ * neighbouring lanes are combined (10a+b, then 100a+b, then 10000a+b),
+ * none of which can carry into the next lane. */
+static unsigned eight(uint64_t x, uint64_t *v) {
+  const uint64_t hi = 0xF0F0F0F0F0F0F0F0u, zeros = 0x3030303030303030u;
+  uint64_t bad = ((x & hi) ^ zeros) | (((x + 0x0606060606060606u) & hi) ^ zeros);
+  unsigned k = bad ? (unsigned)__builtin_ctzll(bad) / 8 : 8;
+  if (k == 0)
+    return 0;
+  /* A byte below '0' borrows from the bytes after it: shifted out. */
+  x = (x - zeros) << (8 * (8 - k));
   x = (x * 10 + (x >> 8)) & 0x00FF00FF00FF00FFu;
   x = (x * 100 + (x >> 16)) & 0x0000FFFF0000FFFFu;
-  x = (x * 10000 + (x >> 32)) & 0xFFFFFFFFu;
-  return (int64_t)x;
-#else
-  (void)s;
-  return -1;
-#endif
+  *v = (x * 10000 + (x >> 32)) & 0xFFFFFFFFu;
+  return k;
 }
 
 /* The run of digits from s[i] (before n) added to *v; returns its end.
  * *v wraps on long runs: the callers bound the length. */
 static size_t digits(const char *s, size_t i, size_t n, uint64_t *v) {
-  int64_t x;
-  while (n - i >= 8 && (x = eight(s + i)) >= 0) {
-    *v = *v * 100000000u + (uint64_t)x;
-    i += 8;
+  static const uint32_t pow10[9] = {1,      10,      100,      1000,     10000,
+                                    100000, 1000000, 10000000, 100000000};
+  uint64_t a = *v; /* a local: *v could alias s, and be stored each time */
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+  while (n - i >= 8) {
+    uint64_t x, d = 0;
+    unsigned k;
+    memcpy(&x, s + i, 8);
+    k = eight(x, &d);
+    a = a * pow10[k] + d;
+    i += k;
+    if (k < 8) {
+      *v = a;
+      return i;
+    }
   }
+#endif
   while (i < n && digit(s[i]))
-    *v = *v * 10 + (uint64_t)(s[i++] - '0');
+    a = a * 10 + (uint64_t)(s[i++] - '0');
+  *v = a;
   return i;
 }
 
@@ -152,38 +163,31 @@ static int crank_fields(cur_t *c, ips__rec_t *r) {
   return 1;
 }
 
-/* Start of the run of number bytes that ends before s[e]. */
-static size_t number_back(const char *s, size_t lo, size_t e) {
-  while (e > lo && (digit(s[e - 1]) || s[e - 1] == '.' || s[e - 1] == '-'))
-    e--;
-  return e;
-}
-
-/* The tail `,"time":T,"monotime":M}` that ends the line, read from the end
- * back.  Returns the index of its comma (the anchor), or 0.  The numbers
- * hold no `,"time":`, so this is the line's last one, the anchor the yajl
- * path would use. */
+/* The tail `,"time":T,"monotime":M}` that ends the line, found from the
+ * end back (by its colons: the numbers have none).  Returns the index of
+ * its comma (the anchor), or 0.  The numbers hold no `,"time":`, so this
+ * is the line's last one, the anchor the yajl path would use. */
 static size_t tail(const char *s, size_t len, ips__rec_t *r) {
-  size_t m, t;
+  const char *m, *t;
   cur_t c;
   if (len < 32 || s[len - 1] != '}')
     return 0;
-  m = number_back(s, 20, len - 1);
-  if (memcmp(s + m - 12, ",\"monotime\":", 12))
+  m = memrchr(s + 20, ':', len - 20);
+  if (!m || m - 11 <= s + 20 || memcmp(m - 11, ",\"monotime\":", 12))
     return 0;
-  t = number_back(s, 20, m - 12);
-  if (memcmp(s + t - 8, ",\"time\":", 8))
+  t = memrchr(s + 20, ':', (size_t)(m - 11 - (s + 20)));
+  if (!t || memcmp(t - 7, ",\"time\":", 8))
     return 0;
   c.s = s;
-  c.i = t;
+  c.i = (size_t)(t + 1 - s);
   c.n = len;
-  if (!decimal(&c, &r->time_ns) || c.i != m - 12)
+  if (!decimal(&c, &r->time_ns) || c.i != (size_t)(m - 11 - s))
     return 0;
-  c.i = m;
+  c.i = (size_t)(m + 1 - s);
   if (!decimal(&c, &r->mono_ns) || c.i != len - 1)
     return 0;
   r->have |= IPS__F_TIME | IPS__F_MONO;
-  return t - 8;
+  return (size_t)(t - 7 - s);
 }
 
 /* The bytes [from, end) can be one JSON value: it starts like one and its
