@@ -210,8 +210,36 @@ static int value_ends(const char *s, size_t from, size_t end) {
   }
 }
 
+/* `,{"k":V,...}` with plain string or count values, the arguments of
+ * `ipcstamp run --demo`'s messages.  The yajl path reads all of it, and
+ * names the message by its target unless a key is method, methargs or
+ * args: those are left to it. */
+static int flat_args(cur_t *c) {
+  if (!LIT(c, ",{"))
+    return 0;
+  if (LIT(c, "}"))
+    return 1;
+  for (;;) {
+    const char *k;
+    size_t n;
+    long long v;
+    if (!LIT(c, "\"") || !text(c, &k, &n) || !LIT(c, ":"))
+      return 0;
+    if ((n == 6 && !memcmp(k, "method", 6)) ||
+        (n == 8 && !memcmp(k, "methargs", 8)) ||
+        (n == 4 && !memcmp(k, "args", 4)))
+      return 0;
+    if (LIT(c, "\"") ? !text(c, &k, &n) : !count(c, &v))
+      return 0;
+    if (LIT(c, "}"))
+      return 1;
+    if (!LIT(c, ","))
+      return 0;
+  }
+}
+
 /* `"vd":[...]`: the description, as the yajl path makes it.  A message
- * whose third element does not start with methargs, and a notify (its
+ * whose third element is neither a methargs nor flat, and a notify (its
  * promise ids are read one by one), are left to the yajl path. */
 static int vd(cur_t *c, size_t anchor, ips__rec_t *r) {
   const char *t, *target;
@@ -219,9 +247,14 @@ static int vd(cur_t *c, size_t anchor, ips__rec_t *r) {
   if (!LIT(c, ",\"vd\":[\"") || !text(c, &t, &n))
     return 0;
   if (n == 7 && !memcmp(t, "message", 7)) {
-    if (!LIT(c, ",\"") || !text(c, &target, &tn) ||
-        !LIT(c, ",{\"methargs\":{\"body\":\""))
+    if (!LIT(c, ",\"") || !text(c, &target, &tn))
       return 0;
+    if (!LIT(c, ",{\"methargs\":{\"body\":\"")) {
+      if (!flat_args(c) || !LIT(c, "]") || c->i != anchor)
+        return 0;
+      ips__desc_set(r->desc, target, tn);
+      return 1;
+    }
     c->i--; /* the body string, with its opening quote */
     /* The body runs to the anchor as far as the report is concerned: the
      * method is its first string, the rest is payload. */
