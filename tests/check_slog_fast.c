@@ -28,6 +28,10 @@ static const char *const canon[] = {
     "{\"type\":\"deliver\",\"crankNum\":4,\"vatID\":\"v2\",\"deliveryNum\":3,"
     "\"vd\":[\"message\",\"receive\",{\"from\":\"v1\",\"amount\":10,\"hops\":0,"
     "\"work\":2000}],\"time\":1795302712.484405,\"monotime\":1298.033406829}",
+    "{\"type\":\"deliver\",\"crankNum\":5,\"vatID\":\"v2\",\"deliveryNum\":4,"
+    "\"vd\":[\"notify\",[[\"p+1\",{\"state\":\"fulfilled\",\"data\":{\"body\":"
+    "\"#[\\\"]\\\"]\",\"slots\":[]}}],[\"p+2\",false,[]],[\"p+3\"],[\"p+4\"],"
+    "[\"p+5\"],[\"p+6\"]]],\"time\":1795300856.502000,\"monotime\":8123.402000000}",
     "{\"type\":\"deliver\",\"crankNum\":9,\"vatID\":\"v2\",\"deliveryNum\":0,"
     "\"vd\":[\"bringOutYourDead\"],\"time\":1795300856.502000,"
     "\"monotime\":8123.402000000}",
@@ -224,9 +228,10 @@ START_TEST(test_fast_refuses) {
       "{\"type\":\"deliver-result\",\"crankNum\":3,\"vatID\":\"v2\","
       "\"deliveryNum\":2,\"dr\":[\"error\",\"killed\",null],\"seconds\":0.1,"
       "\"fault\":\"IPS_EPIPE\",\"time\":2.5,\"monotime\":3.25}",
-      /* a notify, an escaped vatID, a leading zero, time not last */
+      /* a notify without a promise id, an escaped vatID, a leading zero,
+       * time not last */
       "{\"type\":\"deliver\",\"crankNum\":1,\"vatID\":\"v1\",\"deliveryNum\":0,"
-      "\"vd\":[\"notify\",[[\"p-1\",{}]]],\"time\":1.0,\"monotime\":2.0}",
+      "\"vd\":[\"notify\",[[1,{}]]],\"time\":1.0,\"monotime\":2.0}",
       "{\"type\":\"syscall\",\"crankNum\":1,\"vatID\":\"v\\u0031\","
       "\"deliveryNum\":0,\"syscallNum\":0,\"vsc\":[1],\"time\":1.0,"
       "\"monotime\":2.0}",

@@ -122,6 +122,9 @@ int ips__slog_fast(ips__rec_t *r, const char *line, size_t len);
  * (raw JSON text, quotes escaped; desc unchanged if there is none). */
 void ips__desc_set(char *desc, const char *text, size_t n);
 void ips__desc_method(char *desc, const char *body, size_t n);
+/* A notify's promise id appended to desc; *nvp counts them (0 at first):
+ * four are shown, then " ..." from the sixth. */
+void ips__desc_vpid(char *desc, int *nvp, const char *vpid, size_t n);
 
 /* ---- helpers (slog_skip.c) ----------------------------------------- */
 

@@ -238,9 +238,36 @@ static int flat_args(cur_t *c) {
   }
 }
 
+/* `,[["p-1",...],...]]` after "notify": each resolution's promise id, the
+ * rest of it stepped over by the scan the yajl path uses. */
+static int notify(cur_t *c, size_t anchor, ips__rec_t *r) {
+  int nvp = 0;
+  memcpy(r->desc, "notify", 7);
+  if (!LIT(c, ",["))
+    return 0;
+  if (!LIT(c, "]")) {
+    for (;;) {
+      const char *v;
+      size_t n;
+      long e;
+      if (!LIT(c, "[\"") || !text(c, &v, &n))
+        return 0;
+      ips__desc_vpid(r->desc, &nvp, v, n);
+      e = ips__json_skip(c->s, c->n, c->i, 1);
+      if (e < 0 || (size_t)e >= anchor)
+        return 0;
+      c->i = (size_t)e;
+      if (LIT(c, "]"))
+        break;
+      if (!LIT(c, ","))
+        return 0;
+    }
+  }
+  return LIT(c, "]") && c->i == anchor;
+}
+
 /* `"vd":[...]`: the description, as the yajl path makes it.  A message
- * whose third element is neither a methargs nor flat, and a notify (its
- * promise ids are read one by one), are left to the yajl path. */
+ * whose third element is neither a methargs nor flat is left to it. */
 static int vd(cur_t *c, size_t anchor, ips__rec_t *r) {
   const char *t, *target;
   size_t n, tn;
@@ -265,7 +292,7 @@ static int vd(cur_t *c, size_t anchor, ips__rec_t *r) {
     return 1;
   }
   if (n == 6 && !memcmp(t, "notify", 6))
-    return 0;
+    return notify(c, anchor, r);
   if (c->i >= anchor || (c->s[c->i] != ']' && c->s[c->i] != ',') ||
       c->s[anchor - 1] != ']')
     return 0;

@@ -225,19 +225,19 @@ void ips__desc_set(char *d, const char *text, size_t n) {
   d[n] = '\0';
 }
 
-static void add_vpid(ips__parser_t *p, const unsigned char *s, size_t n) {
-  size_t l = strlen(p->rec.desc);
-  if (p->nvp++ >= 4) {
-    if (p->nvp == 6 && l + 4 < IPS__DESC_MAX) memcpy(p->rec.desc + l, " ...", 5);
+void ips__desc_vpid(char *desc, int *nvp, const char *s, size_t n) {
+  size_t l = strlen(desc);
+  if ((*nvp)++ >= 4) {
+    if (*nvp == 6 && l + 4 < IPS__DESC_MAX) memcpy(desc + l, " ...", 5);
     return;
   }
   if (l + n + 2 >= IPS__DESC_MAX)
     return;
-  p->rec.desc[l] = ' ';
-  memcpy(p->rec.desc + l + 1, s, n);
-  p->rec.desc[l + 1 + n] = '\0';
+  desc[l] = ' ';
+  memcpy(desc + l + 1, s, n);
+  desc[l + 1 + n] = '\0';
   for (size_t i = l + 1; i < l + 1 + n; i++)
-    if ((unsigned char)p->rec.desc[i] < 0x20) p->rec.desc[i] = '?';
+    if ((unsigned char)desc[i] < 0x20) desc[i] = '?';
 }
 
 static int fail(ips__parser_t *p, const char *msg) {
@@ -294,7 +294,7 @@ static int cb_string(void *ctx, const unsigned char *s, size_t n) {
       break;
     case C_NENTRY:
       if (i == 0) {
-        add_vpid(p, s, n);
+        ips__desc_vpid(p->rec.desc, &p->nvp, (const char *)s, n);
         if (!p->noskip) {
           elem_done(p);
           p->pending = P_SKIP_REST;
