@@ -3,9 +3,11 @@
  * A slogfile (DESIGN.md §5) is JSON lines.  The reader hands out one line at
  * a time from a plain file, a gzip file or stdin, holding at most one line
  * (bounded by max_line) in memory.  ips__slog_parse() turns one line into an
- * ips__rec_t with only what attribution needs; the payloads (vd arguments,
- * vsc, vsr, the result) are skipped by a structural scan instead of being
- * tokenised, which is where most of the bytes are (see docs/report.md).
+ * ips__rec_t with only what attribution needs: records exactly as our
+ * parent writes them are matched byte for byte (slog_fast.c), others go to
+ * yajl; either way the payloads (vd arguments, vsc, vsr, the result) are
+ * stepped over instead of being tokenised, which is where most of the
+ * bytes are (see docs/report.md).
  */
 #ifndef IPCSTAMP_TOOLS_SLOG_H
 #define IPCSTAMP_TOOLS_SLOG_H

@@ -34,6 +34,8 @@ static int lit(cur_t *c, const char *l, size_t ln) {
 
 static int digit(char ch) { return (unsigned)(ch - '0') < 10; }
 
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+#define IPS_SWAR 1
 /* How many of the eight bytes of the little-endian word x are digits
  * before the first one that is not, and, in *v, their value.  Stamps are
  * 13 to 20 digits and a report reads millions of them: a digit at a time,
@@ -54,6 +56,7 @@ static unsigned eight(uint64_t x, uint64_t *v) {
   *v = (x * 10000 + (x >> 32)) & 0xFFFFFFFFu;
   return k;
 }
+#endif
 
 /* The run of digits from s[i] (before n) added to *v; returns its end.
  * *v wraps on long runs: the callers bound the length. */
@@ -61,7 +64,7 @@ static size_t digits(const char *s, size_t i, size_t n, uint64_t *v) {
   static const uint32_t pow10[9] = {1,      10,      100,      1000,     10000,
                                     100000, 1000000, 10000000, 100000000};
   uint64_t a = *v; /* a local: *v could alias s, and be stored each time */
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+#ifdef IPS_SWAR
   while (n - i >= 8) {
     uint64_t x, d = 0;
     unsigned k;
