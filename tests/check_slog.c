@@ -345,9 +345,12 @@ START_TEST(test_missing_file) {
 }
 END_TEST
 
+/* In check_slog_fast.c: the fast path against the yajl path. */
+void slog_fast_tests(TCase *core, TCase *bad);
+
 Suite *slog_suite(void) {
   Suite *s = suite_create("slog");
-  TCase *tc = tcase_create("Core");
+  TCase *tc = tcase_create("Core"), *core = tc;
   tcase_add_test(tc, test_dec_to_ns);
   tcase_add_test(tc, test_skip);
   tcase_add_test(tc, test_parse_deliver);
@@ -366,6 +369,7 @@ Suite *slog_suite(void) {
   tcase_add_test(tc, test_bad_numbers);
   tcase_add_test(tc, test_cut_gzip);
   tcase_add_test(tc, test_missing_file);
+  slog_fast_tests(core, tc);
   suite_add_tcase(s, tc);
   return s;
 }

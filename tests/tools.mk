@@ -6,12 +6,14 @@ tests_check_tools_SOURCES = \
 	tests/check_report.h \
 	tests/check_report_main.c \
 	tests/check_slog.c \
+	tests/check_slog_fast.c \
 	tests/check_hist.c \
 	tests/check_report.c \
 	tests/check_trace.c \
 	tools/slog.h \
 	tools/slog_read.c \
 	tools/slog_parse.c \
+	tools/slog_fast.c \
 	tools/slog_skip.c \
 	tools/slog_drive.c \
 	tools/attr.h \

@@ -4,6 +4,7 @@ ips_analyze_sources = \
 	tools/slog.h \
 	tools/slog_read.c \
 	tools/slog_parse.c \
+	tools/slog_fast.c \
 	tools/slog_skip.c \
 	tools/slog_drive.c \
 	tools/attr.h \

@@ -3,9 +3,11 @@
  * A slogfile (DESIGN.md §5) is JSON lines.  The reader hands out one line at
  * a time from a plain file, a gzip file or stdin, holding at most one line
  * (bounded by max_line) in memory.  ips__slog_parse() turns one line into an
- * ips__rec_t with only what attribution needs; the payloads (vd arguments,
- * vsc, vsr, the result) are skipped by a structural scan instead of being
- * tokenised, which is where most of the bytes are (see docs/report.md).
+ * ips__rec_t with only what attribution needs: records exactly as our
+ * parent writes them are matched byte for byte (slog_fast.c), others go to
+ * yajl; either way the payloads (vd arguments, vsc, vsr, the result) are
+ * stepped over instead of being tokenised, which is where most of the
+ * bytes are (see docs/report.md).
  */
 #ifndef IPCSTAMP_TOOLS_SLOG_H
 #define IPCSTAMP_TOOLS_SLOG_H
@@ -94,8 +96,12 @@ typedef struct {
 
 typedef struct ips__parser ips__parser_t;
 
-/* strict: tokenise every byte with yajl (no payload skipping). */
-ips__parser_t *ips__parser_new(int strict);
+/* mode: 0, or IPS__PARSE_STRICT to tokenise every byte with yajl (no
+ * payload skipping, no fast path), or IPS__PARSE_NOFAST to skip payloads
+ * with yajl only (the tests compare it with the fast path). */
+#define IPS__PARSE_STRICT 1
+#define IPS__PARSE_NOFAST 2
+ips__parser_t *ips__parser_new(int mode);
 void ips__parser_free(ips__parser_t *p);
 
 /* Parses one line into *rec (owned by the parser; valid until the next
@@ -104,6 +110,23 @@ void ips__parser_free(ips__parser_t *p);
  * with a one-line reason in err. */
 int ips__slog_parse(ips__parser_t *p, const char *line, size_t len,
                     const ips__rec_t **rec, char *err, size_t errlen);
+
+/* ---- the fast path (slog_fast.c) ----------------------------------- */
+
+/* Matches a record exactly as parent/slog.c writes it and fills *r (reset
+ * by the caller; the stamp arrays must hold IPS__MAX_STAMPS).  Returns 1,
+ * or 0 when the line is not in that exact form: then *r is garbage and the
+ * caller parses the line with yajl. */
+int ips__slog_fast(ips__rec_t *r, const char *line, size_t len);
+
+/* The description of a delivery: desc (IPS__DESC_MAX bytes) gets the text
+ * with control bytes as '?', or the method named first in a methargs body
+ * (raw JSON text, quotes escaped; desc unchanged if there is none). */
+void ips__desc_set(char *desc, const char *text, size_t n);
+void ips__desc_method(char *desc, const char *body, size_t n);
+/* A notify's promise id appended to desc; *nvp counts them (0 at first):
+ * four are shown, then " ..." from the sixth. */
+void ips__desc_vpid(char *desc, int *nvp, const char *vpid, size_t n);
 
 /* ---- helpers (slog_skip.c) ----------------------------------------- */
 

@@ -30,6 +30,7 @@ enum { V_OTHER, V_MESSAGE, V_NOTIFY };
 
 struct ips__parser {
   int strict;           /* validate every byte (yajl with UTF-8 checks) */
+  int fast;             /* try slog_fast.c's matcher first */
   int noskip;           /* tokenise payloads too: strict, or a retry */
   ips__rec_t rec;
   int mute, depth, pending, extract, vdtype, nvp;
@@ -209,9 +210,8 @@ static int cb_key(void *ctx, const unsigned char *s, size_t n) {
 /* The method of a message: the first string of the methargs body,
  * `#["name",[args]]` (smallcaps) or `["name",...]`, read from the raw JSON
  * string (quotes escaped) or from its value. */
-static void method_from_body(ips__parser_t *p, const char *s, size_t n) {
+void ips__desc_method(char *d, const char *s, size_t n) {
   size_t i = 0, o = 0;
-  char *d = p->rec.desc;
   if (i < n && s[i] == '"') i++;
   if (i < n && s[i] == '#') i++;
   if (i >= n || s[i++] != '[') return;
@@ -226,27 +226,28 @@ static void method_from_body(ips__parser_t *p, const char *s, size_t n) {
     d[o] = '\0';
 }
 
-static void set_desc(ips__parser_t *p, const unsigned char *s, size_t n) {
+void ips__desc_set(char *d, const char *text, size_t n) {
+  const unsigned char *s = (const unsigned char *)text;
   size_t i;
   if (n >= IPS__DESC_MAX) n = IPS__DESC_MAX - 1;
   for (i = 0; i < n; i++)
-    p->rec.desc[i] = (s[i] < 0x20 || s[i] == 0x7f) ? '?' : (char)s[i];
-  p->rec.desc[n] = '\0';
+    d[i] = (s[i] < 0x20 || s[i] == 0x7f) ? '?' : (char)s[i];
+  d[n] = '\0';
 }
 
-static void add_vpid(ips__parser_t *p, const unsigned char *s, size_t n) {
-  size_t l = strlen(p->rec.desc);
-  if (p->nvp++ >= 4) {
-    if (p->nvp == 6 && l + 4 < IPS__DESC_MAX) memcpy(p->rec.desc + l, " ...", 5);
+void ips__desc_vpid(char *desc, int *nvp, const char *s, size_t n) {
+  size_t l = strlen(desc);
+  if ((*nvp)++ >= 4) {
+    if (*nvp == 6 && l + 4 < IPS__DESC_MAX) memcpy(desc + l, " ...", 5);
     return;
   }
   if (l + n + 2 >= IPS__DESC_MAX)
     return;
-  p->rec.desc[l] = ' ';
-  memcpy(p->rec.desc + l + 1, s, n);
-  p->rec.desc[l + 1 + n] = '\0';
+  desc[l] = ' ';
+  memcpy(desc + l + 1, s, n);
+  desc[l + 1 + n] = '\0';
   for (size_t i = l + 1; i < l + 1 + n; i++)
-    if ((unsigned char)p->rec.desc[i] < 0x20) p->rec.desc[i] = '?';
+    if ((unsigned char)desc[i] < 0x20) desc[i] = '?';
 }
 
 static int fail(ips__parser_t *p, const char *msg) {
@@ -288,9 +289,9 @@ static int cb_string(void *ctx, const unsigned char *s, size_t n) {
       if (i == 1 && p->vdtype == V_MESSAGE) {
         /* ["message", "method", args] (simple kernels): the best name
          * there is until a methargs or method field says otherwise. */
-        set_desc(p, s, n);
+        ips__desc_set(p->rec.desc, (const char *)s, n);
       } else if (i == 0) {
-        set_desc(p, s, n);
+        ips__desc_set(p->rec.desc, (const char *)s, n);
         p->vdtype = is(s, n, "message") ? V_MESSAGE
                     : is(s, n, "notify") ? V_NOTIFY : V_OTHER;
         if (p->vdtype == V_OTHER && !p->noskip) {
@@ -303,7 +304,7 @@ static int cb_string(void *ctx, const unsigned char *s, size_t n) {
       break;
     case C_NENTRY:
       if (i == 0) {
-        add_vpid(p, s, n);
+        ips__desc_vpid(p->rec.desc, &p->nvp, (const char *)s, n);
         if (!p->noskip) {
           elem_done(p);
           p->pending = P_SKIP_REST;
@@ -312,10 +313,10 @@ static int cb_string(void *ctx, const unsigned char *s, size_t n) {
       }
       break;
     case C_MSG:
-      if (k == K_METHOD) set_desc(p, s, n);
+      if (k == K_METHOD) ips__desc_set(p->rec.desc, (const char *)s, n);
       break;
     case C_METHARGS:
-      if (k == K_BODY) method_from_body(p, (const char *)s, n);
+      if (k == K_BODY) ips__desc_method(p->rec.desc, (const char *)s, n);
       break;
     case C_DR:
       if (i == 0) {
@@ -439,12 +440,14 @@ static int cb_bool(void *ctx, int b) {
   return cb_scalar(ctx);
 }
 
-ips__parser_t *ips__parser_new(int strict) {
+ips__parser_t *ips__parser_new(int mode) {
   ips__parser_t *p = calloc(1, sizeof *p);
+  int strict = (mode & IPS__PARSE_STRICT) != 0;
   if (!p)
     return NULL;
   p->strict = strict;
   p->noskip = strict;
+  p->fast = !strict && !(mode & IPS__PARSE_NOFAST);
   p->rec.walls = malloc(IPS__MAX_STAMPS * sizeof(int64_t));
   p->rec.wmono = malloc(IPS__MAX_STAMPS * sizeof(int64_t));
   p->rec.kinds = malloc(IPS__MAX_STAMPS + 1);
@@ -660,13 +663,21 @@ static void reset(ips__parser_t *p) {
 static int parse_line(ips__parser_t *p, const char *line, size_t len,
                       const ips__rec_t **rec, char *err, size_t errlen);
 
-/* A line the fast path refuses is parsed again without skipping before it
+/* Our parent's own records are matched first (slog_fast.c); anything else
+ * goes to yajl.  A line the skipping path refuses is parsed again without skipping before it
  * is reported: a tail anchor found inside a payload (a record whose time
  * is not last, as some writers do) must not make a valid line "not JSON".
  * Refusals are rare, so this costs nothing on a good file. */
 int ips__slog_parse(ips__parser_t *p, const char *line, size_t len,
                     const ips__rec_t **rec, char *err, size_t errlen) {
-  int rc = parse_line(p, line, len, rec, err, errlen);
+  int rc;
+  if (p->fast) {
+    reset(p);
+    *rec = &p->rec;
+    if (ips__slog_fast(&p->rec, line, len))
+      return 0;
+  }
+  rc = parse_line(p, line, len, rec, err, errlen);
   if (rc < 0 && !p->strict) {
     p->noskip = 1;
     rc = parse_line(p, line, len, rec, err, errlen);
@@ -751,7 +762,7 @@ static int parse_line(ips__parser_t *p, const char *line, size_t len,
         }
         if (p->to_tail && tail_ok(p, from, p->extract ? ']' : 0)) {
           if (p->extract) {
-            method_from_body(p, line + from, (size_t)p->anchor - from);
+            ips__desc_method(p->rec.desc, line + from, (size_t)p->anchor - from);
             p->depth = 1; /* the rest of vd closes before the anchor */
           }
           e = p->anchor;
@@ -765,7 +776,7 @@ static int parse_line(ips__parser_t *p, const char *line, size_t len,
             return -1;
           }
           if (p->extract)
-            method_from_body(p, line + from, (size_t)e - from);
+            ips__desc_method(p->rec.desc, line + from, (size_t)e - from);
         }
         p->extract = 0;
         p->to_tail = 0;

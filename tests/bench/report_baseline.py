@@ -119,9 +119,11 @@ def main():
                 if last_e is None or P[last] > last_e:
                     last_e = P[last]
                 if "cpu_ns" in ipc:
-                    cpu = ipc["cpu_ns"]
-                    extra.append("worker on-cpu %s off-cpu %s" % (us(cpu), us(worker - cpu)))
-                    tot["cpu"] += cpu
+                    # cpu_ns can exceed the worker time by the worker's own
+                    # syscalls: off-CPU is then 0 (docs/report.md), as in C.
+                    off = max(worker - ipc["cpu_ns"], 0)
+                    extra.append("worker on-cpu %s off-cpu %s" % (us(worker - off), us(off)))
+                    tot["cpu"] += worker - off
                     tot["cpuw"] += worker
                     tot["ncpu"] += 1
                 if extra:

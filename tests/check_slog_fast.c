@@ -1,0 +1,281 @@
+/* check_slog_fast.c — the fast path for our parent's records (slog_fast.c)
+ * against the yajl path: it must be used on canonical lines, and on every
+ * line it sees, canonical, almost canonical or broken, the parser must give
+ * the same record (or the same error) with it as without it. */
+#include "config.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "check_report.h"
+#include "slog.h"
+
+void slog_fast_tests(TCase *core, TCase *bad);
+
+/* One of each record shape parent/slog.c writes (and one it does not). */
+static const char *const canon[] = {
+    "{\"type\":\"syscall\",\"crankNum\":12,\"vatID\":\"v3\",\"deliveryNum\":4,"
+    "\"syscallNum\":0,\"vsc\":[\"vatstoreGet\",\"balance\"],"
+    "\"time\":1795302712.484968,\"monotime\":1298.033970111}",
+    "{\"type\":\"syscall-result\",\"crankNum\":12,\"vatID\":\"v3\","
+    "\"deliveryNum\":4,\"syscallNum\":10,\"vsr\":[\"ok\",\"1000\"],"
+    "\"time\":1795302712.485001,\"monotime\":1298.034000999}",
+    "{\"type\":\"deliver\",\"crankNum\":2,\"vatID\":\"v1\",\"deliveryNum\":1,"
+    "\"vd\":[\"message\",\"o+0\",{\"methargs\":{\"body\":\"#[\\\"getBalance\\\","
+    "[]]\",\"slots\":[\"o-5\"]},\"result\":\"p-2\"}],"
+    "\"time\":1795300856.501000,\"monotime\":8123.401000000}",
+    "{\"type\":\"deliver\",\"crankNum\":4,\"vatID\":\"v2\",\"deliveryNum\":3,"
+    "\"vd\":[\"message\",\"receive\",{\"from\":\"v1\",\"amount\":10,\"hops\":0,"
+    "\"work\":2000}],\"time\":1795302712.484405,\"monotime\":1298.033406829}",
+    "{\"type\":\"deliver\",\"crankNum\":5,\"vatID\":\"v2\",\"deliveryNum\":4,"
+    "\"vd\":[\"notify\",[[\"p+1\",{\"state\":\"fulfilled\",\"data\":{\"body\":"
+    "\"#[\\\"]\\\"]\",\"slots\":[]}}],[\"p+2\",false,[]],[\"p+3\"],[\"p+4\"],"
+    "[\"p+5\"],[\"p+6\"]]],\"time\":1795300856.502000,\"monotime\":8123.402000000}",
+    "{\"type\":\"deliver\",\"crankNum\":9,\"vatID\":\"v2\",\"deliveryNum\":0,"
+    "\"vd\":[\"bringOutYourDead\"],\"time\":1795300856.502000,"
+    "\"monotime\":8123.402000000}",
+    "{\"type\":\"deliver\",\"crankNum\":1,\"vatID\":\"v1\",\"deliveryNum\":1,"
+    "\"vd\":[\"evaluate\",\"var a = [1];\\n\"],\"time\":1795302712.469007,"
+    "\"monotime\":1298.018008989}",
+    "{\"type\":\"deliver-result\",\"crankNum\":1,\"vatID\":\"v1\","
+    "\"deliveryNum\":1,\"dr\":[\"ok\",{\"base64\":\"\"},{\"allocate\":104868,"
+    "\"allocCount\":481,\"timestamps\":[1795302712.483353,1795302712.484287],"
+    "\"ipcstamp\":{\"v\":1,\"kinds\":\"de\",\"mono\":[1298032356052,"
+    "1298033288262],\"dropped\":0,\"cpu_ns\":610330}}],\"seconds\":0.015326932,"
+    "\"time\":1795302712.484334,\"monotime\":1298.033335921}",
+    "{\"type\":\"deliver-result\",\"crankNum\":3,\"vatID\":\"v2\","
+    "\"deliveryNum\":2,\"dr\":[\"error\",\"boom\",{\"compute\":1,\"timestamps\":"
+    "[1.000001,1.000002,1.000003,1.000004],\"ipcstamp\":{\"v\":1,\"kinds\":"
+    "\"dure\",\"mono\":[10,20,30,40],\"dropped\":2}}],\"seconds\":0.1,"
+    "\"time\":2.5,\"monotime\":3.25}",
+    "{\"type\":\"crank-start\",\"crankType\":\"delivery\",\"crankNum\":1,"
+    "\"time\":1795300856.499995,\"monotime\":8123.399995000}",
+};
+#define NCANON (sizeof canon / sizeof canon[0])
+
+static void same_rec(const ips__rec_t *a, const ips__rec_t *b,
+                     const char *line) {
+  unsigned h = a->have;
+  ck_assert_msg(a->type == b->type && a->have == b->have,
+                "type/have %d/%x vs %d/%x: %s", a->type, a->have, b->type,
+                b->have, line);
+  ck_assert_msg(!(h & IPS__F_CRANK) || a->crank == b->crank, "crank: %s", line);
+  ck_assert_msg(!(h & IPS__F_DNUM) || a->dnum == b->dnum, "dnum: %s", line);
+  ck_assert_msg(!(h & IPS__F_SNUM) || a->snum == b->snum, "snum: %s", line);
+  ck_assert_msg(!(h & IPS__F_TIME) || a->time_ns == b->time_ns, "time: %s",
+                line);
+  ck_assert_msg(!(h & IPS__F_MONO) || a->mono_ns == b->mono_ns, "mono: %s",
+                line);
+  ck_assert_msg(!strcmp(a->vat, b->vat), "vat: %s", line);
+  ck_assert_msg(!strcmp(a->desc, b->desc), "desc %s vs %s: %s", a->desc,
+                b->desc, line);
+  ck_assert_msg(a->ok == b->ok && a->ipsv == b->ipsv &&
+                    a->cpu_ns == b->cpu_ns && a->dropped == b->dropped,
+                "ok/v/cpu/dropped: %s", line);
+  ck_assert_msg(a->n_walls == b->n_walls && a->n_wmono == b->n_wmono &&
+                    a->n_kinds == b->n_kinds,
+                "counts: %s", line);
+  ck_assert_msg(!memcmp(a->walls, b->walls, a->n_walls * sizeof *a->walls) &&
+                    !memcmp(a->wmono, b->wmono, a->n_wmono * sizeof *a->wmono) &&
+                    !strcmp(a->kinds, b->kinds),
+                "stamps: %s", line);
+}
+
+/* Parses line with the fast path on (f) and off (y): same answer. */
+static void same(ips__parser_t *f, ips__parser_t *y, const char *line,
+                 size_t n) {
+  const ips__rec_t *a, *b;
+  char e1[256] = "", e2[256] = "", shown[400];
+  int r1 = ips__slog_parse(f, line, n, &a, e1, sizeof e1);
+  int r2 = ips__slog_parse(y, line, n, &b, e2, sizeof e2);
+  snprintf(shown, sizeof shown, "%.*s", (int)(n < 390 ? n : 390), line);
+  ck_assert_msg(r1 == r2, "rc %d vs %d: %s", r1, r2, shown);
+  if (r1 < 0)
+    ck_assert_msg(!strcmp(e1, e2), "%s vs %s: %s", e1, e2, shown);
+  else
+    same_rec(a, b, shown);
+}
+
+/* The fast path takes every canonical line (so the tests below test it). */
+START_TEST(test_fast_used) {
+  ips__parser_t *f = ips__parser_new(0), *y = ips__parser_new(IPS__PARSE_NOFAST);
+  ips__rec_t r;
+  size_t i;
+  memset(&r, 0, sizeof r);
+  r.walls = malloc(IPS__MAX_STAMPS * sizeof *r.walls);
+  r.wmono = malloc(IPS__MAX_STAMPS * sizeof *r.wmono);
+  r.kinds = malloc(IPS__MAX_STAMPS + 1);
+  for (i = 0; i < NCANON; i++) {
+    r.type = IPS__REC_OTHER;
+    r.have = 0;
+    r.n_walls = r.n_wmono = r.n_kinds = 0;
+    ck_assert_msg(ips__slog_fast(&r, canon[i], strlen(canon[i])) == 1,
+                  "refused: %s", canon[i]);
+    same(f, y, canon[i], strlen(canon[i]));
+  }
+  free(r.walls);
+  free(r.wmono);
+  free(r.kinds);
+  ips__parser_free(f);
+  ips__parser_free(y);
+}
+END_TEST
+
+/* Every line of every test file, and how many the fast path took in the
+ * one our parent wrote (tests/data/run.slog). */
+START_TEST(test_fast_data_files) {
+  static const char *const files[] = {"ours.slog", "xsnap.slog", "bad.slog",
+                                      "run.slog"};
+  ips__parser_t *f = ips__parser_new(0), *y = ips__parser_new(IPS__PARSE_NOFAST);
+  ips__rec_t r;
+  size_t i, taken = 0, lines = 0;
+  memset(&r, 0, sizeof r);
+  r.walls = malloc(IPS__MAX_STAMPS * sizeof *r.walls);
+  r.wmono = malloc(IPS__MAX_STAMPS * sizeof *r.wmono);
+  r.kinds = malloc(IPS__MAX_STAMPS + 1);
+  for (i = 0; i < 4; i++) {
+    char *text = tt_read(tt_data(files[i]), NULL), *line = text, *nl;
+    for (; *line; line = nl ? nl + 1 : line + strlen(line)) {
+      size_t n;
+      nl = strchr(line, '\n');
+      n = nl ? (size_t)(nl - line) : strlen(line);
+      same(f, y, line, n);
+      if (i == 3) {
+        r.type = IPS__REC_OTHER;
+        r.have = 0;
+        r.n_walls = r.n_wmono = r.n_kinds = 0;
+        taken += (size_t)ips__slog_fast(&r, line, n);
+        lines++;
+      }
+    }
+    free(text);
+  }
+  /* All but slog-start, which goes to yajl. */
+  ck_assert_uint_eq(taken, lines - 1);
+  free(r.walls);
+  free(r.wmono);
+  free(r.kinds);
+  ips__parser_free(f);
+  ips__parser_free(y);
+}
+END_TEST
+
+/* Almost canonical: every byte deleted, replaced by each of a set of
+ * troublemakers, or preceded by a space; every prefix.  Whatever the fast
+ * path does with these, the result must be the yajl path's. */
+START_TEST(test_fast_mutations) {
+  static const char subst[] = "x\"\\0 9}]{[,:.-e\x01\x7f";
+  ips__parser_t *f = ips__parser_new(0), *y = ips__parser_new(IPS__PARSE_NOFAST);
+  size_t i, j, k;
+  for (i = 0; i < NCANON; i++) {
+    size_t n = strlen(canon[i]);
+    char *m = malloc(n + 2);
+    for (j = 0; j <= n; j++) {
+      same(f, y, canon[i], j); /* cut */
+      memcpy(m, canon[i], j); /* a space before byte j */
+      m[j] = ' ';
+      memcpy(m + j + 1, canon[i] + j, n - j);
+      same(f, y, m, n + 1);
+      if (j == n)
+        break;
+      memcpy(m, canon[i], n); /* byte j deleted */
+      memmove(m + j, m + j + 1, n - j - 1);
+      same(f, y, m, n - 1);
+      for (k = 0; k < sizeof subst - 1; k++) { /* byte j replaced */
+        memcpy(m, canon[i], n);
+        m[j] = subst[k];
+        same(f, y, m, n);
+      }
+    }
+    free(m);
+  }
+  ips__parser_free(f);
+  ips__parser_free(y);
+}
+END_TEST
+
+/* Numbers of every length in every numeric field (the fast path converts
+ * up to eight digits at once): the same values as yajl's path. */
+START_TEST(test_fast_numbers) {
+  static const char digits[] = "98765432109876543210987";
+  ips__parser_t *f = ips__parser_new(0), *y = ips__parser_new(IPS__PARSE_NOFAST);
+  char line[600];
+  int a, b;
+  for (a = 1; a <= 21; a++)
+    for (b = 0; b <= 21; b++) {
+      int n = snprintf(
+          line, sizeof line,
+          "{\"type\":\"deliver-result\",\"crankNum\":%.*s,\"vatID\":\"v1\","
+          "\"deliveryNum\":%.*s0,\"dr\":[\"ok\",null,{\"timestamps\":[%.*s.%.*s,"
+          "%.*s],\"ipcstamp\":{\"v\":1,\"kinds\":\"de\",\"mono\":[%.*s,1],"
+          "\"dropped\":0,\"cpu_ns\":%.*s}}],\"seconds\":0.1,\"time\":%.*s.%.*s,"
+          "\"monotime\":%.*s%s%.*s}",
+          a, digits, a > 1 ? a - 1 : 1, digits, a, digits, b ? b : 1, digits, a,
+          digits, a, digits, a, digits, a, digits, b ? b : 1, digits, a, digits,
+          b ? "." : "", b, digits + 3);
+      same(f, y, line, (size_t)n);
+    }
+  ips__parser_free(f);
+  ips__parser_free(y);
+}
+END_TEST
+
+/* Shapes the fast path leaves to yajl on purpose. */
+START_TEST(test_fast_refuses) {
+  static const char *const other[] = {
+      /* a fault: an extra field after seconds */
+      "{\"type\":\"deliver-result\",\"crankNum\":3,\"vatID\":\"v2\","
+      "\"deliveryNum\":2,\"dr\":[\"error\",\"killed\",null],\"seconds\":0.1,"
+      "\"fault\":\"IPS_EPIPE\",\"time\":2.5,\"monotime\":3.25}",
+      /* a notify without a promise id, an escaped vatID, a leading zero,
+       * time not last */
+      "{\"type\":\"deliver\",\"crankNum\":1,\"vatID\":\"v1\",\"deliveryNum\":0,"
+      "\"vd\":[\"notify\",[[1,{}]]],\"time\":1.0,\"monotime\":2.0}",
+      "{\"type\":\"syscall\",\"crankNum\":1,\"vatID\":\"v\\u0031\","
+      "\"deliveryNum\":0,\"syscallNum\":0,\"vsc\":[1],\"time\":1.0,"
+      "\"monotime\":2.0}",
+      "{\"type\":\"syscall\",\"crankNum\":01,\"vatID\":\"v1\","
+      "\"deliveryNum\":0,\"syscallNum\":0,\"vsc\":[1],\"time\":1.0,"
+      "\"monotime\":2.0}",
+      "{\"type\":\"syscall\",\"crankNum\":1,\"vatID\":\"v1\",\"deliveryNum\":0,"
+      "\"syscallNum\":0,\"time\":1.0,\"vsc\":[1],\"monotime\":2.0}",
+      /* message arguments that name the method, or are not flat */
+      "{\"type\":\"deliver\",\"crankNum\":1,\"vatID\":\"v1\",\"deliveryNum\":0,"
+      "\"vd\":[\"message\",\"o+0\",{\"a\":1,\"method\":\"m\"}],\"time\":1.0,"
+      "\"monotime\":2.0}",
+      "{\"type\":\"deliver\",\"crankNum\":1,\"vatID\":\"v1\",\"deliveryNum\":0,"
+      "\"vd\":[\"message\",\"o+0\",{\"a\":[1]}],\"time\":1.0,\"monotime\":2.0}",
+      /* metering with an unknown nested field */
+      "{\"type\":\"deliver-result\",\"crankNum\":1,\"vatID\":\"v1\","
+      "\"deliveryNum\":1,\"dr\":[\"ok\",null,{\"x\":{\"timestamps\":[1]},"
+      "\"timestamps\":[1.5,2.5]}],\"seconds\":1,\"time\":2.5,\"monotime\":3.25}"};
+  ips__parser_t *f = ips__parser_new(0), *y = ips__parser_new(IPS__PARSE_NOFAST);
+  ips__rec_t r;
+  size_t i;
+  memset(&r, 0, sizeof r);
+  r.walls = malloc(IPS__MAX_STAMPS * sizeof *r.walls);
+  r.wmono = malloc(IPS__MAX_STAMPS * sizeof *r.wmono);
+  r.kinds = malloc(IPS__MAX_STAMPS + 1);
+  for (i = 0; i < sizeof other / sizeof other[0]; i++) {
+    r.have = 0;
+    r.n_walls = r.n_wmono = r.n_kinds = 0;
+    ck_assert_msg(ips__slog_fast(&r, other[i], strlen(other[i])) == 0,
+                  "taken: %s", other[i]);
+    same(f, y, other[i], strlen(other[i]));
+  }
+  free(r.walls);
+  free(r.wmono);
+  free(r.kinds);
+  ips__parser_free(f);
+  ips__parser_free(y);
+}
+END_TEST
+
+void slog_fast_tests(TCase *core, TCase *bad) {
+  tcase_add_test(core, test_fast_used);
+  tcase_add_test(core, test_fast_data_files);
+  tcase_add_test(core, test_fast_numbers);
+  tcase_add_test(bad, test_fast_refuses);
+  tcase_add_test(bad, test_fast_mutations);
+}

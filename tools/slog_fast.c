@@ -1,0 +1,463 @@
+/* slog_fast.c — the records our own parent writes, matched byte for byte.
+ *
+ * parent/slog.c writes every record with yajl_gen in a fixed field order and
+ * a fixed layout (docs/slogfile.md): no spaces, integers without sign or
+ * leading zeros, `time` and `monotime` last.  Most lines of our slogfiles
+ * are `syscall`, `syscall-result`, `deliver` and `deliver-result` records
+ * in exactly that form, and yajl's tokeniser and callbacks were most of the
+ * report's time.  This is not a JSON parser: it accepts only those exact
+ * bytes, and returns 0 on anything else (another field order, a space, an
+ * escape, a fault, an unknown key in the metering) so that the yajl path in
+ * slog_parse.c reads the line as before, errors and all.  It never accepts
+ * a line the yajl path would refuse: where it checks less (the inside of a
+ * payload), the yajl path does not check it either (docs/report.md).
+ */
+#include "config.h"
+
+#include <string.h>
+
+#include "slog.h"
+
+typedef struct {
+  const char *s;
+  size_t i, n;
+} cur_t;
+
+static int lit(cur_t *c, const char *l, size_t ln) {
+  if (c->n - c->i < ln || memcmp(c->s + c->i, l, ln))
+    return 0;
+  c->i += ln;
+  return 1;
+}
+/* With a literal, the length is a constant and memcmp is inlined. */
+#define LIT(c, l) lit((c), (l), sizeof(l) - 1)
+
+static int digit(char ch) { return (unsigned)(ch - '0') < 10; }
+
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+#define IPS_SWAR 1
+/* How many of the eight bytes of the little-endian word x are digits
+ * before the first one that is not, and, in *v, their value.  Stamps are
+ * 13 to 20 digits and a report reads millions of them: a digit at a time,
+ * their conversion was a fifth of the run time.  The digits are moved to
+ * the top of the word (zeros come in below, the rest goes out), then
+ * neighbouring lanes are combined (10a+b, then 100a+b, then 10000a+b),
+ * none of which can carry into the next lane. */
+static unsigned eight(uint64_t x, uint64_t *v) {
+  const uint64_t hi = 0xF0F0F0F0F0F0F0F0u, zeros = 0x3030303030303030u;
+  uint64_t bad = ((x & hi) ^ zeros) | (((x + 0x0606060606060606u) & hi) ^ zeros);
+  unsigned k = bad ? (unsigned)__builtin_ctzll(bad) / 8 : 8;
+  if (k == 0)
+    return 0;
+  /* A byte below '0' borrows from the bytes after it: shifted out. */
+  x = (x - zeros) << (8 * (8 - k));
+  x = (x * 10 + (x >> 8)) & 0x00FF00FF00FF00FFu;
+  x = (x * 100 + (x >> 16)) & 0x0000FFFF0000FFFFu;
+  *v = (x * 10000 + (x >> 32)) & 0xFFFFFFFFu;
+  return k;
+}
+#endif
+
+/* The run of digits from s[i] (before n) added to *v; returns its end.
+ * *v wraps on long runs: the callers bound the length. */
+static size_t digits(const char *s, size_t i, size_t n, uint64_t *v) {
+  static const uint32_t pow10[9] = {1,      10,      100,      1000,     10000,
+                                    100000, 1000000, 10000000, 100000000};
+  uint64_t a = *v; /* a local: *v could alias s, and be stored each time */
+#ifdef IPS_SWAR
+  while (n - i >= 8) {
+    uint64_t x, d = 0;
+    unsigned k;
+    memcpy(&x, s + i, 8);
+    k = eight(x, &d);
+    a = a * pow10[k] + d;
+    i += k;
+    if (k < 8) {
+      *v = a;
+      return i;
+    }
+  }
+#endif
+  while (i < n && digit(s[i]))
+    a = a * 10 + (uint64_t)(s[i++] - '0');
+  *v = a;
+  return i;
+}
+
+/* A JSON integer as the parent writes it: 1 to 18 digits, no leading zero
+ * (which yajl would refuse), so that it is also what to_ll() accepts. */
+static int count(cur_t *c, long long *out) {
+  size_t b = c->i, e;
+  uint64_t v = 0;
+  e = digits(c->s, b, c->n, &v);
+  if (e == b || e - b > 18 || (c->s[b] == '0' && e - b > 1))
+    return 0;
+  c->i = e;
+  *out = (long long)v;
+  return 1;
+}
+
+/* A JSON number of the form -?(0|[1-9][0-9]*)(.[0-9]+)? straight into
+ * nanoseconds: what ips__dec_to_ns() gives for the same text, with the
+ * same limits (10 integer digits, digits past 1 ns dropped). */
+static int decimal(cur_t *c, int64_t *ns) {
+  static const uint32_t scale[10] = {1000000000, 100000000, 10000000, 1000000,
+                                     100000,     10000,     1000,     100,
+                                     10,         1};
+  const char *s = c->s;
+  size_t i = c->i, n = c->n, d;
+  uint64_t v = 0, f = 0;
+  int neg = 0;
+  if (i < n && s[i] == '-') {
+    neg = 1;
+    i++;
+  }
+  d = i;
+  i = digits(s, i, n, &v);
+  if (i == d || i - d > 10 || v > 9223372035u || (s[d] == '0' && i - d > 1))
+    return 0;
+  if (i < n && s[i] == '.') {
+    size_t fs = ++i;
+    i = digits(s, i, n, &f);
+    if (i == fs)
+      return 0;
+    if (i - fs > 9) { /* only the first nine count */
+      f = 0;
+      digits(s, fs, fs + 9, &f);
+      f *= scale[9];
+    } else {
+      f *= scale[i - fs];
+    }
+  }
+  v = v * 1000000000u + f;
+  *ns = neg ? -(int64_t)v : (int64_t)v;
+  c->i = i;
+  return 1;
+}
+
+/* A string's contents after its opening quote, up to its closing quote: no
+ * escapes and no control bytes (yajl would refuse those, or decode them). */
+static int text(cur_t *c, const char **s, size_t *n) {
+  size_t b = c->i;
+  for (; c->i < c->n; c->i++) {
+    unsigned char ch = (unsigned char)c->s[c->i];
+    if (ch == '"') {
+      *s = c->s + b;
+      *n = c->i++ - b;
+      return 1;
+    }
+    if (ch == '\\' || ch < 0x20)
+      return 0;
+  }
+  return 0;
+}
+
+/* `"crankNum":N,"vatID":"V","deliveryNum":N` after the type. */
+static int crank_fields(cur_t *c, ips__rec_t *r) {
+  const char *v;
+  size_t n;
+  if (!LIT(c, ",\"crankNum\":") || !count(c, &r->crank) ||
+      !LIT(c, ",\"vatID\":\"") || !text(c, &v, &n) || n >= IPS__VAT_MAX ||
+      !LIT(c, ",\"deliveryNum\":") || !count(c, &r->dnum))
+    return 0;
+  memcpy(r->vat, v, n);
+  r->vat[n] = '\0';
+  r->have |= IPS__F_CRANK | IPS__F_VAT | IPS__F_DNUM;
+  return 1;
+}
+
+/* The tail `,"time":T,"monotime":M}` that ends the line, found from the
+ * end back (by its colons: the numbers have none).  Returns the index of
+ * its comma (the anchor), or 0.  The numbers hold no `,"time":`, so this
+ * is the line's last one, the anchor the yajl path would use. */
+static size_t tail(const char *s, size_t len, ips__rec_t *r) {
+  const char *m, *t;
+  cur_t c;
+  if (len < 32 || s[len - 1] != '}')
+    return 0;
+  m = memrchr(s + 20, ':', len - 20);
+  if (!m || m - 11 <= s + 20 || memcmp(m - 11, ",\"monotime\":", 12))
+    return 0;
+  t = memrchr(s + 20, ':', (size_t)(m - 11 - (s + 20)));
+  if (!t || memcmp(t - 7, ",\"time\":", 8))
+    return 0;
+  c.s = s;
+  c.i = (size_t)(t + 1 - s);
+  c.n = len;
+  if (!decimal(&c, &r->time_ns) || c.i != (size_t)(m - 11 - s))
+    return 0;
+  c.i = (size_t)(m + 1 - s);
+  if (!decimal(&c, &r->mono_ns) || c.i != len - 1)
+    return 0;
+  r->have |= IPS__F_TIME | IPS__F_MONO;
+  return (size_t)(t - 7 - s);
+}
+
+/* The bytes [from, end) can be one JSON value: it starts like one and its
+ * last byte closes it.  This is the check the yajl path makes on a payload
+ * it steps over (tail_ok() in slog_parse.c), no more. */
+static int value_ends(const char *s, size_t from, size_t end) {
+  char first, last;
+  if (end <= from)
+    return 0;
+  first = s[from];
+  last = s[end - 1];
+  switch (first) {
+    case '[': return last == ']';
+    case '{': return last == '}';
+    case '"': return last == '"' && end - from >= 2;
+    default:
+      return (first == '-' || digit(first) || first == 't' || first == 'f' ||
+              first == 'n') &&
+             (digit(last) || last == 'e' || last == 'l');
+  }
+}
+
+/* `,{"k":V,...}` with plain string or count values, the arguments of
+ * `ipcstamp run --demo`'s messages.  The yajl path reads all of it, and
+ * names the message by its target unless a key is method, methargs or
+ * args: those are left to it. */
+static int flat_args(cur_t *c) {
+  if (!LIT(c, ",{"))
+    return 0;
+  if (LIT(c, "}"))
+    return 1;
+  for (;;) {
+    const char *k;
+    size_t n;
+    long long v;
+    if (!LIT(c, "\"") || !text(c, &k, &n) || !LIT(c, ":"))
+      return 0;
+    if ((n == 6 && !memcmp(k, "method", 6)) ||
+        (n == 8 && !memcmp(k, "methargs", 8)) ||
+        (n == 4 && !memcmp(k, "args", 4)))
+      return 0;
+    if (LIT(c, "\"") ? !text(c, &k, &n) : !count(c, &v))
+      return 0;
+    if (LIT(c, "}"))
+      return 1;
+    if (!LIT(c, ","))
+      return 0;
+  }
+}
+
+/* `,[["p-1",...],...]]` after "notify": each resolution's promise id, the
+ * rest of it stepped over by the scan the yajl path uses. */
+static int notify(cur_t *c, size_t anchor, ips__rec_t *r) {
+  int nvp = 0;
+  memcpy(r->desc, "notify", 7);
+  if (!LIT(c, ",["))
+    return 0;
+  if (!LIT(c, "]")) {
+    for (;;) {
+      const char *v;
+      size_t n;
+      long e;
+      if (!LIT(c, "[\"") || !text(c, &v, &n))
+        return 0;
+      ips__desc_vpid(r->desc, &nvp, v, n);
+      e = ips__json_skip(c->s, c->n, c->i, 1);
+      if (e < 0 || (size_t)e >= anchor)
+        return 0;
+      c->i = (size_t)e;
+      if (LIT(c, "]"))
+        break;
+      if (!LIT(c, ","))
+        return 0;
+    }
+  }
+  return LIT(c, "]") && c->i == anchor;
+}
+
+/* `"vd":[...]`: the description, as the yajl path makes it.  A message
+ * whose third element is neither a methargs nor flat is left to it. */
+static int vd(cur_t *c, size_t anchor, ips__rec_t *r) {
+  const char *t, *target;
+  size_t n, tn;
+  if (!LIT(c, ",\"vd\":[\"") || !text(c, &t, &n))
+    return 0;
+  if (n == 7 && !memcmp(t, "message", 7)) {
+    if (!LIT(c, ",\"") || !text(c, &target, &tn))
+      return 0;
+    if (!LIT(c, ",{\"methargs\":{\"body\":\"")) {
+      if (!flat_args(c) || !LIT(c, "]") || c->i != anchor)
+        return 0;
+      ips__desc_set(r->desc, target, tn);
+      return 1;
+    }
+    c->i--; /* the body string, with its opening quote */
+    /* The body runs to the anchor as far as the report is concerned: the
+     * method is its first string, the rest is payload. */
+    if (c->i >= anchor || c->s[anchor - 1] != ']')
+      return 0;
+    ips__desc_set(r->desc, target, tn);
+    ips__desc_method(r->desc, c->s + c->i, anchor - c->i);
+    return 1;
+  }
+  if (n == 6 && !memcmp(t, "notify", 6))
+    return notify(c, anchor, r);
+  if (c->i >= anchor || (c->s[c->i] != ']' && c->s[c->i] != ',') ||
+      c->s[anchor - 1] != ']')
+    return 0;
+  ips__desc_set(r->desc, t, n);
+  return 1;
+}
+
+/* ipcstamp.mono and timestamps: `[n,n,...]` appended as the yajl path
+ * appends them (so a repeated key behaves the same). */
+static int stamps(cur_t *c, int64_t *out, size_t *n, int wall) {
+  if (!LIT(c, "["))
+    return 0;
+  if (LIT(c, "]"))
+    return 1;
+  for (;;) {
+    int64_t v;
+    long long ll;
+    if (*n == IPS__MAX_STAMPS)
+      return 0;
+    if (wall ? !decimal(c, &v) : !count(c, &ll))
+      return 0;
+    out[(*n)++] = wall ? v : (int64_t)ll;
+    if (LIT(c, "]"))
+      return 1;
+    if (!LIT(c, ","))
+      return 0;
+  }
+}
+
+/* `"ipcstamp":{"v":1,"kinds":"d...e","mono":[...],"dropped":0,"cpu_ns":N}`,
+ * keys in the order our worker library writes them, cpu_ns optional. */
+static int ipcstamp(cur_t *c, ips__rec_t *r) {
+  const char *k;
+  size_t n;
+  long long v;
+  if (!LIT(c, "{\"v\":") || !count(c, &v))
+    return 0;
+  r->ipsv = (long)v;
+  r->have |= IPS__F_IPSV;
+  if (!LIT(c, ",\"kinds\":\"") || !text(c, &k, &n) || n >= IPS__MAX_STAMPS)
+    return 0;
+  memcpy(r->kinds, k, n);
+  r->kinds[n] = '\0';
+  r->n_kinds = n;
+  r->have |= IPS__F_KINDS;
+  if (!LIT(c, ",\"mono\":") || !stamps(c, r->wmono, &r->n_wmono, 0))
+    return 0;
+  if (r->n_wmono > 0)
+    r->have |= IPS__F_WMONO;
+  if (!LIT(c, ",\"dropped\":") || !count(c, &r->dropped))
+    return 0;
+  if (LIT(c, ",\"cpu_ns\":")) {
+    if (!count(c, &v))
+      return 0;
+    r->cpu_ns = v;
+    r->have |= IPS__F_CPU;
+  }
+  return LIT(c, "}");
+}
+
+/* The metering object dr[2].  Its keys come from the worker, in its order:
+ * integer counters under any plain name, `timestamps` and `ipcstamp`;
+ * anything else is refused. */
+static int metering(cur_t *c, ips__rec_t *r) {
+  r->have |= IPS__F_METER;
+  if (!LIT(c, "{"))
+    return 0;
+  if (LIT(c, "}"))
+    return 1;
+  for (;;) {
+    const char *k;
+    size_t n;
+    long long v;
+    if (!LIT(c, "\"") || !text(c, &k, &n) || !LIT(c, ":"))
+      return 0;
+    if (n == 10 && !memcmp(k, "timestamps", 10)) {
+      if (!stamps(c, r->walls, &r->n_walls, 1))
+        return 0;
+      if (r->n_walls > 0)
+        r->have |= IPS__F_WALLS;
+    } else if (n == 8 && !memcmp(k, "ipcstamp", 8)) {
+      if (!ipcstamp(c, r))
+        return 0;
+    } else if (!count(c, &v)) {
+      return 0;
+    }
+    if (LIT(c, "}"))
+      return 1;
+    if (!LIT(c, ","))
+      return 0;
+  }
+}
+
+/* `"dr":["ok"|"error",RESULT,METERING],"seconds":S` up to the anchor.  The
+ * result is stepped over with the same scan the yajl path uses (brackets
+ * match, strings end), so both refuse the same broken results. */
+static int dr(cur_t *c, size_t anchor, ips__rec_t *r) {
+  int64_t ns;
+  long e;
+  if (LIT(c, ",\"dr\":[\"ok\",")) {
+    r->ok = 1;
+  } else if (!LIT(c, ",\"dr\":[\"error\",")) {
+    return 0;
+  }
+  r->have |= IPS__F_DR;
+  e = ips__json_skip(c->s, c->n, c->i, 0);
+  if (e < 0 || (size_t)e >= anchor)
+    return 0;
+  c->i = (size_t)e;
+  if (!LIT(c, ","))
+    return 0;
+  if (!LIT(c, "null") && !metering(c, r))
+    return 0;
+  return LIT(c, "],\"seconds\":") && decimal(c, &ns) && c->i == anchor;
+}
+
+int ips__slog_fast(ips__rec_t *r, const char *s, size_t len) {
+  cur_t c = {s, 0, len};
+  const char *t;
+  size_t n, anchor;
+  if (!LIT(&c, "{\"type\":\"") || !text(&c, &t, &n))
+    return 0;
+  /* The type decides; the yajl path stops at an unknown one too. */
+  switch (n) {
+    case 7:
+      if (!memcmp(t, "deliver", 7))
+        r->type = IPS__REC_DELIVER;
+      else if (!memcmp(t, "syscall", 7))
+        r->type = IPS__REC_SYSCALL;
+      else
+        return 1;
+      break;
+    case 14:
+      if (!memcmp(t, "syscall-result", 14))
+        r->type = IPS__REC_SYSCALL_RESULT;
+      else if (!memcmp(t, "deliver-result", 14))
+        r->type = IPS__REC_RESULT;
+      else
+        return 1;
+      break;
+    case 10:
+      if (!memcmp(t, "slog-start", 10))
+        return 0; /* once per file: yajl reads its ipcstamp.v */
+      return 1;
+    default:
+      return 1;
+  }
+  anchor = tail(s, len, r);
+  if (!anchor || !crank_fields(&c, r))
+    return 0;
+  switch (r->type) {
+    case IPS__REC_DELIVER:
+      return vd(&c, anchor, r);
+    case IPS__REC_SYSCALL:
+    case IPS__REC_SYSCALL_RESULT:
+      if (!LIT(&c, ",\"syscallNum\":") || !count(&c, &r->snum))
+        return 0;
+      r->have |= IPS__F_SNUM;
+      if (!LIT(&c, r->type == IPS__REC_SYSCALL ? ",\"vsc\":" : ",\"vsr\":"))
+        return 0;
+      return value_ends(s, c.i, anchor);
+    default:
+      return dr(&c, anchor, r);
+  }
+}
