@@ -65,7 +65,8 @@ static void after(int64_t a_wall, int64_t a_mono, const ips_stamp_t *b,
 
 void check_stamps(const wd_result_t *r, const wd_meter_t *m) {
   uint32_t i, k = r->nupcalls, pairs;
-  int64_t lo = INT64_MAX, hi = INT64_MIN;
+  int64_t hi = INT64_MIN;
+  uint64_t close_to = 0;
 
   ck_assert(m->has_ipcstamp);
   ck_assert_int_eq(m->version, 1);
@@ -109,15 +110,20 @@ void check_stamps(const wd_result_t *r, const wd_meter_t *m) {
   after(m->wall_us[m->n - 1], m->mono_ns[m->n - 1], &r->received,
         "e before E", 0);
   /* The two clocks advance together: wall - mono is the same for every
-   * stamp, up to the microsecond of wall and a preemption between the
-   * two reads of one stamp (allowed up to 5 ms on a busy machine). */
+   * stamp, up to the microsecond of wall.  A preemption between the two
+   * reads of one stamp (wall is read first) only lowers that stamp's
+   * difference, by as long as the worker was off the CPU, which on a busy
+   * machine can be milliseconds: so nearly all stamps, not every one, must
+   * sit within 1 ms of the highest difference. */
   for (i = 0; i < m->n; i++) {
     int64_t off = m->wall_us[i] * 1000 - m->mono_ns[i];
-    if (off < lo) lo = off;
-    if (off > hi) hi = off;
+    if (i == 0 || off > hi) hi = off;
   }
-  ck_assert_msg(hi - lo <= 5000000, "wall and mono drift apart by %lld ns",
-                (long long)(hi - lo));
+  for (i = 0; i < m->n; i++)
+    if (m->wall_us[i] * 1000 - m->mono_ns[i] >= hi - 1000000) close_to++;
+  ck_assert_msg(close_to * 10 >= (uint64_t)m->n * 9,
+                "wall and mono drift apart: %llu of %u stamps within 1 ms",
+                (unsigned long long)close_to, (unsigned)m->n);
 }
 
 int hang_up(void *arg, uint32_t i, const char *req, size_t n,
