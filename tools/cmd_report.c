@@ -2,6 +2,10 @@
 #include "config.h"
 
 #include <getopt.h>
+#include <stdio.h>
+#ifdef HAVE___FSETLOCKING
+#include <stdio_ext.h>
+#endif
 #include <stdlib.h>
 #include <string.h>
 
@@ -125,6 +129,11 @@ int ips__cmd_report(int argc, char **argv) {
   memset(&r, 0, sizeof r);
   memset(&o, 0, sizeof o);
   r.out = stdout;
+#ifdef HAVE___FSETLOCKING
+  /* One thread writes: stdio's per-call locking was a third of the time
+   * of a report of many small deliveries. */
+  __fsetlocking(stdout, FSETLOCKING_BYCALLER);
+#endif
   r.top = 10;
   r.quake_ns = 1000000;
   o.prog = "ipcstamp report";
