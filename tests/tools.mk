@@ -9,20 +9,11 @@ tests_check_tools_SOURCES = \
 	tests/check_slog_fast.c \
 	tests/check_hist.c \
 	tests/check_report.c \
-	tests/check_trace.c \
-	tools/slog.h \
-	tools/slog_read.c \
-	tools/slog_parse.c \
-	tools/slog_fast.c \
-	tools/slog_skip.c \
-	tools/slog_drive.c \
-	tools/attr.h \
-	tools/attr.c \
-	tools/hist.h \
-	tools/hist.c
+	tests/check_trace.c
 tests_check_tools_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/tools
 tests_check_tools_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS) $(YAJL_CFLAGS) $(ZLIB_CFLAGS)
-tests_check_tools_LDADD = $(CHECK_LIBS) $(YAJL_LIBS) $(ZLIB_LIBS) -lm
+tests_check_tools_LDADD = tools/libanalyze.la $(CHECK_LIBS) $(YAJL_LIBS) \
+	$(ZLIB_LIBS) -lm
 # The commands are run as programs: build them first.
 EXTRA_tests_check_tools_DEPENDENCIES = tools/ipcstamp$(EXEEXT)
 

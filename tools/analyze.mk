@@ -1,6 +1,9 @@
-# `ipcstamp report`, `trace`, `latency` (tools issue): the slog reader, the
-# attribution, the histogram, and the three commands.
-ips_analyze_sources = \
+# `ipcstamp report`, `trace`, `latency`: the slog reader, the attribution,
+# the histogram and the report's output, in one convenience library that
+# the command, tests/check_tools and the slog fuzz target link.
+noinst_LTLIBRARIES += tools/libanalyze.la
+tools_libanalyze_la_CFLAGS = $(AM_CFLAGS) $(YAJL_CFLAGS) $(ZLIB_CFLAGS)
+tools_libanalyze_la_SOURCES = \
 	tools/slog.h \
 	tools/slog_read.c \
 	tools/slog_parse.c \
@@ -13,9 +16,10 @@ ips_analyze_sources = \
 	tools/hist.c \
 	tools/report.h \
 	tools/report_out.c
-tools_ipcstamp_SOURCES += $(ips_analyze_sources) \
+tools_ipcstamp_SOURCES += \
 	tools/cmd_report.c \
 	tools/cmd_trace.c \
 	tools/cmd_latency.c
+tools_ipcstamp_LDADD += tools/libanalyze.la
 
 dist_doc_DATA += docs/report.md
