@@ -22,7 +22,7 @@ typedef struct {
 
 #define OK(x) ((x) == yajl_gen_status_ok)
 
-static char *dup_n(const char *s, size_t n) {
+char *ips__dup_n(const char *s, size_t n) {
   char *d = malloc(n + 1);
   if (d) {
     memcpy(d, s, n);
@@ -48,10 +48,10 @@ static int finish(sp_t *p, const unsigned char *str, size_t slen) {
   yajl_gen_get_buf(p->g, &b, &len);
   it->key = p->key;
   p->key = NULL;
-  it->json = dup_n((const char *)b, len);
+  it->json = ips__dup_n((const char *)b, len);
   it->len = len;
   if (str) {
-    it->str = dup_n((const char *)str, slen);
+    it->str = ips__dup_n((const char *)str, slen);
     it->slen = slen;
   }
   yajl_gen_clear(p->g);
@@ -94,7 +94,7 @@ static int c_key(void *c, const unsigned char *s, size_t n) {
   sp_t *p = c;
   if (p->depth == 1) {
     free(p->key);
-    p->key = dup_n((const char *)s, n);
+    p->key = ips__dup_n((const char *)s, n);
     return p->key != NULL;
   }
   return OK(yajl_gen_string(p->g, s, n));

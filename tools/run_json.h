@@ -30,6 +30,10 @@ int run_json_split(const char *buf, size_t n, run_jsplit_t *out, char *err,
                    size_t errsize);
 void run_json_free(run_jsplit_t *s);
 
+/* A NUL-terminated malloc'd copy of s[0..n) (which may hold NULs), or NULL;
+ * the caller owns it. */
+char *ips__dup_n(const char *s, size_t n);
+
 /* The member called key, or NULL. */
 const run_jitem_t *run_json_get(const run_jsplit_t *s, const char *key);
 

@@ -24,15 +24,6 @@
 /* Longest workload line accepted (a delivery must also fit a frame). */
 #define LINE_MAX_BYTES (IPS_DEFAULT_MAX_FRAME - 16)
 
-static char *dup_n(const char *s, size_t n) {
-  char *d = malloc(n + 1);
-  if (d) {
-    memcpy(d, s, n);
-    d[n] = 0;
-  }
-  return d;
-}
-
 /* vd for the slog of an evaluation: ["evaluate", "<source>"]. */
 static char *evaluate_vd(const char *src, size_t n, size_t *len) {
   yajl_gen g = yajl_gen_alloc(NULL);
@@ -48,7 +39,7 @@ static char *evaluate_vd(const char *src, size_t n, size_t *len) {
           yajl_gen_status_ok &&
       yajl_gen_array_close(g) == yajl_gen_status_ok &&
       yajl_gen_get_buf(g, &b, &bl) == yajl_gen_status_ok) {
-    out = dup_n((const char *)b, bl);
+    out = ips__dup_n((const char *)b, bl);
     *len = bl;
   }
   yajl_gen_free(g);
@@ -61,7 +52,7 @@ static run_item_t *make_eval(int vat, const char *src, size_t n) {
     return NULL;
   it->vat = vat;
   it->evaluate = 1;
-  it->src = dup_n(src, n);
+  it->src = ips__dup_n(src, n);
   it->srclen = n;
   it->vd = evaluate_vd(src, n, &it->vdlen);
   if (!it->src || !it->vd) {
@@ -76,7 +67,7 @@ static run_item_t *make_delivery(int vat, const char *json, size_t n) {
   if (!it)
     return NULL;
   it->vat = vat;
-  it->vd = dup_n(json, n);
+  it->vd = ips__dup_n(json, n);
   it->vdlen = n;
   if (!it->vd) {
     free(it);
@@ -123,9 +114,9 @@ static run_item_t *copy_item(const run_item_t *s) {
   it->evaluate = s->evaluate;
   it->vdlen = s->vdlen;
   it->srclen = s->srclen;
-  it->vd = dup_n(s->vd, s->vdlen);
+  it->vd = ips__dup_n(s->vd, s->vdlen);
   if (s->src)
-    it->src = dup_n(s->src, s->srclen);
+    it->src = ips__dup_n(s->src, s->srclen);
   if (!it->vd || (s->src && !it->src)) {
     kernel_item_free(it);
     return NULL;
