@@ -17,7 +17,7 @@ tests_check_worker_LDADD = worker/libipcstamp-worker.la \
 # make bench: one upcall round trip, and stamps on vs off per delivery.
 EXTRA_PROGRAMS += tests/bench/bench_upcall
 BENCH_PROGS += tests/bench/bench_upcall
-tests_bench_bench_upcall_SOURCES = tests/bench/bench_upcall.c \
+tests_bench_bench_upcall_SOURCES = tests/bench/bench_upcall.c tests/bench/common.c tests/bench/common.h \
 	tests/worker_driver.c tests/worker_driver.h
 tests_bench_bench_upcall_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/tests
 tests_bench_bench_upcall_CFLAGS = $(AM_CFLAGS) $(YAJL_CFLAGS)

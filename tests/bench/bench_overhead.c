@@ -141,18 +141,6 @@ static void compare(uv_loop_t *loop, ips_child_t *on, ips_child_t *off,
   }
 }
 
-/* Pin this process (and the workers it spawns) to the CPU it runs on. */
-static int pin(void) {
-  cpu_set_t set;
-  int cpu = sched_getcpu();
-  const char *no = getenv("IPCSTAMP_BENCH_NOPIN");
-  if (cpu < 0 || (no && *no == '1'))
-    return -1;
-  CPU_ZERO(&set);
-  CPU_SET(cpu, &set);
-  return sched_setaffinity(0, sizeof set, &set) == 0 ? cpu : -1;
-}
-
 int main(int argc, char **argv) {
   int rounds = argc > 1 ? atoi(argv[1]) : DEFAULT_ROUNDS;
   int n = argc > 2 ? atoi(argv[2]) : DEFAULT_BATCH;
@@ -163,7 +151,7 @@ int main(int argc, char **argv) {
   if (rounds < 1 || n < 1)
     return 2;
   bench_path(path, sizeof path, "worker/ipcstamp-worker-c");
-  cpu = pin();
+  cpu = bench_pin();
   uv_loop_init(&loop);
   on = spawn(&loop, path, 0);
   off = spawn(&loop, path, 1);

@@ -9,7 +9,8 @@
  *    median reported, since these machines are shared and noisy.
  *
  * The driver is the blocking one of the tests (fork+exec, fds 3/4), with a
- * loop that allocates nothing per delivery.
+ * loop that allocates nothing per delivery; it and the workers are pinned
+ * to one CPU (bench_pin).
  *
  * usage: bench_upcall [rounds]        (make bench runs it with the default)
  */
@@ -20,6 +21,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "common.h"
 #include "worker_driver.h"
 
 /* Many short rounds rather than a few long ones: load from other
@@ -27,12 +29,6 @@
 #define DEFAULT_ROUNDS 41
 #define UPCALLS 1000      /* per delivery, for the round-trip figure */
 #define DELIVERIES 300    /* per round and side, for the stamp ratio */
-
-static double now_s(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
 
 static void die(const char *what, int rc) {
   fprintf(stderr, "bench_upcall: %s: %s\n", what, ips_strerror(rc));
@@ -63,24 +59,11 @@ static void deliver(wd_t *d, const char *cmd, size_t n) {
 /* Seconds per delivery over k deliveries. */
 static double per_delivery(wd_t *d, const char *cmd, int k) {
   size_t n = strlen(cmd);
-  double t0 = now_s();
+  double t0 = (double)bench_now_ns() * 1e-9;
   int i;
   for (i = 0; i < k; i++) deliver(d, cmd, n);
-  return (now_s() - t0) / k;
+  return ((double)bench_now_ns() * 1e-9 - t0) / k;
 }
-
-static int cmp_double(const void *a, const void *b) {
-  double x = *(const double *)a, y = *(const double *)b;
-  return x < y ? -1 : x > y;
-}
-
-/* The q-quantile of v[0..n) (sorts v), by nearest rank. */
-static double quantile(double *v, int n, double q) {
-  qsort(v, (size_t)n, sizeof *v, cmp_double);
-  return v[(int)(q * (n - 1) + 0.5)];
-}
-
-static double median(double *v, int n) { return quantile(v, n, 0.5); }
 
 static void spawn(wd_t *d, const char *const *env) {
   const char *path = wd_path("worker/ipcstamp-worker-c");
@@ -90,34 +73,25 @@ static void spawn(wd_t *d, const char *const *env) {
   deliver(d, "", 0); /* started and answering */
 }
 
-/* Stamps on (a) vs off (b) for one kind of delivery. */
+/* One batch of deliveries of one command to one worker. */
+typedef struct {
+  wd_t *w;
+  const char *cmd;
+} batch_t;
+
+static double batch(void *ctx) {
+  batch_t *b = ctx;
+  return per_delivery(b->w, b->cmd, DELIVERIES);
+}
+
+/* Stamps on vs off for one kind of delivery. */
 static void compare(wd_t *on, wd_t *off, const char *label, const char *cmd,
                     int rounds) {
-  double *ton = calloc((size_t)rounds, sizeof *ton);
-  double *toff = calloc((size_t)rounds, sizeof *toff);
-  double *ratio = calloc((size_t)rounds, sizeof *ratio);
-  int r;
-
-  per_delivery(on, cmd, DELIVERIES / 10); /* warm both up */
-  per_delivery(off, cmd, DELIVERIES / 10);
-  for (r = 0; r < rounds; r++) {
-    if (r % 2) {
-      toff[r] = per_delivery(off, cmd, DELIVERIES);
-      ton[r] = per_delivery(on, cmd, DELIVERIES);
-    } else {
-      ton[r] = per_delivery(on, cmd, DELIVERIES);
-      toff[r] = per_delivery(off, cmd, DELIVERIES);
-    }
-    ratio[r] = ton[r] / toff[r];
-  }
-  double mr = median(ratio, rounds);
+  batch_t a = {on, cmd}, b = {off, cmd};
+  bench_ab_t r = bench_compare(batch, &a, batch, &b, rounds);
   printf("  %-18s stamps on %6.2f us   off %6.2f us   ratio %.3f "
          "(quartiles %.3f-%.3f)\n",
-         label, median(ton, rounds) * 1e6, median(toff, rounds) * 1e6, mr,
-         quantile(ratio, rounds, 0.25), quantile(ratio, rounds, 0.75));
-  free(ton);
-  free(toff);
-  free(ratio);
+         label, r.a * 1e6, r.b * 1e6, r.ratio, r.q1, r.q3);
 }
 
 int main(int argc, char **argv) {
@@ -127,12 +101,17 @@ int main(int argc, char **argv) {
   wd_t on, off;
 
   if (rounds < 1) rounds = 1;
+  /* Driver and both workers on one CPU: unpinned, the ratio depended on
+   * which worker the scheduler put beside the driver. */
+  int cpu = bench_pin();
   snprintf(many, sizeof many, "{\"upcalls\":%d}", UPCALLS);
   printf("bench_upcall: a blocking C parent and worker/ipcstamp-worker-c over "
          "pipes on fds 3/4\n");
   printf("command: make bench   (or: tests/bench/bench_upcall [rounds]; "
          "rounds = %d)\n",
          rounds);
+  printf("%s\n", cpu >= 0 ? "driver and workers pinned to one CPU"
+                          : "not pinned (IPCSTAMP_BENCH_NOPIN=1 or no affinity)");
 
   spawn(&on, NULL);
   spawn(&off, disable);
@@ -146,11 +125,11 @@ int main(int argc, char **argv) {
       double full = per_delivery(&on, many, 1);
       per[r] = (full - empty) / UPCALLS;
     }
-    double m = median(per, rounds);
+    double m = bench_median(per, rounds);
     printf("upcall round trip (stamps on): median %.2f us "
            "(quartiles %.2f-%.2f)\n",
-           m * 1e6, quantile(per, rounds, 0.25) * 1e6,
-           quantile(per, rounds, 0.75) * 1e6);
+           m * 1e6, bench_quantile(per, rounds, 0.25) * 1e6,
+           bench_quantile(per, rounds, 0.75) * 1e6);
     printf("  = (one %d-upcall delivery - one empty delivery) / %d, "
            "median of %d rounds\n",
            UPCALLS, UPCALLS, rounds);
@@ -168,12 +147,12 @@ int main(int argc, char **argv) {
    * (no vDSO).  Measured here, in this process, for the reader. */
   {
     struct timespec ts;
-    double t0 = now_s();
+    double t0 = (double)bench_now_ns() * 1e-9;
     int i, k = 200000;
     for (i = 0; i < k; i++) clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
     printf("  of which cpu_ns: 2 x clock_gettime(CLOCK_PROCESS_CPUTIME_ID) "
            "= %.2f us per delivery\n",
-           2 * (now_s() - t0) / k * 1e6);
+           2 * ((double)bench_now_ns() * 1e-9 - t0) / k * 1e6);
   }
 
   wd_send(&on, 'q', NULL, 0);

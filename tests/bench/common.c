@@ -1,6 +1,7 @@
 /* common.c — see common.h. */
 #include "config.h"
 
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -63,3 +64,15 @@ bench_ab_t bench_compare(bench_batch_fn fa, void *a, bench_batch_fn fb,
   free(ratio);
   return r;
 }
+
+int bench_pin(void) {
+  cpu_set_t set;
+  int cpu = sched_getcpu();
+  const char *no = getenv("IPCSTAMP_BENCH_NOPIN");
+  if (cpu < 0 || (no && *no == '1'))
+    return -1;
+  CPU_ZERO(&set);
+  CPU_SET(cpu, &set);
+  return sched_setaffinity(0, sizeof set, &set) == 0 ? cpu : -1;
+}
+

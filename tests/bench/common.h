@@ -18,6 +18,12 @@ double bench_median(double *v, int n);
  * directory), written to buf. */
 const char *bench_path(char *buf, size_t n, const char *rel);
 
+/* Pin this process (and the workers it spawns afterwards, which inherit
+ * it) to the CPU it runs on, so that a ratio does not depend on which
+ * process the scheduler put beside which.  Returns the CPU, or -1 when not
+ * pinned (IPCSTAMP_BENCH_NOPIN=1, or no affinity). */
+int bench_pin(void);
+
 /* One batch of side A or B: returns seconds per operation. */
 typedef double (*bench_batch_fn)(void *ctx);
 
