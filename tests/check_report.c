@@ -49,6 +49,40 @@ START_TEST(test_golden_run) {
 }
 END_TEST
 
+/* Lines are read ahead on a second thread in blocks of 1 MiB: a 3 MB
+ * payload (a line longer than a block) must come through whole, and the
+ * report must not change, since payloads carry no figures. */
+START_TEST(test_line_longer_than_a_block) {
+  size_t n, i;
+  char *in = tt_read(tt_data("run.slog"), &n), *p = in;
+  FILE *f = fopen(tt_tmp("big.slog"), "w");
+  int done = 0;
+  ck_assert_ptr_nonnull(f);
+  while (p < in + n) {
+    char *nl = memchr(p, '\n', (size_t)(in + n - p)), *vsc;
+    size_t len = nl ? (size_t)(nl - p) + 1 : (size_t)(in + n - p);
+    if (!done && (vsc = strstr(p, "\"vsc\":")) != NULL && vsc < p + len) {
+      char *t = strstr(vsc, ",\"time\":");
+      fwrite(p, 1, (size_t)(vsc - p) + 6, f);
+      fputs("[\"log\",\"", f);
+      for (i = 0; i < 3000000; i++)
+        fputc('x', f);
+      fputs("\"]", f);
+      fwrite(t, 1, (size_t)(p + len - t), f);
+      done = 1;
+    } else {
+      fwrite(p, 1, len, f);
+    }
+    p += len;
+  }
+  ck_assert_int_eq(fclose(f), 0);
+  free(in);
+  ck_assert(done);
+  ck_assert_int_eq(tt_sh("\"$IPS\" report \"$TMP/big.slog\" >\"$TMP/big.txt\""), 0);
+  assert_same(tt_tmp("big.txt"), "run.report.txt");
+}
+END_TEST
+
 START_TEST(test_golden_latency) {
   ck_assert_int_eq(tt_sh("\"$IPS\" latency \"$DATA/ours.slog\" >\"$TMP/l.txt\""), 0);
   assert_same(tt_tmp("l.txt"), "ours.latency.txt");
@@ -206,6 +240,7 @@ Suite *report_suite(void) {
   tcase_add_test(tc, test_golden_xsnap);
   tcase_add_test(tc, test_golden_latency);
   tcase_add_test(tc, test_golden_run);
+  tcase_add_test(tc, test_line_longer_than_a_block);
   tcase_add_test(tc, test_gzip_and_stdin);
   tcase_add_test(tc, test_sums_exact);
   tcase_add_test(tc, test_help);

@@ -2,10 +2,11 @@
 # the histogram and the report's output, in one convenience library that
 # the command, tests/check_tools and the slog fuzz target link.
 noinst_LTLIBRARIES += tools/libanalyze.la
-tools_libanalyze_la_CFLAGS = $(AM_CFLAGS) $(YAJL_CFLAGS) $(ZLIB_CFLAGS)
+tools_libanalyze_la_CFLAGS = $(AM_CFLAGS) -pthread $(YAJL_CFLAGS) $(ZLIB_CFLAGS)
 tools_libanalyze_la_SOURCES = \
 	tools/slog.h \
 	tools/slog_read.c \
+	tools/slog_ahead.c \
 	tools/slog_parse.c \
 	tools/slog_fast.c \
 	tools/slog_skip.c \

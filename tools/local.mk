@@ -10,4 +10,4 @@ include tools/run.mk
 include tools/analyze.mk
 
 # Last, so that every library above finds them.
-tools_ipcstamp_LDADD += $(YAJL_LIBS) $(ZLIB_LIBS) $(UV_LIBS) -lm
+tools_ipcstamp_LDADD += $(YAJL_LIBS) $(ZLIB_LIBS) $(UV_LIBS) -lm -lpthread

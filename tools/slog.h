@@ -42,6 +42,19 @@ void ips__slog_progress(const ips__slog_in_t *in, uint64_t *done,
                         uint64_t *total);
 void ips__slog_close(ips__slog_in_t *in);
 
+/* The same reader on a second thread (slog_ahead.c): the same contract as
+ * the functions above, line for line, while the caller's thread is free to
+ * parse.  A line is valid until the next call. */
+typedef struct ips__slog_ahead ips__slog_ahead_t;
+ips__slog_ahead_t *ips__slog_ahead_open(const char *path, size_t max_line,
+                                        char *err, size_t errlen);
+int ips__slog_ahead_next(ips__slog_ahead_t *a, const char **line, size_t *len,
+                         int *flags, char *err, size_t errlen);
+long ips__slog_ahead_lineno(const ips__slog_ahead_t *a);
+void ips__slog_ahead_progress(const ips__slog_ahead_t *a, uint64_t *done,
+                              uint64_t *total);
+void ips__slog_ahead_close(ips__slog_ahead_t *a);
+
 /* ---- records -------------------------------------------------------- */
 
 enum {

@@ -45,9 +45,9 @@ const char *ips__fmt_us(char *buf, int64_t ns) {
   return buf;
 }
 
-static void progress(ips__slog_in_t *in, int final) {
+static void progress(ips__slog_ahead_t *in, int final) {
   uint64_t done, total;
-  ips__slog_progress(in, &done, &total);
+  ips__slog_ahead_progress(in, &done, &total);
   if (final) {
     fputs("\r\033[K", stderr);
   } else if (total > 0) {
@@ -66,14 +66,14 @@ static void progress(ips__slog_in_t *in, int final) {
 int ips__drive(const ips__drive_opts_t *o, ips__attr_t *a,
                ips__drive_stats_t *st) {
   char err[256];
-  ips__slog_in_t *in;
+  ips__slog_ahead_t *in;
   ips__parser_t *p;
   const char *line;
   size_t len;
   int flags, r, rc = IPS_EXIT_OK, bar;
   uint64_t next_bar = 0, done, total;
   memset(st, 0, sizeof *st);
-  in = ips__slog_open(o->path, o->max_line, err, sizeof err);
+  in = ips__slog_ahead_open(o->path, o->max_line, err, sizeof err);
   if (!in) {
     fprintf(stderr, "%s: %s\n", o->prog, err);
     return IPS_EXIT_IO;
@@ -81,15 +81,15 @@ int ips__drive(const ips__drive_opts_t *o, ips__attr_t *a,
   p = ips__parser_new(o->strict);
   if (!p) {
     fprintf(stderr, "%s: out of memory\n", o->prog);
-    ips__slog_close(in);
+    ips__slog_ahead_close(in);
     return IPS_EXIT_IO;
   }
   ips__attr_bind(a, st, o->msgs, o->prog, o->path);
-  ips__slog_progress(in, &done, &total);
+  ips__slog_ahead_progress(in, &done, &total);
   bar = o->progress && isatty(2) && total > (64u << 20);
-  while ((r = ips__slog_next(in, &line, &len, &flags, err, sizeof err)) > 0) {
+  while ((r = ips__slog_ahead_next(in, &line, &len, &flags, err, sizeof err)) > 0) {
     const ips__rec_t *rec;
-    long ln = ips__slog_lineno(in);
+    long ln = ips__slog_ahead_lineno(in);
     st->lines++;
     if (bar && st->lines >= next_bar) {
       progress(in, 0);
@@ -127,12 +127,12 @@ int ips__drive(const ips__drive_opts_t *o, ips__attr_t *a,
     progress(in, 1);
   if (r < 0) {
     fprintf(stderr, "%s: %s:%ld: %s\n", o->prog, o->path,
-            ips__slog_lineno(in) + 1, err);
+            ips__slog_ahead_lineno(in) + 1, err);
     rc = IPS_EXIT_IO;
   }
   ips__attr_finish(a);
   ips__parser_free(p);
-  ips__slog_close(in);
+  ips__slog_ahead_close(in);
   if (rc == IPS_EXIT_OK && (st->skipped_lines || st->skipped_deliveries))
     rc = IPS_EXIT_INPUT;
   return rc;
