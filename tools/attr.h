@@ -108,6 +108,14 @@ typedef struct {
   FILE *msgs;           /* where skip messages go (stderr) */
 } ips__drive_opts_t;
 
+/* The defaults every subcommand starts from: messages on stderr prefixed
+ * prog, lines up to 64 MiB, a progress bar on a terminal. */
+void ips__drive_opts_init(ips__drive_opts_t *o, const char *prog);
+
+/* --clock's value: auto, mono or wall into *mode (IPS__CLOCK_*).  Returns
+ * 0, or -1 after saying on stderr what is wrong (exit code 2). */
+int ips__drive_clock(const char *prog, const char *arg, int *mode);
+
 typedef struct ips__drive_stats {
   uint64_t lines, other, deliveries, n_mono, n_wall, quakes;
   uint64_t skipped[IPS__SKIP_N];

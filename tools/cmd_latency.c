@@ -133,12 +133,8 @@ int ips__cmd_latency(int argc, char **argv) {
   int c, rc, json = 0, clock = IPS__CLOCK_AUTO;
   size_t i;
   memset(&l, 0, sizeof l);
-  memset(&o, 0, sizeof o);
+  ips__drive_opts_init(&o, "ipcstamp latency");
   l.what = W_TOTAL;
-  o.prog = "ipcstamp latency";
-  o.max_line = 64u << 20;
-  o.progress = 1;
-  o.msgs = stderr;
   while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
     switch (c) {
       case 'w':
@@ -155,14 +151,8 @@ int ips__cmd_latency(int argc, char **argv) {
         l.vat = optarg;
         break;
       case 'c':
-        if (!strcmp(optarg, "auto")) clock = IPS__CLOCK_AUTO;
-        else if (!strcmp(optarg, "mono")) clock = IPS__CLOCK_MONO;
-        else if (!strcmp(optarg, "wall")) clock = IPS__CLOCK_WALL;
-        else {
-          fprintf(stderr, "ipcstamp latency: --clock takes auto, mono or "
-                          "wall, not '%s'\n", optarg);
+        if (ips__drive_clock(o.prog, optarg, &clock) < 0)
           return IPS_EXIT_USAGE;
-        }
         break;
       case 'j':
         json = 1;

@@ -127,7 +127,7 @@ int ips__cmd_report(int argc, char **argv) {
   long long v;
   int c, rc;
   memset(&r, 0, sizeof r);
-  memset(&o, 0, sizeof o);
+  ips__drive_opts_init(&o, "ipcstamp report");
   r.out = stdout;
 #ifdef HAVE___FSETLOCKING
   /* One thread writes: stdio's per-call locking was a third of the time
@@ -136,20 +136,14 @@ int ips__cmd_report(int argc, char **argv) {
 #endif
   r.top = 10;
   r.quake_ns = 1000000;
-  o.prog = "ipcstamp report";
-  o.max_line = 64u << 20;
-  o.progress = 1;
-  o.msgs = stderr;
   while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
     switch (c) {
       case 'v':
         r.vat = optarg;
         break;
       case 'c':
-        if (!strcmp(optarg, "auto")) r.clock_mode = IPS__CLOCK_AUTO;
-        else if (!strcmp(optarg, "mono")) r.clock_mode = IPS__CLOCK_MONO;
-        else if (!strcmp(optarg, "wall")) r.clock_mode = IPS__CLOCK_WALL;
-        else return bad_usage("--clock takes auto, mono or wall, not", optarg);
+        if (ips__drive_clock(o.prog, optarg, &r.clock_mode) < 0)
+          return IPS_EXIT_USAGE;
         break;
       case 'f':
         if (!strcmp(optarg, "text")) r.format = IPS__FMT_TEXT;

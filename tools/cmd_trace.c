@@ -200,11 +200,7 @@ int ips__cmd_trace(int argc, char **argv) {
   const char *outpath = NULL;
   int c, rc, clock = IPS__CLOCK_AUTO;
   memset(&t, 0, sizeof t);
-  memset(&o, 0, sizeof o);
-  o.prog = "ipcstamp trace";
-  o.max_line = 64u << 20;
-  o.progress = 1;
-  o.msgs = stderr;
+  ips__drive_opts_init(&o, "ipcstamp trace");
   while ((c = getopt_long(argc, argv, "ho:", opts, NULL)) != -1) {
     switch (c) {
       case 'o':
@@ -214,14 +210,8 @@ int ips__cmd_trace(int argc, char **argv) {
         t.vat = optarg;
         break;
       case 'c':
-        if (!strcmp(optarg, "auto")) clock = IPS__CLOCK_AUTO;
-        else if (!strcmp(optarg, "mono")) clock = IPS__CLOCK_MONO;
-        else if (!strcmp(optarg, "wall")) clock = IPS__CLOCK_WALL;
-        else {
-          fprintf(stderr, "ipcstamp trace: --clock takes auto, mono or wall, "
-                          "not '%s'\n", optarg);
+        if (ips__drive_clock(o.prog, optarg, &clock) < 0)
           return IPS_EXIT_USAGE;
-        }
         break;
       case 'h':
         fputs(usage_text, stdout);

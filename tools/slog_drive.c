@@ -45,6 +45,29 @@ const char *ips__fmt_us(char *buf, int64_t ns) {
   return buf;
 }
 
+void ips__drive_opts_init(ips__drive_opts_t *o, const char *prog) {
+  memset(o, 0, sizeof *o);
+  o->prog = prog;
+  o->max_line = 64u << 20;
+  o->progress = 1;
+  o->msgs = stderr;
+}
+
+int ips__drive_clock(const char *prog, const char *arg, int *mode) {
+  if (!strcmp(arg, "auto"))
+    *mode = IPS__CLOCK_AUTO;
+  else if (!strcmp(arg, "mono"))
+    *mode = IPS__CLOCK_MONO;
+  else if (!strcmp(arg, "wall"))
+    *mode = IPS__CLOCK_WALL;
+  else {
+    fprintf(stderr, "%s: --clock takes auto, mono or wall, not '%s' (try '%s "
+                    "--help')\n", prog, arg, prog);
+    return -1;
+  }
+  return 0;
+}
+
 static void progress(ips__slog_ahead_t *in, int final) {
   uint64_t done, total;
   ips__slog_ahead_progress(in, &done, &total);
