@@ -17,35 +17,33 @@ static void assert_same(const char *got_path, const char *want_name) {
   free(want);
 }
 
+/* Runs cmd (a shell command line; $IPS, $DATA and $TMP are set) with its
+ * stdout to a file, expects exit 0 and that output to be the golden file. */
+static void expect_golden(const char *cmd, const char *golden) {
+  char line[1024];
+  snprintf(line, sizeof line, "%s >\"$TMP/golden.out\"", cmd);
+  ck_assert_msg(tt_sh(line) == 0, "failed: %s", cmd);
+  assert_same(tt_tmp("golden.out"), golden);
+}
+
 START_TEST(test_golden_ours) {
-  ck_assert_int_eq(tt_sh("\"$IPS\" report \"$DATA/ours.slog\" >\"$TMP/o.txt\""), 0);
-  assert_same(tt_tmp("o.txt"), "ours.report.txt");
-  ck_assert_int_eq(
-      tt_sh("\"$IPS\" report --strict \"$DATA/ours.slog\" >\"$TMP/s.txt\""), 0);
-  assert_same(tt_tmp("s.txt"), "ours.report.txt");
-  ck_assert_int_eq(
-      tt_sh("\"$IPS\" report --format json \"$DATA/ours.slog\" >\"$TMP/o.json\""), 0);
-  assert_same(tt_tmp("o.json"), "ours.report.json");
+  expect_golden("\"$IPS\" report \"$DATA/ours.slog\"", "ours.report.txt");
+  expect_golden("\"$IPS\" report --strict \"$DATA/ours.slog\"", "ours.report.txt");
+  expect_golden("\"$IPS\" report --format json \"$DATA/ours.slog\"", "ours.report.json");
 }
 END_TEST
 
 START_TEST(test_golden_xsnap) {
-  ck_assert_int_eq(tt_sh("\"$IPS\" report \"$DATA/xsnap.slog\" >\"$TMP/x.txt\""), 0);
-  assert_same(tt_tmp("x.txt"), "xsnap.report.txt");
-  ck_assert_int_eq(
-      tt_sh("\"$IPS\" report --format csv \"$DATA/xsnap.slog\" >\"$TMP/x.csv\""), 0);
-  assert_same(tt_tmp("x.csv"), "xsnap.report.csv");
+  expect_golden("\"$IPS\" report \"$DATA/xsnap.slog\"", "xsnap.report.txt");
+  expect_golden("\"$IPS\" report --format csv \"$DATA/xsnap.slog\"", "xsnap.report.csv");
 }
 END_TEST
 
 /* Written by `ipcstamp run` (branch parent) with the JavaScript worker:
  * `--vats 2 --demo --rounds 2`. */
 START_TEST(test_golden_run) {
-  ck_assert_int_eq(tt_sh("\"$IPS\" report \"$DATA/run.slog\" >\"$TMP/r.txt\""), 0);
-  assert_same(tt_tmp("r.txt"), "run.report.txt");
-  ck_assert_int_eq(
-      tt_sh("\"$IPS\" latency --what upcall \"$DATA/run.slog\" >\"$TMP/rl.txt\""), 0);
-  assert_same(tt_tmp("rl.txt"), "run.latency.txt");
+  expect_golden("\"$IPS\" report \"$DATA/run.slog\"", "run.report.txt");
+  expect_golden("\"$IPS\" latency --what upcall \"$DATA/run.slog\"", "run.latency.txt");
 }
 END_TEST
 
@@ -78,27 +76,20 @@ START_TEST(test_line_longer_than_a_block) {
   ck_assert_int_eq(fclose(f), 0);
   free(in);
   ck_assert(done);
-  ck_assert_int_eq(tt_sh("\"$IPS\" report \"$TMP/big.slog\" >\"$TMP/big.txt\""), 0);
-  assert_same(tt_tmp("big.txt"), "run.report.txt");
+  expect_golden("\"$IPS\" report \"$TMP/big.slog\"", "run.report.txt");
 }
 END_TEST
 
 START_TEST(test_golden_latency) {
-  ck_assert_int_eq(tt_sh("\"$IPS\" latency \"$DATA/ours.slog\" >\"$TMP/l.txt\""), 0);
-  assert_same(tt_tmp("l.txt"), "ours.latency.txt");
+  expect_golden("\"$IPS\" latency \"$DATA/ours.slog\"", "ours.latency.txt");
 }
 END_TEST
 
 START_TEST(test_gzip_and_stdin) {
   ck_assert_int_eq(tt_sh("gzip -c \"$DATA/ours.slog\" >\"$TMP/o.slog.gz\""), 0);
-  ck_assert_int_eq(tt_sh("\"$IPS\" report \"$TMP/o.slog.gz\" >\"$TMP/g.txt\""), 0);
-  assert_same(tt_tmp("g.txt"), "ours.report.txt");
-  ck_assert_int_eq(
-      tt_sh("\"$IPS\" report - <\"$TMP/o.slog.gz\" >\"$TMP/gi.txt\""), 0);
-  assert_same(tt_tmp("gi.txt"), "ours.report.txt");
-  ck_assert_int_eq(
-      tt_sh("cat \"$DATA/ours.slog\" | \"$IPS\" report - >\"$TMP/i.txt\""), 0);
-  assert_same(tt_tmp("i.txt"), "ours.report.txt");
+  expect_golden("\"$IPS\" report \"$TMP/o.slog.gz\"", "ours.report.txt");
+  expect_golden("\"$IPS\" report - <\"$TMP/o.slog.gz\"", "ours.report.txt");
+  expect_golden("cat \"$DATA/ours.slog\" | \"$IPS\" report -", "ours.report.txt");
 }
 END_TEST
 
