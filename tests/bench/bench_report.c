@@ -7,7 +7,9 @@
  * For each 100 MB file it checks once that both programs print the same
  * report, then runs them alternately and prints the median wall time of
  * each and the ratio; then the peak RSS on 10 and 100 MB (flat memory: the
- * 100 MB run needs no more than the 10 MB one).
+ * 100 MB run needs no more than the 10 MB one).  Both are started as a
+ * user's shell would start them, without launcher scripts in between: the
+ * command without libtool's wrapper, Python as its own executable.
  */
 #include "config.h"
 
@@ -23,6 +25,9 @@
 #include <unistd.h>
 
 #define ROUNDS 7
+
+/* The command without the libtool wrapper script (tests/tools.mk). */
+#define TOOL IPS_BUILDDIR "/tests/bench/ipcstamp-direct"
 
 typedef struct {
   double secs;
@@ -102,7 +107,7 @@ static int ensure_slog(const char *py, const char *path, const char *mb,
 /* Python, report --strict and report, alternating; prints one section. */
 static int bench_file(const char *py, const char *slog, const char *what,
                       long *rss_c, long *rss_p) {
-  const char *tool = IPS_BUILDDIR "/tools/ipcstamp";
+  const char *tool = TOOL;
   const char *base = IPS_SRCDIR "/tests/bench/report_baseline.py";
   const char *outc = IPS_BUILDDIR "/tests/bench/bench-report-c.out";
   const char *outp = IPS_BUILDDIR "/tests/bench/bench-report-py.out";
@@ -162,12 +167,36 @@ static int bench_file(const char *py, const char *slog, const char *what,
   return 0;
 }
 
+/* The interpreter itself, found once: "python3" on PATH may be a launcher
+ * (pyenv's shims are shell scripts) that would add its start-up to every
+ * Python run.  Falls back to the name. */
+static const char *interpreter(const char *name, char *buf, size_t n) {
+  char cmd[512];
+  FILE *f;
+  size_t len;
+  snprintf(cmd, sizeof cmd, "'%s' -c 'import sys; print(sys.executable)'",
+           name);
+  f = popen(cmd, "r");
+  if (!f)
+    return name;
+  if (!fgets(buf, (int)n, f)) {
+    pclose(f);
+    return name;
+  }
+  pclose(f);
+  len = strcspn(buf, "\n");
+  buf[len] = '\0';
+  return len > 0 && access(buf, X_OK) == 0 ? buf : name;
+}
+
 int main(void) {
-  const char *py = getenv("PYTHON3") ? getenv("PYTHON3") : "python3";
+  char pybuf[4096];
+  const char *py = interpreter(getenv("PYTHON3") ? getenv("PYTHON3") : "python3",
+                               pybuf, sizeof pybuf);
   const char *heavy = IPS_BUILDDIR "/tests/bench/bench-100.slog";
   const char *small = IPS_BUILDDIR "/tests/bench/bench-100-small.slog";
   const char *ten = IPS_BUILDDIR "/tests/bench/bench-10.slog";
-  const char *tool = IPS_BUILDDIR "/tools/ipcstamp";
+  const char *tool = TOOL;
   const char *base = IPS_SRCDIR "/tests/bench/report_baseline.py";
   char *c10[] = {(char *)tool, (char *)"report", (char *)ten, NULL};
   char *p10[] = {(char *)py, (char *)base, (char *)ten, NULL};
