@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "check_report.h"
 #include "slog.h"
@@ -272,10 +273,86 @@ START_TEST(test_fast_refuses) {
 }
 END_TEST
 
+/* The next item of a matches what the plain reader and a parser of its
+ * own give for the same line.  Returns the reader's result. */
+static int same_item(ips__slog_ahead_t *a, ips__slog_in_t *in,
+                     ips__parser_t *p) {
+  ips__slog_item_t it;
+  const char *line;
+  const ips__rec_t *r;
+  char err[256], e2[256];
+  size_t len;
+  int flags, ra = ips__slog_ahead_next(a, &it, err, sizeof err);
+  int rp = ips__slog_next(in, &line, &len, &flags, e2, sizeof e2);
+  ck_assert_int_eq(ra, rp);
+  if (ra <= 0)
+    return ra;
+  ck_assert_uint_eq(it.len, len);
+  ck_assert_int_eq(it.flags, flags);
+  ck_assert_int_eq(ips__slog_ahead_lineno(a), ips__slog_lineno(in));
+  if (flags & IPS__LINE_TOOLONG)
+    return 1;
+  ck_assert_int_eq(it.parsed, ips__slog_parse(p, line, len, &r, e2, sizeof e2));
+  if (it.parsed < 0)
+    ck_assert_str_eq(it.err, e2);
+  else
+    same_rec(it.rec, r, "a line of many.slog");
+  return 1;
+}
+
+/* ips__slog_ahead hands out, line for line, what the plain reader and
+ * ips__slog_parse() give, whichever thread parsed the block: the caller
+ * parses the first (the head block is always left to it), the reader
+ * those it parses ahead while the caller is away. */
+START_TEST(test_ahead_both_threads) {
+  size_t nrun, nbad, written = 0;
+  char *run = tt_read(tt_data("run.slog"), &nrun);
+  char *bad = tt_read(tt_data("bad.slog"), &nbad);
+  const char *path = tt_tmp("many.slog");
+  FILE *f = fopen(path, "w");
+  char err[256];
+  ips__slog_ahead_t *a;
+  ips__slog_in_t *in;
+  ips__parser_t *p = ips__parser_new(0);
+  long by_reader = 0, by_caller = 0;
+  int i;
+  ck_assert_ptr_nonnull(f);
+  while (written < (6u << 20)) { /* many blocks, with bad lines in them */
+    fwrite(run, 1, nrun, f);
+    fwrite(bad, 1, nbad, f);
+    fputc('\n', f);
+    written += nrun + nbad + 1;
+  }
+  fputs("{\"type\":\"cut", f); /* and a last line without its end */
+  ck_assert_int_eq(fclose(f), 0);
+  a = ips__slog_ahead_open(path, 1u << 20, 0, err, sizeof err);
+  in = ips__slog_open(path, 1u << 20, err, sizeof err);
+  ck_assert_ptr_nonnull(a);
+  ck_assert_ptr_nonnull(in);
+  ck_assert_int_eq(same_item(a, in, p), 1);
+  for (i = 0; i < 1000 && by_reader == 0; i++) {
+    usleep(10000);
+    ips__slog_ahead_parsed(a, &by_reader, &by_caller);
+  }
+  ck_assert_int_gt(by_reader, 0);
+  while (same_item(a, in, p) > 0)
+    ;
+  ck_assert_int_eq(same_item(a, in, p), 0); /* and again at the end */
+  ips__slog_ahead_parsed(a, &by_reader, &by_caller);
+  ck_assert_int_gt(by_caller, 0);
+  ips__slog_ahead_close(a);
+  ips__slog_close(in);
+  ips__parser_free(p);
+  free(run);
+  free(bad);
+}
+END_TEST
+
 void slog_fast_tests(TCase *core, TCase *bad) {
   tcase_add_test(core, test_fast_used);
   tcase_add_test(core, test_fast_data_files);
   tcase_add_test(core, test_fast_numbers);
+  tcase_add_test(core, test_ahead_both_threads);
   tcase_add_test(bad, test_fast_refuses);
   tcase_add_test(bad, test_fast_mutations);
 }

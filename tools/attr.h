@@ -133,5 +133,7 @@ int ips__drive(const ips__drive_opts_t *o, ips__attr_t *a,
 
 /* "123.456" µs from ns, exact.  buf must hold 32 bytes. */
 const char *ips__fmt_us(char *buf, int64_t ns);
+/* The same text without its NUL (buf holds 32 bytes); returns its length. */
+size_t ips__put_us(char *buf, int64_t ns);
 
 #endif

@@ -42,19 +42,6 @@ void ips__slog_progress(const ips__slog_in_t *in, uint64_t *done,
                         uint64_t *total);
 void ips__slog_close(ips__slog_in_t *in);
 
-/* The same reader on a second thread (slog_ahead.c): the same contract as
- * the functions above, line for line, while the caller's thread is free to
- * parse.  A line is valid until the next call. */
-typedef struct ips__slog_ahead ips__slog_ahead_t;
-ips__slog_ahead_t *ips__slog_ahead_open(const char *path, size_t max_line,
-                                        char *err, size_t errlen);
-int ips__slog_ahead_next(ips__slog_ahead_t *a, const char **line, size_t *len,
-                         int *flags, char *err, size_t errlen);
-long ips__slog_ahead_lineno(const ips__slog_ahead_t *a);
-void ips__slog_ahead_progress(const ips__slog_ahead_t *a, uint64_t *done,
-                              uint64_t *total);
-void ips__slog_ahead_close(ips__slog_ahead_t *a);
-
 /* ---- records -------------------------------------------------------- */
 
 enum {
@@ -123,6 +110,35 @@ void ips__parser_free(ips__parser_t *p);
  * with a one-line reason in err. */
 int ips__slog_parse(ips__parser_t *p, const char *line, size_t len,
                     const ips__rec_t **rec, char *err, size_t errlen);
+
+/* ---- reading and parsing ahead (slog_ahead.c) ----------------------- */
+
+/* One line as the reader and the parser left it. */
+typedef struct {
+  size_t len;
+  int flags;              /* IPS__LINE_*; a TOOLONG line is not parsed */
+  int parsed;             /* ips__slog_parse()'s result, 1 if not parsed */
+  const ips__rec_t *rec;  /* when parsed == 0 */
+  const char *err;        /* its reason when parsed < 0 */
+} ips__slog_item_t;
+
+/* The reader above on a thread of its own, with ips__slog_parse() (in
+ * mode) run by that thread or the caller's, whichever has time: the lines
+ * of PATH in order, each with what parsing it gave.  The same contract as
+ * ips__slog_open/next/lineno/progress, line for line; an item is valid
+ * until the next call. */
+typedef struct ips__slog_ahead ips__slog_ahead_t;
+ips__slog_ahead_t *ips__slog_ahead_open(const char *path, size_t max_line,
+                                        int mode, char *err, size_t errlen);
+int ips__slog_ahead_next(ips__slog_ahead_t *a, ips__slog_item_t *it,
+                         char *err, size_t errlen);
+long ips__slog_ahead_lineno(const ips__slog_ahead_t *a);
+void ips__slog_ahead_progress(const ips__slog_ahead_t *a, uint64_t *done,
+                              uint64_t *total);
+/* How many blocks of lines each thread has parsed so far. */
+void ips__slog_ahead_parsed(ips__slog_ahead_t *a, long *by_reader,
+                            long *by_caller);
+void ips__slog_ahead_close(ips__slog_ahead_t *a);
 
 /* ---- the fast path (slog_fast.c) ----------------------------------- */
 

@@ -1,11 +1,23 @@
-/* slog_ahead.c — the slog reader on a second thread.
+/* slog_ahead.c — read, and parse when there is time, on a second thread.
  *
- * Reading a slogfile is the kernel's copy into our buffer and the search
- * for newlines: over a third of `ipcstamp report`'s time on a slogfile of
- * large payloads.  A reader thread does both and hands over blocks of whole
- * lines while the calling thread parses, attributes and prints.  Lines come
- * out in order with the flags the plain reader gives, so the output is the
- * same; only the reading moved.
+ * A report's work on a line is reading it (the kernel's copy into our
+ * buffer and the search for its newline), parsing it (slog_fast.c or
+ * yajl), and attributing and printing it.  A reader thread fills a ring of
+ * blocks with whole lines while the caller's thread parses and attributes
+ * them.  Which of the two is the bottleneck depends on the file: with
+ * large payloads reading is most of the work, with small ones parsing is.
+ * So parsing a block goes to whichever thread comes to it first: the
+ * reader parses filled blocks, newest first, whenever the ring is full (it
+ * would only wait), and the caller parses a block it reaches unparsed
+ * itself, line by line, as it would without this thread.  Every block is
+ * parsed exactly once, by one thread, and the work divides itself.
+ *
+ * Lines and records come out in file order with the flags and results the
+ * plain reader and ips__slog_parse() give, so the output is the same; only
+ * where the work runs moved.  Memory is NBLOCK blocks: each holds at most
+ * BLOCK_BYTES of lines (or one longer line, up to max_line) and what its
+ * lines parse to, which is bounded by their bytes (a stamp takes at least
+ * two bytes of text).
  */
 #include "config.h"
 
@@ -16,44 +28,70 @@
 
 #include "slog.h"
 
-#define NBLOCK 3             /* one being read, one being parsed, one spare */
-#define BLOCK_BYTES (1u << 20)
-#define BLOCK_LINES 16384u
+#define NBLOCK 8
+#define BLOCK_BYTES (1u << 18)
+#define BLOCK_LINES 2048u
 
 typedef struct {
-  size_t off, len;
+  size_t off, len;   /* the line's bytes in data (none if dropped) */
   int flags;
+  int parsed;        /* ips__slog_parse()'s result; 1 when not parsed */
+  size_t walls, wmono, kinds, err; /* offsets into the block's arenas */
+  ips__rec_t rec;    /* its pointers are set once the block is parsed */
 } line_t;
 
+/* A buffer that grows; offsets into it stay valid when it moves. */
 typedef struct {
-  char *data;      /* the lines' bytes (a dropped long line has none) */
+  char *p;
   size_t used, cap;
-  line_t lines[BLOCK_LINES];
+} arena_t;
+
+/* Who parses a block.  FILLED blocks are free to take; the reader's are
+ * handed out from their records, the caller's line by line. */
+enum { FILLED, BY_READER, PARSED, BY_CALLER };
+
+typedef struct {
+  char *data;      /* the lines' bytes */
+  size_t used, cap;
+  line_t *lines;   /* BLOCK_LINES */
   size_t n;
+  arena_t stamps;  /* int64_t walls and wmono of the reader's records */
+  arena_t text;    /* their kinds strings and parse errors */
+  int state;       /* under the lock */
   int status;      /* after these lines: 1 more to come, 0 end, -1 error */
   char err[256];
   uint64_t done;   /* input consumed when the block was filled */
 } block_t;
 
+/* Blocks go round the ring: filled at tail, handed out at head (counters
+ * taken mod NBLOCK; tail - head <= NBLOCK). */
 struct ips__slog_ahead {
-  ips__slog_in_t *in;   /* the reader thread's only */
+  ips__slog_in_t *in;      /* the reader thread's only */
+  ips__parser_t *rparser;  /* the reader thread's only */
+  ips__parser_t *cparser;  /* the caller's only */
   pthread_t thread;
+  int started;
   pthread_mutex_t mu;
   pthread_cond_t cv;
-  unsigned head, tail;  /* filled blocks are [head, tail), counted mod NBLOCK */
-  int stop;
+  unsigned head, tail;
+  int stop, eof;           /* eof: the reader has filled its last block */
   block_t *b[NBLOCK];
-  block_t *cur;         /* the block being handed out, or NULL */
+  block_t *cur;            /* the block being handed out, or NULL */
   size_t next;
   long lineno;
   uint64_t total;
+  char cerr[256];          /* the caller's last parse error */
+  long by_reader, by_caller; /* blocks parsed by each */
 };
+
+/* ---- reading -------------------------------------------------------- */
 
 /* Copies a line into b.  Returns 0, or -1 when it does not fit in a block
  * that already has lines (it starts the next block), or when out of memory
  * (status set). */
 static int add(block_t *b, const char *line, size_t len, int flags) {
   size_t keep = (flags & IPS__LINE_TOOLONG) ? 0 : len;
+  line_t *l;
   if (b->n == BLOCK_LINES || (b->used + keep > b->cap && b->n > 0))
     return -1;
   if (b->used + keep > b->cap) { /* one line longer than a block */
@@ -67,64 +105,195 @@ static int add(block_t *b, const char *line, size_t len, int flags) {
     b->cap = keep;
   }
   memcpy(b->data + b->used, line, keep);
-  b->lines[b->n].off = b->used;
-  b->lines[b->n].len = len;
-  b->lines[b->n].flags = flags;
+  l = &b->lines[b->n++];
+  l->off = b->used;
+  l->len = len;
+  l->flags = flags;
+  l->parsed = 1;
   b->used += keep;
-  b->n++;
   return 0;
+}
+
+/* Fills b with the next lines.  *pending says a line that did not fit the
+ * last block is still waiting (the plain reader keeps it until its next
+ * call).  Returns b->status. */
+static int fill(ips__slog_ahead_t *a, block_t *b, const char **line,
+                size_t *len, int *flags, int *pending) {
+  uint64_t total;
+  int r = 1;
+  b->used = b->n = 0;
+  b->status = 1;
+  if (*pending && add(b, *line, *len, *flags) < 0 && b->status < 0)
+    return -1;
+  *pending = 0;
+  for (;;) {
+    r = ips__slog_next(a->in, line, len, flags, b->err, sizeof b->err);
+    if (r <= 0) {
+      b->status = r;
+      break;
+    }
+    if (add(b, *line, *len, *flags) < 0) {
+      if (b->status >= 0)
+        *pending = 1;
+      break;
+    }
+  }
+  ips__slog_progress(a->in, &b->done, &total);
+  return b->status;
+}
+
+/* ---- parsing a block ahead ------------------------------------------ */
+
+/* Room for n more bytes at an 8-byte aligned offset, which it returns, or
+ * (size_t)-1 when out of memory. */
+static size_t reserve(arena_t *ar, size_t n) {
+  size_t at = (ar->used + 7) & ~(size_t)7;
+  if (at + n > ar->cap) {
+    size_t cap = ar->cap ? ar->cap : 4096;
+    char *p;
+    while (cap < at + n)
+      cap *= 2;
+    p = realloc(ar->p, cap);
+    if (!p)
+      return (size_t)-1;
+    ar->p = p;
+    ar->cap = cap;
+  }
+  ar->used = at + n;
+  return at;
+}
+
+/* Keeps a copy of what the parser's record points to (its arrays are
+ * reused on the next line) in the block's arenas.  Returns 0 or -1. */
+static int keep(block_t *b, line_t *l, const ips__rec_t *r, const char *err) {
+  if (l->parsed < 0) {
+    size_t n = strlen(err) + 1;
+    if ((l->err = reserve(&b->text, n)) == (size_t)-1)
+      return -1;
+    memcpy(b->text.p + l->err, err, n);
+    return 0;
+  }
+  l->rec = *r;
+  if ((l->walls = reserve(&b->stamps, r->n_walls * sizeof *r->walls)) ==
+          (size_t)-1 ||
+      (l->wmono = reserve(&b->stamps, r->n_wmono * sizeof *r->wmono)) ==
+          (size_t)-1 ||
+      (l->kinds = reserve(&b->text, r->n_kinds + 1)) == (size_t)-1)
+    return -1;
+  memcpy(b->stamps.p + l->walls, r->walls, r->n_walls * sizeof *r->walls);
+  memcpy(b->stamps.p + l->wmono, r->wmono, r->n_wmono * sizeof *r->wmono);
+  memcpy(b->text.p + l->kinds, r->kinds, r->n_kinds + 1);
+  return 0;
+}
+
+/* Parses every line of b into its records.  Returns 0, or -1 when out of
+ * memory: then b is left to the caller to parse. */
+static int parse_block(ips__parser_t *p, block_t *b) {
+  size_t i;
+  b->stamps.used = b->text.used = 0;
+  for (i = 0; i < b->n; i++) {
+    line_t *l = &b->lines[i];
+    const ips__rec_t *r = NULL;
+    char err[256];
+    if (l->flags & IPS__LINE_TOOLONG)
+      continue;
+    l->parsed = ips__slog_parse(p, b->data + l->off, l->len, &r, err, sizeof err);
+    if (keep(b, l, r, err) < 0)
+      return -1;
+  }
+  /* The arenas no longer move: point the records into them. */
+  for (i = 0; i < b->n; i++) {
+    line_t *l = &b->lines[i];
+    if (l->parsed != 0)
+      continue;
+    l->rec.walls = (int64_t *)(void *)(b->stamps.p + l->walls);
+    l->rec.wmono = (int64_t *)(void *)(b->stamps.p + l->wmono);
+    l->rec.kinds = b->text.p + l->kinds;
+  }
+  return 0;
+}
+
+/* The newest filled block no one parses yet, or NULL; the lock is held.
+ * Newest first keeps the reader away from the block the caller reaches
+ * next, and the head block, the one the caller takes next, is always left
+ * to it: so the caller never waits for the reader to parse what it could
+ * have parsed itself. */
+static block_t *unclaimed(ips__slog_ahead_t *a) {
+  unsigned i;
+  for (i = a->tail; i - a->head > 1; i--) {
+    block_t *b = a->b[(i - 1) % NBLOCK];
+    if (b->state == FILLED)
+      return b;
+  }
+  return NULL;
+}
+
+/* While the ring is full (and after the last block), the reader parses
+ * ahead.  Returns with the lock held: 1 when there is a slot to fill, 0
+ * when the thread is done. */
+static int help(ips__slog_ahead_t *a) {
+  for (;;) {
+    block_t *b;
+    if (a->stop)
+      return 0;
+    if (!a->eof && a->tail - a->head < NBLOCK)
+      return 1;
+    if ((b = unclaimed(a)) != NULL) {
+      int ok;
+      b->state = BY_READER;
+      pthread_mutex_unlock(&a->mu);
+      ok = parse_block(a->rparser, b) == 0;
+      pthread_mutex_lock(&a->mu);
+      b->state = ok ? PARSED : FILLED; /* out of memory: the caller's */
+      a->by_reader += ok;
+      pthread_cond_broadcast(&a->cv);
+      if (!ok)
+        return 0;
+      continue;
+    }
+    if (a->eof)
+      return 0;
+    pthread_cond_wait(&a->cv, &a->mu);
+  }
 }
 
 static void *reader(void *arg) {
   ips__slog_ahead_t *a = arg;
   const char *line = NULL;
   size_t len = 0;
-  int flags = 0, r = 1, pending = 0;
-  for (;;) {
-    block_t *b;
-    uint64_t total;
-    pthread_mutex_lock(&a->mu);
-    while (a->tail - a->head == NBLOCK && !a->stop)
-      pthread_cond_wait(&a->cv, &a->mu);
-    if (a->stop) {
-      pthread_mutex_unlock(&a->mu);
-      return NULL;
-    }
-    b = a->b[a->tail % NBLOCK];
+  int flags = 0, pending = 0;
+  pthread_mutex_lock(&a->mu);
+  while (help(a)) {
+    block_t *b = a->b[a->tail % NBLOCK];
+    int r;
     pthread_mutex_unlock(&a->mu);
-    b->used = b->n = 0;
-    b->status = 1;
-    /* The line that did not fit the last block is still valid: the
-     * plain reader keeps it until its next call. */
-    if (pending && add(b, line, len, flags) < 0 && b->status < 0)
-      r = -1;
-    pending = 0;
-    while (r > 0) {
-      r = ips__slog_next(a->in, &line, &len, &flags, b->err, sizeof b->err);
-      if (r <= 0) {
-        b->status = r;
-        break;
-      }
-      if (add(b, line, len, flags) < 0) {
-        if (b->status < 0)
-          r = -1;
-        else
-          pending = 1;
-        break;
-      }
-    }
-    ips__slog_progress(a->in, &b->done, &total);
+    r = fill(a, b, &line, &len, &flags, &pending);
     pthread_mutex_lock(&a->mu);
+    b->state = FILLED;
     a->tail++;
+    a->eof = r <= 0;
     pthread_cond_broadcast(&a->cv);
-    pthread_mutex_unlock(&a->mu);
-    if (r <= 0)
-      return NULL;
   }
+  pthread_mutex_unlock(&a->mu);
+  return NULL;
+}
+
+/* ---- the caller's side ---------------------------------------------- */
+
+static void free_blocks(ips__slog_ahead_t *a) {
+  int i;
+  for (i = 0; i < NBLOCK; i++)
+    if (a->b[i]) {
+      free(a->b[i]->data);
+      free(a->b[i]->lines);
+      free(a->b[i]->stamps.p);
+      free(a->b[i]->text.p);
+      free(a->b[i]);
+    }
 }
 
 ips__slog_ahead_t *ips__slog_ahead_open(const char *path, size_t max_line,
-                                        char *err, size_t errlen) {
+                                        int mode, char *err, size_t errlen) {
   ips__slog_ahead_t *a = calloc(1, sizeof *a);
   uint64_t done;
   int i;
@@ -133,11 +302,15 @@ ips__slog_ahead_t *ips__slog_ahead_open(const char *path, size_t max_line,
     return NULL;
   }
   for (i = 0; i < NBLOCK; i++) {
-    a->b[i] = calloc(1, sizeof *a->b[i]);
-    if (!a->b[i] || !(a->b[i]->data = malloc(BLOCK_BYTES)))
+    block_t *b = a->b[i] = calloc(1, sizeof *b);
+    if (!b || !(b->data = malloc(BLOCK_BYTES)) ||
+        !(b->lines = malloc(BLOCK_LINES * sizeof *b->lines)))
       goto nomem;
-    a->b[i]->cap = BLOCK_BYTES;
+    b->cap = BLOCK_BYTES;
   }
+  if (!(a->rparser = ips__parser_new(mode)) ||
+      !(a->cparser = ips__parser_new(mode)))
+    goto nomem;
   a->in = ips__slog_open(path, max_line, err, errlen);
   if (!a->in)
     goto fail;
@@ -145,51 +318,70 @@ ips__slog_ahead_t *ips__slog_ahead_open(const char *path, size_t max_line,
   pthread_mutex_init(&a->mu, NULL);
   pthread_cond_init(&a->cv, NULL);
   if (pthread_create(&a->thread, NULL, reader, a) != 0) {
-    pthread_mutex_destroy(&a->mu);
-    pthread_cond_destroy(&a->cv);
-    ips__slog_close(a->in);
-    goto nomem;
+    ips__slog_ahead_close(a);
+    snprintf(err, errlen, "cannot start a thread");
+    return NULL;
   }
+  a->started = 1;
   return a;
 nomem:
   snprintf(err, errlen, "out of memory");
 fail:
-  for (i = 0; i < NBLOCK; i++)
-    if (a->b[i]) {
-      free(a->b[i]->data);
-      free(a->b[i]);
-    }
+  ips__parser_free(a->rparser);
+  ips__parser_free(a->cparser);
+  free_blocks(a);
   free(a);
   return NULL;
 }
 
-int ips__slog_ahead_next(ips__slog_ahead_t *a, const char **line, size_t *len,
-                         int *flags, char *err, size_t errlen) {
+/* The next line of the current block as an item. */
+static void hand_out(ips__slog_ahead_t *a, ips__slog_item_t *it) {
+  block_t *b = a->cur;
+  line_t *l = &b->lines[a->next++];
+  it->len = l->len;
+  it->flags = l->flags;
+  if (b->state == BY_CALLER && !(l->flags & IPS__LINE_TOOLONG))
+    l->parsed = ips__slog_parse(a->cparser, b->data + l->off, l->len,
+                                &it->rec, a->cerr, sizeof a->cerr);
+  else
+    it->rec = &l->rec;
+  it->parsed = l->parsed;
+  if (l->parsed != 0)
+    it->rec = NULL;
+  it->err = l->parsed >= 0       ? NULL
+            : b->state == PARSED ? b->text.p + l->err
+                                 : a->cerr;
+  a->lineno++;
+}
+
+int ips__slog_ahead_next(ips__slog_ahead_t *a, ips__slog_item_t *it,
+                         char *err, size_t errlen) {
   for (;;) {
     block_t *b = a->cur;
     if (b && a->next < b->n) {
-      const line_t *l = &b->lines[a->next++];
-      *line = b->data + l->off;
-      *len = l->len;
-      *flags = l->flags;
-      a->lineno++;
+      hand_out(a, it);
       return 1;
     }
-    if (b) {
-      if (b->status <= 0) { /* the last block: say so on every call */
-        if (b->status < 0)
-          snprintf(err, errlen, "%s", b->err);
-        return b->status;
-      }
-      pthread_mutex_lock(&a->mu);
-      a->head++;
-      pthread_cond_broadcast(&a->cv);
-      pthread_mutex_unlock(&a->mu);
+    if (b && b->status <= 0) { /* the last block: say so on every call */
+      if (b->status < 0)
+        snprintf(err, errlen, "%s", b->err);
+      return b->status;
     }
     pthread_mutex_lock(&a->mu);
-    while (a->head == a->tail)
+    if (b) {
+      a->head++;
+      a->cur = NULL;
+      pthread_cond_broadcast(&a->cv);
+    }
+    /* Wait for the next block to be filled, and for the reader if it is
+     * parsing it; take it unparsed if no one is. */
+    while (a->head == a->tail || a->b[a->head % NBLOCK]->state == BY_READER)
       pthread_cond_wait(&a->cv, &a->mu);
-    a->cur = a->b[a->head % NBLOCK];
+    b = a->cur = a->b[a->head % NBLOCK];
+    if (b->state == FILLED) {
+      b->state = BY_CALLER;
+      a->by_caller++;
+    }
     a->next = 0;
     pthread_mutex_unlock(&a->mu);
   }
@@ -203,21 +395,28 @@ void ips__slog_ahead_progress(const ips__slog_ahead_t *a, uint64_t *done,
   *total = a->total;
 }
 
+void ips__slog_ahead_parsed(ips__slog_ahead_t *a, long *by_reader,
+                            long *by_caller) {
+  pthread_mutex_lock(&a->mu);
+  *by_reader = a->by_reader;
+  *by_caller = a->by_caller;
+  pthread_mutex_unlock(&a->mu);
+}
+
 void ips__slog_ahead_close(ips__slog_ahead_t *a) {
-  int i;
   if (!a)
     return;
   pthread_mutex_lock(&a->mu);
   a->stop = 1;
   pthread_cond_broadcast(&a->cv);
   pthread_mutex_unlock(&a->mu);
-  pthread_join(a->thread, NULL);
+  if (a->started)
+    pthread_join(a->thread, NULL);
   pthread_mutex_destroy(&a->mu);
   pthread_cond_destroy(&a->cv);
   ips__slog_close(a->in);
-  for (i = 0; i < NBLOCK; i++) {
-    free(a->b[i]->data);
-    free(a->b[i]);
-  }
+  ips__parser_free(a->rparser);
+  ips__parser_free(a->cparser);
+  free_blocks(a);
   free(a);
 }

@@ -12,7 +12,7 @@
 /* By hand rather than snprintf: the report prints a dozen per delivery,
  * and this was a tenth of its instructions one digit at a time.  Two
  * digits per division; the last three are the fraction. */
-const char *ips__fmt_us(char *buf, int64_t ns) {
+size_t ips__put_us(char *buf, int64_t ns) {
   uint64_t a = ns < 0 ? (uint64_t)0 - (uint64_t)ns : (uint64_t)ns;
   uint64_t q = a / 1000;
   unsigned r = (unsigned)(a % 1000);
@@ -41,7 +41,11 @@ const char *ips__fmt_us(char *buf, int64_t ns) {
     *--p = '-';
   n = (size_t)(tmp + sizeof tmp - p);
   memcpy(buf, p, n);
-  buf[n] = '\0';
+  return n;
+}
+
+const char *ips__fmt_us(char *buf, int64_t ns) {
+  buf[ips__put_us(buf, ns)] = '\0';
   return buf;
 }
 
@@ -90,47 +94,38 @@ int ips__drive(const ips__drive_opts_t *o, ips__attr_t *a,
                ips__drive_stats_t *st) {
   char err[256];
   ips__slog_ahead_t *in;
-  ips__parser_t *p;
-  const char *line;
-  size_t len;
-  int flags, r, rc = IPS_EXIT_OK, bar;
+  ips__slog_item_t it;
+  int r, rc = IPS_EXIT_OK, bar;
   uint64_t next_bar = 0, done, total;
   memset(st, 0, sizeof *st);
-  in = ips__slog_ahead_open(o->path, o->max_line, err, sizeof err);
+  in = ips__slog_ahead_open(o->path, o->max_line, o->strict, err, sizeof err);
   if (!in) {
     fprintf(stderr, "%s: %s\n", o->prog, err);
-    return IPS_EXIT_IO;
-  }
-  p = ips__parser_new(o->strict);
-  if (!p) {
-    fprintf(stderr, "%s: out of memory\n", o->prog);
-    ips__slog_ahead_close(in);
     return IPS_EXIT_IO;
   }
   ips__attr_bind(a, st, o->msgs, o->prog, o->path);
   ips__slog_ahead_progress(in, &done, &total);
   bar = o->progress && isatty(2) && total > (64u << 20);
-  while ((r = ips__slog_ahead_next(in, &line, &len, &flags, err, sizeof err)) > 0) {
-    const ips__rec_t *rec;
+  while ((r = ips__slog_ahead_next(in, &it, err, sizeof err)) > 0) {
+    const ips__rec_t *rec = it.rec;
     long ln = ips__slog_ahead_lineno(in);
     st->lines++;
     if (bar && st->lines >= next_bar) {
       progress(in, 0);
       next_bar = st->lines + 50000;
     }
-    if (flags & IPS__LINE_TOOLONG) {
+    if (it.flags & IPS__LINE_TOOLONG) {
       char d[64];
-      snprintf(d, sizeof d, "%zu bytes", len);
+      snprintf(d, sizeof d, "%zu bytes", it.len);
       ips__skip(st, o->msgs, o->prog, o->path, ln, IPS__SKIP_TOO_LONG, d);
       continue;
     }
-    int pr = ips__slog_parse(p, line, len, &rec, err, sizeof err);
-    if (pr < 0) {
+    if (it.parsed < 0) {
       ips__skip(st, o->msgs, o->prog, o->path, ln,
-                pr == -2                    ? IPS__SKIP_MISSING
-                : (flags & IPS__LINE_NOEOL) ? IPS__SKIP_TRUNCATED
-                                            : IPS__SKIP_NOT_JSON,
-                err);
+                it.parsed == -2                ? IPS__SKIP_MISSING
+                : (it.flags & IPS__LINE_NOEOL) ? IPS__SKIP_TRUNCATED
+                                               : IPS__SKIP_NOT_JSON,
+                it.err);
       continue;
     }
     if (rec->type == IPS__REC_OTHER) {
@@ -154,7 +149,6 @@ int ips__drive(const ips__drive_opts_t *o, ips__attr_t *a,
     rc = IPS_EXIT_IO;
   }
   ips__attr_finish(a);
-  ips__parser_free(p);
   ips__slog_ahead_close(in);
   if (rc == IPS_EXIT_OK && (st->skipped_lines || st->skipped_deliveries))
     rc = IPS_EXIT_INPUT;

@@ -43,7 +43,7 @@ static int digit(char ch) { return (unsigned)(ch - '0') < 10; }
  * the top of the word (zeros come in below, the rest goes out), then
  * neighbouring lanes are combined (10a+b, then 100a+b, then 10000a+b),
  * none of which can carry into the next lane. */
-static unsigned eight(uint64_t x, uint64_t *v) {
+static inline __attribute__((always_inline)) unsigned eight(uint64_t x, uint64_t *v) {
   const uint64_t hi = 0xF0F0F0F0F0F0F0F0u, zeros = 0x3030303030303030u;
   uint64_t bad = ((x & hi) ^ zeros) | (((x + 0x0606060606060606u) & hi) ^ zeros);
   unsigned k = bad ? (unsigned)__builtin_ctzll(bad) / 8 : 8;
@@ -60,7 +60,7 @@ static unsigned eight(uint64_t x, uint64_t *v) {
 
 /* The run of digits from s[i] (before n) added to *v; returns its end.
  * *v wraps on long runs: the callers bound the length. */
-static size_t digits(const char *s, size_t i, size_t n, uint64_t *v) {
+static inline __attribute__((always_inline)) size_t digits(const char *s, size_t i, size_t n, uint64_t *v) {
   static const uint32_t pow10[9] = {1,      10,      100,      1000,     10000,
                                     100000, 1000000, 10000000, 100000000};
   uint64_t a = *v; /* a local: *v could alias s, and be stored each time */
