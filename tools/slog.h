@@ -28,11 +28,24 @@ ips__slog_in_t *ips__slog_open(const char *path, size_t max_line, char *err,
 /* Next line, without its '\n'.  Returns 1 with *line and *len set (valid until the
  * next call), 0 at end of input, -1 on a read error (message in err).
  * *flags gets IPS__LINE_TOOLONG (the line was dropped; *len is its length)
- * or IPS__LINE_NOEOL (last line had no newline: possibly truncated). */
+ * or IPS__LINE_NOEOL (last line had no newline: possibly truncated).
+ * Holding (below), it may also return IPS__SLOG_FULL. */
 #define IPS__LINE_TOOLONG 1
 #define IPS__LINE_NOEOL 2
 int ips__slog_next(ips__slog_in_t *in, const char **line, size_t *len,
                    int *flags, char *err, size_t errlen);
+
+/* Holding (slog_ahead.c): the lines ips__slog_next() returns stay where
+ * they are, so that a buffer of them can be handed over whole instead of
+ * copied.  When the buffer has no more room, ips__slog_next() returns
+ * IPS__SLOG_FULL; ips__slog_detach() then gives the caller the buffer with
+ * every line returned since the last detach (*cap: in, the size of fresh;
+ * out, the size of the buffer returned) and goes on in fresh, which it
+ * may grow.  Returns NULL when out of memory (nothing changed). */
+#define IPS__SLOG_FULL 2
+#define IPS__SLOG_BUF (512u << 10) /* a buffer's size to start with */
+void ips__slog_hold(ips__slog_in_t *in);
+char *ips__slog_detach(ips__slog_in_t *in, char *fresh, size_t *cap);
 
 /* 1-based number of the line returned last. */
 long ips__slog_lineno(const ips__slog_in_t *in);

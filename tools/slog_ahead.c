@@ -14,10 +14,10 @@
  *
  * Lines and records come out in file order with the flags and results the
  * plain reader and ips__slog_parse() give, so the output is the same; only
- * where the work runs moved.  Memory is NBLOCK blocks: each holds at most
- * BLOCK_BYTES of lines (or one longer line, up to max_line) and what its
- * lines parse to, which is bounded by their bytes (a stamp takes at least
- * two bytes of text).
+ * where the work runs moved.  Memory is NBLOCK blocks: each holds a
+ * buffer of IPS__SLOG_BUF (or one longer line, up to max_line) and what
+ * its lines parse to, which is bounded by their bytes (a stamp takes at
+ * least two bytes of text).
  */
 #include "config.h"
 
@@ -29,11 +29,11 @@
 #include "slog.h"
 
 #define NBLOCK 8
-#define BLOCK_BYTES (1u << 18)
-#define BLOCK_LINES 2048u
+#define BLOCK_LINES 4096u /* a block ends here or when its buffer is full */
 
 typedef struct {
-  size_t off, len;   /* the line's bytes in data (none if dropped) */
+  const char *p;     /* the line's bytes, in data (none if dropped) */
+  size_t len;
   int flags;
   int parsed;        /* ips__slog_parse()'s result; 1 when not parsed */
   size_t walls, wmono, kinds, err; /* offsets into the block's arenas */
@@ -51,8 +51,8 @@ typedef struct {
 enum { FILLED, BY_READER, PARSED, BY_CALLER };
 
 typedef struct {
-  char *data;      /* the lines' bytes */
-  size_t used, cap;
+  char *data;      /* the buffer the lines are in */
+  size_t cap;
   line_t *lines;   /* BLOCK_LINES */
   size_t n;
   arena_t stamps;  /* int64_t walls and wmono of the reader's records */
@@ -86,57 +86,33 @@ struct ips__slog_ahead {
 
 /* ---- reading -------------------------------------------------------- */
 
-/* Copies a line into b.  Returns 0, or -1 when it does not fit in a block
- * that already has lines (it starts the next block), or when out of memory
- * (status set). */
-static int add(block_t *b, const char *line, size_t len, int flags) {
-  size_t keep = (flags & IPS__LINE_TOOLONG) ? 0 : len;
-  line_t *l;
-  if (b->n == BLOCK_LINES || (b->used + keep > b->cap && b->n > 0))
-    return -1;
-  if (b->used + keep > b->cap) { /* one line longer than a block */
-    char *d = realloc(b->data, keep);
-    if (!d) {
-      b->status = -1;
-      snprintf(b->err, sizeof b->err, "out of memory");
-      return -1;
-    }
-    b->data = d;
-    b->cap = keep;
-  }
-  memcpy(b->data + b->used, line, keep);
-  l = &b->lines[b->n++];
-  l->off = b->used;
-  l->len = len;
-  l->flags = flags;
-  l->parsed = 1;
-  b->used += keep;
-  return 0;
-}
-
-/* Fills b with the next lines.  *pending says a line that did not fit the
- * last block is still waiting (the plain reader keeps it until its next
- * call).  Returns b->status. */
-static int fill(ips__slog_ahead_t *a, block_t *b, const char **line,
-                size_t *len, int *flags, int *pending) {
+/* Fills b with the next lines.  They are read in place (the reader holds
+ * them, slog_read.c) and the buffer they are in becomes the block's: its
+ * old buffer, whose lines the caller is done with, goes back to the
+ * reader.  So a line is never copied.  Returns b->status. */
+static int fill(ips__slog_ahead_t *a, block_t *b) {
   uint64_t total;
+  char *data;
   int r = 1;
-  b->used = b->n = 0;
-  b->status = 1;
-  if (*pending && add(b, *line, *len, *flags) < 0 && b->status < 0)
-    return -1;
-  *pending = 0;
-  for (;;) {
-    r = ips__slog_next(a->in, line, len, flags, b->err, sizeof b->err);
-    if (r <= 0) {
-      b->status = r;
+  b->n = 0;
+  while (b->n < BLOCK_LINES) {
+    line_t *l = &b->lines[b->n];
+    r = ips__slog_next(a->in, &l->p, &l->len, &l->flags, b->err,
+                       sizeof b->err);
+    if (r != 1)
       break;
-    }
-    if (add(b, *line, *len, *flags) < 0) {
-      if (b->status >= 0)
-        *pending = 1;
-      break;
-    }
+    l->parsed = 1;
+    b->n++;
+  }
+  b->status = r == IPS__SLOG_FULL ? 1 : r;
+  data = ips__slog_detach(a->in, b->data, &b->cap);
+  if (data) {
+    b->data = data;
+  } else {
+    /* The lines stay in the reader's buffer, which no one touches again:
+     * this is the last block. */
+    b->status = -1;
+    snprintf(b->err, sizeof b->err, "out of memory");
   }
   ips__slog_progress(a->in, &b->done, &total);
   return b->status;
@@ -197,7 +173,7 @@ static int parse_block(ips__parser_t *p, block_t *b) {
     char err[256];
     if (l->flags & IPS__LINE_TOOLONG)
       continue;
-    l->parsed = ips__slog_parse(p, b->data + l->off, l->len, &r, err, sizeof err);
+    l->parsed = ips__slog_parse(p, l->p, l->len, &r, err, sizeof err);
     if (keep(b, l, r, err) < 0)
       return -1;
   }
@@ -259,15 +235,12 @@ static int help(ips__slog_ahead_t *a) {
 
 static void *reader(void *arg) {
   ips__slog_ahead_t *a = arg;
-  const char *line = NULL;
-  size_t len = 0;
-  int flags = 0, pending = 0;
   pthread_mutex_lock(&a->mu);
   while (help(a)) {
     block_t *b = a->b[a->tail % NBLOCK];
     int r;
     pthread_mutex_unlock(&a->mu);
-    r = fill(a, b, &line, &len, &flags, &pending);
+    r = fill(a, b);
     pthread_mutex_lock(&a->mu);
     b->state = FILLED;
     a->tail++;
@@ -303,10 +276,10 @@ ips__slog_ahead_t *ips__slog_ahead_open(const char *path, size_t max_line,
   }
   for (i = 0; i < NBLOCK; i++) {
     block_t *b = a->b[i] = calloc(1, sizeof *b);
-    if (!b || !(b->data = malloc(BLOCK_BYTES)) ||
+    if (!b || !(b->data = malloc(IPS__SLOG_BUF)) ||
         !(b->lines = malloc(BLOCK_LINES * sizeof *b->lines)))
       goto nomem;
-    b->cap = BLOCK_BYTES;
+    b->cap = IPS__SLOG_BUF;
   }
   if (!(a->rparser = ips__parser_new(mode)) ||
       !(a->cparser = ips__parser_new(mode)))
@@ -314,6 +287,7 @@ ips__slog_ahead_t *ips__slog_ahead_open(const char *path, size_t max_line,
   a->in = ips__slog_open(path, max_line, err, errlen);
   if (!a->in)
     goto fail;
+  ips__slog_hold(a->in);
   ips__slog_progress(a->in, &done, &a->total);
   pthread_mutex_init(&a->mu, NULL);
   pthread_cond_init(&a->cv, NULL);
@@ -341,7 +315,7 @@ static void hand_out(ips__slog_ahead_t *a, ips__slog_item_t *it) {
   it->len = l->len;
   it->flags = l->flags;
   if (b->state == BY_CALLER && !(l->flags & IPS__LINE_TOOLONG))
-    l->parsed = ips__slog_parse(a->cparser, b->data + l->off, l->len,
+    l->parsed = ips__slog_parse(a->cparser, l->p, l->len,
                                 &it->rec, a->cerr, sizeof a->cerr);
   else
     it->rec = &l->rec;

@@ -17,7 +17,10 @@
 
 #include "slog.h"
 
-#define CHUNK (1u << 20)
+/* zlib reads straight into our buffer, without a copy through its own,
+ * when a read asks for at least twice its buffer size. */
+#define CHUNK (256u << 10)
+#define ZBUF (64u << 10)
 
 struct ips__slog_in {
   gzFile gz;
@@ -28,6 +31,7 @@ struct ips__slog_in {
   int eof;
   long lineno;
   uint64_t total;
+  int hold;               /* lines handed out stay put until detached */
 };
 
 ips__slog_in_t *ips__slog_open(const char *path, size_t max_line, char *err,
@@ -39,7 +43,7 @@ ips__slog_in_t *ips__slog_open(const char *path, size_t max_line, char *err,
     return NULL;
   }
   in->max_line = max_line;
-  in->cap = CHUNK * 2;
+  in->cap = IPS__SLOG_BUF;
   in->buf = malloc(in->cap);
   if (!in->buf) {
     snprintf(err, errlen, "out of memory");
@@ -63,7 +67,7 @@ ips__slog_in_t *ips__slog_open(const char *path, size_t max_line, char *err,
     close(in->fd);
     goto error;
   }
-  gzbuffer(in->gz, 256 * 1024);
+  gzbuffer(in->gz, ZBUF);
   return in;
 error:
   free(in->buf);
@@ -71,14 +75,18 @@ error:
   return NULL;
 }
 
-/* Reads more input after buf[end].  Returns bytes read, 0 at EOF, -1. */
+/* Reads more input after buf[end].  Returns bytes read, 0 at EOF, -1, or
+ * IPS__SLOG_FULL when holding and there is no room without moving lines
+ * already handed out. */
 static long fill(ips__slog_in_t *in, char *err, size_t errlen) {
   int n, zerr;
   if (in->eof)
     return 0;
-  if (in->start > 0 && in->start == in->end)
+  if (!in->hold && in->start > 0 && in->start == in->end)
     in->start = in->end = 0;
   if (in->cap - in->end < CHUNK) {
+    if (in->hold && in->start > 0)
+      return IPS__SLOG_FULL;
     /* Slide the unread tail down, then grow if a long line needs it. */
     memmove(in->buf, in->buf + in->start, in->end - in->start);
     in->end -= in->start;
@@ -139,12 +147,18 @@ int ips__slog_next(ips__slog_in_t *in, const char **line, size_t *len,
       return 1;
     }
     if (in->end - in->start > in->max_line) {
+      /* Lines handed out are still in the buffer: detach them first
+       * (nothing was dropped yet in this call). */
+      if (in->hold && in->start > 0)
+        return IPS__SLOG_FULL;
       /* Drop what we hold of this line; keep counting its length. */
       dropped += in->end - in->start;
       in->start = in->end = 0;
     }
     seen = in->end - in->start;
     r = fill(in, err, errlen);
+    if (r == IPS__SLOG_FULL)
+      return IPS__SLOG_FULL;
     if (r < 0)
       return -1;
     if (r == 0) {
@@ -158,6 +172,35 @@ int ips__slog_next(ips__slog_in_t *in, const char **line, size_t *len,
       return 1;
     }
   }
+}
+
+void ips__slog_hold(ips__slog_in_t *in) { in->hold = 1; }
+
+char *ips__slog_detach(ips__slog_in_t *in, char *fresh, size_t *cap) {
+  size_t unread = in->end - in->start, fcap = *cap;
+  char *old = in->buf;
+  if (fcap > IPS__SLOG_BUF && unread + CHUNK <= IPS__SLOG_BUF) {
+    /* Grown for a long line once: not kept at that size. */
+    char *nb = realloc(fresh, IPS__SLOG_BUF);
+    if (nb) {
+      fresh = nb;
+      fcap = IPS__SLOG_BUF;
+    }
+  }
+  if (fcap < unread + CHUNK) {
+    char *nb = realloc(fresh, unread + CHUNK);
+    if (!nb)
+      return NULL;
+    fresh = nb;
+    fcap = unread + CHUNK;
+  }
+  memcpy(fresh, in->buf + in->start, unread);
+  *cap = in->cap;
+  in->buf = fresh;
+  in->cap = fcap;
+  in->start = 0;
+  in->end = unread;
+  return old;
 }
 
 long ips__slog_lineno(const ips__slog_in_t *in) { return in->lineno; }
