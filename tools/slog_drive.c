@@ -10,15 +10,19 @@
 #include "commands.h"
 
 /* By hand rather than snprintf: the report prints a dozen per delivery,
- * and this was a tenth of its instructions one digit at a time.  Two
- * digits per division; the last three are the fraction. */
+ * and this was a tenth of its instructions one digit at a time.  The
+ * length is known first, so the digits go straight to their place, two
+ * per division, from the last; the last three are the fraction. */
 size_t ips__put_us(char *buf, int64_t ns) {
   uint64_t a = ns < 0 ? (uint64_t)0 - (uint64_t)ns : (uint64_t)ns;
-  uint64_t q = a / 1000;
+  uint64_t q = a / 1000, t;
   unsigned r = (unsigned)(a % 1000);
-  char tmp[32], *p = tmp + sizeof tmp;
-  size_t n;
-  p -= 4;
+  size_t n = 1 + (ns < 0), len;
+  char *p;
+  for (t = q; t >= 10; t /= 10)
+    n++;
+  len = n + 4;
+  p = buf + len - 4;
   p[0] = '.';
   p[1] = (char)('0' + r / 100);
   p[2] = (char)('0' + r / 10 % 10);
@@ -39,9 +43,7 @@ size_t ips__put_us(char *buf, int64_t ns) {
   }
   if (ns < 0)
     *--p = '-';
-  n = (size_t)(tmp + sizeof tmp - p);
-  memcpy(buf, p, n);
-  return n;
+  return len;
 }
 
 const char *ips__fmt_us(char *buf, int64_t ns) {
