@@ -121,10 +121,11 @@ static int fill(ips__slog_ahead_t *a, block_t *b) {
 /* ---- parsing a block ahead ------------------------------------------ */
 
 /* Room for n more bytes at an 8-byte aligned offset, which it returns, or
- * (size_t)-1 when out of memory. */
+ * (size_t)-1 when out of memory.  The arena always has a buffer after it,
+ * even for n == 0 (memcpy wants a pointer). */
 static size_t reserve(arena_t *ar, size_t n) {
   size_t at = (ar->used + 7) & ~(size_t)7;
-  if (at + n > ar->cap) {
+  if (at + n > ar->cap || !ar->p) {
     size_t cap = ar->cap ? ar->cap : 4096;
     char *p;
     while (cap < at + n)
