@@ -83,6 +83,21 @@ static void same_rec(const ips__rec_t *a, const ips__rec_t *b,
                 "stamps: %s", line);
 }
 
+/* A record with room for the most stamps, as ips__slog_fast() wants. */
+static void rec_new(ips__rec_t *r) {
+  memset(r, 0, sizeof *r);
+  r->walls = malloc(IPS__MAX_STAMPS * sizeof *r->walls);
+  r->wmono = malloc(IPS__MAX_STAMPS * sizeof *r->wmono);
+  r->kinds = malloc(IPS__MAX_STAMPS + 1);
+  ck_assert(r->walls && r->wmono && r->kinds);
+}
+
+static void rec_free(ips__rec_t *r) {
+  free(r->walls);
+  free(r->wmono);
+  free(r->kinds);
+}
+
 /* Parses line with the fast path on (f) and off (y): same answer. */
 static void same(ips__parser_t *f, ips__parser_t *y, const char *line,
                  size_t n) {
@@ -103,10 +118,7 @@ START_TEST(test_fast_used) {
   ips__parser_t *f = ips__parser_new(0), *y = ips__parser_new(IPS__PARSE_NOFAST);
   ips__rec_t r;
   size_t i;
-  memset(&r, 0, sizeof r);
-  r.walls = malloc(IPS__MAX_STAMPS * sizeof *r.walls);
-  r.wmono = malloc(IPS__MAX_STAMPS * sizeof *r.wmono);
-  r.kinds = malloc(IPS__MAX_STAMPS + 1);
+  rec_new(&r);
   for (i = 0; i < NCANON; i++) {
     r.type = IPS__REC_OTHER;
     r.have = 0;
@@ -115,9 +127,7 @@ START_TEST(test_fast_used) {
                   "refused: %s", canon[i]);
     same(f, y, canon[i], strlen(canon[i]));
   }
-  free(r.walls);
-  free(r.wmono);
-  free(r.kinds);
+  rec_free(&r);
   ips__parser_free(f);
   ips__parser_free(y);
 }
@@ -131,10 +141,7 @@ START_TEST(test_fast_data_files) {
   ips__parser_t *f = ips__parser_new(0), *y = ips__parser_new(IPS__PARSE_NOFAST);
   ips__rec_t r;
   size_t i, taken = 0, lines = 0;
-  memset(&r, 0, sizeof r);
-  r.walls = malloc(IPS__MAX_STAMPS * sizeof *r.walls);
-  r.wmono = malloc(IPS__MAX_STAMPS * sizeof *r.wmono);
-  r.kinds = malloc(IPS__MAX_STAMPS + 1);
+  rec_new(&r);
   for (i = 0; i < 4; i++) {
     char *text = tt_read(tt_data(files[i]), NULL), *line = text, *nl;
     for (; *line; line = nl ? nl + 1 : line + strlen(line)) {
@@ -154,9 +161,7 @@ START_TEST(test_fast_data_files) {
   }
   /* All but slog-start, which goes to yajl. */
   ck_assert_uint_eq(taken, lines - 1);
-  free(r.walls);
-  free(r.wmono);
-  free(r.kinds);
+  rec_free(&r);
   ips__parser_free(f);
   ips__parser_free(y);
 }
@@ -254,10 +259,7 @@ START_TEST(test_fast_refuses) {
   ips__parser_t *f = ips__parser_new(0), *y = ips__parser_new(IPS__PARSE_NOFAST);
   ips__rec_t r;
   size_t i;
-  memset(&r, 0, sizeof r);
-  r.walls = malloc(IPS__MAX_STAMPS * sizeof *r.walls);
-  r.wmono = malloc(IPS__MAX_STAMPS * sizeof *r.wmono);
-  r.kinds = malloc(IPS__MAX_STAMPS + 1);
+  rec_new(&r);
   for (i = 0; i < sizeof other / sizeof other[0]; i++) {
     r.have = 0;
     r.n_walls = r.n_wmono = r.n_kinds = 0;
@@ -265,9 +267,7 @@ START_TEST(test_fast_refuses) {
                   "taken: %s", other[i]);
     same(f, y, other[i], strlen(other[i]));
   }
-  free(r.walls);
-  free(r.wmono);
-  free(r.kinds);
+  rec_free(&r);
   ips__parser_free(f);
   ips__parser_free(y);
 }

@@ -213,32 +213,46 @@ static int value_ends(const char *s, size_t from, size_t end) {
   }
 }
 
-/* `,{"k":V,...}` with plain string or count values, the arguments of
- * `ipcstamp run --demo`'s messages.  The yajl path reads all of it, and
- * names the message by its target unless a key is method, methargs or
- * args: those are left to it. */
-static int flat_args(cur_t *c) {
-  if (!LIT(c, ",{"))
+/* `{"k":V,...}` from c: each member's key goes to member(), which reads
+ * its value.  Returns 1 when the object closes, 0 when anything else
+ * comes or member() says no. */
+typedef int member_fn(cur_t *c, const char *k, size_t n, void *ctx);
+static int object(cur_t *c, member_fn *member, void *ctx) {
+  if (!LIT(c, "{"))
     return 0;
   if (LIT(c, "}"))
     return 1;
   for (;;) {
     const char *k;
     size_t n;
-    long long v;
-    if (!LIT(c, "\"") || !text(c, &k, &n) || !LIT(c, ":"))
-      return 0;
-    if ((n == 6 && !memcmp(k, "method", 6)) ||
-        (n == 8 && !memcmp(k, "methargs", 8)) ||
-        (n == 4 && !memcmp(k, "args", 4)))
-      return 0;
-    if (LIT(c, "\"") ? !text(c, &k, &n) : !count(c, &v))
+    if (!LIT(c, "\"") || !text(c, &k, &n) || !LIT(c, ":") ||
+        !member(c, k, n, ctx))
       return 0;
     if (LIT(c, "}"))
       return 1;
     if (!LIT(c, ","))
       return 0;
   }
+}
+
+/* A member of the flat arguments below: a plain string or a count.  The
+ * keys method, methargs and args are left to the yajl path. */
+static int flat_member(cur_t *c, const char *k, size_t n, void *ctx) {
+  long long v;
+  (void)ctx;
+  if ((n == 6 && !memcmp(k, "method", 6)) ||
+      (n == 8 && !memcmp(k, "methargs", 8)) ||
+      (n == 4 && !memcmp(k, "args", 4)))
+    return 0;
+  return LIT(c, "\"") ? text(c, &k, &n) : count(c, &v);
+}
+
+/* `,{"k":V,...}` with plain string or count values, the arguments of
+ * `ipcstamp run --demo`'s messages.  The yajl path reads all of it, and
+ * names the message by its target unless a key is method, methargs or
+ * args: those are left to it. */
+static int flat_args(cur_t *c) {
+  return LIT(c, ",") && object(c, flat_member, NULL);
 }
 
 /* `,[["p-1",...],...]]` after "notify": each resolution's promise id, the
@@ -359,34 +373,24 @@ static int ipcstamp(cur_t *c, ips__rec_t *r) {
 /* The metering object dr[2].  Its keys come from the worker, in its order:
  * integer counters under any plain name, `timestamps` and `ipcstamp`;
  * anything else is refused. */
+static int meter_member(cur_t *c, const char *k, size_t n, void *ctx) {
+  ips__rec_t *r = ctx;
+  long long v;
+  if (n == 10 && !memcmp(k, "timestamps", 10)) {
+    if (!stamps(c, r->walls, &r->n_walls, 1))
+      return 0;
+    if (r->n_walls > 0)
+      r->have |= IPS__F_WALLS;
+    return 1;
+  }
+  if (n == 8 && !memcmp(k, "ipcstamp", 8))
+    return ipcstamp(c, r);
+  return count(c, &v);
+}
+
 static int metering(cur_t *c, ips__rec_t *r) {
   r->have |= IPS__F_METER;
-  if (!LIT(c, "{"))
-    return 0;
-  if (LIT(c, "}"))
-    return 1;
-  for (;;) {
-    const char *k;
-    size_t n;
-    long long v;
-    if (!LIT(c, "\"") || !text(c, &k, &n) || !LIT(c, ":"))
-      return 0;
-    if (n == 10 && !memcmp(k, "timestamps", 10)) {
-      if (!stamps(c, r->walls, &r->n_walls, 1))
-        return 0;
-      if (r->n_walls > 0)
-        r->have |= IPS__F_WALLS;
-    } else if (n == 8 && !memcmp(k, "ipcstamp", 8)) {
-      if (!ipcstamp(c, r))
-        return 0;
-    } else if (!count(c, &v)) {
-      return 0;
-    }
-    if (LIT(c, "}"))
-      return 1;
-    if (!LIT(c, ","))
-      return 0;
-  }
+  return object(c, meter_member, r);
 }
 
 /* `"dr":["ok"|"error",RESULT,METERING],"seconds":S` up to the anchor.  The
