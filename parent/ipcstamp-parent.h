@@ -28,7 +28,7 @@ extern "C" {
 
 /* Most stamps one metering may carry (a bound on what a worker can make the
  * parent allocate). */
-#define IPS_METERING_MAX_STAMPS 1000000u
+#define IPS_METERING_MAX_STAMPS IPS_MAX_STAMPS
 /* Deepest nesting accepted inside unknown fields. */
 #define IPS_JSON_MAX_DEPTH 64
 

@@ -201,6 +201,12 @@ typedef struct ips_stamps_s {
 /* Default capacity of a worker's table. */
 #define IPS_DEFAULT_STAMP_CAPACITY 1024u
 
+/* The most stamps one delivery may carry, on every side: the worker's table,
+ * the metering the parent accepts and the records the analysis reads.  One
+ * limit, so that a slogfile the parent wrote is never refused by the report.
+ * 1 Mi stamps is half a million upcalls in one delivery. */
+#define IPS_MAX_STAMPS (1u << 20)
+
 /* Allocate room for cap stamps (cap >= 2: a 'd' and an 'e').  Returns 0,
  * IPS_EINVAL or IPS_ENOMEM. */
 IPS_EXTERN int ips_stamps_init(ips_stamps_t *t, uint32_t cap);
