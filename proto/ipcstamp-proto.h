@@ -52,7 +52,8 @@ extern "C" {
   XX(PIPE, "the peer closed the pipe")                                         \
   XX(TIMEOUT, "timeout")                                                       \
   XX(METERING, "invalid metering")                                             \
-  XX(VERSION, "unknown format version")
+  XX(VERSION, "unknown format version")                                        \
+  XX(IO, "cannot read the input")
 
 /* IPS_ENS_DIGIT is -19999, the next -19998, and so on: every code is
  * negative and far below any -errno. */

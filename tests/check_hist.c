@@ -5,7 +5,7 @@
 #include <stdlib.h>
 
 #include "check_report.h"
-#include "hist.h"
+#include "ipcstamp-analyze.h"
 
 static const double pcts[] = {25, 50, 75, 90, 95, 99, 99.9, 99.99, 99.999, 100};
 
@@ -25,12 +25,12 @@ static uint64_t rng(void) {
 
 /* Percentiles agree with the sorted array within 1/1024 of the value. */
 static void check_against_sorted(int64_t *v, size_t n) {
-  ips__hist_t *h = malloc(sizeof *h);
+  ips_hist_t *h = malloc(sizeof *h);
   size_t i;
   double mean = 0, var = 0;
-  ips__hist_init(h);
+  ips_hist_init(h);
   for (i = 0; i < n; i++) {
-    ips__hist_add(h, v[i]);
+    ips_hist_add(h, v[i]);
     mean += (double)v[i];
   }
   mean /= (double)n;
@@ -40,7 +40,7 @@ static void check_against_sorted(int64_t *v, size_t n) {
   for (i = 0; i < sizeof pcts / sizeof pcts[0]; i++) {
     size_t rank = (size_t)ceil(pcts[i] / 100.0 * (double)n);
     int64_t exact = v[(rank ? rank : 1) - 1];
-    int64_t got = ips__hist_percentile(h, pcts[i]);
+    int64_t got = ips_hist_percentile(h, pcts[i]);
     ck_assert_msg(got >= exact && (double)(got - exact) <= (double)exact / 1024.0,
                   "p%g: histogram %lld, exact %lld", pcts[i], (long long)got,
                   (long long)exact);
@@ -49,7 +49,7 @@ static void check_against_sorted(int64_t *v, size_t n) {
   ck_assert_int_eq(h->max, v[n - 1]);
   ck_assert_uint_eq(h->count, n);
   ck_assert(fabs(h->mean - mean) <= 1e-6 * fabs(mean) + 1e-9);
-  ck_assert(fabs(ips__hist_stddev(h) - sqrt(var / (double)n)) <=
+  ck_assert(fabs(ips_hist_stddev(h) - sqrt(var / (double)n)) <=
             1e-6 * sqrt(var / (double)n) + 1e-6);
   free(h);
 }
@@ -83,43 +83,43 @@ START_TEST(test_index_bounds) {
   int64_t v;
   /* Every value lies within its counter, and counters are contiguous. */
   for (v = 0; v < 100000; v += 7) {
-    int i = ips__hist_index(v);
-    ck_assert_int_le(ips__hist_low(i), v);
-    ck_assert_int_ge(ips__hist_high(i), v);
+    int i = ips_hist_index(v);
+    ck_assert_int_le(ips_hist_low(i), v);
+    ck_assert_int_ge(ips_hist_high(i), v);
   }
   for (v = 1; v < ((int64_t)1 << 61); v = v * 3 + 1) {
-    int i = ips__hist_index(v);
-    ck_assert_int_le(ips__hist_low(i), v);
-    ck_assert_int_ge(ips__hist_high(i), v);
-    ck_assert_int_eq(ips__hist_low(i + 1), ips__hist_high(i) + 1);
-    ck_assert((double)(ips__hist_high(i) - ips__hist_low(i)) <=
-              (double)ips__hist_low(i) / 1024.0 + 1);
+    int i = ips_hist_index(v);
+    ck_assert_int_le(ips_hist_low(i), v);
+    ck_assert_int_ge(ips_hist_high(i), v);
+    ck_assert_int_eq(ips_hist_low(i + 1), ips_hist_high(i) + 1);
+    ck_assert((double)(ips_hist_high(i) - ips_hist_low(i)) <=
+              (double)ips_hist_low(i) / 1024.0 + 1);
   }
 }
 END_TEST
 
 START_TEST(test_extremes) {
-  ips__hist_t *h = malloc(sizeof *h);
-  ips__hist_init(h);
-  ck_assert_int_eq(ips__hist_percentile(h, 50), 0);
-  ips__hist_add(h, INT64_MAX);
-  ips__hist_add(h, 0);
-  ck_assert_int_lt(ips__hist_index(INT64_MAX), IPS__HIST_N);
-  ck_assert_int_eq(ips__hist_percentile(h, 100), INT64_MAX);
-  ck_assert_int_eq(ips__hist_percentile(h, 50), 0);
+  ips_hist_t *h = malloc(sizeof *h);
+  ips_hist_init(h);
+  ck_assert_int_eq(ips_hist_percentile(h, 50), 0);
+  ips_hist_add(h, INT64_MAX);
+  ips_hist_add(h, 0);
+  ck_assert_int_lt(ips_hist_index(INT64_MAX), IPS_HIST_N);
+  ck_assert_int_eq(ips_hist_percentile(h, 100), INT64_MAX);
+  ck_assert_int_eq(ips_hist_percentile(h, 50), 0);
   free(h);
 }
 END_TEST
 
 START_TEST(test_negative) {
-  ips__hist_t *h = malloc(sizeof *h);
-  ips__hist_init(h);
-  ips__hist_add(h, -5);
-  ips__hist_add(h, 10);
+  ips_hist_t *h = malloc(sizeof *h);
+  ips_hist_init(h);
+  ips_hist_add(h, -5);
+  ips_hist_add(h, 10);
   ck_assert_uint_eq(h->negative, 1);
   ck_assert_int_eq(h->min, -5);
-  ck_assert_int_eq(ips__hist_percentile(h, 50), 0);
-  ck_assert_int_eq(ips__hist_percentile(h, 100), 10);
+  ck_assert_int_eq(ips_hist_percentile(h, 50), 0);
+  ck_assert_int_eq(ips_hist_percentile(h, 100), 10);
   free(h);
 }
 END_TEST

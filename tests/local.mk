@@ -45,10 +45,10 @@ tests_fuzz_fuzz_metering_LDADD = parent/libipcstamp-parent.la \
 	proto/libipcstamp-proto.la
 FUZZ_TARGETS += tests/fuzz/fuzz_slog
 tests_fuzz_fuzz_slog_SOURCES = tests/fuzz/fuzz_slog.c tests/fuzz/fuzz.h
-tests_fuzz_fuzz_slog_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/tools
+tests_fuzz_fuzz_slog_CPPFLAGS = $(AM_CPPFLAGS)
 tests_fuzz_fuzz_slog_CFLAGS = $(AM_CFLAGS) $(YAJL_CFLAGS)
 tests_fuzz_fuzz_slog_LDFLAGS = $(AM_LDFLAGS) -fsanitize=fuzzer
-tests_fuzz_fuzz_slog_LDADD = tools/libanalyze.la $(YAJL_LIBS) $(ZLIB_LIBS) -lm -lpthread
+tests_fuzz_fuzz_slog_LDADD = analyze/libanalyze-core.la $(YAJL_LIBS) $(ZLIB_LIBS) -lm -lpthread
 endif
 EXTRA_PROGRAMS += $(FUZZ_TARGETS)
 EXTRA_DIST += tests/fuzz/corpus

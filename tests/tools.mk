@@ -12,7 +12,7 @@ tests_check_tools_SOURCES = \
 	tests/check_trace.c
 tests_check_tools_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/tools
 tests_check_tools_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS) $(YAJL_CFLAGS) $(ZLIB_CFLAGS)
-tests_check_tools_LDADD = tools/libanalyze.la $(CHECK_LIBS) $(YAJL_LIBS) \
+tests_check_tools_LDADD = analyze/libanalyze-core.la $(CHECK_LIBS) $(YAJL_LIBS) \
 	$(ZLIB_LIBS) -lm -lpthread
 # The commands are run as programs: build them first.
 EXTRA_tests_check_tools_DEPENDENCIES = tools/ipcstamp$(EXEEXT)

@@ -5,7 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "commands.h"
+#include "cli.h"
 
 typedef struct {
   const char *name;
@@ -14,8 +14,8 @@ typedef struct {
 } command_t;
 
 static const command_t commands[] = {
-#define XX(name, summary) {#name, summary, ips__cmd_##name},
-    IPS_COMMANDS(XX)
+#define XX(name, summary) {#name, summary, cmd_##name},
+    CLI_COMMANDS(XX)
 #undef XX
 };
 
@@ -42,16 +42,16 @@ int main(int argc, char **argv) {
   size_t i;
   if (argc < 2) {
     usage(stderr);
-    return IPS_EXIT_USAGE;
+    return CLI_EXIT_USAGE;
   }
   if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") ||
       !strcmp(argv[1], "help")) {
     usage(stdout);
-    return IPS_EXIT_OK;
+    return CLI_EXIT_OK;
   }
   if (!strcmp(argv[1], "--version")) {
     printf("ipcstamp %s\n", PACKAGE_VERSION);
-    return IPS_EXIT_OK;
+    return CLI_EXIT_OK;
   }
   for (i = 0; i < sizeof commands / sizeof commands[0]; i++) {
     if (!strcmp(argv[1], commands[i].name)) {
@@ -61,5 +61,5 @@ int main(int argc, char **argv) {
   }
   fprintf(stderr, "ipcstamp: unknown subcommand '%s' (try 'ipcstamp --help')\n",
           argv[1]);
-  return IPS_EXIT_USAGE;
+  return CLI_EXIT_USAGE;
 }

@@ -17,9 +17,9 @@
 #include <string.h>
 #include <yajl/yajl_gen.h>
 
-#include "commands.h"
-#include "run_demo.h"
-#include "run_json.h"
+#include "cli.h"
+#include "demo.h"
+#include "json.h"
 
 /* Longest workload line accepted (a delivery must also fit a frame). */
 #define LINE_MAX_BYTES (IPS_DEFAULT_MAX_FRAME - 16)
@@ -155,7 +155,7 @@ int run_load_workload(kernel_t *k, run_feed_t *f, const char *path,
   if (!in) {
     fprintf(stderr, "ipcstamp run: cannot read the workload %s: %s\n", path,
             strerror(errno));
-    return IPS_EXIT_IO;
+    return CLI_EXIT_IO;
   }
   while ((n = getline(&line, &cap, in)) >= 0) {
     lineno++;
@@ -166,13 +166,13 @@ int run_load_workload(kernel_t *k, run_feed_t *f, const char *path,
     if ((size_t)n > LINE_MAX_BYTES) {
       fprintf(stderr, "ipcstamp run: %s:%lu: line longer than %u bytes\n",
               path, lineno, (unsigned)LINE_MAX_BYTES);
-      rc = IPS_EXIT_INPUT;
+      rc = CLI_EXIT_INPUT;
       break;
     }
     it = parse_line(k, line, (size_t)n, err, sizeof err);
     if (!it) {
       fprintf(stderr, "ipcstamp run: %s:%lu: %s\n", path, lineno, err);
-      rc = IPS_EXIT_INPUT;
+      rc = CLI_EXIT_INPUT;
       break;
     }
     *tail = it;
@@ -181,7 +181,7 @@ int run_load_workload(kernel_t *k, run_feed_t *f, const char *path,
   if (rc == 0 && ferror(in)) {
     fprintf(stderr, "ipcstamp run: cannot read the workload %s: %s\n", path,
             strerror(errno));
-    rc = IPS_EXIT_IO;
+    rc = CLI_EXIT_IO;
   }
   free(line);
   if (in != stdin)

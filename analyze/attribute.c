@@ -1,10 +1,12 @@
-/* attr.c — assemble deliveries and attribute their time (DESIGN.md §6). */
+/* attribute.c — assemble deliveries and attribute their time
+ * (docs/analyze.md), keeping the statistics as they go. */
 #include "config.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "attr.h"
+#include "attribute.h"
 
 #define MAX_UPCALLS (1 << 20) /* per delivery: beyond, the delivery is dropped */
 
@@ -19,9 +21,11 @@ typedef struct {
   long long snum;
 } up_t;
 
-typedef struct {
-  ips__vat_stats_t s;
+/* A vat: its statistics and its delivery in progress. */
+struct ips__vat {
+  ips_vat_stats_t s;
   char name[IPS__VAT_MAX];
+  int shown;     /* passes the vat filter */
   int open, bad; /* bad: already reported, drop silently until the result */
   long long crank, dnum;
   long line;
@@ -32,84 +36,51 @@ typedef struct {
   /* Best NTP-style estimate per (worker clock, parent clock) pair. */
   int has_est[4];
   int64_t est_off[4], est_delay[4];
-} vat_t;
-
-struct ips__attr {
-  int mode;
-  int64_t quake_ns;
-  ips__delivery_cb cb;
-  void *arg;
-  vat_t **vats;
-  size_t nvats, capvats;
-  size_t *hash;
-  size_t hcap;
-  int has_lastE[2];
-  int64_t lastE[2];
-  int64_t *P, *W, *wsrc;
-  ips__drive_stats_t *st;
-  FILE *msgs;
-  const char *prog, *path;
 };
+typedef struct ips__vat vat_t;
 
 static const char *const skip_msgs[] = {
 #define XX(name, msg) msg,
-    IPS__SKIP_MAP(XX)
+    IPS_SKIP_MAP(XX)
 #undef XX
 };
 
 static const char *const skip_names[] = {
 #define XX(name, msg) #name,
-    IPS__SKIP_MAP(XX)
+    IPS_SKIP_MAP(XX)
 #undef XX
 };
 
-const char *ips__skip_name(int reason) {
-  return reason >= 0 && reason < IPS__SKIP_N ? skip_names[reason] : "?";
+const char *ips_skip_name(int reason) {
+  return reason >= 0 && reason < IPS_SKIP_N ? skip_names[reason] : "?";
 }
 
-const char *ips__skip_msg(int reason) {
-  return reason >= 0 && reason < IPS__SKIP_N ? skip_msgs[reason] : "?";
+const char *ips_skip_message(int reason) {
+  return reason >= 0 && reason < IPS_SKIP_N ? skip_msgs[reason] : "?";
 }
 
-void ips__skip(ips__drive_stats_t *st, FILE *msgs, const char *prog,
-               const char *path, long line, int reason, const char *detail) {
-  if (st) {
-    st->skipped[reason]++;
-    if (reason <= IPS__SKIP_TOO_LONG)
-      st->skipped_lines++;
-    else
-      st->skipped_deliveries++;
-  }
-  if (msgs)
-    fprintf(msgs, "%s: %s:%ld: %s%s%s (skipped)\n", prog, path, line,
-            ips__skip_msg(reason), detail && *detail ? ": " : "",
-            detail ? detail : "");
-}
-
-ips__attr_t *ips__attr_new(int clock_mode, int64_t quake_ns,
-                           ips__delivery_cb cb, void *arg) {
-  ips__attr_t *a = calloc(1, sizeof *a);
-  if (!a)
-    return NULL;
-  a->mode = clock_mode;
-  a->quake_ns = quake_ns;
-  a->cb = cb;
-  a->arg = arg;
-  a->hcap = 64;
-  a->hash = calloc(a->hcap, sizeof *a->hash);
-  a->P = malloc(sizeof(int64_t) * (2 + 2 * (size_t)MAX_UPCALLS));
-  a->W = malloc(sizeof(int64_t) * (2 + 2 * (size_t)MAX_UPCALLS));
-  if (!a->hash || !a->P || !a->W) {
-    ips__attr_free(a);
-    return NULL;
-  }
-  return a;
-}
-
-void ips__attr_free(ips__attr_t *a) {
-  size_t i;
-  if (!a)
+void ips__skip(ips_analysis_t *a, const char *vat, long line, int reason,
+               const char *detail) {
+  ips_skip_t sk;
+  /* A delivery of a vat the filter hides is nobody's business; a bad line
+   * may have been anybody's, so it always counts. */
+  if (vat && a->vat_filter && strcmp(vat, a->vat_filter))
     return;
+  a->st.skipped[reason]++;
+  if (reason <= IPS_SKIP_TOO_LONG)
+    a->st.skipped_lines++;
+  else
+    a->st.skipped_deliveries++;
+  if (a->o.on_skip) {
+    sk.reason = reason;
+    sk.line = line;
+    sk.detail = detail ? detail : "";
+    a->o.on_skip(a->o.arg, &sk);
+  }
+}
+
+void ips__attr_free(ips_analysis_t *a) {
+  size_t i;
   for (i = 0; i < a->nvats; i++) {
     free(a->vats[i]->up);
     free(a->vats[i]);
@@ -118,22 +89,14 @@ void ips__attr_free(ips__attr_t *a) {
   free(a->hash);
   free(a->P);
   free(a->W);
-  free(a);
 }
 
-void ips__attr_bind(ips__attr_t *a, ips__drive_stats_t *st, FILE *msgs,
-                    const char *prog, const char *path) {
-  a->st = st;
-  a->msgs = msgs;
-  a->prog = prog;
-  a->path = path;
+size_t ips_analysis_nvats(const ips_analysis_t *a) { return a->nvats; }
+const ips_vat_stats_t *ips_analysis_vat(const ips_analysis_t *a, size_t i) {
+  return i < a->nvats ? &a->vats[i]->s : NULL;
 }
 
-size_t ips__attr_nvats(const ips__attr_t *a) { return a->nvats; }
-const ips__vat_stats_t *ips__attr_vat(const ips__attr_t *a, size_t i) {
-  return &a->vats[i]->s;
-}
-
+/* FNV-1a: vat names are short and few. */
 static size_t hash_str(const char *s) {
   size_t h = 1469598103934665603ull;
   while (*s)
@@ -142,7 +105,7 @@ static size_t hash_str(const char *s) {
 }
 
 /* The vat's state; hash slots hold index + 1 so zero means empty. */
-static vat_t *find_vat(ips__attr_t *a, const char *name) {
+static vat_t *find_vat(ips_analysis_t *a, const char *name) {
   size_t m = a->hcap - 1, i = hash_str(name) & m;
   vat_t *v;
   while (a->hash[i]) {
@@ -183,13 +146,15 @@ static vat_t *find_vat(ips__attr_t *a, const char *name) {
     return NULL;
   strcpy(v->name, name);
   v->s.vat = v->name;
+  v->shown = !a->vat_filter || !strcmp(a->vat_filter, name);
   a->vats[a->nvats++] = v;
   a->hash[i] = a->nvats;
   return v;
 }
 
-static void skip(ips__attr_t *a, long line, int reason, const char *detail) {
-  ips__skip(a->st, a->msgs, a->prog, a->path, line, reason, detail);
+static void skip(ips_analysis_t *a, const vat_t *v, long line, int reason,
+                 const char *detail) {
+  ips__skip(a, v ? v->name : NULL, line, reason, detail);
 }
 
 static pst_t pstamp(const ips__rec_t *r) {
@@ -203,15 +168,15 @@ static pst_t pstamp(const ips__rec_t *r) {
 }
 
 /* The previous delivery of this vat never got its result. */
-static void drop_open(ips__attr_t *a, vat_t *v, const char *why) {
+static void drop_open(ips_analysis_t *a, vat_t *v, const char *why) {
   if (v->open && !v->bad)
-    skip(a, v->line, IPS__SKIP_UNFINISHED, why);
+    skip(a, v, v->line, IPS_SKIP_UNFINISHED, why);
   v->open = 0;
   v->bad = 0;
   v->n_up = 0;
 }
 
-static void on_deliver(ips__attr_t *a, vat_t *v, const ips__rec_t *r,
+static void on_deliver(ips_analysis_t *a, vat_t *v, const ips__rec_t *r,
                        long line) {
   char why[200];
   snprintf(why, sizeof why, "line %ld starts another delivery of %s", line,
@@ -230,14 +195,14 @@ static int matches(const vat_t *v, const ips__rec_t *r) {
          (!(r->have & IPS__F_CRANK) || r->crank == v->crank);
 }
 
-static void on_syscall(ips__attr_t *a, vat_t *v, const ips__rec_t *r,
+static void on_syscall(ips_analysis_t *a, vat_t *v, const ips__rec_t *r,
                        long line, int is_result) {
   char d[200];
   up_t *u;
   if (!matches(v, r)) {
     snprintf(d, sizeof d, "%s of %s (no delivery in progress)",
              is_result ? "syscall-result" : "syscall", v->name);
-    skip(a, line, IPS__SKIP_ORPHAN, d);
+    skip(a, v, line, IPS_SKIP_ORPHAN, d);
     return;
   }
   if (v->bad)
@@ -246,12 +211,12 @@ static void on_syscall(ips__attr_t *a, vat_t *v, const ips__rec_t *r,
     if (v->n_up > 0 && !v->up[v->n_up - 1].has_R) {
       snprintf(d, sizeof d, "syscall at line %ld before the result of the last",
                line);
-      skip(a, v->line, IPS__SKIP_STAMPS, d);
+      skip(a, v, v->line, IPS_SKIP_STAMPS, d);
       v->bad = 1;
       return;
     }
     if (v->n_up == MAX_UPCALLS) {
-      skip(a, v->line, IPS__SKIP_STAMPS, "more than 2^20 syscalls");
+      skip(a, v, v->line, IPS_SKIP_STAMPS, "more than 2^20 syscalls");
       v->bad = 1;
       return;
     }
@@ -259,7 +224,7 @@ static void on_syscall(ips__attr_t *a, vat_t *v, const ips__rec_t *r,
       size_t nc = v->cap_up ? v->cap_up * 2 : 16;
       up_t *nu = realloc(v->up, nc * sizeof *nu);
       if (!nu) {
-        skip(a, v->line, IPS__SKIP_STAMPS, "out of memory");
+        skip(a, v, v->line, IPS_SKIP_STAMPS, "out of memory");
         v->bad = 1;
         return;
       }
@@ -277,7 +242,7 @@ static void on_syscall(ips__attr_t *a, vat_t *v, const ips__rec_t *r,
        v->up[v->n_up - 1].snum != r->snum)) {
     snprintf(d, sizeof d, "syscall-result of %s has no pending syscall",
              v->name);
-    skip(a, line, IPS__SKIP_ORPHAN, d);
+    skip(a, v, line, IPS_SKIP_ORPHAN, d);
     return;
   }
   u = &v->up[v->n_up - 1];
@@ -322,7 +287,63 @@ static void estimate(vat_t *v, int slot, const int64_t *P, const int64_t *W,
   *bound = v->est_delay[slot] / 2;
 }
 
-static void on_result(ips__attr_t *a, vat_t *v, const ips__rec_t *r,
+/* One place adds a delivery to a set's sums: a vat's and the whole
+ * input's. */
+static void add_totals(ips_totals_t *t, const ips_delivery_t *d) {
+  t->n++;
+  if (d->clock == 'm')
+    t->n_mono++;
+  else
+    t->n_wall++;
+  t->pipe += d->pipe;
+  t->worker += d->worker;
+  t->kernel += d->kernel;
+  t->total += d->total;
+  if (d->has_cpu) {
+    t->n_cpu++;
+    t->cpu += d->cpu_ns;
+    t->offcpu += d->offcpu_ns;
+    t->cpu_worker += d->worker;
+  }
+  if (d->has_gap) {
+    t->n_gap++;
+    t->gap += d->gap_ns;
+  }
+  if (d->quake)
+    t->n_quake++;
+}
+
+/* The slowest deliveries, kept sorted by insertion; ties keep file order. */
+static void keep_slow(ips_analysis_t *a, const ips_delivery_t *d) {
+  size_t i, top = a->o.top;
+  ips_slow_t *s;
+  if (top == 0)
+    return;
+  if (a->nslow == top && a->slow[a->nslow - 1].total >= d->total)
+    return;
+  i = a->nslow < top ? a->nslow++ : a->nslow - 1;
+  while (i > 0 && a->slow[i - 1].total < d->total) {
+    a->slow[i] = a->slow[i - 1];
+    i--;
+  }
+  s = &a->slow[i];
+  snprintf(s->vat, sizeof s->vat, "%s", d->vat);
+  snprintf(s->desc, sizeof s->desc, "%s", d->desc);
+  s->crank = d->crank;
+  s->dnum = d->dnum;
+  s->line = d->line;
+  s->pipe = d->pipe;
+  s->worker = d->worker;
+  s->kernel = d->kernel;
+  s->total = d->total;
+}
+
+const ips_slow_t *ips_analysis_slowest(const ips_analysis_t *a, size_t *n) {
+  *n = a->nslow;
+  return a->slow;
+}
+
+static void on_result(ips_analysis_t *a, vat_t *v, const ips__rec_t *r,
                       long line) {
   size_t n, k, i, last;
   int have_pm, have_ww, have_wm, causal = 0, slot;
@@ -330,11 +351,11 @@ static void on_result(ips__attr_t *a, vat_t *v, const ips__rec_t *r,
   int64_t *P = a->P, *W = a->W;
   pst_t E = pstamp(r);
   const int64_t *wsrc;
-  ips__delivery_t dv;
+  ips_delivery_t dv;
   if (!matches(v, r)) {
     snprintf(d, sizeof d, "deliver-result of %s (no delivery in progress)",
              v->name);
-    skip(a, line, IPS__SKIP_ORPHAN, d);
+    skip(a, v, line, IPS_SKIP_ORPHAN, d);
     return;
   }
   v->open = 0;
@@ -346,30 +367,30 @@ static void on_result(ips__attr_t *a, vat_t *v, const ips__rec_t *r,
   n = v->n_up;
   v->n_up = 0;
   if (n > 0 && !v->up[n - 1].has_R) {
-    skip(a, v->line, IPS__SKIP_STAMPS, "the last syscall has no result");
+    skip(a, v, v->line, IPS_SKIP_STAMPS, "the last syscall has no result");
     return;
   }
   if (!(r->have & IPS__F_METER)) {
-    skip(a, v->line, IPS__SKIP_NOSTAMPS, "dr has no metering object");
+    skip(a, v, v->line, IPS_SKIP_NOSTAMPS, "dr has no metering object");
     return;
   }
   if ((r->have & IPS__F_IPSV) && r->ipsv != 1) {
     snprintf(d, sizeof d, "ipcstamp.v %ld at line %ld (this reader knows 1)",
              r->ipsv, line);
-    skip(a, v->line, IPS__SKIP_VERSION, d);
+    skip(a, v, v->line, IPS_SKIP_VERSION, d);
     return;
   }
   if (r->dropped > 0) {
     snprintf(d, sizeof d, "%lld stamps dropped, see line %ld", r->dropped,
              line);
-    skip(a, v->line, IPS__SKIP_DROPPED, d);
+    skip(a, v, v->line, IPS_SKIP_DROPPED, d);
     return;
   }
   k = 2 + 2 * n;
   have_ww = (r->have & IPS__F_WALLS) != 0;
   have_wm = (r->have & IPS__F_WMONO) != 0;
   if (!have_ww && !have_wm) {
-    skip(a, v->line, IPS__SKIP_NOSTAMPS, "metering has neither timestamps nor ipcstamp.mono");
+    skip(a, v, v->line, IPS_SKIP_NOSTAMPS, "metering has neither timestamps nor ipcstamp.mono");
     return;
   }
   if ((have_ww && r->n_walls != k) || (have_wm && r->n_wmono != k) ||
@@ -377,7 +398,7 @@ static void on_result(ips__attr_t *a, vat_t *v, const ips__rec_t *r,
     snprintf(d, sizeof d,
              "%zu syscalls need %zu stamps; the metering at line %ld has %zu",
              n, k, line, have_wm ? r->n_wmono : r->n_walls);
-    skip(a, v->line, IPS__SKIP_STAMPS, d);
+    skip(a, v, v->line, IPS_SKIP_STAMPS, d);
     return;
   }
   if (r->have & IPS__F_KINDS) {
@@ -386,7 +407,7 @@ static void on_result(ips__attr_t *a, vat_t *v, const ips__rec_t *r,
       if (r->kinds[i] != want) {
         snprintf(d, sizeof d, "ipcstamp.kinds \"%.40s\" at line %ld", r->kinds,
                  line);
-        skip(a, v->line, IPS__SKIP_STAMPS, d);
+        skip(a, v, v->line, IPS_SKIP_STAMPS, d);
         return;
       }
     }
@@ -395,7 +416,7 @@ static void on_result(ips__attr_t *a, vat_t *v, const ips__rec_t *r,
   for (i = 0; i < n; i++)
     have_pm = have_pm && v->up[i].U.has_m && v->up[i].R.has_m;
   /* Parent stamps in its mono clock if it has one (never jumps). */
-  if (a->mode == IPS__CLOCK_WALL)
+  if (a->o.clock == IPS_CLOCK_WALL)
     have_pm = 0;
   last = k - 1;
 #define PS(s) (have_pm ? (s).m : (s).w)
@@ -418,15 +439,15 @@ static void on_result(ips__attr_t *a, vat_t *v, const ips__rec_t *r,
     }
   }
   memset(&dv, 0, sizeof dv);
-  if (a->mode == IPS__CLOCK_MONO) {
+  if (a->o.clock == IPS_CLOCK_MONO) {
     if (!have_pm || !have_wm) {
-      skip(a, v->line, IPS__SKIP_CLOCK,
+      skip(a, v, v->line, IPS_SKIP_CLOCK,
            have_wm ? "the parent has no monotime" : "the worker has no ipcstamp.mono");
       return;
     }
     causal = 1;
-  } else if (a->mode == IPS__CLOCK_WALL && !have_ww) {
-    skip(a, v->line, IPS__SKIP_CLOCK, "the worker has no wall timestamps");
+  } else if (a->o.clock == IPS_CLOCK_WALL && !have_ww) {
+    skip(a, v, v->line, IPS_SKIP_CLOCK, "the worker has no wall timestamps");
     return;
   }
   if (causal) {
@@ -434,7 +455,7 @@ static void on_result(ips__attr_t *a, vat_t *v, const ips__rec_t *r,
     dv.clock = 'm';
   } else {
     int64_t off, bound;
-    wsrc = have_ww && a->mode != IPS__CLOCK_MONO ? r->walls : r->wmono;
+    wsrc = have_ww && a->o.clock != IPS_CLOCK_MONO ? r->walls : r->wmono;
     slot = (wsrc == r->walls ? 0 : 2) + (have_pm ? 1 : 0);
     estimate(v, slot, P, wsrc, n, &off, &bound);
     for (i = 0; i < k; i++)
@@ -487,7 +508,7 @@ static void on_result(ips__attr_t *a, vat_t *v, const ips__rec_t *r,
     if (q > dv.quake_ns)
       dv.quake_ns = q;
   }
-  dv.quake = dv.quake_ns > a->quake_ns;
+  dv.quake = dv.quake_ns > a->o.quake_ns;
   if (dv.quake) /* the offset found before the quake is stale now */
     memset(v->has_est, 0, sizeof v->has_est);
   {
@@ -500,39 +521,21 @@ static void on_result(ips__attr_t *a, vat_t *v, const ips__rec_t *r,
       a->lastE[c] = P[last];
     a->has_lastE[c] = 1;
   }
-  v->s.n++;
-  if (dv.clock == 'm')
-    v->s.n_mono++;
-  else {
-    v->s.n_wall++;
+  if (dv.clock == 'w') {
     v->s.has_offset = 1;
     v->s.offset_ns = dv.offset_ns;
     v->s.bound_ns = dv.bound_ns;
   }
-  v->s.pipe += dv.pipe;
-  v->s.worker += dv.worker;
-  v->s.kernel += dv.kernel;
-  v->s.total += dv.total;
-  if (dv.has_cpu) {
-    v->s.n_cpu++;
-    v->s.cpu += dv.cpu_ns;
-  }
-  if (dv.quake)
-    v->s.quakes++;
-  if (a->st) {
-    a->st->deliveries++;
-    if (dv.clock == 'm')
-      a->st->n_mono++;
-    else
-      a->st->n_wall++;
-    if (dv.quake)
-      a->st->quakes++;
-  }
-  if (a->cb)
-    a->cb(a->arg, &dv);
+  add_totals(&v->s.t, &dv);
+  if (!v->shown)
+    return;
+  add_totals(&a->st.all, &dv);
+  keep_slow(a, &dv);
+  if (a->o.on_delivery)
+    a->o.on_delivery(a->o.arg, &dv);
 }
 
-void ips__attr_feed(ips__attr_t *a, const ips__rec_t *r, long line) {
+void ips__attr_feed(ips_analysis_t *a, const ips__rec_t *r, long line) {
   vat_t *v;
   const char *miss = NULL;
   if (r->type == IPS__REC_OTHER)
@@ -542,7 +545,7 @@ void ips__attr_feed(ips__attr_t *a, const ips__rec_t *r, long line) {
       char d[80];
       snprintf(d, sizeof d, "slog-start says ipcstamp.v %ld (this reader knows 1)",
                r->ipsv);
-      skip(a, line, IPS__SKIP_VERSION, d);
+      skip(a, NULL, line, IPS_SKIP_VERSION, d);
     }
     return;
   }
@@ -557,12 +560,13 @@ void ips__attr_feed(ips__attr_t *a, const ips__rec_t *r, long line) {
   if (miss) {
     char d[64];
     snprintf(d, sizeof d, "no %s", miss);
-    skip(a, line, IPS__SKIP_MISSING, d);
+    ips__skip(a, (r->have & IPS__F_VAT) ? r->vat : NULL, line,
+              IPS_SKIP_MISSING, d);
     return;
   }
   v = find_vat(a, r->vat);
   if (!v) {
-    skip(a, line, IPS__SKIP_MISSING, "out of memory");
+    ips__skip(a, r->vat, line, IPS_SKIP_MISSING, "out of memory");
     return;
   }
   switch (r->type) {
@@ -581,15 +585,15 @@ void ips__attr_feed(ips__attr_t *a, const ips__rec_t *r, long line) {
   }
 }
 
-void ips__attr_finish(ips__attr_t *a) {
+void ips_analysis_finish(ips_analysis_t *a) {
   size_t i;
   for (i = 0; i < a->nvats; i++)
     drop_open(a, a->vats[i], "the file ends first");
 }
 
-size_t ips__nsegments(const ips__delivery_t *d) { return 3 + 4 * d->n_up; }
+size_t ips_delivery_nsegments(const ips_delivery_t *d) { return 3 + 4 * d->n_up; }
 
-int64_t ips__segment(const ips__delivery_t *d, size_t j, const char **name) {
+int64_t ips_delivery_segment(const ips_delivery_t *d, size_t j, const char **name) {
   const int64_t *P = d->P, *W = d->W;
   size_t last = 1 + 2 * d->n_up, i;
   if (j == 0) {

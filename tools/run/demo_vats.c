@@ -10,7 +10,7 @@
  * Only what Agoric's xsnap-worker also offers is used (issueCommand on
  * ArrayBuffers, TextEncoder/TextDecoder, an ArrayBuffer result), so the
  * demo runs on either worker: --worker path/to/xsnap-worker works too. */
-#include "../run_demo.h"
+#include "demo.h"
 
 const char ips__demo_vat_js[] =
     "var enc = new TextEncoder(), dec = new TextDecoder();\n"

@@ -1,4 +1,4 @@
-/* slog.h — the streaming slogfile reader shared by report, trace, latency.
+/* slog.h — the streaming slogfile reader of the analysis (internal).
  *
  * A slogfile (DESIGN.md §5) is JSON lines.  The reader hands out one line at
  * a time from a plain file, a gzip file or stdin, holding at most one line
@@ -9,11 +9,13 @@
  * stepped over instead of being tokenised, which is where most of the
  * bytes are (see docs/report.md).
  */
-#ifndef IPCSTAMP_TOOLS_SLOG_H
-#define IPCSTAMP_TOOLS_SLOG_H
+#ifndef IPCSTAMP_ANALYZE_SLOG_H
+#define IPCSTAMP_ANALYZE_SLOG_H
 
 #include <stddef.h>
 #include <stdint.h>
+
+#include "ipcstamp-proto.h"
 
 /* ---- input ---------------------------------------------------------- */
 
@@ -83,7 +85,7 @@ enum {
   IPS__F_IPSV = 1 << 12     /* an ipcstamp.v was seen (slog-start or metering) */
 };
 
-#define IPS__MAX_STAMPS 65536 /* per delivery; more is refused */
+#define IPS__MAX_STAMPS IPS_MAX_STAMPS /* per delivery; more is refused */
 #define IPS__VAT_MAX 64
 #define IPS__DESC_MAX 96
 

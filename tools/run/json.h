@@ -1,4 +1,4 @@
-/* run_json.h — split untrusted JSON (workload lines, upcalls) into its
+/* json.h — split untrusted JSON (workload lines, upcalls) into its
  * top-level members, each re-serialised compactly, with yajl's streaming
  * parser.  No tree is built. */
 #ifndef IPCSTAMP_TOOLS_RUN_JSON_H

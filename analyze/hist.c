@@ -1,38 +1,38 @@
-/* hist.c — log-linear histogram (see hist.h). */
+/* hist.c — the log-linear histogram (ipcstamp-analyze.h). */
 #include "config.h"
 
 #include <math.h>
 #include <string.h>
 
-#include "hist.h"
+#include "ipcstamp-analyze.h"
 
-void ips__hist_init(ips__hist_t *h) { memset(h, 0, sizeof *h); }
+void ips_hist_init(ips_hist_t *h) { memset(h, 0, sizeof *h); }
 
 static int msb(uint64_t v) { return 63 - __builtin_clzll(v); }
 
-int ips__hist_index(int64_t v) {
+int ips_hist_index(int64_t v) {
   int b;
-  if (v < 2 * IPS__HIST_SUB)
+  if (v < 2 * IPS_HIST_SUB)
     return (int)v;
   b = msb((uint64_t)v) - 10; /* v >> b lands in [1024, 2047] */
-  return b * IPS__HIST_SUB + (int)((uint64_t)v >> b);
+  return b * IPS_HIST_SUB + (int)((uint64_t)v >> b);
 }
 
 static int bucket_of(int i) {
-  return i < 2 * IPS__HIST_SUB ? 0 : i / IPS__HIST_SUB - 1;
+  return i < 2 * IPS_HIST_SUB ? 0 : i / IPS_HIST_SUB - 1;
 }
 
-int64_t ips__hist_low(int i) {
+int64_t ips_hist_low(int i) {
   int b = bucket_of(i);
-  return (int64_t)((uint64_t)(i - b * IPS__HIST_SUB) << b);
+  return (int64_t)((uint64_t)(i - b * IPS_HIST_SUB) << b);
 }
 
-int64_t ips__hist_high(int i) {
+int64_t ips_hist_high(int i) {
   int b = bucket_of(i);
-  return ips__hist_low(i) + (((int64_t)1 << b) - 1); /* no overflow at the top */
+  return ips_hist_low(i) + (((int64_t)1 << b) - 1); /* no overflow at the top */
 }
 
-void ips__hist_add(ips__hist_t *h, int64_t v) {
+void ips_hist_add(ips_hist_t *h, int64_t v) {
   double d;
   if (h->count == 0 || v < h->min)
     h->min = v;
@@ -46,10 +46,10 @@ void ips__hist_add(ips__hist_t *h, int64_t v) {
     h->negative++;
     v = 0;
   }
-  h->c[ips__hist_index(v)]++;
+  h->c[ips_hist_index(v)]++;
 }
 
-int64_t ips__hist_percentile(const ips__hist_t *h, double p) {
+int64_t ips_hist_percentile(const ips_hist_t *h, double p) {
   uint64_t want, seen = 0;
   int i;
   int64_t v;
@@ -60,15 +60,15 @@ int64_t ips__hist_percentile(const ips__hist_t *h, double p) {
     want = 1;
   if (want > h->count)
     want = h->count;
-  for (i = 0; i < IPS__HIST_N; i++) {
+  for (i = 0; i < IPS_HIST_N; i++) {
     seen += h->c[i];
     if (seen >= want)
       break;
   }
-  v = ips__hist_high(i);
+  v = ips_hist_high(i);
   return v > h->max ? h->max : v;
 }
 
-double ips__hist_stddev(const ips__hist_t *h) {
+double ips_hist_stddev(const ips_hist_t *h) {
   return h->count > 1 ? sqrt(h->m2 / (double)h->count) : 0.0;
 }

@@ -9,9 +9,9 @@
 #include <string.h>
 #include <yajl/yajl_gen.h>
 
-#include "commands.h"
+#include "cli.h"
 #include "kernel.h"
-#include "run_json.h"
+#include "json.h"
 
 static unsigned hash(const char *s) {
   unsigned h = 2166136261u;

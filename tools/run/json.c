@@ -1,4 +1,4 @@
-/* run_json.c — see run_json.h.  One generator per member: tokens at depth
+/* json.c — see json.h.  One generator per member: tokens at depth
  * >= 1 are forwarded into it, and when the member's value closes, its text
  * is copied out. */
 #include "config.h"
@@ -9,7 +9,7 @@
 #include <yajl/yajl_gen.h>
 #include <yajl/yajl_parse.h>
 
-#include "run_json.h"
+#include "json.h"
 
 typedef struct {
   run_jsplit_t *out;

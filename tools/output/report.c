@@ -1,10 +1,10 @@
-/* report_out.c — the report's text, JSON-lines and CSV output. */
+/* report.c — the report's text, JSON-lines and CSV output. */
 #include "config.h"
 
 #include <inttypes.h>
 #include <string.h>
 
-#include "report.h"
+#include "output.h"
 
 static const char *clock_name(char c) { return c == 'm' ? "mono" : "wall"; }
 
@@ -45,7 +45,7 @@ static void tb_us(tb_t *t, int64_t ns) {
     fwrite(t->b, 1, t->n, t->f);
     t->n = 0;
   }
-  t->n += ips__put_us(t->b + t->n, ns);
+  t->n += ips_put_us(t->b + t->n, ns);
 }
 
 static void tb_ll(tb_t *t, long long v) {
@@ -61,8 +61,8 @@ static void tb_ll(tb_t *t, long long v) {
   tb_put(t, b + sizeof b - n, (size_t)n);
 }
 
-void ips__report_delivery_text(ips__report_t *r, const ips__delivery_t *d) {
-  size_t j, ns = ips__nsegments(d);
+void report_delivery_text(report_out_t *r, const ips_delivery_t *d) {
+  size_t j, ns = ips_delivery_nsegments(d);
   tb_t t;
   t.f = r->out;
   t.n = 0;
@@ -90,7 +90,7 @@ void ips__report_delivery_text(ips__report_t *r, const ips__delivery_t *d) {
   TB_LIT(&t, "\n  ");
   for (j = 0; j < ns; j++) {
     const char *name;
-    int64_t v = ips__segment(d, j, &name);
+    int64_t v = ips_delivery_segment(d, j, &name);
     if (j)
       TB_LIT(&t, " | ");
     tb_str(&t, name);
@@ -134,31 +134,13 @@ void ips__report_delivery_text(ips__report_t *r, const ips__delivery_t *d) {
 
 /* ---- JSON ---------------------------------------------------------- */
 
-static void gs(yajl_gen g, const char *s) {
-  yajl_gen_string(g, (const unsigned char *)s, strlen(s));
-}
-static void gi(yajl_gen g, const char *k, long long v) {
-  gs(g, k);
-  yajl_gen_integer(g, v);
-}
-static void gkv(yajl_gen g, const char *k, const char *v) {
-  gs(g, k);
-  gs(g, v);
-}
+#define gs out_str
+#define gi out_int
+#define gkv out_kv
 
-static void flush_gen(ips__report_t *r) {
-  const unsigned char *buf;
-  size_t len;
-  yajl_gen_get_buf(r->g, &buf, &len);
-  fwrite(buf, 1, len, r->out);
-  fputc('\n', r->out);
-  yajl_gen_clear(r->g);
-  yajl_gen_reset(r->g, NULL);
-}
-
-void ips__report_delivery_json(ips__report_t *r, const ips__delivery_t *d) {
+void report_delivery_json(report_out_t *r, const ips_delivery_t *d) {
   yajl_gen g = r->g;
-  size_t j, ns = ips__nsegments(d);
+  size_t j, ns = ips_delivery_nsegments(d);
   yajl_gen_map_open(g);
   gi(g, "crank", d->crank);
   gkv(g, "vat", d->vat);
@@ -172,7 +154,7 @@ void ips__report_delivery_json(ips__report_t *r, const ips__delivery_t *d) {
   yajl_gen_array_open(g);
   for (j = 0; j < ns; j++) {
     const char *name;
-    int64_t v = ips__segment(d, j, &name);
+    int64_t v = ips_delivery_segment(d, j, &name);
     yajl_gen_array_open(g);
     gs(g, name);
     yajl_gen_integer(g, v);
@@ -196,10 +178,16 @@ void ips__report_delivery_json(ips__report_t *r, const ips__delivery_t *d) {
   if (d->quake)
     gi(g, "timequake_ns", d->quake_ns);
   yajl_gen_map_close(g);
-  flush_gen(r);
+  out_flush(r->g, r->out, 1);
 }
 
-void ips__report_delivery_csv(ips__report_t *r, const ips__delivery_t *d) {
+void report_csv_header(report_out_t *r) {
+  fputs("crank,vat,deliveryNum,description,clock,pipe_ns,worker_ns,"
+        "kernel_ns,total_ns,cpu_ns,gap_ns,timequake,upcalls,line\n",
+        r->out);
+}
+
+void report_delivery_csv(report_out_t *r, const ips_delivery_t *d) {
   FILE *f = r->out;
   const char *s;
   fprintf(f, "%lld,", d->crank);
@@ -224,30 +212,31 @@ void ips__report_delivery_csv(ips__report_t *r, const ips__delivery_t *d) {
 
 /* ---- summaries ----------------------------------------------------- */
 
-static void share_row(FILE *f, const char *name, uint64_t n, int64_t pipe,
-                      int64_t worker, int64_t kernel, int64_t total) {
-  char b[4][32];
+static void share_row(FILE *f, const char *name, const ips_totals_t *t) {
+  char b[4][IPS_US_BUF];
   fprintf(f, "%-12s %8" PRIu64 " %14s %5.1f%% %14s %5.1f%% %14s %5.1f%% %14s\n",
-          name, n, ips__fmt_us(b[0], pipe), pct(pipe, total),
-          ips__fmt_us(b[1], worker), pct(worker, total),
-          ips__fmt_us(b[2], kernel), pct(kernel, total),
-          ips__fmt_us(b[3], total));
+          name, t->n, ips_format_us(b[0], t->pipe), pct(t->pipe, t->total),
+          ips_format_us(b[1], t->worker), pct(t->worker, t->total),
+          ips_format_us(b[2], t->kernel), pct(t->kernel, t->total),
+          ips_format_us(b[3], t->total));
 }
 
-void ips__report_summary_text(ips__report_t *r, ips__attr_t *a,
-                              const ips__drive_stats_t *st) {
+void report_summary_text(report_out_t *r, const ips_analysis_t *a, int gap) {
   FILE *f = r->out;
-  char b[4][32];
-  size_t i, nv = ips__attr_nvats(a);
+  char b[4][IPS_US_BUF];
+  const ips_stats_t *st = ips_analysis_stats(a);
+  const ips_totals_t *t = &st->all;
+  const ips_slow_t *slow;
+  size_t i, nslow, nv = ips_analysis_nvats(a);
   int k;
-  if (!r->summary_only && r->n > 0)
+  if (gap && t->n > 0)
     fputc('\n', f);
   fprintf(f, "== summary (times in microseconds)\n");
-  fprintf(f, "deliveries: %" PRIu64 " attributed", r->n);
+  fprintf(f, "deliveries: %" PRIu64 " attributed", t->n);
   if (!r->vat)
     fprintf(f, " (%" PRIu64 " on the mono clock, %" PRIu64
                " on wall clocks with an offset estimate)",
-            st->n_mono, st->n_wall);
+            t->n_mono, t->n_wall);
   fprintf(f, ", %" PRIu64 " not attributed\n", st->skipped_deliveries);
   fprintf(f, "lines: %" PRIu64 " read, %" PRIu64 " skipped, %" PRIu64
              " other records ignored\n",
@@ -255,88 +244,90 @@ void ips__report_summary_text(ips__report_t *r, ips__attr_t *a,
   fprintf(f, "%-12s %8s %14s %6s %14s %6s %14s %6s %14s\n", "vat", "count",
           "pipe", "", "worker", "", "kernel", "", "total");
   for (i = 0; i < nv; i++) {
-    const ips__vat_stats_t *v = ips__attr_vat(a, i);
-    if (v->n == 0 || (r->vat && strcmp(r->vat, v->vat)))
+    const ips_vat_stats_t *v = ips_analysis_vat(a, i);
+    if (v->t.n == 0 || (r->vat && strcmp(r->vat, v->vat)))
       continue;
-    share_row(f, v->vat, v->n, v->pipe, v->worker, v->kernel, v->total);
+    share_row(f, v->vat, &v->t);
   }
-  share_row(f, "all", r->n, r->pipe, r->worker, r->kernel, r->total);
-  if (r->n_gap)
+  share_row(f, "all", t);
+  if (t->n_gap)
     fprintf(f, "kernel between deliveries: %s over %" PRIu64 " gaps\n",
-            ips__fmt_us(b[0], r->gap), r->n_gap);
-  if (r->n_cpu)
+            ips_format_us(b[0], t->gap), t->n_gap);
+  if (t->n_cpu)
     fprintf(f, "worker on-cpu %s (%.1f%%), off-cpu %s (%.1f%%) over %" PRIu64
                " deliveries with cpu_ns\n",
-            ips__fmt_us(b[0], r->cpu_worker - r->offcpu),
-            pct(r->cpu_worker - r->offcpu, r->cpu_worker),
-            ips__fmt_us(b[1], r->offcpu), pct(r->offcpu, r->cpu_worker),
-            r->n_cpu);
+            ips_format_us(b[0], t->cpu_worker - t->offcpu),
+            pct(t->cpu_worker - t->offcpu, t->cpu_worker),
+            ips_format_us(b[1], t->offcpu), pct(t->offcpu, t->cpu_worker),
+            t->n_cpu);
   fprintf(f, "timequakes: %" PRIu64 " (wall and mono differ by more than %s)\n",
-          r->n_quake, ips__fmt_us(b[0], r->quake_ns));
+          t->n_quake, ips_format_us(b[0], r->quake_ns));
   for (i = 0; i < nv; i++) {
-    const ips__vat_stats_t *v = ips__attr_vat(a, i);
+    const ips_vat_stats_t *v = ips_analysis_vat(a, i);
     if (!v->has_offset || (r->vat && strcmp(r->vat, v->vat)))
       continue;
     fprintf(f, "clock offset %s (worker - parent): %s +- %s\n", v->vat,
-            ips__fmt_us(b[0], v->offset_ns), ips__fmt_us(b[1], v->bound_ns));
+            ips_format_us(b[0], v->offset_ns), ips_format_us(b[1], v->bound_ns));
   }
-  if (r->nslow) {
+  slow = ips_analysis_slowest(a, &nslow);
+  if (nslow) {
     fprintf(f, "slowest deliveries:\n");
-    for (i = 0; i < r->nslow; i++) {
-      const ips__slow_t *s = &r->slow[i];
+    for (i = 0; i < nslow; i++) {
+      const ips_slow_t *s = &slow[i];
       fprintf(f, "  crank %lld %s #%lld %s: total %s (pipe %s, worker %s, kernel %s) line %ld\n",
-              s->crank, s->vat, s->dnum, s->desc, ips__fmt_us(b[0], s->total),
-              ips__fmt_us(b[1], s->pipe), ips__fmt_us(b[2], s->worker),
-              ips__fmt_us(b[3], s->kernel), s->line);
+              s->crank, s->vat, s->dnum, s->desc, ips_format_us(b[0], s->total),
+              ips_format_us(b[1], s->pipe), ips_format_us(b[2], s->worker),
+              ips_format_us(b[3], s->kernel), s->line);
     }
   }
   if (st->skipped_lines || st->skipped_deliveries) {
     fprintf(f, "skipped:\n");
-    for (k = 0; k < IPS__SKIP_N; k++)
+    for (k = 0; k < IPS_SKIP_N; k++)
       if (st->skipped[k])
-        fprintf(f, "  %8" PRIu64 "  %s\n", st->skipped[k], ips__skip_msg(k));
+        fprintf(f, "  %8" PRIu64 "  %s\n", st->skipped[k], ips_skip_message(k));
   }
 }
 
-static void totals_json(yajl_gen g, uint64_t n, int64_t pipe, int64_t worker,
-                        int64_t kernel, int64_t total) {
-  gi(g, "deliveries", (long long)n);
-  gi(g, "pipe_ns", pipe);
-  gi(g, "worker_ns", worker);
-  gi(g, "kernel_ns", kernel);
-  gi(g, "total_ns", total);
+static void totals_json(yajl_gen g, const ips_totals_t *t) {
+  gi(g, "deliveries", (long long)t->n);
+  gi(g, "pipe_ns", t->pipe);
+  gi(g, "worker_ns", t->worker);
+  gi(g, "kernel_ns", t->kernel);
+  gi(g, "total_ns", t->total);
 }
 
-void ips__report_summary_json(ips__report_t *r, ips__attr_t *a,
-                              const ips__drive_stats_t *st) {
+void report_summary_json(report_out_t *r, const ips_analysis_t *a) {
   yajl_gen g = r->g;
-  size_t i, nv = ips__attr_nvats(a);
+  const ips_stats_t *st = ips_analysis_stats(a);
+  const ips_totals_t *t = &st->all;
+  const ips_slow_t *slow;
+  size_t i, nslow, nv = ips_analysis_nvats(a);
   int k;
   yajl_gen_map_open(g);
   gs(g, "summary");
   yajl_gen_map_open(g);
-  totals_json(g, r->n, r->pipe, r->worker, r->kernel, r->total);
-  gi(g, "mono", (long long)st->n_mono);
-  gi(g, "wall", (long long)st->n_wall);
+  totals_json(g, t);
+  gi(g, "mono", (long long)t->n_mono);
+  gi(g, "wall", (long long)t->n_wall);
   gi(g, "lines", (long long)st->lines);
   gi(g, "lines_skipped", (long long)st->skipped_lines);
   gi(g, "deliveries_skipped", (long long)st->skipped_deliveries);
   gi(g, "other_records", (long long)st->other);
-  gi(g, "kernel_between_ns", r->gap);
-  gi(g, "timequakes", (long long)r->n_quake);
-  if (r->n_cpu) {
-    gi(g, "cpu_ns", r->cpu);
-    gi(g, "offcpu_ns", r->offcpu);
+  gi(g, "kernel_between_ns", t->gap);
+  gi(g, "timequakes", (long long)t->n_quake);
+  if (t->n_cpu) {
+    gi(g, "cpu_ns", t->cpu);
+    gi(g, "offcpu_ns", t->offcpu);
   }
   gs(g, "vats");
   yajl_gen_array_open(g);
   for (i = 0; i < nv; i++) {
-    const ips__vat_stats_t *v = ips__attr_vat(a, i);
-    if (v->n == 0 || (r->vat && strcmp(r->vat, v->vat)))
+    const ips_vat_stats_t *v = ips_analysis_vat(a, i);
+    if (v->t.n == 0 || (r->vat && strcmp(r->vat, v->vat)))
       continue;
     yajl_gen_map_open(g);
     gkv(g, "vat", v->vat);
-    totals_json(g, v->n, v->pipe, v->worker, v->kernel, v->total);
+    totals_json(g, &v->t);
     if (v->has_offset) {
       gi(g, "offset_ns", v->offset_ns);
       gi(g, "offset_bound_ns", v->bound_ns);
@@ -346,8 +337,9 @@ void ips__report_summary_json(ips__report_t *r, ips__attr_t *a,
   yajl_gen_array_close(g);
   gs(g, "slowest");
   yajl_gen_array_open(g);
-  for (i = 0; i < r->nslow; i++) {
-    const ips__slow_t *s = &r->slow[i];
+  slow = ips_analysis_slowest(a, &nslow);
+  for (i = 0; i < nslow; i++) {
+    const ips_slow_t *s = &slow[i];
     yajl_gen_map_open(g);
     gi(g, "crank", s->crank);
     gkv(g, "vat", s->vat);
@@ -360,11 +352,11 @@ void ips__report_summary_json(ips__report_t *r, ips__attr_t *a,
   yajl_gen_array_close(g);
   gs(g, "skipped");
   yajl_gen_map_open(g);
-  for (k = 0; k < IPS__SKIP_N; k++)
+  for (k = 0; k < IPS_SKIP_N; k++)
     if (st->skipped[k])
-      gi(g, ips__skip_name(k), (long long)st->skipped[k]);
+      gi(g, ips_skip_name(k), (long long)st->skipped[k]);
   yajl_gen_map_close(g);
   yajl_gen_map_close(g);
   yajl_gen_map_close(g);
-  flush_gen(r);
+  out_flush(g, r->out, 1);
 }

@@ -1,13 +1,13 @@
-# `ipcstamp run` and `make demo` (parent issue).
+# tools/run/: `ipcstamp run` (driver, kernel, workload, demo) and `make demo`.
 tools_ipcstamp_SOURCES += \
-	tools/cmd_run.c \
-	tools/kernel.c \
-	tools/kernel.h \
-	tools/run_json.c \
-	tools/run_json.h \
-	tools/run_workload.c \
-	tools/run_demo.h \
-	tools/demo/vat_js.c
+	tools/run/cmd_run.c \
+	tools/run/kernel.c \
+	tools/run/kernel.h \
+	tools/run/json.c \
+	tools/run/json.h \
+	tools/run/workload.c \
+	tools/run/demo.h \
+	tools/run/demo_vats.c
 tools_ipcstamp_LDADD += parent/libipcstamp-parent.la proto/libipcstamp-proto.la
 
 # README command 1: several JavaScript workers doing real work with

@@ -13,9 +13,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "commands.h"
+#include "cli.h"
 #include "kernel.h"
-#include "run_demo.h"
+#include "demo.h"
 
 #define MAX_VATS 256
 #define MAX_ARGS 64
@@ -63,7 +63,7 @@ __attribute__((format(printf, 1, 2))) static int bad_usage(const char *fmt,
   vfprintf(stderr, fmt, ap);
   va_end(ap);
   fprintf(stderr, " (try 'ipcstamp run --help')\n");
-  return IPS_EXIT_USAGE;
+  return CLI_EXIT_USAGE;
 }
 
 static int parse_num(const char *s, long lo, long hi, long *out) {
@@ -161,7 +161,7 @@ static int start_vats(run_t *r, char **wargv, uint64_t timeout_ms,
   return 0;
 }
 
-int ips__cmd_run(int argc, char **argv) {
+int cmd_run(int argc, char **argv) {
   static const struct option opts[] = {
       {"worker", required_argument, NULL, 'w'},
       {"vats", required_argument, NULL, 'n'},
@@ -178,7 +178,7 @@ int ips__cmd_run(int argc, char **argv) {
       {"help", no_argument, NULL, 'h'},
       {NULL, 0, NULL, 0}};
   const char *worker = NULL, *workload = NULL, *slog_path = NULL;
-  int demo = 0, force = 0, quiet = 0, c, rc, i, exit_code = IPS_EXIT_OK;
+  int demo = 0, force = 0, quiet = 0, c, rc, i, exit_code = CLI_EXIT_OK;
   long vats = 1, rounds = 20, timeout = 0, max_frame = 0, repeat = 1;
   long max_upcalls = 0;
   int repeat_given = 0;
@@ -229,7 +229,7 @@ int ips__cmd_run(int argc, char **argv) {
       break;
     case 'h':
       usage(stdout);
-      return IPS_EXIT_OK;
+      return CLI_EXIT_OK;
     case ':':
       return bad_usage("option '%s' needs a value", argv[optind - 1]);
     default:
@@ -248,7 +248,7 @@ int ips__cmd_run(int argc, char **argv) {
   memset(&r, 0, sizeof r);
   if (uv_loop_init(&loop) != 0) {
     fprintf(stderr, "ipcstamp run: cannot start the event loop\n");
-    return IPS_EXIT_FAIL;
+    return CLI_EXIT_FAIL;
   }
   r.k.loop = &loop;
   r.k.nvats = (int)vats;
@@ -258,7 +258,7 @@ int ips__cmd_run(int argc, char **argv) {
   cmd = strdup(worker);
   if (!r.k.vats || !cmd) {
     fprintf(stderr, "ipcstamp run: out of memory\n");
-    exit_code = IPS_EXIT_FAIL;
+    exit_code = CLI_EXIT_FAIL;
     goto out;
   }
   if (split_cmd(cmd, wargv, MAX_ARGS) <= 0) {
@@ -287,7 +287,7 @@ int ips__cmd_run(int argc, char **argv) {
       fprintf(stderr, "ipcstamp run: cannot write the slogfile %s: %s%s\n",
               slog_path, ips_strerror(rc),
               rc == -EEXIST ? " (use --force to replace it)" : "");
-      exit_code = IPS_EXIT_IO;
+      exit_code = CLI_EXIT_IO;
       goto out;
     }
   }
@@ -307,8 +307,8 @@ int ips__cmd_run(int argc, char **argv) {
                   (uint64_t)max_upcalls);
   if (rc != 0) {
     /* A --worker that cannot be run is a bad value. */
-    exit_code = rc == UV_ENOENT || rc == UV_EACCES ? IPS_EXIT_USAGE
-                                                   : IPS_EXIT_FAIL;
+    exit_code = rc == UV_ENOENT || rc == UV_EACCES ? CLI_EXIT_USAGE
+                                                   : CLI_EXIT_FAIL;
     kernel_stop(&r.k);
   } else {
     kernel_pump(&r.k);
@@ -334,9 +334,9 @@ int ips__cmd_run(int argc, char **argv) {
   if (slog_path && !quiet && !r.k.slog_failed)
     printf("slogfile: %s\n", slog_path);
   if (r.k.slog_failed)
-    exit_code = IPS_EXIT_IO;
-  else if (exit_code == IPS_EXIT_OK && (r.k.faults || r.interrupted))
-    exit_code = IPS_EXIT_FAIL;
+    exit_code = CLI_EXIT_IO;
+  else if (exit_code == CLI_EXIT_OK && (r.k.faults || r.interrupted))
+    exit_code = CLI_EXIT_FAIL;
 
 out:
   kernel_free(&r.k);
@@ -344,8 +344,8 @@ out:
   if (r.k.slog)
     ips_slog_close(r.k.slog);
   uv_run(&loop, UV_RUN_DEFAULT);
-  if (uv_loop_close(&loop) != 0 && exit_code == IPS_EXIT_OK)
-    exit_code = IPS_EXIT_FAIL;
+  if (uv_loop_close(&loop) != 0 && exit_code == CLI_EXIT_OK)
+    exit_code = CLI_EXIT_FAIL;
   free(cmd);
   fflush(stdout);
   return exit_code;

@@ -1,4 +1,4 @@
-/* run_demo.h — workloads for `ipcstamp run`: from a JSON-lines file, or
+/* demo.h — workloads for `ipcstamp run`: from a JSON-lines file, or
  * the built-in demo. */
 #ifndef IPCSTAMP_TOOLS_RUN_DEMO_H
 #define IPCSTAMP_TOOLS_RUN_DEMO_H
@@ -25,8 +25,8 @@ void run_demo_workload(kernel_t *k, run_feed_t *f, int rounds);
 
 /* Read and check the whole workload in path ("-" = stdin) into f, then feed
  * it to k passes times.  A bad line is reported as "FILE:LINE: what" on
- * stderr; returns 0, IPS_EXIT_INPUT (bad line, nothing kept) or
- * IPS_EXIT_IO (cannot read). */
+ * stderr; returns 0, CLI_EXIT_INPUT (bad line, nothing kept) or
+ * CLI_EXIT_IO (cannot read). */
 int run_load_workload(kernel_t *k, run_feed_t *f, const char *path,
                       uint64_t passes);
 

@@ -1,0 +1,44 @@
+/* attribute.h — inside the analysis: the assembler of deliveries and the
+ * attribution of their time (DESIGN.md §6 in docs/analyze.md), and the
+ * statistics it keeps.  Internal to libipcstamp-analyze.
+ *
+ * The assembler holds only unfinished deliveries (one per vat: upcalls nest
+ * strictly), so memory follows the number of vats, not the file.
+ */
+#ifndef IPCSTAMP_ANALYZE_ATTRIBUTE_H
+#define IPCSTAMP_ANALYZE_ATTRIBUTE_H
+
+#include "ipcstamp-analyze.h"
+#include "slog.h"
+
+typedef struct ips__vat ips__vat_t;
+
+struct ips_analysis_s {
+  ips_analysis_options_t o;
+  char *vat_filter;              /* owned copy of o.vat */
+  ips__vat_t **vats;
+  size_t nvats, capvats;
+  size_t *hash;                  /* open addressing: index + 1, 0 = empty */
+  size_t hcap;
+  int has_lastE[2];
+  int64_t lastE[2];
+  int64_t *P, *W;                /* a delivery's stamps, for the callback */
+  ips_stats_t st;
+  ips_slow_t *slow;              /* o.top entries, nslow used */
+  size_t nslow;
+  int read_err;                  /* the source failed: returned again */
+  char read_msg[256];
+};
+
+/* One record of the given line.  Skips go to the callback and the stats. */
+void ips__attr_feed(ips_analysis_t *a, const ips__rec_t *r, long line);
+
+/* Report a skipped line or delivery of vat (NULL: a line, counted
+ * whatever the filter). */
+void ips__skip(ips_analysis_t *a, const char *vat, long line, int reason,
+               const char *detail);
+
+/* Release the assembler's state. */
+void ips__attr_free(ips_analysis_t *a);
+
+#endif

@@ -1,0 +1,287 @@
+/* ipcstamp-analyze.h — the analysis library: records from a source, each
+ * delivery attributed to pipe, worker and kernel, and the statistics.
+ *
+ * Data flows one way: a *source* (a slogfile: plain, gzip or stdin) yields
+ * records; the *analysis* assembles each delivery from its records, computes
+ * where its time went (docs/analyze.md, docs/report.md) and keeps every
+ * statistic; results leave through two callbacks, one per attributed
+ * delivery and one per skipped line or delivery (with its reason and line).
+ * Nothing here prints, parses options or exits.
+ *
+ * Conventions are those of ipcstamp-proto.h: functions return 0 or a
+ * negative code (IPS_E*, or -errno), with a one-line message in the
+ * caller's buffer where they take one.  Nothing is shared between two
+ * analyses; one analysis is used by one thread at a time (a source may read
+ * ahead on a thread of its own: that is invisible to the caller).
+ *
+ * Ownership: the caller owns what it opens (a source, an analysis) until it
+ * closes or frees it.  Everything a callback receives (the delivery, its
+ * stamp arrays and strings, a skip's detail) is owned by the analysis and
+ * valid only during the call: copy what you keep.
+ */
+#ifndef IPCSTAMP_ANALYZE_H
+#define IPCSTAMP_ANALYZE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "ipcstamp-proto.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ------------------------------------------------------------------------
+ * Sources.
+ */
+typedef struct ips_source_s ips_source_t;
+
+/* The longest line a source holds by default (64 MiB); longer lines are
+ * skipped as IPS_SKIP_TOO_LONG without being kept in memory. */
+#define IPS_DEFAULT_MAX_LINE (64u << 20)
+/* The shortest --max-line accepted. */
+#define IPS_MIN_MAX_LINE 1024u
+
+typedef struct ips_source_options_s {
+  size_t max_line;  /* longest line kept; 0: IPS_DEFAULT_MAX_LINE */
+  int strict;       /* 1: tokenise every byte as JSON (slower; the default
+                       steps over payloads the analysis does not need) */
+} ips_source_options_t;
+
+/* Fill *o with the defaults. */
+IPS_EXTERN void ips_source_options_init(ips_source_options_t *o);
+
+/* Open the slogfile at path ("-" is standard input); gzip is recognised by
+ * its content.  o may be NULL for the defaults.  On success *out is the
+ * source, owned by the caller until ips_source_close().  Returns 0, or a
+ * negative code with a message (path included) in err (errlen bytes). */
+IPS_EXTERN int ips_source_open(ips_source_t **out, const char *path,
+                               const ips_source_options_t *o, char *err,
+                               size_t errlen);
+
+/* Bytes read so far and the input's size (0 when unknown: a pipe, gzip). */
+IPS_EXTERN void ips_source_progress(const ips_source_t *s, uint64_t *done,
+                                    uint64_t *total);
+
+/* Close the source and free it.  NULL is ignored. */
+IPS_EXTERN void ips_source_close(ips_source_t *s);
+
+/* ------------------------------------------------------------------------
+ * What is skipped, and why: one list makes the enum, the name and the
+ * message.  The first three are lines; the others are deliveries.
+ */
+#define IPS_SKIP_MAP(XX)                                                      \
+  XX(NOT_JSON, "line is not JSON")                                            \
+  XX(TRUNCATED, "truncated last line")                                        \
+  XX(TOO_LONG, "line longer than --max-line")                                 \
+  XX(MISSING, "missing or wrong fields")                                      \
+  XX(VERSION, "unknown ipcstamp format version")                              \
+  XX(ORPHAN, "syscall or result without its delivery")                        \
+  XX(UNFINISHED, "delivery without its result")                               \
+  XX(STAMPS, "worker stamps do not match the syscall count")                  \
+  XX(DROPPED, "worker dropped stamps (its table was full)")                   \
+  XX(NOSTAMPS, "no worker stamps in the metering")                            \
+  XX(CLOCK, "the requested clock is not in the record")
+
+typedef enum {
+#define XX(name, msg) IPS_SKIP_##name,
+  IPS_SKIP_MAP(XX)
+#undef XX
+  IPS_SKIP_N
+} ips_skip_reason_t;
+
+/* "line is not JSON", ...; "?" for a reason out of range.  Static. */
+IPS_EXTERN const char *ips_skip_message(int reason);
+/* "NOT_JSON", ...: for machine-readable output.  Static. */
+IPS_EXTERN const char *ips_skip_name(int reason);
+
+/* One skipped line or delivery.  line is the 1-based line of the source
+ * where it is (for a delivery, its deliver record); detail says what was
+ * wrong ("" when nothing more is known). */
+typedef struct ips_skip_s {
+  int reason;          /* IPS_SKIP_* */
+  long line;
+  const char *detail;
+} ips_skip_t;
+
+/* ------------------------------------------------------------------------
+ * One attributed delivery (see docs/report.md for every field).
+ */
+typedef struct ips_delivery_s {
+  const char *vat;
+  const char *desc;     /* what was delivered: a method name, "notify", ... */
+  long long crank, dnum;
+  long line;            /* line of the deliver record */
+  int ok;               /* dr[0] was "ok" */
+  char clock;           /* 'm': both sides mono; 'w': offset-estimated */
+  char pclock;          /* parent clock: 'm' monotime, 'w' time */
+  size_t n_up;          /* upcalls */
+  /* P and W hold 2 + 2*n_up stamps (D,U1,R1,...,E and d,u1,r1,...,e), all
+   * in the parent's clock, in ns; W is converted with the offset estimate
+   * when clock == 'w'. */
+  const int64_t *P, *W;
+  int64_t pipe, worker, kernel, total; /* pipe + worker + kernel == total */
+  int has_cpu;
+  int64_t cpu_ns;
+  int64_t offcpu_ns;    /* worker time not on the CPU, never below 0 */
+  int quake;            /* |wall - mono| over the delivery > threshold */
+  int64_t quake_ns;
+  int has_gap;
+  int64_t gap_ns;       /* kernel time since the previous delivery ended */
+  int64_t offset_ns, bound_ns; /* clock == 'w': worker - parent, +- bound */
+} ips_delivery_t;
+
+/* The delivery's segments in time order: send, worker, then per upcall
+ * upcall, kernel, reply, worker; then result. */
+IPS_EXTERN size_t ips_delivery_nsegments(const ips_delivery_t *d);
+/* Segment j's length in ns (j < ips_delivery_nsegments(d)); *name gets its
+ * kind ("send", "worker", "upcall", "kernel", "reply", "result"). */
+IPS_EXTERN int64_t ips_delivery_segment(const ips_delivery_t *d, size_t j,
+                                        const char **name);
+
+/* ------------------------------------------------------------------------
+ * Statistics.
+ */
+
+/* Sums over a set of deliveries, in ns. */
+typedef struct ips_totals_s {
+  uint64_t n, n_mono, n_wall, n_cpu, n_gap, n_quake;
+  int64_t pipe, worker, kernel, total;
+  int64_t cpu, offcpu, cpu_worker; /* over the deliveries with cpu_ns */
+  int64_t gap;                     /* kernel time between deliveries */
+} ips_totals_t;
+
+/* One vat's figures.  The offset is the latest estimate (clock 'w'). */
+typedef struct ips_vat_stats_s {
+  const char *vat;
+  ips_totals_t t;
+  int has_offset;
+  int64_t offset_ns, bound_ns;
+} ips_vat_stats_t;
+
+/* The whole input (the deliveries and skips counted are those that pass
+ * the analysis's vat filter; lines are all lines). */
+typedef struct ips_stats_s {
+  uint64_t lines, other;        /* lines read; records of other types */
+  uint64_t skipped[IPS_SKIP_N];
+  uint64_t skipped_lines, skipped_deliveries;
+  ips_totals_t all;             /* every attributed delivery */
+  int first_mono_ok, first_time_ok;
+  int64_t first_mono, first_time; /* of the first record: a trace's origin */
+} ips_stats_t;
+
+/* One of the slowest deliveries (by total). */
+typedef struct ips_slow_s {
+  char vat[64];
+  char desc[96];
+  long long crank, dnum;
+  long line;
+  int64_t pipe, worker, kernel, total;
+} ips_slow_t;
+
+/* ------------------------------------------------------------------------
+ * The analysis.
+ */
+typedef struct ips_analysis_s ips_analysis_t;
+
+enum { IPS_CLOCK_AUTO, IPS_CLOCK_MONO, IPS_CLOCK_WALL };
+
+typedef void (*ips_delivery_cb)(void *arg, const ips_delivery_t *d);
+typedef void (*ips_skip_cb)(void *arg, const ips_skip_t *s);
+
+typedef struct ips_analysis_options_s {
+  int clock;            /* IPS_CLOCK_*: which stamps to attribute with */
+  int64_t quake_ns;     /* timequake threshold (default 1 ms) */
+  const char *vat;      /* only this vat's deliveries and skips; NULL: all
+                           (copied) */
+  size_t top;           /* how many slowest deliveries to keep (default 10) */
+  ips_delivery_cb on_delivery; /* optional */
+  ips_skip_cb on_skip;         /* optional */
+  void *arg;                   /* passed to both */
+} ips_analysis_options_t;
+
+/* Fill *o with the defaults. */
+IPS_EXTERN void ips_analysis_options_init(ips_analysis_options_t *o);
+
+/* Create an analysis.  *out is owned by the caller until
+ * ips_analysis_free().  Returns 0, IPS_EINVAL or IPS_ENOMEM. */
+IPS_EXTERN int ips_analysis_new(ips_analysis_t **out,
+                                const ips_analysis_options_t *o);
+
+/* Read up to max_lines lines of s (0: no limit) and feed them to the
+ * analysis; callbacks run from inside this call.  Returns the number of
+ * lines read (> 0), 0 at the end of input, or IPS_EIO when the source
+ * cannot be read any further (a read error, a damaged gzip stream): the
+ * message is in err, and the line that could not be read is
+ * ips_analysis_stats(a)->lines + 1.  Every line before the fault has been
+ * analysed; the error stays (later calls return it again).  Call it again
+ * to go on: a caller can show progress between calls. */
+IPS_EXTERN long ips_analysis_read(ips_analysis_t *a, ips_source_t *s,
+                                  size_t max_lines, char *err, size_t errlen);
+
+/* The input is over: each delivery still waiting for its result is skipped
+ * (IPS_SKIP_UNFINISHED).  Call once, after the last read. */
+IPS_EXTERN void ips_analysis_finish(ips_analysis_t *a);
+
+/* The statistics so far.  Valid until the next call on a. */
+IPS_EXTERN const ips_stats_t *ips_analysis_stats(const ips_analysis_t *a);
+
+/* Vats seen so far, in order of first appearance (every vat, whatever the
+ * filter). */
+IPS_EXTERN size_t ips_analysis_nvats(const ips_analysis_t *a);
+IPS_EXTERN const ips_vat_stats_t *ips_analysis_vat(const ips_analysis_t *a,
+                                                   size_t i);
+
+/* The slowest deliveries so far, slowest first (ties in file order);
+ * *n gets how many (at most the option top). */
+IPS_EXTERN const ips_slow_t *ips_analysis_slowest(const ips_analysis_t *a,
+                                                  size_t *n);
+
+/* Free the analysis.  NULL is ignored. */
+IPS_EXTERN void ips_analysis_free(ips_analysis_t *a);
+
+/* ------------------------------------------------------------------------
+ * A log-linear histogram of non-negative ns values with 3 significant
+ * digits: below 2048 every value has its own counter; above, each power of
+ * two is split into 1024 counters.  Fixed size (about 430 KiB) whatever the
+ * count.
+ */
+#define IPS_HIST_SUB 1024
+#define IPS_HIST_N (54 * IPS_HIST_SUB)
+
+typedef struct ips_hist_s {
+  uint64_t count;
+  uint64_t negative;   /* values below zero, recorded as 0 */
+  int64_t min, max;
+  double mean, m2;     /* Welford: mean and variance */
+  uint64_t c[IPS_HIST_N];
+} ips_hist_t;
+
+/* The caller owns h (allocate it: it is large).  init clears it. */
+IPS_EXTERN void ips_hist_init(ips_hist_t *h);
+IPS_EXTERN void ips_hist_add(ips_hist_t *h, int64_t v);
+/* The value at percentile p (0 < p <= 100): the highest value equivalent to
+ * the counter holding the ceil(p% * count)-th smallest value, capped at the
+ * largest value recorded.  0 if empty. */
+IPS_EXTERN int64_t ips_hist_percentile(const ips_hist_t *h, double p);
+IPS_EXTERN double ips_hist_stddev(const ips_hist_t *h);
+/* Counter index of v, and the lowest and highest value of counter i. */
+IPS_EXTERN int ips_hist_index(int64_t v);
+IPS_EXTERN int64_t ips_hist_low(int i);
+IPS_EXTERN int64_t ips_hist_high(int i);
+
+/* ------------------------------------------------------------------------
+ * Figures as text.
+ */
+
+/* "123.456": ns as microseconds with three decimals, exact, NUL-terminated
+ * in buf (at least IPS_US_BUF bytes).  Returns buf. */
+#define IPS_US_BUF 32
+IPS_EXTERN const char *ips_format_us(char *buf, int64_t ns);
+/* The same text without its NUL; returns its length. */
+IPS_EXTERN size_t ips_put_us(char *buf, int64_t ns);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* IPCSTAMP_ANALYZE_H */

@@ -1,0 +1,30 @@
+# analyze/: the analysis library.  Sources (slogfiles) -> records ->
+# attribution -> callbacks and statistics; no command-line concerns.
+#
+# The code is built once, as a convenience library that the tests and the
+# fuzz targets link whole (they reach the internal reader and parser), and
+# installed as libipcstamp-analyze, which exports only ipcstamp-analyze.h.
+noinst_LTLIBRARIES += analyze/libanalyze-core.la
+analyze_libanalyze_core_la_CFLAGS = $(AM_CFLAGS) -pthread $(YAJL_CFLAGS) $(ZLIB_CFLAGS)
+analyze_libanalyze_core_la_SOURCES = \
+	analyze/slog.h \
+	analyze/slog_read.c \
+	analyze/slog_ahead.c \
+	analyze/slog_parse.c \
+	analyze/slog_fast.c \
+	analyze/json_skip.c \
+	analyze/attribute.h \
+	analyze/attribute.c \
+	analyze/analysis.c \
+	analyze/hist.c
+analyze_libanalyze_core_la_LIBADD = proto/libipcstamp-proto.la \
+	$(YAJL_LIBS) $(ZLIB_LIBS) -lm -lpthread
+
+lib_LTLIBRARIES += analyze/libipcstamp-analyze.la
+include_HEADERS += analyze/ipcstamp-analyze.h
+pkgconfig_DATA += analyze/ipcstamp-analyze.pc
+analyze_libipcstamp_analyze_la_SOURCES =
+analyze_libipcstamp_analyze_la_LIBADD = analyze/libanalyze-core.la
+analyze_libipcstamp_analyze_la_LDFLAGS = $(AM_LDFLAGS) -no-undefined -version-info 0:0:0
+
+dist_doc_DATA += docs/analyze.md

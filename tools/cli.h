@@ -1,0 +1,110 @@
+/* cli.h — the `ipcstamp` command line: its exit codes, its subcommands and
+ * the options that the analysis subcommands share.
+ *
+ * Each subcommand is `int cmd_<name>(int argc, char **argv)`; argv[0] is
+ * the subcommand's name, options follow (getopt_long; main resets optind).
+ * It returns one of the exit codes below and prints its own messages,
+ * prefixed "ipcstamp <name>: ".
+ */
+#ifndef IPCSTAMP_TOOLS_CLI_H
+#define IPCSTAMP_TOOLS_CLI_H
+
+#include <getopt.h>
+#include <stdio.h>
+
+#include "ipcstamp-analyze.h"
+
+/* Exit codes of the command (docs/cli.md).  They are the program's own, so
+ * they do not use the libraries' IPS_ prefix; the workers' exit codes are
+ * another table (IPS_WORKER_EXIT_* in ipcstamp-worker.h). */
+enum {
+  CLI_EXIT_OK = 0,  /* done, nothing skipped */
+  CLI_EXIT_FAIL = 1, /* the run failed (a worker fault, a failed delivery) */
+  CLI_EXIT_USAGE = 2, /* bad option or value */
+  CLI_EXIT_INPUT = 3, /* bad input: records were skipped, each reported */
+  CLI_EXIT_IO = 4  /* cannot read the input or write the output */
+};
+
+/* name, one-line summary.  One line per subcommand. */
+#define CLI_COMMANDS(XX)                                                   \
+  XX(run, "drive a workload through workers and write a slogfile")        \
+  XX(report, "where the time of each delivery went: pipe, worker, kernel") \
+  XX(trace, "a Chrome/Perfetto trace of a slogfile")                      \
+  XX(latency, "percentiles of pipe, worker, kernel or total time")
+
+#define XX(name, summary) int cmd_##name(int argc, char **argv);
+CLI_COMMANDS(XX)
+#undef XX
+
+/* ---- the analysis subcommands' shared options ------------------------ */
+
+/* Option codes above any character, so a subcommand's own short options
+ * never collide with them. */
+enum {
+  OPT_VAT = 0x100,
+  OPT_CLOCK,
+  OPT_STRICT,
+  OPT_MAX_LINE,
+  OPT_QUAKE_US,
+  OPT_FIRST_OWN /* a subcommand numbers its own long options from here */
+};
+
+/* The long options every analysis subcommand takes, to put first in its
+ * table (then its own, then {NULL, 0, NULL, 0}). */
+#define CLI_INPUT_OPTIONS                                 \
+  {"vat", required_argument, NULL, OPT_VAT},              \
+  {"clock", required_argument, NULL, OPT_CLOCK},          \
+  {"strict", no_argument, NULL, OPT_STRICT},              \
+  {"max-line", required_argument, NULL, OPT_MAX_LINE},    \
+  {"quake-us", required_argument, NULL, OPT_QUAKE_US},    \
+  {"help", no_argument, NULL, 'h'}
+
+/* Their lines in --help. */
+#define CLI_INPUT_HELP                                                     \
+  "  --vat V           only deliveries to vat V (and only its skips)\n"  \
+  "  --clock C         auto (default), mono or wall\n"                   \
+  "  --quake-us US     timequake threshold in microseconds (default 1000)\n" \
+  "  --strict          validate every byte as JSON (slower)\n"           \
+  "  --max-line BYTES  longest line read (default 67108864)\n"           \
+  "  -h, --help        this text\n"
+
+/* What an analysis subcommand reads and how: the slogfile, the source's
+ * and the analysis's options, and where messages go. */
+typedef struct {
+  const char *prog;            /* "ipcstamp report": message prefix */
+  const char *usage;           /* the --help text */
+  const char *path;            /* the slogfile; "-" is stdin */
+  ips_source_options_t src;
+  ips_analysis_options_t an;
+  int progress;                /* a progress bar on a terminal */
+  FILE *msgs;                  /* skips are reported here (stderr) */
+} cli_input_t;
+
+/* Defaults for prog, whose --help text is usage. */
+void cli_input_init(cli_input_t *in, const char *prog, const char *usage);
+
+/* One option from getopt_long: returns 0 when it was a shared option (or
+ * -h: the help is printed), 1 when it is the subcommand's own, or -1 after
+ * saying on stderr what is wrong.  *done is set for -h (exit CLI_EXIT_OK). */
+int cli_input_option(cli_input_t *in, int c, const char *arg, int *done);
+
+/* After the options: exactly one slogfile.  Returns 0, or -1 after saying
+ * what is wrong. */
+int cli_input_path(cli_input_t *in, int argc, char **argv);
+
+/* Says on stderr that an option's value is wrong ("--top takes a count up
+ * to 10000, not 'x'") and returns CLI_EXIT_USAGE. */
+int cli_bad_value(const cli_input_t *in, const char *what, const char *arg);
+
+/* A whole number from 0 to max, or -1. */
+int cli_count(const char *s, long long max, long long *out);
+
+/* Reads the whole slogfile into a new analysis (callbacks in in->an):
+ * every skip reported on in->msgs with its line, a progress bar on a
+ * terminal.  *out is the analysis, for the summary (free it): it is set
+ * before the first callback (so a callback may read its statistics) and
+ * also when reading stopped early.  Returns CLI_EXIT_OK, CLI_EXIT_INPUT
+ * (something skipped) or CLI_EXIT_IO. */
+int cli_analyze(cli_input_t *in, ips_analysis_t **out);
+
+#endif

@@ -1,0 +1,182 @@
+/* options.c — the options the analysis subcommands share, and the loop
+ * that reads a slogfile into an analysis with its messages. */
+#include "config.h"
+
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli.h"
+
+void cli_input_init(cli_input_t *in, const char *prog, const char *usage) {
+  memset(in, 0, sizeof *in);
+  in->prog = prog;
+  in->usage = usage;
+  ips_source_options_init(&in->src);
+  ips_analysis_options_init(&in->an);
+  in->progress = 1;
+  in->msgs = stderr;
+}
+
+int cli_count(const char *s, long long max, long long *out) {
+  char *end;
+  long long v;
+  if (!*s || *s == '-' || *s == '+')
+    return -1;
+  v = strtoll(s, &end, 10);
+  if (*end || v < 0 || v > max)
+    return -1;
+  *out = v;
+  return 0;
+}
+
+int cli_bad_value(const cli_input_t *in, const char *what, const char *arg) {
+  fprintf(stderr, "%s: %s, not '%s' (try '%s --help')\n", in->prog, what, arg,
+          in->prog);
+  return CLI_EXIT_USAGE;
+}
+
+int cli_input_option(cli_input_t *in, int c, const char *arg, int *done) {
+  long long v;
+  *done = 0;
+  switch (c) {
+    case OPT_VAT:
+      in->an.vat = arg;
+      return 0;
+    case OPT_CLOCK:
+      if (!strcmp(arg, "auto"))
+        in->an.clock = IPS_CLOCK_AUTO;
+      else if (!strcmp(arg, "mono"))
+        in->an.clock = IPS_CLOCK_MONO;
+      else if (!strcmp(arg, "wall"))
+        in->an.clock = IPS_CLOCK_WALL;
+      else {
+        cli_bad_value(in, "--clock takes auto, mono or wall", arg);
+        return -1;
+      }
+      return 0;
+    case OPT_STRICT:
+      in->src.strict = 1;
+      return 0;
+    case OPT_MAX_LINE:
+      if (cli_count(arg, 1LL << 34, &v) || v < IPS_MIN_MAX_LINE) {
+        cli_bad_value(in, "--max-line takes bytes (1024 or more)", arg);
+        return -1;
+      }
+      in->src.max_line = (size_t)v;
+      return 0;
+    case OPT_QUAKE_US:
+      if (cli_count(arg, 1000000000000LL, &v)) {
+        cli_bad_value(in, "--quake-us takes microseconds", arg);
+        return -1;
+      }
+      in->an.quake_ns = v * 1000;
+      return 0;
+    case 'h':
+      fputs(in->usage, stdout);
+      *done = 1;
+      return 0;
+    case '?':
+    case ':':
+      fprintf(stderr, "try '%s --help'\n", in->prog);
+      return -1;
+    default:
+      return 1;
+  }
+}
+
+int cli_input_path(cli_input_t *in, int argc, char **argv) {
+  if (optind + 1 != argc) {
+    fprintf(stderr, "%s: %s (try '%s --help')\n", in->prog,
+            optind == argc ? "which slogfile?" : "one slogfile only", in->prog);
+    return -1;
+  }
+  in->path = argv[optind];
+  return 0;
+}
+
+/* The analysis has one argument for both callbacks: the relay stands in
+ * between, to add the messages and pass each call on. */
+typedef struct {
+  cli_input_t *in;
+} relay_t;
+
+static void on_delivery(void *arg, const ips_delivery_t *d) {
+  relay_t *r = arg;
+  r->in->an.on_delivery(r->in->an.arg, d);
+}
+
+/* Every skip on stderr, as "prog: path:line: reason: detail (skipped)",
+ * then to the subcommand's own callback if it has one. */
+static void on_skip(void *arg, const ips_skip_t *s) {
+  relay_t *r = arg;
+  if (r->in->msgs)
+    fprintf(r->in->msgs, "%s: %s:%ld: %s%s%s (skipped)\n", r->in->prog,
+            r->in->path, s->line, ips_skip_message(s->reason),
+            *s->detail ? ": " : "", s->detail);
+  if (r->in->an.on_skip)
+    r->in->an.on_skip(r->in->an.arg, s);
+}
+
+static void progress(const ips_source_t *src, int final) {
+  uint64_t done, total;
+  ips_source_progress(src, &done, &total);
+  if (final) {
+    fputs("\r\033[K", stderr);
+  } else if (total > 0) {
+    int pct = (int)(done * 100 / total), i;
+    char bar[41];
+    for (i = 0; i < 40; i++)
+      bar[i] = i < pct * 40 / 100 ? '#' : '.';
+    bar[40] = '\0';
+    fprintf(stderr, "\r[%s] %3d%%", bar, pct > 100 ? 100 : pct);
+  } else {
+    fprintf(stderr, "\r%" PRIu64 " MB read", done >> 20);
+  }
+  fflush(stderr);
+}
+
+int cli_analyze(cli_input_t *in, ips_analysis_t **out) {
+  char err[512];
+  ips_source_t *src;
+  ips_analysis_options_t ao = in->an;
+  const ips_stats_t *st;
+  relay_t relay;
+  uint64_t done, total;
+  long n;
+  int rc, bar;
+  *out = NULL;
+  relay.in = in;
+  ao.on_delivery = in->an.on_delivery ? on_delivery : NULL;
+  ao.on_skip = on_skip;
+  ao.arg = &relay;
+  rc = ips_analysis_new(out, &ao);
+  if (rc < 0) {
+    fprintf(stderr, "%s: %s\n", in->prog, ips_strerror(rc));
+    return CLI_EXIT_IO;
+  }
+  if (ips_source_open(&src, in->path, &in->src, err, sizeof err) < 0) {
+    fprintf(stderr, "%s: %s\n", in->prog, err);
+    return CLI_EXIT_IO;
+  }
+  ips_source_progress(src, &done, &total);
+  bar = in->progress && isatty(2) && total > (64u << 20);
+  rc = CLI_EXIT_OK;
+  while ((n = ips_analysis_read(*out, src, bar ? 50000 : 0, err, sizeof err)) > 0)
+    if (bar)
+      progress(src, 0);
+  if (bar)
+    progress(src, 1);
+  st = ips_analysis_stats(*out);
+  if (n < 0) {
+    fprintf(stderr, "%s: %s:%" PRIu64 ": %s\n", in->prog, in->path,
+            st->lines + 1, err);
+    rc = CLI_EXIT_IO;
+  }
+  ips_analysis_finish(*out);
+  ips_source_close(src);
+  if (rc == CLI_EXIT_OK && (st->skipped_lines || st->skipped_deliveries))
+    rc = CLI_EXIT_INPUT;
+  return rc;
+}

@@ -1,0 +1,81 @@
+/* latency.c — a percentile table, HdrHistogram-style, of one quantity. */
+#include "config.h"
+
+#include <inttypes.h>
+#include <string.h>
+
+#include "output.h"
+
+static const double pcts[] = {25, 50, 75, 90, 95, 99, 99.9, 99.99, 99.999, 100};
+
+const char *const latency_names[LAT_N] = {"pipe", "worker", "kernel",
+                                          "total", "upcall"};
+
+void latency_add(ips_hist_t *h, int what, const ips_delivery_t *d) {
+  size_t i;
+  switch (what) {
+    case LAT_PIPE: ips_hist_add(h, d->pipe); break;
+    case LAT_WORKER: ips_hist_add(h, d->worker); break;
+    case LAT_KERNEL: ips_hist_add(h, d->kernel); break;
+    case LAT_TOTAL: ips_hist_add(h, d->total); break;
+    default:
+      for (i = 0; i < d->n_up; i++)
+        ips_hist_add(h, d->W[2 + 2 * i] - d->W[1 + 2 * i]);
+  }
+}
+
+void latency_table(FILE *f, const ips_hist_t *h, int what) {
+  char b[2][32];
+  size_t i;
+  fprintf(f, "%s time, microseconds, %" PRIu64 " values\n", latency_names[what],
+         h->count);
+  fprintf(f, "%12s %16s\n", "percentile", "value");
+  for (i = 0; i < sizeof pcts / sizeof pcts[0]; i++)
+    fprintf(f, "%12.3f %16s\n", pcts[i],
+           ips_format_us(b[0], ips_hist_percentile(h, pcts[i])));
+  fprintf(f, "mean %.3f  stddev %.3f  min %s  max %s\n", h->mean / 1000.0,
+         ips_hist_stddev(h) / 1000.0, ips_format_us(b[0], h->count ? h->min : 0),
+         ips_format_us(b[1], h->count ? h->max : 0));
+  if (h->negative)
+    fprintf(f, "%" PRIu64 " negative values (clock offset error) counted as 0\n",
+           h->negative);
+}
+
+void latency_json(FILE *f, const ips_hist_t *h, int what) {
+  yajl_gen g = out_gen();
+  size_t i;
+  char num[64];
+  if (!g)
+    return;
+  yajl_gen_map_open(g);
+  out_str(g, "what");
+  out_str(g, latency_names[what]);
+  out_str(g, "unit");
+  out_str(g, "ns");
+  out_str(g, "count");
+  yajl_gen_integer(g, (long long)h->count);
+  out_str(g, "mean");
+  snprintf(num, sizeof num, "%.1f", h->mean);
+  yajl_gen_number(g, num, strlen(num));
+  out_str(g, "stddev");
+  snprintf(num, sizeof num, "%.1f", ips_hist_stddev(h));
+  yajl_gen_number(g, num, strlen(num));
+  out_str(g, "min");
+  yajl_gen_integer(g, h->count ? h->min : 0);
+  out_str(g, "max");
+  yajl_gen_integer(g, h->count ? h->max : 0);
+  out_str(g, "negative");
+  yajl_gen_integer(g, (long long)h->negative);
+  out_str(g, "percentiles");
+  yajl_gen_map_open(g);
+  for (i = 0; i < sizeof pcts / sizeof pcts[0]; i++) {
+    snprintf(num, sizeof num, "%g", pcts[i]);
+    out_str(g, num);
+    yajl_gen_integer(g, ips_hist_percentile(h, pcts[i]));
+  }
+  yajl_gen_map_close(g);
+  yajl_gen_map_close(g);
+  out_flush(g, f, 1);
+  yajl_gen_free(g);
+}
+

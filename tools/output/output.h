@@ -1,0 +1,69 @@
+/* output.h — the output formats of `report`, `trace` and `latency`.  Each
+ * takes attributed deliveries and the analysis's statistics (from
+ * libipcstamp-analyze) and writes one format; none reads input or options. */
+#ifndef IPCSTAMP_TOOLS_OUTPUT_H
+#define IPCSTAMP_TOOLS_OUTPUT_H
+
+#include <stdio.h>
+#include <yajl/yajl_gen.h>
+
+#include "ipcstamp-analyze.h"
+
+/* ---- JSON helpers shared by the formats (json.c) --------------------- */
+
+void out_str(yajl_gen g, const char *s);                  /* "s" */
+void out_int(yajl_gen g, const char *key, long long v);   /* "key": v */
+void out_kv(yajl_gen g, const char *key, const char *v);  /* "key": "v" */
+void out_us(yajl_gen g, const char *key, int64_t ns);     /* "key": 1.234 */
+/* Writes what g holds to f and empties g; with nl, that was one whole
+ * JSON line: a newline follows and g is ready for the next value. */
+void out_flush(yajl_gen g, FILE *f, int nl);
+/* A generator for output: no UTF-8 validation (strings come from the
+ * slogfile's parser, which kept them valid), NULL when out of memory. */
+yajl_gen out_gen(void);
+
+/* ---- report (report.c) ----------------------------------------------- */
+
+enum { REPORT_TEXT, REPORT_JSON, REPORT_CSV };
+
+typedef struct {
+  FILE *out;
+  int format;          /* REPORT_* */
+  const char *vat;     /* the --vat filter, or NULL */
+  int64_t quake_ns;    /* the threshold, for the summary's text */
+  yajl_gen g;          /* REPORT_JSON */
+} report_out_t;
+
+void report_delivery_text(report_out_t *r, const ips_delivery_t *d);
+void report_delivery_json(report_out_t *r, const ips_delivery_t *d);
+void report_delivery_csv(report_out_t *r, const ips_delivery_t *d);
+void report_csv_header(report_out_t *r);
+/* The summary after the deliveries; gap says whether deliveries were
+ * printed before it (text puts a blank line between). */
+void report_summary_text(report_out_t *r, const ips_analysis_t *a, int gap);
+void report_summary_json(report_out_t *r, const ips_analysis_t *a);
+
+/* ---- trace (trace.c) --------------------------------------------------- */
+
+typedef struct trace_out trace_out_t;
+
+/* Chrome Trace Event JSON on f.  NULL when out of memory. */
+trace_out_t *trace_open(FILE *f);
+/* One delivery; times are relative to the input's first record (st). */
+void trace_delivery(trace_out_t *t, const ips_stats_t *st,
+                    const ips_delivery_t *d);
+/* Closes the JSON and frees t.  Returns 0, or -1 if memory ran out on the
+ * way (the trace is then incomplete). */
+int trace_close(trace_out_t *t);
+
+/* ---- latency (latency.c) ----------------------------------------------- */
+
+enum { LAT_PIPE, LAT_WORKER, LAT_KERNEL, LAT_TOTAL, LAT_UPCALL, LAT_N };
+extern const char *const latency_names[LAT_N];
+
+/* Adds what of d to h (LAT_UPCALL: each upcall as the worker waits). */
+void latency_add(ips_hist_t *h, int what, const ips_delivery_t *d);
+void latency_table(FILE *f, const ips_hist_t *h, int what);
+void latency_json(FILE *f, const ips_hist_t *h, int what);
+
+#endif
