@@ -37,7 +37,7 @@ struct ips__vat {
   int has_est[4];
   int64_t est_off[4], est_delay[4];
 };
-typedef struct ips__vat vat_t;
+typedef struct ips__vat vat_state_t;
 
 static const char *const skip_msgs[] = {
 #define XX(name, msg) msg,
@@ -105,9 +105,9 @@ static size_t hash_str(const char *s) {
 }
 
 /* The vat's state; hash slots hold index + 1 so zero means empty. */
-static vat_t *find_vat(ips_analysis_t *a, const char *name) {
+static vat_state_t *find_vat(ips_analysis_t *a, const char *name) {
   size_t m = a->hcap - 1, i = hash_str(name) & m;
-  vat_t *v;
+  vat_state_t *v;
   while (a->hash[i]) {
     v = a->vats[a->hash[i] - 1];
     if (!strcmp(v->name, name))
@@ -116,7 +116,7 @@ static vat_t *find_vat(ips_analysis_t *a, const char *name) {
   }
   if (a->nvats == a->capvats) {
     size_t nc = a->capvats ? a->capvats * 2 : 16;
-    vat_t **nv = realloc(a->vats, nc * sizeof *nv);
+    vat_state_t **nv = realloc(a->vats, nc * sizeof *nv);
     if (!nv)
       return NULL;
     a->vats = nv;
@@ -152,7 +152,7 @@ static vat_t *find_vat(ips_analysis_t *a, const char *name) {
   return v;
 }
 
-static void skip(ips_analysis_t *a, const vat_t *v, long line, int reason,
+static void skip(ips_analysis_t *a, const vat_state_t *v, long line, int reason,
                  const char *detail) {
   ips__skip(a, v ? v->name : NULL, line, reason, detail);
 }
@@ -168,7 +168,7 @@ static pst_t pstamp(const ips__rec_t *r) {
 }
 
 /* The previous delivery of this vat never got its result. */
-static void drop_open(ips_analysis_t *a, vat_t *v, const char *why) {
+static void drop_open(ips_analysis_t *a, vat_state_t *v, const char *why) {
   if (v->open && !v->bad)
     skip(a, v, v->line, IPS_SKIP_UNFINISHED, why);
   v->open = 0;
@@ -176,7 +176,7 @@ static void drop_open(ips_analysis_t *a, vat_t *v, const char *why) {
   v->n_up = 0;
 }
 
-static void on_deliver(ips_analysis_t *a, vat_t *v, const ips__rec_t *r,
+static void on_deliver(ips_analysis_t *a, vat_state_t *v, const ips__rec_t *r,
                        long line) {
   char why[200];
   snprintf(why, sizeof why, "line %ld starts another delivery of %s", line,
@@ -190,12 +190,12 @@ static void on_deliver(ips_analysis_t *a, vat_t *v, const ips__rec_t *r,
   snprintf(v->desc, sizeof v->desc, "%s", r->desc[0] ? r->desc : "?");
 }
 
-static int matches(const vat_t *v, const ips__rec_t *r) {
+static int matches(const vat_state_t *v, const ips__rec_t *r) {
   return v->open && (!(r->have & IPS__F_DNUM) || r->dnum == v->dnum) &&
          (!(r->have & IPS__F_CRANK) || r->crank == v->crank);
 }
 
-static void on_syscall(ips_analysis_t *a, vat_t *v, const ips__rec_t *r,
+static void on_syscall(ips_analysis_t *a, vat_state_t *v, const ips__rec_t *r,
                        long line, int is_result) {
   char d[200];
   up_t *u;
@@ -254,7 +254,7 @@ static int64_t iabs(int64_t x) { return x < 0 ? -x : x; }
 
 /* NTP-style offset (worker - parent) from the round trips of this delivery,
  * kept per vat when it beats the best so far (smallest delay). */
-static void estimate(vat_t *v, int slot, const int64_t *P, const int64_t *W,
+static void estimate(vat_state_t *v, int slot, const int64_t *P, const int64_t *W,
                      size_t n, int64_t *off, int64_t *bound) {
   size_t last = 1 + 2 * n, i;
   int64_t bo = 0, bd = 0;
@@ -343,7 +343,7 @@ const ips_slow_t *ips_analysis_slowest(const ips_analysis_t *a, size_t *n) {
   return a->slow;
 }
 
-static void on_result(ips_analysis_t *a, vat_t *v, const ips__rec_t *r,
+static void on_result(ips_analysis_t *a, vat_state_t *v, const ips__rec_t *r,
                       long line) {
   size_t n, k, i, last;
   int have_pm, have_ww, have_wm, causal = 0, slot;
@@ -536,7 +536,7 @@ static void on_result(ips_analysis_t *a, vat_t *v, const ips__rec_t *r,
 }
 
 void ips__attr_feed(ips_analysis_t *a, const ips__rec_t *r, long line) {
-  vat_t *v;
+  vat_state_t *v;
   const char *miss = NULL;
   if (r->type == IPS__REC_OTHER)
     return;

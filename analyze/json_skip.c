@@ -10,6 +10,7 @@
 
 #include <string.h>
 
+#include "decimal.h"
 #include "slog.h"
 
 #define MAX_NEST 512
@@ -90,39 +91,9 @@ long ips__json_skip(const char *p, size_t len, size_t pos, int depth) {
   return -1;
 }
 
-/* Called for every stamp of every line: one pass, no floating point. */
+/* The general reader's numbers (yajl's text of them) read as the fast
+ * path reads them. */
 int ips__dec_to_ns(const char *s, size_t n, int64_t *out) {
-  static const uint32_t scale[10] = {1000000000, 100000000, 10000000, 1000000,
-                                     100000,     10000,     1000,     100,
-                                     10,         1};
-  size_t i = 0, start;
-  uint64_t v = 0, f = 0;
-  int neg = 0, fd = 0;
-  if (n > 0 && s[0] == '-') {
-    neg = 1;
-    i = 1;
-  }
-  start = i;
-  while (i < n && (unsigned)(s[i] - '0') < 10)
-    v = v * 10 + (uint64_t)(s[i++] - '0');
-  /* INT64_MAX ns is 9223372036.854775807 s. */
-  if (i == start || i - start > 10 || v > 9223372035u)
-    return -1;
-  if (i < n && s[i] == '.') {
-    size_t fs = ++i;
-    while (i < n && (unsigned)(s[i] - '0') < 10) {
-      if (fd < 9) {
-        f = f * 10 + (uint64_t)(s[i] - '0');
-        fd++;
-      }
-      i++;
-    }
-    if (i == fs)
-      return -1;
-  }
-  if (i != n)
-    return -1; /* exponents never appear in stamps: refuse, do not guess */
-  v = v * 1000000000u + f * scale[fd];
-  *out = neg ? -(int64_t)v : (int64_t)v;
-  return 0;
+  /* exponents never appear in stamps: refuse, do not guess */
+  return ips__decimal(s, 0, n, out) == n ? 0 : -1;
 }

@@ -11,6 +11,7 @@ analyze_libanalyze_core_la_SOURCES = \
 	analyze/slog_read.c \
 	analyze/slog_ahead.c \
 	analyze/slog_parse.c \
+	analyze/decimal.h \
 	analyze/slog_fast.c \
 	analyze/json_skip.c \
 	analyze/attribute.h \

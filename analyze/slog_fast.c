@@ -16,6 +16,7 @@
 
 #include <string.h>
 
+#include "decimal.h"
 #include "slog.h"
 
 typedef struct {
@@ -32,58 +33,6 @@ static int lit(cur_t *c, const char *l, size_t ln) {
 /* With a literal, the length is a constant and memcmp is inlined. */
 #define LIT(c, l) lit((c), (l), sizeof(l) - 1)
 
-static int digit(char ch) { return (unsigned)(ch - '0') < 10; }
-
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-#define IPS_SWAR 1
-/* How many of the eight bytes of the little-endian word x are digits
- * before the first one that is not, and, in *v, their value.  Stamps are
- * 13 to 20 digits and a report reads millions of them: a digit at a time,
- * their conversion was a fifth of the run time.  The digits are moved to
- * the top of the word (zeros come in below, the rest goes out), then
- * neighbouring lanes are combined (10a+b, then 100a+b, then 10000a+b),
- * none of which can carry into the next lane. */
-static inline __attribute__((always_inline)) unsigned eight(uint64_t x, uint64_t *v) {
-  const uint64_t hi = 0xF0F0F0F0F0F0F0F0u, zeros = 0x3030303030303030u;
-  uint64_t bad = ((x & hi) ^ zeros) | (((x + 0x0606060606060606u) & hi) ^ zeros);
-  unsigned k = bad ? (unsigned)__builtin_ctzll(bad) / 8 : 8;
-  if (k == 0)
-    return 0;
-  /* A byte below '0' borrows from the bytes after it: shifted out. */
-  x = (x - zeros) << (8 * (8 - k));
-  x = (x * 10 + (x >> 8)) & 0x00FF00FF00FF00FFu;
-  x = (x * 100 + (x >> 16)) & 0x0000FFFF0000FFFFu;
-  *v = (x * 10000 + (x >> 32)) & 0xFFFFFFFFu;
-  return k;
-}
-#endif
-
-/* The run of digits from s[i] (before n) added to *v; returns its end.
- * *v wraps on long runs: the callers bound the length. */
-static inline __attribute__((always_inline)) size_t digits(const char *s, size_t i, size_t n, uint64_t *v) {
-  static const uint32_t pow10[9] = {1,      10,      100,      1000,     10000,
-                                    100000, 1000000, 10000000, 100000000};
-  uint64_t a = *v; /* a local: *v could alias s, and be stored each time */
-#ifdef IPS_SWAR
-  while (n - i >= 8) {
-    uint64_t x, d = 0;
-    unsigned k;
-    memcpy(&x, s + i, 8);
-    k = eight(x, &d);
-    a = a * pow10[k] + d;
-    i += k;
-    if (k < 8) {
-      *v = a;
-      return i;
-    }
-  }
-#endif
-  while (i < n && digit(s[i]))
-    a = a * 10 + (uint64_t)(s[i++] - '0');
-  *v = a;
-  return i;
-}
-
 /* A JSON integer as the parent writes it: 1 to 18 digits, no leading zero
  * (which yajl would refuse), so that it is also what to_ll() accepts. */
 static int count(cur_t *c, long long *out) {
@@ -97,41 +46,12 @@ static int count(cur_t *c, long long *out) {
   return 1;
 }
 
-/* A JSON number of the form -?(0|[1-9][0-9]*)(.[0-9]+)? straight into
- * nanoseconds: what ips__dec_to_ns() gives for the same text, with the
- * same limits (10 integer digits, digits past 1 ns dropped). */
+/* A JSON number straight into nanoseconds (decimal.h). */
 static int decimal(cur_t *c, int64_t *ns) {
-  static const uint32_t scale[10] = {1000000000, 100000000, 10000000, 1000000,
-                                     100000,     10000,     1000,     100,
-                                     10,         1};
-  const char *s = c->s;
-  size_t i = c->i, n = c->n, d;
-  uint64_t v = 0, f = 0;
-  int neg = 0;
-  if (i < n && s[i] == '-') {
-    neg = 1;
-    i++;
-  }
-  d = i;
-  i = digits(s, i, n, &v);
-  if (i == d || i - d > 10 || v > 9223372035u || (s[d] == '0' && i - d > 1))
+  size_t e = ips__decimal(c->s, c->i, c->n, ns);
+  if (e == IPS__DECIMAL_BAD)
     return 0;
-  if (i < n && s[i] == '.') {
-    size_t fs = ++i;
-    i = digits(s, i, n, &f);
-    if (i == fs)
-      return 0;
-    if (i - fs > 9) { /* only the first nine count */
-      f = 0;
-      digits(s, fs, fs + 9, &f);
-      f *= scale[9];
-    } else {
-      f *= scale[i - fs];
-    }
-  }
-  v = v * 1000000000u + f;
-  *ns = neg ? -(int64_t)v : (int64_t)v;
-  c->i = i;
+  c->i = e;
   return 1;
 }
 

@@ -83,10 +83,14 @@ typedef struct {
 /* Defaults for prog, whose --help text is usage. */
 void cli_input_init(cli_input_t *in, const char *prog, const char *usage);
 
-/* One option from getopt_long: returns 0 when it was a shared option (or
- * -h: the help is printed), 1 when it is the subcommand's own, or -1 after
- * saying on stderr what is wrong.  *done is set for -h (exit CLI_EXIT_OK). */
-int cli_input_option(cli_input_t *in, int c, const char *arg, int *done);
+/* The next option of argv that is the subcommand's own (getopt_long with
+ * shorts and opts, which start with CLI_INPUT_OPTIONS): the shared ones are
+ * taken into *in on the way.  Returns the option's code, or -1 when there
+ * are no more: then *rc is -1 to go on, or the exit code to return now
+ * (CLI_EXIT_OK after -h printed the help, CLI_EXIT_USAGE after a message
+ * on stderr). */
+int cli_next_option(cli_input_t *in, int argc, char **argv,
+                    const char *shorts, const struct option *opts, int *rc);
 
 /* After the options: exactly one slogfile.  Returns 0, or -1 after saying
  * what is wrong. */

@@ -42,17 +42,10 @@ int cmd_latency(int argc, char **argv) {
   latency_t l;
   cli_input_t in;
   ips_analysis_t *a;
-  int c, rc, done, json = 0;
+  int c, rc, json = 0;
   cli_input_init(&in, "ipcstamp latency", usage_text);
   l.what = LAT_TOTAL;
-  while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
-    rc = cli_input_option(&in, c, optarg, &done);
-    if (rc < 0)
-      return CLI_EXIT_USAGE;
-    if (done)
-      return CLI_EXIT_OK;
-    if (rc == 0)
-      continue;
+  while ((c = cli_next_option(&in, argc, argv, "h", opts, &rc)) != -1) {
     if (c == OPT_JSON) {
       json = 1;
     } else if (c == OPT_WHAT) {
@@ -64,6 +57,8 @@ int cmd_latency(int argc, char **argv) {
             &in, "--what takes pipe, worker, kernel, total or upcall", optarg);
     }
   }
+  if (rc >= 0)
+    return rc;
   if (cli_input_path(&in, argc, argv) < 0)
     return CLI_EXIT_USAGE;
   l.h = malloc(sizeof *l.h);

@@ -60,7 +60,7 @@ int cmd_report(int argc, char **argv) {
   cli_input_t in;
   ips_analysis_t *a;
   long long v;
-  int c, rc, done;
+  int c, rc;
   memset(&r, 0, sizeof r);
   cli_input_init(&in, "ipcstamp report", usage_text);
   r.out.out = stdout;
@@ -69,14 +69,7 @@ int cmd_report(int argc, char **argv) {
    * of a report of many small deliveries. */
   __fsetlocking(stdout, FSETLOCKING_BYCALLER);
 #endif
-  while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
-    rc = cli_input_option(&in, c, optarg, &done);
-    if (rc < 0)
-      return CLI_EXIT_USAGE;
-    if (done)
-      return CLI_EXIT_OK;
-    if (rc == 0)
-      continue;
+  while ((c = cli_next_option(&in, argc, argv, "h", opts, &rc)) != -1) {
     switch (c) {
       case OPT_FORMAT:
         if (!strcmp(optarg, "text")) r.out.format = REPORT_TEXT;
@@ -94,6 +87,8 @@ int cmd_report(int argc, char **argv) {
         break;
     }
   }
+  if (rc >= 0)
+    return rc;
   if (cli_input_path(&in, argc, argv) < 0)
     return CLI_EXIT_USAGE;
   r.out.vat = in.an.vat;

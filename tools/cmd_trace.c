@@ -38,17 +38,13 @@ int cmd_trace(int argc, char **argv) {
   trace_cmd_t tc;
   const char *outpath = NULL;
   FILE *f;
-  int c, rc, done;
+  int c, rc;
   cli_input_init(&in, "ipcstamp trace", usage_text);
-  while ((c = getopt_long(argc, argv, "ho:", opts, NULL)) != -1) {
-    rc = cli_input_option(&in, c, optarg, &done);
-    if (rc < 0)
-      return CLI_EXIT_USAGE;
-    if (done)
-      return CLI_EXIT_OK;
-    if (rc == 1 && c == 'o')
+  while ((c = cli_next_option(&in, argc, argv, "ho:", opts, &rc)) != -1)
+    if (c == 'o')
       outpath = optarg;
-  }
+  if (rc >= 0)
+    return rc;
   if (optind + 1 == argc && !outpath) {
     fprintf(stderr, "ipcstamp trace: where to? give -o TRACE.json (try "
                     "'ipcstamp trace --help')\n");

@@ -37,7 +37,9 @@ int cli_bad_value(const cli_input_t *in, const char *what, const char *arg) {
   return CLI_EXIT_USAGE;
 }
 
-int cli_input_option(cli_input_t *in, int c, const char *arg, int *done) {
+/* One option: 0 when it was a shared one (*done set for -h), 1 when it is
+ * the subcommand's own, -1 after saying what is wrong. */
+static int input_option(cli_input_t *in, int c, const char *arg, int *done) {
   long long v;
   *done = 0;
   switch (c) {
@@ -84,6 +86,26 @@ int cli_input_option(cli_input_t *in, int c, const char *arg, int *done) {
     default:
       return 1;
   }
+}
+
+int cli_next_option(cli_input_t *in, int argc, char **argv,
+                    const char *shorts, const struct option *opts, int *rc) {
+  int c, r, done;
+  *rc = -1;
+  while ((c = getopt_long(argc, argv, shorts, opts, NULL)) != -1) {
+    r = input_option(in, c, optarg, &done);
+    if (r < 0) {
+      *rc = CLI_EXIT_USAGE;
+      return -1;
+    }
+    if (done) {
+      *rc = CLI_EXIT_OK;
+      return -1;
+    }
+    if (r == 1)
+      return c;
+  }
+  return -1;
 }
 
 int cli_input_path(cli_input_t *in, int argc, char **argv) {

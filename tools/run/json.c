@@ -22,13 +22,39 @@ typedef struct {
 
 #define OK(x) ((x) == yajl_gen_status_ok)
 
-char *ips__dup_n(const char *s, size_t n) {
+char *run_dup_n(const char *s, size_t n) {
   char *d = malloc(n + 1);
   if (d) {
     memcpy(d, s, n);
     d[n] = 0;
   }
   return d;
+}
+
+char *run_json_pair(const char *tag, const char *str, size_t n,
+                    const char *json, size_t *len) {
+  yajl_gen g = yajl_gen_alloc(NULL);
+  const unsigned char *b;
+  size_t bl;
+  char *out = NULL;
+  int ok;
+  if (!g)
+    return NULL;
+  ok = yajl_gen_array_open(g) == yajl_gen_status_ok &&
+       yajl_gen_string(g, (const unsigned char *)tag, strlen(tag)) ==
+           yajl_gen_status_ok;
+  if (ok && str)
+    ok = yajl_gen_string(g, (const unsigned char *)str, n) == yajl_gen_status_ok;
+  else if (ok && json) /* a number token carries any JSON text unchanged */
+    ok = yajl_gen_number(g, json, strlen(json)) == yajl_gen_status_ok;
+  else if (ok)
+    ok = yajl_gen_null(g) == yajl_gen_status_ok;
+  if (ok && yajl_gen_array_close(g) == yajl_gen_status_ok &&
+      yajl_gen_get_buf(g, &b, &bl) == yajl_gen_status_ok &&
+      (out = run_dup_n((const char *)b, bl)))
+    *len = bl;
+  yajl_gen_free(g);
+  return out;
 }
 
 /* A member's value is complete: keep it. */
@@ -48,10 +74,10 @@ static int finish(sp_t *p, const unsigned char *str, size_t slen) {
   yajl_gen_get_buf(p->g, &b, &len);
   it->key = p->key;
   p->key = NULL;
-  it->json = ips__dup_n((const char *)b, len);
+  it->json = run_dup_n((const char *)b, len);
   it->len = len;
   if (str) {
-    it->str = ips__dup_n((const char *)str, slen);
+    it->str = run_dup_n((const char *)str, slen);
     it->slen = slen;
   }
   yajl_gen_clear(p->g);
@@ -94,7 +120,7 @@ static int c_key(void *c, const unsigned char *s, size_t n) {
   sp_t *p = c;
   if (p->depth == 1) {
     free(p->key);
-    p->key = ips__dup_n((const char *)s, n);
+    p->key = run_dup_n((const char *)s, n);
     return p->key != NULL;
   }
   return OK(yajl_gen_string(p->g, s, n));

@@ -92,34 +92,8 @@ int kernel_slog_check(kernel_t *k, int rc) {
 
 /* ["ok", value] or ["error", message], generated (never pasted). */
 static char *make_reply(const char *ok_json, const char *err, size_t *len) {
-  yajl_gen g = yajl_gen_alloc(NULL);
-  const unsigned char *b;
-  size_t n;
-  char *out = NULL;
-  if (!g)
-    return NULL;
-  yajl_gen_array_open(g);
-  if (err) {
-    yajl_gen_string(g, (const unsigned char *)"error", 5);
-    yajl_gen_string(g, (const unsigned char *)err, strlen(err));
-  } else {
-    yajl_gen_string(g, (const unsigned char *)"ok", 2);
-    /* ok_json is our own re-serialised text: a number token carries any
-     * JSON value through unchanged. */
-    if (ok_json)
-      yajl_gen_number(g, ok_json, strlen(ok_json));
-    else
-      yajl_gen_null(g);
-  }
-  yajl_gen_array_close(g);
-  if (yajl_gen_get_buf(g, &b, &n) == yajl_gen_status_ok &&
-      (out = malloc(n + 1))) {
-    memcpy(out, b, n);
-    out[n] = 0;
-    *len = n;
-  }
-  yajl_gen_free(g);
-  return out;
+  return err ? run_json_pair("error", err, strlen(err), NULL, len)
+             : run_json_pair("ok", NULL, 0, ok_json, len);
 }
 
 static const char *str_arg(const run_jsplit_t *s, size_t i) {

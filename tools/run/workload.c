@@ -24,37 +24,15 @@
 /* Longest workload line accepted (a delivery must also fit a frame). */
 #define LINE_MAX_BYTES (IPS_DEFAULT_MAX_FRAME - 16)
 
-/* vd for the slog of an evaluation: ["evaluate", "<source>"]. */
-static char *evaluate_vd(const char *src, size_t n, size_t *len) {
-  yajl_gen g = yajl_gen_alloc(NULL);
-  const unsigned char *b;
-  size_t bl;
-  char *out = NULL;
-  if (!g)
-    return NULL;
-  if (yajl_gen_array_open(g) == yajl_gen_status_ok &&
-      yajl_gen_string(g, (const unsigned char *)"evaluate", 8) ==
-          yajl_gen_status_ok &&
-      yajl_gen_string(g, (const unsigned char *)src, n) ==
-          yajl_gen_status_ok &&
-      yajl_gen_array_close(g) == yajl_gen_status_ok &&
-      yajl_gen_get_buf(g, &b, &bl) == yajl_gen_status_ok) {
-    out = ips__dup_n((const char *)b, bl);
-    *len = bl;
-  }
-  yajl_gen_free(g);
-  return out;
-}
-
 static run_item_t *make_eval(int vat, const char *src, size_t n) {
   run_item_t *it = calloc(1, sizeof *it);
   if (!it)
     return NULL;
   it->vat = vat;
   it->evaluate = 1;
-  it->src = ips__dup_n(src, n);
+  it->src = run_dup_n(src, n);
   it->srclen = n;
-  it->vd = evaluate_vd(src, n, &it->vdlen);
+  it->vd = run_json_pair("evaluate", src, n, NULL, &it->vdlen);
   if (!it->src || !it->vd) {
     kernel_item_free(it);
     return NULL;
@@ -67,7 +45,7 @@ static run_item_t *make_delivery(int vat, const char *json, size_t n) {
   if (!it)
     return NULL;
   it->vat = vat;
-  it->vd = ips__dup_n(json, n);
+  it->vd = run_dup_n(json, n);
   it->vdlen = n;
   if (!it->vd) {
     free(it);
@@ -114,9 +92,9 @@ static run_item_t *copy_item(const run_item_t *s) {
   it->evaluate = s->evaluate;
   it->vdlen = s->vdlen;
   it->srclen = s->srclen;
-  it->vd = ips__dup_n(s->vd, s->vdlen);
+  it->vd = run_dup_n(s->vd, s->vdlen);
   if (s->src)
-    it->src = ips__dup_n(s->src, s->srclen);
+    it->src = run_dup_n(s->src, s->srclen);
   if (!it->vd || (s->src && !it->src)) {
     kernel_item_free(it);
     return NULL;

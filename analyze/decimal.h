@@ -1,0 +1,106 @@
+/* decimal.h — decimal text to integers, fast: the digits of stamps and
+ * counts in every line of a slogfile.  Internal to the analysis; included
+ * by the fast path (slog_fast.c) and the general reader (json_skip.c), so
+ * that both read a number the same way, with the same limits.
+ */
+#ifndef IPCSTAMP_ANALYZE_DECIMAL_H
+#define IPCSTAMP_ANALYZE_DECIMAL_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+static inline int digit(char ch) { return (unsigned)(ch - '0') < 10; }
+
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+#define IPS_SWAR 1
+/* How many of the eight bytes of the little-endian word x are digits
+ * before the first one that is not, and, in *v, their value.  Stamps are
+ * 13 to 20 digits and a report reads millions of them: a digit at a time,
+ * their conversion was a fifth of the run time.  The digits are moved to
+ * the top of the word (zeros come in below, the rest goes out), then
+ * neighbouring lanes are combined (10a+b, then 100a+b, then 10000a+b),
+ * none of which can carry into the next lane. */
+static inline __attribute__((always_inline)) unsigned eight(uint64_t x, uint64_t *v) {
+  const uint64_t hi = 0xF0F0F0F0F0F0F0F0u, zeros = 0x3030303030303030u;
+  uint64_t bad = ((x & hi) ^ zeros) | (((x + 0x0606060606060606u) & hi) ^ zeros);
+  unsigned k = bad ? (unsigned)__builtin_ctzll(bad) / 8 : 8;
+  if (k == 0)
+    return 0;
+  /* A byte below '0' borrows from the bytes after it: shifted out. */
+  x = (x - zeros) << (8 * (8 - k));
+  x = (x * 10 + (x >> 8)) & 0x00FF00FF00FF00FFu;
+  x = (x * 100 + (x >> 16)) & 0x0000FFFF0000FFFFu;
+  *v = (x * 10000 + (x >> 32)) & 0xFFFFFFFFu;
+  return k;
+}
+#endif
+
+/* The run of digits from s[i] (before n) added to *v; returns its end.
+ * *v wraps on long runs: the callers bound the length. */
+static inline __attribute__((always_inline)) size_t digits(const char *s, size_t i, size_t n, uint64_t *v) {
+  static const uint32_t pow10[9] = {1,      10,      100,      1000,     10000,
+                                    100000, 1000000, 10000000, 100000000};
+  uint64_t a = *v; /* a local: *v could alias s, and be stored each time */
+#ifdef IPS_SWAR
+  while (n - i >= 8) {
+    uint64_t x, d = 0;
+    unsigned k;
+    memcpy(&x, s + i, 8);
+    k = eight(x, &d);
+    a = a * pow10[k] + d;
+    i += k;
+    if (k < 8) {
+      *v = a;
+      return i;
+    }
+  }
+#endif
+  while (i < n && digit(s[i]))
+    a = a * 10 + (uint64_t)(s[i++] - '0');
+  *v = a;
+  return i;
+}
+
+#define IPS__DECIMAL_BAD ((size_t)-1)
+
+/* A JSON number of the form -?(0|[1-9][0-9]*)(.[0-9]+)? at s[i..n) into
+ * nanoseconds (value * 1e9), exactly: at most 10 integer digits and a value
+ * below INT64_MAX ns (9223372036.854775807 s); fraction digits past the
+ * ninth (below 1 ns) are dropped.  Returns the index just past the number,
+ * or IPS__DECIMAL_BAD.  No floating point: a report reads millions. */
+static inline size_t ips__decimal(const char *s, size_t i, size_t n,
+                                  int64_t *ns) {
+  static const uint32_t scale[10] = {1000000000, 100000000, 10000000, 1000000,
+                                     100000,     10000,     1000,     100,
+                                     10,         1};
+  size_t d;
+  uint64_t v = 0, f = 0;
+  int neg = 0;
+  if (i < n && s[i] == '-') {
+    neg = 1;
+    i++;
+  }
+  d = i;
+  i = digits(s, i, n, &v);
+  if (i == d || i - d > 10 || v > 9223372035u || (s[d] == '0' && i - d > 1))
+    return IPS__DECIMAL_BAD;
+  if (i < n && s[i] == '.') {
+    size_t fs = ++i;
+    i = digits(s, i, n, &f);
+    if (i == fs)
+      return IPS__DECIMAL_BAD;
+    if (i - fs > 9) { /* only the first nine count */
+      f = 0;
+      digits(s, fs, fs + 9, &f);
+      f *= scale[9];
+    } else {
+      f *= scale[i - fs];
+    }
+  }
+  v = v * 1000000000u + f;
+  *ns = neg ? -(int64_t)v : (int64_t)v;
+  return i;
+}
+
+#endif
