@@ -1,5 +1,5 @@
-/* check_api.c — the three public headers in one program, linked against
- * the three libraries: no name may be declared twice (a host that embeds a
+/* check_api.c — the four public headers in one program, linked against
+ * the four libraries: no name may be declared twice (a host that embeds a
  * worker, or a test harness, uses both sides at once), and only the public
  * API is exported. */
 #include "config.h"
@@ -8,6 +8,7 @@
 #include <dlfcn.h>
 #include <stdlib.h>
 
+#include "ipcstamp-analyze.h"
 #include "ipcstamp-parent.h"
 #include "ipcstamp-proto.h"
 #include "ipcstamp-worker.h"
@@ -19,7 +20,11 @@ START_TEST(test_both_sides_link) {
   int (*init)(ips_worker_t *, const ips_worker_options_t *) = ips_worker_init;
   ck_assert_ptr_nonnull((void *)(uintptr_t)spawn);
   ck_assert_ptr_nonnull((void *)(uintptr_t)init);
+  int (*analyse)(ips_analysis_t **, const ips_analysis_options_t *) =
+      ips_analysis_new;
+  ck_assert_ptr_nonnull((void *)(uintptr_t)analyse);
   ck_assert_str_eq(ips_err_name(IPS_EPIPE), "IPS_EPIPE");
+  ck_assert_str_eq(ips_skip_name(IPS_SKIP_ORPHAN), "ORPHAN");
 }
 END_TEST
 
@@ -29,6 +34,10 @@ START_TEST(test_internals_hidden) {
   ck_assert_ptr_nonnull(self);
   ck_assert_ptr_nonnull(dlsym(self, "ips_ns_feed"));
   ck_assert_ptr_null(dlsym(self, "ips__json_valid"));
+  /* The analysis exports its header only, not its reader and parser. */
+  ck_assert_ptr_nonnull(dlsym(self, "ips_analysis_read"));
+  ck_assert_ptr_null(dlsym(self, "ips__slog_parse"));
+  ck_assert_ptr_null(dlsym(self, "ips__attr_feed"));
   dlclose(self);
 }
 END_TEST

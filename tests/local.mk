@@ -15,7 +15,7 @@ check_PROGRAMS += tests/check_api
 TESTS += tests/check_api
 tests_check_api_SOURCES = tests/check_api.c
 tests_check_api_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS) $(UV_CFLAGS)
-tests_check_api_LDADD = parent/libipcstamp-parent.la \
+tests_check_api_LDADD = analyze/libipcstamp-analyze.la parent/libipcstamp-parent.la \
 	worker/libipcstamp-worker.la proto/libipcstamp-proto.la \
 	$(CHECK_LIBS) $(UV_LIBS) -ldl
 
