@@ -252,6 +252,50 @@ static void on_syscall(ips_analysis_t *a, vat_state_t *v, const ips__rec_t *r,
 
 static int64_t iabs(int64_t x) { return x < 0 ? -x : x; }
 
+static int in_range(int64_t v) { return v >= 0 && v < IPS_STAMP_LIMIT; }
+static int pst_in_range(const pst_t *s) {
+  return in_range(s->w) && (!s->has_m || in_range(s->m));
+}
+
+/* The first stamp of the delivery that is out of range, as text for the
+ * skip (NULL when all are in range). */
+static const char *out_of_range(const vat_state_t *v, const pst_t *E,
+                                const ips__rec_t *r, size_t k) {
+  size_t i;
+  if (!pst_in_range(&v->D))
+    return "the deliver record's time or monotime";
+  for (i = 0; i < v->n_up; i++)
+    if (!pst_in_range(&v->up[i].U) || !pst_in_range(&v->up[i].R))
+      return "a syscall record's time or monotime";
+  if (!pst_in_range(E))
+    return "the deliver-result record's time or monotime";
+  for (i = 0; i < k; i++)
+    if (((r->have & IPS__F_WALLS) && !in_range(r->walls[i])) ||
+        ((r->have & IPS__F_WMONO) && !in_range(r->wmono[i])))
+      return "a worker stamp in the metering";
+  if ((r->have & IPS__F_CPU) && !in_range(r->cpu_ns))
+    return "the metering's cpu_ns";
+  return NULL;
+}
+
+/* a += b, unless that overflows: then 1. */
+static int add_ovf(int64_t *a, int64_t b) {
+  return __builtin_add_overflow(*a, b, a);
+}
+
+/* Whether adding d to t keeps every sum in range. */
+static int totals_fit(const ips_totals_t *t, const ips_delivery_t *d) {
+  int64_t x;
+  return !__builtin_add_overflow(t->pipe, d->pipe, &x) &&
+         !__builtin_add_overflow(t->worker, d->worker, &x) &&
+         !__builtin_add_overflow(t->kernel, d->kernel, &x) &&
+         !__builtin_add_overflow(t->total, d->total, &x) &&
+         !__builtin_add_overflow(t->cpu, d->cpu_ns, &x) &&
+         !__builtin_add_overflow(t->offcpu, d->offcpu_ns, &x) &&
+         !__builtin_add_overflow(t->cpu_worker, d->worker, &x) &&
+         !__builtin_add_overflow(t->gap, d->gap_ns, &x);
+}
+
 /* NTP-style offset (worker - parent) from the round trips of this delivery,
  * kept per vat when it beats the best so far (smallest delay). */
 static void estimate(vat_state_t *v, int slot, const int64_t *P, const int64_t *W,
@@ -346,7 +390,7 @@ const ips_slow_t *ips_analysis_slowest(const ips_analysis_t *a, size_t *n) {
 static void on_result(ips_analysis_t *a, vat_state_t *v, const ips__rec_t *r,
                       long line) {
   size_t n, k, i, last;
-  int have_pm, have_ww, have_wm, causal = 0, slot;
+  int have_pm, have_ww, have_wm, causal = 0, slot, ovf;
   char d[160];
   int64_t *P = a->P, *W = a->W;
   pst_t E = pstamp(r);
@@ -412,6 +456,14 @@ static void on_result(ips_analysis_t *a, vat_state_t *v, const ips__rec_t *r,
       }
     }
   }
+  {
+    const char *bad = out_of_range(v, &E, r, k);
+    if (bad) {
+      snprintf(d, sizeof d, "%s is not in [0, 2^62) ns", bad);
+      skip(a, v, v->line, IPS_SKIP_RANGE, d);
+      return;
+    }
+  }
   have_pm = v->D.has_m && E.has_m;
   for (i = 0; i < n; i++)
     have_pm = have_pm && v->up[i].U.has_m && v->up[i].R.has_m;
@@ -458,8 +510,14 @@ static void on_result(ips_analysis_t *a, vat_state_t *v, const ips__rec_t *r,
     wsrc = have_ww && a->o.clock != IPS_CLOCK_MONO ? r->walls : r->wmono;
     slot = (wsrc == r->walls ? 0 : 2) + (have_pm ? 1 : 0);
     estimate(v, slot, P, wsrc, n, &off, &bound);
-    for (i = 0; i < k; i++)
-      W[i] = wsrc[i] - off;
+    for (i = 0; i < k; i++) {
+      W[i] = wsrc[i] - off; /* both in range: no overflow */
+      if (W[i] <= -IPS_STAMP_LIMIT || W[i] >= IPS_STAMP_LIMIT) {
+        skip(a, v, v->line, IPS_SKIP_RANGE,
+             "a worker stamp moved by the clock offset estimate");
+        return;
+      }
+    }
     dv.clock = 'w';
     dv.offset_ns = off;
     dv.bound_ns = bound;
@@ -474,14 +532,22 @@ static void on_result(ips_analysis_t *a, vat_state_t *v, const ips__rec_t *r,
   dv.n_up = n;
   dv.P = P;
   dv.W = W;
+  /* Each difference below is of two values in (-2^62, 2^62): it cannot
+   * overflow; their sums can, on hostile input, and are checked. */
   dv.total = P[last] - P[0];
-  dv.pipe = (W[0] - P[0]) + (P[last] - W[last]);
-  for (i = 0; i < n; i++) {
-    dv.pipe += (P[1 + 2 * i] - W[1 + 2 * i]) + (W[2 + 2 * i] - P[2 + 2 * i]);
-    dv.kernel += P[2 + 2 * i] - P[1 + 2 * i];
+  dv.pipe = W[0] - P[0];
+  ovf = add_ovf(&dv.pipe, P[last] - W[last]);
+  for (i = 0; i < n && !ovf; i++) {
+    ovf = add_ovf(&dv.pipe, P[1 + 2 * i] - W[1 + 2 * i]) ||
+          add_ovf(&dv.pipe, W[2 + 2 * i] - P[2 + 2 * i]) ||
+          add_ovf(&dv.kernel, P[2 + 2 * i] - P[1 + 2 * i]);
   }
-  for (i = 0; i <= n; i++)
-    dv.worker += W[2 * i + 1] - W[2 * i];
+  for (i = 0; i <= n && !ovf; i++)
+    ovf = add_ovf(&dv.worker, W[2 * i + 1] - W[2 * i]);
+  if (ovf) {
+    skip(a, v, v->line, IPS_SKIP_RANGE, "the segments' sum overflows");
+    return;
+  }
   if (r->have & IPS__F_CPU) {
     dv.has_cpu = 1;
     dv.cpu_ns = r->cpu_ns;
@@ -520,6 +586,10 @@ static void on_result(ips_analysis_t *a, vat_state_t *v, const ips__rec_t *r,
     if (!a->has_lastE[c] || P[last] > a->lastE[c])
       a->lastE[c] = P[last];
     a->has_lastE[c] = 1;
+  }
+  if (!totals_fit(&v->s.t, &dv) || !totals_fit(&a->st.all, &dv)) {
+    skip(a, v, v->line, IPS_SKIP_RANGE, "the file's totals would overflow");
+    return;
   }
   if (dv.clock == 'w') {
     v->s.has_offset = 1;

@@ -81,7 +81,8 @@ IPS_EXTERN void ips_source_close(ips_source_t *s);
   XX(STAMPS, "worker stamps do not match the syscall count")                  \
   XX(DROPPED, "worker dropped stamps (its table was full)")                   \
   XX(NOSTAMPS, "no worker stamps in the metering")                            \
-  XX(CLOCK, "the requested clock is not in the record")
+  XX(CLOCK, "the requested clock is not in the record")                     \
+  XX(RANGE, "a stamp or a sum of them is out of range")
 
 typedef enum {
 #define XX(name, msg) IPS_SKIP_##name,
@@ -94,6 +95,13 @@ typedef enum {
 IPS_EXTERN const char *ips_skip_message(int reason);
 /* "NOT_JSON", ...: for machine-readable output.  Static. */
 IPS_EXTERN const char *ips_skip_name(int reason);
+
+/* Every stamp the analysis computes with is in [0, IPS_STAMP_LIMIT) ns
+ * (until the year 2116 on the wall clock): then no difference of two
+ * stamps can overflow, and sums are checked.  A delivery with a stamp
+ * outside is skipped as IPS_SKIP_RANGE, never computed with wrapped
+ * values. */
+#define IPS_STAMP_LIMIT ((int64_t)1 << 62)
 
 /* One skipped line or delivery.  line is the 1-based line of the source
  * where it is (for a delivery, its deliver record); detail says what was

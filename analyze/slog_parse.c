@@ -120,12 +120,26 @@ static void pop(ips__parser_t *p) {
   elem_done(p);
 }
 
+/* A record whose type is not a string is bad input, not a record of some
+ * other type to step over quietly.  Called by every non-string value. */
+static int type_not_string(ips__parser_t *p) {
+  if (p->mute || p->depth != 1 || cur_key(p) != K_TYPE)
+    return 0;
+  snprintf(p->err, sizeof p->err, "type is not a string");
+  p->pending = P_ERR;
+  return 1;
+}
+
 static int cb_start_map(void *ctx) {
   ips__parser_t *p = ctx;
+  if (type_not_string(p))
+    return 0;
   return p->mute ? 1 : push(p, 'm');
 }
 static int cb_start_array(void *ctx) {
   ips__parser_t *p = ctx;
+  if (type_not_string(p))
+    return 0;
   return p->mute ? 1 : push(p, 'a');
 }
 static int cb_end(void *ctx) {
@@ -364,6 +378,8 @@ static int cb_number(void *ctx, const char *s, size_t n) {
   const unsigned char *u = (const unsigned char *)s;
   int64_t ns;
   long long ll;
+  if (type_not_string(p))
+    return 0;
   if (p->mute)
     return 1;
   switch (cur_ctx(p)) {
@@ -431,6 +447,8 @@ static int cb_number(void *ctx, const char *s, size_t n) {
 
 static int cb_scalar(void *ctx) {
   ips__parser_t *p = ctx;
+  if (type_not_string(p))
+    return 0;
   if (!p->mute)
     elem_done(p);
   return 1;
@@ -718,6 +736,10 @@ static int parse_line(ips__parser_t *p, const char *line, size_t len,
       st = yajl_complete_parse(h);
       if (st == yajl_status_ok) {
         yajl_free(h);
+        if (!(p->top_seen & (1u << K_TYPE))) {
+          snprintf(err, errlen, "the record has no type");
+          return -2;
+        }
         return 0;
       }
       if (st == yajl_status_error) {

@@ -138,7 +138,9 @@ int ips__slog_next(ips__slog_in_t *in, const char **line, size_t *len,
       *line = in->buf + in->start;
       in->start += l + 1;
       in->lineno++;
-      if (dropped) {
+      /* A line that came whole into the buffer can still be over the
+       * limit: the buffer is larger than a small --max-line. */
+      if (dropped || l > in->max_line) {
         *flags = IPS__LINE_TOOLONG;
         *len = dropped + l;
       } else {
@@ -166,7 +168,8 @@ int ips__slog_next(ips__slog_in_t *in, const char **line, size_t *len,
         return 0;
       *line = in->buf + in->start;
       *len = dropped + (in->end - in->start);
-      *flags = IPS__LINE_NOEOL | (dropped ? IPS__LINE_TOOLONG : 0);
+      *flags = IPS__LINE_NOEOL |
+               (*len > in->max_line ? IPS__LINE_TOOLONG : 0);
       in->start = in->end;
       in->lineno++;
       return 1;

@@ -81,6 +81,7 @@ int main(void) {
   srunner_add_suite(sr, hist_suite());
   srunner_add_suite(sr, report_suite());
   srunner_add_suite(sr, trace_suite());
+  srunner_add_suite(sr, hostile_slog_suite());
   srunner_run_all(sr, CK_NORMAL);
   failed = srunner_ntests_failed(sr);
   srunner_free(sr);
