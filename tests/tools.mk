@@ -51,8 +51,14 @@ CLEANFILES += tests/bench/bench-100.slog tests/bench/bench-10.slog \
 # 100 MB; an installed ipcstamp has no wrapper.
 EXTRA_PROGRAMS += tests/bench/ipcstamp-direct
 tests_bench_ipcstamp_direct_SOURCES = $(tools_ipcstamp_SOURCES)
+tests_bench_ipcstamp_direct_CPPFLAGS = $(tools_ipcstamp_CPPFLAGS)
 tests_bench_ipcstamp_direct_CFLAGS = $(tools_ipcstamp_CFLAGS)
 tests_bench_ipcstamp_direct_LDADD = $(tools_ipcstamp_LDADD)
 tests_bench_ipcstamp_direct_LDFLAGS = -no-install
 EXTRA_tests_bench_bench_report_DEPENDENCIES = tests/bench/ipcstamp-direct$(EXEEXT)
 CLEANFILES += tests/bench/ipcstamp-direct$(EXEEXT)
+
+# Before/after comparisons: two commands alternately, the ratio of their
+# medians (BENCHMARKS.md says which command produced each figure).
+EXTRA_PROGRAMS += tests/bench/ab
+tests_bench_ab_SOURCES = tests/bench/ab.c
