@@ -49,6 +49,25 @@ int ips__slog_next(ips__slog_in_t *in, const char **line, size_t *len,
 void ips__slog_hold(ips__slog_in_t *in);
 char *ips__slog_detach(ips__slog_in_t *in, char *fresh, size_t *cap);
 
+/* ---- Agoric's flight recorder (flight.c) ---------------------------- */
+
+typedef struct ips__flight ips__flight_t;
+
+/* fd is a flight recorder file (recognised by its magic): returns 1 with
+ * *out set (owned by the caller; fd stays the caller's), 0 when it is not
+ * one (nothing read is consumed: reads use pread), or -1 when its header is
+ * damaged (message in err). */
+int ips__flight_open(int fd, ips__flight_t **out, char *err, size_t errlen);
+/* Up to cap bytes of its records, oldest first, as JSON lines.  Returns
+ * the bytes written, 0 after the last record, or -1 on a damaged record or
+ * a read error (message in err, naming the record's number). */
+long ips__flight_read(ips__flight_t *f, char *buf, size_t cap, char *err,
+                      size_t errlen);
+/* Bytes of records read so far, and in all. */
+void ips__flight_progress(const ips__flight_t *f, uint64_t *done,
+                          uint64_t *total);
+void ips__flight_close(ips__flight_t *f);
+
 /* 1-based number of the line returned last. */
 long ips__slog_lineno(const ips__slog_in_t *in);
 /* Bytes of input consumed so far and total size (0 if unknown), for the

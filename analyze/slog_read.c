@@ -1,4 +1,5 @@
-/* slog_read.c — lines from a plain file, a gzip file or stdin.
+/* slog_read.c — lines from a plain file, a gzip file, stdin, or Agoric's
+ * flight recorder file (flight.c turns its records into lines).
  *
  * zlib's gzread reads plain files transparently, so one code path serves
  * both.  The buffer grows only up to max_line: a longer line is dropped
@@ -24,6 +25,7 @@
 
 struct ips__slog_in {
   gzFile gz;
+  ips__flight_t *fr;      /* a flight recorder file: read through this */
   int fd;
   char *buf;
   size_t cap, start, end; /* unread bytes are buf[start..end) */
@@ -61,6 +63,17 @@ ips__slog_in_t *ips__slog_open(const char *path, size_t max_line, char *err,
   }
   if (fstat(in->fd, &st) == 0 && S_ISREG(st.st_mode))
     in->total = (uint64_t)st.st_size;
+  switch (ips__flight_open(in->fd, &in->fr, err, errlen)) {
+    case 1:
+      return in;
+    case -1: {
+      char m[256];
+      snprintf(m, sizeof m, "%s", err);
+      snprintf(err, errlen, "%s: %s", path, m);
+      close(in->fd);
+      goto error;
+    }
+  }
   in->gz = gzdopen(in->fd, "rb");
   if (!in->gz) {
     snprintf(err, errlen, "cannot read %s: out of memory", path);
@@ -100,6 +113,15 @@ static long fill(ips__slog_in_t *in, char *err, size_t errlen) {
       in->buf = nb;
       in->cap *= 2;
     }
+  }
+  if (in->fr) {
+    long k = ips__flight_read(in->fr, in->buf + in->end, CHUNK, err, errlen);
+    if (k < 0)
+      return -1;
+    if (k == 0)
+      in->eof = 1;
+    in->end += (size_t)k;
+    return k;
   }
   n = gzread(in->gz, in->buf + in->end, CHUNK);
   if (n < 0) {
@@ -210,7 +232,12 @@ long ips__slog_lineno(const ips__slog_in_t *in) { return in->lineno; }
 
 void ips__slog_progress(const ips__slog_in_t *in, uint64_t *done,
                         uint64_t *total) {
-  long off = gzoffset(in->gz);
+  long off;
+  if (in->fr) {
+    ips__flight_progress(in->fr, done, total);
+    return;
+  }
+  off = gzoffset(in->gz);
   *done = off > 0 ? (uint64_t)off : 0;
   *total = in->total;
 }
@@ -218,7 +245,12 @@ void ips__slog_progress(const ips__slog_in_t *in, uint64_t *done,
 void ips__slog_close(ips__slog_in_t *in) {
   if (!in)
     return;
-  gzclose(in->gz); /* closes fd */
+  if (in->fr) {
+    ips__flight_close(in->fr);
+    close(in->fd);
+  } else {
+    gzclose(in->gz); /* closes fd */
+  }
   free(in->buf);
   free(in);
 }
