@@ -72,7 +72,8 @@ int ips_analysis_new(ips_analysis_t **out, const ips_analysis_options_t *o) {
   ips_analysis_t *a;
   *out = NULL;
   if (!o || o->clock < IPS_CLOCK_AUTO || o->clock > IPS_CLOCK_WALL ||
-      o->quake_ns < 0 || o->top > 1000000)
+      o->quake_ns < 0 || o->top > 1000000 || o->since_ns < 0 ||
+      o->until_ns < 0 || o->crank_min < 0 || o->crank_max < 0)
     return IPS_EINVAL;
   a = calloc(1, sizeof *a);
   if (!a)
@@ -120,6 +121,7 @@ long ips_analysis_read(ips_analysis_t *a, ips_source_t *s, size_t max_lines,
     return a->read_err;
   }
   while ((max_lines == 0 || (size_t)n < max_lines) &&
+         (!a->o.limit || a->shown < a->o.limit) &&
          (r = ips__slog_ahead_next(s->in, &it, err, errlen)) > 0) {
     const ips__rec_t *rec = it.rec;
     long ln = ips__slog_ahead_lineno(s->in);

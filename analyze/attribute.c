@@ -152,8 +152,30 @@ static vat_state_t *find_vat(ips_analysis_t *a, const char *name) {
   return v;
 }
 
-static void skip(ips_analysis_t *a, const vat_state_t *v, long line, int reason,
-                 const char *detail) {
+/* Whether the delivery in progress of v passes the time and crank
+ * filters (the vat filter is v->shown). */
+static int in_window(const ips_analysis_t *a, const vat_state_t *v) {
+  const ips_stats_t *st = &a->st;
+  int64_t t;
+  if (v->crank < a->o.crank_min ||
+      (a->o.crank_max && v->crank > a->o.crank_max))
+    return 0;
+  if (!a->o.since_ns && !a->o.until_ns)
+    return 1;
+  /* On the clock the trace and the report measure from. */
+  if (v->D.has_m && st->first_mono_ok)
+    t = v->D.m - st->first_mono;
+  else if (st->first_time_ok)
+    t = v->D.w - st->first_time;
+  else
+    return 1;
+  return t >= a->o.since_ns && (!a->o.until_ns || t < a->o.until_ns);
+}
+
+static void skip(ips_analysis_t *a, const vat_state_t *v, long line,
+                 int reason, const char *detail) {
+  if (v && (!in_window(a, v) || (a->o.limit && a->shown >= a->o.limit)))
+    return;
   ips__skip(a, v ? v->name : NULL, line, reason, detail);
 }
 
@@ -587,6 +609,9 @@ static void on_result(ips_analysis_t *a, vat_state_t *v, const ips__rec_t *r,
       a->lastE[c] = P[last];
     a->has_lastE[c] = 1;
   }
+  if (!v->shown || !in_window(a, v) ||
+      (a->o.limit && a->shown >= a->o.limit))
+    return;
   if (!totals_fit(&v->s.t, &dv) || !totals_fit(&a->st.all, &dv)) {
     skip(a, v, v->line, IPS_SKIP_RANGE, "the file's totals would overflow");
     return;
@@ -597,9 +622,8 @@ static void on_result(ips_analysis_t *a, vat_state_t *v, const ips__rec_t *r,
     v->s.bound_ns = dv.bound_ns;
   }
   add_totals(&v->s.t, &dv);
-  if (!v->shown)
-    return;
   add_totals(&a->st.all, &dv);
+  a->shown++;
   keep_slow(a, &dv);
   if (a->o.on_delivery)
     a->o.on_delivery(a->o.arg, &dv);

@@ -26,6 +26,7 @@ struct ips_analysis_s {
   ips_stats_t st;
   ips_slow_t *slow;              /* o.top entries, nslow used */
   size_t nslow;
+  uint64_t shown;                /* deliveries that passed the filters */
   int read_err;                  /* the source failed: returned again */
   char read_msg[256];
 };

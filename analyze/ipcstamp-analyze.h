@@ -203,6 +203,14 @@ typedef struct ips_analysis_options_s {
   const char *vat;      /* only this vat's deliveries and skips; NULL: all
                            (copied) */
   size_t top;           /* how many slowest deliveries to keep (default 10) */
+  /* Which deliveries count, besides vat: those whose deliver record is in
+   * [since_ns, until_ns) after the input's first record (until_ns 0: no
+   * end), whose crank is in [crank_min, crank_max] (crank_max 0: no end),
+   * and of those the first limit (0: all; the reading stops after them).
+   * The others are neither reported nor counted, nor are their skips. */
+  int64_t since_ns, until_ns;
+  long long crank_min, crank_max;
+  uint64_t limit;
   ips_delivery_cb on_delivery; /* optional */
   ips_skip_cb on_skip;         /* optional */
   void *arg;                   /* passed to both */

@@ -168,6 +168,31 @@ START_TEST(test_vat_filter_and_summary) {
 }
 END_TEST
 
+/* --since/--until, --crank and --limit on every analysis command: the
+ * deliveries outside are neither printed nor counted. */
+START_TEST(test_time_and_crank_windows) {
+  /* run.slog: 28 deliveries, 14 in its first 50 ms. */
+  ck_assert_int_eq(tt_sh("test $(\"$IPS\" report --since 0 --until 0.05 \"$DATA/run.slog\" "
+                         "| grep -c '^crank ') = 14"), 0);
+  ck_assert_int_eq(tt_sh("test $(\"$IPS\" report --since 0.05 \"$DATA/run.slog\" "
+                         "| grep -c '^crank ') = 14"), 0);
+  ck_assert_int_eq(tt_sh("\"$IPS\" report --crank 5..7 \"$DATA/run.slog\" | grep '^crank ' "
+                         "| cut -d' ' -f2 | tr '\\n' ' ' | grep -qx '5 6 7 '"), 0);
+  ck_assert_int_eq(tt_sh("\"$IPS\" report --crank 27.. --summary \"$DATA/run.slog\" "
+                         "| grep -q '^all  *2 '"), 0);
+  ck_assert_int_eq(tt_sh("\"$IPS\" report --limit 3 --summary \"$DATA/run.slog\" "
+                         "| grep -q '^all  *3 '"), 0);
+  ck_assert_int_eq(tt_sh("\"$IPS\" latency --limit 3 \"$DATA/run.slog\" "
+                         "| grep -q ', 3 values'"), 0);
+  ck_assert_int_eq(tt_sh("\"$IPS\" trace --crank 1..2 \"$DATA/run.slog\" -o - "
+                         "| grep -o '\"crank\":[0-9]*' | sort -u | tr '\\n' ' ' "
+                         "| grep -qx '\"crank\":1 \"crank\":2 '"), 0);
+  ck_assert_int_eq(tt_sh("\"$IPS\" report --crank 9..3 \"$DATA/run.slog\" 2>/dev/null"), 2);
+  ck_assert_int_eq(tt_sh("\"$IPS\" report --since x \"$DATA/run.slog\" 2>/dev/null"), 2);
+  ck_assert_int_eq(tt_sh("\"$IPS\" report --limit 0 \"$DATA/run.slog\" 2>/dev/null"), 2);
+}
+END_TEST
+
 START_TEST(test_clock_choice) {
   /* The xsnap-style file has no worker mono clock: forcing it skips all. */
   ck_assert_int_eq(
@@ -239,6 +264,7 @@ Suite *report_suite(void) {
   tc = tcase_create("Limits");
   tcase_add_test(tc, test_vat_filter_and_summary);
   tcase_add_test(tc, test_clock_choice);
+  tcase_add_test(tc, test_time_and_crank_windows);
   tcase_add_test(tc, test_long_line_option);
   suite_add_tcase(s, tc);
   tc = tcase_create("Bad input");

@@ -46,6 +46,10 @@ enum {
   OPT_STRICT,
   OPT_MAX_LINE,
   OPT_QUAKE_US,
+  OPT_SINCE,
+  OPT_UNTIL,
+  OPT_CRANK,
+  OPT_LIMIT,
   OPT_FIRST_OWN /* a subcommand numbers its own long options from here */
 };
 
@@ -57,12 +61,20 @@ enum {
   {"strict", no_argument, NULL, OPT_STRICT},              \
   {"max-line", required_argument, NULL, OPT_MAX_LINE},    \
   {"quake-us", required_argument, NULL, OPT_QUAKE_US},    \
+  {"since", required_argument, NULL, OPT_SINCE},          \
+  {"until", required_argument, NULL, OPT_UNTIL},          \
+  {"crank", required_argument, NULL, OPT_CRANK},          \
+  {"limit", required_argument, NULL, OPT_LIMIT},          \
   {"help", no_argument, NULL, 'h'}
 
 /* Their lines in --help. */
 #define CLI_INPUT_HELP                                                     \
   "  --vat V           only deliveries to vat V (and only its skips)\n"  \
   "  --clock C         auto (default), mono or wall\n"                   \
+  "  --since S         only deliveries from S seconds after the first record\n" \
+  "  --until S         only deliveries before S seconds after the first record\n" \
+  "  --crank A..B      only deliveries of cranks A to B (A.. or ..B: open)\n" \
+  "  --limit N         only the first N deliveries (reading stops there)\n" \
   "  --quake-us US     timequake threshold in microseconds (default 1000)\n" \
   "  --strict          validate every byte as JSON (slower)\n"           \
   "  --max-line BYTES  longest line read (default 67108864)\n"           \

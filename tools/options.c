@@ -31,6 +31,56 @@ int cli_count(const char *s, long long max, long long *out) {
   return 0;
 }
 
+/* Seconds as a decimal ("12", "0.25") into ns, exactly; -1 if it is not
+ * one or is over a century. */
+static int seconds(const char *s, int64_t *ns) {
+  int64_t v = 0, f = 0, scale = 1000000000;
+  const char *p = s;
+  if (!*p)
+    return -1;
+  while (*p >= '0' && *p <= '9') {
+    v = v * 10 + (*p++ - '0');
+    if (v > 3155760000LL)
+      return -1;
+  }
+  if (*p == '.') {
+    if (!p[1])
+      return -1;
+    for (p++; *p >= '0' && *p <= '9'; p++)
+      if (scale > 1) {
+        scale /= 10;
+        f += (*p - '0') * scale;
+      }
+  }
+  if (*p || p == s)
+    return -1;
+  *ns = v * 1000000000 + f;
+  return 0;
+}
+
+/* "A..B", "A..", "..B" or "A" into [*lo, *hi] (*hi 0: no end). */
+static int crank_range(const char *s, long long *lo, long long *hi) {
+  const char *dots = strstr(s, "..");
+  char a[32];
+  long long x;
+  size_t n = dots ? (size_t)(dots - s) : strlen(s);
+  *lo = 0;
+  *hi = 0;
+  if (n >= sizeof a)
+    return -1;
+  memcpy(a, s, n);
+  a[n] = '\0';
+  if (n && cli_count(a, 1LL << 53, lo))
+    return -1;
+  if (!dots)
+    return n ? (*hi = *lo, 0) : -1;
+  if (dots[2] && (cli_count(dots + 2, 1LL << 53, &x) || x < *lo || x == 0))
+    return -1;
+  if (dots[2])
+    *hi = x;
+  return n || dots[2] ? 0 : -1;
+}
+
 int cli_bad_value(const cli_input_t *in, const char *what, const char *arg) {
   fprintf(stderr, "%s: %s, not '%s' (try '%s --help')\n", in->prog, what, arg,
           in->prog);
@@ -74,6 +124,27 @@ static int input_option(cli_input_t *in, int c, const char *arg, int *done) {
         return -1;
       }
       in->an.quake_ns = v * 1000;
+      return 0;
+    case OPT_SINCE:
+    case OPT_UNTIL:
+      if (seconds(arg, c == OPT_SINCE ? &in->an.since_ns : &in->an.until_ns)) {
+        cli_bad_value(in, c == OPT_SINCE ? "--since takes seconds"
+                                         : "--until takes seconds", arg);
+        return -1;
+      }
+      return 0;
+    case OPT_CRANK:
+      if (crank_range(arg, &in->an.crank_min, &in->an.crank_max)) {
+        cli_bad_value(in, "--crank takes A..B, A.., ..B or A", arg);
+        return -1;
+      }
+      return 0;
+    case OPT_LIMIT:
+      if (cli_count(arg, 1LL << 53, &v) || v == 0) {
+        cli_bad_value(in, "--limit takes a count of deliveries", arg);
+        return -1;
+      }
+      in->an.limit = (uint64_t)v;
       return 0;
     case 'h':
       fputs(in->usage, stdout);
