@@ -8,7 +8,9 @@
 
 #include "attribute.h"
 
-#define MAX_UPCALLS (1 << 20) /* per delivery: beyond, the delivery is dropped */
+/* Per delivery: beyond, the delivery is dropped (its stamps would be more
+ * than any side accepts). */
+#define MAX_UPCALLS ((IPS_MAX_STAMPS - 2) / 2)
 
 typedef struct {
   int64_t w, m;
@@ -17,9 +19,9 @@ typedef struct {
 
 typedef struct {
   pst_t U, R;
-  int has_R;
+  int has_R, console;
   long long snum;
-} up_t;
+} up_t; /* a syscall, or a console line (U = R: its record's time) */
 
 /* A vat: its statistics and its delivery in progress. */
 struct ips__vat {
@@ -27,6 +29,7 @@ struct ips__vat {
   char name[IPS__VAT_MAX];
   int shown;     /* passes the vat filter */
   int open, bad; /* bad: already reported, drop silently until the result */
+  int replay;
   long long crank, dnum;
   long line;
   char desc[IPS__DESC_MAX];
@@ -105,15 +108,24 @@ static size_t hash_str(const char *s) {
 }
 
 /* The vat's state; hash slots hold index + 1 so zero means empty. */
-static vat_state_t *find_vat(ips_analysis_t *a, const char *name) {
+static vat_state_t *lookup_vat(const ips_analysis_t *a, const char *name) {
   size_t m = a->hcap - 1, i = hash_str(name) & m;
-  vat_state_t *v;
   while (a->hash[i]) {
-    v = a->vats[a->hash[i] - 1];
+    vat_state_t *v = a->vats[a->hash[i] - 1];
     if (!strcmp(v->name, name))
       return v;
     i = (i + 1) & m;
   }
+  return NULL;
+}
+
+static vat_state_t *find_vat(ips_analysis_t *a, const char *name) {
+  size_t m = a->hcap - 1, i = hash_str(name) & m;
+  vat_state_t *v = lookup_vat(a, name);
+  if (v)
+    return v;
+  while (a->hash[i])
+    i = (i + 1) & m;
   if (a->nvats == a->capvats) {
     size_t nc = a->capvats ? a->capvats * 2 : 16;
     vat_state_t **nv = realloc(a->vats, nc * sizeof *nv);
@@ -205,7 +217,9 @@ static void on_deliver(ips_analysis_t *a, vat_state_t *v, const ips__rec_t *r,
            v->name);
   drop_open(a, v, why);
   v->open = 1;
-  v->crank = r->crank;
+  /* A replayed delivery has no crank: never the last record's. */
+  v->crank = (r->have & IPS__F_CRANK) ? r->crank : -1;
+  v->replay = (r->have & IPS__F_REPLAY) != 0;
   v->dnum = r->dnum;
   v->line = line;
   v->D = pstamp(r);
@@ -215,6 +229,44 @@ static void on_deliver(ips_analysis_t *a, vat_state_t *v, const ips__rec_t *r,
 static int matches(const vat_state_t *v, const ips__rec_t *r) {
   return v->open && (!(r->have & IPS__F_DNUM) || r->dnum == v->dnum) &&
          (!(r->have & IPS__F_CRANK) || r->crank == v->crank);
+}
+
+/* The next upcall of v's delivery: a syscall (its result comes later) or
+ * a console line (the kernel's record is both its arrival and its
+ * answer). */
+static void add_upcall(ips_analysis_t *a, vat_state_t *v, const ips__rec_t *r,
+                       long line, int console) {
+  char d[200];
+  up_t *u;
+  if (v->n_up > 0 && !v->up[v->n_up - 1].has_R) {
+    snprintf(d, sizeof d, "%s at line %ld before the result of the last",
+             console ? "console" : "syscall", line);
+    skip(a, v, v->line, IPS_SKIP_STAMPS, d);
+    v->bad = 1;
+    return;
+  }
+  if (v->n_up == MAX_UPCALLS) {
+    skip(a, v, v->line, IPS_SKIP_STAMPS, "more than 2^19 upcalls");
+    v->bad = 1;
+    return;
+  }
+  if (v->n_up == v->cap_up) {
+    size_t nc = v->cap_up ? v->cap_up * 2 : 16;
+    up_t *nu = realloc(v->up, nc * sizeof *nu);
+    if (!nu) {
+      skip(a, v, v->line, IPS_SKIP_STAMPS, "out of memory");
+      v->bad = 1;
+      return;
+    }
+    v->up = nu;
+    v->cap_up = nc;
+  }
+  u = &v->up[v->n_up++];
+  u->U = pstamp(r);
+  u->R = u->U;
+  u->has_R = console;
+  u->console = console;
+  u->snum = !console && (r->have & IPS__F_SNUM) ? r->snum : -1;
 }
 
 static void on_syscall(ips_analysis_t *a, vat_state_t *v, const ips__rec_t *r,
@@ -230,33 +282,7 @@ static void on_syscall(ips_analysis_t *a, vat_state_t *v, const ips__rec_t *r,
   if (v->bad)
     return;
   if (!is_result) {
-    if (v->n_up > 0 && !v->up[v->n_up - 1].has_R) {
-      snprintf(d, sizeof d, "syscall at line %ld before the result of the last",
-               line);
-      skip(a, v, v->line, IPS_SKIP_STAMPS, d);
-      v->bad = 1;
-      return;
-    }
-    if (v->n_up == MAX_UPCALLS) {
-      skip(a, v, v->line, IPS_SKIP_STAMPS, "more than 2^20 syscalls");
-      v->bad = 1;
-      return;
-    }
-    if (v->n_up == v->cap_up) {
-      size_t nc = v->cap_up ? v->cap_up * 2 : 16;
-      up_t *nu = realloc(v->up, nc * sizeof *nu);
-      if (!nu) {
-        skip(a, v, v->line, IPS_SKIP_STAMPS, "out of memory");
-        v->bad = 1;
-        return;
-      }
-      v->up = nu;
-      v->cap_up = nc;
-    }
-    u = &v->up[v->n_up++];
-    u->U = pstamp(r);
-    u->has_R = 0;
-    u->snum = (r->have & IPS__F_SNUM) ? r->snum : -1;
+    add_upcall(a, v, r, line, 0);
     return;
   }
   if (v->n_up == 0 || v->up[v->n_up - 1].has_R ||
@@ -281,12 +307,13 @@ static int pst_in_range(const pst_t *s) {
 
 /* The first stamp of the delivery that is out of range, as text for the
  * skip (NULL when all are in range). */
-static const char *out_of_range(const vat_state_t *v, const pst_t *E,
-                                const ips__rec_t *r, size_t k) {
+static const char *out_of_range(const vat_state_t *v, size_t nrec,
+                                const pst_t *E, const ips__rec_t *r,
+                                size_t k) {
   size_t i;
   if (!pst_in_range(&v->D))
     return "the deliver record's time or monotime";
-  for (i = 0; i < v->n_up; i++)
+  for (i = 0; i < nrec; i++)
     if (!pst_in_range(&v->up[i].U) || !pst_in_range(&v->up[i].R))
       return "a syscall record's time or monotime";
   if (!pst_in_range(E))
@@ -312,6 +339,7 @@ static int totals_fit(const ips_totals_t *t, const ips_delivery_t *d) {
          !__builtin_add_overflow(t->worker, d->worker, &x) &&
          !__builtin_add_overflow(t->kernel, d->kernel, &x) &&
          !__builtin_add_overflow(t->total, d->total, &x) &&
+         !__builtin_add_overflow(t->unmatched, d->unmatched, &x) &&
          !__builtin_add_overflow(t->cpu, d->cpu_ns, &x) &&
          !__builtin_add_overflow(t->offcpu, d->offcpu_ns, &x) &&
          !__builtin_add_overflow(t->cpu_worker, d->worker, &x) &&
@@ -377,6 +405,14 @@ static void add_totals(ips_totals_t *t, const ips_delivery_t *d) {
   }
   if (d->quake)
     t->n_quake++;
+  if (d->replay)
+    t->n_replay++;
+  if (d->n_unmatched) {
+    t->n_unmatched++;
+    t->unmatched += d->unmatched;
+  }
+  if (!d->ok)
+    t->n_error++;
 }
 
 /* The slowest deliveries, kept sorted by insertion; ties keep file order. */
@@ -409,10 +445,28 @@ const ips_slow_t *ips_analysis_slowest(const ips_analysis_t *a, size_t *n) {
   return a->slow;
 }
 
+/* A result without worker stamps (dr[2] null): a local vat's delivery, or a
+ * worker's error with no metering.  Counted, not skipped: nothing in the
+ * file is wrong. */
+static void count_unstamped(ips_analysis_t *a, vat_state_t *v,
+                            const ips__rec_t *r) {
+  if (!v->shown || !in_window(a, v) || (a->o.limit && a->shown >= a->o.limit))
+    return;
+  if (r->ok) {
+    v->s.t.n_local++;
+    a->st.all.n_local++;
+  } else {
+    v->s.t.n_error++;
+    a->st.all.n_error++;
+  }
+}
+
 static void on_result(ips_analysis_t *a, vat_state_t *v, const ips__rec_t *r,
                       long line) {
-  size_t n, k, i, last;
-  int have_pm, have_ww, have_wm, causal = 0, slot, ovf;
+  size_t n, k, i, last, nrec, nw;
+  int have_pm, have_ww, have_wm, causal = 0, slot, ovf, unmatched = 0;
+  int kovf = 0;
+  int64_t dv_kernel = 0;
   char d[160];
   int64_t *P = a->P, *W = a->W;
   pst_t E = pstamp(r);
@@ -430,10 +484,14 @@ static void on_result(ips_analysis_t *a, vat_state_t *v, const ips__rec_t *r,
     v->n_up = 0;
     return;
   }
-  n = v->n_up;
+  n = nrec = v->n_up;
   v->n_up = 0;
   if (n > 0 && !v->up[n - 1].has_R) {
     skip(a, v, v->line, IPS_SKIP_STAMPS, "the last syscall has no result");
+    return;
+  }
+  if (r->have & IPS__F_DRNULL) {
+    count_unstamped(a, v, r);
     return;
   }
   if (!(r->have & IPS__F_METER)) {
@@ -459,6 +517,30 @@ static void on_result(ips_analysis_t *a, vat_state_t *v, const ips__rec_t *r,
     skip(a, v, v->line, IPS_SKIP_NOSTAMPS, "metering has neither timestamps nor ipcstamp.mono");
     return;
   }
+  nw = have_wm ? r->n_wmono : r->n_walls;
+  if (nw != k) {
+    /* A worker whose console lines are not upcalls (its stamps count the
+     * syscalls alone): the console records are not its upcalls. */
+    size_t j = 0;
+    for (i = 0; i < nrec; i++)
+      j += !v->up[i].console;
+    if (j < nrec && nw == 2 + 2 * j) {
+      a->st.other += nrec - j; /* records of nothing we attribute */
+      for (i = j = 0; i < nrec; i++)
+        if (!v->up[i].console)
+          v->up[j++] = v->up[i];
+      n = nrec = j;
+      k = nw;
+    }
+  }
+  /* Replayed, the worker logs its console lines as it did live, but the
+   * kernel writes no record of them: more worker upcalls than records. */
+  if (v->replay && nw > k && nw % 2 == 0 && (!have_ww || r->n_walls == nw) &&
+      (!(r->have & IPS__F_KINDS) || r->n_kinds == nw)) {
+    unmatched = 1;
+    n = (nw - 2) / 2;
+    k = nw;
+  }
   if ((have_ww && r->n_walls != k) || (have_wm && r->n_wmono != k) ||
       ((r->have & IPS__F_KINDS) && r->n_kinds != k)) {
     snprintf(d, sizeof d,
@@ -479,7 +561,7 @@ static void on_result(ips_analysis_t *a, vat_state_t *v, const ips__rec_t *r,
     }
   }
   {
-    const char *bad = out_of_range(v, &E, r, k);
+    const char *bad = out_of_range(v, nrec, &E, r, k);
     if (bad) {
       snprintf(d, sizeof d, "%s is not in [0, 2^62) ns", bad);
       skip(a, v, v->line, IPS_SKIP_RANGE, d);
@@ -487,7 +569,7 @@ static void on_result(ips_analysis_t *a, vat_state_t *v, const ips__rec_t *r,
     }
   }
   have_pm = v->D.has_m && E.has_m;
-  for (i = 0; i < n; i++)
+  for (i = 0; i < nrec; i++)
     have_pm = have_pm && v->up[i].U.has_m && v->up[i].R.has_m;
   /* Parent stamps in its mono clock if it has one (never jumps). */
   if (a->o.clock == IPS_CLOCK_WALL)
@@ -495,16 +577,24 @@ static void on_result(ips_analysis_t *a, vat_state_t *v, const ips__rec_t *r,
   last = k - 1;
 #define PS(s) (have_pm ? (s).m : (s).w)
   P[0] = PS(v->D);
-  for (i = 0; i < n; i++) {
+  for (i = 0; i < nrec && !unmatched; i++) {
     P[1 + 2 * i] = PS(v->up[i].U);
     P[2 + 2 * i] = PS(v->up[i].R);
   }
   P[last] = PS(E);
+  /* Unmatched, the kernel's side is known only as a sum. */
+  for (i = 0; i < nrec && unmatched && !kovf; i++)
+    kovf = add_ovf(&dv_kernel, PS(v->up[i].R) - PS(v->up[i].U));
 #undef PS
   if (have_pm && have_wm) {
     causal = 1;
     for (i = 0; i < k && causal; i++) {
       int64_t p = P[i], w = r->wmono[i];
+      if (unmatched && i != 0 && i != last) { /* only D and E to compare */
+        if (r->wmono[i] < r->wmono[i - 1])
+          causal = 0;
+        continue;
+      }
       /* parent sends D, R; the worker sends u, e: the receiver stamps last */
       if ((i == 0 || (i % 2 == 0 && i != last)) ? w < p : p < w)
         causal = 0;
@@ -531,7 +621,12 @@ static void on_result(ips_analysis_t *a, vat_state_t *v, const ips__rec_t *r,
     int64_t off, bound;
     wsrc = have_ww && a->o.clock != IPS_CLOCK_MONO ? r->walls : r->wmono;
     slot = (wsrc == r->walls ? 0 : 2) + (have_pm ? 1 : 0);
-    estimate(v, slot, P, wsrc, n, &off, &bound);
+    if (unmatched) { /* the delivery's own round trip only */
+      int64_t p2[2] = {P[0], P[last]}, w2[2] = {wsrc[0], wsrc[last]};
+      estimate(v, slot, p2, w2, 0, &off, &bound);
+    } else {
+      estimate(v, slot, P, wsrc, n, &off, &bound);
+    }
     for (i = 0; i < k; i++) {
       W[i] = wsrc[i] - off; /* both in range: no overflow */
       if (W[i] <= -IPS_STAMP_LIMIT || W[i] >= IPS_STAMP_LIMIT) {
@@ -548,6 +643,7 @@ static void on_result(ips_analysis_t *a, vat_state_t *v, const ips__rec_t *r,
   dv.vat = v->name;
   dv.desc = v->desc;
   dv.crank = v->crank;
+  dv.replay = v->replay;
   dv.dnum = v->dnum;
   dv.line = v->line;
   dv.ok = r->ok;
@@ -558,8 +654,20 @@ static void on_result(ips_analysis_t *a, vat_state_t *v, const ips__rec_t *r,
    * overflow; their sums can, on hostile input, and are checked. */
   dv.total = P[last] - P[0];
   dv.pipe = W[0] - P[0];
-  ovf = add_ovf(&dv.pipe, P[last] - W[last]);
-  for (i = 0; i < n && !ovf; i++) {
+  ovf = kovf || add_ovf(&dv.pipe, P[last] - W[last]);
+  if (unmatched) {
+    /* What the worker waited on upcalls, less the kernel's recorded part;
+     * P mirrors W there so that every segment is the worker's own. */
+    dv.n_unmatched = n;
+    dv.kernel = dv_kernel;
+    dv.unmatched = -dv_kernel;
+    for (i = 0; i < n && !ovf; i++) {
+      P[1 + 2 * i] = W[1 + 2 * i];
+      P[2 + 2 * i] = W[2 + 2 * i];
+      ovf = add_ovf(&dv.unmatched, W[2 + 2 * i] - W[1 + 2 * i]);
+    }
+  }
+  for (i = 0; i < n && !ovf && !unmatched; i++) {
     ovf = add_ovf(&dv.pipe, P[1 + 2 * i] - W[1 + 2 * i]) ||
           add_ovf(&dv.pipe, W[2 + 2 * i] - P[2 + 2 * i]) ||
           add_ovf(&dv.kernel, P[2 + 2 * i] - P[1 + 2 * i]);
@@ -629,11 +737,50 @@ static void on_result(ips_analysis_t *a, vat_state_t *v, const ips__rec_t *r,
     a->o.on_delivery(a->o.arg, &dv);
 }
 
+/* A console line: an upcall of the vat's delivery in progress (SwingSet
+ * writes the record as it handles the worker's console upcall); outside a
+ * delivery (a vat's start-up, a kernel's own line), another record. */
+static void on_console(ips_analysis_t *a, const ips__rec_t *r, long line) {
+  vat_state_t *v = (r->have & IPS__F_VAT) ? lookup_vat(a, r->vat) : NULL;
+  if (!v || !matches(v, r) || !(r->have & (IPS__F_TIME | IPS__F_MONO))) {
+    a->st.other++;
+    return;
+  }
+  if (!v->bad)
+    add_upcall(a, v, r, line, 1);
+}
+
+/* SwingSet's monotime counts from the kernel's start: when it goes back,
+ * the kernel restarted and appends to the same file.  What was in flight
+ * never finishes, and the time between is not the kernel's. */
+static void check_restart(ips_analysis_t *a, const ips__rec_t *r, long line) {
+  size_t i;
+  char why[96];
+  if (!(r->have & IPS__F_MONO))
+    return;
+  if (a->has_mono && r->mono_ns + 1000000 < a->last_mono) {
+    a->st.restarts++;
+    snprintf(why, sizeof why, "the kernel restarted at line %ld", line);
+    for (i = 0; i < a->nvats; i++) {
+      drop_open(a, a->vats[i], why);
+      memset(a->vats[i]->has_est, 0, sizeof a->vats[i]->has_est);
+    }
+    a->has_lastE[0] = a->has_lastE[1] = 0;
+  }
+  a->has_mono = 1;
+  a->last_mono = r->mono_ns;
+}
+
 void ips__attr_feed(ips_analysis_t *a, const ips__rec_t *r, long line) {
   vat_state_t *v;
   const char *miss = NULL;
+  check_restart(a, r, line);
   if (r->type == IPS__REC_OTHER)
     return;
+  if (r->type == IPS__REC_CONSOLE) {
+    on_console(a, r, line);
+    return;
+  }
   if (r->type == IPS__REC_START) {
     if ((r->have & IPS__F_IPSV) && r->ipsv != 1) {
       char d[80];
@@ -685,7 +832,9 @@ void ips_analysis_finish(ips_analysis_t *a) {
     drop_open(a, a->vats[i], "the file ends first");
 }
 
-size_t ips_delivery_nsegments(const ips_delivery_t *d) { return 3 + 4 * d->n_up; }
+size_t ips_delivery_nsegments(const ips_delivery_t *d) {
+  return d->n_unmatched ? 3 + 2 * d->n_up : 3 + 4 * d->n_up;
+}
 
 int64_t ips_delivery_segment(const ips_delivery_t *d, size_t j, const char **name) {
   const int64_t *P = d->P, *W = d->W;
@@ -694,9 +843,18 @@ int64_t ips_delivery_segment(const ips_delivery_t *d, size_t j, const char **nam
     *name = "send";
     return W[0] - P[0];
   }
-  if (j == 2 + 4 * d->n_up) {
+  if (j == ips_delivery_nsegments(d) - 1) {
     *name = "result";
     return P[last] - W[last];
+  }
+  if (d->n_unmatched) { /* worker, then unmatched, per upcall */
+    i = (j - 1) / 2;
+    if ((j - 1) % 2 == 0) {
+      *name = "worker";
+      return W[2 * i + 1] - W[2 * i];
+    }
+    *name = "unmatched";
+    return W[2 * i + 2] - W[2 * i + 1];
   }
   i = (j - 1) / 4; /* upcall number; the worker run before it */
   switch ((j - 1) % 4) {

@@ -22,6 +22,8 @@ struct ips_analysis_s {
   size_t hcap;
   int has_lastE[2];
   int64_t lastE[2];
+  int has_mono;                  /* the latest parent monotime seen */
+  int64_t last_mono;
   int64_t *P, *W;                /* a delivery's stamps, for the callback */
   ips_stats_t st;
   ips_slow_t *slow;              /* o.top entries, nslow used */

@@ -118,17 +118,28 @@ typedef struct ips_skip_s {
 typedef struct ips_delivery_s {
   const char *vat;
   const char *desc;     /* what was delivered: a method name, "notify", ... */
-  long long crank, dnum;
+  long long crank, dnum; /* crank is -1 for a replayed delivery (SwingSet
+                            writes none: it replays a transcript) */
+  int replay;           /* replayed from a transcript after a restart */
   long line;            /* line of the deliver record */
   int ok;               /* dr[0] was "ok" */
   char clock;           /* 'm': both sides mono; 'w': offset-estimated */
   char pclock;          /* parent clock: 'm' monotime, 'w' time */
-  size_t n_up;          /* upcalls */
+  size_t n_up;          /* upcalls (syscalls and console lines) */
   /* P and W hold 2 + 2*n_up stamps (D,U1,R1,...,E and d,u1,r1,...,e), all
    * in the parent's clock, in ns; W is converted with the offset estimate
    * when clock == 'w'. */
   const int64_t *P, *W;
-  int64_t pipe, worker, kernel, total; /* pipe + worker + kernel == total */
+  /* pipe + worker + kernel + unmatched == total, exactly. */
+  int64_t pipe, worker, kernel, total;
+  /* A replayed delivery's worker made upcalls the kernel kept no record of
+   * (console lines are not logged in replay): then none of its upcalls can
+   * be paired with the kernel's records, P holds the worker's u and r for
+   * them, kernel is the recorded syscalls' handling time, and unmatched is
+   * the rest of the time the worker waited on upcalls (their transit both
+   * ways and the kernel's handling of the unrecorded ones). */
+  size_t n_unmatched;   /* 0, or n_up */
+  int64_t unmatched;
   int has_cpu;
   int64_t cpu_ns;
   int64_t offcpu_ns;    /* worker time not on the CPU, never below 0 */
@@ -140,7 +151,8 @@ typedef struct ips_delivery_s {
 } ips_delivery_t;
 
 /* The delivery's segments in time order: send, worker, then per upcall
- * upcall, kernel, reply, worker; then result. */
+ * upcall, kernel, reply, worker; then result.  With unmatched upcalls, per
+ * upcall one "unmatched" segment (r - u) stands for the three. */
 IPS_EXTERN size_t ips_delivery_nsegments(const ips_delivery_t *d);
 /* Segment j's length in ns (j < ips_delivery_nsegments(d)); *name gets its
  * kind ("send", "worker", "upcall", "kernel", "reply", "result"). */
@@ -154,7 +166,12 @@ IPS_EXTERN int64_t ips_delivery_segment(const ips_delivery_t *d, size_t j,
 /* Sums over a set of deliveries, in ns. */
 typedef struct ips_totals_s {
   uint64_t n, n_mono, n_wall, n_cpu, n_gap, n_quake;
-  int64_t pipe, worker, kernel, total;
+  uint64_t n_replay;    /* attributed deliveries that were replayed */
+  uint64_t n_unmatched; /* ... with upcalls the kernel did not record */
+  uint64_t n_error;     /* results that were errors (dr[0] "error") */
+  uint64_t n_local;     /* ok results without metering (dr[2] null): local
+                           vats, whose deliveries have no worker stamps */
+  int64_t pipe, worker, kernel, total, unmatched;
   int64_t cpu, offcpu, cpu_worker; /* over the deliveries with cpu_ns */
   int64_t gap;                     /* kernel time between deliveries */
 } ips_totals_t;
@@ -171,6 +188,8 @@ typedef struct ips_vat_stats_s {
  * the analysis's vat filter; lines are all lines). */
 typedef struct ips_stats_s {
   uint64_t lines, other;        /* lines read; records of other types */
+  uint64_t restarts;            /* the kernel restarted (monotime went back)
+                                   while appending to the same file */
   uint64_t skipped[IPS_SKIP_N];
   uint64_t skipped_lines, skipped_deliveries;
   ips_totals_t all;             /* every attributed delivery */

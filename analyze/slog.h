@@ -84,7 +84,8 @@ enum {
   IPS__REC_DELIVER,
   IPS__REC_SYSCALL,
   IPS__REC_SYSCALL_RESULT,
-  IPS__REC_RESULT     /* deliver-result */
+  IPS__REC_RESULT,    /* deliver-result */
+  IPS__REC_CONSOLE    /* console: a worker's console line, an upcall */
 };
 
 /* Field-presence bits in ips__rec_t.have. */
@@ -101,7 +102,9 @@ enum {
   IPS__F_WMONO = 1 << 9,    /* metering.ipcstamp.mono */
   IPS__F_KINDS = 1 << 10,
   IPS__F_CPU = 1 << 11,
-  IPS__F_IPSV = 1 << 12     /* an ipcstamp.v was seen (slog-start or metering) */
+  IPS__F_IPSV = 1 << 12,    /* an ipcstamp.v was seen (slog-start or metering) */
+  IPS__F_REPLAY = 1 << 13,  /* "replay": true (SwingSet replaying a transcript) */
+  IPS__F_DRNULL = 1 << 14   /* dr[2] is null: no metering (a local vat) */
 };
 
 #define IPS__MAX_STAMPS IPS_MAX_STAMPS /* per delivery; more is refused */

@@ -349,6 +349,8 @@ int ips__slog_fast(ips__rec_t *r, const char *s, size_t len) {
         r->type = IPS__REC_DELIVER;
       else if (!memcmp(t, "syscall", 7))
         r->type = IPS__REC_SYSCALL;
+      else if (!memcmp(t, "console", 7))
+        return 0; /* an upcall: yajl reads its fields */
       else
         return 1;
       break;

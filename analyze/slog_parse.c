@@ -24,7 +24,7 @@ enum { C_NONE, C_TOP, C_VD, C_MSG, C_METHARGS, C_NOTIFY, C_NENTRY, C_DR,
        C_METER, C_WALLS, C_IPS, C_WMONO };
 enum { K_NONE, K_TYPE, K_CRANK, K_VAT, K_DNUM, K_SNUM, K_TIME, K_MONO, K_VD,
        K_DR, K_IPCSTAMP, K_METHARGS, K_BODY, K_METHOD, K_TIMESTAMPS, K_V,
-       K_KINDS, K_WMONO, K_DROPPED, K_CPU };
+       K_KINDS, K_WMONO, K_DROPPED, K_CPU, K_REPLAY };
 enum { P_NONE, P_STOP, P_SKIP_KEYVAL, P_SKIP_ELEM, P_SKIP_REST, P_ERR };
 enum { V_OTHER, V_MESSAGE, V_NOTIFY };
 
@@ -171,6 +171,7 @@ static int cb_key(void *ctx, const unsigned char *s, size_t n) {
       else if (is(s, n, "vd")) k = K_VD;
       else if (is(s, n, "dr")) k = K_DR;
       else if (is(s, n, "ipcstamp")) k = K_IPCSTAMP;
+      else if (is(s, n, "replay")) k = K_REPLAY;
       else if (is(s, n, "vsc") || is(s, n, "vsr"))
         skip = 3; /* last before time, monotime (DESIGN.md §5) */
       else if (is(s, n, "kd") || is(s, n, "ksc") || is(s, n, "ksr"))
@@ -285,6 +286,7 @@ static int cb_string(void *ctx, const unsigned char *s, size_t n) {
         else if (is(s, n, "syscall-result")) r->type = IPS__REC_SYSCALL_RESULT;
         else if (is(s, n, "deliver-result")) r->type = IPS__REC_RESULT;
         else if (is(s, n, "slog-start")) r->type = IPS__REC_START;
+        else if (is(s, n, "console")) r->type = IPS__REC_CONSOLE;
         else if (!p->noskip) {
           p->pending = P_STOP; /* other SwingSet records: not read */
           return 0;
@@ -453,8 +455,17 @@ static int cb_scalar(void *ctx) {
     elem_done(p);
   return 1;
 }
+static int cb_null(void *ctx) {
+  ips__parser_t *p = ctx;
+  /* dr[2] null: SwingSet's local vats have no metering. */
+  if (!p->mute && cur_ctx(p) == C_DR && cur_idx(p) == 2)
+    p->rec.have |= IPS__F_DRNULL;
+  return cb_scalar(ctx);
+}
 static int cb_bool(void *ctx, int b) {
-  (void)b;
+  ips__parser_t *p = ctx;
+  if (b && !p->mute && p->depth == 1 && cur_key(p) == K_REPLAY)
+    p->rec.have |= IPS__F_REPLAY;
   return cb_scalar(ctx);
 }
 
@@ -477,7 +488,7 @@ ips__parser_t *ips__parser_new(int mode) {
   p->af.realloc = a_realloc;
   p->af.free = a_free;
   p->af.ctx = p;
-  p->cb.yajl_null = cb_scalar;
+  p->cb.yajl_null = cb_null;
   p->cb.yajl_boolean = cb_bool;
   p->cb.yajl_number = cb_number;
   p->cb.yajl_string = cb_string;
