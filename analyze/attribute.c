@@ -169,8 +169,11 @@ static vat_state_t *find_vat(ips_analysis_t *a, const char *name) {
 static int in_window(const ips_analysis_t *a, const vat_state_t *v) {
   const ips_stats_t *st = &a->st;
   int64_t t;
-  if (v->crank < a->o.crank_min ||
-      (a->o.crank_max && v->crank > a->o.crank_max))
+  /* A replayed delivery has no crank (-1): outside any crank window, but
+   * shown when there is none. */
+  if (v->crank < 0 ? a->o.crank_min > 0 || a->o.crank_max > 0
+                   : v->crank < a->o.crank_min ||
+                         (a->o.crank_max && v->crank > a->o.crank_max))
     return 0;
   if (!a->o.since_ns && !a->o.until_ns)
     return 1;

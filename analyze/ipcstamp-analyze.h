@@ -224,7 +224,8 @@ typedef struct ips_analysis_options_s {
   size_t top;           /* how many slowest deliveries to keep (default 10) */
   /* Which deliveries count, besides vat: those whose deliver record is in
    * [since_ns, until_ns) after the input's first record (until_ns 0: no
-   * end), whose crank is in [crank_min, crank_max] (crank_max 0: no end),
+   * end), whose crank is in [crank_min, crank_max] (crank_max 0: no end;
+   * a replayed delivery, which has no crank, counts only when both are 0),
    * and of those the first limit (0: all; the reading stops after them).
    * The others are neither reported nor counted, nor are their skips. */
   int64_t since_ns, until_ns;

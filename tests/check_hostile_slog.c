@@ -42,34 +42,16 @@ static void on_delivery(void *arg, const ips_delivery_t *d) {
   w->ndel++;
 }
 
-/* Analyses text (written to a scratch file) with lines up to max_line. */
+/* Analyses text with lines up to max_line, recording what it sees in w. */
 static const ips_stats_t *analyse(const char *text, size_t max_line,
                                   seen_t *w, ips_analysis_t **pa) {
-  const char *path = tt_tmp("hostile.slog");
-  FILE *f = fopen(path, "w");
-  ips_source_options_t so;
   ips_analysis_options_t ao;
-  ips_source_t *src;
-  char err[256];
-  long n;
-  ck_assert_ptr_nonnull(f);
-  fputs(text, f);
-  ck_assert_int_eq(fclose(f), 0);
   memset(w, 0, sizeof *w);
-  ips_source_options_init(&so);
-  if (max_line)
-    so.max_line = max_line;
-  ck_assert_int_eq(ips_source_open(&src, path, &so, err, sizeof err), 0);
   ips_analysis_options_init(&ao);
   ao.on_skip = on_skip;
   ao.on_delivery = on_delivery;
   ao.arg = w;
-  ck_assert_int_eq(ips_analysis_new(pa, &ao), 0);
-  while ((n = ips_analysis_read(*pa, src, 0, err, sizeof err)) > 0)
-    ;
-  ck_assert_int_eq(n, 0);
-  ips_analysis_finish(*pa);
-  ips_source_close(src);
+  *pa = tt_analyse(text, max_line, &ao);
   return ips_analysis_stats(*pa);
 }
 

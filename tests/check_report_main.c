@@ -73,6 +73,36 @@ char *tt_read(const char *path, size_t *len) {
   return buf;
 }
 
+ips_analysis_t *tt_analyse(const char *text, size_t max_line,
+                           const ips_analysis_options_t *o) {
+  const char *path = tt_tmp("in.slog");
+  FILE *f = fopen(path, "w");
+  ips_source_options_t so;
+  ips_analysis_options_t ao;
+  ips_analysis_t *a;
+  ips_source_t *src;
+  char err[256];
+  long n;
+  ck_assert_ptr_nonnull(f);
+  fputs(text, f);
+  ck_assert_int_eq(fclose(f), 0);
+  ips_source_options_init(&so);
+  if (max_line)
+    so.max_line = max_line;
+  ck_assert_int_eq(ips_source_open(&src, path, &so, err, sizeof err), 0);
+  if (o)
+    ao = *o;
+  else
+    ips_analysis_options_init(&ao);
+  ck_assert_int_eq(ips_analysis_new(&a, &ao), 0);
+  while ((n = ips_analysis_read(a, src, 0, err, sizeof err)) > 0)
+    ;
+  ck_assert_msg(n == 0, "analysis: %s", err);
+  ips_analysis_finish(a);
+  ips_source_close(src);
+  return a;
+}
+
 int main(void) {
   int failed;
   SRunner *sr;
@@ -83,6 +113,7 @@ int main(void) {
   srunner_add_suite(sr, trace_suite());
   srunner_add_suite(sr, hostile_slog_suite());
   srunner_add_suite(sr, flight_suite());
+  srunner_add_suite(sr, swingset_shapes_suite());
   srunner_run_all(sr, CK_NORMAL);
   failed = srunner_ntests_failed(sr);
   srunner_free(sr);

@@ -66,9 +66,13 @@ void report_delivery_text(report_out_t *r, const ips_delivery_t *d) {
   tb_t t;
   t.f = r->out;
   t.n = 0;
-  TB_LIT(&t, "crank ");
-  tb_ll(&t, d->crank);
-  TB_LIT(&t, " ");
+  if (d->replay) {
+    TB_LIT(&t, "replay ");
+  } else {
+    TB_LIT(&t, "crank ");
+    tb_ll(&t, d->crank);
+    TB_LIT(&t, " ");
+  }
   tb_str(&t, d->vat);
   TB_LIT(&t, " #");
   tb_ll(&t, d->dnum);
@@ -87,6 +91,10 @@ void report_delivery_text(report_out_t *r, const ips_delivery_t *d) {
   tb_us(&t, d->worker);
   TB_LIT(&t, " + kernel ");
   tb_us(&t, d->kernel);
+  if (d->n_unmatched) {
+    TB_LIT(&t, " + unmatched ");
+    tb_us(&t, d->unmatched);
+  }
   TB_LIT(&t, "\n  ");
   for (j = 0; j < ns; j++) {
     const char *name;
@@ -142,7 +150,13 @@ void report_delivery_json(report_out_t *r, const ips_delivery_t *d) {
   yajl_gen g = r->g;
   size_t j, ns = ips_delivery_nsegments(d);
   yajl_gen_map_open(g);
-  gi(g, "crank", d->crank);
+  /* A replayed delivery has no crank: SwingSet writes none in replay. */
+  if (d->replay) {
+    gs(g, "replay");
+    yajl_gen_bool(g, 1);
+  } else {
+    gi(g, "crank", d->crank);
+  }
   gkv(g, "vat", d->vat);
   gi(g, "deliveryNum", d->dnum);
   gkv(g, "description", d->desc);
@@ -165,6 +179,10 @@ void report_delivery_json(report_out_t *r, const ips_delivery_t *d) {
   gi(g, "worker_ns", d->worker);
   gi(g, "kernel_ns", d->kernel);
   gi(g, "total_ns", d->total);
+  if (d->n_unmatched) {
+    gi(g, "unmatched_ns", d->unmatched);
+    gi(g, "unmatched_upcalls", (long long)d->n_unmatched);
+  }
   if (d->has_cpu) {
     gi(g, "cpu_ns", d->cpu_ns);
     gi(g, "offcpu_ns", d->offcpu_ns);
@@ -183,14 +201,17 @@ void report_delivery_json(report_out_t *r, const ips_delivery_t *d) {
 
 void report_csv_header(report_out_t *r) {
   fputs("crank,vat,deliveryNum,description,clock,pipe_ns,worker_ns,"
-        "kernel_ns,total_ns,cpu_ns,gap_ns,timequake,upcalls,line\n",
+        "kernel_ns,total_ns,cpu_ns,gap_ns,timequake,upcalls,line,"
+        "unmatched_ns\n",
         r->out);
 }
 
 void report_delivery_csv(report_out_t *r, const ips_delivery_t *d) {
   FILE *f = r->out;
   const char *s;
-  fprintf(f, "%lld,", d->crank);
+  if (!d->replay) /* empty: a replayed delivery has no crank */
+    fprintf(f, "%lld", d->crank);
+  fputc(',', f);
   /* Quote text fields: vat IDs and methods come from the input. */
   fputc('"', f);
   for (s = d->vat; *s; s++) {
@@ -207,7 +228,9 @@ void report_delivery_csv(report_out_t *r, const ips_delivery_t *d) {
   if (d->has_cpu) fprintf(f, "%" PRId64, d->cpu_ns);
   fputc(',', f);
   if (d->has_gap) fprintf(f, "%" PRId64, d->gap_ns);
-  fprintf(f, ",%d,%zu,%ld\n", d->quake, d->n_up, d->line);
+  fprintf(f, ",%d,%zu,%ld,", d->quake, d->n_up, d->line);
+  if (d->n_unmatched) fprintf(f, "%" PRId64, d->unmatched);
+  fputc('\n', f);
 }
 
 /* ---- summaries ----------------------------------------------------- */
@@ -241,6 +264,23 @@ void report_summary_text(report_out_t *r, const ips_analysis_t *a, int gap) {
   fprintf(f, "lines: %" PRIu64 " read, %" PRIu64 " skipped, %" PRIu64
              " other records ignored\n",
           st->lines, st->skipped_lines, st->other);
+  /* What only a real kernel's slogfile has: said only when present. */
+  if (t->n_replay)
+    fprintf(f, "replayed: %" PRIu64 " deliveries (after a restart; no crank)\n",
+            t->n_replay);
+  if (t->n_unmatched)
+    fprintf(f, "unmatched: %s (%.1f%%) of worker waits on upcalls the kernel "
+               "did not record, in %" PRIu64 " replayed deliveries\n",
+            ips_format_us(b[0], t->unmatched), pct(t->unmatched, t->total),
+            t->n_unmatched);
+  if (t->n_error)
+    fprintf(f, "error results: %" PRIu64 "\n", t->n_error);
+  if (t->n_local)
+    fprintf(f, "without metering: %" PRIu64 " (local vats: not attributed)\n",
+            t->n_local);
+  if (st->restarts)
+    fprintf(f, "restarts: %" PRIu64 " (monotime went back: the kernel "
+               "restarted and appended)\n", st->restarts);
   fprintf(f, "%-12s %8s %14s %6s %14s %6s %14s %6s %14s\n", "vat", "count",
           "pipe", "", "worker", "", "kernel", "", "total");
   for (i = 0; i < nv; i++) {
@@ -274,8 +314,13 @@ void report_summary_text(report_out_t *r, const ips_analysis_t *a, int gap) {
     fprintf(f, "slowest deliveries:\n");
     for (i = 0; i < nslow; i++) {
       const ips_slow_t *s = &slow[i];
-      fprintf(f, "  crank %lld %s #%lld %s: total %s (pipe %s, worker %s, kernel %s) line %ld\n",
-              s->crank, s->vat, s->dnum, s->desc, ips_format_us(b[0], s->total),
+      char crank[32];
+      if (s->crank < 0)
+        snprintf(crank, sizeof crank, "replay");
+      else
+        snprintf(crank, sizeof crank, "crank %lld", s->crank);
+      fprintf(f, "  %s %s #%lld %s: total %s (pipe %s, worker %s, kernel %s) line %ld\n",
+              crank, s->vat, s->dnum, s->desc, ips_format_us(b[0], s->total),
               ips_format_us(b[1], s->pipe), ips_format_us(b[2], s->worker),
               ips_format_us(b[3], s->kernel), s->line);
     }
@@ -294,6 +339,10 @@ static void totals_json(yajl_gen g, const ips_totals_t *t) {
   gi(g, "worker_ns", t->worker);
   gi(g, "kernel_ns", t->kernel);
   gi(g, "total_ns", t->total);
+  gi(g, "unmatched_ns", t->unmatched);
+  gi(g, "replayed", (long long)t->n_replay);
+  gi(g, "errors", (long long)t->n_error);
+  gi(g, "local", (long long)t->n_local);
 }
 
 void report_summary_json(report_out_t *r, const ips_analysis_t *a) {
@@ -313,6 +362,7 @@ void report_summary_json(report_out_t *r, const ips_analysis_t *a) {
   gi(g, "lines_skipped", (long long)st->skipped_lines);
   gi(g, "deliveries_skipped", (long long)st->skipped_deliveries);
   gi(g, "other_records", (long long)st->other);
+  gi(g, "restarts", (long long)st->restarts);
   gi(g, "kernel_between_ns", t->gap);
   gi(g, "timequakes", (long long)t->n_quake);
   if (t->n_cpu) {
@@ -341,7 +391,12 @@ void report_summary_json(report_out_t *r, const ips_analysis_t *a) {
   for (i = 0; i < nslow; i++) {
     const ips_slow_t *s = &slow[i];
     yajl_gen_map_open(g);
-    gi(g, "crank", s->crank);
+    if (s->crank < 0) {
+      gs(g, "replay");
+      yajl_gen_bool(g, 1);
+    } else {
+      gi(g, "crank", s->crank);
+    }
     gkv(g, "vat", s->vat);
     gi(g, "deliveryNum", s->dnum);
     gkv(g, "description", s->desc);
