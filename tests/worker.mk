@@ -15,6 +15,12 @@ tests_check_worker_LDADD = worker/libipcstamp-worker.la \
 	proto/libipcstamp-proto.la $(CHECK_LIBS) $(YAJL_LIBS)
 
 # make bench: one upcall round trip, and stamps on vs off per delivery.
+# How a worker can read its own CPU time (cpu_ns), side by side.
+EXTRA_PROGRAMS += tests/bench/bench_cputime
+BENCH_PROGS += tests/bench/bench_cputime
+tests_bench_bench_cputime_SOURCES = tests/bench/bench_cputime.c tests/bench/common.c tests/bench/common.h
+tests_bench_bench_cputime_LDADD = proto/libipcstamp-proto.la
+
 EXTRA_PROGRAMS += tests/bench/bench_upcall
 BENCH_PROGS += tests/bench/bench_upcall
 tests_bench_bench_upcall_SOURCES = tests/bench/bench_upcall.c tests/bench/common.c tests/bench/common.h \
