@@ -505,6 +505,8 @@ Suite *worker_lib_suite(void) {
 int main(void) {
   SRunner *sr = srunner_create(worker_lib_suite());
   int failed;
+  /* The worker programs add cpu_ns when asked; these tests check it. */
+  setenv("IPCSTAMP_CPU_TIME", "1", 1);
   srunner_add_suite(sr, worker_c_suite());
   srunner_add_suite(sr, worker_js_suite());
   srunner_run_all(sr, CK_NORMAL);

@@ -377,11 +377,35 @@ START_TEST(c_max_frame) {
 }
 END_TEST
 
+/* cpu_ns costs two system calls a command: only when asked (the suite's
+ * main asks for it; here it is unset, then 0). */
+START_TEST(c_cpu_time_is_asked_for) {
+  static const char *const unset[] = {"IPCSTAMP_CPU_TIME", NULL};
+  static const char *const zero[] = {"IPCSTAMP_CPU_TIME=0", NULL};
+  const char *const *envs[] = {unset, zero};
+  size_t i;
+  for (i = 0; i < 2; i++) {
+    wd_t d;
+    wd_result_t r;
+    wd_meter_t m;
+    start(&d, WORKER_C, envs[i]);
+    deliver_ok(&d, '?', "", 0, NULL, NULL, NULL, &r, &m);
+    ck_assert(!m.has_cpu_ns);
+    ck_assert_str_eq(m.kinds, "de");
+    check_stamps(&r, &m);
+    wd_result_free(&r);
+    wd_meter_free(&m);
+    wd_free(&d);
+  }
+}
+END_TEST
+
 START_TEST(c_bad_environment) {
   static const char *const bad[][2] = {
       {"IPCSTAMP_MAX_FRAME=abc", "IPCSTAMP_MAX_FRAME"},
       {"IPCSTAMP_STAMP_CAPACITY=1", "IPCSTAMP_STAMP_CAPACITY"},
       {"IPCSTAMP_DISABLE=yes", "IPCSTAMP_DISABLE"},
+      {"IPCSTAMP_CPU_TIME=2", "IPCSTAMP_CPU_TIME"},
   };
   size_t i;
   for (i = 0; i < sizeof bad / sizeof bad[0]; i++) {
@@ -522,6 +546,7 @@ Suite *worker_c_suite(void) {
   tcase_add_test(limits, c_large_frames);
   tcase_add_test(limits, c_max_frame);
   tcase_add_test(limits, c_bad_environment);
+  tcase_add_test(limits, c_cpu_time_is_asked_for);
   tcase_add_test(limits, c_missing_fds);
   suite_add_tcase(s, limits);
 

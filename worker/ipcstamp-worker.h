@@ -131,6 +131,7 @@ IPS_EXTERN void ips_worker_options_init(ips_worker_options_t *o);
  *   IPCSTAMP_MAX_FRAME       largest frame accepted, in bytes (1–999999999)
  *   IPCSTAMP_STAMP_CAPACITY  stamps per command (2–16777216)
  *   IPCSTAMP_DISABLE         1: no stamps at all (and no cpu_ns); 0: stamps
+ *   IPCSTAMP_CPU_TIME        1: set IPS_WORKER_CPU_TIME (cpu_ns); 0: clear it
  * An unset or empty variable leaves o alone.  Returns 0, or IPS_EINVAL with
  * a one-line message naming the variable and the value in msg (size bytes,
  * NUL-terminated), and o unchanged. */

@@ -278,7 +278,8 @@ static void usage(FILE *f) {
           "\"sleep_us\":N,\n"
           "   \"reply_bytes\":N, \"fail\":\"message\", \"exit\":N}\n"
           "Environment: IPCSTAMP_MAX_FRAME (bytes), IPCSTAMP_STAMP_CAPACITY\n"
-          "(default 1024), IPCSTAMP_DISABLE=1 (no stamps).\n"
+          "(default 1024), IPCSTAMP_DISABLE=1 (no stamps), IPCSTAMP_CPU_TIME=1\n"
+          "(add cpu_ns, the command's CPU time).\n"
           "Exit status: 0 after 'q' or end of input, 1 bad usage or\n"
           "environment, 2 framing, protocol or I/O error.\n"
           "  -h  print this help\n"
@@ -309,7 +310,6 @@ int main(int argc, char **argv) {
   ips_worker_options_init(&o);
   o.name = PROG;
   o.tags = "?"; /* no VM: 'e' is answered with '!' by the library */
-  o.flags |= IPS_WORKER_CPU_TIME;
   if (ips_worker_options_env(&o, msg, sizeof msg) != 0) {
     fprintf(stderr, PROG ": %s\n", msg);
     return IPS_WORKER_EXIT_USAGE;

@@ -353,7 +353,8 @@ static void usage(FILE *f) {
           "  NAME           the worker's name in its messages (xsnap's parent "
           "passes\n"
           "                 the vat's name first)\n"          "Environment: IPCSTAMP_MAX_FRAME (bytes), IPCSTAMP_STAMP_CAPACITY\n"
-          "(default 1024), IPCSTAMP_DISABLE=1 (no stamps).\n"
+          "(default 1024), IPCSTAMP_DISABLE=1 (no stamps), IPCSTAMP_CPU_TIME=1\n"
+          "(add cpu_ns, the command's CPU time).\n"
           "Exit status: 0 after 'q' or end of input, 1 bad usage or\n"
           "environment, 2 framing, protocol or I/O error, 3 engine fatal "
           "error.\n",
@@ -417,7 +418,6 @@ int main(int argc, char **argv) {
 
   ips_worker_options_init(&o);
   o.name = name != NULL ? name : prog;
-  o.flags |= IPS_WORKER_CPU_TIME;
   if (ips_worker_options_env(&o, msg, sizeof msg) != 0) {
     fprintf(stderr, "%s: %s\n", prog, msg);
     return IPS_WORKER_EXIT_USAGE;

@@ -134,6 +134,10 @@ static int start_vats(run_t *r, char **wargv, uint64_t timeout_ms,
                       size_t max_frame, uint64_t max_upcalls) {
   kernel_t *k = &r->k;
   int i, rc;
+  /* A development run wants the on/off-CPU split; a worker pays two
+   * system calls a command for it, so the worker programs leave it off
+   * unless asked.  A value the user set stands. */
+  setenv("IPCSTAMP_CPU_TIME", "1", 0);
   for (i = 0; i < k->nvats; i++) {
     vat_t *v = &k->vats[i];
     ips_child_options_t o;
