@@ -14,6 +14,13 @@
  * that placement, not the stamps, decided the ratio: 0.25 in one run, 1.44
  * in the next.  IPCSTAMP_BENCH_NOPIN=1 leaves the placement alone.
  *
+ * The floor (issue 16), measured in the same run: what the worker's
+ * instrumentation cannot avoid, its 2 + 2k stamps (two clock reads each:
+ * gettimeofday and CLOCK_MONOTONIC, timed here) and the extra metering
+ * bytes through a pipe (a raw two-pipe ping-pong with a forked process,
+ * answering with the stamped reply's size against the unstamped one's).
+ * The overhead (on - off) is printed as a multiple of that floor.
+ *
  * usage: bench_overhead [ROUNDS [BATCH]]   (default 41 rounds of 500)
  */
 #include "config.h"
@@ -22,6 +29,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/time.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "common.h"
 #include "ipcstamp-parent.h"
@@ -105,9 +116,95 @@ static ips_child_t *spawn(uv_loop_t *loop, const char *path, int disable) {
   return w;
 }
 
+/* ---- the floor ---------------------------------------------------- */
+
+/* Seconds per pair of clock reads a stamp takes. */
+static double clock_pair(void *ctx) {
+  struct timeval tv;
+  struct timespec ts;
+  int64_t t0 = bench_now_ns(), sink = 0;
+  int i, k = 20000;
+  (void)ctx;
+  for (i = 0; i < k; i++) {
+    gettimeofday(&tv, NULL);
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    sink += tv.tv_usec + ts.tv_nsec;
+  }
+  if (sink == 42)
+    putchar(' ');
+  return (double)(bench_now_ns() - t0) * 1e-9 / k;
+}
+
+/* A process that answers each 4-byte size with that many bytes. */
+typedef struct {
+  int to, from;
+  pid_t pid;
+  uint32_t size;
+} echo_t;
+
+static void full_io(int fd, char *b, size_t n, int wr) {
+  while (n) {
+    ssize_t k = wr ? write(fd, b, n) : read(fd, b, n);
+    if (k <= 0)
+      exit(1);
+    b += k;
+    n -= (size_t)k;
+  }
+}
+
+static void echo_start(echo_t *e) {
+  int a[2], b[2];
+  static char buf[1 << 16];
+  if (pipe(a) || pipe(b))
+    exit(1);
+  if ((e->pid = fork()) == 0) {
+    uint32_t n;
+    close(a[1]);
+    close(b[0]);
+    for (;;) {
+      if (read(a[0], &n, sizeof n) != (ssize_t)sizeof n || n > sizeof buf)
+        _exit(0);
+      full_io(b[1], buf, n, 1);
+    }
+  }
+  close(a[0]);
+  close(b[1]);
+  e->to = a[1];
+  e->from = b[0];
+}
+
+static double ping(void *ctx) {
+  echo_t *e = ctx;
+  static char buf[1 << 16];
+  int64_t t0 = bench_now_ns();
+  int i, k = 2000;
+  for (i = 0; i < k; i++) {
+    full_io(e->to, (char *)&e->size, sizeof e->size, 1);
+    full_io(e->from, buf, e->size, 0);
+  }
+  return (double)(bench_now_ns() - t0) * 1e-9 / k;
+}
+
+static echo_t echo;
+
+/* The floor of k upcalls' worker instrumentation, in seconds: 2 + 2k clock
+ * pairs, and extra bytes more through the pipe than base bytes. */
+static double floor_of(int k, size_t base, size_t extra, int rounds,
+                       double *pair, double *bytes) {
+  echo_t with = echo, without = echo;
+  bench_ab_t c = bench_compare(clock_pair, NULL, clock_pair, NULL, rounds);
+  bench_ab_t p;
+  with.size = (uint32_t)(base + extra);
+  without.size = (uint32_t)base;
+  p = bench_compare(ping, &with, ping, &without, rounds);
+  *pair = c.a;
+  *bytes = p.a > p.b ? p.a - p.b : 0;
+  return (2 + 2 * k) * *pair + *bytes;
+}
+
 static void compare(uv_loop_t *loop, ips_child_t *on, ips_child_t *off,
                     const char *label, const char *payload, int rounds,
-                    int n) {
+                    int n, int upcalls) {
   side_t a, b;
   bench_ab_t r;
   memset(&a, 0, sizeof a);
@@ -122,6 +219,18 @@ static void compare(uv_loop_t *loop, ips_child_t *on, ips_child_t *off,
          "(quartiles %.4f-%.4f): %+.2f%%\n",
          label, r.a * 1e6, r.b * 1e6, r.ratio, r.q1, r.q3,
          (r.ratio - 1) * 100);
+  {
+    double pair, bytes;
+    /* The reply frame without stamps is about the off metering plus a
+     * short header; the base size matters little, the extra bytes do. */
+    size_t extra = a.mlen > b.mlen ? a.mlen - b.mlen : 0;
+    double fl = floor_of(upcalls, b.mlen + 8, extra, rounds, &pair, &bytes);
+    printf("    floor %.3f us = %d stamps x %.1f ns (two clock reads) + "
+           "%zu more bytes through a pipe %.3f us;\n"
+           "    overhead on - off = %.3f us = %.1f x the floor\n",
+           fl * 1e6, 2 + 2 * upcalls, pair * 1e9, extra, bytes * 1e6,
+           (r.a - r.b) * 1e6, (r.a - r.b) / fl);
+  }
   /* Part of the difference is the parent's: it parses the metering the
    * stamped worker sends (the other sends none or less). */
   {
@@ -163,8 +272,13 @@ int main(int argc, char **argv) {
   printf("command: make bench   (or: tests/bench/bench_overhead %d %d = "
          "rounds, deliveries per round and side)\n",
          rounds, n);
-  compare(&loop, on, off, "empty delivery", "", rounds, n);
-  compare(&loop, on, off, "4-upcall delivery", "{\"upcalls\":4}", rounds, n);
+  echo_start(&echo);
+  compare(&loop, on, off, "empty delivery", "", rounds, n, 0);
+  compare(&loop, on, off, "4-upcall delivery", "{\"upcalls\":4}", rounds, n,
+          4);
+  close(echo.to);
+  close(echo.from);
+  waitpid(echo.pid, NULL, 0);
   ips_child_close(on, NULL);
   ips_child_close(off, NULL);
   uv_run(&loop, UV_RUN_DEFAULT);
