@@ -39,7 +39,7 @@ int ips_source_open(ips_source_t **out, const char *path,
   errno = 0;
   s->in = ips__slog_ahead_open(path,
                                o->max_line ? o->max_line : IPS_DEFAULT_MAX_LINE,
-                               o->strict, err, errlen);
+                               o->strict, o->follow, err, errlen);
   if (!s->in) {
     int e = errno ? -errno : IPS_EINVAL;
     free(s);
@@ -52,6 +52,10 @@ int ips_source_open(ips_source_t **out, const char *path,
 void ips_source_progress(const ips_source_t *s, uint64_t *done,
                          uint64_t *total) {
   ips__slog_ahead_progress(s->in, done, total);
+}
+
+unsigned long ips_source_reopened(ips_source_t *s) {
+  return ips__slog_ahead_reopened(s->in);
 }
 
 void ips_source_close(ips_source_t *s) {
@@ -122,7 +126,7 @@ long ips_analysis_read(ips_analysis_t *a, ips_source_t *s, size_t max_lines,
   }
   while ((max_lines == 0 || (size_t)n < max_lines) &&
          (!a->o.limit || a->shown < a->o.limit) &&
-         (r = ips__slog_ahead_next(s->in, &it, err, errlen)) > 0) {
+         (r = ips__slog_ahead_next(s->in, &it, err, errlen)) == 1) {
     const ips__rec_t *rec = it.rec;
     long ln = ips__slog_ahead_lineno(s->in);
     n++;
@@ -161,6 +165,8 @@ long ips_analysis_read(ips_analysis_t *a, ips_source_t *s, size_t max_lines,
   }
   if (n > 0)
     return n;
+  if (r == IPS__SLOG_AGAIN)
+    return -EAGAIN;
   return r < 0 ? a->read_err : 0;
 }
 

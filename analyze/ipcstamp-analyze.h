@@ -46,6 +46,12 @@ typedef struct ips_source_options_s {
   size_t max_line;  /* longest line kept; 0: IPS_DEFAULT_MAX_LINE */
   int strict;       /* 1: tokenise every byte as JSON (slower; the default
                        steps over payloads the analysis does not need) */
+  int follow;       /* 1: follow a file being written, as tail -F does:
+                       the end of what it holds is not the end of input
+                       (ips_analysis_read returns -EAGAIN there), and when
+                       the path is rotated or truncated, the new file is
+                       read from its start.  A pipe's end stays the end;
+                       a flight recorder file cannot be followed. */
 } ips_source_options_t;
 
 /* Fill *o with the defaults. */
@@ -62,6 +68,10 @@ IPS_EXTERN int ips_source_open(ips_source_t **out, const char *path,
 /* Bytes read so far and the input's size (0 when unknown: a pipe, gzip). */
 IPS_EXTERN void ips_source_progress(const ips_source_t *s, uint64_t *done,
                                     uint64_t *total);
+
+/* Following: how many times the file was replaced or truncated and read
+ * again from its start (0 otherwise). */
+IPS_EXTERN unsigned long ips_source_reopened(ips_source_t *s);
 
 /* Close the source and free it.  NULL is ignored. */
 IPS_EXTERN void ips_source_close(ips_source_t *s);
@@ -246,7 +256,10 @@ IPS_EXTERN int ips_analysis_new(ips_analysis_t **out,
 
 /* Read up to max_lines lines of s (0: no limit) and feed them to the
  * analysis; callbacks run from inside this call.  Returns the number of
- * lines read (> 0), 0 at the end of input, or IPS_EIO when the source
+ * lines read (> 0), 0 at the end of input, -EAGAIN when following (see
+ * ips_source_options_t.follow) and no new line is there yet (never
+ * waits: call again later; a delivery in progress stays open), or IPS_EIO
+ * when the source
  * cannot be read any further (a read error, a damaged gzip stream): the
  * message is in err, and the line that could not be read is
  * ips_analysis_stats(a)->lines + 1.  Every line before the fault has been

@@ -49,6 +49,17 @@ int ips__slog_next(ips__slog_in_t *in, const char **line, size_t *len,
 void ips__slog_hold(ips__slog_in_t *in);
 char *ips__slog_detach(ips__slog_in_t *in, char *fresh, size_t *cap);
 
+/* Following (tail -F): at the end of a regular file, ips__slog_next()
+ * returns IPS__SLOG_AGAIN instead of 0 and keeps an unfinished last line
+ * until its newline arrives; a later call reads what was appended.  When
+ * the file at path is replaced (rotated: another inode) or truncated, the
+ * rest of the old one is read, then path is opened again from its start:
+ * *reopened counts those times.  Not for a pipe (its end is the end) or a
+ * flight recorder file (returns -1). */
+#define IPS__SLOG_AGAIN 3
+int ips__slog_follow(ips__slog_in_t *in, const char *path);
+unsigned long ips__slog_reopened(const ips__slog_in_t *in);
+
 /* ---- Agoric's flight recorder (flight.c) ---------------------------- */
 
 typedef struct ips__flight ips__flight_t;
@@ -166,10 +177,16 @@ typedef struct {
  * until the next call. */
 typedef struct ips__slog_ahead ips__slog_ahead_t;
 ips__slog_ahead_t *ips__slog_ahead_open(const char *path, size_t max_line,
-                                        int mode, char *err, size_t errlen);
+                                        int mode, int follow, char *err,
+                                        size_t errlen);
 int ips__slog_ahead_next(ips__slog_ahead_t *a, ips__slog_item_t *it,
                          char *err, size_t errlen);
 long ips__slog_ahead_lineno(const ips__slog_ahead_t *a);
+/* Following (follow != 0 at open; ips__slog_follow): next returns
+ * IPS__SLOG_AGAIN at once when no line is ready yet, and this counts the
+ * times the file was replaced or truncated and read again from its
+ * start. */
+unsigned long ips__slog_ahead_reopened(ips__slog_ahead_t *a);
 void ips__slog_ahead_progress(const ips__slog_ahead_t *a, uint64_t *done,
                               uint64_t *total);
 /* How many blocks of lines each thread has parsed so far. */

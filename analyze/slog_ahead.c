@@ -23,6 +23,7 @@
 
 #include <pthread.h>
 #include <stdio.h>
+#include <time.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -30,6 +31,9 @@
 
 #define NBLOCK 8
 #define BLOCK_LINES 4096u /* a block ends here or when its buffer is full */
+/* Following, how often the reader looks for more: a line shows within this
+ * of being written, and an idle follower wakes 20 times a second. */
+#define FOLLOW_POLL_NS 50000000L
 
 typedef struct {
   const char *p;     /* the line's bytes, in data (none if dropped) */
@@ -58,7 +62,8 @@ typedef struct {
   arena_t stamps;  /* int64_t walls and wmono of the reader's records */
   arena_t text;    /* their kinds strings and parse errors */
   int state;       /* under the lock */
-  int status;      /* after these lines: 1 more to come, 0 end, -1 error */
+  int status;      /* after these lines: 1 more to come, 0 end, -1 error,
+                      IPS__SLOG_AGAIN none yet (following) */
   char err[256];
   uint64_t done;   /* input consumed when the block was filled */
 } block_t;
@@ -75,6 +80,8 @@ struct ips__slog_ahead {
   pthread_cond_t cv;
   unsigned head, tail;
   int stop, eof;           /* eof: the reader has filled its last block */
+  int follow;              /* tail -F: the end of the file is not the end */
+  unsigned long reopened;  /* under the lock: the reader's count */
   block_t *b[NBLOCK];
   block_t *cur;            /* the block being handed out, or NULL */
   size_t next;
@@ -243,6 +250,20 @@ static void *reader(void *arg) {
     pthread_mutex_unlock(&a->mu);
     r = fill(a, b);
     pthread_mutex_lock(&a->mu);
+    a->reopened = ips__slog_reopened(a->in);
+    if (r == IPS__SLOG_AGAIN && b->n == 0) {
+      /* Nothing new: look again later (or when closed). */
+      struct timespec t;
+      clock_gettime(CLOCK_REALTIME, &t);
+      t.tv_nsec += FOLLOW_POLL_NS;
+      if (t.tv_nsec >= 1000000000L) {
+        t.tv_sec++;
+        t.tv_nsec -= 1000000000L;
+      }
+      if (!a->stop)
+        pthread_cond_timedwait(&a->cv, &a->mu, &t);
+      continue;
+    }
     b->state = FILLED;
     a->tail++;
     a->eof = r <= 0;
@@ -267,7 +288,8 @@ static void free_blocks(ips__slog_ahead_t *a) {
 }
 
 ips__slog_ahead_t *ips__slog_ahead_open(const char *path, size_t max_line,
-                                        int mode, char *err, size_t errlen) {
+                                        int mode, int follow, char *err,
+                                        size_t errlen) {
   ips__slog_ahead_t *a = calloc(1, sizeof *a);
   uint64_t done;
   int i;
@@ -289,6 +311,11 @@ ips__slog_ahead_t *ips__slog_ahead_open(const char *path, size_t max_line,
   if (!a->in)
     goto fail;
   ips__slog_hold(a->in);
+  if (follow && ips__slog_follow(a->in, path) != 0) {
+    snprintf(err, errlen, "%s: cannot follow a flight recorder file", path);
+    goto fail;
+  }
+  a->follow = follow;
   ips__slog_progress(a->in, &done, &a->total);
   pthread_mutex_init(&a->mu, NULL);
   pthread_cond_init(&a->cv, NULL);
@@ -350,8 +377,13 @@ int ips__slog_ahead_next(ips__slog_ahead_t *a, ips__slog_item_t *it,
     }
     /* Wait for the next block to be filled, and for the reader if it is
      * parsing it; take it unparsed if no one is. */
-    while (a->head == a->tail || a->b[a->head % NBLOCK]->state == BY_READER)
+    while (a->head == a->tail || a->b[a->head % NBLOCK]->state == BY_READER) {
+      if (a->follow && a->head == a->tail) {
+        pthread_mutex_unlock(&a->mu);
+        return IPS__SLOG_AGAIN; /* nothing more for now: never wait */
+      }
       pthread_cond_wait(&a->cv, &a->mu);
+    }
     b = a->cur = a->b[a->head % NBLOCK];
     if (b->state == FILLED) {
       b->state = BY_CALLER;
@@ -363,6 +395,14 @@ int ips__slog_ahead_next(ips__slog_ahead_t *a, ips__slog_item_t *it,
 }
 
 long ips__slog_ahead_lineno(const ips__slog_ahead_t *a) { return a->lineno; }
+
+unsigned long ips__slog_ahead_reopened(ips__slog_ahead_t *a) {
+  unsigned long n;
+  pthread_mutex_lock(&a->mu);
+  n = a->reopened;
+  pthread_mutex_unlock(&a->mu);
+  return n;
+}
 
 void ips__slog_ahead_progress(const ips__slog_ahead_t *a, uint64_t *done,
                               uint64_t *total) {

@@ -34,6 +34,9 @@ struct ips__slog_in {
   long lineno;
   uint64_t total;
   int hold;               /* lines handed out stay put until detached */
+  size_t dropped;         /* bytes of a too-long line dropped so far */
+  char *follow;           /* following: the path, to notice a rotation */
+  unsigned long reopened;
 };
 
 ips__slog_in_t *ips__slog_open(const char *path, size_t max_line, char *err,
@@ -88,9 +91,57 @@ error:
   return NULL;
 }
 
-/* Reads more input after buf[end].  Returns bytes read, 0 at EOF, -1, or
+int ips__slog_follow(ips__slog_in_t *in, const char *path) {
+  struct stat st;
+  if (in->fr || fstat(in->fd, &st) != 0 || !S_ISREG(st.st_mode))
+    return in->fr ? -1 : 0; /* a pipe's end is the end: nothing to follow */
+  in->follow = strdup(path);
+  return in->follow ? 0 : -1;
+}
+
+unsigned long ips__slog_reopened(const ips__slog_in_t *in) {
+  return in->reopened;
+}
+
+/* Following, at the end of what the file holds: 1 when path now names
+ * another file, or this one was truncated below what was read (the old
+ * one is then read to its end, and path reopened); else 0. */
+static int replaced(ips__slog_in_t *in) {
+  struct stat now, open;
+  long off = gzoffset(in->gz);
+  if (stat(in->follow, &now) != 0 || fstat(in->fd, &open) != 0)
+    return 0; /* gone for now (mid-rotation): wait for it */
+  return now.st_ino != open.st_ino || now.st_dev != open.st_dev ||
+         (off > 0 && (uint64_t)open.st_size < (uint64_t)off);
+}
+
+static int reopen(ips__slog_in_t *in, char *err, size_t errlen) {
+  int fd = open(in->follow, O_RDONLY | O_CLOEXEC);
+  struct stat st;
+  if (fd < 0) {
+    snprintf(err, errlen, "cannot open %s again: %s", in->follow,
+             strerror(errno));
+    return -1;
+  }
+  gzclose(in->gz);
+  in->fd = fd;
+  in->gz = gzdopen(fd, "rb");
+  if (!in->gz) {
+    close(fd);
+    snprintf(err, errlen, "cannot read %s: out of memory", in->follow);
+    return -1;
+  }
+  gzbuffer(in->gz, ZBUF);
+  if (fstat(fd, &st) == 0)
+    in->total = (uint64_t)st.st_size;
+  in->reopened++;
+  return 0;
+}
+
+/* Reads more input after buf[end].  Returns bytes read, 0 at EOF, -1,
  * IPS__SLOG_FULL when holding and there is no room without moving lines
- * already handed out. */
+ * already handed out, or IPS__SLOG_AGAIN (following) when the file holds
+ * no more yet. */
 static long fill(ips__slog_in_t *in, char *err, size_t errlen) {
   int n, zerr;
   if (in->eof)
@@ -137,6 +188,17 @@ static long fill(ips__slog_in_t *in, char *err, size_t errlen) {
       snprintf(err, errlen, "read error: %s", m);
       return -1;
     }
+    if (in->follow) {
+      /* zlib remembers the end; the file may grow past it (gzclearerr is
+       * there for reading a file being written). */
+      gzclearerr(in->gz);
+      if (replaced(in)) {
+        if (in->start < in->end || in->dropped)
+          return 0; /* the old file's unfinished last line comes first */
+        return reopen(in, err, errlen) < 0 ? -1 : IPS__SLOG_AGAIN;
+      }
+      return IPS__SLOG_AGAIN;
+    }
     if (zerr == Z_BUF_ERROR) {
       snprintf(err, errlen, "gzip input is truncated");
       return -1;
@@ -149,7 +211,7 @@ static long fill(ips__slog_in_t *in, char *err, size_t errlen) {
 
 int ips__slog_next(ips__slog_in_t *in, const char **line, size_t *len,
                    int *flags, char *err, size_t errlen) {
-  size_t seen = 0, dropped = 0; /* seen: bytes after start with no '\n' */
+  size_t seen = 0; /* bytes after start with no '\n' */
   *flags = 0;
   for (;;) {
     char *nl = memchr(in->buf + in->start + seen, '\n',
@@ -162,12 +224,13 @@ int ips__slog_next(ips__slog_in_t *in, const char **line, size_t *len,
       in->lineno++;
       /* A line that came whole into the buffer can still be over the
        * limit: the buffer is larger than a small --max-line. */
-      if (dropped || l > in->max_line) {
+      if (in->dropped || l > in->max_line) {
         *flags = IPS__LINE_TOOLONG;
-        *len = dropped + l;
+        *len = in->dropped + l;
       } else {
         *len = l;
       }
+      in->dropped = 0;
       return 1;
     }
     if (in->end - in->start > in->max_line) {
@@ -175,25 +238,27 @@ int ips__slog_next(ips__slog_in_t *in, const char **line, size_t *len,
        * (nothing was dropped yet in this call). */
       if (in->hold && in->start > 0)
         return IPS__SLOG_FULL;
-      /* Drop what we hold of this line; keep counting its length. */
-      dropped += in->end - in->start;
+      /* Drop what we hold of this line; keep counting its length (in the
+       * reader, since following may return before the line ends). */
+      in->dropped += in->end - in->start;
       in->start = in->end = 0;
     }
     seen = in->end - in->start;
     r = fill(in, err, errlen);
-    if (r == IPS__SLOG_FULL)
-      return IPS__SLOG_FULL;
+    if (r == IPS__SLOG_FULL || r == IPS__SLOG_AGAIN)
+      return (int)r;
     if (r < 0)
       return -1;
     if (r == 0) {
-      if (in->start == in->end && !dropped)
+      if (in->start == in->end && !in->dropped)
         return 0;
       *line = in->buf + in->start;
-      *len = dropped + (in->end - in->start);
+      *len = in->dropped + (in->end - in->start);
       *flags = IPS__LINE_NOEOL |
                (*len > in->max_line ? IPS__LINE_TOOLONG : 0);
       in->start = in->end;
       in->lineno++;
+      in->dropped = 0;
       return 1;
     }
   }
@@ -252,5 +317,6 @@ void ips__slog_close(ips__slog_in_t *in) {
     gzclose(in->gz); /* closes fd */
   }
   free(in->buf);
+  free(in->follow);
   free(in);
 }

@@ -338,7 +338,7 @@ START_TEST(test_ahead_both_threads) {
   }
   fputs("{\"type\":\"cut", f); /* and a last line without its end */
   ck_assert_int_eq(fclose(f), 0);
-  a = ips__slog_ahead_open(path, 4u << 20, 0, err, sizeof err);
+  a = ips__slog_ahead_open(path, 4u << 20, 0, 0, err, sizeof err);
   in = ips__slog_open(path, 4u << 20, err, sizeof err);
   ck_assert_ptr_nonnull(a);
   ck_assert_ptr_nonnull(in);

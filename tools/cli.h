@@ -50,6 +50,7 @@ enum {
   OPT_UNTIL,
   OPT_CRANK,
   OPT_LIMIT,
+  OPT_FOLLOW,
   OPT_FIRST_OWN /* a subcommand numbers its own long options from here */
 };
 
@@ -65,6 +66,7 @@ enum {
   {"until", required_argument, NULL, OPT_UNTIL},          \
   {"crank", required_argument, NULL, OPT_CRANK},          \
   {"limit", required_argument, NULL, OPT_LIMIT},          \
+  {"follow", no_argument, NULL, OPT_FOLLOW},              \
   {"help", no_argument, NULL, 'h'}
 
 /* Their lines in --help. */
@@ -75,6 +77,8 @@ enum {
   "  --until S         only deliveries before S seconds after the first record\n" \
   "  --crank A..B      only deliveries of cranks A to B (A.. or ..B: open)\n" \
   "  --limit N         only the first N deliveries (reading stops there)\n" \
+  "  --follow          keep reading a file being written (tail -F); each\n" \
+  "                    delivery shows when its result arrives; Ctrl-C ends\n" \
   "  --quake-us US     timequake threshold in microseconds (default 1000)\n" \
   "  --strict          validate every byte as JSON (slower)\n"           \
   "  --max-line BYTES  longest line read (default 67108864)\n"           \
@@ -117,7 +121,9 @@ int cli_count(const char *s, long long max, long long *out);
 
 /* Reads the whole slogfile into a new analysis (callbacks in in->an):
  * every skip reported on in->msgs with its line, a progress bar on a
- * terminal.  *out is the analysis, for the summary (free it): it is set
+ * terminal.  With --follow it reads until SIGINT or SIGTERM (then ends as
+ * at the end of input: deliveries in flight are reported unfinished),
+ * flushing stdout whenever it waits for more.  *out is the analysis, for the summary (free it): it is set
  * before the first callback (so a callback may read its statistics) and
  * also when reading stopped early.  Returns CLI_EXIT_OK, CLI_EXIT_INPUT
  * (something skipped) or CLI_EXIT_IO. */

@@ -2,9 +2,12 @@
  * that reads a slogfile into an analysis with its messages. */
 #include "config.h"
 
+#include <errno.h>
 #include <inttypes.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "cli.h"
@@ -110,6 +113,9 @@ static int input_option(cli_input_t *in, int c, const char *arg, int *done) {
       return 0;
     case OPT_STRICT:
       in->src.strict = 1;
+      return 0;
+    case OPT_FOLLOW:
+      in->src.follow = 1;
       return 0;
     case OPT_MAX_LINE:
       if (cli_count(arg, 1LL << 34, &v) || v < IPS_MIN_MAX_LINE) {
@@ -230,6 +236,41 @@ static void progress(const ips_source_t *src, int final) {
   fflush(stderr);
 }
 
+/* Following: the signal that ends it, seen between two reads. */
+static volatile sig_atomic_t follow_stop;
+
+static void on_stop(int sig) {
+  (void)sig;
+  follow_stop = 1;
+}
+
+/* Reads what the source holds; following, waits for more (100 ms naps,
+ * the reader thread looks every 50 ms) until a stop signal.  Returns
+ * ips_analysis_read()'s last result: 0 at the end, or an error. */
+static long read_all(cli_input_t *in, ips_analysis_t *a, ips_source_t *src,
+                     int bar, char *err, size_t errlen) {
+  unsigned long reopened = 0;
+  for (;;) {
+    long n = ips_analysis_read(a, src, bar ? 50000 : 0, err, errlen);
+    if (n > 0) {
+      if (bar)
+        progress(src, 0);
+      continue;
+    }
+    if (n != -EAGAIN)
+      return n;
+    fflush(stdout); /* what has come so far is on screen while we wait */
+    if (ips_source_reopened(src) != reopened) {
+      reopened = ips_source_reopened(src);
+      fprintf(stderr, "%s: %s was replaced or truncated: reading it again "
+                      "from its start\n", in->prog, in->path);
+    }
+    if (follow_stop)
+      return 0;
+    nanosleep(&(struct timespec){0, 100000000L}, NULL);
+  }
+}
+
 int cli_analyze(cli_input_t *in, ips_analysis_t **out) {
   char err[512];
   ips_source_t *src;
@@ -254,11 +295,16 @@ int cli_analyze(cli_input_t *in, ips_analysis_t **out) {
     return CLI_EXIT_IO;
   }
   ips_source_progress(src, &done, &total);
-  bar = in->progress && isatty(2) && total > (64u << 20);
+  bar = in->progress && !in->src.follow && isatty(2) && total > (64u << 20);
   rc = CLI_EXIT_OK;
-  while ((n = ips_analysis_read(*out, src, bar ? 50000 : 0, err, sizeof err)) > 0)
-    if (bar)
-      progress(src, 0);
+  if (in->src.follow) {
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_stop;
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
+  }
+  n = read_all(in, *out, src, bar, err, sizeof err);
   if (bar)
     progress(src, 1);
   st = ips_analysis_stats(*out);
