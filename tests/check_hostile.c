@@ -38,12 +38,12 @@ START_TEST(test_upcall_storm_limit) {
   write_file(wl, "{\"vat\":\"v1\",\"vd\":1}\n{\"vat\":\"v1\",\"vd\":2}\n");
   ck_assert_int_eq(run(args), 1);
   assert_err("too many upcalls: more than 1000 in one command");
-  ck_assert_int_eq(check_slog(slog, "deliver"), 1);
-  ck_assert_int_eq(check_slog(slog, "syscall"), 1000);
-  ck_assert_int_eq(check_slog(slog, "syscall-result"), 1000);
-  ck_assert_int_eq(check_slog(slog, "deliver-result"), 1);
-  ck_assert(contains(slog, "\"fault\":\"IPS_EPROTO\""));
-  ck_assert(contains(slog, "too many upcalls"));
+  ck_assert_int_eq(check_slog(failed_slog(), "deliver"), 1);
+  ck_assert_int_eq(check_slog(failed_slog(), "syscall"), 1000);
+  ck_assert_int_eq(check_slog(failed_slog(), "syscall-result"), 1000);
+  ck_assert_int_eq(check_slog(failed_slog(), "deliver-result"), 1);
+  ck_assert(contains(failed_slog(), "\"fault\":\"IPS_EPROTO\""));
+  ck_assert(contains(failed_slog(), "too many upcalls"));
 }
 END_TEST
 
@@ -55,9 +55,9 @@ START_TEST(test_upcall_storm_timeout) {
   write_file(wl, "{\"vat\":\"v1\",\"vd\":1}\n");
   ck_assert_int_eq(run(args), 1);
   assert_err("timeout: no answer within 300 ms");
-  ck_assert_int_eq(check_slog(slog, "deliver-result"), 1);
-  ck_assert_int_gt(check_slog(slog, "syscall"), 0);
-  ck_assert(contains(slog, "\"fault\":\"IPS_ETIMEOUT\""));
+  ck_assert_int_eq(check_slog(failed_slog(), "deliver-result"), 1);
+  ck_assert_int_gt(check_slog(failed_slog(), "syscall"), 0);
+  ck_assert(contains(failed_slog(), "\"fault\":\"IPS_ETIMEOUT\""));
 }
 END_TEST
 
@@ -82,13 +82,13 @@ START_TEST(test_garbage_10m) {
   write_file(wl, "{\"vat\":\"v1\",\"vd\":1}\n{\"vat\":\"v1\",\"vd\":2}\n");
   ck_assert_int_eq(run(args), 1);
   assert_err("missing comma after the payload");
-  ck_assert_int_eq(check_slog(slog, "deliver-result"), 1);
-  ck_assert(contains(slog, "\"fault\":\"IPS_ENS_NO_COMMA\""));
+  ck_assert_int_eq(check_slog(failed_slog(), "deliver-result"), 1);
+  ck_assert(contains(failed_slog(), "\"fault\":\"IPS_ENS_NO_COMMA\""));
   /* With a smaller limit it is refused at the length, before any byte of
    * it is buffered. */
   ck_assert_int_eq(run(small), 1);
   assert_err("declared length over the maximum frame size");
-  ck_assert_int_eq(check_slog(slog, "deliver-result"), 1);
+  ck_assert_int_eq(check_slog(failed_slog(), "deliver-result"), 1);
 }
 END_TEST
 

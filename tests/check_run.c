@@ -63,7 +63,7 @@ START_TEST(test_repeat) {
     snprintf(garbage, sizeof garbage, "%s --peer garbage", parent_self_exe());
     ck_assert_int_eq(run(many), 1);
     assert_err("missing comma after the payload");
-    ck_assert_int_eq(check_slog(slog, "deliver-result"), 1);
+    ck_assert_int_eq(check_slog(failed_slog(), "deliver-result"), 1);
   }
   ck_assert_int_eq(run(zero), 2);
   assert_err("--repeat wants a number");
@@ -222,8 +222,8 @@ START_TEST(test_fault_exit_code) {
   write_file(wl, "{\"vat\":\"v1\",\"vd\":1}\n{\"vat\":\"v1\",\"vd\":2}\n");
   ck_assert_int_eq(run(args), 1);
   assert_err("missing comma after the payload");
-  ck_assert_int_eq(check_slog(slog, "deliver-result"), 1);
-  s = slurp(slog);
+  ck_assert_int_eq(check_slog(failed_slog(), "deliver-result"), 1);
+  s = slurp(failed_slog());
   ck_assert(strstr(s, "\"fault\":\"IPS_ENS_NO_COMMA\"") != NULL);
   free(s);
 }
@@ -260,8 +260,8 @@ START_TEST(test_sigterm) {
   ck_assert_int_eq(rc, 1);
   assert_err("stopping");
   /* Valid up to the end; the cancelled delivery is recorded as such. */
-  ck_assert_int_eq(check_slog(slog, "deliver-result"), 1);
-  s = slurp(slog);
+  ck_assert_int_eq(check_slog(failed_slog(), "deliver-result"), 1);
+  s = slurp(failed_slog());
   ck_assert(strstr(s, "cancelled") != NULL);
   free(s);
 }
@@ -296,6 +296,55 @@ START_TEST(test_run_real_workers) {
 }
 END_TEST
 
+/* A failed run keeps its record as FILE.failed, so the corrected retry
+ * writes FILE without --force; a worker that cannot start leaves nothing. */
+START_TEST(test_failed_run_retry) {
+  char garbage[1300], failed[700];
+  const char *bad[] = {"run", "--worker", garbage, "--workload", wl,
+                       "--slog", slog, NULL};
+  const char *good[] = {"run", "--worker", worker_good, "--workload", wl,
+                        "--slog", slog, NULL};
+  const char *none[] = {"run", "--worker", "/nonexistent/worker", "--workload",
+                        wl, "--slog", slog, NULL};
+  snprintf(garbage, sizeof garbage, "%s --peer garbage", parent_self_exe());
+  snprintf(failed, sizeof failed, "%s.failed", slog);
+  write_file(wl, "{\"vat\":\"v1\",\"vd\":1}\n");
+  ck_assert_int_eq(run(bad), 1);
+  assert_err("the failed run's slogfile is");
+  ck_assert_int_eq(check_slog(failed_slog(), "deliver-result"), 1);
+  ck_assert_int_eq(run(good), 0);
+  ck_assert_int_eq(check_slog(slog, "deliver-result"), 1);
+  ck_assert_int_eq(access(failed, F_OK), 0); /* the old record stays */
+  unlink(slog);
+  unlink(failed);
+  ck_assert_int_eq(run(none), 2);
+  ck_assert_int_ne(access(slog, F_OK), 0);
+  ck_assert_int_ne(access(failed, F_OK), 0);
+}
+END_TEST
+
+/* On a terminal, --repeat shows how far the run is and the time left. */
+START_TEST(test_progress_on_a_terminal) {
+  char cmd[4096];
+  char *out;
+  write_file(wl, "{\"vat\":\"v1\",\"vd\":{\"sleep_us\":400}}\n");
+  /* script(1) gives the run a terminal; 4,000 deliveries that sleep
+   * 0.4 ms last longer than the first report, a second in. */
+  snprintf(cmd, sizeof cmd,
+           "script -q -e -c \"'%s' run --worker "
+           "'%s/worker/ipcstamp-worker-c' --workload '%s' --repeat 4000\" "
+           "/dev/null > '%s' 2>&1",
+           ipcstamp, getenv("IPCSTAMP_BUILDDIR"), wl, errfile);
+  if (system("command -v script >/dev/null 2>&1") != 0)
+    return; /* util-linux's script is in every Debian (bsdutils) */
+  ck_assert_int_eq(system(cmd), 0);
+  out = slurp(errfile);
+  ck_assert_msg(strstr(out, "% ") || strstr(out, "%,"), "no percentage: %s", out);
+  ck_assert_msg(strstr(out, "s left"), "no time left: %s", out);
+  free(out);
+}
+END_TEST
+
 static Suite *run_suite(void) {
   Suite *s = suite_create("run");
   TCase *tc = tcase_create("Core");
@@ -310,6 +359,7 @@ static Suite *run_suite(void) {
   tcase_set_timeout(tc, 120);
   tcase_add_checked_fixture(tc, run_setup, NULL);
   tcase_add_test(tc, test_memory_flat);
+  tcase_add_test(tc, test_progress_on_a_terminal);
   suite_add_tcase(s, tc);
   tc = tcase_create("Bad input");
   tcase_add_checked_fixture(tc, run_setup, NULL);
@@ -319,6 +369,7 @@ static Suite *run_suite(void) {
   tcase_add_test(tc, test_fault_exit_code);
   tcase_add_test(tc, test_hostile_result);
   tcase_add_test(tc, test_sigterm);
+  tcase_add_test(tc, test_failed_run_retry);
   suite_add_tcase(s, tc);
   return s;
 }

@@ -35,6 +35,9 @@ long long ns_of(const char *line, const char *key);
 /* The slogfile check (see run_util.c); returns how many lines of
  * count_type (NULL: none) it has. */
 int check_slog(const char *path, const char *count_type);
+/* After a run that failed: the slogfile is not at slog (a retry must not
+ * stop at it) but at slog + ".failed", whose path this returns (static). */
+const char *failed_slog(void);
 
 #if defined(__SANITIZE_ADDRESS__)
 #define UNDER_ASAN 1

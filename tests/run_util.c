@@ -105,6 +105,14 @@ void assert_err(const char *words) {
   free(e);
 }
 
+const char *failed_slog(void) {
+  static char path[sizeof slog + 8];
+  snprintf(path, sizeof path, "%s.failed", slog);
+  ck_assert_msg(access(slog, F_OK) != 0, "a failed run left %s", slog);
+  ck_assert_msg(access(path, F_OK) == 0, "no %s", path);
+  return path;
+}
+
 /* Seconds text ("764.404427069") to integer nanoseconds. */
 long long ns_of(const char *line, const char *key) {
   char pat[32];

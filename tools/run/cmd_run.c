@@ -82,8 +82,8 @@ typedef struct {
   uv_signal_t sig[2];
   uv_timer_t progress;
   int interrupted;
-  int show_progress, progress_shown;
-  uint64_t start_ns;
+  int progress_shown;
+  ips_stamp_t t0;       /* when the run began: the estimate of time left */
   run_feed_t feed;
 } run_t;
 
@@ -99,8 +99,26 @@ static void on_sig(uv_signal_t *h, int signum) {
 static void on_progress(uv_timer_t *t) {
   run_t *r = t->data;
   kernel_t *k = &r->k;
+  double x = run_feed_fraction(&r->feed, k);
+  char left[64] = "";
+  if (x > 0) {
+    /* The time so far, scaled: the passes are alike. */
+    ips_stamp_t now;
+    double s;
+    ips_clock_read(&now);
+    s = (double)(now.mono_ns - r->t0.mono_ns) / 1e9 * (1 - x) / x;
+    if (s < 3600)
+      snprintf(left, sizeof left, ", %dm%02ds left", (int)s / 60, (int)s % 60);
+    else
+      snprintf(left, sizeof left, ", %dh%02dm left", (int)(s / 3600),
+               (int)s % 3600 / 60);
+  }
+  if (x >= 0)
+    fprintf(stderr, "\r  %4.1f%%%s: ", x * 100, left);
+  else
+    fputs("\r  ", stderr);
   fprintf(stderr,
-          "\r  %" PRIu64 " deliveries, %" PRIu64 " upcalls, %" PRIu64
+          "%" PRIu64 " deliveries, %" PRIu64 " upcalls, %" PRIu64
           " errors, %zu queued   ",
           k->deliveries, k->upcalls, k->errors + k->faults, k->queued);
   r->progress_shown = 1;
@@ -165,6 +183,31 @@ static int start_vats(run_t *r, char **wargv, uint64_t timeout_ms,
   return 0;
 }
 
+/* Where a finished run's slogfile goes.  A run that failed must not leave
+ * FILE behind, or the corrected retry stops at "use --force": its record
+ * is kept as FILE.failed (what went wrong is in it), or removed when the
+ * workers could not be started (a --worker that cannot run: nothing to
+ * see in it). */
+static void keep_slogfile(const char *path, int exit_code, int started,
+                          int quiet) {
+  char failed[4096];
+  if (exit_code == CLI_EXIT_OK) {
+    if (!quiet)
+      printf("slogfile: %s\n", path);
+    return;
+  }
+  if (!started) {
+    unlink(path);
+    return;
+  }
+  snprintf(failed, sizeof failed, "%s.failed", path);
+  if (rename(path, failed) == 0)
+    fprintf(stderr, "ipcstamp run: the failed run's slogfile is %s\n", failed);
+  else
+    fprintf(stderr, "ipcstamp run: cannot rename %s to %s: %s\n", path, failed,
+            strerror(errno));
+}
+
 int cmd_run(int argc, char **argv) {
   static const struct option opts[] = {
       {"worker", required_argument, NULL, 'w'},
@@ -185,7 +228,7 @@ int cmd_run(int argc, char **argv) {
   int demo = 0, force = 0, quiet = 0, c, rc, i, exit_code = CLI_EXIT_OK;
   long vats = 1, rounds = 20, timeout = 0, max_frame = 0, repeat = 1;
   long max_upcalls = 0;
-  int repeat_given = 0;
+  int repeat_given = 0, started = 0;
   char *cmd = NULL, *wargv[MAX_ARGS];
   uv_loop_t loop;
   run_t r;
@@ -306,6 +349,7 @@ int cmd_run(int argc, char **argv) {
   if (isatty(2) && !quiet)
     uv_timer_start(&r.progress, on_progress, 1000, 500);
   ips_clock_read(&t0);
+  r.t0 = t0;
 
   rc = start_vats(&r, wargv, (uint64_t)timeout, (size_t)max_frame,
                   (uint64_t)max_upcalls);
@@ -315,6 +359,7 @@ int cmd_run(int argc, char **argv) {
                                                    : CLI_EXIT_FAIL;
     kernel_stop(&r.k);
   } else {
+    started = 1;
     kernel_pump(&r.k);
   }
   uv_run(&loop, UV_RUN_DEFAULT);
@@ -335,12 +380,12 @@ int cmd_run(int argc, char **argv) {
            r.k.nvats, r.k.nvats == 1 ? "" : "s", r.k.deliveries,
            r.k.evaluations, r.k.errors, r.k.faults, r.k.skipped, r.k.upcalls,
            r.k.sends, (double)(t1.mono_ns - t0.mono_ns) / 1e9);
-  if (slog_path && !quiet && !r.k.slog_failed)
-    printf("slogfile: %s\n", slog_path);
   if (r.k.slog_failed)
     exit_code = CLI_EXIT_IO;
   else if (exit_code == CLI_EXIT_OK && (r.k.faults || r.interrupted))
     exit_code = CLI_EXIT_FAIL;
+  if (slog_path && !r.k.slog_failed)
+    keep_slogfile(slog_path, exit_code, started, quiet);
 
 out:
   kernel_free(&r.k);

@@ -17,6 +17,10 @@ typedef struct {
   uint64_t queued;    /* passes queued so far */
   int rounds;         /* demo: rounds wanted */
   int round;          /* demo: rounds queued (the set-up counts as -1) */
+  /* Commands (deliveries + evaluations) run when the second pass or
+   * round was queued: the size of one, sends included, for the progress
+   * estimate; 0 until then. */
+  uint64_t first_cmds, base_cmds;
 } run_feed_t;
 
 /* Feed k the built-in demo: evaluate the demo vat code and init every vat,
@@ -29,6 +33,11 @@ void run_demo_workload(kernel_t *k, run_feed_t *f, int rounds);
  * CLI_EXIT_IO (cannot read). */
 int run_load_workload(kernel_t *k, run_feed_t *f, const char *path,
                       uint64_t passes);
+
+/* How far the run is, from 0 to 1, as the passes (--repeat) or rounds
+ * (the demo) queued so far and, once one has run, the commands each takes;
+ * -1 when there is one pass only (nothing to count in). */
+double run_feed_fraction(const run_feed_t *f, const kernel_t *k);
 
 /* Release what f holds (the kernel must no longer refill from it). */
 void run_feed_free(run_feed_t *f);

@@ -102,6 +102,30 @@ static run_item_t *copy_item(const run_item_t *s) {
   return it;
 }
 
+static uint64_t commands(const kernel_t *k) {
+  return k->deliveries + k->evaluations;
+}
+
+/* Called as pass (or round) number n (0-based) is queued. */
+static void note_pass(run_feed_t *f, const kernel_t *k, uint64_t n) {
+  if (n == 1 && commands(k) > f->base_cmds)
+    f->first_cmds = commands(k) - f->base_cmds;
+}
+
+double run_feed_fraction(const run_feed_t *f, const kernel_t *k) {
+  uint64_t total = f->items ? f->passes : (uint64_t)f->rounds;
+  uint64_t queued = f->items ? f->queued : (uint64_t)(f->round < 0 ? 0 : f->round);
+  double x;
+  if (total <= 1)
+    return -1;
+  if (f->first_cmds) /* smooth: commands run against those all passes take */
+    x = (double)(commands(k) - f->base_cmds) /
+        ((double)f->first_cmds * (double)total);
+  else /* the passes before the one running */
+    x = queued ? (double)(queued - 1) / (double)total : 0;
+  return x < 0 ? 0 : x > 0.999 ? 0.999 : x;
+}
+
 /* The next pass of the workload: copies, since the kernel frees what it
  * has run. */
 static int refill_workload(kernel_t *k) {
@@ -110,6 +134,7 @@ static int refill_workload(kernel_t *k) {
   run_item_t *it;
   if (f->queued >= f->passes || !f->items)
     return 0;
+  note_pass(f, k, f->queued);
   f->queued++;
   for (s = f->items; s; s = s->next) {
     if (!(it = copy_item(s)))
@@ -191,6 +216,10 @@ static int refill_demo(kernel_t *k) {
   run_item_t *it;
   if (r >= f->rounds)
     return 0;
+  if (r == 0) /* the set-up is not a round */
+    f->base_cmds = commands(k);
+  else if (r > 0)
+    note_pass(f, k, (uint64_t)r);
   f->round++;
   for (i = 0; i < k->nvats; i++) {
     if (r < 0) {
