@@ -331,7 +331,9 @@ static int dr(cur_t *c, size_t anchor, ips__rec_t *r) {
   c->i = (size_t)e;
   if (!LIT(c, ","))
     return 0;
-  if (!LIT(c, "null") && !metering(c, r))
+  if (LIT(c, "null"))
+    r->have |= IPS__F_DRNULL; /* no metering: a local vat, or an error */
+  else if (!metering(c, r))
     return 0;
   return LIT(c, "],\"seconds\":") && decimal(c, &ns) && c->i == anchor;
 }

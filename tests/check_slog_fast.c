@@ -50,6 +50,11 @@ static const char *const canon[] = {
     "[1.000001,1.000002,1.000003,1.000004],\"ipcstamp\":{\"v\":1,\"kinds\":"
     "\"dure\",\"mono\":[10,20,30,40],\"dropped\":2}}],\"seconds\":0.1,"
     "\"time\":2.5,\"monotime\":3.25}",
+    /* An error result without metering (the worker's '!'). */
+    "{\"type\":\"deliver-result\",\"crankNum\":1,\"vatID\":\"v1\","
+    "\"deliveryNum\":1,\"dr\":[\"error\",\"nope\",null],"
+    "\"seconds\":0.009777617,\"time\":1795420106.269052,"
+    "\"monotime\":12125.737747215}",
     "{\"type\":\"crank-start\",\"crankType\":\"delivery\",\"crankNum\":1,"
     "\"time\":1795300856.499995,\"monotime\":8123.399995000}",
 };
