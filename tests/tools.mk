@@ -1,7 +1,7 @@
 # tests/ of tools/: the slog reader, the histogram, and the three commands
 # against golden outputs (tests/data/).
 check_PROGRAMS += tests/check_tools
-TESTS += tests/check_tools tests/follow.test
+TESTS += tests/check_tools tests/follow.test tests/recompute.test
 tests_check_tools_SOURCES = \
 	tests/check_report.h \
 	tests/check_report_main.c \
@@ -20,7 +20,8 @@ tests_check_tools_LDADD = analyze/libanalyze-core.la $(CHECK_LIBS) $(YAJL_LIBS) 
 # The commands are run as programs: build them first.
 EXTRA_tests_check_tools_DEPENDENCIES = tools/ipcstamp$(EXEEXT)
 
-EXTRA_DIST += tests/follow.test \
+EXTRA_DIST += tests/follow.test tests/recompute.test tests/recompute.py \
+	tests/data/swingset-shapes.slog \
 	tests/data/ours.slog \
 	tests/data/xsnap.slog \
 	tests/data/bad.slog \
