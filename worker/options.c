@@ -36,6 +36,26 @@ static int parse_count(const char *s, uint64_t min, uint64_t max,
   return 0;
 }
 
+/* The variable name, when set and not empty: "1" sets flag in *flags,
+ * "0" clears it; anything else is IPS_EINVAL with a message saying what
+ * was expected. */
+static int env_flag(const char *name, unsigned flag, const char *expected,
+                    unsigned *flags, char *msg, size_t size) {
+  const char *v = getenv(name);
+  if (!v || !*v)
+    return 0;
+  if (strcmp(v, "1") == 0) {
+    *flags |= flag;
+  } else if (strcmp(v, "0") == 0) {
+    *flags &= ~flag;
+  } else {
+    if (msg)
+      snprintf(msg, size, "%s=\"%.40s\": expected %s", name, v, expected);
+    return IPS_EINVAL;
+  }
+  return 0;
+}
+
 int ips_worker_options_env(ips_worker_options_t *o, char *msg, size_t size) {
   ips_worker_options_t n = *o;
   const char *v;
@@ -66,38 +86,14 @@ int ips_worker_options_env(ips_worker_options_t *o, char *msg, size_t size) {
     }
     n.stamp_capacity = (uint32_t)x;
   }
-  v = getenv("IPCSTAMP_DISABLE");
-  if (v && *v) {
-    if (strcmp(v, "1") == 0) {
-      n.flags |= IPS_WORKER_NO_STAMPS;
-    } else if (strcmp(v, "0") == 0) {
-      n.flags &= ~IPS_WORKER_NO_STAMPS;
-    } else {
-      if (msg)
-        snprintf(msg, size,
-                 "IPCSTAMP_DISABLE=\"%.40s\": expected 1 (no stamps) or 0 "
-                 "(stamps)",
-                 v);
-      return IPS_EINVAL;
-    }
-  }
+  if (env_flag("IPCSTAMP_DISABLE", IPS_WORKER_NO_STAMPS, "1 (no stamps) or 0 "
+               "(stamps)", &n.flags, msg, size) != 0)
+    return IPS_EINVAL;
   /* Two CPU-clock system calls per command (about 0.4 us together, most
    * of an empty delivery's instrumentation: BENCHMARKS.md): asked for. */
-  v = getenv("IPCSTAMP_CPU_TIME");
-  if (v && *v) {
-    if (strcmp(v, "1") == 0) {
-      n.flags |= IPS_WORKER_CPU_TIME;
-    } else if (strcmp(v, "0") == 0) {
-      n.flags &= ~IPS_WORKER_CPU_TIME;
-    } else {
-      if (msg)
-        snprintf(msg, size,
-                 "IPCSTAMP_CPU_TIME=\"%.40s\": expected 1 (add cpu_ns) or 0 "
-                 "(none)",
-                 v);
-      return IPS_EINVAL;
-    }
-  }
+  if (env_flag("IPCSTAMP_CPU_TIME", IPS_WORKER_CPU_TIME, "1 (add cpu_ns) or 0 "
+               "(none)", &n.flags, msg, size) != 0)
+    return IPS_EINVAL;
   *o = n;
   return 0;
 }
