@@ -75,3 +75,20 @@ TESTS += tests/interop/xsnap-parent.test tests/interop/xsnap-worker.test
 EXTRA_DIST += tests/interop/xsnap-parent.test tests/interop/xsnap-parent.mjs \
 	tests/interop/xsnap-worker.test \
 	tests/interop/package.json tests/interop/package-lock.json
+
+# Real SwingSet data (issue 11): the fixture written by Agoric's kernel on
+# xsnap workers, and the node generators and harnesses of
+# tests/interop/swingset (their own npm project, test-only).
+TESTS += tests/interop/swingset-fixture.test
+EXTRA_DIST += tests/interop/swingset-fixture.test \
+	tests/data/swingset.slog.gz \
+	tests/interop/swingset/README.md \
+	tests/interop/swingset/package.json \
+	tests/interop/swingset/package-lock.json \
+	tests/interop/swingset/check-fixture.mjs \
+	tests/interop/swingset/gen-slog.mjs \
+	tests/interop/swingset/vats/alice.js \
+	tests/interop/swingset/vats/bob.js \
+	tests/interop/swingset/vats/carol.js \
+	tests/interop/swingset/vats/ledger.js \
+	tests/interop/swingset/vats/bootstrap.js
