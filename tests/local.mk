@@ -79,9 +79,12 @@ EXTRA_DIST += tests/interop/xsnap-parent.test tests/interop/xsnap-parent.mjs \
 # Real SwingSet data (issue 11): the fixture written by Agoric's kernel on
 # xsnap workers, and the node generators and harnesses of
 # tests/interop/swingset (their own npm project, test-only).
-TESTS += tests/interop/swingset-fixture.test
+TESTS += tests/interop/swingset-fixture.test tests/interop/swingset-otel.test
 EXTRA_DIST += tests/interop/swingset-fixture.test \
+	tests/interop/swingset-otel.test \
 	tests/data/swingset.slog.gz \
+	tests/data/otel-min.slog \
+	tests/interop/swingset/slog-to-otel.mjs \
 	tests/interop/swingset/README.md \
 	tests/interop/swingset/package.json \
 	tests/interop/swingset/package-lock.json \
