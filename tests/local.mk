@@ -79,9 +79,22 @@ EXTRA_DIST += tests/interop/xsnap-parent.test tests/interop/xsnap-parent.mjs \
 # Real SwingSet data (issue 11): the fixture written by Agoric's kernel on
 # xsnap workers, and the node generators and harnesses of
 # tests/interop/swingset (their own npm project, test-only).
-TESTS += tests/interop/swingset-fixture.test tests/interop/swingset-otel.test
+TESTS += tests/interop/swingset-fixture.test tests/interop/swingset-otel.test \
+	tests/interop/swingset-flight.test
+# The format of the flight recorder files these tests use (and ipcstamp
+# reads); kept beside its fixtures so the generator and the page change
+# together.
+dist_doc_DATA += docs/flight-recorder.md
 EXTRA_DIST += tests/interop/swingset-fixture.test \
 	tests/interop/swingset-otel.test \
+	tests/interop/swingset-flight.test \
+	tests/data/flight-nowrap.bin.gz \
+	tests/data/flight-nowrap.jsonl.gz \
+	tests/data/flight-wrap.bin.gz \
+	tests/data/flight-wrap.jsonl.gz \
+	tests/data/flight-bad-end.bin.gz \
+	tests/data/flight-bad-len.bin.gz \
+	tests/interop/swingset/gen-flight.mjs \
 	tests/data/swingset.slog.gz \
 	tests/data/otel-min.slog \
 	tests/interop/swingset/slog-to-otel.mjs \
