@@ -64,3 +64,18 @@ if [ ! -d tests/interop/node_modules/@agoric/xsnap ] && [ "${IPCSTAMP_NO_NPM:-0}
         echo "autogen.sh: npm not found: the interop tests will be skipped" >&2
     fi
 fi
+
+# Test-only: Agoric's SwingSet kernel and telemetry (a separate npm project,
+# so its dependency tree never conflicts with the xsnap one above): they
+# generate the real slogfile and flight-recorder fixtures and run Agoric's
+# slog-to-OpenTelemetry converter on ipcstamp's slogfiles.  Without npm those
+# tests are skipped.
+if [ ! -d tests/interop/swingset/node_modules/@agoric/swingset-vat ] && [ "${IPCSTAMP_NO_NPM:-0}" != 1 ]; then
+    if command -v npm >/dev/null 2>&1; then
+        echo "autogen.sh: installing the SwingSet interop npm packages (tests/interop/swingset)"
+        (cd tests/interop/swingset && npm ci --no-audit --no-fund --loglevel=error) ||
+            echo "autogen.sh: npm ci failed: the SwingSet interop tests will be skipped" >&2
+    else
+        echo "autogen.sh: npm not found: the SwingSet interop tests will be skipped" >&2
+    fi
+fi

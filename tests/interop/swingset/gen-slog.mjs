@@ -1,0 +1,170 @@
+#!/usr/bin/env node
+// gen-slog.mjs: write a real SwingSet slogfile with Agoric's own kernel.
+//
+//   node gen-slog.mjs OUT.slog [--rounds N] [--upgrade-at R] [--keep-state DIR]
+//
+// The scenario (vats/*.js) runs on xsnap workers under @agoric/swingset-vat
+// with an on-disk swing-store, and the slog goes through @agoric/telemetry's
+// own slog file sender.  It runs in two node processes on the same
+// swing-store and the same (appended) slogfile: the second is the
+// "controller restart", in which the workers are reloaded from their heap
+// snapshots and replay their transcripts, and SwingSet's monotime (seconds
+// since process start) starts again near 0.  Rounds are split between the
+// two processes; --rounds scales the file (about 1 round per 20 KB once
+// the create-vat records are written).
+//
+// Exit codes: 0 ok, 1 the kernel or a round failed, 2 usage error.
+import { spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+const self = fileURLToPath(import.meta.url);
+
+const usage = msg => {
+  if (msg) console.error(`gen-slog.mjs: ${msg}`);
+  console.error(
+    'usage: node gen-slog.mjs OUT.slog [--rounds N] [--upgrade-at R] [--keep-state DIR]',
+  );
+  process.exit(2);
+};
+
+const parseArgs = argv => {
+  const opts = { rounds: 8, upgradeAt: 3, out: undefined, state: undefined, phase: 0 };
+  const int = (name, v) => {
+    if (v === undefined || !/^[0-9]+$/.test(v)) usage(`${name} needs a non-negative integer, got ${v}`);
+    return Number(v);
+  };
+  for (let i = 0; i < argv.length; i += 1) {
+    const a = argv[i];
+    if (a === '--rounds') opts.rounds = int(a, argv[(i += 1)]);
+    else if (a === '--upgrade-at') opts.upgradeAt = int(a, argv[(i += 1)]);
+    else if (a === '--keep-state') opts.state = argv[(i += 1)] ?? usage('--keep-state needs a directory');
+    else if (a === '--phase') opts.phase = int(a, argv[(i += 1)]);
+    else if (a.startsWith('-')) usage(`unknown option ${a}`);
+    else if (opts.out === undefined) opts.out = a;
+    else usage(`unexpected argument ${a}`);
+  }
+  if (opts.out === undefined) usage('no output file');
+  if (opts.rounds < 2) usage('--rounds must be at least 2 (one per process)');
+  return opts;
+};
+
+const opts = parseArgs(process.argv.slice(2));
+// First process: rounds 1..half, second: half+1..rounds.
+const half = Math.ceil(opts.rounds / 2);
+
+if (opts.phase === 0) {
+  // Driver: a fresh swing-store and slogfile, then the two kernel processes.
+  const stateDir = opts.state ?? fs.mkdtempSync(path.join(os.tmpdir(), 'gen-slog-'));
+  fs.rmSync(path.join(stateDir, 'swingstore'), { recursive: true, force: true });
+  fs.mkdirSync(path.join(stateDir, 'swingstore'), { recursive: true });
+  fs.rmSync(opts.out, { force: true });
+  for (const phase of [1, 2]) {
+    const r = spawnSync(
+      process.execPath,
+      [self, opts.out, '--rounds', `${opts.rounds}`, '--upgrade-at', `${opts.upgradeAt}`,
+        '--keep-state', stateDir, '--phase', `${phase}`],
+      { stdio: 'inherit' },
+    );
+    if (r.status !== 0) {
+      console.error(`gen-slog.mjs: kernel process ${phase} failed (status ${r.status}, signal ${r.signal})`);
+      process.exit(1);
+    }
+  }
+  if (!opts.state) fs.rmSync(stateDir, { recursive: true, force: true });
+  process.exit(0);
+}
+
+// A kernel process.  SES must be locked down before the kernel loads.
+await import('@endo/init');
+const {
+  initializeSwingset,
+  makeSwingsetController,
+  buildTimer,
+  buildMailbox,
+  buildMailboxStateMap,
+} = await import('@agoric/swingset-vat');
+const { openSwingStore } = await import('@agoric/swing-store');
+const { makeSlogSender } = await import('@agoric/telemetry/src/slog-file.js');
+
+const vat = name => path.join(here, 'vats', name);
+const timer = buildTimer();
+const mailbox = buildMailbox(buildMailboxStateMap());
+const config = {
+  bootstrap: 'bootstrap',
+  defaultManagerType: 'xsnap',
+  // The host queues round(n) to bootstrap's root long after bootstrap()
+  // returned: pinned, the kernel never drops it.
+  pinBootstrapRoot: true,
+  // Small, so that both processes take heap snapshots and the second one
+  // reloads from them and replays only the tail of each transcript.
+  snapshotInitial: 2,
+  snapshotInterval: 7,
+  vats: {
+    bootstrap: { sourceSpec: vat('bootstrap.js') },
+    alice: { sourceSpec: vat('alice.js') },
+    bob: { sourceSpec: vat('bob.js'), creationOptions: { enablePipelining: true } },
+    carol: { sourceSpec: vat('carol.js') },
+  },
+  bundles: { ledger: { sourceSpec: vat('ledger.js') } },
+  devices: {
+    timer: { sourceSpec: timer.srcPath },
+    mailbox: { sourceSpec: mailbox.srcPath },
+  },
+};
+const deviceEndowments = {
+  timer: { ...timer.endowments },
+  mailbox: { ...mailbox.endowments },
+};
+
+const slogSender = await makeSlogSender({ env: { SLOGFILE: opts.out } });
+const { kernelStorage, hostStorage } = openSwingStore(path.join(opts.state, 'swingstore'));
+// Lazy vat loading plus a small warehouse keeps workers being evicted and
+// reloaded (more replays) without depending on anything but the scenario.
+const runtimeOptions = { slogSender, warehousePolicy: { maxVatsOnline: 4 } };
+
+const fail = msg => {
+  console.error(`gen-slog.mjs: phase ${opts.phase}: ${msg}`);
+  process.exit(1);
+};
+
+let controller;
+try {
+  if (opts.phase === 1) {
+    const bootKpid = await initializeSwingset(config, [], kernelStorage, {}, runtimeOptions);
+    hostStorage.commit();
+    controller = await makeSwingsetController(kernelStorage, deviceEndowments, runtimeOptions);
+    await controller.run();
+    hostStorage.commit();
+    if (bootKpid && controller.kpStatus(bootKpid) !== 'fulfilled') {
+      fail(`bootstrap ${controller.kpStatus(bootKpid)}: ${JSON.stringify(controller.kpResolution(bootKpid))}`);
+    }
+  } else {
+    controller = await makeSwingsetController(kernelStorage, deviceEndowments, runtimeOptions);
+  }
+
+  const [first, last] = opts.phase === 1 ? [1, half] : [half + 1, opts.rounds];
+  for (let n = first; n <= last; n += 1) {
+    const kpid = controller.queueToVatRoot('bootstrap', 'round', [n, opts.upgradeAt]);
+    await controller.run();
+    // Fire the round's timer wakeup: the device polls a host-chosen time,
+    // never the wall clock.
+    if (timer.poll(BigInt(n) * 10n)) await controller.run();
+    hostStorage.commit();
+    const status = controller.kpStatus(kpid);
+    if (status !== 'fulfilled') {
+      fail(`round ${n} ${status}: ${JSON.stringify(controller.kpResolution(kpid))}`);
+    }
+  }
+  await controller.shutdown();
+  hostStorage.commit();
+  await hostStorage.close();
+  await slogSender.forceFlush();
+  await slogSender.shutdown();
+} catch (err) {
+  fail(err && err.stack ? err.stack : String(err));
+}
+process.exit(0);
