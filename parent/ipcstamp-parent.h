@@ -141,6 +141,13 @@ typedef struct ips_child_options_s {
   void *data;                /* for the host: ips_child_data() */
 } ips_child_options_t;
 
+/* Fill *o with the defaults: every field zero/NULL, which means no file
+ * (the caller must set it), argv { file }, the parent's environment and
+ * directory, IPS_DEFAULT_MAX_FRAME, no timeout, no upcall limit, no
+ * callbacks (upcalls answered empty, output inherited).  Call it first, then
+ * set what you need: fields added in later versions get their defaults. */
+IPS_EXTERN void ips_child_options_init(ips_child_options_t *o);
+
 /* Start a worker on loop with fd 3 = parent->worker and fd 4 =
  * worker->parent (pipes), stdin /dev/null.  Sets SIGPIPE to SIG_IGN in the
  * process: a worker dying while we write must not kill the parent.  The options are copied; the

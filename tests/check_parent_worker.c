@@ -31,7 +31,7 @@ static ips_child_t *spawn_peer(const char *mode, uint64_t timeout_ms) {
   ips_child_options_t o;
   ips_child_t *w;
   char *args[] = {"peer", "--peer", (char *)mode, NULL};
-  memset(&o, 0, sizeof o);
+  ips_child_options_init(&o);
   o.file = parent_self_exe();
   o.args = args;
   o.timeout_ms = timeout_ms;
@@ -252,7 +252,7 @@ START_TEST(test_console_flood) {
   ips_child_t *w;
   parent_res_t r;
   char *args[] = {"peer", "--peer", "flood", NULL};
-  memset(&o, 0, sizeof o);
+  ips_child_options_init(&o);
   o.file = parent_self_exe();
   o.args = args;
   o.console_cb = count_console;
@@ -268,10 +268,30 @@ START_TEST(test_console_flood) {
 }
 END_TEST
 
+START_TEST(test_options_init) {
+  /* The documented defaults, whatever was in the struct before. */
+  ips_child_options_t o;
+  memset(&o, 0xa5, sizeof o);
+  ips_child_options_init(&o);
+  ck_assert_ptr_null(o.file);
+  ck_assert_ptr_null(o.args);
+  ck_assert_ptr_null(o.env);
+  ck_assert_ptr_null(o.cwd);
+  ck_assert_uint_eq(o.max_frame, IPS_DEFAULT_MAX_FRAME);
+  ck_assert_uint_eq(o.timeout_ms, 0);
+  ck_assert_uint_eq(o.max_upcalls, 0);
+  ck_assert_ptr_null(o.upcall_cb);
+  ck_assert_ptr_null(o.start_cb);
+  ck_assert_ptr_null(o.console_cb);
+  ck_assert_ptr_null(o.exit_cb);
+  ck_assert_ptr_null(o.data);
+}
+END_TEST
+
 START_TEST(test_spawn_missing) {
   ips_child_options_t o;
   ips_child_t *w = NULL;
-  memset(&o, 0, sizeof o);
+  ips_child_options_init(&o);
   o.file = "/nonexistent/worker";
   ck_assert_int_eq(ips_child_spawn(&loop, &o, &w), UV_ENOENT);
   ck_assert_ptr_null(w);
@@ -330,6 +350,7 @@ Suite *worker_suite(void) {
   Suite *s = suite_create("worker");
   TCase *tc = tcase_create("Core");
   tcase_add_checked_fixture(tc, setup, NULL);
+  tcase_add_test(tc, test_options_init);
   tcase_add_test(tc, test_stamp_order);
   tcase_add_test(tc, test_queue_and_error);
   tcase_add_test(tc, test_console);

@@ -1,4 +1,4 @@
-/* worker.c — spawn a worker, frame commands onto fd 3, read frames from
+/* child.c — spawn a worker, frame commands onto fd 3, read frames from
  * fd 4, stamp D/U/R/E, and turn every way a worker can misbehave into one
  * clean fault for the command in flight.
  *
@@ -17,7 +17,7 @@
 #include <unistd.h>
 
 #include "ipcstamp-parent.h"
-#include "worker.h"
+#include "child.h"
 
 /* How long a worker that exited may still deliver frames already in the
  * pipe, and how long a closed worker gets to obey 'q'. */
@@ -589,6 +589,11 @@ int ips_child_alive(const ips_child_t *w) {
   return w->state == IPS__ALIVE && !w->closing;
 }
 size_t ips_child_pending(const ips_child_t *w) { return w->pending; }
+
+void ips_child_options_init(ips_child_options_t *o) {
+  memset(o, 0, sizeof *o);
+  o->max_frame = IPS_DEFAULT_MAX_FRAME;
+}
 
 static char **copy_strv(char **v, int *ok) {
   size_t n = 0, i;

@@ -1,6 +1,6 @@
-/* worker.h — the parent's view of one worker process (internal). */
-#ifndef IPCSTAMP_PARENT_WORKER_H
-#define IPCSTAMP_PARENT_WORKER_H
+/* child.h — the parent's view of one worker process, ips_child_t (internal). */
+#ifndef IPCSTAMP_PARENT_CHILD_H
+#define IPCSTAMP_PARENT_CHILD_H
 
 #include "ipcstamp-parent.h"
 
