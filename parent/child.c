@@ -18,6 +18,7 @@
 
 #include "ipcstamp-parent.h"
 #include "child.h"
+#include "json.h"
 
 /* How long a worker that exited may still deliver frames already in the
  * pipe, and how long a closed worker gets to obey 'q'. */
@@ -290,12 +291,33 @@ static void on_result(ips_child_t *w, const char *p, size_t n) {
   res.data = sep ? sep + 1 : p + n;
   res.len = sep ? n - mlen - 1 : 0;
   if (mlen > 0) {
+    const unsigned char *json;
+    size_t jlen;
+    int copied, rc;
     res.metering_raw = p;
     res.metering_len = mlen;
-    if (ips_metering_parse(p, mlen, &m, w->merr, sizeof w->merr) == 0)
+    /* One parse: the metering and the slogfile's copy of it. */
+    yajl_gen_clear(w->mgen);
+    yajl_gen_reset(w->mgen, NULL);
+    rc = ips__metering_parse(p, mlen, &m, w->merr, sizeof w->merr, w->mgen,
+                             &copied);
+    if (rc == 0)
       res.metering = &m;
     else
       res.metering_error = w->merr;
+    if (!copied) {
+      yajl_gen_clear(w->mgen);
+      yajl_gen_reset(w->mgen, NULL);
+      if (ips__json_base64(w->mgen, p, mlen) != 0) {
+        ips_metering_free(&m);
+        fault(w, IPS_ENOMEM, "out of memory");
+        return;
+      }
+    }
+    if (yajl_gen_get_buf(w->mgen, &json, &jlen) == yajl_gen_status_ok) {
+      res.metering_json = (const char *)json;
+      res.metering_json_len = jlen;
+    }
   }
   complete(w, dequeue(w), &res);
   ips_metering_free(&m);
@@ -507,6 +529,8 @@ static void free_worker(ips_child_t *w) {
   free(w->con[0].line);
   free(w->con[1].line);
   ips_ns_decoder_free(&w->dec);
+  if (w->mgen)
+    yajl_gen_free(w->mgen);
   free(w->st);
   free(w->msg);
   free(w);
@@ -642,6 +666,12 @@ int ips_child_spawn(uv_loop_t *loop, const ips_child_options_t *opts,
   }
   if (!w->o.max_frame)
     w->o.max_frame = IPS_DEFAULT_MAX_FRAME;
+  /* Configured as the slog writer's generators, so the bytes it embeds
+   * are the ones it would have made itself. */
+  if (!(w->mgen = yajl_gen_alloc(NULL)))
+    ok = 0;
+  else
+    yajl_gen_config(w->mgen, yajl_gen_validate_utf8, 1);
   for (i = 0; i < 2; i++) {
     w->con[i].fd = i + 1;
     if (opts->console_cb && !(w->con[i].line = malloc(IPS_CONSOLE_LINE_MAX)))

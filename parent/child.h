@@ -2,6 +2,8 @@
 #ifndef IPCSTAMP_PARENT_CHILD_H
 #define IPCSTAMP_PARENT_CHILD_H
 
+#include <yajl/yajl_gen.h>
+
 #include "ipcstamp-parent.h"
 
 /* A command waiting to be written, or in flight: the whole frame, owned. */
@@ -50,6 +52,7 @@ struct ips_child_s {
   char *msg;           /* '!' text or fault message, NUL-terminated */
   size_t msgcap;
   char merr[200];      /* why the metering was invalid */
+  yajl_gen mgen;       /* the metering re-serialised by its one parse */
   int state;
   int pid;
   int exited, eof;

@@ -91,6 +91,13 @@ typedef struct ips_result_s {
   const ips_stamp_t *stamps;      /* the parent's stamps: D, U, R, ..., E;
                                      for a fault E is when it was seen */
   size_t nstamps;                 /* 0 when the command was never sent */
+  /* The metering as the slogfile embeds it, made by the same parse that
+   * filled metering: re-serialised JSON, or {"base64":"..."} when the bytes
+   * were not one valid JSON value; NULL/0 when none was sent (or when a
+   * host builds the result itself: ips_slog_deliver_result then parses
+   * metering_raw).  Never parse it again to get what metering holds. */
+  const char *metering_json;
+  size_t metering_json_len;
 } ips_result_t;
 
 /* arg is the pointer given to ips_child_deliver()/ips_child_evaluate(). */

@@ -28,9 +28,10 @@ struct ips_slog_s {
   int err;
   int regular;      /* a regular file: can be cut back after a failure */
   off_t good;       /* bytes on disk, all of them complete lines */
-  char *buf;
-  size_t len, cap;
-  yajl_gen g;
+  ips__out_t out;   /* complete lines, then the record being written */
+  size_t rec;       /* where the record being written starts in out */
+  yajl_gen g;       /* prints the records into out */
+  yajl_gen eg;      /* prints embedded payloads into out (json.h) */
   uint64_t lines;
 };
 
@@ -61,7 +62,7 @@ static int gen_str(yajl_gen g, const char *s) {
 static int begin(ips_slog_t *s, const char *type) {
   if (s->err)
     return 0;
-  yajl_gen_clear(s->g);
+  s->rec = s->out.len;
   yajl_gen_reset(s->g, NULL);
   return OK(yajl_gen_map_open(s->g)) && gen_key(s->g, "type") &&
          gen_str(s->g, type);
@@ -74,11 +75,16 @@ static int crank_fields(ips_slog_t *s, uint64_t crank, const char *vat,
          gen_key(s->g, "deliveryNum") && gen_u64(s->g, dnum);
 }
 
-/* Write buf[0..len); *done gets what was written, also on failure. */
+/* An untrusted payload as the next value (json.h). */
+static int embed(ips_slog_t *s, const void *p, size_t n) {
+  return ips__json_embed(s->g, s->eg, &s->out, p, n) == 0;
+}
+
+/* Write out.p[0..out.len); *done gets what was written, also on failure. */
 static int write_all(ips_slog_t *s, size_t *done) {
   *done = 0;
-  while (*done < s->len) {
-    ssize_t w = write(s->fd, s->buf + *done, s->len - *done);
+  while (*done < s->out.len) {
+    ssize_t w = write(s->fd, s->out.p + *done, s->out.len - *done);
     if (w < 0) {
       if (errno == EINTR)
         continue;
@@ -92,32 +98,31 @@ static int write_all(ips_slog_t *s, size_t *done) {
 int ips_slog_flush(ips_slog_t *s) {
   size_t done, keep;
   int rc;
-  if (s->err || s->len == 0)
+  if (s->err || s->out.len == 0)
     return s->err;
   rc = write_all(s, &done);
   if (rc) {
     s->err = rc;
     /* Keep the whole lines that made it; half a line would break every
      * reader, so cut it off. */
-    for (keep = done; keep > 0 && s->buf[keep - 1] != '\n'; keep--)
+    for (keep = done; keep > 0 && s->out.p[keep - 1] != '\n'; keep--)
       ;
     if (s->regular && ftruncate(s->fd, s->good + (off_t)keep) == 0)
       (void)lseek(s->fd, s->good + (off_t)keep, SEEK_SET);
     s->good += (off_t)keep;
     return rc;
   }
-  s->good += (off_t)s->len;
-  s->len = 0;
+  s->good += (off_t)s->out.len;
+  s->out.len = 0;
   return 0;
 }
 
-/* "time" and "monotime" close every record; then the line is buffered. */
+/* "time" and "monotime" close every record, and its newline.  The record
+ * was printed straight into out; a record that failed is cut back out. */
 static int end(ips_slog_t *s, int ok, const ips_stamp_t *st, int flush) {
   ips_stamp_t now;
   char tmp[24];
   size_t n;
-  const unsigned char *out;
-  size_t outlen;
   if (s->err)
     return s->err;
   if (!st) {
@@ -132,34 +137,19 @@ static int end(ips_slog_t *s, int ok, const ips_stamp_t *st, int flush) {
   if (ok) {
     n = ips_fmt_mono(tmp, st->mono_ns);
     ok = gen_key(s->g, "monotime") && OK(yajl_gen_number(s->g, tmp, n)) &&
-         OK(yajl_gen_map_close(s->g)) &&
-         OK(yajl_gen_get_buf(s->g, &out, &outlen));
+         OK(yajl_gen_map_close(s->g));
   }
-  if (!ok) {
+  if (ok)
+    ips__out_print(&s->out, "\n", 1);
+  if (!ok || s->out.oom) {
     /* Only a bug or no memory gets here; fail loudly rather than write a
      * partial record. */
+    s->out.len = s->rec;
     s->err = IPS_ENOMEM;
     return s->err;
   }
-  if (s->len + outlen + 1 > s->cap) {
-    size_t nc = s->cap * 2;
-    char *nb;
-    while (nc < s->len + outlen + 1)
-      nc *= 2;
-    nb = realloc(s->buf, nc);
-    if (!nb) {
-      s->err = IPS_ENOMEM;
-      return s->err;
-    }
-    s->buf = nb;
-    s->cap = nc;
-  }
-  memcpy(s->buf + s->len, out, outlen);
-  s->len += outlen;
-  s->buf[s->len++] = '\n';
   s->lines++;
-  yajl_gen_clear(s->g);
-  if (flush || s->len >= SLOG_FLUSH_AT)
+  if (flush || s->out.len >= SLOG_FLUSH_AT)
     return ips_slog_flush(s);
   return 0;
 }
@@ -206,18 +196,24 @@ int ips_slog_open(ips_slog_t **out, const char *path, int flags, int argc,
   if (fd < 0)
     return fd;
   s = calloc(1, sizeof *s);
-  if (!s || !(s->buf = malloc(SLOG_FLUSH_AT * 2)) ||
-      !(s->g = yajl_gen_alloc(NULL))) {
-    if (s)
-      free(s->buf);
+  if (!s || !(s->out.p = malloc(SLOG_FLUSH_AT * 2)) ||
+      !(s->g = yajl_gen_alloc(NULL)) || !(s->eg = yajl_gen_alloc(NULL))) {
+    if (s) {
+      if (s->g)
+        yajl_gen_free(s->g);
+      free(s->out.p);
+    }
     free(s);
     close(fd);
     return IPS_ENOMEM;
   }
-  s->cap = SLOG_FLUSH_AT * 2;
+  s->out.cap = SLOG_FLUSH_AT * 2;
   s->fd = fd;
   s->regular = regular;
   yajl_gen_config(s->g, yajl_gen_validate_utf8, 1);
+  yajl_gen_config(s->g, yajl_gen_print_callback, ips__out_print, &s->out);
+  yajl_gen_config(s->eg, yajl_gen_validate_utf8, 1);
+  yajl_gen_config(s->eg, yajl_gen_print_callback, ips__out_print, &s->out);
   ok = begin(s, "slog-start") && gen_key(s->g, "ipcstamp") &&
        OK(yajl_gen_map_open(s->g)) && gen_key(s->g, "v") &&
        gen_i64(s->g, IPS_METERING_VERSION) && OK(yajl_gen_map_close(s->g)) &&
@@ -240,7 +236,7 @@ int ips_slog_deliver(ips_slog_t *s, uint64_t crank, const char *vat,
                      uint64_t dnum, const void *vd, size_t n,
                      const ips_stamp_t *D) {
   int ok = begin(s, "deliver") && crank_fields(s, crank, vat, dnum) &&
-           gen_key(s->g, "vd") && ips__json_embed(s->g, vd, n) == 0;
+           gen_key(s->g, "vd") && embed(s, vd, n);
   return end(s, ok, D, 0);
 }
 
@@ -249,7 +245,7 @@ int ips_slog_syscall(ips_slog_t *s, uint64_t crank, const char *vat,
                      const ips_stamp_t *U) {
   int ok = begin(s, "syscall") && crank_fields(s, crank, vat, dnum) &&
            gen_key(s->g, "syscallNum") && gen_u64(s->g, snum) &&
-           gen_key(s->g, "vsc") && ips__json_embed(s->g, vsc, n) == 0;
+           gen_key(s->g, "vsc") && embed(s, vsc, n);
   return end(s, ok, U, 0);
 }
 
@@ -258,7 +254,7 @@ int ips_slog_syscall_result(ips_slog_t *s, uint64_t crank, const char *vat,
                             size_t n, const ips_stamp_t *R) {
   int ok = begin(s, "syscall-result") && crank_fields(s, crank, vat, dnum) &&
            gen_key(s->g, "syscallNum") && gen_u64(s->g, snum) &&
-           gen_key(s->g, "vsr") && ips__json_embed(s->g, vsr, n) == 0;
+           gen_key(s->g, "vsr") && embed(s, vsr, n);
   return end(s, ok, R, 0);
 }
 
@@ -279,12 +275,15 @@ int ips_slog_deliver_result(ips_slog_t *s, uint64_t crank, const char *vat,
        gen_key(s->g, "dr") && OK(yajl_gen_array_open(s->g));
   if (ok && res->kind == IPS_RESULT_OK)
     ok = gen_str(s->g, "ok") &&
-         ips__json_embed(s->g, res->data, res->len) == 0;
+         embed(s, res->data, res->len);
   else if (ok)
     ok = gen_str(s->g, "error") &&
          ips__json_text(s->g, res->message, strlen(res->message)) == 0;
-  if (ok && res->metering_raw && res->metering_len > 0)
-    ok = ips__json_embed(s->g, res->metering_raw, res->metering_len) == 0;
+  /* The child's one parse of the metering already re-serialised it. */
+  if (ok && res->metering_json)
+    ok = ips__json_raw(s->g, res->metering_json, res->metering_json_len) == 0;
+  else if (ok && res->metering_raw && res->metering_len > 0)
+    ok = embed(s, res->metering_raw, res->metering_len);
   else if (ok)
     ok = OK(yajl_gen_null(s->g));
   ok = ok && OK(yajl_gen_array_close(s->g));
@@ -335,7 +334,8 @@ int ips_slog_close(ips_slog_t *s) {
   if (close(s->fd) < 0 && !rc)
     rc = -errno;
   yajl_gen_free(s->g);
-  free(s->buf);
+  yajl_gen_free(s->eg);
+  free(s->out.p);
   free(s);
   return rc;
 }
