@@ -41,6 +41,7 @@ struct ips_child_s {
   ips__console_t con[2];
   uv_timer_t timeout;  /* per-command timeout */
   uv_timer_t grace;    /* after exit (late frames) and after close ('q') */
+  uv_idle_t defer;     /* runs what an API call must not do itself */
   ips_child_options_t o;
   ips_ns_decoder_t dec;
   ips__cmd_t *head, *tail; /* queue; head is in flight when head->sent */
@@ -61,6 +62,7 @@ struct ips_child_s {
   int closing, handles;
   int grace_expired;
   int in_callback;     /* inside a result callback */
+  int cancelled;       /* closed: every queued command is to fail */
   ips_close_cb close_cb;
   char rbuf[65536];
 };

@@ -3,8 +3,11 @@
  *
  * Conventions are those of ipcstamp-proto.h: 0 or a negative code (-errno or
  * IPS_E*).  When a function that takes a callback returns an error, the
- * callback is never called.  Nothing is thread-safe; everything about one
- * worker runs on the loop it was spawned on.
+ * callback is never called.  No callback is ever called from inside an
+ * ips_child_* call: they all run from the loop (uv_run), as libuv's own
+ * callbacks do, so a host may call any of them while its state is in
+ * flux.  Nothing is thread-safe; everything about one worker runs on the
+ * loop it was spawned on.
  */
 #ifndef IPCSTAMP_PARENT_H
 #define IPCSTAMP_PARENT_H
@@ -166,8 +169,12 @@ IPS_EXTERN int ips_child_spawn(uv_loop_t *loop,
 
 /* Queue a delivery ('?' + payload).  payload is copied.  Deliveries run one at
  * a time per worker, in order; cb is called exactly once (unless this returns
- * an error).  Returns 0, IPS_EPIPE when the worker is gone or closing,
- * IPS_EINVAL when the frame would exceed the maximum, or IPS_ENOMEM. */
+ * an error), from the loop and never from inside this call, also when the
+ * delivery fails at once.  The frame is written from the loop too (at once
+ * when a result callback queues it, else on the loop's next turn), and
+ * start_cb is called then.  Returns 0, IPS_EPIPE when the worker is gone or
+ * closing, IPS_EINVAL when the frame would exceed the maximum, or
+ * IPS_ENOMEM. */
 IPS_EXTERN int ips_child_deliver(ips_child_t *w, const void *payload,
                                   size_t n, ips_result_cb cb, void *arg);
 
@@ -182,9 +189,12 @@ IPS_EXTERN int ips_child_reply(ips_child_t *w, const void *reply, size_t n,
                                 ips_stamp_t *R);
 
 /* Stop the worker: queued commands fail with -ECANCELED, the one in flight
- * too; an idle live worker is sent 'q' and killed if it has not exited
- * after a grace period.  cb (optional) is called once every handle is
- * closed; w is freed right after it returns.  Call once. */
+ * too (its E stamp is the time of this call); their callbacks run from the
+ * loop after this returns, in queue order, before cb (and before exit_cb
+ * when the process had not ended yet).  An idle
+ * live worker is sent 'q' and killed if it has not exited after a grace
+ * period.  cb (optional) is called once every handle is closed; w is freed
+ * right after it returns.  Call once. */
 typedef void (*ips_close_cb)(ips_child_t *w);
 IPS_EXTERN void ips_child_close(ips_child_t *w, ips_close_cb cb);
 

@@ -3,7 +3,9 @@
  * and every fault the parent must survive. */
 #include "config.h"
 
+#include <errno.h>
 #include <signal.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -388,6 +390,69 @@ START_TEST(test_slog_uses_child_copy) {
 }
 END_TEST
 
+/* No callback runs inside the call that started its operation: not
+ * start_cb nor the result inside ips_child_deliver, not the cancelled
+ * results inside ips_child_close (they come from the loop, in order, before
+ * the close callback). */
+static int inside_api, order[8], norder, starts, closed_at;
+static void start_outside(ips_child_t *w, void *arg, const ips_stamp_t *D) {
+  ck_assert_msg(!inside_api, "start_cb called inside the API call");
+  starts++;
+}
+static void result_outside(ips_child_t *w, void *arg,
+                           const ips_result_t *res) {
+  ck_assert_msg(!inside_api, "result callback called inside the API call");
+  ck_assert_int_lt(norder, 8);
+  order[norder++] = (int)(intptr_t)arg;
+  if ((int)(intptr_t)arg > 0) {
+    ck_assert_int_eq(res->kind, IPS_RESULT_FAULT);
+    ck_assert_int_eq(res->status, -ECANCELED);
+  }
+}
+static void closed_outside(ips_child_t *w) {
+  ck_assert_msg(!inside_api, "close callback called inside ips_child_close");
+  closed_at = norder;
+  closed++;
+}
+
+START_TEST(test_no_callback_inside_call) {
+  ips_child_options_t o;
+  ips_child_t *w;
+  char *args[] = {"peer", "--peer", "hang", NULL};
+  int i;
+  ips_child_options_init(&o);
+  o.file = parent_self_exe();
+  o.args = args;
+  o.start_cb = start_outside;
+  ck_assert_int_eq(ips_child_spawn(&loop, &o, &w), 0);
+  norder = starts = 0;
+  closed_at = -1;
+  inside_api = 1;
+  for (i = 0; i < 4; i++)
+    ck_assert_int_eq(ips_child_deliver(w, "x", 1, result_outside,
+                                       (void *)(intptr_t)(i + 1)),
+                     0);
+  inside_api = 0;
+  ck_assert_int_eq(starts, 0);
+  /* The first is written from the loop; the peer never answers. */
+  while (starts == 0)
+    uv_run(&loop, UV_RUN_ONCE);
+  ck_assert_int_eq(norder, 0);
+  inside_api = 1;
+  ips_child_close(w, closed_outside);
+  inside_api = 0;
+  ck_assert_int_eq(norder, 0);
+  uv_run(&loop, UV_RUN_DEFAULT);
+  ck_assert_int_eq(closed, 1);
+  ck_assert_int_eq(starts, 1);
+  ck_assert_int_eq(norder, 4);
+  for (i = 0; i < 4; i++)
+    ck_assert_int_eq(order[i], i + 1);
+  ck_assert_int_eq(closed_at, 4);
+  ck_assert_int_eq(uv_loop_close(&loop), 0);
+}
+END_TEST
+
 START_TEST(test_options_init) {
   /* The documented defaults, whatever was in the struct before. */
   ips_child_options_t o;
@@ -471,6 +536,7 @@ Suite *worker_suite(void) {
   TCase *tc = tcase_create("Core");
   tcase_add_checked_fixture(tc, setup, NULL);
   tcase_add_test(tc, test_options_init);
+  tcase_add_test(tc, test_no_callback_inside_call);
   tcase_add_test(tc, test_one_parse);
   tcase_add_test(tc, test_slog_uses_child_copy);
   tcase_add_test(tc, test_stamp_order);
