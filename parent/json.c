@@ -14,7 +14,7 @@
 
 /* A JSON document that is just the string: valid exactly when the bytes are
  * valid UTF-8, which is what yajl_gen_string needs. */
-static int utf8_valid(const unsigned char *s, size_t n) {
+int ips__utf8_valid(const unsigned char *s, size_t n) {
   size_t i = 0;
   while (i < n) {
     unsigned c = s[i];
@@ -108,7 +108,7 @@ int ips__jcopy_number(void *ctx, const char *s, size_t n) {
 /* yajl lets UTF-8-encoded surrogates through; strict readers do not. */
 int ips__jcopy_string(void *ctx, const unsigned char *s, size_t n) {
   ips__jcopy_t *c = ctx;
-  return c->ok && put(c, utf8_valid(s, n) &&
+  return c->ok && put(c, ips__utf8_valid(s, n) &&
                              GEN_OK(yajl_gen_string(c->g, s, n)));
 }
 /* yajl_gen refuses deeper than 128; we bound it lower, as the metering
@@ -221,7 +221,7 @@ int ips__json_raw(yajl_gen g, const char *json, size_t n) {
 }
 
 int ips__json_text(yajl_gen g, const char *buf, size_t n) {
-  if (!utf8_valid((const unsigned char *)buf, n))
+  if (!ips__utf8_valid((const unsigned char *)buf, n))
     return ips__json_base64(g, buf, n);
   return yajl_gen_string(g, (const unsigned char *)buf, n) ==
                  yajl_gen_status_ok

@@ -30,7 +30,7 @@ START_TEST(test_run_good) {
   ck_assert_int_eq(check_slog(slog, "deliver-result"), 4);
   ck_assert_int_eq(check_slog(slog, "syscall"), 3);
   ck_assert_int_eq(check_slog(slog, "syscall-result"), 3);
-  ck_assert_int_eq(check_slog(slog, "worker-exit"), 2);
+  ck_assert_int_eq(check_slog(slog, "terminate"), 2);
   s = slurp(slog);
   ck_assert(strstr(s, "\"vsc\":[\"vatstoreGet\",\"k0\"]") != NULL);
   ck_assert(strstr(s, "\"vsr\":[\"ok\",null]") != NULL);
