@@ -209,7 +209,9 @@ IPS_EXTERN int ips_child_alive(const ips_child_t *w);
 IPS_EXTERN size_t ips_child_pending(const ips_child_t *w);
 
 /* ------------------------------------------------------------------------
- * Slogfile writer (DESIGN.md §5, docs/slogfile.md).
+ * Slogfile writer (DESIGN.md §5, docs/slogfile.md).  Writes only record
+ * types SwingSet writes, with the fields listed in ipcstamp-slog.h (the
+ * schema), so Agoric's slog readers take the file.
  */
 typedef struct ips_slog_s ips_slog_t;
 
@@ -220,7 +222,8 @@ typedef struct ips_slog_s ips_slog_t;
  * (mode 0644 before umask); an existing regular file is refused with -EEXIST
  * unless IPS_SLOG_FORCE is given (then it is truncated); an existing
  * non-regular file (a FIFO, /dev/null, /dev/full) is written to as it is.
- * Writes the slog-start line (argv, if not NULL, is recorded in it).
+ * Writes kernel-init-start (with ipcstamp's header: versions, pid and argv,
+ * if not NULL) and kernel-init-finish, and flushes them.
  * *out is owned by the caller until ips_slog_close(). */
 IPS_EXTERN int ips_slog_open(ips_slog_t **out, const char *path, int flags,
                              int argc, char **argv);
@@ -228,8 +231,13 @@ IPS_EXTERN int ips_slog_open(ips_slog_t **out, const char *path, int flags,
 /* Records.  Each returns 0 or the writer's first error (-errno), which
  * then stays: a failed writer keeps refusing, so nothing is lost silently.
  * Payloads that are valid JSON are embedded re-serialised; anything else as
- * {"base64":"..."}.  crank is the crank number, vat the vat's ID (a short
- * string chosen by the host), dnum the delivery number within the vat. */
+ * {"base64":"..."}.  crank is the crank number, vat the vat's ID (a string
+ * chosen by the host, at most IPS_SLOG_VAT_MAX bytes: a longer one is
+ * refused with IPS_EINVAL, which does not stick), dnum the delivery number
+ * within the vat.
+ *
+ * ips_slog_deliver writes crank-start (its message derived from the start
+ * of vd) then deliver, both at D: one delivery per crank. */
 IPS_EXTERN int ips_slog_deliver(ips_slog_t *s, uint64_t crank, const char *vat,
                                 uint64_t dnum, const void *vd, size_t n,
                                 const ips_stamp_t *D);
@@ -241,14 +249,18 @@ IPS_EXTERN int ips_slog_syscall_result(ips_slog_t *s, uint64_t crank,
                                        uint64_t snum, const void *vsr,
                                        size_t n, const ips_stamp_t *R);
 /* Writes the deliver-result line from res (E is res's last stamp; for a
- * fault, the time the fault was seen) and flushes. */
+ * fault, the time the fault was seen), then crank-finish at E, and
+ * flushes.  The metering is res->metering_json when set (the child's one
+ * parse), else res->metering_raw parsed here. */
 IPS_EXTERN int ips_slog_deliver_result(ips_slog_t *s, uint64_t crank,
                                        const char *vat, uint64_t dnum,
                                        const ips_result_t *res);
-/* A line of worker output: {"type":"console","vatID":..,"fd":..,"line":..}. */
+/* A line of worker output: {"type":"console","vatID":..,"source":"worker",
+ * "level":"log" (fd 1) or "error" (fd 2),"args":[line],"fd":..}. */
 IPS_EXTERN int ips_slog_console(ips_slog_t *s, const char *vat, int fd,
                                 const char *line, size_t n);
-/* A worker that started or ended: "worker-start" / "worker-exit". */
+/* A worker that started or ended: SwingSet's "create-vat" (with the pid)
+ * and "terminate" (with exitStatus and signal; flushed). */
 IPS_EXTERN int ips_slog_worker_start(ips_slog_t *s, const char *vat, int pid);
 IPS_EXTERN int ips_slog_worker_exit(ips_slog_t *s, const char *vat,
                                     int64_t exit_status, int term_signal);
@@ -260,7 +272,7 @@ IPS_EXTERN int ips_slog_error(const ips_slog_t *s);
 /* Flush, close and free.  Returns 0 or the first error. */
 IPS_EXTERN int ips_slog_close(ips_slog_t *s);
 
-/* Lines written (or buffered) so far, slog-start included. */
+/* Lines written (or buffered) so far, kernel-init-start included. */
 IPS_EXTERN uint64_t ips_slog_lines(const ips_slog_t *s);
 
 #ifdef __cplusplus
