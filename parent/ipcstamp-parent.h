@@ -17,6 +17,7 @@
 #include <uv.h>
 
 #include "ipcstamp-proto.h"
+#include "ipcstamp-slog.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -32,8 +33,9 @@ extern "C" {
 /* Most stamps one metering may carry (a bound on what a worker can make the
  * parent allocate). */
 #define IPS_METERING_MAX_STAMPS IPS_MAX_STAMPS
-/* Deepest nesting accepted inside unknown fields. */
-#define IPS_JSON_MAX_DEPTH 64
+/* Deepest nesting accepted inside unknown fields, and in any payload the
+ * slogfile embeds (one limit, the schema's). */
+#define IPS_JSON_MAX_DEPTH IPS_SLOG_MAX_DEPTH
 
 typedef struct ips_metering_s {
   uint32_t n;          /* stamps in "timestamps" */
