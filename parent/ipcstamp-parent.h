@@ -3,8 +3,11 @@
  *
  * Conventions are those of ipcstamp-proto.h: 0 or a negative code (-errno or
  * IPS_E*).  When a function that takes a callback returns an error, the
- * callback is never called.  Nothing is thread-safe; everything about one
- * worker runs on the loop it was spawned on.
+ * callback is never called.  No callback is ever called from inside an
+ * ips_child_* call: they all run from the loop (uv_run), as libuv's own
+ * callbacks do, so a host may call any of them while its state is in
+ * flux.  Nothing is thread-safe; everything about one worker runs on the
+ * loop it was spawned on.
  */
 #ifndef IPCSTAMP_PARENT_H
 #define IPCSTAMP_PARENT_H
@@ -14,6 +17,7 @@
 #include <uv.h>
 
 #include "ipcstamp-proto.h"
+#include "ipcstamp-slog.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -29,8 +33,9 @@ extern "C" {
 /* Most stamps one metering may carry (a bound on what a worker can make the
  * parent allocate). */
 #define IPS_METERING_MAX_STAMPS IPS_MAX_STAMPS
-/* Deepest nesting accepted inside unknown fields. */
-#define IPS_JSON_MAX_DEPTH 64
+/* Deepest nesting accepted inside unknown fields, and in any payload the
+ * slogfile embeds (one limit, the schema's). */
+#define IPS_JSON_MAX_DEPTH IPS_SLOG_MAX_DEPTH
 
 typedef struct ips_metering_s {
   uint32_t n;          /* stamps in "timestamps" */
@@ -91,6 +96,13 @@ typedef struct ips_result_s {
   const ips_stamp_t *stamps;      /* the parent's stamps: D, U, R, ..., E;
                                      for a fault E is when it was seen */
   size_t nstamps;                 /* 0 when the command was never sent */
+  /* The metering as the slogfile embeds it, made by the same parse that
+   * filled metering: re-serialised JSON, or {"base64":"..."} when the bytes
+   * were not one valid JSON value; NULL/0 when none was sent (or when a
+   * host builds the result itself: ips_slog_deliver_result then parses
+   * metering_raw).  Never parse it again to get what metering holds. */
+  const char *metering_json;
+  size_t metering_json_len;
 } ips_result_t;
 
 /* arg is the pointer given to ips_child_deliver()/ips_child_evaluate(). */
@@ -141,6 +153,13 @@ typedef struct ips_child_options_s {
   void *data;                /* for the host: ips_child_data() */
 } ips_child_options_t;
 
+/* Fill *o with the defaults: every field zero/NULL, which means no file
+ * (the caller must set it), argv { file }, the parent's environment and
+ * directory, IPS_DEFAULT_MAX_FRAME, no timeout, no upcall limit, no
+ * callbacks (upcalls answered empty, output inherited).  Call it first, then
+ * set what you need: fields added in later versions get their defaults. */
+IPS_EXTERN void ips_child_options_init(ips_child_options_t *o);
+
 /* Start a worker on loop with fd 3 = parent->worker and fd 4 =
  * worker->parent (pipes), stdin /dev/null.  Sets SIGPIPE to SIG_IGN in the
  * process: a worker dying while we write must not kill the parent.  The options are copied; the
@@ -152,8 +171,12 @@ IPS_EXTERN int ips_child_spawn(uv_loop_t *loop,
 
 /* Queue a delivery ('?' + payload).  payload is copied.  Deliveries run one at
  * a time per worker, in order; cb is called exactly once (unless this returns
- * an error).  Returns 0, IPS_EPIPE when the worker is gone or closing,
- * IPS_EINVAL when the frame would exceed the maximum, or IPS_ENOMEM. */
+ * an error), from the loop and never from inside this call, also when the
+ * delivery fails at once.  The frame is written from the loop too (at once
+ * when a result callback queues it, else on the loop's next turn), and
+ * start_cb is called then.  Returns 0, IPS_EPIPE when the worker is gone or
+ * closing, IPS_EINVAL when the frame would exceed the maximum, or
+ * IPS_ENOMEM. */
 IPS_EXTERN int ips_child_deliver(ips_child_t *w, const void *payload,
                                   size_t n, ips_result_cb cb, void *arg);
 
@@ -168,9 +191,12 @@ IPS_EXTERN int ips_child_reply(ips_child_t *w, const void *reply, size_t n,
                                 ips_stamp_t *R);
 
 /* Stop the worker: queued commands fail with -ECANCELED, the one in flight
- * too; an idle live worker is sent 'q' and killed if it has not exited
- * after a grace period.  cb (optional) is called once every handle is
- * closed; w is freed right after it returns.  Call once. */
+ * too (its E stamp is the time of this call); their callbacks run from the
+ * loop after this returns, in queue order, before cb (and before exit_cb
+ * when the process had not ended yet).  An idle
+ * live worker is sent 'q' and killed if it has not exited after a grace
+ * period.  cb (optional) is called once every handle is closed; w is freed
+ * right after it returns.  Call once. */
 typedef void (*ips_close_cb)(ips_child_t *w);
 IPS_EXTERN void ips_child_close(ips_child_t *w, ips_close_cb cb);
 
@@ -185,7 +211,9 @@ IPS_EXTERN int ips_child_alive(const ips_child_t *w);
 IPS_EXTERN size_t ips_child_pending(const ips_child_t *w);
 
 /* ------------------------------------------------------------------------
- * Slogfile writer (DESIGN.md §5, docs/slogfile.md).
+ * Slogfile writer (DESIGN.md §5, docs/slogfile.md).  Writes only record
+ * types SwingSet writes, with the fields listed in ipcstamp-slog.h (the
+ * schema), so Agoric's slog readers take the file.
  */
 typedef struct ips_slog_s ips_slog_t;
 
@@ -196,7 +224,8 @@ typedef struct ips_slog_s ips_slog_t;
  * (mode 0644 before umask); an existing regular file is refused with -EEXIST
  * unless IPS_SLOG_FORCE is given (then it is truncated); an existing
  * non-regular file (a FIFO, /dev/null, /dev/full) is written to as it is.
- * Writes the slog-start line (argv, if not NULL, is recorded in it).
+ * Writes kernel-init-start (with ipcstamp's header: versions, pid and argv,
+ * if not NULL) and kernel-init-finish, and flushes them.
  * *out is owned by the caller until ips_slog_close(). */
 IPS_EXTERN int ips_slog_open(ips_slog_t **out, const char *path, int flags,
                              int argc, char **argv);
@@ -204,8 +233,13 @@ IPS_EXTERN int ips_slog_open(ips_slog_t **out, const char *path, int flags,
 /* Records.  Each returns 0 or the writer's first error (-errno), which
  * then stays: a failed writer keeps refusing, so nothing is lost silently.
  * Payloads that are valid JSON are embedded re-serialised; anything else as
- * {"base64":"..."}.  crank is the crank number, vat the vat's ID (a short
- * string chosen by the host), dnum the delivery number within the vat. */
+ * {"base64":"..."}.  crank is the crank number, vat the vat's ID (a string
+ * chosen by the host, at most IPS_SLOG_VAT_MAX bytes: a longer one is
+ * refused with IPS_EINVAL, which does not stick), dnum the delivery number
+ * within the vat.
+ *
+ * ips_slog_deliver writes crank-start (its message derived from the start
+ * of vd) then deliver, both at D: one delivery per crank. */
 IPS_EXTERN int ips_slog_deliver(ips_slog_t *s, uint64_t crank, const char *vat,
                                 uint64_t dnum, const void *vd, size_t n,
                                 const ips_stamp_t *D);
@@ -217,14 +251,18 @@ IPS_EXTERN int ips_slog_syscall_result(ips_slog_t *s, uint64_t crank,
                                        uint64_t snum, const void *vsr,
                                        size_t n, const ips_stamp_t *R);
 /* Writes the deliver-result line from res (E is res's last stamp; for a
- * fault, the time the fault was seen) and flushes. */
+ * fault, the time the fault was seen), then crank-finish at E, and
+ * flushes.  The metering is res->metering_json when set (the child's one
+ * parse), else res->metering_raw parsed here. */
 IPS_EXTERN int ips_slog_deliver_result(ips_slog_t *s, uint64_t crank,
                                        const char *vat, uint64_t dnum,
                                        const ips_result_t *res);
-/* A line of worker output: {"type":"console","vatID":..,"fd":..,"line":..}. */
+/* A line of worker output: {"type":"console","vatID":..,"source":"worker",
+ * "level":"log" (fd 1) or "error" (fd 2),"args":[line],"fd":..}. */
 IPS_EXTERN int ips_slog_console(ips_slog_t *s, const char *vat, int fd,
                                 const char *line, size_t n);
-/* A worker that started or ended: "worker-start" / "worker-exit". */
+/* A worker that started or ended: SwingSet's "create-vat" (with the pid)
+ * and "terminate" (with exitStatus and signal; flushed). */
 IPS_EXTERN int ips_slog_worker_start(ips_slog_t *s, const char *vat, int pid);
 IPS_EXTERN int ips_slog_worker_exit(ips_slog_t *s, const char *vat,
                                     int64_t exit_status, int term_signal);
@@ -236,7 +274,7 @@ IPS_EXTERN int ips_slog_error(const ips_slog_t *s);
 /* Flush, close and free.  Returns 0 or the first error. */
 IPS_EXTERN int ips_slog_close(ips_slog_t *s);
 
-/* Lines written (or buffered) so far, slog-start included. */
+/* Lines written (or buffered) so far, kernel-init-start included. */
 IPS_EXTERN uint64_t ips_slog_lines(const ips_slog_t *s);
 
 #ifdef __cplusplus

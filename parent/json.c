@@ -1,6 +1,7 @@
 /* json.c — validate and re-serialise untrusted JSON with yajl's streaming
- * parser: two passes (validate, then copy) so that a value that turns out to
- * be invalid halfway never leaves half a value in the generator. */
+ * parser in one pass: tokens go straight to the output as they are checked,
+ * and a value that turns out to be invalid halfway is cut back out of the
+ * output buffer (which is why generators print into an ips__out_t). */
 #include "config.h"
 
 #include <stdint.h>
@@ -13,7 +14,7 @@
 
 /* A JSON document that is just the string: valid exactly when the bytes are
  * valid UTF-8, which is what yajl_gen_string needs. */
-static int utf8_valid(const unsigned char *s, size_t n) {
+int ips__utf8_valid(const unsigned char *s, size_t n) {
   size_t i = 0;
   while (i < n) {
     unsigned c = s[i];
@@ -50,63 +51,94 @@ static int utf8_valid(const unsigned char *s, size_t n) {
   return 1;
 }
 
-/* Pass 1: the nesting depth (yajl_gen refuses deeper than 128) and strict
- * UTF-8; yajl checks the rest. */
-static int v_open(void *ctx) {
-  int *depth = ctx;
-  return ++*depth <= IPS_JSON_MAX_DEPTH;
+void ips__out_print(void *ctx, const char *s, size_t n) {
+  ips__out_t *o = ctx;
+  if (o->oom)
+    return;
+  if (n > o->cap - o->len) {
+    size_t nc = o->cap ? o->cap : 4096;
+    char *np;
+    while (nc - o->len < n) {
+      if (nc > SIZE_MAX / 2) {
+        o->oom = 1;
+        return;
+      }
+      nc *= 2;
+    }
+    np = realloc(o->p, nc);
+    if (!np) {
+      o->oom = 1;
+      return;
+    }
+    o->p = np;
+    o->cap = nc;
+  }
+  memcpy(o->p + o->len, s, n);
+  o->len += n;
 }
-static int v_close(void *ctx) {
-  int *depth = ctx;
-  --*depth;
-  return 1;
+
+#define GEN_OK(call) ((call) == yajl_gen_status_ok)
+
+void ips__jcopy_init(ips__jcopy_t *c, yajl_gen g) {
+  c->g = g;
+  c->depth = 0;
+  c->ok = 1;
+}
+
+/* Every token: 0 once the value is refused, so a caller that keeps parsing
+ * for its own reasons (the metering reader) writes nothing more. */
+static int put(ips__jcopy_t *c, int ok) {
+  if (!ok)
+    c->ok = 0;
+  return c->ok;
+}
+
+int ips__jcopy_null(void *ctx) {
+  ips__jcopy_t *c = ctx;
+  return c->ok && put(c, GEN_OK(yajl_gen_null(c->g)));
+}
+int ips__jcopy_bool(void *ctx, int b) {
+  ips__jcopy_t *c = ctx;
+  return c->ok && put(c, GEN_OK(yajl_gen_bool(c->g, b)));
+}
+int ips__jcopy_number(void *ctx, const char *s, size_t n) {
+  ips__jcopy_t *c = ctx;
+  return c->ok && put(c, GEN_OK(yajl_gen_number(c->g, s, n)));
 }
 /* yajl lets UTF-8-encoded surrogates through; strict readers do not. */
-static int v_str(void *ctx, const unsigned char *s, size_t n) {
-  return utf8_valid(s, n);
+int ips__jcopy_string(void *ctx, const unsigned char *s, size_t n) {
+  ips__jcopy_t *c = ctx;
+  return c->ok && put(c, ips__utf8_valid(s, n) &&
+                             GEN_OK(yajl_gen_string(c->g, s, n)));
+}
+/* yajl_gen refuses deeper than 128; we bound it lower, as the metering
+ * reader does, so a worker cannot make the parse recurse far. */
+int ips__jcopy_map_open(void *ctx) {
+  ips__jcopy_t *c = ctx;
+  return c->ok && put(c, ++c->depth <= IPS_JSON_MAX_DEPTH &&
+                             GEN_OK(yajl_gen_map_open(c->g)));
+}
+int ips__jcopy_map_close(void *ctx) {
+  ips__jcopy_t *c = ctx;
+  c->depth--;
+  return c->ok && put(c, GEN_OK(yajl_gen_map_close(c->g)));
+}
+int ips__jcopy_array_open(void *ctx) {
+  ips__jcopy_t *c = ctx;
+  return c->ok && put(c, ++c->depth <= IPS_JSON_MAX_DEPTH &&
+                             GEN_OK(yajl_gen_array_open(c->g)));
+}
+int ips__jcopy_array_close(void *ctx) {
+  ips__jcopy_t *c = ctx;
+  c->depth--;
+  return c->ok && put(c, GEN_OK(yajl_gen_array_close(c->g)));
 }
 
-static const yajl_callbacks valid_cbs = {
-    NULL, NULL, NULL, NULL, NULL, v_str, v_open, v_str, v_close, v_open,
-    v_close};
-
-int ips__json_valid(const char *buf, size_t n) {
-  int depth = 0, ok;
-  yajl_handle h;
-  if (n == 0)
-    return 0;
-  h = yajl_alloc(&valid_cbs, NULL, &depth);
-  if (!h)
-    return 0;
-  ok = yajl_parse(h, (const unsigned char *)buf, n) == yajl_status_ok &&
-       yajl_complete_parse(h) == yajl_status_ok;
-  yajl_free(h);
-  return ok;
-}
-
-/* Pass 2: every token straight into the generator. */
-static int c_null(void *g) { return yajl_gen_null(g) == yajl_gen_status_ok; }
-static int c_bool(void *g, int b) {
-  return yajl_gen_bool(g, b) == yajl_gen_status_ok;
-}
-static int c_number(void *g, const char *s, size_t n) {
-  return yajl_gen_number(g, s, n) == yajl_gen_status_ok;
-}
-static int c_string(void *g, const unsigned char *s, size_t n) {
-  return yajl_gen_string(g, s, n) == yajl_gen_status_ok;
-}
-static int c_smap(void *g) { return yajl_gen_map_open(g) == yajl_gen_status_ok; }
-static int c_emap(void *g) { return yajl_gen_map_close(g) == yajl_gen_status_ok; }
-static int c_sarr(void *g) {
-  return yajl_gen_array_open(g) == yajl_gen_status_ok;
-}
-static int c_earr(void *g) {
-  return yajl_gen_array_close(g) == yajl_gen_status_ok;
-}
-
-static const yajl_callbacks copy_cbs = {c_null,   c_bool,   NULL,   NULL,
-                                        c_number, c_string, c_smap, c_string,
-                                        c_emap,   c_sarr,   c_earr};
+const yajl_callbacks ips__jcopy_cbs = {
+    ips__jcopy_null,      ips__jcopy_bool,       NULL,
+    NULL,                 ips__jcopy_number,     ips__jcopy_string,
+    ips__jcopy_map_open,  ips__jcopy_string,     ips__jcopy_map_close,
+    ips__jcopy_array_open, ips__jcopy_array_close};
 
 size_t ips__base64(char *dst, const unsigned char *s, size_t n) {
   static const char tab[] =
@@ -132,7 +164,7 @@ size_t ips__base64(char *dst, const unsigned char *s, size_t n) {
   return o;
 }
 
-static int embed_base64(yajl_gen g, const char *buf, size_t n) {
+int ips__json_base64(yajl_gen g, const char *buf, size_t n) {
   char *b;
   size_t len;
   int ok;
@@ -152,23 +184,45 @@ static int embed_base64(yajl_gen g, const char *buf, size_t n) {
   return ok ? 0 : IPS_EPROTO;
 }
 
-int ips__json_embed(yajl_gen g, const char *buf, size_t n) {
+int ips__json_embed(yajl_gen g, yajl_gen eg, ips__out_t *out,
+                    const char *buf, size_t n) {
+  ips__jcopy_t c;
   yajl_handle h;
+  size_t mark;
   int ok;
-  if (!ips__json_valid(buf, n))
-    return embed_base64(g, buf, n);
-  h = yajl_alloc(&copy_cbs, NULL, g);
+  /* The separator before the value, written by g, which then counts the
+   * value as written: eg prints the value itself right after it. */
+  if (!GEN_OK(yajl_gen_number(g, "", 0)))
+    return IPS_EPROTO;
+  mark = out->len;
+  yajl_gen_reset(eg, NULL);
+  ips__jcopy_init(&c, eg);
+  h = yajl_alloc(&ips__jcopy_cbs, NULL, &c);
   if (!h)
     return IPS_ENOMEM;
-  ok = yajl_parse(h, (const unsigned char *)buf, n) == yajl_status_ok &&
-       yajl_complete_parse(h) == yajl_status_ok;
+  ok = n > 0 &&
+       yajl_parse(h, (const unsigned char *)buf, n) == yajl_status_ok &&
+       yajl_complete_parse(h) == yajl_status_ok && c.ok;
   yajl_free(h);
-  return ok ? 0 : IPS_EPROTO;
+  if (out->oom)
+    return IPS_ENOMEM;
+  if (ok)
+    return 0;
+  /* Not one valid value: cut what was copied of it and write the bytes. */
+  out->len = mark;
+  yajl_gen_reset(eg, NULL);
+  return ips__json_base64(eg, buf, n);
+}
+
+int ips__json_raw(yajl_gen g, const char *json, size_t n) {
+  /* yajl_gen_number writes its text as it is, after the separator the
+   * position needs: the one way yajl offers to insert a value whole. */
+  return GEN_OK(yajl_gen_number(g, json, n)) ? 0 : IPS_EPROTO;
 }
 
 int ips__json_text(yajl_gen g, const char *buf, size_t n) {
-  if (!utf8_valid((const unsigned char *)buf, n))
-    return embed_base64(g, buf, n);
+  if (!ips__utf8_valid((const unsigned char *)buf, n))
+    return ips__json_base64(g, buf, n);
   return yajl_gen_string(g, (const unsigned char *)buf, n) ==
                  yajl_gen_status_ok
              ? 0

@@ -2,27 +2,87 @@
  *
  * Worker output is never pasted into a slogfile: valid JSON is parsed and
  * re-serialised token by token (numbers keep their exact text), anything
- * else is written as {"base64":"..."}.
+ * else is written as {"base64":"..."}.  Each byte is parsed once: the parse
+ * that validates is the one that re-serialises (ips__jcopy_t), and a value
+ * found invalid halfway is cut back out of the output (ips__out_t).
  */
 #ifndef IPCSTAMP_PARENT_JSON_H
 #define IPCSTAMP_PARENT_JSON_H
 
 #include <stddef.h>
 #include <yajl/yajl_gen.h>
+#include <yajl/yajl_parse.h>
 
-/* 1 when buf[0..n) is one JSON value (valid UTF-8, nesting at most
- * IPS_JSON_MAX_DEPTH), else 0.  Allocates nothing the caller sees. */
-int ips__json_valid(const char *buf, size_t n);
+#include "ipcstamp-parent.h"
 
-/* Write buf[0..n) into g: re-serialised when valid, else as
- * {"base64":"..."}.  Returns 0 or IPS_ENOMEM / IPS_EPROTO. */
-int ips__json_embed(yajl_gen g, const char *buf, size_t n);
+/* An output buffer that generators print into (yajl_gen_print_callback
+ * with ips__out_print and the buffer as context), so that output can be
+ * cut back to an earlier length.  oom sticks once an append failed. */
+typedef struct {
+  char *p;
+  size_t len, cap;
+  int oom;
+} ips__out_t;
+
+void ips__out_print(void *ctx, const char *s, size_t n);
+
+/* A re-serialiser: the ips__jcopy_* functions check one token (nesting at
+ * most IPS_JSON_MAX_DEPTH, strict UTF-8 in strings and keys, which yajl's
+ * parser alone lets through) and write it to g.  Each returns 1 when the
+ * token was written, 0 when the value is not acceptable or g failed; then
+ * ok is 0 and stays 0 (the output is to be discarded).  ips__jcopy_cbs are
+ * the same as yajl parser callbacks (context: the ips__jcopy_t). */
+typedef struct {
+  yajl_gen g;
+  int depth;
+  int ok;
+} ips__jcopy_t;
+
+void ips__jcopy_init(ips__jcopy_t *c, yajl_gen g);
+int ips__jcopy_null(void *c);
+int ips__jcopy_bool(void *c, int b);
+int ips__jcopy_number(void *c, const char *s, size_t n);
+int ips__jcopy_string(void *c, const unsigned char *s, size_t n);
+int ips__jcopy_map_open(void *c);
+int ips__jcopy_map_close(void *c);
+int ips__jcopy_array_open(void *c);
+int ips__jcopy_array_close(void *c);
+extern const yajl_callbacks ips__jcopy_cbs;
+
+/* Write buf[0..n) as one value into g: re-serialised when it is one valid
+ * JSON value, else as {"base64":"..."}, in one parse.  g and eg must print
+ * into out (see ips__out_t); eg is a scratch generator (same config) whose
+ * state is reset here.  Returns 0 or IPS_ENOMEM / IPS_EPROTO. */
+int ips__json_embed(yajl_gen g, yajl_gen eg, ips__out_t *out,
+                    const char *buf, size_t n);
+
+/* Write already serialised JSON text (one value, produced by this library)
+ * into g as the next value, without parsing it again. */
+int ips__json_raw(yajl_gen g, const char *json, size_t n);
 
 /* Write bytes as a JSON string when they are valid UTF-8, else as
  * {"base64":"..."}. */
 int ips__json_text(yajl_gen g, const char *buf, size_t n);
 
+/* Write {"base64":"..."} of buf[0..n) into g.  Returns 0 or IPS_ENOMEM /
+ * IPS_EPROTO. */
+int ips__json_base64(yajl_gen g, const char *buf, size_t n);
+
+/* 1 when s[0..n) is strict UTF-8 (no overlong forms, no surrogates). */
+int ips__utf8_valid(const unsigned char *s, size_t n);
+
 /* The base64 of buf[0..n) into dst (room for 4 * ((n + 2) / 3) bytes). */
 size_t ips__base64(char *dst, const unsigned char *buf, size_t n);
+
+/* The metering reader, with a re-serialiser: as ips_metering_parse(), and
+ * when copy is not NULL the same parse writes the metering into copy (a
+ * generator at its start state): *copied is then 1 when copy holds the
+ * whole value re-serialised, 0 when the bytes were not one valid JSON value
+ * (copy then holds a partial value: clear it).  The metering's validity and
+ * the copy's are independent: valid JSON that is not valid metering is
+ * still copied whole. */
+int ips__metering_parse(const char *buf, size_t n, ips_metering_t *m,
+                        char *err, size_t errsize, yajl_gen copy,
+                        int *copied);
 
 #endif

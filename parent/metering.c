@@ -17,6 +17,7 @@
 #include <yajl/yajl_parse.h>
 
 #include "ipcstamp-parent.h"
+#include "json.h"
 
 enum { K_NONE, K_OTHER, K_TS, K_IPC, K_COMPUTE, K_ALLOCATE,
        K_V, K_KINDS, K_MONO, K_DROPPED, K_CPU };
@@ -35,6 +36,8 @@ typedef struct {
   int rc;
   char *err;
   size_t errsize;
+  ips__jcopy_t copy; /* the re-serialiser, when copying */
+  int copying;
 } mp_t;
 
 #if defined(__GNUC__)
@@ -44,7 +47,7 @@ static int fail(mp_t *p, int rc, const char *fmt, ...) {
   va_list ap;
   size_t len;
   if (p->rc)
-    return 0;
+    return p->copying && p->rc != IPS_ENOMEM;
   p->rc = rc;
   if (p->errsize) {
     va_start(ap, fmt);
@@ -54,7 +57,9 @@ static int fail(mp_t *p, int rc, const char *fmt, ...) {
     snprintf(p->err + len, p->errsize - len, " at byte %zu",
              p->h ? yajl_get_bytes_consumed(p->h) : (size_t)0);
   }
-  return 0;
+  /* A copy goes on to the end of the value: valid JSON that is bad
+   * metering is still embedded whole in the slogfile. */
+  return p->copying && rc != IPS_ENOMEM;
 }
 
 /* A non-negative integer of at most 18 digits (fits int64 with room). */
@@ -167,10 +172,14 @@ static int start_skip(mp_t *p, int t) {
   return 1;
 }
 
-/* Every value (scalar or the opening of a container) goes through here. */
+/* Every value (scalar or the opening of a container) goes through here,
+ * after the copy has taken it.  Once the metering is known to be bad only
+ * the copy goes on. */
 static int value(mp_t *p, int t, const char *s, size_t n) {
   ips_metering_t *m = p->m;
   int64_t v;
+  if (p->rc)
+    return p->copying && p->rc != IPS_ENOMEM;
   if (p->skip) {
     if (t == T_OPEN_MAP || t == T_OPEN_ARR) {
       if (++p->skip + p->depth > IPS_JSON_MAX_DEPTH)
@@ -296,20 +305,52 @@ static int value(mp_t *p, int t, const char *s, size_t n) {
   }
 }
 
-static int cb_null(void *c) { return value(c, T_NULL, NULL, 0); }
-static int cb_bool(void *c, int b) { return value(c, T_BOOL, NULL, 0); }
+/* Each token goes to the copy first (which refuses nothing the metering
+ * reader accepts: it only stops copying), then to the reader. */
+static int cb_null(void *c) {
+  mp_t *p = c;
+  if (p->copying)
+    ips__jcopy_null(&p->copy);
+  return value(c, T_NULL, NULL, 0);
+}
+static int cb_bool(void *c, int b) {
+  mp_t *p = c;
+  if (p->copying)
+    ips__jcopy_bool(&p->copy, b);
+  return value(c, T_BOOL, NULL, 0);
+}
 static int cb_num(void *c, const char *s, size_t n) {
+  mp_t *p = c;
+  if (p->copying)
+    ips__jcopy_number(&p->copy, s, n);
   return value(c, T_NUM, s, n);
 }
 static int cb_str(void *c, const unsigned char *s, size_t n) {
+  mp_t *p = c;
+  if (p->copying)
+    ips__jcopy_string(&p->copy, s, n);
   return value(c, T_STR, (const char *)s, n);
 }
-static int cb_smap(void *c) { return value(c, T_OPEN_MAP, NULL, 0); }
-static int cb_sarr(void *c) { return value(c, T_OPEN_ARR, NULL, 0); }
+static int cb_smap(void *c) {
+  mp_t *p = c;
+  if (p->copying)
+    ips__jcopy_map_open(&p->copy);
+  return value(c, T_OPEN_MAP, NULL, 0);
+}
+static int cb_sarr(void *c) {
+  mp_t *p = c;
+  if (p->copying)
+    ips__jcopy_array_open(&p->copy);
+  return value(c, T_OPEN_ARR, NULL, 0);
+}
 
 static int cb_key(void *c, const unsigned char *s, size_t n) {
   mp_t *p = c;
   int k, bit;
+  if (p->copying)
+    ips__jcopy_string(&p->copy, s, n);
+  if (p->rc)
+    return p->copying && p->rc != IPS_ENOMEM;
   if (p->skip)
     return 1;
   k = key_id(p->in_ipc ? 2 : 1, s, n);
@@ -327,8 +368,9 @@ static int cb_key(void *c, const unsigned char *s, size_t n) {
   return 1;
 }
 
-static int cb_close(void *c) {
-  mp_t *p = c;
+static int close_common(mp_t *p) {
+  if (p->rc)
+    return p->copying && p->rc != IPS_ENOMEM;
   if (p->skip) {
     p->skip--;
     return 1;
@@ -342,10 +384,22 @@ static int cb_close(void *c) {
   p->depth--;
   return 1;
 }
+static int cb_emap(void *c) {
+  mp_t *p = c;
+  if (p->copying)
+    ips__jcopy_map_close(&p->copy);
+  return close_common(p);
+}
+static int cb_earr(void *c) {
+  mp_t *p = c;
+  if (p->copying)
+    ips__jcopy_array_close(&p->copy);
+  return close_common(p);
+}
 
 static const yajl_callbacks cbs = {cb_null, cb_bool, NULL,    NULL,
                                    cb_num,  cb_str,  cb_smap, cb_key,
-                                   cb_close, cb_sarr, cb_close};
+                                   cb_emap, cb_sarr, cb_earr};
 
 /* The stamp sequence a worker writes: d, then u/r pairs, then e. */
 static int kinds_ok(const char *k, uint32_t n) {
@@ -397,8 +451,9 @@ static int check(mp_t *p) {
   return 1;
 }
 
-int ips_metering_parse(const char *buf, size_t n, ips_metering_t *m,
-                       char *err, size_t errsize) {
+int ips__metering_parse(const char *buf, size_t n, ips_metering_t *m,
+                        char *err, size_t errsize, yajl_gen copy,
+                        int *copied) {
   mp_t p;
   yajl_status st;
   memset(m, 0, sizeof *m);
@@ -406,6 +461,12 @@ int ips_metering_parse(const char *buf, size_t n, ips_metering_t *m,
   p.m = m;
   p.err = err;
   p.errsize = errsize;
+  if (copied)
+    *copied = 0;
+  if (copy) {
+    ips__jcopy_init(&p.copy, copy);
+    p.copying = 1;
+  }
   if (errsize)
     err[0] = 0;
   if (!buf || n == 0) {
@@ -418,6 +479,8 @@ int ips_metering_parse(const char *buf, size_t n, ips_metering_t *m,
   st = yajl_parse(p.h, (const unsigned char *)buf, n);
   if (st == yajl_status_ok)
     st = yajl_complete_parse(p.h);
+  if (copied)
+    *copied = st == yajl_status_ok && p.copy.ok;
   if (st != yajl_status_ok && !p.rc) {
     unsigned char *e = yajl_get_error(p.h, 0, NULL, 0);
     fail(&p, IPS_EMETERING, "metering: invalid JSON (%s)",
@@ -433,6 +496,11 @@ int ips_metering_parse(const char *buf, size_t n, ips_metering_t *m,
     return p.rc;
   }
   return 0;
+}
+
+int ips_metering_parse(const char *buf, size_t n, ips_metering_t *m,
+                       char *err, size_t errsize) {
+  return ips__metering_parse(buf, n, m, err, errsize, NULL, NULL);
 }
 
 void ips_metering_free(ips_metering_t *m) {

@@ -16,7 +16,9 @@
 #include <unistd.h>
 #include <yajl/yajl_gen.h>
 
+#include "crank.h"
 #include "ipcstamp-parent.h"
+#include "ipcstamp-slog.h"
 #include "json.h"
 
 /* Lines are written once this much is buffered (and at every
@@ -28,9 +30,10 @@ struct ips_slog_s {
   int err;
   int regular;      /* a regular file: can be cut back after a failure */
   off_t good;       /* bytes on disk, all of them complete lines */
-  char *buf;
-  size_t len, cap;
-  yajl_gen g;
+  ips__out_t out;   /* complete lines, then the record being written */
+  size_t rec;       /* where the record being written starts in out */
+  yajl_gen g;       /* prints the records into out */
+  yajl_gen eg;      /* prints embedded payloads into out (json.h) */
   uint64_t lines;
 };
 
@@ -57,11 +60,19 @@ static int gen_str(yajl_gen g, const char *s) {
   return ips__json_text(g, s, strlen(s)) == 0;
 }
 
+/* The type strings, from the one schema (ipcstamp-slog.h). */
+static const char *const type_name[IPS_SLOG_NTYPES] = {
+#define X(id, type, status) type,
+    IPS_SLOG_RECORDS(X)
+#undef X
+};
+
 /* "type":..., then the common prefix of the SwingSet records. */
-static int begin(ips_slog_t *s, const char *type) {
+static int begin(ips_slog_t *s, ips_slog_type_t t) {
+  const char *type = type_name[t];
   if (s->err)
     return 0;
-  yajl_gen_clear(s->g);
+  s->rec = s->out.len;
   yajl_gen_reset(s->g, NULL);
   return OK(yajl_gen_map_open(s->g)) && gen_key(s->g, "type") &&
          gen_str(s->g, type);
@@ -74,11 +85,16 @@ static int crank_fields(ips_slog_t *s, uint64_t crank, const char *vat,
          gen_key(s->g, "deliveryNum") && gen_u64(s->g, dnum);
 }
 
-/* Write buf[0..len); *done gets what was written, also on failure. */
+/* An untrusted payload as the next value (json.h). */
+static int embed(ips_slog_t *s, const void *p, size_t n) {
+  return ips__json_embed(s->g, s->eg, &s->out, p, n) == 0;
+}
+
+/* Write out.p[0..out.len); *done gets what was written, also on failure. */
 static int write_all(ips_slog_t *s, size_t *done) {
   *done = 0;
-  while (*done < s->len) {
-    ssize_t w = write(s->fd, s->buf + *done, s->len - *done);
+  while (*done < s->out.len) {
+    ssize_t w = write(s->fd, s->out.p + *done, s->out.len - *done);
     if (w < 0) {
       if (errno == EINTR)
         continue;
@@ -92,32 +108,31 @@ static int write_all(ips_slog_t *s, size_t *done) {
 int ips_slog_flush(ips_slog_t *s) {
   size_t done, keep;
   int rc;
-  if (s->err || s->len == 0)
+  if (s->err || s->out.len == 0)
     return s->err;
   rc = write_all(s, &done);
   if (rc) {
     s->err = rc;
     /* Keep the whole lines that made it; half a line would break every
      * reader, so cut it off. */
-    for (keep = done; keep > 0 && s->buf[keep - 1] != '\n'; keep--)
+    for (keep = done; keep > 0 && s->out.p[keep - 1] != '\n'; keep--)
       ;
     if (s->regular && ftruncate(s->fd, s->good + (off_t)keep) == 0)
       (void)lseek(s->fd, s->good + (off_t)keep, SEEK_SET);
     s->good += (off_t)keep;
     return rc;
   }
-  s->good += (off_t)s->len;
-  s->len = 0;
+  s->good += (off_t)s->out.len;
+  s->out.len = 0;
   return 0;
 }
 
-/* "time" and "monotime" close every record; then the line is buffered. */
+/* "time" and "monotime" close every record, and its newline.  The record
+ * was printed straight into out; a record that failed is cut back out. */
 static int end(ips_slog_t *s, int ok, const ips_stamp_t *st, int flush) {
   ips_stamp_t now;
   char tmp[24];
   size_t n;
-  const unsigned char *out;
-  size_t outlen;
   if (s->err)
     return s->err;
   if (!st) {
@@ -132,34 +147,19 @@ static int end(ips_slog_t *s, int ok, const ips_stamp_t *st, int flush) {
   if (ok) {
     n = ips_fmt_mono(tmp, st->mono_ns);
     ok = gen_key(s->g, "monotime") && OK(yajl_gen_number(s->g, tmp, n)) &&
-         OK(yajl_gen_map_close(s->g)) &&
-         OK(yajl_gen_get_buf(s->g, &out, &outlen));
+         OK(yajl_gen_map_close(s->g));
   }
-  if (!ok) {
+  if (ok)
+    ips__out_print(&s->out, "\n", 1);
+  if (!ok || s->out.oom) {
     /* Only a bug or no memory gets here; fail loudly rather than write a
      * partial record. */
+    s->out.len = s->rec;
     s->err = IPS_ENOMEM;
     return s->err;
   }
-  if (s->len + outlen + 1 > s->cap) {
-    size_t nc = s->cap * 2;
-    char *nb;
-    while (nc < s->len + outlen + 1)
-      nc *= 2;
-    nb = realloc(s->buf, nc);
-    if (!nb) {
-      s->err = IPS_ENOMEM;
-      return s->err;
-    }
-    s->buf = nb;
-    s->cap = nc;
-  }
-  memcpy(s->buf + s->len, out, outlen);
-  s->len += outlen;
-  s->buf[s->len++] = '\n';
   s->lines++;
-  yajl_gen_clear(s->g);
-  if (flush || s->len >= SLOG_FLUSH_AT)
+  if (flush || s->out.len >= SLOG_FLUSH_AT)
     return ips_slog_flush(s);
   return 0;
 }
@@ -197,37 +197,61 @@ static int open_file(const char *path, int flags, int *regular) {
   return fd;
 }
 
+/* A vatID no reader would take is refused before anything is written
+ * (not a sticky error: the writer is still good). */
+static int vat_ok(const char *vat) {
+  return vat && strlen(vat) <= IPS_SLOG_VAT_MAX;
+}
+
 int ips_slog_open(ips_slog_t **out, const char *path, int flags, int argc,
                   char **argv) {
   ips_slog_t *s;
+  ips_stamp_t now;
   int fd, regular = 0, ok, i, rc;
   *out = NULL;
   fd = open_file(path, flags, &regular);
   if (fd < 0)
     return fd;
   s = calloc(1, sizeof *s);
-  if (!s || !(s->buf = malloc(SLOG_FLUSH_AT * 2)) ||
-      !(s->g = yajl_gen_alloc(NULL))) {
-    if (s)
-      free(s->buf);
+  if (!s || !(s->out.p = malloc(SLOG_FLUSH_AT * 2)) ||
+      !(s->g = yajl_gen_alloc(NULL)) || !(s->eg = yajl_gen_alloc(NULL))) {
+    if (s) {
+      if (s->g)
+        yajl_gen_free(s->g);
+      free(s->out.p);
+    }
     free(s);
     close(fd);
     return IPS_ENOMEM;
   }
-  s->cap = SLOG_FLUSH_AT * 2;
+  s->out.cap = SLOG_FLUSH_AT * 2;
   s->fd = fd;
   s->regular = regular;
   yajl_gen_config(s->g, yajl_gen_validate_utf8, 1);
-  ok = begin(s, "slog-start") && gen_key(s->g, "ipcstamp") &&
+  yajl_gen_config(s->g, yajl_gen_print_callback, ips__out_print, &s->out);
+  yajl_gen_config(s->eg, yajl_gen_validate_utf8, 1);
+  yajl_gen_config(s->eg, yajl_gen_print_callback, ips__out_print, &s->out);
+  /* ipcstamp run has no kernel to initialise: its init is the opening of
+   * the file, and the header SwingSet has no record for rides on
+   * kernel-init-start. */
+  rc = ips_clock_read(&now);
+  if (rc) {
+    ips_slog_close(s);
+    return rc;
+  }
+  ok = begin(s, IPS_SLOG_KERNEL_INIT_START) && gen_key(s->g, "ipcstamp") &&
        OK(yajl_gen_map_open(s->g)) && gen_key(s->g, "v") &&
-       gen_i64(s->g, IPS_METERING_VERSION) && OK(yajl_gen_map_close(s->g)) &&
+       gen_i64(s->g, IPS_METERING_VERSION) && gen_key(s->g, "slog") &&
+       gen_i64(s->g, IPS_SLOG_FORMAT) && OK(yajl_gen_map_close(s->g)) &&
        gen_key(s->g, "version") && gen_str(s->g, PACKAGE_VERSION) &&
        gen_key(s->g, "pid") && gen_i64(s->g, getpid()) &&
        gen_key(s->g, "argv") && OK(yajl_gen_array_open(s->g));
   for (i = 0; ok && argv && i < argc; i++)
     ok = ips__json_text(s->g, argv[i], strlen(argv[i])) == 0;
   ok = ok && OK(yajl_gen_array_close(s->g));
-  rc = end(s, ok, NULL, 1);
+  rc = end(s, ok, &now, 0);
+  if (rc == 0)
+    rc = end(s, begin(s, IPS_SLOG_KERNEL_INIT_FINISH), &now, 1);
   if (rc) {
     ips_slog_close(s);
     return rc;
@@ -239,26 +263,43 @@ int ips_slog_open(ips_slog_t **out, const char *path, int flags, int argc,
 int ips_slog_deliver(ips_slog_t *s, uint64_t crank, const char *vat,
                      uint64_t dnum, const void *vd, size_t n,
                      const ips_stamp_t *D) {
-  int ok = begin(s, "deliver") && crank_fields(s, crank, vat, dnum) &&
-           gen_key(s->g, "vd") && ips__json_embed(s->g, vd, n) == 0;
+  int ok, rc;
+  if (!vat_ok(vat))
+    return IPS_EINVAL;
+  /* SwingSet frames each delivery in a crank; both records are at D. */
+  ok = begin(s, IPS_SLOG_CRANK_START) && gen_key(s->g, "crankType") &&
+       gen_str(s->g, IPS_SLOG_CRANK_TYPE) && gen_key(s->g, "crankNum") &&
+       gen_u64(s->g, crank) && gen_key(s->g, "message") &&
+       ips__crank_message(s->g, vat, vd, n);
+  rc = end(s, ok, D, 0);
+  if (rc)
+    return rc;
+  ok = begin(s, IPS_SLOG_DELIVER) && crank_fields(s, crank, vat, dnum) &&
+       gen_key(s->g, "vd") && embed(s, vd, n);
   return end(s, ok, D, 0);
 }
 
 int ips_slog_syscall(ips_slog_t *s, uint64_t crank, const char *vat,
                      uint64_t dnum, uint64_t snum, const void *vsc, size_t n,
                      const ips_stamp_t *U) {
-  int ok = begin(s, "syscall") && crank_fields(s, crank, vat, dnum) &&
-           gen_key(s->g, "syscallNum") && gen_u64(s->g, snum) &&
-           gen_key(s->g, "vsc") && ips__json_embed(s->g, vsc, n) == 0;
+  int ok;
+  if (!vat_ok(vat))
+    return IPS_EINVAL;
+  ok = begin(s, IPS_SLOG_SYSCALL) && crank_fields(s, crank, vat, dnum) &&
+       gen_key(s->g, "syscallNum") && gen_u64(s->g, snum) &&
+       gen_key(s->g, "vsc") && embed(s, vsc, n);
   return end(s, ok, U, 0);
 }
 
 int ips_slog_syscall_result(ips_slog_t *s, uint64_t crank, const char *vat,
                             uint64_t dnum, uint64_t snum, const void *vsr,
                             size_t n, const ips_stamp_t *R) {
-  int ok = begin(s, "syscall-result") && crank_fields(s, crank, vat, dnum) &&
-           gen_key(s->g, "syscallNum") && gen_u64(s->g, snum) &&
-           gen_key(s->g, "vsr") && ips__json_embed(s->g, vsr, n) == 0;
+  int ok;
+  if (!vat_ok(vat))
+    return IPS_EINVAL;
+  ok = begin(s, IPS_SLOG_SYSCALL_RESULT) &&
+       crank_fields(s, crank, vat, dnum) && gen_key(s->g, "syscallNum") &&
+       gen_u64(s->g, snum) && gen_key(s->g, "vsr") && embed(s, vsr, n);
   return end(s, ok, R, 0);
 }
 
@@ -268,23 +309,28 @@ int ips_slog_deliver_result(ips_slog_t *s, uint64_t crank, const char *vat,
   char tmp[24];
   size_t n;
   int64_t ns = 0;
-  int ok;
+  int ok, rc;
+  if (!vat_ok(vat))
+    return IPS_EINVAL;
   if (res->nstamps > 0 && res->stamps[0].kind == 'D')
     D = &res->stamps[0];
   if (res->nstamps > 0 && res->stamps[res->nstamps - 1].kind == 'E')
     E = &res->stamps[res->nstamps - 1];
   if (D && E)
     ns = E->mono_ns - D->mono_ns;
-  ok = begin(s, "deliver-result") && crank_fields(s, crank, vat, dnum) &&
-       gen_key(s->g, "dr") && OK(yajl_gen_array_open(s->g));
+  ok = begin(s, IPS_SLOG_DELIVER_RESULT) &&
+       crank_fields(s, crank, vat, dnum) && gen_key(s->g, "dr") &&
+       OK(yajl_gen_array_open(s->g));
   if (ok && res->kind == IPS_RESULT_OK)
-    ok = gen_str(s->g, "ok") &&
-         ips__json_embed(s->g, res->data, res->len) == 0;
+    ok = gen_str(s->g, "ok") && embed(s, res->data, res->len);
   else if (ok)
     ok = gen_str(s->g, "error") &&
          ips__json_text(s->g, res->message, strlen(res->message)) == 0;
-  if (ok && res->metering_raw && res->metering_len > 0)
-    ok = ips__json_embed(s->g, res->metering_raw, res->metering_len) == 0;
+  /* The child's one parse of the metering already re-serialised it. */
+  if (ok && res->metering_json)
+    ok = ips__json_raw(s->g, res->metering_json, res->metering_json_len) == 0;
+  else if (ok && res->metering_raw && res->metering_len > 0)
+    ok = embed(s, res->metering_raw, res->metering_len);
   else if (ok)
     ok = OK(yajl_gen_null(s->g));
   ok = ok && OK(yajl_gen_array_close(s->g));
@@ -296,29 +342,72 @@ int ips_slog_deliver_result(ips_slog_t *s, uint64_t crank, const char *vat,
     ok = gen_key(s->g, "meteringError") &&
          ips__json_text(s->g, res->metering_error,
                         strlen(res->metering_error)) == 0;
+  rc = end(s, ok, E, 0);
+  if (rc)
+    return rc;
+  /* The crank ends with its delivery, at E too. */
+  ok = begin(s, IPS_SLOG_CRANK_FINISH) && gen_key(s->g, "crankNum") &&
+       gen_u64(s->g, crank);
   return end(s, ok, E, 1);
 }
 
 int ips_slog_console(ips_slog_t *s, const char *vat, int fd, const char *line,
                      size_t n) {
-  int ok = begin(s, "console") && gen_key(s->g, "vatID") &&
-           gen_str(s->g, vat) && gen_key(s->g, "fd") && gen_i64(s->g, fd) &&
-           gen_key(s->g, "line") && ips__json_text(s->g, line, n) == 0;
+  int ok;
+  if (!vat_ok(vat))
+    return IPS_EINVAL;
+  ok = begin(s, IPS_SLOG_CONSOLE) && gen_key(s->g, "vatID") &&
+       gen_str(s->g, vat) && gen_key(s->g, "source") &&
+       gen_str(s->g, IPS_SLOG_CONSOLE_SOURCE) && gen_key(s->g, "level") &&
+       gen_str(s->g, fd == 2 ? "error" : "log") && gen_key(s->g, "args") &&
+       OK(yajl_gen_array_open(s->g)) && ips__json_text(s->g, line, n) == 0 &&
+       OK(yajl_gen_array_close(s->g)) && gen_key(s->g, "fd") &&
+       gen_i64(s->g, fd);
   return end(s, ok, NULL, 0);
 }
 
 int ips_slog_worker_start(ips_slog_t *s, const char *vat, int pid) {
-  int ok = begin(s, "worker-start") && gen_key(s->g, "vatID") &&
-           gen_str(s->g, vat) && gen_key(s->g, "pid") && gen_i64(s->g, pid);
+  int ok;
+  if (!vat_ok(vat))
+    return IPS_EINVAL;
+  ok = begin(s, IPS_SLOG_CREATE_VAT) && gen_key(s->g, "vatID") &&
+       gen_str(s->g, vat) && gen_key(s->g, "dynamic") &&
+       OK(yajl_gen_bool(s->g, 0)) && gen_key(s->g, "description") &&
+       gen_str(s->g, "ipcstamp worker") && gen_key(s->g, "name") &&
+       gen_str(s->g, vat) && gen_key(s->g, "managerType") &&
+       gen_str(s->g, IPS_SLOG_MANAGER_TYPE) && gen_key(s->g, "pid") &&
+       gen_i64(s->g, pid);
   return end(s, ok, NULL, 0);
+}
+
+/* SwingSet's reason for a terminated vat is capdata; ours is a sentence
+ * with no character smallcaps would need to quote. */
+static int exit_info(ips_slog_t *s, int64_t exit_status, int term_signal) {
+  char body[96];
+  int n;
+  if (term_signal)
+    n = snprintf(body, sizeof body, "#\"worker killed by signal %d\"",
+                 term_signal);
+  else
+    n = snprintf(body, sizeof body, "#\"worker exited with code %lld\"",
+                 (long long)exit_status);
+  return OK(yajl_gen_map_open(s->g)) && gen_key(s->g, "body") &&
+         OK(yajl_gen_string(s->g, (const unsigned char *)body, (size_t)n)) &&
+         gen_key(s->g, "slots") && OK(yajl_gen_array_open(s->g)) &&
+         OK(yajl_gen_array_close(s->g)) && OK(yajl_gen_map_close(s->g));
 }
 
 int ips_slog_worker_exit(ips_slog_t *s, const char *vat, int64_t exit_status,
                          int term_signal) {
-  int ok = begin(s, "worker-exit") && gen_key(s->g, "vatID") &&
-           gen_str(s->g, vat) && gen_key(s->g, "exitStatus") &&
-           gen_i64(s->g, exit_status) && gen_key(s->g, "signal") &&
-           gen_i64(s->g, term_signal);
+  int ok;
+  if (!vat_ok(vat))
+    return IPS_EINVAL;
+  ok = begin(s, IPS_SLOG_TERMINATE) && gen_key(s->g, "vatID") &&
+       gen_str(s->g, vat) && gen_key(s->g, "shouldReject") &&
+       OK(yajl_gen_bool(s->g, exit_status != 0 || term_signal != 0)) &&
+       gen_key(s->g, "info") && exit_info(s, exit_status, term_signal) &&
+       gen_key(s->g, "exitStatus") && gen_i64(s->g, exit_status) &&
+       gen_key(s->g, "signal") && gen_i64(s->g, term_signal);
   return end(s, ok, NULL, 1);
 }
 
@@ -335,7 +424,8 @@ int ips_slog_close(ips_slog_t *s) {
   if (close(s->fd) < 0 && !rc)
     rc = -errno;
   yajl_gen_free(s->g);
-  free(s->buf);
+  yajl_gen_free(s->eg);
+  free(s->out.p);
   free(s);
   return rc;
 }

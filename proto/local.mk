@@ -1,6 +1,6 @@
 # proto/: the wire layer (libc only).
 lib_LTLIBRARIES += proto/libipcstamp-proto.la
-include_HEADERS += proto/ipcstamp-proto.h
+include_HEADERS += proto/ipcstamp-proto.h proto/ipcstamp-slog.h
 pkgconfig_DATA += proto/ipcstamp-proto.pc
 proto_libipcstamp_proto_la_SOURCES = \
 	proto/errors.c \

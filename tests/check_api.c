@@ -11,6 +11,7 @@
 #include "ipcstamp-analyze.h"
 #include "ipcstamp-parent.h"
 #include "ipcstamp-proto.h"
+#include "ipcstamp-slog.h"
 #include "ipcstamp-worker.h"
 
 START_TEST(test_both_sides_link) {
@@ -33,7 +34,7 @@ START_TEST(test_internals_hidden) {
   void *self = dlopen(NULL, RTLD_NOW);
   ck_assert_ptr_nonnull(self);
   ck_assert_ptr_nonnull(dlsym(self, "ips_ns_feed"));
-  ck_assert_ptr_null(dlsym(self, "ips__json_valid"));
+  ck_assert_ptr_null(dlsym(self, "ips__json_embed"));
   /* The analysis exports its header only, not its reader and parser. */
   ck_assert_ptr_nonnull(dlsym(self, "ips_analysis_read"));
   ck_assert_ptr_null(dlsym(self, "ips__slog_parse"));

@@ -116,15 +116,15 @@ START_TEST(test_inject) {
   write_file(wl, "{\"vat\":\"v1\",\"vd\":1}\n{\"vat\":\"v1\",\"vd\":2}\n"
                  "{\"vat\":\"v1\",\"vd\":3}\n");
   ck_assert_int_eq(run(args), 0);
-  ck_assert_int_eq(check_slog(slog, "slog-start"), 1);
-  ck_assert_int_eq(check_slog(slog, "worker-start"), 1);
+  ck_assert_int_eq(check_slog(slog, "kernel-init-start"), 1);
+  ck_assert_int_eq(check_slog(slog, "create-vat"), 1);
   ck_assert_int_eq(check_slog(slog, "deliver"), 3);
   ck_assert_int_eq(check_slog(slog, "syscall"), 2);
   ck_assert_int_eq(check_slog(slog, "syscall-result"), 2);
   ck_assert_int_eq(check_slog(slog, "deliver-result"), 3);
   /* 4 lines on stdout and 3 on stderr per delivery, each its own record. */
   ck_assert_int_eq(check_slog(slog, "console"), 21);
-  ck_assert_int_eq(check_slog(slog, "worker-exit"), 1);
+  ck_assert_int_eq(check_slog(slog, "terminate"), 1);
   /* The raw metering was refused and said so. */
   ck_assert(contains(slog, "\"meteringError\""));
 }

@@ -12,6 +12,7 @@
 #include <unistd.h>
 #include <yajl/yajl_tree.h>
 
+#include "ipcstamp-slog.h"
 #include "parent_suites.h"
 
 static char path[512];
@@ -86,6 +87,39 @@ static int decimals(const char *num) {
   return dot ? (int)strlen(dot + 1) : 0;
 }
 
+/* "type k1 k2 ... time monotime" for record id, from the schema
+ * (ipcstamp-slog.h), optional fields left out. */
+static const char *schema_keys(int id) {
+  static char out[512];
+  static const struct {
+    int id;
+    const char *key;
+    int presence;
+  } f[] = {
+#define X(rid, key, kind, presence) {IPS_SLOG_##rid, key, presence},
+      IPS_SLOG_FIELDS(X)
+#undef X
+  };
+  size_t i;
+  snprintf(out, sizeof out, "type");
+  for (i = 0; i < sizeof f / sizeof *f; i++)
+    if (f[i].id == id && f[i].presence != IPS_SLOG_OPT)
+      snprintf(out + strlen(out), sizeof out - strlen(out), " %s", f[i].key);
+  snprintf(out + strlen(out), sizeof out - strlen(out), " time monotime");
+  return out;
+}
+
+static const char *type_of(int id) {
+  switch (id) {
+#define X(rid, type, status)                                                 \
+  case IPS_SLOG_##rid:                                                       \
+    return type;
+    IPS_SLOG_RECORDS(X)
+#undef X
+  }
+  return "?";
+}
+
 START_TEST(test_records) {
   ips_slog_t *s;
   ips_stamp_t D = {1795300856504227LL, 8123456789012LL, 'D'};
@@ -96,12 +130,20 @@ START_TEST(test_records) {
       "{\"compute\":3,\"timestamps\":[1795300856.504300,1795300856.504350,"
       "1795300856.504600,1795300856.504700],\"ipcstamp\":{\"v\":1,"
       "\"kinds\":\"dure\",\"mono\":[1,2,3,4],\"dropped\":0}}";
+  static const int order[] = {
+      IPS_SLOG_KERNEL_INIT_START, IPS_SLOG_KERNEL_INIT_FINISH,
+      IPS_SLOG_CREATE_VAT,        IPS_SLOG_CRANK_START,
+      IPS_SLOG_DELIVER,           IPS_SLOG_SYSCALL,
+      IPS_SLOG_SYSCALL_RESULT,    IPS_SLOG_DELIVER_RESULT,
+      IPS_SLOG_CRANK_FINISH,      IPS_SLOG_CONSOLE,
+      IPS_SLOG_TERMINATE};
   ips_result_t res;
   char *argv[] = {"ipcstamp", "run", "--x"};
   char *buf, *line;
-  int n, i;
+  int n, i, nrec = (int)(sizeof order / sizeof *order);
   yajl_val v;
   ck_assert_int_eq(ips_slog_open(&s, path, 0, 3, argv), 0);
+  ck_assert_int_eq(ips_slog_worker_start(s, "v1", 4242), 0);
   ck_assert_int_eq(ips_slog_deliver(s, 7, "v1", 2, "[\"message\",1]", 13, &D),
                    0);
   ck_assert_int_eq(ips_slog_syscall(s, 7, "v1", 2, 0, "[\"vatstoreGet\",\"k\"]",
@@ -124,49 +166,142 @@ START_TEST(test_records) {
   res.nstamps = 4;
   ck_assert_int_eq(ips_slog_deliver_result(s, 7, "v1", 2, &res), 0);
   ck_assert_int_eq(ips_slog_console(s, "v1", 2, "hi \xff", 4), 0);
-  ck_assert_uint_eq(ips_slog_lines(s), 6);
+  ck_assert_int_eq(ips_slog_worker_exit(s, "v1", 0, 9), 0);
+  ck_assert_uint_eq(ips_slog_lines(s), (uint64_t)nrec);
   ck_assert_int_eq(ips_slog_close(s), 0);
 
   buf = read_lines(path, &n);
-  ck_assert_int_eq(n, 6);
+  ck_assert_int_eq(n, nrec);
   line = buf;
-  v = check_line(line, "type ipcstamp version pid argv time monotime");
-  ck_assert_str_eq(YAJL_GET_STRING(v->u.object.values[0]), "slog-start");
-  yajl_tree_free(v);
   for (i = 0; i < n; i++, line += strlen(line) + 1) {
+    /* Every record: a SwingSet type, the schema's fields in order. */
+    v = check_line(line, schema_keys(order[i]));
+    ck_assert_str_eq(YAJL_GET_STRING(v->u.object.values[0]),
+                     type_of(order[i]));
+    yajl_tree_free(v);
     ck_assert_int_eq(decimals(field_text(line, "time")), 6);
     ck_assert_int_eq(decimals(field_text(line, "monotime")), 9);
-    if (i == 1) {
-      v = check_line(line, "type crankNum vatID deliveryNum vd time monotime");
+    switch (order[i]) {
+    case IPS_SLOG_KERNEL_INIT_START:
+      ck_assert(strstr(line, "\"ipcstamp\":{\"v\":1,\"slog\":2}") != NULL);
+      ck_assert(strstr(line, "\"argv\":[\"ipcstamp\",\"run\",\"--x\"]"));
+      break;
+    case IPS_SLOG_CREATE_VAT:
+      ck_assert(strstr(line, "\"vatID\":\"v1\",\"dynamic\":false,") != NULL);
+      ck_assert(strstr(line, "\"pid\":4242,") != NULL);
+      break;
+    case IPS_SLOG_CRANK_START:
+      /* At D, like the deliver it frames. */
+      ck_assert(strstr(line, "\"crankType\":\"delivery\",\"crankNum\":7,") !=
+                NULL);
+      ck_assert_str_eq(field_text(line, "monotime"), "8123.456789012");
+      break;
+    case IPS_SLOG_DELIVER:
       ck_assert(strstr(line, "\"vd\":[\"message\",1]") != NULL);
       ck_assert_str_eq(field_text(line, "time"), "1795300856.504227");
       ck_assert_str_eq(field_text(line, "monotime"), "8123.456789012");
-      yajl_tree_free(v);
-    } else if (i == 2) {
-      v = check_line(line, "type crankNum vatID deliveryNum syscallNum vsc "
-                           "time monotime");
-      yajl_tree_free(v);
-    } else if (i == 3) {
-      v = check_line(line, "type crankNum vatID deliveryNum syscallNum vsr "
-                           "time monotime");
+      break;
+    case IPS_SLOG_SYSCALL_RESULT:
       ck_assert(strstr(line, "\"vsr\":{\"base64\":\"bm9wZQ==\"}") != NULL);
-      yajl_tree_free(v);
-    } else if (i == 4) {
-      v = check_line(line, "type crankNum vatID deliveryNum dr seconds time "
-                           "monotime");
+      break;
+    case IPS_SLOG_DELIVER_RESULT:
       /* The worker's list, exactly as it sent it. */
       ck_assert(strstr(line, "\"timestamps\":[1795300856.504300,"
                              "1795300856.504350,1795300856.504600,"
                              "1795300856.504700]") != NULL);
       ck_assert_str_eq(field_text(line, "seconds"), "0.000210988");
-      yajl_tree_free(v);
-    } else if (i == 5) {
-      v = check_line(line, "type vatID fd line time monotime");
-      ck_assert(strstr(line, "\"line\":{\"base64\":\"aGkg/w==\"}") != NULL);
-      yajl_tree_free(v);
+      break;
+    case IPS_SLOG_CRANK_FINISH:
+      ck_assert(strstr(line, "\"crankNum\":7,") != NULL);
+      ck_assert_str_eq(field_text(line, "monotime"), "8123.457000000");
+      break;
+    case IPS_SLOG_CONSOLE:
+      ck_assert(strstr(line, "\"level\":\"error\",\"args\":[{\"base64\":"
+                             "\"aGkg/w==\"}],\"fd\":2,") != NULL);
+      break;
+    case IPS_SLOG_TERMINATE:
+      ck_assert(strstr(line, "\"shouldReject\":true,\"info\":{\"body\":"
+                             "\"#\\\"worker killed by signal 9\\\"\","
+                             "\"slots\":[]},\"exitStatus\":0,\"signal\":9,") !=
+                NULL);
+      break;
     }
   }
   free(buf);
+}
+END_TEST
+
+/* crank-start's message: a run-queue item type Agoric's readers know,
+ * derived from the start of vd; names are smallcaps-quoted; nothing from vd
+ * beyond its first tokens. */
+START_TEST(test_crank_message) {
+  static const struct {
+    const char *vd, *want;
+  } c[] = {
+      {"[\"evaluate\",\"1+1\"]", "\"message\":{\"type\":\"startVat\","
+                                 "\"vatID\":\"v1\"}"},
+      {"[\"bringOutYourDead\"]", "\"message\":{\"type\":\"bringOutYourDead\","
+                                 "\"vatID\":\"v1\"}"},
+      {"[\"notify\",[[\"p-7\",{\"state\":\"fulfilled\"}]]]",
+       "\"message\":{\"type\":\"notify\",\"vatID\":\"v1\",\"kpid\":\"p-7\"}"},
+      {"[\"message\",\"pay\",{\"a\":1}]",
+       "\"target\":\"v1\",\"msg\":{\"methargs\":{\"body\":\"#[\\\"pay\\\",[]]\","
+       "\"slots\":[]},\"result\":null}"},
+      {"[\"message\",\"o+0\",{\"methargs\":{}}]",
+       "\"target\":\"o+0\",\"msg\":{\"methargs\":{\"body\":\"#[null,[]]\""},
+      {"[\"message\",\"-x\\\"\"]", "\"body\":\"#[\\\"!-x\\\\\\\"\\\",[]]\""},
+      {"\"up:2\"", "\"body\":\"#[\\\"up:2\\\",[]]\""},
+      {"{\"upcalls\":1}", "\"body\":\"#[null,[]]\""},
+      {"[\"message\",\"\\udead\"]", "\"body\":\"#[\\\"message\\\",[]]\""},
+      {"not json", "\"body\":\"#[null,[]]\""},
+  };
+  char big[1000];
+  ips_slog_t *s;
+  ips_stamp_t D = {1, 1, 'D'};
+  size_t i, nc = sizeof c / sizeof *c;
+  int n;
+  char *buf, *line;
+  /* The name past the first 256 bytes is not looked at. */
+  snprintf(big, sizeof big, "[\"message\",\"%0600d\"]", 0);
+  ck_assert_int_eq(ips_slog_open(&s, path, 0, 0, NULL), 0);
+  for (i = 0; i < nc; i++)
+    ck_assert_int_eq(ips_slog_deliver(s, i, "v1", i, c[i].vd,
+                                      strlen(c[i].vd), &D),
+                     0);
+  ck_assert_int_eq(ips_slog_deliver(s, nc, "v1", nc, big, strlen(big), &D),
+                   0);
+  ck_assert_int_eq(ips_slog_close(s), 0);
+  buf = read_lines(path, &n);
+  ck_assert_int_eq(n, 2 + 2 * ((int)nc + 1));
+  line = buf;
+  line += strlen(line) + 1;
+  line += strlen(line) + 1;
+  for (i = 0; i <= nc; i++) {
+    yajl_val v = check_line(line, schema_keys(IPS_SLOG_CRANK_START));
+    yajl_tree_free(v);
+    ck_assert_msg(strstr(line, i < nc ? c[i].want : "\"#[\\\"message\\\",[]]\""),
+                  "case %zu: %s", i, line);
+    line += strlen(line) + 1;
+    line += strlen(line) + 1;
+  }
+  free(buf);
+}
+END_TEST
+
+START_TEST(test_vat_limit) {
+  /* A vatID no reader would take is refused; the writer goes on. */
+  ips_slog_t *s;
+  ips_stamp_t D = {1, 1, 'D'};
+  char vat[IPS_SLOG_VAT_MAX + 2];
+  memset(vat, 'v', sizeof vat - 1);
+  vat[sizeof vat - 1] = 0;
+  ck_assert_int_eq(ips_slog_open(&s, path, 0, 0, NULL), 0);
+  ck_assert_int_eq(ips_slog_deliver(s, 1, vat, 1, "1", 1, &D), IPS_EINVAL);
+  ck_assert_int_eq(ips_slog_worker_start(s, vat, 1), IPS_EINVAL);
+  vat[IPS_SLOG_VAT_MAX] = 0;
+  ck_assert_int_eq(ips_slog_deliver(s, 1, vat, 1, "1", 1, &D), 0);
+  ck_assert_int_eq(ips_slog_error(s), 0);
+  ck_assert_int_eq(ips_slog_close(s), 0);
 }
 END_TEST
 
@@ -195,11 +330,13 @@ START_TEST(test_hostile_payloads) {
                      0);
   ck_assert_int_eq(ips_slog_close(s), 0);
   buf = read_lines(path, &n);
-  ck_assert_int_eq(n, (int)(sizeof p / sizeof p[0]) + 1);
+  /* kernel-init-start and -finish, then crank-start and deliver each. */
+  ck_assert_int_eq(n, 2 * (int)(sizeof p / sizeof p[0]) + 2);
   line = buf + strlen(buf) + 1;
-  for (k = 1; k < n; k++, line += strlen(line) + 1) {
-    yajl_val v =
-        check_line(line, "type crankNum vatID deliveryNum vd time monotime");
+  line += strlen(line) + 1;
+  for (k = 2; k < n; k++, line += strlen(line) + 1) {
+    yajl_val v = check_line(line, schema_keys(k % 2 ? IPS_SLOG_DELIVER
+                                                    : IPS_SLOG_CRANK_START));
     yajl_tree_free(v);
   }
   /* Valid JSON is embedded, the rest is base64. */
@@ -238,7 +375,7 @@ START_TEST(test_dev_full) {
   int rc;
   if (access("/dev/full", W_OK) != 0)
     return;
-  /* The slog-start line is flushed at once: the error shows at open. */
+  /* The kernel-init lines are flushed at once: the error shows at open. */
   rc = ips_slog_open(&s, "/dev/full", 0, 0, NULL);
   ck_assert_int_eq(rc, -ENOSPC);
   ck_assert_ptr_null(s);
@@ -278,6 +415,8 @@ Suite *slog_suite(void) {
   TCase *tc = tcase_create("Core");
   tcase_add_checked_fixture(tc, setup, NULL);
   tcase_add_test(tc, test_records);
+  tcase_add_test(tc, test_crank_message);
+  tcase_add_test(tc, test_vat_limit);
   suite_add_tcase(s, tc);
   tc = tcase_create("Bad input");
   tcase_add_test(tc, test_sticky_error);

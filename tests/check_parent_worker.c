@@ -3,7 +3,9 @@
  * and every fault the parent must survive. */
 #include "config.h"
 
+#include <errno.h>
 #include <signal.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -31,7 +33,7 @@ static ips_child_t *spawn_peer(const char *mode, uint64_t timeout_ms) {
   ips_child_options_t o;
   ips_child_t *w;
   char *args[] = {"peer", "--peer", (char *)mode, NULL};
-  memset(&o, 0, sizeof o);
+  ips_child_options_init(&o);
   o.file = parent_self_exe();
   o.args = args;
   o.timeout_ms = timeout_ms;
@@ -252,7 +254,7 @@ START_TEST(test_console_flood) {
   ips_child_t *w;
   parent_res_t r;
   char *args[] = {"peer", "--peer", "flood", NULL};
-  memset(&o, 0, sizeof o);
+  ips_child_options_init(&o);
   o.file = parent_self_exe();
   o.args = args;
   o.console_cb = count_console;
@@ -268,10 +270,215 @@ START_TEST(test_console_flood) {
 }
 END_TEST
 
+/* The slog writer embeds the child's re-serialised metering as it is; a
+ * host-built result (no metering_json) makes the writer parse the raw
+ * bytes itself.  Both must give the same line, byte for byte, for every
+ * kind of metering: that is what lets the child's one parse stand for the
+ * writer's. */
+static ips_slog_t *slog_child, *slog_host;
+static int echoed;
+static void on_echo(ips_child_t *w, void *arg, const ips_result_t *res) {
+  ips_result_t host = *res;
+  ck_assert_int_eq(res->kind, IPS_RESULT_OK);
+  ck_assert_ptr_nonnull(res->metering_json);
+  ck_assert_uint_gt(res->metering_json_len, 0);
+  host.metering_json = NULL;
+  host.metering_json_len = 0;
+  ck_assert_int_eq(ips_slog_deliver_result(slog_child, 1, "v1", 1, res), 0);
+  ck_assert_int_eq(ips_slog_deliver_result(slog_host, 1, "v1", 1, &host), 0);
+  echoed++;
+}
+
+static char *slurp_line(const char *p, int nth) {
+  static char line[8192];
+  FILE *f = fopen(p, "r");
+  int i;
+  ck_assert_ptr_nonnull(f);
+  for (i = 0; i <= nth; i++)
+    ck_assert_ptr_nonnull(fgets(line, sizeof line, f));
+  fclose(f);
+  return line;
+}
+
+START_TEST(test_one_parse) {
+  static const char *cases[] = {
+      /* ours, valid */
+      "{\"compute\":3,\"timestamps\":[1795300856.504300,1795300856.504350,"
+      "1795300856.504600,1795300856.504700],\"ipcstamp\":{\"v\":1,"
+      "\"kinds\":\"dure\",\"mono\":[1,2,3,4],\"dropped\":0}}",
+      /* xsnap's plain list, with spaces and escapes to re-serialise */
+      " { \"timestamps\" : [ 1.5 , 2.5E0 ] , \"x\":\"\\u00e9\\/\\u0000\" } ",
+      /* valid JSON, invalid metering: still embedded as JSON */
+      "{\"timestamps\":[1,2],\"ipcstamp\":{\"v\":99},\"y\":[true,null]}",
+      "[1,2,3]",
+      "{\"timestamps\":\"no\",\"timestamps\":1}",
+      /* not JSON, or not JSON strict readers accept: base64 */
+      "{\"timestamps\":[1,2],",
+      "{\"a\":\"\xed\xa0\x80\"}",
+      "{\"\xed\xa0\x80\":1}",
+      "\xff\xfe",
+      "{} {}",
+  };
+  char deep[300], p1[600], p2[600], *l1;
+  ips_child_t *w = spawn_peer("echo-metering", 0);
+  parent_res_t r;
+  size_t i, ncases = sizeof cases / sizeof *cases;
+  snprintf(p1, sizeof p1, "%s/one-parse-child-%d", parent_tmpdir(),
+           (int)getpid());
+  snprintf(p2, sizeof p2, "%s/one-parse-host-%d", parent_tmpdir(),
+           (int)getpid());
+  ck_assert_int_eq(ips_slog_open(&slog_child, p1, IPS_SLOG_FORCE, 0, NULL),
+                   0);
+  ck_assert_int_eq(ips_slog_open(&slog_host, p2, IPS_SLOG_FORCE, 0, NULL), 0);
+  echoed = 0;
+  for (i = 0; i < ncases + 2; i++) {
+    const char *m = i < ncases ? cases[i] : deep;
+    if (i >= ncases) {
+      /* nesting at the limit (JSON), and one deeper (base64) */
+      int d = IPS_JSON_MAX_DEPTH + (int)(i - ncases), k;
+      for (k = 0; k < d; k++)
+        deep[k] = '[', deep[2 * d - 1 - k] = ']';
+      deep[2 * d] = 0;
+    }
+    memset(&r, 0, sizeof r);
+    ck_assert_int_eq(ips_child_deliver(w, m, strlen(m), on_echo, &r), 0);
+    while (echoed < (int)i + 1)
+      uv_run(&loop, UV_RUN_ONCE);
+  }
+  ck_assert_int_eq(ips_slog_close(slog_child), 0);
+  ck_assert_int_eq(ips_slog_close(slog_host), 0);
+  for (i = 0; i < ncases + 2; i++) {
+    char want[8192];
+    /* kernel-init-start and -finish, then deliver-result and crank-finish
+     * for each. */
+    snprintf(want, sizeof want, "%s", slurp_line(p2, 2 + 2 * (int)i));
+    l1 = slurp_line(p1, 2 + 2 * (int)i);
+    ck_assert_str_eq(l1, want);
+    /* The base64 cases are exactly the ones that are not strict JSON. */
+    ck_assert_msg((strstr(l1, "{\"base64\":") != NULL) ==
+                      ((i >= 5 && i < ncases) || i == ncases + 1),
+                  "case %zu: %s", i, l1);
+  }
+  unlink(p1);
+  unlink(p2);
+  close_all(&w, 1);
+}
+END_TEST
+
+START_TEST(test_slog_uses_child_copy) {
+  /* The writer takes metering_json as it is: it does not parse the raw
+   * bytes again (this would fail if it did, as they differ here). */
+  char p[600];
+  ips_slog_t *s;
+  ips_result_t res;
+  ips_stamp_t st[2] = {{1, 1000, 'D'}, {2, 2000, 'E'}};
+  snprintf(p, sizeof p, "%s/copy-%d", parent_tmpdir(), (int)getpid());
+  memset(&res, 0, sizeof res);
+  res.kind = IPS_RESULT_OK;
+  res.message = "";
+  res.data = "1";
+  res.len = 1;
+  res.metering_raw = "{}";
+  res.metering_len = 2;
+  res.metering_json = "[\"copied\"]";
+  res.metering_json_len = 10;
+  res.stamps = st;
+  res.nstamps = 2;
+  ck_assert_int_eq(ips_slog_open(&s, p, IPS_SLOG_FORCE, 0, NULL), 0);
+  ck_assert_int_eq(ips_slog_deliver_result(s, 1, "v1", 1, &res), 0);
+  ck_assert_int_eq(ips_slog_close(s), 0);
+  ck_assert_ptr_nonnull(strstr(slurp_line(p, 2), "\"dr\":[\"ok\",1,[\"copied\"]]"));
+  unlink(p);
+}
+END_TEST
+
+/* No callback runs inside the call that started its operation: not
+ * start_cb nor the result inside ips_child_deliver, not the cancelled
+ * results inside ips_child_close (they come from the loop, in order, before
+ * the close callback). */
+static int inside_api, order[8], norder, starts, closed_at;
+static void start_outside(ips_child_t *w, void *arg, const ips_stamp_t *D) {
+  ck_assert_msg(!inside_api, "start_cb called inside the API call");
+  starts++;
+}
+static void result_outside(ips_child_t *w, void *arg,
+                           const ips_result_t *res) {
+  ck_assert_msg(!inside_api, "result callback called inside the API call");
+  ck_assert_int_lt(norder, 8);
+  order[norder++] = (int)(intptr_t)arg;
+  if ((int)(intptr_t)arg > 0) {
+    ck_assert_int_eq(res->kind, IPS_RESULT_FAULT);
+    ck_assert_int_eq(res->status, -ECANCELED);
+  }
+}
+static void closed_outside(ips_child_t *w) {
+  ck_assert_msg(!inside_api, "close callback called inside ips_child_close");
+  closed_at = norder;
+  closed++;
+}
+
+START_TEST(test_no_callback_inside_call) {
+  ips_child_options_t o;
+  ips_child_t *w;
+  char *args[] = {"peer", "--peer", "hang", NULL};
+  int i;
+  ips_child_options_init(&o);
+  o.file = parent_self_exe();
+  o.args = args;
+  o.start_cb = start_outside;
+  ck_assert_int_eq(ips_child_spawn(&loop, &o, &w), 0);
+  norder = starts = 0;
+  closed_at = -1;
+  inside_api = 1;
+  for (i = 0; i < 4; i++)
+    ck_assert_int_eq(ips_child_deliver(w, "x", 1, result_outside,
+                                       (void *)(intptr_t)(i + 1)),
+                     0);
+  inside_api = 0;
+  ck_assert_int_eq(starts, 0);
+  /* The first is written from the loop; the peer never answers. */
+  while (starts == 0)
+    uv_run(&loop, UV_RUN_ONCE);
+  ck_assert_int_eq(norder, 0);
+  inside_api = 1;
+  ips_child_close(w, closed_outside);
+  inside_api = 0;
+  ck_assert_int_eq(norder, 0);
+  uv_run(&loop, UV_RUN_DEFAULT);
+  ck_assert_int_eq(closed, 1);
+  ck_assert_int_eq(starts, 1);
+  ck_assert_int_eq(norder, 4);
+  for (i = 0; i < 4; i++)
+    ck_assert_int_eq(order[i], i + 1);
+  ck_assert_int_eq(closed_at, 4);
+  ck_assert_int_eq(uv_loop_close(&loop), 0);
+}
+END_TEST
+
+START_TEST(test_options_init) {
+  /* The documented defaults, whatever was in the struct before. */
+  ips_child_options_t o;
+  memset(&o, 0xa5, sizeof o);
+  ips_child_options_init(&o);
+  ck_assert_ptr_null(o.file);
+  ck_assert_ptr_null(o.args);
+  ck_assert_ptr_null(o.env);
+  ck_assert_ptr_null(o.cwd);
+  ck_assert_uint_eq(o.max_frame, IPS_DEFAULT_MAX_FRAME);
+  ck_assert_uint_eq(o.timeout_ms, 0);
+  ck_assert_uint_eq(o.max_upcalls, 0);
+  ck_assert_ptr_null(o.upcall_cb);
+  ck_assert_ptr_null(o.start_cb);
+  ck_assert_ptr_null(o.console_cb);
+  ck_assert_ptr_null(o.exit_cb);
+  ck_assert_ptr_null(o.data);
+}
+END_TEST
+
 START_TEST(test_spawn_missing) {
   ips_child_options_t o;
   ips_child_t *w = NULL;
-  memset(&o, 0, sizeof o);
+  ips_child_options_init(&o);
   o.file = "/nonexistent/worker";
   ck_assert_int_eq(ips_child_spawn(&loop, &o, &w), UV_ENOENT);
   ck_assert_ptr_null(w);
@@ -330,6 +537,10 @@ Suite *worker_suite(void) {
   Suite *s = suite_create("worker");
   TCase *tc = tcase_create("Core");
   tcase_add_checked_fixture(tc, setup, NULL);
+  tcase_add_test(tc, test_options_init);
+  tcase_add_test(tc, test_no_callback_inside_call);
+  tcase_add_test(tc, test_one_parse);
+  tcase_add_test(tc, test_slog_uses_child_copy);
   tcase_add_test(tc, test_stamp_order);
   tcase_add_test(tc, test_queue_and_error);
   tcase_add_test(tc, test_console);

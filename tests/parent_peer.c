@@ -14,6 +14,8 @@
  *   hostile       a result full of newlines, quotes and invalid UTF-8
  *   console       print lines on stdout and stderr, then answer
  *   error         answer every delivery with '!'
+ *   echo-metering answer every delivery with its payload as the metering
+ *                 (and 1 as the result)
  *   flood         write a 200,000-byte line (no newline) on stdout, then
  *                 answer
  *   upcall-storm  answer a delivery with upcalls, each one after the reply
@@ -269,6 +271,13 @@ int parent_peer_main(const char *mode) {
       answer(&t, "1", 1);
     } else if (!strcmp(mode, "error")) {
       send_frame('!', "it broke \"badly\"\n", 17);
+    } else if (!strcmp(mode, "echo-metering")) {
+      static char buf[1 << 16];
+      if (n - 1 + 2 > sizeof buf)
+        return 2;
+      memcpy(buf, f + 1, n - 1);
+      memcpy(buf + n - 1, "\0011", 2);
+      send_frame('.', buf, n - 1 + 2);
     } else {
       char payload[4096];
       size_t pn = n - 1 < sizeof payload - 1 ? n - 1 : sizeof payload - 1;

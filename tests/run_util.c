@@ -12,6 +12,7 @@
 #include <unistd.h>
 #include <yajl/yajl_tree.h>
 
+#include "ipcstamp-slog.h"
 #include "parent_suites.h"
 #include "run_suites.h"
 
@@ -132,20 +133,56 @@ long long ns_of(const char *line, const char *key) {
   return s * 1000000000LL + f;
 }
 
-/* The record types the parent writes (docs/slogfile.md): a line of any
- * other type came from somewhere else. */
-static const char *const slog_types[] = {
-    "slog-start", "deliver", "deliver-result", "syscall", "syscall-result",
-    "console", "worker-start", "worker-exit", NULL};
+/* The schema (ipcstamp-slog.h): the types the parent writes, and each
+ * one's fields in order.  A line of any other type, or with other fields,
+ * did not come from the writer. */
+static const struct {
+  int id;
+  const char *type;
+  int status;
+} slog_types[] = {
+#define X(id, type, status) {IPS_SLOG_##id, type, status},
+    IPS_SLOG_RECORDS(X)
+#undef X
+};
+static const struct {
+  int id;
+  const char *key;
+  int presence;
+} slog_fields[] = {
+#define X(id, key, kind, presence) {IPS_SLOG_##id, key, presence},
+    IPS_SLOG_FIELDS(X)
+#undef X
+};
+
+/* The keys of v between "type" and "time" are the schema's for record id,
+ * in order, optional ones possibly left out. */
+static void check_fields(yajl_val v, int id, int lineno) {
+  size_t i, k = 1, n = v->u.object.len;
+  for (i = 0; i < sizeof slog_fields / sizeof *slog_fields; i++) {
+    if (slog_fields[i].id != id)
+      continue;
+    if (k < n - 2 && !strcmp(v->u.object.keys[k], slog_fields[i].key))
+      k++;
+    else
+      ck_assert_msg(slog_fields[i].presence == IPS_SLOG_OPT,
+                    "line %d: no %s where the schema has it", lineno,
+                    slog_fields[i].key);
+  }
+  ck_assert_msg(k == n - 2, "line %d: field '%s' is not in the schema",
+                lineno, v->u.object.keys[k]);
+}
 
 /* Every line one JSON object (valid UTF-8: yajl checks it), no empty
- * line, "type" first and one the parent writes, "time" and "monotime"
- * last, each deliver-result's seconds = E - D.  Returns the number of lines
- * of the given type. */
+ * line, "type" first and one the parent writes, its fields those of the
+ * schema in order, "time" and "monotime" last, kernel-init-start first,
+ * every deliver inside its crank (crank-start, deliver, ..., deliver-result,
+ * crank-finish, all with its crankNum), each deliver-result's seconds =
+ * E - D.  Returns the number of lines of the given type. */
 int check_slog(const char *path, const char *count_type) {
   char *buf = slurp(path), *line, *save;
   int count = 0, nlines = 0;
-  long long D = -1;
+  long long D = -1, in_crank = -1;
   size_t len = strlen(buf);
   ck_assert_msg(len > 0 && buf[len - 1] == '\n', "slog empty or last line "
                                                  "incomplete");
@@ -166,14 +203,38 @@ int check_slog(const char *path, const char *count_type) {
     type = YAJL_GET_STRING(v->u.object.values[0]);
     ck_assert_ptr_nonnull(type);
     {
-      int i = 0;
-      while (slog_types[i] && strcmp(slog_types[i], type))
+      size_t i = 0, nt = sizeof slog_types / sizeof *slog_types;
+      const char *cpath[] = {"crankNum", NULL};
+      yajl_val cn = yajl_tree_get(v, cpath, yajl_t_number);
+      long long crank = cn ? YAJL_GET_INTEGER(cn) : -1;
+      while (i < nt && strcmp(slog_types[i].type, type))
         i++;
-      ck_assert_msg(slog_types[i] != NULL, "line %d: unknown type '%s'",
+      ck_assert_msg(i < nt && slog_types[i].status == IPS_SLOG_WRITTEN,
+                    "line %d: a type the parent does not write: '%s'",
                     nlines + 1, type);
+      check_fields(v, slog_types[i].id, nlines + 1);
+      switch (slog_types[i].id) {
+      case IPS_SLOG_CRANK_START:
+        ck_assert_msg(in_crank < 0, "line %d: crank-start inside a crank",
+                      nlines + 1);
+        in_crank = crank;
+        break;
+      case IPS_SLOG_DELIVER:
+      case IPS_SLOG_SYSCALL:
+      case IPS_SLOG_SYSCALL_RESULT:
+      case IPS_SLOG_DELIVER_RESULT:
+        ck_assert_msg(crank >= 0 && crank == in_crank,
+                      "line %d: %s outside its crank", nlines + 1, type);
+        break;
+      case IPS_SLOG_CRANK_FINISH:
+        ck_assert_msg(crank >= 0 && crank == in_crank,
+                      "line %d: crank-finish of another crank", nlines + 1);
+        in_crank = -1;
+        break;
+      }
     }
-    ck_assert_msg((nlines == 0) == !strcmp(type, "slog-start"),
-                  "line %d: slog-start only first", nlines + 1);
+    ck_assert_msg((nlines == 0) == !strcmp(type, "kernel-init-start"),
+                  "line %d: kernel-init-start only first", nlines + 1);
     if (!strcmp(type, "deliver"))
       D = ns_of(line, "monotime");
     if (!strcmp(type, "deliver-result")) {

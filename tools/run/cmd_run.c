@@ -159,7 +159,7 @@ static int start_vats(run_t *r, char **wargv, uint64_t timeout_ms,
   for (i = 0; i < k->nvats; i++) {
     vat_t *v = &k->vats[i];
     ips_child_options_t o;
-    memset(&o, 0, sizeof o);
+    ips_child_options_init(&o);
     snprintf(v->id, sizeof v->id, "v%d", i + 1);
     v->k = k;
     o.file = wargv[0];

@@ -1,6 +1,8 @@
-/* worker.h — the parent's view of one worker process (internal). */
-#ifndef IPCSTAMP_PARENT_WORKER_H
-#define IPCSTAMP_PARENT_WORKER_H
+/* child.h — the parent's view of one worker process, ips_child_t (internal). */
+#ifndef IPCSTAMP_PARENT_CHILD_H
+#define IPCSTAMP_PARENT_CHILD_H
+
+#include <yajl/yajl_gen.h>
 
 #include "ipcstamp-parent.h"
 
@@ -39,6 +41,7 @@ struct ips_child_s {
   ips__console_t con[2];
   uv_timer_t timeout;  /* per-command timeout */
   uv_timer_t grace;    /* after exit (late frames) and after close ('q') */
+  uv_idle_t defer;     /* runs what an API call must not do itself */
   ips_child_options_t o;
   ips_ns_decoder_t dec;
   ips__cmd_t *head, *tail; /* queue; head is in flight when head->sent */
@@ -50,6 +53,7 @@ struct ips_child_s {
   char *msg;           /* '!' text or fault message, NUL-terminated */
   size_t msgcap;
   char merr[200];      /* why the metering was invalid */
+  yajl_gen mgen;       /* the metering re-serialised by its one parse */
   int state;
   int pid;
   int exited, eof;
@@ -58,6 +62,7 @@ struct ips_child_s {
   int closing, handles;
   int grace_expired;
   int in_callback;     /* inside a result callback */
+  int cancelled;       /* closed: every queued command is to fail */
   ips_close_cb close_cb;
   char rbuf[65536];
 };

@@ -1,4 +1,4 @@
-/* worker.c — spawn a worker, frame commands onto fd 3, read frames from
+/* child.c — spawn a worker, frame commands onto fd 3, read frames from
  * fd 4, stamp D/U/R/E, and turn every way a worker can misbehave into one
  * clean fault for the command in flight.
  *
@@ -17,7 +17,8 @@
 #include <unistd.h>
 
 #include "ipcstamp-parent.h"
-#include "worker.h"
+#include "child.h"
+#include "json.h"
 
 /* How long a worker that exited may still deliver frames already in the
  * pipe, and how long a closed worker gets to obey 'q'. */
@@ -29,6 +30,23 @@
 
 static void start_next(ips_child_t *w);
 static void maybe_finish_close(ips_child_t *w);
+static void run_deferred(ips_child_t *w);
+
+/* A callback is never called from inside the API call that started its
+ * operation (a host holding a lock, or in the middle of updating its own
+ * state, must not be re-entered): what ips_child_deliver/_evaluate and
+ * ips_child_close would otherwise do at once (write the frame and call
+ * start_cb, fail a command, cancel the queue) runs from the loop, as libuv
+ * runs uv_write's and uv_close's callbacks.  An idle handle, not a
+ * zero timer: it also keeps the loop from blocking in poll meanwhile. */
+static void on_defer(uv_idle_t *h) {
+  run_deferred(h->data);
+}
+
+static void defer(ips_child_t *w) {
+  if (w->defer.data == w && !uv_is_closing((uv_handle_t *)&w->defer))
+    uv_idle_start(&w->defer, on_defer);
+}
 
 static int set_msg(ips_child_t *w, const char *p, size_t n) {
   if (n + 1 > w->msgcap) {
@@ -98,9 +116,27 @@ static void fail_cmd(ips_child_t *w, ips__cmd_t *c, int status,
     res.message = w->msg;
   else
     res.message = "out of memory";
-  if (c->sent)
+  if (c->sent && !w->cancelled)
     (void)push_stamp(w, 'E', NULL);
   complete(w, c, &res);
+}
+
+/* The queue of a closed worker: every command fails, in order. */
+static void cancel_queue(ips_child_t *w) {
+  ips__cmd_t *c;
+  while ((c = dequeue(w)) != NULL)
+    fail_cmd(w, c, -ECANCELED, "cancelled: the worker was closed");
+  w->cancelled = 0;
+}
+
+static void run_deferred(ips_child_t *w) {
+  uv_idle_stop(&w->defer);
+  if (w->cancelled) {
+    cancel_queue(w);
+    maybe_finish_close(w);
+    return;
+  }
+  start_next(w);
 }
 
 static void stop_reading(ips_child_t *w) {
@@ -234,7 +270,7 @@ static int enqueue(ips_child_t *w, char tag, const void *payload, size_t n,
     w->head = c;
   w->tail = c;
   w->pending++;
-  start_next(w);
+  defer(w);
   return 0;
 }
 
@@ -290,12 +326,33 @@ static void on_result(ips_child_t *w, const char *p, size_t n) {
   res.data = sep ? sep + 1 : p + n;
   res.len = sep ? n - mlen - 1 : 0;
   if (mlen > 0) {
+    const unsigned char *json;
+    size_t jlen;
+    int copied, rc;
     res.metering_raw = p;
     res.metering_len = mlen;
-    if (ips_metering_parse(p, mlen, &m, w->merr, sizeof w->merr) == 0)
+    /* One parse: the metering and the slogfile's copy of it. */
+    yajl_gen_clear(w->mgen);
+    yajl_gen_reset(w->mgen, NULL);
+    rc = ips__metering_parse(p, mlen, &m, w->merr, sizeof w->merr, w->mgen,
+                             &copied);
+    if (rc == 0)
       res.metering = &m;
     else
       res.metering_error = w->merr;
+    if (!copied) {
+      yajl_gen_clear(w->mgen);
+      yajl_gen_reset(w->mgen, NULL);
+      if (ips__json_base64(w->mgen, p, mlen) != 0) {
+        ips_metering_free(&m);
+        fault(w, IPS_ENOMEM, "out of memory");
+        return;
+      }
+    }
+    if (yajl_gen_get_buf(w->mgen, &json, &jlen) == yajl_gen_status_ok) {
+      res.metering_json = (const char *)json;
+      res.metering_json_len = jlen;
+    }
   }
   complete(w, dequeue(w), &res);
   ips_metering_free(&m);
@@ -447,6 +504,10 @@ static void on_exit_cb(uv_process_t *p, int64_t status, int sig) {
     w->state = IPS__DEAD;
     stop_reading(w);
   }
+  /* Results owed from a close come first: the host sees a command end
+   * before the process that ran it. */
+  if (w->cancelled)
+    cancel_queue(w);
   if (w->o.exit_cb)
     w->o.exit_cb(w, status, sig);
   if (w->closing && !uv_is_active((uv_handle_t *)&w->grace))
@@ -507,6 +568,8 @@ static void free_worker(ips_child_t *w) {
   free(w->con[0].line);
   free(w->con[1].line);
   ips_ns_decoder_free(&w->dec);
+  if (w->mgen)
+    yajl_gen_free(w->mgen);
   free(w->st);
   free(w->msg);
   free(w);
@@ -532,7 +595,7 @@ static void close_handle(ips_child_t *w, uv_handle_t *h) {
  * grace period ran out), so no console line and no exit status is lost. */
 static void maybe_finish_close(ips_child_t *w) {
   int i, drained = 1;
-  if (!w->closing || !w->exited || w->handles > 0)
+  if (!w->closing || !w->exited || w->handles > 0 || w->head)
     return;
   for (i = 0; i < 2; i++)
     if (w->con[i].open && !w->con[i].eof)
@@ -548,11 +611,11 @@ static void maybe_finish_close(ips_child_t *w) {
       close_handle(w, (uv_handle_t *)&w->con[i].pipe);
   close_handle(w, (uv_handle_t *)&w->timeout);
   close_handle(w, (uv_handle_t *)&w->grace);
+  close_handle(w, (uv_handle_t *)&w->defer);
   w->handles--;
 }
 
 void ips_child_close(ips_child_t *w, ips_close_cb cb) {
-  ips__cmd_t *c;
   if (w->closing)
     return;
   w->closing = 1;
@@ -561,10 +624,15 @@ void ips_child_close(ips_child_t *w, ips_close_cb cb) {
   if (w->state == IPS__ALIVE && w->head && w->head->sent) {
     w->state = IPS__DEAD;
     uv_process_kill(&w->proc, SIGKILL);
-    fail_cmd(w, dequeue(w), -ECANCELED, "cancelled: the worker was closed");
+    /* E is now, when the command was cancelled, not when it is told. */
+    (void)push_stamp(w, 'E', NULL);
   }
-  while ((c = dequeue(w)) != NULL)
-    fail_cmd(w, c, -ECANCELED, "cancelled: the worker was closed");
+  /* The commands fail from the loop (run_deferred), in order, before the
+   * close callback. */
+  if (w->head) {
+    w->cancelled = 1;
+    defer(w);
+  }
   if (!w->exited) {
     if (w->state == IPS__ALIVE)
       (void)write_bytes(w, "1:q,", 4);
@@ -589,6 +657,11 @@ int ips_child_alive(const ips_child_t *w) {
   return w->state == IPS__ALIVE && !w->closing;
 }
 size_t ips_child_pending(const ips_child_t *w) { return w->pending; }
+
+void ips_child_options_init(ips_child_options_t *o) {
+  memset(o, 0, sizeof *o);
+  o->max_frame = IPS_DEFAULT_MAX_FRAME;
+}
 
 static char **copy_strv(char **v, int *ok) {
   size_t n = 0, i;
@@ -637,6 +710,12 @@ int ips_child_spawn(uv_loop_t *loop, const ips_child_options_t *opts,
   }
   if (!w->o.max_frame)
     w->o.max_frame = IPS_DEFAULT_MAX_FRAME;
+  /* Configured as the slog writer's generators, so the bytes it embeds
+   * are the ones it would have made itself. */
+  if (!(w->mgen = yajl_gen_alloc(NULL)))
+    ok = 0;
+  else
+    yajl_gen_config(w->mgen, yajl_gen_validate_utf8, 1);
   for (i = 0; i < 2; i++) {
     w->con[i].fd = i + 1;
     if (opts->console_cb && !(w->con[i].line = malloc(IPS_CONSOLE_LINE_MAX)))
@@ -699,7 +778,8 @@ int ips_child_spawn(uv_loop_t *loop, const ips_child_options_t *opts,
   uv_pipe_open(&w->from, p4[0]);
   uv_timer_init(loop, &w->timeout);
   uv_timer_init(loop, &w->grace);
-  w->timeout.data = w->grace.data = w;
+  uv_idle_init(loop, &w->defer);
+  w->timeout.data = w->grace.data = w->defer.data = w;
   uv_read_start((uv_stream_t *)&w->from, alloc_cb, on_read);
   for (i = 0; i < 2; i++)
     if (w->con[i].open)
