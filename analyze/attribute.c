@@ -787,8 +787,8 @@ void ips__attr_feed(ips_analysis_t *a, const ips__rec_t *r, long line) {
   if (r->type == IPS__REC_START) {
     if ((r->have & IPS__F_IPSV) && r->ipsv != 1) {
       char d[80];
-      snprintf(d, sizeof d, "slog-start says ipcstamp.v %ld (this reader knows 1)",
-               r->ipsv);
+      snprintf(d, sizeof d, "the slogfile's start says ipcstamp.v %ld (this "
+               "reader knows 1)", r->ipsv);
       skip(a, NULL, line, IPS_SKIP_VERSION, d);
     }
     return;

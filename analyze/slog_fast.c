@@ -368,6 +368,10 @@ int ips__slog_fast(ips__rec_t *r, const char *s, size_t len) {
       if (!memcmp(t, "slog-start", 10))
         return 0; /* once per file: yajl reads its ipcstamp.v */
       return 1;
+    case 17:
+      if (!memcmp(t, "kernel-init-start", 17))
+        return 0; /* the same, in slog format 2 */
+      return 1;
     default:
       return 1;
   }

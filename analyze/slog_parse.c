@@ -285,7 +285,8 @@ static int cb_string(void *ctx, const unsigned char *s, size_t n) {
         else if (is(s, n, "syscall")) r->type = IPS__REC_SYSCALL;
         else if (is(s, n, "syscall-result")) r->type = IPS__REC_SYSCALL_RESULT;
         else if (is(s, n, "deliver-result")) r->type = IPS__REC_RESULT;
-        else if (is(s, n, "slog-start")) r->type = IPS__REC_START;
+        else if (is(s, n, "slog-start") || is(s, n, "kernel-init-start"))
+          r->type = IPS__REC_START; /* format 1, format 2: ipcstamp.v */
         else if (is(s, n, "console")) r->type = IPS__REC_CONSOLE;
         else if (!p->noskip) {
           p->pending = P_STOP; /* other SwingSet records: not read */

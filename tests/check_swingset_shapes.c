@@ -207,6 +207,23 @@ START_TEST(test_restart_then_replay_unmatched) {
 }
 END_TEST
 
+/* ipcstamp's slog format 2 says its version in kernel-init-start (format
+ * 1 in slog-start); a real kernel's kernel-init-start says none. */
+START_TEST(test_format_version) {
+  seen_t w;
+  ips_analysis_t *a = run(
+      "{\"type\":\"kernel-init-start\",\"ipcstamp\":{\"v\":7,\"slog\":2},"
+      "\"time\":1.0,\"monotime\":1.0}\n"
+      "{\"type\":\"kernel-init-start\",\"ipcstamp\":{\"v\":1,\"slog\":2},"
+      "\"time\":1.0,\"monotime\":1.0}\n"
+      "{\"type\":\"kernel-init-start\",\"time\":1.0,\"monotime\":1.0}\n",
+      &w);
+  ck_assert_int_eq(w.nskip, 1);
+  ck_assert_int_eq(ips_analysis_stats(a)->skipped[IPS_SKIP_VERSION], 1);
+  ips_analysis_free(a);
+}
+END_TEST
+
 /* The same file through the command: the figures reach every format. */
 START_TEST(test_report_formats) {
   FILE *f = fopen(tt_tmp("shapes.slog"), "w");
@@ -249,6 +266,7 @@ Suite *swingset_shapes_suite(void) {
   tcase_add_test(tc, test_local_vats_and_errors_counted);
   tcase_add_test(tc, test_restart_then_replay_unmatched);
   tcase_add_test(tc, test_report_formats);
+  tcase_add_test(tc, test_format_version);
   suite_add_tcase(s, tc);
   return s;
 }
