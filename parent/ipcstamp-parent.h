@@ -20,7 +20,7 @@ extern "C" {
 #endif
 
 /* ------------------------------------------------------------------------
- * Metering reader (DESIGN.md §4).  The worker's metering is untrusted: this
+ * Metering reader (protocol.md, "The metering").  The worker's metering is untrusted: this
  * parses it with a streaming parser (no tree), validates it and keeps what
  * the attribution needs.  Accepts xsnap's plain {"timestamps":[...]} and our
  * {"ipcstamp":{...}} object; unknown fields are ignored.
@@ -185,7 +185,7 @@ IPS_EXTERN int ips_child_alive(const ips_child_t *w);
 IPS_EXTERN size_t ips_child_pending(const ips_child_t *w);
 
 /* ------------------------------------------------------------------------
- * Slogfile writer (DESIGN.md §5, docs/slogfile.md).
+ * Slogfile writer (docs/slogfile.md).
  */
 typedef struct ips_slog_s ips_slog_t;
 
