@@ -12,3 +12,6 @@ installcheck-docs:
 	for f in docs/report.schema.json examples/host.c LICENSE NEWS; do \
 	  test -f '$(DESTDIR)$(docdir)'/$$f || { echo "installcheck: $$f is not installed in $(docdir)" >&2; exit 1; }; \
 	done && echo "installcheck: the docs' links work in $(docdir)"
+TESTS += tests/readme.test
+EXTRA_DIST += tests/readme.test
+# The README's and docs' blocks run programs that make check builds.
