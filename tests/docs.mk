@@ -15,3 +15,9 @@ installcheck-docs:
 TESTS += tests/readme.test
 EXTRA_DIST += tests/readme.test
 # The README's and docs' blocks run programs that make check builds.
+
+# The ABI rule of docs/embedding.md: the worker structs' layout is recorded.
+check_PROGRAMS += tests/abi_layout
+tests_abi_layout_SOURCES = tests/abi_layout.c
+TESTS += tests/abi_layout.test
+EXTRA_DIST += tests/abi_layout.test tests/data/worker-abi.txt

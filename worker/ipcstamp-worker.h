@@ -100,7 +100,9 @@ typedef struct ips_command_s {
   size_t len;
 } ips_command_t;
 
-/* All fields are private. */
+/* All fields are private: only the library reads or writes them.  Their
+ * layout is part of the ABI until 1.0, when this struct becomes opaque
+ * (docs/embedding.md, "ABI"). */
 typedef struct ips_worker_s {
   int fd_in;
   int fd_out;
