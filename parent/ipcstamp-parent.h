@@ -20,10 +20,10 @@ extern "C" {
 #endif
 
 /* ------------------------------------------------------------------------
- * Metering reader (protocol.md, "The metering").  The worker's metering is untrusted: this
- * parses it with a streaming parser (no tree), validates it and keeps what
- * the attribution needs.  Accepts xsnap's plain {"timestamps":[...]} and our
- * {"ipcstamp":{...}} object; unknown fields are ignored.
+ * Metering reader (docs/protocol.md).  The worker's metering is untrusted:
+ * this parses it with a streaming parser (no tree), validates it and keeps
+ * what the attribution needs.  Accepts xsnap's plain {"timestamps":[...]}
+ * and our {"ipcstamp":{...}} object; unknown fields are ignored.
  */
 
 /* Most stamps one metering may carry (a bound on what a worker can make the

@@ -1,11 +1,11 @@
 /* ipcstamp-worker.h — the worker side of an ipcstamp pipe, for any VM.
  *
  * A worker process is started with fd 3 = parent→worker and fd 4 =
- * worker→parent (protocol.md, "The protocol").  This library reads the parent's commands,
- * answers the ones that need no VM itself ('R' liveness, 'q' quit, unknown
- * tags), hands deliveries ('?') and evaluations ('e') to the VM, carries the
- * VM's upcalls, stamps every frame (protocol.md, "What a stamp is") and sends the metering with
- * each result (protocol.md, "The metering").
+ * worker→parent (docs/protocol.md, "The protocol").  This library reads
+ * the parent's commands, answers the ones that need no VM itself ('R'
+ * liveness, 'q' quit, unknown tags), hands deliveries ('?') and evaluations
+ * ('e') to the VM, carries the VM's upcalls, stamps every frame ("What a
+ * stamp is") and sends the metering with each result ("The metering").
  *
  * The order of calls a VM makes:
  *
@@ -201,8 +201,8 @@ IPS_EXTERN const char *ips_worker_message(const ips_worker_t *w);
  * IPS_WORKER_DONE and 0 → 0; a stream error → 2. */
 IPS_EXTERN int ips_worker_exit_status(int rc);
 
-/* End the process the way protocol.md, "The protocol" wants: when rc is an error, write
- * "<name>: <message>" to stderr; close w; exit with
+/* End the process the way the protocol wants (docs/protocol.md): when rc
+ * is an error, write "<name>: <message>" to stderr; close w; exit with
  * ips_worker_exit_status(rc) (or 1 when init failed). */
 IPS_EXTERN void ips_worker_exit(ips_worker_t *w, int rc)
 #if defined(__GNUC__)
