@@ -29,4 +29,4 @@ analyze_libipcstamp_analyze_la_SOURCES =
 analyze_libipcstamp_analyze_la_LIBADD = analyze/libanalyze-core.la
 analyze_libipcstamp_analyze_la_LDFLAGS = $(AM_LDFLAGS) -no-undefined -version-info 0:0:0
 
-dist_doc_DATA += docs/analyze.md
+dist_docs_DATA += docs/analyze.md

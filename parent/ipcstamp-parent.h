@@ -24,10 +24,10 @@ extern "C" {
 #endif
 
 /* ------------------------------------------------------------------------
- * Metering reader (DESIGN.md §4).  The worker's metering is untrusted: this
- * parses it with a streaming parser (no tree), validates it and keeps what
- * the attribution needs.  Accepts xsnap's plain {"timestamps":[...]} and our
- * {"ipcstamp":{...}} object; unknown fields are ignored.
+ * Metering reader (docs/protocol.md).  The worker's metering is untrusted:
+ * this parses it with a streaming parser (no tree), validates it and keeps
+ * what the attribution needs.  Accepts xsnap's plain {"timestamps":[...]}
+ * and our {"ipcstamp":{...}} object; unknown fields are ignored.
  */
 
 /* Most stamps one metering may carry (a bound on what a worker can make the
@@ -211,7 +211,7 @@ IPS_EXTERN int ips_child_alive(const ips_child_t *w);
 IPS_EXTERN size_t ips_child_pending(const ips_child_t *w);
 
 /* ------------------------------------------------------------------------
- * Slogfile writer (DESIGN.md §5, docs/slogfile.md).  Writes only record
+ * Slogfile writer (docs/slogfile.md).  Writes only record
  * types SwingSet writes, with the fields listed in ipcstamp-slog.h (the
  * schema), so Agoric's slog readers take the file.
  */

@@ -106,11 +106,11 @@ IPS_EXTERN size_t ips_ns_frame_size(size_t n);
  * Incremental netstring decoding.
  *
  * Feed bytes in chunks of any size; the decoder yields each complete frame.
- * Rules (DESIGN.md §2): 1–9 decimal digits, no leading zero unless the length
- * is exactly 0, ':', the payload, ','.  An empty length (":,") is refused with
- * IPS_ENS_EMPTY_LEN.  The declared length is checked against max_frame as soon
- * as its digits end, before any allocation.  After an error the decoder stays
- * failed: every later call returns the same error.
+ * Rules (docs/protocol.md): 1–9 decimal digits, no leading zero unless the
+ * length is exactly 0, ':', the payload, ','.  An empty length (":,") is
+ * refused with IPS_ENS_EMPTY_LEN.  The declared length is checked against
+ * max_frame as soon as its digits end, before any allocation.  After an
+ * error the decoder stays failed: every later call returns the same error.
  */
 typedef struct ips_ns_decoder_s {
   /* all private: read them through the functions below */
@@ -174,7 +174,7 @@ IPS_EXTERN int ips_ns_describe(const ips_ns_decoder_t *d, char *buf,
                                size_t size);
 
 /* ------------------------------------------------------------------------
- * Clock and stamps (DESIGN.md §3).
+ * Clock and stamps (docs/protocol.md, "What a stamp is").
  */
 typedef struct ips_stamp_s {
   int64_t wall_us;  /* gettimeofday(): microseconds since the epoch */
@@ -227,7 +227,7 @@ IPS_EXTERN int ips_stamps_add(ips_stamps_t *t, char kind);
 IPS_EXTERN int ips_stamps_put(ips_stamps_t *t, const ips_stamp_t *s);
 
 /* ------------------------------------------------------------------------
- * Metering JSON (DESIGN.md §4).
+ * Metering JSON (docs/protocol.md, "The metering").
  */
 
 /* A VM's own counter, written as "key":value before "timestamps".  key must

@@ -9,4 +9,4 @@ proto_libipcstamp_proto_la_SOURCES = \
 	proto/stamps.c \
 	proto/metering.c
 proto_libipcstamp_proto_la_LDFLAGS = $(AM_LDFLAGS) -no-undefined -version-info 0:0:0
-dist_doc_DATA += docs/protocol.md
+dist_docs_DATA += docs/protocol.md

@@ -114,7 +114,7 @@ START_TEST(test_fmt) {
 END_TEST
 
 START_TEST(test_design_example) {
-  /* The example of DESIGN.md §4, to the byte. */
+  /* The example of protocol.md, "The metering", to the byte. */
   static const ips_stamp_t s[] = {{1795300856504227LL, 8123456789012LL, 'd'},
                                   {1795300856504354LL, 8123456916000LL, 'u'},
                                   {1795300856504830LL, 8123457392000LL, 'r'},

@@ -337,6 +337,9 @@ START_TEST(js_flags) {
   } cases[] = {
       {{"-h"}, 0, "-l <limit>", NULL},
       {{"-v"}, 0, "Duktape", NULL},
+      {{"--help"}, 0, "-l <limit>", NULL},
+      {{"--version"}, 0, "ipcstamp-worker-js " PACKAGE_VERSION " (Duktape", NULL},
+      {{"--verbose"}, 1, NULL, "unknown argument --verbose"},
       {{"-z"}, 1, NULL, "unknown argument -z"},
       {{"-r", "snapshot.xss"}, 1, NULL, "snapshots (-r) are not supported"},
       {{"-l"}, 1, NULL, "missing number after -l"},

@@ -22,6 +22,7 @@ tests_check_api_LDADD = analyze/libipcstamp-analyze.la parent/libipcstamp-parent
 include tests/worker.mk
 include tests/parent.mk
 include tests/tools.mk
+include tests/docs.mk
 
 # Benchmarks of proto/ (make bench).
 EXTRA_PROGRAMS += tests/bench/bench_stamp
@@ -84,7 +85,7 @@ TESTS += tests/interop/swingset-fixture.test tests/interop/swingset-otel.test \
 # The format of the flight recorder files these tests use (and ipcstamp
 # reads); kept beside its fixtures so the generator and the page change
 # together.
-dist_doc_DATA += docs/flight-recorder.md
+dist_docs_DATA += docs/flight-recorder.md
 EXTRA_DIST += tests/interop/swingset-fixture.test \
 	tests/interop/swingset-otel.test \
 	tests/interop/swingset-flight.test \

@@ -77,8 +77,9 @@ enum {
   "  --until S         only deliveries before S seconds after the first record\n" \
   "  --crank A..B      only deliveries of cranks A to B (A.. or ..B: open)\n" \
   "  --limit N         only the first N deliveries (reading stops there)\n" \
-  "  --follow          keep reading a file being written (tail -F); each\n" \
-  "                    delivery shows when its result arrives; Ctrl-C ends\n" \
+  "  --follow          keep reading a file being written, through rotation\n" \
+  "                    and truncation; each delivery shows when its result\n" \
+  "                    arrives; Ctrl-C ends\n" \
   "  --quake-us US     timequake threshold in microseconds (default 1000)\n" \
   "  --strict          validate every byte as JSON (slower)\n"           \
   "  --max-line BYTES  longest line read (default 67108864)\n"           \

@@ -23,4 +23,3 @@ include tools/run/local.mk
 # Last, so that every library above finds them.
 tools_ipcstamp_LDADD += $(YAJL_LIBS) $(UV_LIBS) -lm
 
-dist_doc_DATA += docs/report.md

@@ -1,11 +1,11 @@
 /* ipcstamp-worker.h — the worker side of an ipcstamp pipe, for any VM.
  *
  * A worker process is started with fd 3 = parent→worker and fd 4 =
- * worker→parent (DESIGN.md §2).  This library reads the parent's commands,
- * answers the ones that need no VM itself ('R' liveness, 'q' quit, unknown
- * tags), hands deliveries ('?') and evaluations ('e') to the VM, carries the
- * VM's upcalls, stamps every frame (DESIGN.md §3) and sends the metering with
- * each result (DESIGN.md §4).
+ * worker→parent (docs/protocol.md, "The protocol").  This library reads
+ * the parent's commands, answers the ones that need no VM itself ('R'
+ * liveness, 'q' quit, unknown tags), hands deliveries ('?') and evaluations
+ * ('e') to the VM, carries the VM's upcalls, stamps every frame ("What a
+ * stamp is") and sends the metering with each result ("The metering").
  *
  * The order of calls a VM makes:
  *
@@ -100,7 +100,9 @@ typedef struct ips_command_s {
   size_t len;
 } ips_command_t;
 
-/* All fields are private. */
+/* All fields are private: only the library reads or writes them.  Their
+ * layout is part of the ABI until 1.0, when this struct becomes opaque
+ * (docs/embedding.md, "ABI"). */
 typedef struct ips_worker_s {
   int fd_in;
   int fd_out;
@@ -200,8 +202,8 @@ IPS_EXTERN const char *ips_worker_message(const ips_worker_t *w);
  * IPS_WORKER_DONE and 0 → 0; a stream error → 2. */
 IPS_EXTERN int ips_worker_exit_status(int rc);
 
-/* End the process the way DESIGN.md §2 wants: when rc is an error, write
- * "<name>: <message>" to stderr; close w; exit with
+/* End the process the way the protocol wants (docs/protocol.md): when rc
+ * is an error, write "<name>: <message>" to stderr; close w; exit with
  * ips_worker_exit_status(rc) (or 1 when init failed). */
 IPS_EXTERN void ips_worker_exit(ips_worker_t *w, int rc)
 #if defined(__GNUC__)

@@ -30,7 +30,7 @@ check_PROGRAMS += worker/embed-example
 nodist_worker_embed_example_SOURCES = worker/embed-example.c
 worker_embed_example_LDADD = worker/libipcstamp-worker.la \
 	proto/libipcstamp-proto.la
-dist_doc_DATA += docs/embedding.md docs/worker.md
+dist_docs_DATA += docs/embedding.md docs/worker.md
 CLEANFILES += worker/embed-example.c
 worker/embed-example.c: $(top_srcdir)/docs/embedding.md
 	$(AM_V_GEN)$(MKDIR_P) worker && \

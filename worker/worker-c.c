@@ -270,7 +270,7 @@ static int handle(ips_worker_t *w, const ips_command_t *cmd, void *arg) {
 
 static void usage(FILE *f) {
   fprintf(f,
-          "usage: " PROG " [-h] [-v]\n"
+          "usage: " PROG " [-h|--help] [-v|--version]\n"
           "A plain C ipcstamp worker for tests and benchmarks: it reads\n"
           "commands on fd 3 and answers on fd 4 (netstrings).  A delivery\n"
           "is a JSON object, every field optional:\n"
@@ -282,8 +282,8 @@ static void usage(FILE *f) {
           "(add cpu_ns, the command's CPU time).\n"
           "Exit status: 0 after 'q' or end of input, 1 bad usage or\n"
           "environment, 2 framing, protocol or I/O error.\n"
-          "  -h  print this help\n"
-          "  -v  print the version\n");
+          "  -h, --help     print this help\n"
+          "  -v, --version  print the version\n");
 }
 
 int main(int argc, char **argv) {
@@ -294,10 +294,11 @@ int main(int argc, char **argv) {
   int i, status;
 
   for (i = 1; i < argc; i++) {
-    if (strcmp(argv[i], "-h") == 0) {
+    if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0) {
       usage(stdout);
       return 0;
-    } else if (strcmp(argv[i], "-v") == 0) {
+    } else if (strcmp(argv[i], "-v") == 0 ||
+               strcmp(argv[i], "--version") == 0) {
       printf(PROG " " PACKAGE_VERSION "\n");
       return 0;
     } else {

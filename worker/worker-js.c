@@ -333,12 +333,12 @@ static int handle(ips_worker_t *w, const ips_command_t *cmd, void *arg) {
  */
 static void usage(FILE *f) {
   fprintf(f,
-          "usage: %s [-h] [-v] [-l <limit>] [-i <interval>] [-s <size>] [-p] "
+          "usage: %s [-h|--help] [-v|--version] [-l <limit>] [-i <interval>] [-s <size>] [-p] "
           "[NAME]\n"
           "A JavaScript ipcstamp worker on Duktape %ld.%ld.%ld, started like\n"
           "xsnap-worker: commands on fd 3, answers on fd 4 (netstrings).\n"
-          "  -h             print this help\n"
-          "  -v             print the version (and Duktape's)\n"
+          "  -h, --help     print this help\n"
+          "  -v, --version  print the version (and Duktape's)\n"
           "  -l <limit>     xsnap's compute limit: accepted and ignored, "
           "Debian's\n"
           "                 Duktape is built without the interrupt counter "
@@ -390,10 +390,10 @@ int main(int argc, char **argv) {
   if (argc > 0 && argv[0][0]) prog = base_name(argv[0]);
   for (i = 1; i < argc; i++) {
     const char *a = argv[i];
-    if (strcmp(a, "-h") == 0) {
+    if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
       usage(stdout);
       return 0;
-    } else if (strcmp(a, "-v") == 0) {
+    } else if (strcmp(a, "-v") == 0 || strcmp(a, "--version") == 0) {
       printf("%s %s (Duktape %ld.%ld.%ld)\n", PROG, PACKAGE_VERSION,
              (long)(DUK_VERSION / 10000), (long)(DUK_VERSION / 100 % 100),
              (long)(DUK_VERSION % 100));
