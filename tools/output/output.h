@@ -47,11 +47,17 @@ void report_summary_json(report_out_t *r, const ips_analysis_t *a);
 
 typedef struct trace_out trace_out_t;
 
+/* The most tracks one vat gets on each side (docs/report.md). */
+#define TRACE_LANES 16
+
 /* Chrome Trace Event JSON on f.  NULL when out of memory. */
 trace_out_t *trace_open(FILE *f);
 /* One delivery; times are relative to the input's first record (st). */
 void trace_delivery(trace_out_t *t, const ips_stats_t *st,
                     const ips_delivery_t *d);
+/* Deliveries left out because every lane of their vat was taken (the
+ * input's clock went back more than the lanes allow). */
+uint64_t trace_dropped(const trace_out_t *t);
 /* Closes the JSON and frees t.  Returns 0, or -1 if memory ran out on the
  * way (the trace is then incomplete). */
 int trace_close(trace_out_t *t);
