@@ -49,6 +49,21 @@ if [ -n "$missing" ]; then
     fi
 fi
 
+# Test-only: headless Chromium, which the HTML report's and the trace
+# viewer's tests load pages in.  Installed as root where apt-get exists;
+# elsewhere those tests are skipped, and the build goes on.
+if ! command -v chromium >/dev/null 2>&1; then
+    if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
+        echo "autogen.sh: installing chromium (test-only)"
+        export DEBIAN_FRONTEND=noninteractive
+        apt-get install -y -qq --no-install-recommends chromium ||
+            echo "autogen.sh: chromium could not be installed: its tests will be skipped" >&2
+    else
+        echo "autogen.sh: no chromium: the HTML and trace viewer tests will be skipped" \
+             "(sudo apt-get install chromium)" >&2
+    fi
+fi
+
 mkdir -p m4 build-aux
 autoreconf --install --force
 
@@ -62,5 +77,18 @@ if [ ! -d tests/interop/node_modules/@agoric/xsnap ] && [ "${IPCSTAMP_NO_NPM:-0}
             echo "autogen.sh: npm ci failed: the interop tests will be skipped" >&2
     else
         echo "autogen.sh: npm not found: the interop tests will be skipped" >&2
+    fi
+fi
+
+# Test-only: speedscope, the offline trace viewer the trace is checked in
+# (tests/viewers/speedscope.test, in headless Chromium).  Without npm that
+# test is skipped.
+if [ ! -d tests/viewers/node_modules/speedscope ] && [ "${IPCSTAMP_NO_NPM:-0}" != 1 ]; then
+    if command -v npm >/dev/null 2>&1; then
+        echo "autogen.sh: installing the viewer tests' npm packages (tests/viewers)"
+        (cd tests/viewers && npm ci --no-audit --no-fund --loglevel=error) ||
+            echo "autogen.sh: npm ci failed: the speedscope test will be skipped" >&2
+    else
+        echo "autogen.sh: npm not found: the speedscope test will be skipped" >&2
     fi
 fi
