@@ -69,3 +69,8 @@ tests_bench_ab_SOURCES = tests/bench/ab.c
 TESTS += tests/viewers/speedscope.test
 EXTRA_DIST += tests/viewers/speedscope.test tests/viewers/speedscope-check.mjs \
 	tests/viewers/cdp.mjs tests/viewers/package.json tests/viewers/package-lock.json
+
+# The HTML report in headless Chromium; its screenshot is kept.
+TESTS += tests/html.test
+EXTRA_DIST += tests/html.test
+CLEANFILES += tests/html-screenshot.png
