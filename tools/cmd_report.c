@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli.h"
 #include "output/output.h"
@@ -120,6 +121,10 @@ int cmd_report(int argc, char **argv) {
       return CLI_EXIT_IO;
     }
   }
+  /* Colour only for a person: a terminal, and never when NO_COLOR asks
+   * not to (https://no-color.org: set and not empty). */
+  r.out.color = r.out.format == REPORT_TEXT && r.out.out == stdout &&
+                isatty(1) && !(getenv("NO_COLOR") && *getenv("NO_COLOR"));
   r.out.vat = in.an.vat;
   r.out.quake_ns = in.an.quake_ns;
   if (r.out.format == REPORT_JSON && !(r.out.g = out_gen())) {

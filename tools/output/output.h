@@ -31,6 +31,7 @@ typedef struct {
   int format;          /* REPORT_* */
   const char *vat;     /* the --vat filter, or NULL */
   int64_t quake_ns;    /* the threshold, for the summary's text */
+  int color;           /* REPORT_TEXT on a terminal: the shares in colour */
   yajl_gen g;          /* REPORT_JSON */
 } report_out_t;
 
