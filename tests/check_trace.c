@@ -263,6 +263,32 @@ START_TEST(test_trace_overlap) {
 }
 END_TEST
 
+/* A restart (monotime back to where the file began): the deliveries after
+ * it go on a second lane of each vat, never over the first ones. */
+START_TEST(test_trace_restart_lanes) {
+  trace_counts_t c;
+  ck_assert_int_eq(tt_sh("cat \"$DATA/ours.slog\" \"$DATA/ours.slog\" >\"$TMP/2.slog\" && "
+                         "\"$IPS\" trace \"$TMP/2.slog\" -o \"$TMP/2.json\""), 0);
+  check_trace(tt_tmp("2.json"), &c);
+  ck_assert_int_eq(c.slices, 2 * 2 * (5 * 3 + 3 * 2));
+  ck_assert_int_eq(tt_sh("grep -q '\"name\":\"v1 (lane 2)\"' \"$TMP/2.json\" && "
+                         "grep -q '\"name\":\"v2 (lane 2)\"' \"$TMP/2.json\""), 0);
+}
+END_TEST
+
+/* More restarts than lanes: the rest is left out, said on stderr, and the
+ * trace stays valid. */
+START_TEST(test_trace_lanes_full) {
+  trace_counts_t c;
+  ck_assert_int_eq(tt_sh("for i in 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18; do "
+                         "cat \"$DATA/ours.slog\"; done >\"$TMP/18.slog\" && "
+                         "\"$IPS\" trace \"$TMP/18.slog\" -o \"$TMP/18.json\" 2>\"$TMP/e\""), 0);
+  check_trace(tt_tmp("18.json"), &c);
+  ck_assert_int_eq(c.slices, 16 * 2 * (5 * 3 + 3 * 2));
+  ck_assert_int_eq(tt_sh("grep -q '^ipcstamp trace: 10 deliveries left out' \"$TMP/e\""), 0);
+}
+END_TEST
+
 START_TEST(test_trace_vat) {
   trace_counts_t c;
   ck_assert_int_eq(
@@ -292,6 +318,8 @@ Suite *trace_suite(void) {
   suite_add_tcase(s, tc);
   tc = tcase_create("Limits");
   tcase_add_test(tc, test_trace_vat);
+  tcase_add_test(tc, test_trace_restart_lanes);
+  tcase_add_test(tc, test_trace_lanes_full);
   suite_add_tcase(s, tc);
   tc = tcase_create("Bad input");
   tcase_add_test(tc, test_trace_bad);
