@@ -406,23 +406,29 @@ static void data_json(html_t *h, yajl_gen g, const ips_analysis_t *a,
     yajl_gen_map_close(g);
   }
   yajl_gen_array_close(g);
-  gs(g, "hist");
+  gs(g, "hist"); /* {"all": ..., "vats": {name: ...}} */
   yajl_gen_map_open(g);
-  gs(g, "");
+  gs(g, "all");
   hists_json(g, &h->all);
+  gs(g, "vats");
+  yajl_gen_map_open(g);
   for (i = 0; i < h->nvats; i++) {
     gs(g, h->vats[i].name);
     hists_json(g, &h->vats[i].h);
   }
   yajl_gen_map_close(g);
-  gs(g, "series");
+  yajl_gen_map_close(g);
+  gs(g, "series"); /* {"all": ..., "vats": {name: ...}} */
   yajl_gen_map_open(g);
-  gs(g, "");
+  gs(g, "all");
   series_json(g, &h->alls);
+  gs(g, "vats");
+  yajl_gen_map_open(g);
   for (i = 0; i < h->nvats; i++) {
     gs(g, h->vats[i].name);
     series_json(g, &h->vats[i].s);
   }
+  yajl_gen_map_close(g);
   yajl_gen_map_close(g);
   gi(g, "vats_not_detailed", (long long)h->vats_over);
   qsort(h->slow, h->nslow, sizeof *h->slow, slow_cmp);
