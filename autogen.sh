@@ -23,7 +23,8 @@ pc:duktape:duktape-dev
 # What the test suite needs besides the build, so that make check skips
 # nothing: libfaketime (the timequake test), groff (the man pages), python3
 # (the report's JSON schema), node and npm (the interop tests with Agoric's
-# xsnap).  Missing ones are installed as root; elsewhere they are named, and
+# xsnap), chromium (headless: the HTML report's and the trace viewer's
+# tests).  Missing ones are installed as root; elsewhere they are named, and
 # the build goes on (the tests that need them say so and are skipped).
 test_deps="
 faketime:faketime
@@ -31,6 +32,7 @@ groff:groff-base
 python3:python3
 node:nodejs
 npm:npm
+chromium:chromium
 "
 
 # missing_of LIST: the Debian packages of LIST's entries that are absent.
@@ -115,5 +117,18 @@ if [ ! -d tests/interop/swingset/node_modules/@agoric/swingset-vat ] && [ "${IPC
             echo "autogen.sh: npm ci failed: the SwingSet interop tests will be skipped" >&2
     else
         echo "autogen.sh: npm not found: the SwingSet interop tests will be skipped" >&2
+    fi
+fi
+
+# Test-only: speedscope, the offline trace viewer the trace is checked in
+# (tests/viewers/speedscope.test, in headless Chromium).  Without npm that
+# test is skipped.
+if [ ! -d tests/viewers/node_modules/speedscope ] && [ "${IPCSTAMP_NO_NPM:-0}" != 1 ]; then
+    if command -v npm >/dev/null 2>&1; then
+        echo "autogen.sh: installing the viewer tests' npm packages (tests/viewers)"
+        (cd tests/viewers && npm ci --no-audit --no-fund --loglevel=error) ||
+            echo "autogen.sh: npm ci failed: the speedscope test will be skipped" >&2
+    else
+        echo "autogen.sh: npm not found: the speedscope test will be skipped" >&2
     fi
 fi

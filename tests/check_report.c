@@ -153,6 +153,66 @@ START_TEST(test_help) {
 }
 END_TEST
 
+/* `ipcstamp help SUB` is `SUB --help`; -V and --version. */
+START_TEST(test_help_sub_and_version) {
+  const char *subs[] = {"run", "report", "trace", "latency"};
+  char cmd[512];
+  size_t i;
+  for (i = 0; i < sizeof subs / sizeof subs[0]; i++) {
+    snprintf(cmd, sizeof cmd,
+             "\"$IPS\" help %s >\"$TMP/a\" && \"$IPS\" %s --help >\"$TMP/b\" && "
+             "cmp -s \"$TMP/a\" \"$TMP/b\" && grep -q 'usage: ipcstamp %s' \"$TMP/a\"",
+             subs[i], subs[i], subs[i]);
+    ck_assert_msg(tt_sh(cmd) == 0, "help %s", subs[i]);
+  }
+  ck_assert_int_eq(tt_sh("\"$IPS\" help bogus 2>/dev/null"), 2);
+  ck_assert_int_eq(tt_sh("\"$IPS\" -V | grep -qx 'ipcstamp [0-9].*'"), 0);
+  ck_assert_int_eq(tt_sh("\"$IPS\" --version | grep -qx 'ipcstamp [0-9].*'"), 0);
+  ck_assert_int_eq(tt_sh("\"$IPS\" -x 2>/dev/null"), 2);
+}
+END_TEST
+
+/* The text report in colour on a terminal (a pty from script(1)), never
+ * with NO_COLOR set, into a pipe or into a file. */
+START_TEST(test_colour) {
+  if (tt_sh("command -v script >/dev/null") != 0)
+    return; /* util-linux's script is part of Debian's base system */
+  ck_assert_int_eq(tt_sh("script -qec '\"$IPS\" report --summary \"$DATA/ours.slog\"' "
+                         "/dev/null >\"$TMP/c\" && grep -q \"$(printf '\\033')\\[3[234]m\" \"$TMP/c\""), 0);
+  ck_assert_int_eq(tt_sh("NO_COLOR=1 script -qec '\"$IPS\" report --summary \"$DATA/ours.slog\"' "
+                         "/dev/null >\"$TMP/c\" && grep -q vat \"$TMP/c\" && "
+                         "! grep -q \"$(printf '\\033')\" \"$TMP/c\""), 0);
+  ck_assert_int_eq(tt_sh("script -qec '\"$IPS\" report --summary \"$DATA/ours.slog\" -o \"$TMP/f\"' "
+                         "/dev/null >/dev/null && grep -q vat \"$TMP/f\" && "
+                         "! grep -q \"$(printf '\\033')\" \"$TMP/f\""), 0);
+  ck_assert_int_eq(tt_sh("\"$IPS\" report --summary \"$DATA/ours.slog\" | "
+                         "grep -c \"$(printf '\\033')\" | grep -qx 0"), 0);
+}
+END_TEST
+
+/* -o writes what stdout would have had, in every format. */
+START_TEST(test_output_file) {
+  const char *fmts[] = {"text", "json", "csv"};
+  char cmd[512];
+  size_t i;
+  for (i = 0; i < sizeof fmts / sizeof fmts[0]; i++) {
+    snprintf(cmd, sizeof cmd,
+             "\"$IPS\" report --format %s \"$DATA/ours.slog\" >\"$TMP/a\" && "
+             "\"$IPS\" report --format %s \"$DATA/ours.slog\" -o \"$TMP/b\" >\"$TMP/c\" && "
+             "cmp -s \"$TMP/a\" \"$TMP/b\" && ! test -s \"$TMP/c\"",
+             fmts[i], fmts[i]);
+    ck_assert_msg(tt_sh(cmd) == 0, "-o with --format %s", fmts[i]);
+  }
+  ck_assert_int_eq(tt_sh("\"$IPS\" report --format html \"$DATA/ours.slog\" --output \"$TMP/r.html\" && "
+                         "grep -q '^<!DOCTYPE html>' \"$TMP/r.html\" && "
+                         "! grep -q '@DATA@' \"$TMP/r.html\" && ! grep -qi 'src=\\|href=\\|url(' \"$TMP/r.html\" && "
+                         "grep -o 'https\\{0,1\\}://[^\\\"'\\'' ]*' \"$TMP/r.html\" | "
+                         "grep -cv '^http://www.w3.org/2000/svg$' | grep -qx 0"), 0);
+  ck_assert_int_eq(tt_sh("\"$IPS\" report \"$DATA/ours.slog\" -o /nonexistent/r.txt 2>\"$TMP/e\""), 4);
+  ck_assert_int_eq(tt_sh("grep -q 'ipcstamp report: cannot write /nonexistent/r.txt' \"$TMP/e\""), 0);
+}
+END_TEST
+
 /* ---- Limits ---- */
 
 START_TEST(test_vat_filter_and_summary) {
@@ -239,6 +299,29 @@ START_TEST(test_bad_usage) {
 }
 END_TEST
 
+/* Every option error names the program and the subcommand, in every
+ * subcommand: getopt's own messages would name only the subcommand. */
+START_TEST(test_option_errors_named) {
+  const char *cases[] = {
+      "report --bogus x.slog", "report --vat", "report -q x.slog",
+      "trace --bogus x.slog", "trace x.slog -o", "latency --what",
+      "latency --json=1 x.slog", "run --bogus", "run --vats", "run --vats 0",
+      "report --format xml x.slog", "trace x.slog", "run"};
+  char cmd[512];
+  size_t i;
+  for (i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+    const char *sub = cases[i];
+    size_t n = strcspn(sub, " ");
+    snprintf(cmd, sizeof cmd,
+             "\"$IPS\" %s >/dev/null 2>\"$TMP/e\"; rc=$?; test $rc = 2 && "
+             "head -n 1 \"$TMP/e\" | grep -q '^ipcstamp %.*s: .*(try .ipcstamp %.*s --help.)$' && "
+             "test $(wc -l <\"$TMP/e\") = 1",
+             sub, (int)n, sub, (int)n, sub);
+    ck_assert_msg(tt_sh(cmd) == 0, "ipcstamp %s", sub);
+  }
+}
+END_TEST
+
 START_TEST(test_unreadable) {
   ck_assert_int_eq(tt_sh("\"$IPS\" report /nonexistent.slog 2>\"$TMP/e\""), 4);
   ck_assert_int_eq(tt_sh("grep -q 'cannot open /nonexistent.slog' \"$TMP/e\""), 0);
@@ -260,6 +343,9 @@ Suite *report_suite(void) {
   tcase_add_test(tc, test_gzip_and_stdin);
   tcase_add_test(tc, test_sums_exact);
   tcase_add_test(tc, test_help);
+  tcase_add_test(tc, test_help_sub_and_version);
+  tcase_add_test(tc, test_colour);
+  tcase_add_test(tc, test_output_file);
   suite_add_tcase(s, tc);
   tc = tcase_create("Limits");
   tcase_add_test(tc, test_vat_filter_and_summary);
@@ -270,6 +356,7 @@ Suite *report_suite(void) {
   tc = tcase_create("Bad input");
   tcase_add_test(tc, test_bad_slog);
   tcase_add_test(tc, test_bad_usage);
+  tcase_add_test(tc, test_option_errors_named);
   tcase_add_test(tc, test_unreadable);
   suite_add_tcase(s, tc);
   return s;

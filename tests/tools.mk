@@ -65,3 +65,14 @@ CLEANFILES += tests/bench/ipcstamp-direct$(EXEEXT)
 # medians (BENCHMARKS.md says which command produced each figure).
 EXTRA_PROGRAMS += tests/bench/ab
 tests_bench_ab_SOURCES = tests/bench/ab.c
+
+# The trace in an offline viewer: speedscope (npm, test-only; see
+# tests/viewers/package.json) in headless Chromium.
+TESTS += tests/viewers/speedscope.test
+EXTRA_DIST += tests/viewers/speedscope.test tests/viewers/speedscope-check.mjs \
+	tests/viewers/cdp.mjs tests/viewers/package.json tests/viewers/package-lock.json
+
+# The HTML report in headless Chromium; its screenshot is kept.
+TESTS += tests/html.test
+EXTRA_DIST += tests/html.test
+CLEANFILES += tests/html-screenshot.png

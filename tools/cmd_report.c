@@ -5,8 +5,10 @@
 #ifdef HAVE___FSETLOCKING
 #include <stdio_ext.h>
 #endif
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli.h"
 #include "output/output.h"
@@ -17,7 +19,9 @@ static const char usage_text[] =
     "Where the time of each delivery went: pipe, worker, kernel (see\n"
     "docs/report.md).  SLOG may be gzip-compressed; '-' reads stdin.\n"
     "\n"
-    "  --format F        text (default), json (JSON lines) or csv\n"
+    "  --format F        text (default), json (JSON lines), csv, or html (one\n"
+    "                    self-contained page with charts, to open in a browser)\n"
+    "  -o, --output FILE write the report to FILE instead of stdout\n"
     "  --summary         print only the summary\n"
     "  --top N           how many slowest deliveries to list (default 10)\n"
     CLI_INPUT_HELP
@@ -28,10 +32,22 @@ static const char usage_text[] =
 typedef struct {
   report_out_t out;
   int summary_only;
+  html_out_t *html;     /* REPORT_HTML */
+  ips_analysis_t *a;    /* set by cli_analyze() before the first delivery */
 } report_t;
+
+static void on_skip(void *arg, const ips_skip_t *s) {
+  report_t *r = arg;
+  if (r->html)
+    html_skip(r->html, s);
+}
 
 static void on_delivery(void *arg, const ips_delivery_t *d) {
   report_t *r = arg;
+  if (r->html) {
+    html_delivery(r->html, ips_analysis_stats(r->a), d);
+    return;
+  }
   if (r->summary_only)
     return;
   switch (r->out.format) {
@@ -55,7 +71,9 @@ int cmd_report(int argc, char **argv) {
       {"format", required_argument, NULL, OPT_FORMAT},
       {"summary", no_argument, NULL, OPT_SUMMARY},
       {"top", required_argument, NULL, OPT_TOP},
+      {"output", required_argument, NULL, 'o'},
       {NULL, 0, NULL, 0}};
+  const char *outpath = NULL;
   report_t r;
   cli_input_t in;
   ips_analysis_t *a;
@@ -69,13 +87,17 @@ int cmd_report(int argc, char **argv) {
    * of a report of many small deliveries. */
   __fsetlocking(stdout, FSETLOCKING_BYCALLER);
 #endif
-  while ((c = cli_next_option(&in, argc, argv, "h", opts, &rc)) != -1) {
+  while ((c = cli_next_option(&in, argc, argv, "ho:", opts, &rc)) != -1) {
     switch (c) {
+      case 'o':
+        outpath = optarg;
+        break;
       case OPT_FORMAT:
         if (!strcmp(optarg, "text")) r.out.format = REPORT_TEXT;
         else if (!strcmp(optarg, "json")) r.out.format = REPORT_JSON;
         else if (!strcmp(optarg, "csv")) r.out.format = REPORT_CSV;
-        else return cli_bad_value(&in, "--format takes text, json or csv", optarg);
+        else if (!strcmp(optarg, "html")) r.out.format = REPORT_HTML;
+        else return cli_bad_value(&in, "--format takes text, json, csv or html", optarg);
         break;
       case OPT_SUMMARY:
         r.summary_only = 1;
@@ -91,25 +113,53 @@ int cmd_report(int argc, char **argv) {
     return rc;
   if (cli_input_path(&in, argc, argv) < 0)
     return CLI_EXIT_USAGE;
+  if (outpath && strcmp(outpath, "-")) {
+    r.out.out = fopen(outpath, "w");
+    if (!r.out.out) {
+      fprintf(stderr, "ipcstamp report: cannot write %s: %s\n", outpath,
+              strerror(errno));
+      return CLI_EXIT_IO;
+    }
+  }
+  /* Colour only for a person: a terminal, and never when NO_COLOR asks
+   * not to (https://no-color.org: set and not empty). */
+  r.out.color = r.out.format == REPORT_TEXT && r.out.out == stdout &&
+                isatty(1) && !(getenv("NO_COLOR") && *getenv("NO_COLOR"));
   r.out.vat = in.an.vat;
   r.out.quake_ns = in.an.quake_ns;
   if (r.out.format == REPORT_JSON && !(r.out.g = out_gen())) {
     fprintf(stderr, "ipcstamp report: out of memory\n");
     return CLI_EXIT_IO;
   }
+  if (r.out.format == REPORT_HTML &&
+      !(r.html = html_open(r.out.out, in.path, in.an.top))) {
+    fprintf(stderr, "ipcstamp report: out of memory\n");
+    if (r.out.out != stdout)
+      fclose(r.out.out);
+    return CLI_EXIT_IO;
+  }
   if (r.out.format == REPORT_CSV && !r.summary_only)
     report_csv_header(&r.out);
   in.an.on_delivery = on_delivery;
+  in.an.on_skip = on_skip;
   in.an.arg = &r;
-  rc = cli_analyze(&in, &a);
-  if (a && rc != CLI_EXIT_IO) {
+  rc = cli_analyze(&in, &r.a);
+  a = r.a;
+  if (r.html) {
+    if (html_close(r.html, rc != CLI_EXIT_IO ? a : NULL, in.an.vat) < 0) {
+      fprintf(stderr, "ipcstamp report: out of memory\n");
+      rc = CLI_EXIT_IO;
+    }
+  } else if (a && rc != CLI_EXIT_IO) {
     if (r.out.format == REPORT_JSON)
       report_summary_json(&r.out, a);
     else if (r.out.format == REPORT_TEXT || r.summary_only)
       report_summary_text(&r.out, a, !r.summary_only); /* CSV: no summary */
   }
-  if (fflush(r.out.out) != 0 || ferror(r.out.out)) {
-    fprintf(stderr, "ipcstamp report: cannot write the report\n");
+  if (fflush(r.out.out) != 0 || ferror(r.out.out) ||
+      (r.out.out != stdout && fclose(r.out.out) != 0)) {
+    fprintf(stderr, "ipcstamp report: cannot write %s\n",
+            outpath && strcmp(outpath, "-") ? outpath : "the report");
     rc = CLI_EXIT_IO;
   }
   if (r.out.g)

@@ -11,8 +11,11 @@
 static const char usage_text[] =
     "usage: ipcstamp trace SLOG -o TRACE.json [options]\n"
     "\n"
-    "Writes the deliveries of SLOG as Chrome Trace Event JSON, to open in\n"
-    "https://ui.perfetto.dev or chrome://tracing.  '-o -' writes stdout.\n"
+    "Writes the deliveries of SLOG as Chrome Trace Event JSON.  Open it in\n"
+    "Perfetto (https://ui.perfetto.dev, in a browser; the file stays on your\n"
+    "machine) or offline in speedscope (the speedscope package from npm: speedscope\n"
+    "TRACE.json).  '-o -' writes stdout.  On a large run, --crank, --since,\n"
+    "--until or --limit keep the trace small enough to open.\n"
     "\n"
     "  -o, --output FILE  where to write the trace (required)\n"
     CLI_INPUT_HELP
@@ -66,6 +69,10 @@ int cmd_trace(int argc, char **argv) {
     in.an.on_delivery = on_delivery;
     in.an.arg = &tc;
     rc = cli_analyze(&in, &tc.a);
+    if (trace_dropped(tc.t))
+      fprintf(stderr, "ipcstamp trace: %llu deliveries left out: their vat's "
+                      "clock went back more than %d times\n",
+              (unsigned long long)trace_dropped(tc.t), TRACE_LANES - 1);
     if (trace_close(tc.t) < 0) {
       fprintf(stderr, "ipcstamp trace: out of memory\n");
       rc = CLI_EXIT_IO;

@@ -4,7 +4,8 @@
 # demo) in tools/run/.
 bin_PROGRAMS += tools/ipcstamp
 noinst_HEADERS += tools/cli.h tools/output/output.h
-tools_ipcstamp_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/analyze -I$(top_srcdir)/tools
+tools_ipcstamp_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/analyze -I$(top_srcdir)/tools \
+	-I$(top_builddir)/tools/output
 tools_ipcstamp_CFLAGS = $(AM_CFLAGS) $(UV_CFLAGS) $(YAJL_CFLAGS)
 tools_ipcstamp_SOURCES = \
 	tools/main.c \
@@ -15,8 +16,20 @@ tools_ipcstamp_SOURCES = \
 	tools/output/json.c \
 	tools/output/report.c \
 	tools/output/trace.c \
-	tools/output/latency.c
+	tools/output/latency.c \
+	tools/output/html.c
 tools_ipcstamp_LDADD = analyze/libipcstamp-analyze.la
+
+# The HTML report's page is a template (an HTML file is easier to edit and
+# to check than C strings), made into C strings at build time: the program
+# carries it, and the page it writes needs no other file.
+BUILT_SOURCES = tools/output/report_html.h
+CLEANFILES += tools/output/report_html.h
+EXTRA_DIST += tools/output/report.html.in tools/output/html_in.awk
+tools/output/report_html.h: tools/output/report.html.in tools/output/html_in.awk
+	$(AM_V_GEN)$(MKDIR_P) tools/output && \
+	$(AWK) -f $(srcdir)/tools/output/html_in.awk $(srcdir)/tools/output/report.html.in >$@.tmp && \
+	mv $@.tmp $@
 
 include tools/run/local.mk
 

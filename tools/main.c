@@ -23,7 +23,8 @@ static void usage(FILE *f) {
   size_t i;
   fprintf(f,
           "usage: ipcstamp SUBCOMMAND [options]\n"
-          "       ipcstamp SUBCOMMAND --help\n"
+          "       ipcstamp help SUBCOMMAND    (= SUBCOMMAND --help)\n"
+          "       ipcstamp -V | --version\n"
           "\n"
           "Stamp the pipe between a parent and its workers, and say where the\n"
           "time of each delivery went: worker, kernel or pipe.\n"
@@ -38,28 +39,53 @@ static void usage(FILE *f) {
           "            4 cannot read or write a file\n");
 }
 
-int main(int argc, char **argv) {
+static const command_t *command_of(const char *name) {
   size_t i;
+  for (i = 0; i < sizeof commands / sizeof commands[0]; i++)
+    if (!strcmp(name, commands[i].name))
+      return &commands[i];
+  fprintf(stderr, "ipcstamp: unknown subcommand '%s' (try 'ipcstamp --help')\n",
+          name);
+  return NULL;
+}
+
+int main(int argc, char **argv) {
+  const command_t *c;
   if (argc < 2) {
     usage(stderr);
     return CLI_EXIT_USAGE;
   }
   if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") ||
-      !strcmp(argv[1], "help")) {
+      (!strcmp(argv[1], "help") && argc == 2)) {
     usage(stdout);
     return CLI_EXIT_OK;
   }
-  if (!strcmp(argv[1], "--version")) {
+  if (!strcmp(argv[1], "--version") || !strcmp(argv[1], "-V")) {
     printf("ipcstamp %s\n", PACKAGE_VERSION);
     return CLI_EXIT_OK;
   }
-  for (i = 0; i < sizeof commands / sizeof commands[0]; i++) {
-    if (!strcmp(argv[1], commands[i].name)) {
-      optind = 1;
-      return commands[i].run(argc - 1, argv + 1);
+  if (!strcmp(argv[1], "help")) {
+    /* `ipcstamp help SUB` is `ipcstamp SUB --help`, as in git. */
+    char *sub[3];
+    if (argc > 3) {
+      fprintf(stderr, "ipcstamp help: one subcommand only (try 'ipcstamp --help')\n");
+      return CLI_EXIT_USAGE;
     }
+    if (!(c = command_of(argv[2])))
+      return CLI_EXIT_USAGE;
+    sub[0] = argv[2];
+    sub[1] = (char *)"--help";
+    sub[2] = NULL;
+    optind = 1;
+    return c->run(2, sub);
   }
-  fprintf(stderr, "ipcstamp: unknown subcommand '%s' (try 'ipcstamp --help')\n",
-          argv[1]);
-  return CLI_EXIT_USAGE;
+  if (argv[1][0] == '-') {
+    fprintf(stderr, "ipcstamp: unknown option '%s' (try 'ipcstamp --help')\n",
+            argv[1]);
+    return CLI_EXIT_USAGE;
+  }
+  if (!(c = command_of(argv[1])))
+    return CLI_EXIT_USAGE;
+  optind = 1;
+  return c->run(argc - 1, argv + 1);
 }

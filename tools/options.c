@@ -156,20 +156,41 @@ static int input_option(cli_input_t *in, int c, const char *arg, int *done) {
       fputs(in->usage, stdout);
       *done = 1;
       return 0;
-    case '?':
-    case ':':
-      fprintf(stderr, "try '%s --help'\n", in->prog);
-      return -1;
     default:
       return 1;
   }
 }
 
+/* getopt's own messages name argv[0], which is the bare subcommand: they
+ * are silenced (opterr 0, a leading ':') and said here with the program's
+ * name, as every other message is. */
+static void option_error(const cli_input_t *in, int c, char **argv) {
+  const char *arg = argv[optind - 1], *what;
+  char shortopt[3] = {'-', (char)optopt, '\0'};
+  int islong = !strncmp(arg, "--", 2);
+  if (c == ':')
+    what = "this option needs a value";
+  else if (islong && strchr(arg, '='))
+    what = "unknown option, or one that takes no value";
+  else
+    what = "unknown option";
+  fprintf(stderr, "%s: %s: '%s' (try '%s --help')\n", in->prog, what,
+          islong ? arg : shortopt, in->prog);
+}
+
 int cli_next_option(cli_input_t *in, int argc, char **argv,
                     const char *shorts, const struct option *opts, int *rc) {
   int c, r, done;
+  char sh[32];
   *rc = -1;
-  while ((c = getopt_long(argc, argv, shorts, opts, NULL)) != -1) {
+  snprintf(sh, sizeof sh, ":%s", shorts);
+  opterr = 0;
+  while ((c = getopt_long(argc, argv, sh, opts, NULL)) != -1) {
+    if (c == '?' || c == ':') {
+      option_error(in, c, argv);
+      *rc = CLI_EXIT_USAGE;
+      return -1;
+    }
     r = input_option(in, c, optarg, &done);
     if (r < 0) {
       *rc = CLI_EXIT_USAGE;

@@ -24,13 +24,14 @@ yajl_gen out_gen(void);
 
 /* ---- report (report.c) ----------------------------------------------- */
 
-enum { REPORT_TEXT, REPORT_JSON, REPORT_CSV };
+enum { REPORT_TEXT, REPORT_JSON, REPORT_CSV, REPORT_HTML };
 
 typedef struct {
   FILE *out;
   int format;          /* REPORT_* */
   const char *vat;     /* the --vat filter, or NULL */
   int64_t quake_ns;    /* the threshold, for the summary's text */
+  int color;           /* REPORT_TEXT on a terminal: the shares in colour */
   yajl_gen g;          /* REPORT_JSON */
 } report_out_t;
 
@@ -47,14 +48,38 @@ void report_summary_json(report_out_t *r, const ips_analysis_t *a);
 
 typedef struct trace_out trace_out_t;
 
+/* The most tracks one vat gets on each side (docs/report.md). */
+#define TRACE_LANES 16
+
 /* Chrome Trace Event JSON on f.  NULL when out of memory. */
 trace_out_t *trace_open(FILE *f);
 /* One delivery; times are relative to the input's first record (st). */
 void trace_delivery(trace_out_t *t, const ips_stats_t *st,
                     const ips_delivery_t *d);
+/* Deliveries left out because every lane of their vat was taken (the
+ * input's clock went back more than the lanes allow). */
+uint64_t trace_dropped(const trace_out_t *t);
 /* Closes the JSON and frees t.  Returns 0, or -1 if memory ran out on the
  * way (the trace is then incomplete). */
 int trace_close(trace_out_t *t);
+
+/* ---- the HTML page (html.c) -------------------------------------------- */
+
+typedef struct html_out html_out_t;
+
+/* A page on f, titled title (the slogfile's name; kept, not copied), with
+ * at most top of the slowest deliveries (and never more than 50).  NULL
+ * when out of memory.  What it keeps is bounded whatever the input. */
+html_out_t *html_open(FILE *f, const char *title, size_t top);
+/* One delivery; its time is relative to the input's first record (st). */
+void html_delivery(html_out_t *h, const ips_stats_t *st,
+                   const ips_delivery_t *d);
+/* One skip (a skipped delivery is marked where the reading was). */
+void html_skip(html_out_t *h, const ips_skip_t *s);
+/* Writes the page with the analysis's statistics (only: the --vat filter,
+ * or NULL) and frees h; a NULL a writes nothing (the input could not be
+ * read).  Returns 0, or -1 if memory ran out on the way. */
+int html_close(html_out_t *h, const ips_analysis_t *a, const char *only);
 
 /* ---- latency (latency.c) ----------------------------------------------- */
 

@@ -235,13 +235,38 @@ void report_delivery_csv(report_out_t *r, const ips_delivery_t *d) {
 
 /* ---- summaries ----------------------------------------------------- */
 
-static void share_row(FILE *f, const char *name, const ips_totals_t *t) {
-  char b[4][IPS_US_BUF];
-  fprintf(f, "%-12s %8" PRIu64 " %14s %5.1f%% %14s %5.1f%% %14s %5.1f%% %14s\n",
-          name, t->n, ips_format_us(b[0], t->pipe), pct(t->pipe, t->total),
-          ips_format_us(b[1], t->worker), pct(t->worker, t->total),
-          ips_format_us(b[2], t->kernel), pct(t->kernel, t->total),
-          ips_format_us(b[3], t->total));
+/* ANSI colours of the three shares on a terminal (report_out_t.color): the
+ * same as the HTML page's, as near as 8 colours go. */
+#define C_PIPE "\033[33m"
+#define C_WORKER "\033[34m"
+#define C_KERNEL "\033[32m"
+#define C_WARN "\033[35m"
+#define C_BOLD "\033[1m"
+#define C_OFF "\033[0m"
+
+/* A share's figure and percentage, right-aligned like the header, in its
+ * colour: padded first, so escapes never count in the width. */
+static void share_cell(FILE *f, int color, const char *c, int64_t ns,
+                       int64_t total) {
+  char b[IPS_US_BUF], cell[64];
+  snprintf(cell, sizeof cell, " %14s %5.1f%%", ips_format_us(b, ns),
+           pct(ns, total));
+  if (color)
+    fprintf(f, "%s%s%s", c, cell, C_OFF);
+  else
+    fputs(cell, f);
+}
+
+static void share_row(const report_out_t *r, const char *name,
+                      const ips_totals_t *t) {
+  FILE *f = r->out;
+  char b[IPS_US_BUF];
+  int bold = r->color && !strcmp(name, "all");
+  fprintf(f, "%s%-12s %8" PRIu64, bold ? C_BOLD : "", name, t->n);
+  share_cell(f, r->color, C_PIPE, t->pipe, t->total);
+  share_cell(f, r->color, C_WORKER, t->worker, t->total);
+  share_cell(f, r->color, C_KERNEL, t->kernel, t->total);
+  fprintf(f, " %14s%s\n", ips_format_us(b, t->total), bold ? C_OFF : "");
 }
 
 void report_summary_text(report_out_t *r, const ips_analysis_t *a, int gap) {
@@ -287,9 +312,9 @@ void report_summary_text(report_out_t *r, const ips_analysis_t *a, int gap) {
     const ips_vat_stats_t *v = ips_analysis_vat(a, i);
     if (v->t.n == 0 || (r->vat && strcmp(r->vat, v->vat)))
       continue;
-    share_row(f, v->vat, &v->t);
+    share_row(r, v->vat, &v->t);
   }
-  share_row(f, "all", t);
+  share_row(r, "all", t);
   if (t->n_gap)
     fprintf(f, "kernel between deliveries: %s over %" PRIu64 " gaps\n",
             ips_format_us(b[0], t->gap), t->n_gap);
@@ -300,8 +325,9 @@ void report_summary_text(report_out_t *r, const ips_analysis_t *a, int gap) {
             pct(t->cpu_worker - t->offcpu, t->cpu_worker),
             ips_format_us(b[1], t->offcpu), pct(t->offcpu, t->cpu_worker),
             t->n_cpu);
-  fprintf(f, "timequakes: %" PRIu64 " (wall and mono differ by more than %s)\n",
-          t->n_quake, ips_format_us(b[0], r->quake_ns));
+  fprintf(f, "%stimequakes: %" PRIu64 "%s (wall and mono differ by more than %s)\n",
+          r->color && t->n_quake ? C_WARN : "", t->n_quake,
+          r->color && t->n_quake ? C_OFF : "", ips_format_us(b[0], r->quake_ns));
   for (i = 0; i < nv; i++) {
     const ips_vat_stats_t *v = ips_analysis_vat(a, i);
     if (!v->has_offset || (r->vat && strcmp(r->vat, v->vat)))

@@ -1,6 +1,28 @@
-/* trace.c — Chrome Trace Event JSON (Perfetto, chrome://tracing).  The
- * kernel is process 1; each vat's worker is its own process; pipe transits
- * are flow arrows between them. */
+/* trace.c — Chrome Trace Event JSON (Perfetto, chrome://tracing, speedscope).
+ *
+ * Process 1 is the kernel: the kernel's side of each vat is a thread of its
+ * own, so that deliveries to several vats in flight at once never overlap on
+ * one track.  Each vat's worker is a process of its own.  Pipe transits are
+ * flow arrows between the two.
+ *
+ * Slices are B/E pairs, never X (ts + dur): a viewer adds ts and dur in
+ * floating point and lands one ulp past the next slice's start, and then
+ * adjacent slices look nested (speedscope draws a staircase).  Each
+ * timestamp is written once, exactly, from integer nanoseconds, so the end
+ * of one slice is the very same decimal as the start of the next.
+ *
+ * Chrome's viewer binds a flow event only to a slice of the same category
+ * that starts at the flow's timestamp on the same thread: every slice and
+ * flow has the one category "ipc", and each flow end sits at the start of a
+ * slice (a zero-length "result" slice marks where a result is sent and
+ * where it arrives).  In the file, a flow event follows the B of its slice.
+ *
+ * On each track timestamps never go back: a stamp earlier than the track's
+ * last one (a wall clock stepped back, an offset estimate that moved) is
+ * drawn at the last one, so that nesting stays valid whatever the input.  A
+ * delivery that starts before its vat's track is free (monotime went back
+ * after a restart) goes on another lane of that vat, up to TRACE_LANES;
+ * beyond that it is left out of the trace and counted. */
 #include "config.h"
 
 #include <stdlib.h>
@@ -10,12 +32,22 @@
 
 #define VAT_NAME_MAX 64
 
+#define CAT "ipc"
+
+typedef struct {
+  char name[VAT_NAME_MAX];
+  int nk, nw;                  /* lanes opened on each side */
+  int64_t kcur[TRACE_LANES];   /* last timestamp on each kernel lane */
+  int64_t wcur[TRACE_LANES];   /* ... on each worker lane */
+} vat_t;
+
 struct trace_out {
   FILE *out;
   yajl_gen g;
-  char (*names)[VAT_NAME_MAX];
-  size_t nnames, capnames;
+  vat_t *vats;
+  size_t nvats, capvats;
   long long flow;
+  uint64_t dropped;
   int oom;
 };
 typedef struct trace_out trace_t;
@@ -24,7 +56,8 @@ typedef struct trace_out trace_t;
 #define gi out_int
 #define gus out_us
 
-static void meta(trace_t *t, int pid, const char *what, const char *name) {
+static void meta(trace_t *t, int pid, int tid, const char *what,
+                 const char *name, int sort) {
   yajl_gen g = t->g;
   yajl_gen_map_open(g);
   gs(g, "name");
@@ -32,123 +65,261 @@ static void meta(trace_t *t, int pid, const char *what, const char *name) {
   gs(g, "ph");
   gs(g, "M");
   gi(g, "pid", pid);
-  gi(g, "tid", 1);
+  gi(g, "tid", tid);
   gs(g, "args");
   yajl_gen_map_open(g);
-  gs(g, "name");
-  gs(g, name);
+  if (name) {
+    gs(g, "name");
+    gs(g, name);
+  } else {
+    gi(g, "sort_index", sort);
+  }
   yajl_gen_map_close(g);
   yajl_gen_map_close(g);
 }
 
-/* The pid of a vat's worker, announcing it the first time. */
-static int pid_of(trace_t *t, const char *vat) {
+/* The index of a vat, announcing its worker process the first time; -1
+ * when memory ran out. */
+static long vat_of(trace_t *t, const char *vat) {
   size_t i;
   char name[VAT_NAME_MAX + 8];
-  for (i = 0; i < t->nnames; i++)
-    if (!strcmp(t->names[i], vat))
-      return (int)i + 2;
-  if (t->nnames == t->capnames) {
-    size_t nc = t->capnames ? t->capnames * 2 : 16;
-    void *nn = realloc(t->names, nc * sizeof *t->names);
+  vat_t *v;
+  for (i = 0; i < t->nvats; i++)
+    if (!strcmp(t->vats[i].name, vat))
+      return (long)i;
+  if (t->nvats == t->capvats) {
+    size_t nc = t->capvats ? t->capvats * 2 : 16;
+    void *nn = realloc(t->vats, nc * sizeof *t->vats);
     if (!nn) {
       t->oom = 1;
-      return 1;
+      return -1;
     }
-    t->names = nn;
-    t->capnames = nc;
+    t->vats = nn;
+    t->capvats = nc;
   }
-  snprintf(t->names[t->nnames++], VAT_NAME_MAX, "%s", vat);
-  snprintf(name, sizeof name, "worker %s", vat);
-  meta(t, (int)t->nnames + 1, "process_name", name);
-  meta(t, (int)t->nnames + 1, "thread_name", "worker");
-  return (int)t->nnames + 1;
+  v = &t->vats[t->nvats++];
+  memset(v, 0, sizeof *v);
+  snprintf(v->name, sizeof v->name, "%s", vat);
+  snprintf(name, sizeof name, "worker %s", v->name);
+  meta(t, (int)t->nvats + 1, 0, "process_name", name, 0);
+  meta(t, (int)t->nvats + 1, 0, "process_sort_index", NULL, (int)t->nvats + 1);
+  return (long)t->nvats - 1;
 }
 
-static void slice(trace_t *t, int pid, const char *cat, const char *name,
-                  int64_t ts, int64_t dur, const ips_delivery_t *d) {
+/* Thread ids: the kernel's lane l of vat i, and the worker's lane l. */
+static int ktid(size_t i, int l) { return (int)i * TRACE_LANES + l + 1; }
+static int wtid(int l) { return l + 1; }
+
+/* A lane of cur[0..*n) free at ts, opening one (and naming its thread) if
+ * none is; -1 when all TRACE_LANES are taken. */
+static int lane(trace_t *t, int64_t *cur, int *n, int64_t ts, int pid,
+                int tid0, const char *vat) {
+  int l;
+  char name[VAT_NAME_MAX + 32];
+  for (l = 0; l < *n; l++)
+    if (cur[l] <= ts)
+      return l;
+  if (*n == TRACE_LANES)
+    return -1;
+  l = (*n)++;
+  cur[l] = ts;
+  if (l)
+    snprintf(name, sizeof name, "%s (lane %d)", vat, l + 1);
+  else
+    snprintf(name, sizeof name, "%s", vat);
+  meta(t, pid, tid0 + l, "thread_name", name, 0);
+  meta(t, pid, tid0 + l, "thread_sort_index", NULL, tid0 + l);
+  return l;
+}
+
+static void args_of(yajl_gen g, const ips_delivery_t *d) {
+  gs(g, "args");
+  yajl_gen_map_open(g);
+  gi(g, "crank", d->crank);
+  gs(g, "vat");
+  gs(g, d->vat);
+  gi(g, "deliveryNum", d->dnum);
+  gi(g, "pipe_ns", d->pipe);
+  gi(g, "worker_ns", d->worker);
+  gi(g, "kernel_ns", d->kernel);
+  gi(g, "total_ns", d->total);
+  gi(g, "line", d->line);
+  gs(g, "clock");
+  gs(g, d->clock == 'm' ? "mono" : "wall");
+  yajl_gen_map_close(g);
+}
+
+/* One B or E event; a delivery's slice carries its args on both, so that
+ * viewers that match an E by name and args (speedscope) pair them. */
+static void be(trace_t *t, char ph, int pid, int tid, const char *name,
+               int64_t ts, const ips_delivery_t *d) {
   yajl_gen g = t->g;
   yajl_gen_map_open(g);
   gs(g, "name");
   gs(g, name);
   gs(g, "cat");
-  gs(g, cat);
+  gs(g, CAT);
   gs(g, "ph");
-  gs(g, "X");
+  gs(g, ph == 'B' ? "B" : "E");
   gi(g, "pid", pid);
-  gi(g, "tid", 1);
+  gi(g, "tid", tid);
   gus(g, "ts", ts);
-  gus(g, "dur", dur < 0 ? 0 : dur);
-  if (d) {
-    gs(g, "args");
-    yajl_gen_map_open(g);
-    gi(g, "crank", d->crank);
-    gs(g, "vat");
-    gs(g, d->vat);
-    gi(g, "deliveryNum", d->dnum);
-    gi(g, "pipe_ns", d->pipe);
-    gi(g, "worker_ns", d->worker);
-    gi(g, "kernel_ns", d->kernel);
-    gi(g, "line", d->line);
-    gs(g, "clock");
-    gs(g, d->clock == 'm' ? "mono" : "wall");
-    yajl_gen_map_close(g);
-  }
+  if (d)
+    args_of(g, d);
   yajl_gen_map_close(g);
 }
 
-static void flow(trace_t *t, int from, int64_t ts_from, int to, int64_t ts_to,
-                 const char *name) {
+/* One end of flow id: 's' or 'f' (bound to the enclosing slice, bp "e"). */
+static void flow(trace_t *t, char ph, long long id, const char *name, int pid,
+                 int tid, int64_t ts) {
   yajl_gen g = t->g;
-  int k;
-  t->flow++;
-  for (k = 0; k < 2; k++) {
-    yajl_gen_map_open(g);
-    gs(g, "name");
-    gs(g, name);
-    gs(g, "cat");
-    gs(g, "pipe");
-    gs(g, "ph");
-    gs(g, k ? "f" : "s");
-    if (k) {
-      gs(g, "bp");
-      gs(g, "e");
-    }
-    gi(g, "id", t->flow);
-    gi(g, "pid", k ? to : from);
-    gi(g, "tid", 1);
-    gus(g, "ts", k ? ts_to : ts_from);
-    yajl_gen_map_close(g);
+  yajl_gen_map_open(g);
+  gs(g, "name");
+  gs(g, name);
+  gs(g, "cat");
+  gs(g, CAT);
+  gs(g, "ph");
+  gs(g, ph == 's' ? "s" : "f");
+  if (ph == 'f') {
+    gs(g, "bp");
+    gs(g, "e");
+  }
+  gi(g, "id", id);
+  gi(g, "pid", pid);
+  gi(g, "tid", tid);
+  gus(g, "ts", ts);
+  yajl_gen_map_close(g);
+}
+
+static void quake(trace_t *t, int tid, int64_t ts, const ips_delivery_t *d) {
+  yajl_gen g = t->g;
+  yajl_gen_map_open(g);
+  gs(g, "name");
+  gs(g, "timequake");
+  gs(g, "cat");
+  gs(g, CAT);
+  gs(g, "ph");
+  gs(g, "i");
+  gs(g, "s");
+  gs(g, "t");
+  gi(g, "pid", 1);
+  gi(g, "tid", tid);
+  gus(g, "ts", ts);
+  gs(g, "args");
+  yajl_gen_map_open(g);
+  gi(g, "timequake_ns", d->quake_ns);
+  gi(g, "line", d->line);
+  yajl_gen_map_close(g);
+  yajl_gen_map_close(g);
+}
+
+/* x[0..k) as drawn on a track whose last timestamp was from: relative to
+ * the origin o, never going back. */
+static void clamp(int64_t *x, const int64_t *src, size_t k, int64_t o,
+                  int64_t from) {
+  size_t i;
+  for (i = 0; i < k; i++) {
+    x[i] = src[i] - o;
+    if (x[i] < from)
+      x[i] = from;
+    from = x[i];
   }
 }
 
 void trace_delivery(trace_t *t, const ips_stats_t *st,
                     const ips_delivery_t *d) {
-  int64_t o;
-  const int64_t *P = d->P, *W = d->W;
-  size_t n = d->n_up, last = 1 + 2 * n, i;
-  int pid;
-  char name[96 + VAT_NAME_MAX + 32];
-  o = d->pclock == 'm' ? (st->first_mono_ok ? st->first_mono : P[0])
-                       : (st->first_time_ok ? st->first_time : P[0]);
-  pid = pid_of(t, d->vat);
-  snprintf(name, sizeof name, "%s #%lld %s", d->vat, d->dnum, d->desc);
-  slice(t, 1, "delivery", name, P[0] - o, P[last] - P[0], d);
-  slice(t, pid, "delivery", d->desc, W[0] - o, W[last] - W[0], d);
-  flow(t, 1, P[0] - o, pid, W[0] - o, "send");
-  for (i = 0; i <= n; i++)
-    slice(t, pid, "worker", "worker", W[2 * i] - o, W[2 * i + 1] - W[2 * i],
-          NULL);
-  for (i = 0; i < n; i++) {
-    size_t u = 1 + 2 * i;
-    snprintf(name, sizeof name, "upcall %zu", i);
-    slice(t, pid, "upcall", name, W[u] - o, W[u + 1] - W[u], NULL);
-    slice(t, 1, "kernel", name, P[u] - o, P[u + 1] - P[u], NULL);
-    flow(t, pid, W[u] - o, 1, P[u] - o, "upcall");
-    flow(t, 1, P[u + 1] - o, pid, W[u + 1] - o, "reply");
+  int64_t o, kbuf[64], wbuf[64], *K = kbuf, *W = wbuf;
+  size_t n = d->n_up, last = 1 + 2 * n, k = last + 1, i;
+  int matched = d->n_unmatched == 0, kl, wl, pid, kt, wt;
+  long vi;
+  vat_t *v;
+  char name[96 + VAT_NAME_MAX + 32], wait[VAT_NAME_MAX + 16], up[48];
+  long long id;
+  if (t->oom)
+    return;
+  o = d->pclock == 'm' ? (st->first_mono_ok ? st->first_mono : d->P[0])
+                       : (st->first_time_ok ? st->first_time : d->P[0]);
+  if ((vi = vat_of(t, d->vat)) < 0)
+    return;
+  v = &t->vats[vi];
+  pid = (int)vi + 2;
+  if (k > sizeof kbuf / sizeof kbuf[0]) {
+    K = malloc(2 * k * sizeof *K);
+    if (!K) {
+      t->oom = 1;
+      return;
+    }
+    W = K + k;
   }
-  flow(t, pid, W[last] - o, 1, P[last] - o, "result");
+  kl = lane(t, v->kcur, &v->nk, d->P[0] - o, 1, ktid((size_t)vi, 0), v->name);
+  wl = lane(t, v->wcur, &v->nw, d->W[0] - o, pid, wtid(0), "worker");
+  if (kl < 0 || wl < 0) {
+    t->dropped++;
+    goto done;
+  }
+  kt = ktid((size_t)vi, kl);
+  wt = wtid(wl);
+  clamp(K, d->P, k, o, v->kcur[kl]);
+  clamp(W, d->W, k, o, v->wcur[wl]);
+  v->kcur[kl] = K[last];
+  v->wcur[wl] = W[last];
+  id = t->flow;
+  t->flow += matched ? 2 + 2 * (long long)n : 2;
+  snprintf(name, sizeof name, "%s #%lld %s", d->vat, d->dnum, d->desc);
+  snprintf(wait, sizeof wait, "awaiting %s", d->vat);
+
+  /* The kernel's side: the delivery, and within it what the kernel waits
+   * on and each upcall it handles. */
+  be(t, 'B', 1, kt, name, K[0], d);
+  if (d->quake)
+    quake(t, kt, K[0], d);
+  for (i = 0; i <= n; i++) {
+    if (!matched && i > 0)
+      break;
+    be(t, 'B', 1, kt, wait, K[2 * i], NULL);
+    if (i == 0)
+      flow(t, 's', id + 1, "send", 1, kt, K[0]);
+    else
+      flow(t, 's', id + 2 * (long long)i + 1, "reply", 1, kt, K[2 * i]);
+    be(t, 'E', 1, kt, wait, matched ? K[2 * i + 1] : K[last], NULL);
+    if (matched && i < n) {
+      snprintf(up, sizeof up, "upcall %zu", i + 1);
+      be(t, 'B', 1, kt, up, K[2 * i + 1], NULL);
+      flow(t, 'f', id + 2 * (long long)i + 2, "upcall", 1, kt, K[2 * i + 1]);
+      be(t, 'E', 1, kt, up, K[2 * i + 2], NULL);
+    }
+  }
+  be(t, 'B', 1, kt, "result", K[last], NULL);
+  flow(t, 'f', t->flow, "result", 1, kt, K[last]);
+  be(t, 'E', 1, kt, "result", K[last], NULL);
+  be(t, 'E', 1, kt, name, K[last], d);
+
+  /* The worker's side: the delivery, each run, each upcall it waits on. */
+  be(t, 'B', pid, wt, d->desc, W[0], d);
+  for (i = 0; i <= n; i++) {
+    be(t, 'B', pid, wt, "run", W[2 * i], NULL);
+    if (i == 0)
+      flow(t, 'f', id + 1, "send", pid, wt, W[0]);
+    else if (matched)
+      flow(t, 'f', id + 2 * (long long)i + 1, "reply", pid, wt, W[2 * i]);
+    be(t, 'E', pid, wt, "run", W[2 * i + 1], NULL);
+    if (i < n) {
+      snprintf(up, sizeof up, matched ? "upcall %zu" : "upcall %zu (unrecorded)",
+               i + 1);
+      be(t, 'B', pid, wt, up, W[2 * i + 1], NULL);
+      if (matched)
+        flow(t, 's', id + 2 * (long long)i + 2, "upcall", pid, wt, W[2 * i + 1]);
+      be(t, 'E', pid, wt, up, W[2 * i + 2], NULL);
+    }
+  }
+  be(t, 'B', pid, wt, "result", W[last], NULL);
+  flow(t, 's', t->flow, "result", pid, wt, W[last]);
+  be(t, 'E', pid, wt, "result", W[last], NULL);
+  be(t, 'E', pid, wt, d->desc, W[last], d);
   out_flush(t->g, t->out, 0);
+done:
+  if (K != kbuf)
+    free(K);
 }
 
 trace_t *trace_open(FILE *f) {
@@ -162,14 +333,14 @@ trace_t *trace_open(FILE *f) {
     return NULL;
   }
   yajl_gen_map_open(t->g);
-  gs(t->g, "displayTimeUnit");
-  gs(t->g, "ns");
   gs(t->g, "traceEvents");
   yajl_gen_array_open(t->g);
-  meta(t, 1, "process_name", "kernel");
-  meta(t, 1, "thread_name", "kernel");
+  meta(t, 1, 0, "process_name", "kernel", 0);
+  meta(t, 1, 0, "process_sort_index", NULL, 1);
   return t;
 }
+
+uint64_t trace_dropped(const trace_t *t) { return t->dropped; }
 
 int trace_close(trace_t *t) {
   int rc = t->oom ? -1 : 0;
@@ -178,7 +349,7 @@ int trace_close(trace_t *t) {
   out_flush(t->g, t->out, 0);
   fputc('\n', t->out);
   yajl_gen_free(t->g);
-  free(t->names);
+  free(t->vats);
   free(t);
   return rc;
 }
