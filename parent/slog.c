@@ -280,6 +280,11 @@ int ips_slog_deliver_result(ips_slog_t *s, uint64_t crank, const char *vat,
   if (ok && res->kind == IPS_RESULT_OK)
     ok = gen_str(s->g, "ok") &&
          ips__json_embed(s->g, res->data, res->len) == 0;
+  else if (ok && res->kind == IPS_RESULT_ERROR)
+    /* The worker's bytes with their length: a NUL inside must not cut
+     * the message (message is a C string for printing only). */
+    ok = gen_str(s->g, "error") &&
+         ips__json_text(s->g, res->data, res->len) == 0;
   else if (ok)
     ok = gen_str(s->g, "error") &&
          ips__json_text(s->g, res->message, strlen(res->message)) == 0;
@@ -319,6 +324,15 @@ int ips_slog_worker_exit(ips_slog_t *s, const char *vat, int64_t exit_status,
            gen_str(s->g, vat) && gen_key(s->g, "exitStatus") &&
            gen_i64(s->g, exit_status) && gen_key(s->g, "signal") &&
            gen_i64(s->g, term_signal);
+  return end(s, ok, NULL, 1);
+}
+
+int ips_slog_worker_fault(ips_slog_t *s, const char *vat, int status,
+                          const char *message) {
+  int ok = begin(s, "worker-fault") && gen_key(s->g, "vatID") &&
+           gen_str(s->g, vat) && gen_key(s->g, "fault") &&
+           gen_str(s->g, ips_err_name(status)) && gen_key(s->g, "message") &&
+           gen_str(s->g, message);
   return end(s, ok, NULL, 1);
 }
 

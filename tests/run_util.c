@@ -128,7 +128,7 @@ long long ns_of(const char *line, const char *key) {
  * other type came from somewhere else. */
 static const char *const slog_types[] = {
     "slog-start", "deliver", "deliver-result", "syscall", "syscall-result",
-    "console", "worker-start", "worker-exit", NULL};
+    "console", "worker-start", "worker-exit", "worker-fault", NULL};
 
 /* Every line one JSON object (valid UTF-8: yajl checks it), no empty
  * line, "type" first and one the parent writes, "time" and "monotime"
