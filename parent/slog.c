@@ -1,9 +1,14 @@
 /* slog.c — the slogfile writer (DESIGN.md §5, docs/slogfile.md).
  *
- * Each record is generated with yajl_gen in the documented field order and
- * appended, with its newline, to one buffer; the buffer is written only at
- * record boundaries.  On a regular file a failed write is cut back to the
- * last complete line, so the last line on disk is always whole.  The first
+ * Each record is generated with yajl_gen in the documented field order,
+ * straight into one bounded buffer through yajl's print callback (never
+ * into yajl's own buffer and then copied: a 100 MB result would be held
+ * three times).  The buffer is written when it holds SLOG_FLUSH_AT bytes,
+ * at a record boundary when it can, else mid-record; a piece of output as
+ * large as that (a big payload) is written from where it lies without a
+ * copy.  So the writer holds at most 2 * SLOG_FLUSH_AT bytes whatever the
+ * record's size.  On a regular file a failed write is cut back to the last
+ * complete line, so the last line on disk is always whole.  The first
  * error sticks: every later call returns it, and nothing is dropped without
  * the caller being told. */
 #include "config.h"
@@ -27,8 +32,9 @@ struct ips_slog_s {
   int fd;
   int err;
   int regular;      /* a regular file: can be cut back after a failure */
-  off_t good;       /* bytes on disk, all of them complete lines */
-  char *buf;
+  off_t disk;       /* bytes written */
+  off_t good;       /* bytes on disk up to the end of the last whole line */
+  char *buf;        /* SLOG_FLUSH_AT * 2 bytes: never grows */
   size_t len, cap;
   yajl_gen g;
   uint64_t lines;
@@ -61,7 +67,6 @@ static int gen_str(yajl_gen g, const char *s) {
 static int begin(ips_slog_t *s, const char *type) {
   if (s->err)
     return 0;
-  yajl_gen_clear(s->g);
   yajl_gen_reset(s->g, NULL);
   return OK(yajl_gen_map_open(s->g)) && gen_key(s->g, "type") &&
          gen_str(s->g, type);
@@ -74,41 +79,62 @@ static int crank_fields(ips_slog_t *s, uint64_t crank, const char *vat,
          gen_key(s->g, "deliveryNum") && gen_u64(s->g, dnum);
 }
 
-/* Write buf[0..len); *done gets what was written, also on failure. */
-static int write_all(ips_slog_t *s, size_t *done) {
-  *done = 0;
-  while (*done < s->len) {
-    ssize_t w = write(s->fd, s->buf + *done, s->len - *done);
+/* Half a line would break every reader: after a failure (of a write, or
+ * of a record half written) a regular file is cut back to its last whole
+ * line.  The error sticks. */
+static int fail_cut(ips_slog_t *s, int rc) {
+  s->err = rc;
+  s->len = 0;
+  if (s->regular && s->disk > s->good &&
+      ftruncate(s->fd, s->good) == 0 && lseek(s->fd, s->good, SEEK_SET) >= 0)
+    s->disk = s->good;
+  return rc;
+}
+
+/* Write p[0..n) to the file, keeping disk/good up to date. */
+static int write_raw(ips_slog_t *s, const char *p, size_t n) {
+  size_t done = 0;
+  while (done < n) {
+    ssize_t w = write(s->fd, p + done, n - done);
     if (w < 0) {
       if (errno == EINTR)
         continue;
-      return -errno;
+      return fail_cut(s, -errno);
     }
-    *done += (size_t)w;
+    done += (size_t)w;
+    s->disk += (off_t)w;
+    {
+      const char *nl = memrchr(p + done - (size_t)w, '\n', (size_t)w);
+      if (nl)
+        s->good = s->disk - (off_t)(p + done - (nl + 1));
+    }
   }
   return 0;
 }
 
 int ips_slog_flush(ips_slog_t *s) {
-  size_t done, keep;
   int rc;
   if (s->err || s->len == 0)
     return s->err;
-  rc = write_all(s, &done);
-  if (rc) {
-    s->err = rc;
-    /* Keep the whole lines that made it; half a line would break every
-     * reader, so cut it off. */
-    for (keep = done; keep > 0 && s->buf[keep - 1] != '\n'; keep--)
-      ;
-    if (s->regular && ftruncate(s->fd, s->good + (off_t)keep) == 0)
-      (void)lseek(s->fd, s->good + (off_t)keep, SEEK_SET);
-    s->good += (off_t)keep;
-    return rc;
-  }
-  s->good += (off_t)s->len;
+  rc = write_raw(s, s->buf, s->len);
   s->len = 0;
-  return 0;
+  return rc;
+}
+
+/* yajl's output, as it is generated.  It cannot return an error: a failed
+ * write sticks in s->err, and end() reports it. */
+static void slog_print(void *ctx, const char *p, size_t n) {
+  ips_slog_t *s = ctx;
+  if (s->err)
+    return;
+  if (s->len + n > s->cap && ips_slog_flush(s))
+    return;
+  if (n >= SLOG_FLUSH_AT) {
+    (void)write_raw(s, p, n);
+    return;
+  }
+  memcpy(s->buf + s->len, p, n);
+  s->len += n;
 }
 
 /* "time" and "monotime" close every record; then the line is buffered. */
@@ -116,8 +142,6 @@ static int end(ips_slog_t *s, int ok, const ips_stamp_t *st, int flush) {
   ips_stamp_t now;
   char tmp[24];
   size_t n;
-  const unsigned char *out;
-  size_t outlen;
   if (s->err)
     return s->err;
   if (!st) {
@@ -132,33 +156,18 @@ static int end(ips_slog_t *s, int ok, const ips_stamp_t *st, int flush) {
   if (ok) {
     n = ips_fmt_mono(tmp, st->mono_ns);
     ok = gen_key(s->g, "monotime") && OK(yajl_gen_number(s->g, tmp, n)) &&
-         OK(yajl_gen_map_close(s->g)) &&
-         OK(yajl_gen_get_buf(s->g, &out, &outlen));
+         OK(yajl_gen_map_close(s->g));
   }
-  if (!ok) {
-    /* Only a bug or no memory gets here; fail loudly rather than write a
-     * partial record. */
-    s->err = IPS_ENOMEM;
+  if (s->err)
     return s->err;
-  }
-  if (s->len + outlen + 1 > s->cap) {
-    size_t nc = s->cap * 2;
-    char *nb;
-    while (nc < s->len + outlen + 1)
-      nc *= 2;
-    nb = realloc(s->buf, nc);
-    if (!nb) {
-      s->err = IPS_ENOMEM;
-      return s->err;
-    }
-    s->buf = nb;
-    s->cap = nc;
-  }
-  memcpy(s->buf + s->len, out, outlen);
-  s->len += outlen;
-  s->buf[s->len++] = '\n';
+  if (!ok)
+    /* Only a bug or no memory gets here; fail loudly, and cut off what
+     * of the record was written rather than leave half a line. */
+    return fail_cut(s, IPS_ENOMEM);
+  slog_print(s, "\n", 1);
+  if (s->err)
+    return s->err;
   s->lines++;
-  yajl_gen_clear(s->g);
   if (flush || s->len >= SLOG_FLUSH_AT)
     return ips_slog_flush(s);
   return 0;
@@ -218,6 +227,7 @@ int ips_slog_open(ips_slog_t **out, const char *path, int flags, int argc,
   s->fd = fd;
   s->regular = regular;
   yajl_gen_config(s->g, yajl_gen_validate_utf8, 1);
+  yajl_gen_config(s->g, yajl_gen_print_callback, slog_print, s);
   ok = begin(s, "slog-start") && gen_key(s->g, "ipcstamp") &&
        OK(yajl_gen_map_open(s->g)) && gen_key(s->g, "v") &&
        gen_i64(s->g, IPS_METERING_VERSION) && OK(yajl_gen_map_close(s->g)) &&
