@@ -132,6 +132,37 @@ size_t ips__base64(char *dst, const unsigned char *s, size_t n) {
   return o;
 }
 
+const char ips__json_raw_mark[1] = {'"'};
+
+void ips__json_stream_base64(const ips__json_stream_t *st,
+                             void (*put)(void *ctx, const char *p, size_t n),
+                             void *ctx) {
+  char out[4096];
+  size_t i, k;
+  put(ctx, "\"", 1);
+  /* 3072 bytes in, 4096 out: whole groups, so only the last has padding. */
+  for (i = 0; i < st->n; i += k) {
+    k = st->n - i < 3072 ? st->n - i : 3072;
+    put(ctx, out, ips__base64(out, st->p + i, k));
+  }
+  put(ctx, "\"", 1);
+}
+
+static int embed_base64_s(yajl_gen g, ips__json_stream_t *st,
+                          const char *buf, size_t n) {
+  int ok;
+  st->p = (const unsigned char *)buf;
+  st->n = n;
+  ok = yajl_gen_map_open(g) == yajl_gen_status_ok &&
+       yajl_gen_string(g, (const unsigned char *)"base64", 6) ==
+           yajl_gen_status_ok &&
+       yajl_gen_number(g, ips__json_raw_mark, 1) == yajl_gen_status_ok &&
+       yajl_gen_map_close(g) == yajl_gen_status_ok;
+  st->p = NULL;
+  st->n = 0;
+  return ok ? 0 : IPS_EPROTO;
+}
+
 static int embed_base64(yajl_gen g, const char *buf, size_t n) {
   char *b;
   size_t len;
@@ -153,10 +184,19 @@ static int embed_base64(yajl_gen g, const char *buf, size_t n) {
 }
 
 int ips__json_embed(yajl_gen g, const char *buf, size_t n) {
+  return ips__json_embed_s(g, NULL, buf, n);
+}
+
+int ips__json_text(yajl_gen g, const char *buf, size_t n) {
+  return ips__json_text_s(g, NULL, buf, n);
+}
+
+int ips__json_embed_s(yajl_gen g, ips__json_stream_t *st, const char *buf,
+                      size_t n) {
   yajl_handle h;
   int ok;
   if (!ips__json_valid(buf, n))
-    return embed_base64(g, buf, n);
+    return st ? embed_base64_s(g, st, buf, n) : embed_base64(g, buf, n);
   h = yajl_alloc(&copy_cbs, NULL, g);
   if (!h)
     return IPS_ENOMEM;
@@ -166,9 +206,10 @@ int ips__json_embed(yajl_gen g, const char *buf, size_t n) {
   return ok ? 0 : IPS_EPROTO;
 }
 
-int ips__json_text(yajl_gen g, const char *buf, size_t n) {
+int ips__json_text_s(yajl_gen g, ips__json_stream_t *st, const char *buf,
+                     size_t n) {
   if (!utf8_valid((const unsigned char *)buf, n))
-    return embed_base64(g, buf, n);
+    return st ? embed_base64_s(g, st, buf, n) : embed_base64(g, buf, n);
   return yajl_gen_string(g, (const unsigned char *)buf, n) ==
                  yajl_gen_status_ok
              ? 0

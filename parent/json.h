@@ -22,6 +22,26 @@ int ips__json_embed(yajl_gen g, const char *buf, size_t n);
  * {"base64":"..."}. */
 int ips__json_text(yajl_gen g, const char *buf, size_t n);
 
+/* Streaming the {"base64":...} form of a large value instead of holding
+ * its base64 whole (1.33 times the value).  A generator whose print
+ * callback knows this: the _s functions below put the value here and emit
+ * the one-byte token ips__json_raw_mark through yajl_gen_number (so yajl
+ * places commas and colons); the print callback, seeing that very pointer,
+ * calls ips__json_stream_base64 instead of printing it. */
+typedef struct {
+  const unsigned char *p; /* the value whose base64 is due, or NULL */
+  size_t n;
+} ips__json_stream_t;
+extern const char ips__json_raw_mark[1];
+int ips__json_embed_s(yajl_gen g, ips__json_stream_t *st, const char *buf,
+                      size_t n);
+int ips__json_text_s(yajl_gen g, ips__json_stream_t *st, const char *buf,
+                     size_t n);
+/* Write "<base64 of st's value>" through put, 4 KiB at a time. */
+void ips__json_stream_base64(const ips__json_stream_t *st,
+                             void (*put)(void *ctx, const char *p, size_t n),
+                             void *ctx);
+
 /* The base64 of buf[0..n) into dst (room for 4 * ((n + 2) / 3) bytes). */
 size_t ips__base64(char *dst, const unsigned char *buf, size_t n);
 

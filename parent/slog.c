@@ -37,6 +37,7 @@ struct ips_slog_s {
   char *buf;        /* SLOG_FLUSH_AT * 2 bytes: never grows */
   size_t len, cap;
   yajl_gen g;
+  ips__json_stream_t js; /* a base64 value being streamed */
   uint64_t lines;
 };
 
@@ -127,6 +128,10 @@ static void slog_print(void *ctx, const char *p, size_t n) {
   ips_slog_t *s = ctx;
   if (s->err)
     return;
+  if (p == ips__json_raw_mark) {
+    ips__json_stream_base64(&s->js, slog_print, s);
+    return;
+  }
   if (s->len + n > s->cap && ips_slog_flush(s))
     return;
   if (n >= SLOG_FLUSH_AT) {
@@ -235,7 +240,7 @@ int ips_slog_open(ips_slog_t **out, const char *path, int flags, int argc,
        gen_key(s->g, "pid") && gen_i64(s->g, getpid()) &&
        gen_key(s->g, "argv") && OK(yajl_gen_array_open(s->g));
   for (i = 0; ok && argv && i < argc; i++)
-    ok = ips__json_text(s->g, argv[i], strlen(argv[i])) == 0;
+    ok = ips__json_text_s(s->g, &s->js, argv[i], strlen(argv[i])) == 0;
   ok = ok && OK(yajl_gen_array_close(s->g));
   rc = end(s, ok, NULL, 1);
   if (rc) {
@@ -250,7 +255,7 @@ int ips_slog_deliver(ips_slog_t *s, uint64_t crank, const char *vat,
                      uint64_t dnum, const void *vd, size_t n,
                      const ips_stamp_t *D) {
   int ok = begin(s, "deliver") && crank_fields(s, crank, vat, dnum) &&
-           gen_key(s->g, "vd") && ips__json_embed(s->g, vd, n) == 0;
+           gen_key(s->g, "vd") && ips__json_embed_s(s->g, &s->js, vd, n) == 0;
   return end(s, ok, D, 0);
 }
 
@@ -259,7 +264,7 @@ int ips_slog_syscall(ips_slog_t *s, uint64_t crank, const char *vat,
                      const ips_stamp_t *U) {
   int ok = begin(s, "syscall") && crank_fields(s, crank, vat, dnum) &&
            gen_key(s->g, "syscallNum") && gen_u64(s->g, snum) &&
-           gen_key(s->g, "vsc") && ips__json_embed(s->g, vsc, n) == 0;
+           gen_key(s->g, "vsc") && ips__json_embed_s(s->g, &s->js, vsc, n) == 0;
   return end(s, ok, U, 0);
 }
 
@@ -268,7 +273,7 @@ int ips_slog_syscall_result(ips_slog_t *s, uint64_t crank, const char *vat,
                             size_t n, const ips_stamp_t *R) {
   int ok = begin(s, "syscall-result") && crank_fields(s, crank, vat, dnum) &&
            gen_key(s->g, "syscallNum") && gen_u64(s->g, snum) &&
-           gen_key(s->g, "vsr") && ips__json_embed(s->g, vsr, n) == 0;
+           gen_key(s->g, "vsr") && ips__json_embed_s(s->g, &s->js, vsr, n) == 0;
   return end(s, ok, R, 0);
 }
 
@@ -289,17 +294,17 @@ int ips_slog_deliver_result(ips_slog_t *s, uint64_t crank, const char *vat,
        gen_key(s->g, "dr") && OK(yajl_gen_array_open(s->g));
   if (ok && res->kind == IPS_RESULT_OK)
     ok = gen_str(s->g, "ok") &&
-         ips__json_embed(s->g, res->data, res->len) == 0;
+         ips__json_embed_s(s->g, &s->js, res->data, res->len) == 0;
   else if (ok && res->kind == IPS_RESULT_ERROR)
     /* The worker's bytes with their length: a NUL inside must not cut
      * the message (message is a C string for printing only). */
     ok = gen_str(s->g, "error") &&
-         ips__json_text(s->g, res->data, res->len) == 0;
+         ips__json_text_s(s->g, &s->js, res->data, res->len) == 0;
   else if (ok)
     ok = gen_str(s->g, "error") &&
-         ips__json_text(s->g, res->message, strlen(res->message)) == 0;
+         ips__json_text_s(s->g, &s->js, res->message, strlen(res->message)) == 0;
   if (ok && res->metering_raw && res->metering_len > 0)
-    ok = ips__json_embed(s->g, res->metering_raw, res->metering_len) == 0;
+    ok = ips__json_embed_s(s->g, &s->js, res->metering_raw, res->metering_len) == 0;
   else if (ok)
     ok = OK(yajl_gen_null(s->g));
   ok = ok && OK(yajl_gen_array_close(s->g));
@@ -309,7 +314,7 @@ int ips_slog_deliver_result(ips_slog_t *s, uint64_t crank, const char *vat,
     ok = gen_key(s->g, "fault") && gen_str(s->g, ips_err_name(res->status));
   if (ok && res->metering_error)
     ok = gen_key(s->g, "meteringError") &&
-         ips__json_text(s->g, res->metering_error,
+         ips__json_text_s(s->g, &s->js, res->metering_error,
                         strlen(res->metering_error)) == 0;
   return end(s, ok, E, 1);
 }
@@ -318,7 +323,7 @@ int ips_slog_console(ips_slog_t *s, const char *vat, int fd, const char *line,
                      size_t n) {
   int ok = begin(s, "console") && gen_key(s->g, "vatID") &&
            gen_str(s->g, vat) && gen_key(s->g, "fd") && gen_i64(s->g, fd) &&
-           gen_key(s->g, "line") && ips__json_text(s->g, line, n) == 0;
+           gen_key(s->g, "line") && ips__json_text_s(s->g, &s->js, line, n) == 0;
   return end(s, ok, NULL, 0);
 }
 
