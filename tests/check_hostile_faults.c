@@ -255,6 +255,19 @@ START_TEST(test_drip) {
 }
 END_TEST
 
+/* An answer written before the command was read: the parent cannot tell
+ * it from a fast answer (the delivery is written at once), so it is the
+ * answer; a second answer would be a fault (test_frame_while_idle). */
+START_TEST(test_answer_before_asked) {
+  const char *args[] = {"run", "--worker", worker, "--workload", wl,
+                        "--slog", slog, NULL};
+  write_file(wl, "{\"vat\":\"v1\",\"vd\":1}\n");
+  script("frame:.\\x01\"early\"", "read", "read", NULL);
+  ck_assert_int_eq(run(args), 0);
+  ck_assert(contains(slog, "\"dr\":[\"ok\",\"early\",null]"));
+}
+END_TEST
+
 /* Peak memory per frame (issue 12): a 48 MB result through the parent and
  * into the slog costs at most 1.5 times the frame above a small run's
  * peak (it was 2.95 times: the decoder, yajl's buffer and the slog's).
@@ -313,6 +326,7 @@ Suite *hostile_faults_suite(void) {
   tcase_add_test(tc, test_error_nul_kept);
   tcase_add_test(tc, test_hostile_headers);
   tcase_add_test(tc, test_drip);
+  tcase_add_test(tc, test_answer_before_asked);
   tcase_add_test(tc, test_memory_per_frame);
   suite_add_tcase(s, tc);
   return s;
