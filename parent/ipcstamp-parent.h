@@ -125,7 +125,8 @@ typedef void (*ips_exit_cb)(ips_child_t *w, int64_t exit_status,
  * IPS_ENS_*), message says what happened (NUL-terminated, valid only during
  * the call).  The worker is then dead (killed if it was still running) and
  * accepts no more commands.  Faults during a command come with its result
- * instead (IPS_RESULT_FAULT), never here. */
+ * instead (IPS_RESULT_FAULT), and so do faults while commands are queued
+ * (each fails "not sent: the worker had failed (...)"): never here. */
 typedef void (*ips_fault_cb)(ips_child_t *w, int status, const char *message);
 
 typedef struct ips_child_options_s {

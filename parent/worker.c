@@ -133,9 +133,10 @@ static void fault(ips_child_t *w, int status, const char *fmt, ...) {
   w->upcall_pending = 0;
   if (w->head && w->head->sent)
     fail_cmd(w, dequeue(w), status, msg);
-  else if (w->o.fault_cb)
+  else if (!w->head && w->o.fault_cb)
     /* No command to carry it: the host hears of it all the same, or a
-     * worker could die (or be killed for cause) unnoticed. */
+     * worker could die (or be killed for cause) unnoticed.  (A queued
+     * command carries it below, in its "not sent" message.) */
     w->o.fault_cb(w, status, msg);
   snprintf(qmsg, sizeof qmsg, "not sent: the worker had failed (%s)", msg);
   while ((c = dequeue(w)) != NULL)
