@@ -47,6 +47,7 @@ static void defer(ips_child_t *w) {
   if (w->defer.data == w && !uv_is_closing((uv_handle_t *)&w->defer))
     uv_idle_start(&w->defer, on_defer);
 }
+static void on_grace(uv_timer_t *t);
 
 static int set_msg(ips_child_t *w, const char *p, size_t n) {
   if (n + 1 > w->msgcap) {
@@ -161,11 +162,18 @@ static void fault(ips_child_t *w, int status, const char *fmt, ...) {
   va_end(ap);
   uv_timer_stop(&w->timeout);
   stop_reading(w);
+  /* SIGKILL at once, never SIGTERM first: the worker is untrusted and a
+   * handler could keep it running (and holding its memory) forever. */
   if (!w->exited)
     uv_process_kill(&w->proc, SIGKILL);
   w->upcall_pending = 0;
   if (w->head && w->head->sent)
     fail_cmd(w, dequeue(w), status, msg);
+  else if (!w->head && w->o.fault_cb)
+    /* No command to carry it: the host hears of it all the same, or a
+     * worker could die (or be killed for cause) unnoticed.  (A queued
+     * command carries it below, in its "not sent" message.) */
+    w->o.fault_cb(w, status, msg);
   snprintf(qmsg, sizeof qmsg, "not sent: the worker had failed (%s)", msg);
   while ((c = dequeue(w)) != NULL)
     fail_cmd(w, c, IPS_EPIPE, qmsg);
@@ -440,12 +448,30 @@ static void alloc_cb(uv_handle_t *h, size_t suggested, uv_buf_t *buf) {
 }
 
 static void exit_fault(ips_child_t *w) {
+  const char *when = w->head && w->head->sent ? "during a command"
+                                              : "between commands";
   if (w->term_signal)
-    fault(w, IPS_EPIPE, "worker killed by signal %d (%s) during a command",
-          w->term_signal, strsignal(w->term_signal));
+    fault(w, IPS_EPIPE, "worker killed by signal %d (%s) %s",
+          w->term_signal, strsignal(w->term_signal), when);
   else
-    fault(w, IPS_EPIPE, "worker exited with code %lld during a command",
-          (long long)w->exit_status);
+    fault(w, IPS_EPIPE, "worker exited with code %lld %s",
+          (long long)w->exit_status, when);
+}
+
+/* fd 4 ended and the process did not exit within the grace period: it can
+ * never answer again, so waiting for it would only hold the run. */
+static void eof_fault(ips_child_t *w) {
+  const char *when = w->head && w->head->sent ? "during a command"
+                                              : "between commands";
+  int rc = ips_ns_finish(&w->dec);
+  if (rc) {
+    char d[256];
+    ips_ns_describe(&w->dec, d, sizeof d);
+    fault(w, rc, "%s (the worker closed fd 4 inside a frame %s; worker "
+          "killed)", d, when);
+  } else {
+    fault(w, IPS_EPIPE, "the worker closed fd 4 %s; worker killed", when);
+  }
 }
 
 static void on_read(uv_stream_t *s, ssize_t nread, const uv_buf_t *buf) {
@@ -454,8 +480,12 @@ static void on_read(uv_stream_t *s, ssize_t nread, const uv_buf_t *buf) {
   if (nread < 0) {
     w->eof = 1;
     stop_reading(w);
-    if (w->state == IPS__ALIVE && w->head && w->head->sent && w->exited)
+    if (w->state == IPS__ALIVE && w->exited && w->head && w->head->sent)
       exit_fault(w);
+    else if (w->state == IPS__ALIVE && !w->exited)
+      /* A dying worker's fd 4 often ends just before its exit is seen:
+       * wait briefly, so that the exit (the better cause) is reported. */
+      uv_timer_start(&w->grace, on_grace, EXIT_GRACE_MS, 0);
     maybe_finish_close(w);
     return;
   }
@@ -479,6 +509,10 @@ static void on_read(uv_stream_t *s, ssize_t nread, const uv_buf_t *buf) {
 static void on_grace(uv_timer_t *t) {
   ips_child_t *w = container_of(t, ips_child_t, grace);
   if (!w->exited) {
+    if (w->state == IPS__ALIVE && w->eof) {
+      eof_fault(w);
+      return;
+    }
     /* 'q' was not obeyed in time. */
     uv_process_kill(&w->proc, SIGKILL);
     return;
@@ -501,8 +535,9 @@ static void on_exit_cb(uv_process_t *p, int64_t status, int sig) {
     else
       uv_timer_start(&w->grace, on_grace, EXIT_GRACE_MS, 0);
   } else if (w->state == IPS__ALIVE) {
-    w->state = IPS__DEAD;
-    stop_reading(w);
+    /* Not asked to quit (ips_child_close makes the state DEAD first), no
+     * command to fail: a fault of its own. */
+    exit_fault(w);
   }
   /* Results owed from a close come first: the host sees a command end
    * before the process that ran it. */

@@ -131,6 +131,16 @@ typedef void (*ips_console_cb)(ips_child_t *w, int fd, const char *line,
 typedef void (*ips_exit_cb)(ips_child_t *w, int64_t exit_status,
                             int term_signal);
 
+/* A fault that no command can carry: the worker died, was killed, exited or
+ * closed fd 4 between two commands, or sent a frame while no command was in
+ * flight.  status is the fault's code (IPS_EPIPE, IPS_EPROTO, a framing
+ * IPS_ENS_*), message says what happened (NUL-terminated, valid only during
+ * the call).  The worker is then dead (killed if it was still running) and
+ * accepts no more commands.  Faults during a command come with its result
+ * instead (IPS_RESULT_FAULT), and so do faults while commands are queued
+ * (each fails "not sent: the worker had failed (...)"): never here. */
+typedef void (*ips_fault_cb)(ips_child_t *w, int status, const char *message);
+
 typedef struct ips_child_options_s {
   const char *file;       /* program to run (PATH is searched) */
   char **args;            /* argv, NULL-terminated; args[0] is the worker's
@@ -151,6 +161,8 @@ typedef struct ips_child_options_s {
   ips_console_cb console_cb; /* NULL: stdout/stderr are inherited */
   ips_exit_cb exit_cb;       /* optional */
   void *data;                /* for the host: ips_child_data() */
+  ips_fault_cb fault_cb;     /* optional; last, so that hosts built before
+                                it (zeroed options) keep working */
 } ips_child_options_t;
 
 /* Fill *o with the defaults: every field zero/NULL, which means no file
@@ -261,6 +273,11 @@ IPS_EXTERN int ips_slog_deliver_result(ips_slog_t *s, uint64_t crank,
  * "level":"log" (fd 1) or "error" (fd 2),"args":[line],"fd":..}. */
 IPS_EXTERN int ips_slog_console(ips_slog_t *s, const char *vat, int fd,
                                 const char *line, size_t n);
+/* A fault outside any command (ips_fault_cb): SwingSet's "terminate" with
+ * shouldReject true, info the message as capdata, and "fault" (the error's
+ * name) and "message"; written and flushed at once. */
+IPS_EXTERN int ips_slog_worker_fault(ips_slog_t *s, const char *vat,
+                                     int status, const char *message);
 /* A worker that started or ended: SwingSet's "create-vat" (with the pid)
  * and "terminate" (with exitStatus and signal; flushed). */
 IPS_EXTERN int ips_slog_worker_start(ips_slog_t *s, const char *vat, int pid);

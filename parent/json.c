@@ -51,10 +51,37 @@ int ips__utf8_valid(const unsigned char *s, size_t n) {
   return 1;
 }
 
+uint64_t ips__out_pos(const ips__out_t *o) { return o->base + o->len; }
+
+void ips__out_cut(ips__out_t *o, uint64_t pos) {
+  if (pos >= o->base) {
+    o->len = (size_t)(pos - o->base);
+    return;
+  }
+  if (!o->cut || o->cut(o->ctx, pos) != 0)
+    o->oom = 1;
+  o->base = pos;
+  o->len = 0;
+}
+
 void ips__out_print(void *ctx, const char *s, size_t n) {
   ips__out_t *o = ctx;
   if (o->oom)
     return;
+  if (o->spill && o->len + n > o->spill_at) {
+    if (o->len && o->spill(o->ctx, o->p, o->len) != 0) {
+      o->oom = 1;
+      return;
+    }
+    o->base += o->len;
+    o->len = 0;
+    if (n >= o->spill_at) { /* large: straight through */
+      if (o->spill(o->ctx, s, n) != 0)
+        o->oom = 1;
+      o->base += n;
+      return;
+    }
+  }
   if (n > o->cap - o->len) {
     size_t nc = o->cap ? o->cap : 4096;
     char *np;
@@ -188,13 +215,13 @@ int ips__json_embed(yajl_gen g, yajl_gen eg, ips__out_t *out,
                     const char *buf, size_t n) {
   ips__jcopy_t c;
   yajl_handle h;
-  size_t mark;
+  uint64_t mark;
   int ok;
   /* The separator before the value, written by g, which then counts the
    * value as written: eg prints the value itself right after it. */
   if (!GEN_OK(yajl_gen_number(g, "", 0)))
     return IPS_EPROTO;
-  mark = out->len;
+  mark = ips__out_pos(out);
   yajl_gen_reset(eg, NULL);
   ips__jcopy_init(&c, eg);
   h = yajl_alloc(&ips__jcopy_cbs, NULL, &c);
@@ -208,10 +235,22 @@ int ips__json_embed(yajl_gen g, yajl_gen eg, ips__out_t *out,
     return IPS_ENOMEM;
   if (ok)
     return 0;
-  /* Not one valid value: cut what was copied of it and write the bytes. */
-  out->len = mark;
-  yajl_gen_reset(eg, NULL);
-  return ips__json_base64(eg, buf, n);
+  /* Not one valid value: cut what was copied of it and write the bytes,
+   * their base64 made a piece at a time (whole, it would be 1.33 times a
+   * frame that may be 100 MB). */
+  ips__out_cut(out, mark);
+  ips__out_print(out, "{\"base64\":\"", 11);
+  {
+    char piece[4096];
+    size_t i;
+    for (i = 0; i < n; i += 3072) {
+      size_t k = n - i < 3072 ? n - i : 3072;
+      ips__out_print(out, piece,
+                     ips__base64(piece, (const unsigned char *)buf + i, k));
+    }
+  }
+  ips__out_print(out, "\"}", 2);
+  return out->oom ? IPS_ENOMEM : 0;
 }
 
 int ips__json_raw(yajl_gen g, const char *json, size_t n) {

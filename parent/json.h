@@ -10,6 +10,7 @@
 #define IPCSTAMP_PARENT_JSON_H
 
 #include <stddef.h>
+#include <stdint.h>
 #include <yajl/yajl_gen.h>
 #include <yajl/yajl_parse.h>
 
@@ -22,9 +23,24 @@ typedef struct {
   char *p;
   size_t len, cap;
   int oom;
+  /* Optional spilling, for output bound for a regular file, so that a
+   * 100 MB record is not held whole: once len would pass spill_at, print
+   * hands the buffer to spill (which writes it out) and base counts what
+   * left, so that positions (ips__out_pos) stay valid; cutting back behind
+   * base asks cut to take written bytes back.  A spill or cut that fails
+   * sets oom: the output is lost, and its owner knows why. */
+  size_t spill_at;
+  int (*spill)(void *ctx, const char *p, size_t n);
+  int (*cut)(void *ctx, uint64_t pos);
+  void *ctx;
+  uint64_t base;
 } ips__out_t;
 
 void ips__out_print(void *ctx, const char *s, size_t n);
+/* Where the next byte printed goes, counting what was spilled. */
+uint64_t ips__out_pos(const ips__out_t *o);
+/* Take back everything printed from pos on (pos <= ips__out_pos()). */
+void ips__out_cut(ips__out_t *o, uint64_t pos);
 
 /* A re-serialiser: the ips__jcopy_* functions check one token (nesting at
  * most IPS_JSON_MAX_DEPTH, strict UTF-8 in strings and keys, which yajl's

@@ -13,4 +13,4 @@ parent_libipcstamp_parent_la_CFLAGS = $(AM_CFLAGS) $(UV_CFLAGS) $(YAJL_CFLAGS)
 parent_libipcstamp_parent_la_LIBADD = proto/libipcstamp-proto.la $(UV_LIBS) $(YAJL_LIBS)
 parent_libipcstamp_parent_la_LDFLAGS = $(AM_LDFLAGS) -no-undefined -version-info 0:0:0
 EXTRA_DIST += parent/.gitignore
-dist_docs_DATA += docs/slogfile.md docs/cli.md
+dist_docs_DATA += docs/slogfile.md docs/cli.md docs/faults.md

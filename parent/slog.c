@@ -24,14 +24,19 @@
 /* Lines are written once this much is buffered (and at every
  * deliver-result). */
 #define SLOG_FLUSH_AT 65536
+/* A record being written goes to a regular file as it is made once this
+ * much of it is buffered, so that a 100 MB result is not held twice (the
+ * frame, and its copy); a failure cuts the file back. */
+#define SLOG_SPILL_AT (1u << 20)
 
 struct ips_slog_s {
   int fd;
   int err;
   int regular;      /* a regular file: can be cut back after a failure */
-  off_t good;       /* bytes on disk, all of them complete lines */
-  ips__out_t out;   /* complete lines, then the record being written */
-  size_t rec;       /* where the record being written starts in out */
+  uint64_t good;    /* where the last complete line ends (file offset) */
+  ips__out_t out;   /* complete lines, then the record being written;
+                       out.base: bytes written to the file */
+  uint64_t rec;     /* where the record being written starts */
   yajl_gen g;       /* prints the records into out */
   yajl_gen eg;      /* prints embedded payloads into out (json.h) */
   uint64_t lines;
@@ -72,7 +77,7 @@ static int begin(ips_slog_t *s, ips_slog_type_t t) {
   const char *type = type_name[t];
   if (s->err)
     return 0;
-  s->rec = s->out.len;
+  s->rec = ips__out_pos(&s->out);
   yajl_gen_reset(s->g, NULL);
   return OK(yajl_gen_map_open(s->g)) && gen_key(s->g, "type") &&
          gen_str(s->g, type);
@@ -90,39 +95,53 @@ static int embed(ips_slog_t *s, const void *p, size_t n) {
   return ips__json_embed(s->g, s->eg, &s->out, p, n) == 0;
 }
 
-/* Write out.p[0..out.len); *done gets what was written, also on failure. */
-static int write_all(ips_slog_t *s, size_t *done) {
-  *done = 0;
-  while (*done < s->out.len) {
-    ssize_t w = write(s->fd, s->out.p + *done, s->out.len - *done);
+/* Write p[0..n) at the file's end (out.base, which the caller advances).
+ * On failure the error sticks and a regular file is cut back to its last
+ * complete line: half a line would break every reader. */
+static int slog_write(void *ctx, const char *p, size_t n) {
+  ips_slog_t *s = ctx;
+  size_t done = 0;
+  uint64_t keep;
+  while (done < n) {
+    ssize_t w = write(s->fd, p + done, n - done);
     if (w < 0) {
       if (errno == EINTR)
         continue;
-      return -errno;
+      s->err = -errno;
+      /* The lines that made it: up to good, or to the last newline of
+       * what this call wrote. */
+      keep = s->good < s->out.base ? s->good : s->out.base;
+      while (done > 0 && p[done - 1] != '\n')
+        done--;
+      if (done > 0)
+        keep = s->out.base + done;
+      if (s->regular && ftruncate(s->fd, (off_t)keep) == 0)
+        (void)lseek(s->fd, (off_t)keep, SEEK_SET);
+      return -1;
     }
-    *done += (size_t)w;
+    done += (size_t)w;
+  }
+  return 0;
+}
+
+/* Take back the file's bytes from pos on: a record that spilled and then
+ * failed (only regular files spill). */
+static int slog_cut(void *ctx, uint64_t pos) {
+  ips_slog_t *s = ctx;
+  if (ftruncate(s->fd, (off_t)pos) != 0 ||
+      lseek(s->fd, (off_t)pos, SEEK_SET) < 0) {
+    s->err = -errno;
+    return -1;
   }
   return 0;
 }
 
 int ips_slog_flush(ips_slog_t *s) {
-  size_t done, keep;
-  int rc;
   if (s->err || s->out.len == 0)
     return s->err;
-  rc = write_all(s, &done);
-  if (rc) {
-    s->err = rc;
-    /* Keep the whole lines that made it; half a line would break every
-     * reader, so cut it off. */
-    for (keep = done; keep > 0 && s->out.p[keep - 1] != '\n'; keep--)
-      ;
-    if (s->regular && ftruncate(s->fd, s->good + (off_t)keep) == 0)
-      (void)lseek(s->fd, s->good + (off_t)keep, SEEK_SET);
-    s->good += (off_t)keep;
-    return rc;
-  }
-  s->good += (off_t)s->out.len;
+  if (slog_write(s, s->out.p, s->out.len) != 0)
+    return s->err;
+  s->out.base += s->out.len;
   s->out.len = 0;
   return 0;
 }
@@ -152,12 +171,19 @@ static int end(ips_slog_t *s, int ok, const ips_stamp_t *st, int flush) {
   if (ok)
     ips__out_print(&s->out, "\n", 1);
   if (!ok || s->out.oom) {
-    /* Only a bug or no memory gets here; fail loudly rather than write a
-     * partial record. */
-    s->out.len = s->rec;
-    s->err = IPS_ENOMEM;
+    /* No memory, or a bug: fail loudly, with none of the record in the
+     * file.  (A failed write has cut the file back already, and its error
+     * stuck.) */
+    if (!s->err) {
+      s->out.oom = 0;
+      ips__out_cut(&s->out, s->rec);
+      if (!s->err)
+        s->err = IPS_ENOMEM;
+    }
+    s->out.len = 0;
     return s->err;
   }
+  s->good = ips__out_pos(&s->out);
   s->lines++;
   if (flush || s->out.len >= SLOG_FLUSH_AT)
     return ips_slog_flush(s);
@@ -227,6 +253,12 @@ int ips_slog_open(ips_slog_t **out, const char *path, int flags, int argc,
   s->out.cap = SLOG_FLUSH_AT * 2;
   s->fd = fd;
   s->regular = regular;
+  if (regular) { /* a pipe cannot take bytes back: records stay whole */
+    s->out.spill_at = SLOG_SPILL_AT;
+    s->out.spill = slog_write;
+    s->out.cut = slog_cut;
+    s->out.ctx = s;
+  }
   yajl_gen_config(s->g, yajl_gen_validate_utf8, 1);
   yajl_gen_config(s->g, yajl_gen_print_callback, ips__out_print, &s->out);
   yajl_gen_config(s->eg, yajl_gen_validate_utf8, 1);
@@ -323,6 +355,10 @@ int ips_slog_deliver_result(ips_slog_t *s, uint64_t crank, const char *vat,
        OK(yajl_gen_array_open(s->g));
   if (ok && res->kind == IPS_RESULT_OK)
     ok = gen_str(s->g, "ok") && embed(s, res->data, res->len);
+  else if (ok && res->kind == IPS_RESULT_ERROR)
+    /* The worker's bytes with their length: a NUL inside must not cut the
+     * message (res->message is a C string, for printing only). */
+    ok = gen_str(s->g, "error") && ips__json_text(s->g, res->data, res->len) == 0;
   else if (ok)
     ok = gen_str(s->g, "error") &&
          ips__json_text(s->g, res->message, strlen(res->message)) == 0;
@@ -408,6 +444,28 @@ int ips_slog_worker_exit(ips_slog_t *s, const char *vat, int64_t exit_status,
        gen_key(s->g, "info") && exit_info(s, exit_status, term_signal) &&
        gen_key(s->g, "exitStatus") && gen_i64(s->g, exit_status) &&
        gen_key(s->g, "signal") && gen_i64(s->g, term_signal);
+  return end(s, ok, NULL, 1);
+}
+
+/* A fault outside a command is the vat's end as SwingSet records one
+ * (terminate, rejecting), with what went wrong in ipcstamp's own fields;
+ * written at once: the process may take the parent down next. */
+int ips_slog_worker_fault(ips_slog_t *s, const char *vat, int status,
+                          const char *message) {
+  static const char body[] = "#\"worker fault outside a command\"";
+  int ok;
+  if (!vat_ok(vat))
+    return IPS_EINVAL;
+  ok = begin(s, IPS_SLOG_TERMINATE) && gen_key(s->g, "vatID") &&
+       gen_str(s->g, vat) && gen_key(s->g, "shouldReject") &&
+       OK(yajl_gen_bool(s->g, 1)) && gen_key(s->g, "info") &&
+       OK(yajl_gen_map_open(s->g)) && gen_key(s->g, "body") &&
+       OK(yajl_gen_string(s->g, (const unsigned char *)body, sizeof body - 1)) &&
+       gen_key(s->g, "slots") && OK(yajl_gen_array_open(s->g)) &&
+       OK(yajl_gen_array_close(s->g)) && OK(yajl_gen_map_close(s->g)) &&
+       gen_key(s->g, "fault") && gen_str(s->g, ips_err_name(status)) &&
+       gen_key(s->g, "message") &&
+       ips__json_text(s->g, message, strlen(message)) == 0;
   return end(s, ok, NULL, 1);
 }
 

@@ -139,8 +139,10 @@ typedef enum {
   X(TERMINATE, "vatID", IPS_SLOG_STRING, IPS_SLOG_REQ)                       \
   X(TERMINATE, "shouldReject", IPS_SLOG_BOOL, IPS_SLOG_REQ)                  \
   X(TERMINATE, "info", IPS_SLOG_JSON, IPS_SLOG_REQ)                          \
-  X(TERMINATE, "exitStatus", IPS_SLOG_INT, IPS_SLOG_EXTRA)                   \
-  X(TERMINATE, "signal", IPS_SLOG_INT, IPS_SLOG_EXTRA)                       \
+  X(TERMINATE, "exitStatus", IPS_SLOG_INT, IPS_SLOG_OPT)                     \
+  X(TERMINATE, "signal", IPS_SLOG_INT, IPS_SLOG_OPT)                         \
+  X(TERMINATE, "fault", IPS_SLOG_STRING, IPS_SLOG_OPT)                       \
+  X(TERMINATE, "message", IPS_SLOG_STRING, IPS_SLOG_OPT)                     \
   X(SLOG_START, "ipcstamp", IPS_SLOG_JSON, IPS_SLOG_EXTRA)                   \
   X(SLOG_START, "version", IPS_SLOG_STRING, IPS_SLOG_EXTRA)                  \
   X(SLOG_START, "pid", IPS_SLOG_INT, IPS_SLOG_EXTRA)                         \

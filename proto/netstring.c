@@ -157,14 +157,24 @@ ssize_t ips_ns_feed(ips_ns_decoder_t *d, const char *data, size_t n,
         next_frame(d);
         return (ssize_t)i;
       }
-      if (d->len > d->cap) {
-        char *p = realloc(d->buf, d->len);
+      take = want < avail ? want : avail;
+      if (d->got + take > d->cap) {
+        /* Grow as bytes arrive, never by the declared length at once: a
+         * 10-byte header must not reserve 64 MiB.  Doubling keeps the
+         * copies linear; the declared length caps it, so the buffer never
+         * exceeds the frame. */
+        size_t nc = d->cap ? d->cap : 4096;
+        char *p;
+        while (nc < d->got + take)
+          nc = nc > d->len / 2 ? d->len : nc * 2;
+        if (nc > d->len)
+          nc = d->len;
+        p = realloc(d->buf, nc);
         if (p == NULL)
           return fail(d, IPS_ENOMEM, d->offset);
         d->buf = p;
-        d->cap = d->len;
+        d->cap = nc;
       }
-      take = want < avail ? want : avail;
       memcpy(d->buf + d->got, data + i, take);
       d->got += take;
       i += take;

@@ -196,6 +196,39 @@ START_TEST(test_nine_digits_over_max_allocates_nothing) {
 }
 END_TEST
 
+/* Issue 12: a header alone reserves nothing near the declared length; the
+ * buffer grows with the bytes that arrive (doubling, capped at the
+ * declared length) and the frame comes out whole. */
+START_TEST(test_grows_as_bytes_arrive) {
+  ips_ns_decoder_t d;
+  const char *f;
+  size_t flen, i, n = 60000000, sent = 0;
+  static char chunk[1 << 16];
+  ips_ns_decoder_init(&d, 0);
+  ck_assert_int_eq(ips_ns_feed(&d, "60000000:.ab", 12, &f, &flen), 12);
+  ck_assert_ptr_null(f);
+  ck_assert_uint_le(d.cap, 4096);
+  sent = 3;
+  memset(chunk, 'x', sizeof chunk);
+  while (sent < n) {
+    size_t k = n - sent < sizeof chunk ? n - sent : sizeof chunk;
+    ck_assert_int_eq(ips_ns_feed(&d, chunk, k, &f, &flen), (ssize_t)k);
+    sent += k;
+    /* never more than twice what arrived, never more than the frame */
+    ck_assert_uint_le(d.cap, 2 * sent);
+    ck_assert_uint_le(d.cap, n);
+  }
+  ck_assert_int_eq(ips_ns_feed(&d, ",", 1, &f, &flen), 1);
+  ck_assert_ptr_nonnull(f);
+  ck_assert_uint_eq(flen, n);
+  ck_assert_uint_eq(d.cap, n);
+  ck_assert(f[0] == '.' && f[1] == 'a' && f[2] == 'b');
+  for (i = 3; i < n; i += 4999)
+    ck_assert_int_eq(f[i], 'x');
+  ips_ns_decoder_free(&d);
+}
+END_TEST
+
 START_TEST(test_max_clamped) {
   ips_ns_decoder_t d;
   const char *f;
@@ -292,6 +325,7 @@ Suite *netstring_suite(void) {
   tcase_add_test(tc, test_max_frame_exactly);
   tcase_add_test(tc, test_nine_digits_over_max_allocates_nothing);
   tcase_add_test(tc, test_max_clamped);
+  tcase_add_test(tc, test_grows_as_bytes_arrive);
   suite_add_tcase(s, tc);
   tc = tcase_create("Bad input");
   tcase_add_loop_test(tc, test_bad_frames, 0, sizeof bad / sizeof bad[0]);

@@ -50,8 +50,21 @@ tests_fuzz_fuzz_slog_CPPFLAGS = $(AM_CPPFLAGS)
 tests_fuzz_fuzz_slog_CFLAGS = $(AM_CFLAGS) $(YAJL_CFLAGS)
 tests_fuzz_fuzz_slog_LDFLAGS = $(AM_LDFLAGS) -fsanitize=fuzzer
 tests_fuzz_fuzz_slog_LDADD = analyze/libanalyze-core.la $(YAJL_LIBS) $(ZLIB_LIBS) -lm -lpthread
+FUZZ_TARGETS += tests/fuzz/fuzz_flight
+tests_fuzz_fuzz_flight_SOURCES = tests/fuzz/fuzz_flight.c tests/fuzz/fuzz.h
+tests_fuzz_fuzz_flight_CPPFLAGS = $(AM_CPPFLAGS)
+tests_fuzz_fuzz_flight_CFLAGS = $(AM_CFLAGS) $(YAJL_CFLAGS)
+tests_fuzz_fuzz_flight_LDFLAGS = $(AM_LDFLAGS) -fsanitize=fuzzer
+tests_fuzz_fuzz_flight_LDADD = analyze/libanalyze-core.la $(YAJL_LIBS) $(ZLIB_LIBS) -lm -lpthread
+FUZZ_TARGETS += tests/fuzz/fuzz_parent_frames
+tests_fuzz_fuzz_parent_frames_SOURCES = tests/fuzz/fuzz_parent_frames.c tests/fuzz/fuzz.h
+tests_fuzz_fuzz_parent_frames_CFLAGS = $(AM_CFLAGS) $(UV_CFLAGS)
+tests_fuzz_fuzz_parent_frames_LDFLAGS = $(AM_LDFLAGS) -fsanitize=fuzzer
+tests_fuzz_fuzz_parent_frames_LDADD = parent/libipcstamp-parent.la \
+	proto/libipcstamp-proto.la $(UV_LIBS) $(YAJL_LIBS)
 endif
 EXTRA_PROGRAMS += $(FUZZ_TARGETS)
+EXTRA_DIST += tests/fuzz/gen_corpus.py
 EXTRA_DIST += tests/fuzz/corpus
 
 # A bounded run of every target from its seed corpus (CI runs it).  New

@@ -16,8 +16,12 @@ tests_check_parent_SOURCES = \
 tests_check_parent_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS) $(UV_CFLAGS) $(YAJL_CFLAGS)
 tests_check_parent_LDADD = parent/libipcstamp-parent.la proto/libipcstamp-proto.la \
 	$(CHECK_LIBS) $(UV_LIBS) $(YAJL_LIBS)
+# The scriptable hostile worker the run tests spawn (see its head comment).
+check_PROGRAMS += tests/hostile_worker
+tests_hostile_worker_SOURCES = tests/hostile_worker.c
 RUN_TEST_UTIL = tests/run_util.c tests/run_suites.h
 tests_check_run_SOURCES = tests/check_run.c tests/check_hostile.c \
+	tests/check_hostile_faults.c \
 	$(RUN_TEST_UTIL) $(PARENT_TEST_PEER)
 tests_check_run_CFLAGS = $(tests_check_parent_CFLAGS)
 tests_check_run_LDADD = $(tests_check_parent_LDADD)

@@ -257,6 +257,25 @@ static void on_exit_(ips_child_t *w, int64_t status, int sig) {
                       ips_slog_worker_exit(v->k->slog, v->id, status, sig));
 }
 
+/* A fault between commands (the worker died or broke the protocol while
+ * idle) fails the run like one during a command. */
+static void on_fault(ips_child_t *w, int status, const char *message) {
+  vat_t *v = ips_child_data(w);
+  kernel_t *k = v->k;
+  char buf[512];
+  size_t i;
+  k->faults++;
+  snprintf(buf, sizeof buf, "%s", message);
+  for (i = 0; buf[i]; i++)
+    if ((unsigned char)buf[i] < 0x20 || buf[i] == 0x7f)
+      buf[i] = ' ';
+  fprintf(stderr, "ipcstamp run: %s: worker fault outside a command: %s\n",
+          v->id, buf);
+  if (k->slog)
+    kernel_slog_check(k, ips_slog_worker_fault(k->slog, v->id, status,
+                                               message));
+}
+
 static void on_closed(ips_child_t *w) {
   vat_t *v = ips_child_data(w);
   v->w = NULL;
@@ -269,6 +288,7 @@ void kernel_worker_options(kernel_t *k, ips_child_options_t *o) {
   o->start_cb = on_start;
   o->console_cb = on_console;
   o->exit_cb = on_exit_;
+  o->fault_cb = on_fault;
 }
 
 static int any_alive(const kernel_t *k) {
