@@ -352,11 +352,12 @@ static int totals_fit(const ips_totals_t *t, const ips_delivery_t *d) {
 /* NTP-style offset (worker - parent) from the round trips of this delivery,
  * kept per vat when it beats the best so far (smallest delay). */
 static void estimate(vat_state_t *v, int slot, const int64_t *P, const int64_t *W,
-                     size_t n, int64_t *off, int64_t *bound) {
+                     size_t n, size_t first, int64_t *off, int64_t *bound) {
   size_t last = 1 + 2 * n, i;
   int64_t bo = 0, bd = 0;
   int have = 0;
-  for (i = 0; i <= n; i++) {
+  /* first 1: the delivery's own round trip is unknown (no e) */
+  for (i = first; i <= n; i++) {
     int64_t o, dl;
     if (i == 0) { /* the delivery: D -> d ... e -> E */
       o = ((W[0] - P[0]) + (W[last] - P[last])) / 2;
@@ -414,6 +415,8 @@ static void add_totals(ips_totals_t *t, const ips_delivery_t *d) {
     t->n_unmatched++;
     t->unmatched += d->unmatched;
   }
+  if (d->truncated)
+    t->n_truncated++;
   if (!d->ok)
     t->n_error++;
 }
@@ -466,8 +469,9 @@ static void count_unstamped(ips_analysis_t *a, vat_state_t *v,
 
 static void on_result(ips_analysis_t *a, vat_state_t *v, const ips__rec_t *r,
                       long line) {
-  size_t n, k, i, last, nrec, nw;
+  size_t n, k, i, last, nrec, nw, m = 0;
   int have_pm, have_ww, have_wm, causal = 0, slot, ovf, unmatched = 0;
+  int truncated = 0;
   int kovf = 0;
   int64_t dv_kernel = 0;
   char d[160];
@@ -544,8 +548,19 @@ static void on_result(ips_analysis_t *a, vat_state_t *v, const ips__rec_t *r,
     n = (nw - 2) / 2;
     k = nw;
   }
-  if ((have_ww && r->n_walls != k) || (have_wm && r->n_wmono != k) ||
-      ((r->have & IPS__F_KINDS) && r->n_kinds != k)) {
+  /* xsnap keeps at most IPS__XSNAP_MAX_STAMPS stamps (its MAX_TIMESTAMPS)
+   * and drops the rest without a word, e included: its first m upcalls are
+   * stamped, the rest of the delivery is known from the kernel's records
+   * only. */
+  if (!unmatched && have_ww && !have_wm && !(r->have & IPS__F_KINDS) &&
+      nw == IPS__XSNAP_MAX_STAMPS && nw < k) {
+    truncated = 1;
+    m = (nw - 1) / 2;
+  }
+  if (truncated) {
+    /* checked above: the stamps are the prefix xsnap keeps */
+  } else if ((have_ww && r->n_walls != k) || (have_wm && r->n_wmono != k) ||
+             ((r->have & IPS__F_KINDS) && r->n_kinds != k)) {
     snprintf(d, sizeof d,
              "%zu syscalls need %zu stamps; the metering at line %ld has %zu",
              n, k, line, have_wm ? r->n_wmono : r->n_walls);
@@ -564,7 +579,7 @@ static void on_result(ips_analysis_t *a, vat_state_t *v, const ips__rec_t *r,
     }
   }
   {
-    const char *bad = out_of_range(v, nrec, &E, r, k);
+    const char *bad = out_of_range(v, nrec, &E, r, truncated ? nw : k);
     if (bad) {
       snprintf(d, sizeof d, "%s is not in [0, 2^62) ns", bad);
       skip(a, v, v->line, IPS_SKIP_RANGE, d);
@@ -626,12 +641,16 @@ static void on_result(ips_analysis_t *a, vat_state_t *v, const ips__rec_t *r,
     slot = (wsrc == r->walls ? 0 : 2) + (have_pm ? 1 : 0);
     if (unmatched) { /* the delivery's own round trip only */
       int64_t p2[2] = {P[0], P[last]}, w2[2] = {wsrc[0], wsrc[last]};
-      estimate(v, slot, p2, w2, 0, &off, &bound);
+      estimate(v, slot, p2, w2, 0, 0, &off, &bound);
+    } else if (truncated) { /* its stamped upcalls' round trips */
+      estimate(v, slot, P, wsrc, m, 1, &off, &bound);
     } else {
-      estimate(v, slot, P, wsrc, n, &off, &bound);
+      estimate(v, slot, P, wsrc, n, 0, &off, &bound);
     }
     for (i = 0; i < k; i++) {
-      W[i] = wsrc[i] - off; /* both in range: no overflow */
+      /* Truncated, W mirrors P where the worker has no stamp. */
+      W[i] = truncated && (i > 2 * m || i == last) ? P[i]
+                                                    : wsrc[i] - off; /* both in range */
       if (W[i] <= -IPS_STAMP_LIMIT || W[i] >= IPS_STAMP_LIMIT) {
         skip(a, v, v->line, IPS_SKIP_RANGE,
              "a worker stamp moved by the clock offset estimate");
@@ -670,12 +689,31 @@ static void on_result(ips_analysis_t *a, vat_state_t *v, const ips__rec_t *r,
       ovf = add_ovf(&dv.unmatched, W[2 + 2 * i] - W[1 + 2 * i]);
     }
   }
-  for (i = 0; i < n && !ovf && !unmatched; i++) {
+  if (truncated) {
+    /* Known: transit and worker up to the last stamped reply, and every
+     * syscall's kernel time; unmatched is the rest (the worker's runs and
+     * the transits after its stamps ran out). */
+    dv.n_unmatched = n - m;
+    dv.truncated = 1;
+    dv.pipe = W[0] - P[0];
+    for (i = 0; i < n && !ovf; i++) {
+      ovf = add_ovf(&dv.kernel, P[2 + 2 * i] - P[1 + 2 * i]);
+      if (i < m)
+        ovf = ovf || add_ovf(&dv.pipe, P[1 + 2 * i] - W[1 + 2 * i]) ||
+              add_ovf(&dv.pipe, W[2 + 2 * i] - P[2 + 2 * i]) ||
+              add_ovf(&dv.worker, W[2 * i + 1] - W[2 * i]);
+    }
+    dv.unmatched = dv.total;
+    ovf = ovf || add_ovf(&dv.unmatched, -dv.pipe) ||
+          add_ovf(&dv.unmatched, -dv.worker) ||
+          add_ovf(&dv.unmatched, -dv.kernel);
+  }
+  for (i = 0; i < n && !ovf && !unmatched && !truncated; i++) {
     ovf = add_ovf(&dv.pipe, P[1 + 2 * i] - W[1 + 2 * i]) ||
           add_ovf(&dv.pipe, W[2 + 2 * i] - P[2 + 2 * i]) ||
           add_ovf(&dv.kernel, P[2 + 2 * i] - P[1 + 2 * i]);
   }
-  for (i = 0; i <= n && !ovf; i++)
+  for (i = 0; i <= n && !ovf && !truncated; i++)
     ovf = add_ovf(&dv.worker, W[2 * i + 1] - W[2 * i]);
   if (ovf) {
     skip(a, v, v->line, IPS_SKIP_RANGE, "the segments' sum overflows");
@@ -836,7 +874,28 @@ void ips_analysis_finish(ips_analysis_t *a) {
 }
 
 size_t ips_delivery_nsegments(const ips_delivery_t *d) {
+  if (d->truncated) /* send, 4 per stamped upcall, 2 per other, the rest */
+    return 2 + 4 * (d->n_up - d->n_unmatched) + 2 * d->n_unmatched;
   return d->n_unmatched ? 3 + 2 * d->n_up : 3 + 4 * d->n_up;
+}
+
+/* Truncated: after the stamped upcalls, per other upcall the time up to
+ * its arrival at the kernel (unmatched) and the kernel's (exact); then the
+ * time from the last syscall's result to E (unmatched). */
+static int64_t truncated_segment(const ips_delivery_t *d, size_t j,
+                                 const char **name) {
+  size_t m = d->n_up - d->n_unmatched, t = j - 1 - 4 * m, i = m + t / 2;
+  const int64_t *P = d->P, *W = d->W;
+  if (i >= d->n_up) {
+    *name = "unmatched";
+    return P[1 + 2 * d->n_up] - P[2 * d->n_up];
+  }
+  if (t % 2 == 0) {
+    *name = "unmatched";
+    return P[2 * i + 1] - (i == m ? W[2 * m] : P[2 * i]);
+  }
+  *name = "kernel";
+  return P[2 * i + 2] - P[2 * i + 1];
 }
 
 int64_t ips_delivery_segment(const ips_delivery_t *d, size_t j, const char **name) {
@@ -846,11 +905,13 @@ int64_t ips_delivery_segment(const ips_delivery_t *d, size_t j, const char **nam
     *name = "send";
     return W[0] - P[0];
   }
+  if (d->truncated && j > 4 * (d->n_up - d->n_unmatched))
+    return truncated_segment(d, j, name);
   if (j == ips_delivery_nsegments(d) - 1) {
     *name = "result";
     return P[last] - W[last];
   }
-  if (d->n_unmatched) { /* worker, then unmatched, per upcall */
+  if (d->n_unmatched && !d->truncated) { /* worker, then unmatched, per upcall */
     i = (j - 1) / 2;
     if ((j - 1) % 2 == 0) {
       *name = "worker";

@@ -148,8 +148,15 @@ typedef struct ips_delivery_s {
    * them, kernel is the recorded syscalls' handling time, and unmatched is
    * the rest of the time the worker waited on upcalls (their transit both
    * ways and the kernel's handling of the unrecorded ones). */
-  size_t n_unmatched;   /* 0, or n_up */
+  size_t n_unmatched;   /* 0, or n_up; or, truncated, the upcalls after the
+                           worker's stamps ran out */
   int64_t unmatched;
+  /* Agoric's xsnap keeps 502 stamps a delivery and drops the rest, its
+   * final e included: then only the first (n_up - n_unmatched) upcalls
+   * are stamped, W mirrors P after them, kernel is every syscall's (exact),
+   * pipe and worker are those up to the last stamped reply (exact), and
+   * unmatched is the rest of the delivery. */
+  int truncated;
   int has_cpu;
   int64_t cpu_ns;
   int64_t offcpu_ns;    /* worker time not on the CPU, never below 0 */
@@ -162,7 +169,9 @@ typedef struct ips_delivery_s {
 
 /* The delivery's segments in time order: send, worker, then per upcall
  * upcall, kernel, reply, worker; then result.  With unmatched upcalls, per
- * upcall one "unmatched" segment (r - u) stands for the three. */
+ * upcall one "unmatched" segment (r - u) stands for the three.  Truncated:
+ * after the stamped upcalls, per other upcall "unmatched" (up to its
+ * arrival) and "kernel", then a last "unmatched" (up to E). */
 IPS_EXTERN size_t ips_delivery_nsegments(const ips_delivery_t *d);
 /* Segment j's length in ns (j < ips_delivery_nsegments(d)); *name gets its
  * kind ("send", "worker", "upcall", "kernel", "reply", "result"). */
@@ -177,7 +186,9 @@ IPS_EXTERN int64_t ips_delivery_segment(const ips_delivery_t *d, size_t j,
 typedef struct ips_totals_s {
   uint64_t n, n_mono, n_wall, n_cpu, n_gap, n_quake;
   uint64_t n_replay;    /* attributed deliveries that were replayed */
-  uint64_t n_unmatched; /* ... with upcalls the kernel did not record */
+  uint64_t n_unmatched; /* ... with an unmatched share: upcalls the kernel
+                           did not record (replayed), or truncated */
+  uint64_t n_truncated; /* ... past xsnap's 502 stamps (truncated) */
   uint64_t n_error;     /* results that were errors (dr[0] "error") */
   uint64_t n_local;     /* ok results without metering (dr[2] null): local
                            vats, whose deliveries have no worker stamps */

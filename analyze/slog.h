@@ -119,6 +119,9 @@ enum {
 };
 
 #define IPS__MAX_STAMPS IPS_MAX_STAMPS /* per delivery; more is refused */
+/* Agoric's xsnap-worker keeps this many stamps a delivery (MAX_TIMESTAMPS
+ * in xsnap-worker.c, "250 syscalls") and drops the rest, e included. */
+#define IPS__XSNAP_MAX_STAMPS 502
 #define IPS__VAT_MAX 64
 #define IPS__DESC_MAX 96
 

@@ -236,7 +236,7 @@ START_TEST(test_report_formats) {
   ck_assert_ptr_nonnull(strstr(s, "\nreplay v1 #5 "));
   ck_assert_ptr_nonnull(strstr(s, " + kernel 100000.000 + unmatched 12000.000\n"));
   ck_assert_ptr_nonnull(strstr(s, "\nreplayed: 1 deliveries"));
-  ck_assert_ptr_nonnull(strstr(s, "\nunmatched: 12000.000 (0.9%)"));
+  ck_assert_ptr_nonnull(strstr(s, "\nunmatched: 12000.000 (0.9%) not split between pipe and worker, in 1 replayed"));
   ck_assert_ptr_nonnull(strstr(s, "\nerror results: 1\n"));
   ck_assert_ptr_nonnull(strstr(s, "\nwithout metering: 1 "));
   ck_assert_ptr_nonnull(strstr(s, "\nrestarts: 1 "));

@@ -21,7 +21,8 @@ tests_check_tools_LDADD = analyze/libanalyze-core.la $(CHECK_LIBS) $(YAJL_LIBS) 
 EXTRA_tests_check_tools_DEPENDENCIES = tools/ipcstamp$(EXEEXT)
 
 EXTRA_DIST += tests/follow.test tests/recompute.test tests/recompute.py \
-	tests/data/swingset-shapes.slog \
+	tests/data/swingset-shapes.slog tests/data/xsnap-truncated.slog \
+	tests/gen_truncated.py \
 	tests/data/ours.slog \
 	tests/data/xsnap.slog \
 	tests/data/bad.slog \

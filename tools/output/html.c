@@ -140,7 +140,7 @@ static void hist_add(hists_t *h, const ips_delivery_t *d) {
   h->h[Q_WORKER][bin_of(d->worker)]++;
   h->h[Q_KERNEL][bin_of(d->kernel)]++;
   h->h[Q_TOTAL][bin_of(d->total)]++;
-  for (i = 0; i < d->n_up; i++)
+  for (i = 0; i < d->n_up - (d->truncated ? d->n_unmatched : 0); i++)
     h->h[Q_UPCALL][bin_of(d->W[2 + 2 * i] - d->W[1 + 2 * i])]++;
 }
 

@@ -19,7 +19,8 @@ void latency_add(ips_hist_t *h, int what, const ips_delivery_t *d) {
     case LAT_KERNEL: ips_hist_add(h, d->kernel); break;
     case LAT_TOTAL: ips_hist_add(h, d->total); break;
     default:
-      for (i = 0; i < d->n_up; i++)
+      /* the upcalls the worker stamped (xsnap stops at 250) */
+      for (i = 0; i < d->n_up - (d->truncated ? d->n_unmatched : 0); i++)
         ips_hist_add(h, d->W[2 + 2 * i] - d->W[1 + 2 * i]);
   }
 }

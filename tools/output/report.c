@@ -183,6 +183,10 @@ void report_delivery_json(report_out_t *r, const ips_delivery_t *d) {
     gi(g, "unmatched_ns", d->unmatched);
     gi(g, "unmatched_upcalls", (long long)d->n_unmatched);
   }
+  if (d->truncated) {
+    gs(g, "truncated");
+    yajl_gen_bool(g, 1);
+  }
   if (d->has_cpu) {
     gi(g, "cpu_ns", d->cpu_ns);
     gi(g, "offcpu_ns", d->offcpu_ns);
@@ -293,11 +297,18 @@ void report_summary_text(report_out_t *r, const ips_analysis_t *a, int gap) {
   if (t->n_replay)
     fprintf(f, "replayed: %" PRIu64 " deliveries (after a restart; no crank)\n",
             t->n_replay);
-  if (t->n_unmatched)
-    fprintf(f, "unmatched: %s (%.1f%%) of worker waits on upcalls the kernel "
-               "did not record, in %" PRIu64 " replayed deliveries\n",
-            ips_format_us(b[0], t->unmatched), pct(t->unmatched, t->total),
-            t->n_unmatched);
+  if (t->n_unmatched) {
+    uint64_t replayed = t->n_unmatched - t->n_truncated;
+    fprintf(f, "unmatched: %s (%.1f%%) not split between pipe and worker, in",
+            ips_format_us(b[0], t->unmatched), pct(t->unmatched, t->total));
+    if (replayed)
+      fprintf(f, " %" PRIu64 " replayed deliveries with upcalls the kernel did "
+                 "not record%s", replayed, t->n_truncated ? " and" : "");
+    if (t->n_truncated)
+      fprintf(f, " %" PRIu64 " deliveries past xsnap's 502 stamps",
+              t->n_truncated);
+    fputc('\n', f);
+  }
   if (t->n_error)
     fprintf(f, "error results: %" PRIu64 "\n", t->n_error);
   if (t->n_local)
@@ -367,6 +378,7 @@ static void totals_json(yajl_gen g, const ips_totals_t *t) {
   gi(g, "total_ns", t->total);
   gi(g, "unmatched_ns", t->unmatched);
   gi(g, "replayed", (long long)t->n_replay);
+  gi(g, "truncated", (long long)t->n_truncated);
   gi(g, "errors", (long long)t->n_error);
   gi(g, "local", (long long)t->n_local);
 }

@@ -230,7 +230,11 @@ void trace_delivery(trace_t *t, const ips_stats_t *st,
                     const ips_delivery_t *d) {
   int64_t o, kbuf[64], wbuf[64], *K = kbuf, *W = wbuf;
   size_t n = d->n_up, last = 1 + 2 * n, k = last + 1, i;
-  int matched = d->n_unmatched == 0, kl, wl, pid, kt, wt;
+  /* Replayed with unrecorded upcalls, the kernel's side is known only as a
+   * whole; truncated (xsnap's 502 stamps), the worker's side after its
+   * last stamp mirrors the kernel's and is named so. */
+  int matched = d->n_unmatched == 0 || d->truncated, kl, wl, pid, kt, wt;
+  size_t stamped = d->truncated ? d->n_up - d->n_unmatched : d->n_up;
   long vi;
   vat_t *v;
   char name[96 + VAT_NAME_MAX + 32], wait[VAT_NAME_MAX + 16], up[48];
@@ -297,14 +301,17 @@ void trace_delivery(trace_t *t, const ips_stats_t *st,
   /* The worker's side: the delivery, each run, each upcall it waits on. */
   be(t, 'B', pid, wt, d->desc, W[0], d);
   for (i = 0; i <= n; i++) {
-    be(t, 'B', pid, wt, "run", W[2 * i], NULL);
+    const char *run = i < stamped ? "run" : "unstamped";
+    be(t, 'B', pid, wt, run, W[2 * i], NULL);
     if (i == 0)
       flow(t, 'f', id + 1, "send", pid, wt, W[0]);
     else if (matched)
       flow(t, 'f', id + 2 * (long long)i + 1, "reply", pid, wt, W[2 * i]);
-    be(t, 'E', pid, wt, "run", W[2 * i + 1], NULL);
+    be(t, 'E', pid, wt, run, W[2 * i + 1], NULL);
     if (i < n) {
-      snprintf(up, sizeof up, matched ? "upcall %zu" : "upcall %zu (unrecorded)",
+      snprintf(up, sizeof up,
+               !matched ? "upcall %zu (unrecorded)"
+               : i < stamped ? "upcall %zu" : "upcall %zu (unstamped)",
                i + 1);
       be(t, 'B', pid, wt, up, W[2 * i + 1], NULL);
       if (matched)
