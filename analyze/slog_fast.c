@@ -72,30 +72,76 @@ static int text(cur_t *c, const char **s, size_t *n) {
   return 0;
 }
 
-/* `"crankNum":N,"vatID":"V","deliveryNum":N` after the type. */
+/* `"crankNum":N,"vatID":"V","deliveryNum":N` after the type; a SwingSet
+ * kernel replaying a transcript writes no crankNum. */
 static int crank_fields(cur_t *c, ips__rec_t *r) {
   const char *v;
   size_t n;
-  if (!LIT(c, ",\"crankNum\":") || !count(c, &r->crank) ||
-      !LIT(c, ",\"vatID\":\"") || !text(c, &v, &n) || n >= IPS__VAT_MAX ||
+  if (LIT(c, ",\"crankNum\":")) {
+    if (!count(c, &r->crank))
+      return 0;
+    r->have |= IPS__F_CRANK;
+  }
+  if (!LIT(c, ",\"vatID\":\"") || !text(c, &v, &n) || n >= IPS__VAT_MAX ||
       !LIT(c, ",\"deliveryNum\":") || !count(c, &r->dnum))
     return 0;
   memcpy(r->vat, v, n);
   r->vat[n] = '\0';
-  r->have |= IPS__F_CRANK | IPS__F_VAT | IPS__F_DNUM;
+  r->have |= IPS__F_VAT | IPS__F_DNUM;
   return 1;
 }
 
+/* What a SwingSet kernel writes next (slogger.js): `"replay":B`, then
+ * `"dispatch":"..."` (deliveries) or `"syscall":"..."` (syscalls), then the
+ * kernel's side of the payload (kd, ksc or ksr), stepped over with the scan
+ * the yajl path uses for it.  Each is optional: our parent writes none. */
+static int swingset_fields(cur_t *c, size_t anchor, ips__rec_t *r,
+                           const char *name, size_t nn, const char *k,
+                           size_t kn) {
+  const char *v;
+  size_t n;
+  long e;
+  if (LIT(c, ",\"replay\":")) {
+    if (LIT(c, "true"))
+      r->have |= IPS__F_REPLAY;
+    else if (!LIT(c, "false"))
+      return 0;
+  }
+  if (lit(c, name, nn) && !text(c, &v, &n))
+    return 0;
+  if (kn && lit(c, k, kn)) {
+    e = ips__json_skip(c->s, c->n, c->i, 0);
+    if (e < 0 || (size_t)e >= anchor)
+      return 0;
+    c->i = (size_t)e;
+  }
+  return 1;
+}
+#define SWINGSET(c, anchor, r, name, k) \
+  swingset_fields((c), (anchor), (r), name, sizeof(name) - 1, k, sizeof(k) - 1)
+
 /* The tail `,"time":T,"monotime":M}` that ends the line, found from the
- * end back (by its colons: the numbers have none).  Returns the index of
- * its comma (the anchor), or 0.  The numbers hold no `,"time":`, so this
- * is the line's last one, the anchor the yajl path would use. */
+ * end back (by its colons: the numbers have none), and SwingSet's
+ * `,"seconds":S` after it if there is one.  Returns the index of the
+ * comma before "time" (the anchor), or 0.  The numbers hold no
+ * `,"time":`, so this is the line's last one, the anchor the yajl path
+ * would use. */
 static size_t tail(const char *s, size_t len, ips__rec_t *r) {
   const char *m, *t;
   cur_t c;
   if (len < 32 || s[len - 1] != '}')
     return 0;
   m = memrchr(s + 20, ':', len - 20);
+  if (m && m - 10 > s + 20 && !memcmp(m - 10, ",\"seconds\":", 11)) {
+    int64_t ns;
+    c.s = s;
+    c.i = (size_t)(m + 1 - s);
+    c.n = len;
+    if (!decimal(&c, &ns) || c.i != len - 1)
+      return 0;
+    len = (size_t)(m - 10 - s) + 1; /* as if '}' followed monotime */
+    m = memrchr(s + 20, ':', (size_t)(m - 10 - (s + 20)));
+  }
   if (!m || m - 11 <= s + 20 || memcmp(m - 11, ",\"monotime\":", 12))
     return 0;
   t = memrchr(s + 20, ':', (size_t)(m - 11 - (s + 20)));
@@ -305,6 +351,8 @@ static int meter_member(cur_t *c, const char *k, size_t n, void *ctx) {
   }
   if (n == 8 && !memcmp(k, "ipcstamp", 8))
     return ipcstamp(c, r);
+  if (LIT(c, "\"")) /* xsnap's meterType */
+    return text(c, &k, &n);
   return count(c, &v);
 }
 
@@ -335,7 +383,11 @@ static int dr(cur_t *c, size_t anchor, ips__rec_t *r) {
     r->have |= IPS__F_DRNULL; /* no metering: a local vat, or an error */
   else if (!metering(c, r))
     return 0;
-  return LIT(c, "],\"seconds\":") && decimal(c, &ns) && c->i == anchor;
+  if (!LIT(c, "]"))
+    return 0;
+  if (c->i == anchor) /* SwingSet: seconds comes after monotime */
+    return 1;
+  return LIT(c, ",\"seconds\":") && decimal(c, &ns) && c->i == anchor;
 }
 
 int ips__slog_fast(ips__rec_t *r, const char *s, size_t len) {
@@ -380,16 +432,22 @@ int ips__slog_fast(ips__rec_t *r, const char *s, size_t len) {
     return 0;
   switch (r->type) {
     case IPS__REC_DELIVER:
-      return vd(&c, anchor, r);
+      return SWINGSET(&c, anchor, r, ",\"dispatch\":\"", ",\"kd\":") &&
+             vd(&c, anchor, r);
     case IPS__REC_SYSCALL:
     case IPS__REC_SYSCALL_RESULT:
       if (!LIT(&c, ",\"syscallNum\":") || !count(&c, &r->snum))
         return 0;
       r->have |= IPS__F_SNUM;
-      if (!LIT(&c, r->type == IPS__REC_SYSCALL ? ",\"vsc\":" : ",\"vsr\":"))
+      if (r->type == IPS__REC_SYSCALL
+              ? !SWINGSET(&c, anchor, r, ",\"syscall\":\"", ",\"ksc\":") ||
+                    !LIT(&c, ",\"vsc\":")
+              : !SWINGSET(&c, anchor, r, ",\"syscall\":\"", ",\"ksr\":") ||
+                    !LIT(&c, ",\"vsr\":"))
         return 0;
       return value_ends(s, c.i, anchor);
     default:
-      return dr(&c, anchor, r);
+      return SWINGSET(&c, anchor, r, ",\"dispatch\":\"", "") &&
+             dr(&c, anchor, r);
   }
 }

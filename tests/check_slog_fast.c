@@ -50,6 +50,14 @@ static const char *const canon[] = {
     "[1.000001,1.000002,1.000003,1.000004],\"ipcstamp\":{\"v\":1,\"kinds\":"
     "\"dure\",\"mono\":[10,20,30,40],\"dropped\":2}}],\"seconds\":0.1,"
     "\"time\":2.5,\"monotime\":3.25}",
+    /* SwingSet 0.33's own records (slogger.js): replay, dispatch, the
+     * kernel's side of payloads, seconds after monotime. */
+    "{\"type\":\"deliver\",\"crankNum\":9,\"vatID\":\"v1\",\"deliveryNum\":1,\"replay\":false,\"dispatch\":\"startVat\",\"kd\":[\"startVat\",{\"body\":\"#{\\\"argv\\\":[]}\",\"slots\":[]}],\"vd\":[\"startVat\",{\"body\":\"#{\\\"argv\\\":[]}\",\"slots\":[]}],\"time\":1795421047.904521,\"monotime\":20.715187661}",
+    "{\"type\":\"deliver\",\"vatID\":\"v1\",\"deliveryNum\":5,\"replay\":true,\"dispatch\":\"message\",\"vd\":[\"message\",\"o+0\",{\"methargs\":{\"body\":\"#[\\\"go\\\",[]]\",\"slots\":[]},\"result\":\"p-1\"}],\"time\":1795421053.549552,\"monotime\":26.360214396}",
+    "{\"type\":\"syscall\",\"crankNum\":9,\"vatID\":\"v1\",\"deliveryNum\":1,\"syscallNum\":0,\"replay\":false,\"syscall\":\"vatstoreGet\",\"ksc\":[\"vatstoreGet\",\"v1\",\"idCounters\"],\"vsc\":[\"vatstoreGet\",\"idCounters\"],\"time\":1795421047.906607,\"monotime\":20.717274839}",
+    "{\"type\":\"syscall-result\",\"crankNum\":9,\"vatID\":\"v1\",\"deliveryNum\":1,\"syscallNum\":0,\"replay\":false,\"syscall\":\"vatstoreGet\",\"ksr\":[\"ok\",null],\"vsr\":[\"ok\",null],\"time\":1795421047.907116,\"monotime\":20.717778165,\"seconds\":0.0003910810000015772}",
+    "{\"type\":\"deliver-result\",\"crankNum\":9,\"vatID\":\"v1\",\"deliveryNum\":1,\"replay\":false,\"dispatch\":\"startVat\",\"dr\":[\"ok\",null,{\"meterType\":\"xs-meter-36\",\"currentHeapCount\":152225,\"compute\":12027832,\"allocate\":42074144,\"timestamps\":[1795421047.905385,1795421047.905551,1795421047.907472,1795421047.90843]}],\"time\":1795421047.908534,\"monotime\":20.719198063,\"seconds\":0.004012468999996}",
+    "{\"type\":\"deliver-result\",\"crankNum\":12,\"vatID\":\"v8\",\"deliveryNum\":3,\"replay\":true,\"dispatch\":\"notify\",\"dr\":[\"ok\",null,null],\"time\":1795421047.908534,\"monotime\":20.719198063,\"seconds\":0.004012468999996}",
     /* An error result without metering (the worker's '!'). */
     "{\"type\":\"deliver-result\",\"crankNum\":1,\"vatID\":\"v1\","
     "\"deliveryNum\":1,\"dr\":[\"error\",\"nope\",null],"

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """The straightforward Python version of `ipcstamp report`, for the benchmark.
 
-usage: report_baseline.py SLOG
+usage: report_baseline.py [--swingset] SLOG
 
 One json.loads per line, dicts for the open deliveries, the same attribution
 (DESIGN.md §6, mono clock when both sides have it) and the same text output
@@ -9,6 +9,15 @@ as `ipcstamp report` on slogfiles whose stamps are all on the mono clock, so
 the benchmark can check that both did the same work (it diffs the outputs).
 The wall-clock fallback and bad-input messages are left out: the benchmark
 file does not need them.
+
+--swingset: patched only enough to run over a real SwingSet kernel's
+slogfile (BENCHMARKS.md times it there): a replayed record has no crankNum
+(-1), a result without metering is passed over, the worker's wall
+`timestamps` stand in for `ipcstamp.mono` (taken against the kernel's
+`time`, with no offset estimate), a delivery whose stamps do not match its
+syscalls (console lines, xsnap's 502-stamp cap) is passed over, and a
+message body that does not parse names nothing.  Its figures are not the
+report's; it does the same reading and parsing.
 """
 import json
 import sys
@@ -51,7 +60,8 @@ def describe(vd):
 
 
 def main():
-    path = sys.argv[1]
+    swingset = sys.argv[1] == "--swingset"
+    path = sys.argv[-1]
     out = sys.stdout
     open_d = {}
     vats = {}
@@ -71,11 +81,18 @@ def main():
                     other += 1
                 continue
             vat = rec["vatID"]
-            mono = round(rec["monotime"] * 1e9)
+            mono = round(rec["time" if swingset else "monotime"] * 1e9)
             if t == "deliver":
-                open_d[vat] = dict(crank=rec["crankNum"], dn=rec["deliveryNum"],
-                                   desc=describe(rec["vd"]), D=mono, ups=[],
-                                   line=lineno)
+                if swingset:
+                    try:
+                        desc = describe(rec["vd"])
+                    except (ValueError, TypeError, IndexError, AttributeError):
+                        desc = "?"
+                else:
+                    desc = describe(rec["vd"])
+                open_d[vat] = dict(crank=rec.get("crankNum", -1) if swingset
+                                   else rec["crankNum"], dn=rec["deliveryNum"],
+                                   desc=desc, D=mono, ups=[], line=lineno)
             elif t == "syscall":
                 open_d[vat]["ups"].append([mono, None])
             elif t == "syscall-result":
@@ -83,8 +100,17 @@ def main():
             else:
                 d = open_d.pop(vat)
                 met = rec["dr"][2]
-                ipc = met["ipcstamp"]
-                W = ipc["mono"]
+                if swingset:
+                    if met is None:
+                        continue
+                    ipc = met.get("ipcstamp") or {}
+                    W = ipc.get("mono") or [round(x * 1e9) for x in
+                                            met.get("timestamps", [])]
+                    if len(W) != 2 + 2 * len(d["ups"]):
+                        continue
+                else:
+                    ipc = met["ipcstamp"]
+                    W = ipc["mono"]
                 P = [d["D"]]
                 for u, r in d["ups"]:
                     P += [u, r]
