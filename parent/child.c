@@ -292,6 +292,10 @@ int ips_child_evaluate(ips_child_t *w, const char *source, size_t n,
   return enqueue(w, 'e', source, n, cb, arg);
 }
 
+int ips_child_ready(ips_child_t *w, ips_result_cb cb, void *arg) {
+  return enqueue(w, 'R', NULL, 0, cb, arg);
+}
+
 int ips_child_reply(ips_child_t *w, const void *reply, size_t n,
                      ips_stamp_t *R) {
   struct iovec iov[3];

@@ -192,6 +192,13 @@ IPS_EXTERN int ips_child_spawn(uv_loop_t *loop,
 IPS_EXTERN int ips_child_deliver(ips_child_t *w, const void *payload,
                                   size_t n, ips_result_cb cb, void *arg);
 
+/* Queue xsnap's readiness ping ('R', what its parent sends first): the
+ * worker answers '.' once it runs, so a command queued after it does not
+ * count the worker's start-up as time in the pipe.  Same rules as
+ * ips_child_deliver (start_cb is called for it too, with arg); its result
+ * has no metering, and its stamps say when the worker was ready. */
+IPS_EXTERN int ips_child_ready(ips_child_t *w, ips_result_cb cb, void *arg);
+
 /* Queue an evaluation ('e' + source).  Same rules as ips_child_deliver. */
 IPS_EXTERN int ips_child_evaluate(ips_child_t *w, const char *source,
                                    size_t n, ips_result_cb cb, void *arg);

@@ -18,19 +18,34 @@
 
 static char worker[4096];
 
-/* The hostile worker with the given steps (NULL-terminated). */
-static void script(const char *first, ...) {
+/* The hostile worker with the given steps (NULL-terminated), after
+ * prelude. */
+static void vscript(const char *prelude, const char *first, va_list ap) {
   const char *b = getenv("IPCSTAMP_BUILDDIR");
   const char *s;
   size_t n;
-  va_list ap;
-  n = (size_t)snprintf(worker, sizeof worker, "%s/tests/hostile_worker",
-                       b ? b : ".");
-  va_start(ap, first);
+  n = (size_t)snprintf(worker, sizeof worker, "%s/tests/hostile_worker%s",
+                       b ? b : ".", prelude);
   for (s = first; s; s = va_arg(ap, const char *))
     n += (size_t)snprintf(worker + n, sizeof worker - n, " %s", s);
-  va_end(ap);
   ck_assert_uint_lt(n, sizeof worker);
+}
+
+/* A worker that first answers the readiness ping ipcstamp run sends every
+ * worker ('R', as xsnap's parent does), then does the steps. */
+static void script(const char *first, ...) {
+  va_list ap;
+  va_start(ap, first);
+  vscript(" read ok", first, ap);
+  va_end(ap);
+}
+
+/* The steps from the very start: the ping is the first frame it reads. */
+static void script_raw(const char *first, ...) {
+  va_list ap;
+  va_start(ap, first);
+  vscript("", first, ap);
+  va_end(ap);
 }
 
 static int contains(const char *path, const char *what) {
@@ -156,11 +171,52 @@ START_TEST(test_close4_in_flight) {
   script("read", "raw:10:.\\x01ab", "close:4", "pause", NULL);
   ck_assert_int_eq(run_timed(args, &secs), 1);
   ck_assert_double_lt(secs, 5);
-  assert_err("netstring: end of input inside a frame at byte 7 (the worker "
+  /* byte 16: the 9 bytes of the readiness ping's answer, then 7 */
+  assert_err("netstring: end of input inside a frame at byte 16 (the worker "
              "closed fd 4 inside a frame during a command; worker killed)");
   ck_assert(contains(failed_slog(), "\"fault\":\"IPS_ENS_EOF\""));
   ck_assert(contains(failed_slog(), "\"signal\":9"));
   ck_assert_int_eq(check_slog(failed_slog(), "deliver-result"), 1);
+}
+END_TEST
+
+/* A worker slow to start (300 ms before it reads anything): the
+ * readiness ping takes the start-up, so the first delivery's pipe time
+ * does not (it was the whole 300 ms). */
+START_TEST(test_startup_apart) {
+  const char *args[] = {"run", "--worker", worker, "--workload", wl,
+                        "--slog", slog, NULL};
+  char cmd[2048], *out, *p;
+  long long total;
+  write_file(wl, "{\"vat\":\"v1\",\"vd\":1}\n");
+  script_raw("sleep:300", "read", "ok", "read", "ok", "read", NULL);
+  ck_assert_int_eq(run(args), 0);
+  out = slurp(errfile);
+  free(out);
+  snprintf(cmd, sizeof cmd, "'%s' report --format json '%s' > '%s.json'",
+           ipcstamp, slog, slog);
+  ck_assert_int_eq(system(cmd), 0);
+  snprintf(cmd, sizeof cmd, "%s.json", slog);
+  out = slurp(cmd);
+  p = strstr(out, "\"total_ns\":");
+  ck_assert_ptr_nonnull(p);
+  total = atoll(p + 11);
+  ck_assert_msg(total < 150000000LL, "first delivery %lld ns: start-up in it",
+                total);
+  free(out);
+}
+END_TEST
+
+/* An upcall while answering the readiness ping: nothing to charge it to;
+ * the worker is killed, the run says so and fails, and nothing crashes. */
+START_TEST(test_upcall_during_ping) {
+  const char *args[] = {"run", "--worker", worker, "--workload", wl,
+                        "--slog", slog, NULL};
+  write_file(wl, "{\"vat\":\"v1\",\"vd\":1}\n");
+  script_raw("read", "frame:?[\"log\"]", "read", NULL);
+  ck_assert_int_eq(run(args), 1);
+  assert_err("v1: start-up failed");
+  ck_assert_int_eq(faults(failed_slog()), 1);
 }
 END_TEST
 
@@ -170,7 +226,7 @@ START_TEST(test_fd4_never_used) {
                         "--slog", slog, NULL};
   double secs;
   write_file(wl, "{\"vat\":\"v1\",\"vd\":1}\n");
-  script("close:4", "pause", NULL);
+  script_raw("close:4", "pause", NULL);
   ck_assert_int_eq(run_timed(args, &secs), 1);
   ck_assert_double_lt(secs, 5);
   assert_err("the worker closed fd 4");
@@ -333,6 +389,8 @@ Suite *hostile_faults_suite(void) {
   tcase_add_checked_fixture(tc, run_setup, NULL);
   tcase_add_test(tc, test_close4_in_flight);
   tcase_add_test(tc, test_fd4_never_used);
+  tcase_add_test(tc, test_startup_apart);
+  tcase_add_test(tc, test_upcall_during_ping);
   tcase_add_test(tc, test_fork_holds_pipe);
   suite_add_tcase(s, tc);
   tc = tcase_create("Bytes");

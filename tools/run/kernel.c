@@ -179,10 +179,17 @@ static void on_upcall(ips_child_t *w, void *arg, const char *p, size_t n,
                       const ips_stamp_t *U) {
   kernel_t *k = arg;
   vat_t *v = ips_child_data(w);
-  uint64_t snum = k->snum++;
+  uint64_t snum;
   size_t len = 0;
   char *reply;
   ips_stamp_t R;
+  if (arg == v) {
+    /* An upcall while it answers the readiness ping: no delivery of the
+     * kernel's to charge it to; a protocol violation (on_ready says). */
+    (void)ips_child_kill(w);
+    return;
+  }
+  snum = k->snum++;
   k->upcalls++;
   if (k->slog)
     kernel_slog_check(k, ips_slog_syscall(k->slog, k->crank, v->id, k->dnum,
@@ -203,6 +210,8 @@ static void on_upcall(ips_child_t *w, void *arg, const char *p, size_t n,
 static void on_start(ips_child_t *w, void *arg, const ips_stamp_t *D) {
   kernel_t *k = arg;
   vat_t *v = ips_child_data(w);
+  if (arg == v) /* the readiness ping: no delivery of the kernel's */
+    return;
   if (k->slog && k->cur)
     kernel_slog_check(k, ips_slog_deliver(k->slog, k->crank, v->id, k->dnum,
                                           k->cur->vd, k->cur->vdlen, D));
@@ -281,6 +290,37 @@ static void on_closed(ips_child_t *w) {
   v->w = NULL;
   v->closed = 1;
   v->k->open_workers--;
+}
+
+/* The worker answered the readiness ping: its start-up is over (and is
+ * not in its first delivery's pipe time). */
+static void on_ready(ips_child_t *w, void *arg, const ips_result_t *res) {
+  vat_t *v = arg;
+  kernel_t *k = v->k;
+  (void)w;
+  if (res->kind == IPS_RESULT_OK && res->nstamps >= 2) {
+    v->ready_ns = res->stamps[res->nstamps - 1].mono_ns - v->spawn_ns;
+  } else if (res->kind != IPS_RESULT_FAULT || res->status != -ECANCELED) {
+    /* Before any command: a fault outside a command, told and recorded
+     * as such. */
+    k->faults++;
+    fprintf(stderr, "ipcstamp run: %s: start-up failed: %s\n", v->id,
+            res->message);
+    if (k->slog)
+      kernel_slog_check(k, ips_slog_worker_fault(
+                               k->slog, v->id,
+                               res->kind == IPS_RESULT_FAULT ? res->status
+                                                             : IPS_EPROTO,
+                               res->message));
+  }
+}
+
+int kernel_vat_started(kernel_t *k, vat_t *v) {
+  ips_stamp_t now;
+  (void)k;
+  if (ips_clock_read(&now) == 0)
+    v->spawn_ns = now.mono_ns;
+  return ips_child_ready(v->w, on_ready, v);
 }
 
 void kernel_worker_options(kernel_t *k, ips_child_options_t *o) {

@@ -38,6 +38,8 @@ typedef struct {
   kv_t *store[KERNEL_STORE_BUCKETS];
   uint64_t deliveries; /* deliveryNum of the last one */
   int closed;
+  int64_t spawn_ns;    /* mono: when the worker was started */
+  int64_t ready_ns;    /* its start-up (spawn to readiness), 0 if unknown */
 } vat_t;
 
 struct kernel_s {
@@ -77,6 +79,10 @@ void kernel_pump(kernel_t *k);
 void kernel_stop(kernel_t *k);
 /* The worker options every vat gets (callbacks set here). */
 void kernel_worker_options(kernel_t *k, ips_child_options_t *o);
+/* v's worker was just spawned: queue xsnap's readiness ping ahead of any
+ * command, so that its start-up is timed on its own (v->ready_ns) and
+ * never counted in its first delivery.  Returns ips_child_ready()'s. */
+int kernel_vat_started(kernel_t *k, vat_t *v);
 /* Note a slog error once; returns 1 when rc was an error. */
 int kernel_slog_check(kernel_t *k, int rc);
 void kernel_free(kernel_t *k);
