@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ipcstamp-ring.h"
 #include "ipcstamp-worker.h"
 #include "worker-int.h"
 
@@ -80,6 +81,15 @@ int ips_worker_options_env(ips_worker_options_t *o, char *msg, size_t size) {
                  v);
       return IPS_EINVAL;
     }
+  }
+  {
+    ips_ring_options_t ro;
+    ips_ring_options_init(&ro);
+    ro.dir = n.ring_dir;
+    if (n.ring_size) ro.size = n.ring_size;
+    if (ips_ring_options_env(&ro, msg, size) != 0) return IPS_EINVAL;
+    n.ring_dir = ro.dir;
+    n.ring_size = ro.size;
   }
   *o = n;
   return 0;
