@@ -446,6 +446,7 @@ int ips_ring_reader_poll(ips_ring_reader_t *r, size_t max,
     if (atomic_load_explicit(&r->hdr->tail, memory_order_acquire) > r->pos) {
       rc = resync(r, on_lost, arg);
       if (rc < 0) return rc;
+      if (rc == 0) break;  /* not knowable now: the next poll tries again */
       continue;
     }
     copy_at(r, r->pos, &rec, sizeof rec);

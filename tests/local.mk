@@ -50,8 +50,22 @@ tests_fuzz_fuzz_slog_CPPFLAGS = $(AM_CPPFLAGS)
 tests_fuzz_fuzz_slog_CFLAGS = $(AM_CFLAGS) $(YAJL_CFLAGS)
 tests_fuzz_fuzz_slog_LDFLAGS = $(AM_LDFLAGS) -fsanitize=fuzzer
 tests_fuzz_fuzz_slog_LDADD = analyze/libanalyze-core.la $(YAJL_LIBS) $(ZLIB_LIBS) -lm -lpthread
+FUZZ_TARGETS += tests/fuzz/fuzz_ring
+tests_fuzz_fuzz_ring_SOURCES = tests/fuzz/fuzz_ring.c tests/fuzz/fuzz.h
+tests_fuzz_fuzz_ring_LDFLAGS = $(AM_LDFLAGS) -fsanitize=fuzzer
+tests_fuzz_fuzz_ring_LDADD = analyze/libanalyze-core.la $(YAJL_LIBS) $(ZLIB_LIBS) -lm -lpthread
 endif
 EXTRA_PROGRAMS += $(FUZZ_TARGETS)
+# The seed corpus of fuzz_ring comes from the real producer (make
+# ring-seeds rewrites tests/fuzz/corpus/ring/).
+EXTRA_PROGRAMS += tests/fuzz/gen_ring_seeds
+tests_fuzz_gen_ring_seeds_SOURCES = tests/fuzz/gen_ring_seeds.c
+tests_fuzz_gen_ring_seeds_LDADD = proto/libipcstamp-proto.la
+PHONY_TARGETS += ring-seeds
+ring-seeds: tests/fuzz/gen_ring_seeds
+	@set -e; d=$$(mktemp -d); for k in fresh wrapped; do \
+	  p=$$(./tests/fuzz/gen_ring_seeds $$d $$k); \
+	  mv $$p $(srcdir)/tests/fuzz/corpus/ring/$$k.ring; done; rmdir $$d
 EXTRA_DIST += tests/fuzz/corpus
 
 # A bounded run of every target from its seed corpus (CI runs it).  New
