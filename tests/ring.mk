@@ -11,3 +11,16 @@ tests_check_ring_SOURCES = \
 tests_check_ring_CFLAGS = $(AM_CFLAGS) -pthread $(CHECK_CFLAGS) $(YAJL_CFLAGS)
 tests_check_ring_LDADD = analyze/libanalyze-core.la proto/libipcstamp-proto.la \
 	$(CHECK_LIBS) $(YAJL_LIBS) -lpthread
+
+# docs/ring.md's reader example, compiled from the page itself so that it
+# cannot rot, and run on a ring the real producer wrote.
+check_PROGRAMS += analyze/ring-example
+nodist_analyze_ring_example_SOURCES = analyze/ring-example.c
+analyze_ring_example_LDADD = analyze/libipcstamp-analyze.la proto/libipcstamp-proto.la
+CLEANFILES += analyze/ring-example.c
+analyze/ring-example.c: $(top_srcdir)/docs/ring.md
+	$(AM_V_GEN)$(MKDIR_P) analyze && \
+	sed -n '/^<!-- ring-example.c: begin/,/^<!-- ring-example.c: end/{/^<!--/d;/^```/d;p;}' \
+	  $(top_srcdir)/docs/ring.md > $@.tmp && mv $@.tmp $@
+TESTS += tests/ring-example.test
+EXTRA_DIST += tests/ring-example.test
