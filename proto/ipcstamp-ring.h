@@ -115,6 +115,7 @@ typedef struct ips_ring_attribution_s {
   uint64_t crank;     /* 0 when unknown */
   uint64_t delivery;
   const char *vat;    /* NULL: the ring's vat */
+  int64_t mono_ns;    /* when it ended (CLOCK_MONOTONIC ns) */
 } ips_ring_attribution_t;
 IPS_EXTERN void ips_ring_attribution(ips_ring_t *r,
                                      const ips_ring_attribution_t *a);

@@ -106,7 +106,9 @@ typedef struct ips__ring_attr_s {
   uint64_t crank;      /* 32 */
   uint64_t delivery;   /* 40 */
   char vat[16];        /* 48 */
-} ips__ring_attr_t;    /* 64 */
+  int64_t mono_ns;     /* 64 when the delivery ended (the parent's 'E') */
+  uint8_t pad[8];      /* 72 */
+} ips__ring_attr_t;    /* 80 */
 
 typedef struct ips__ring_mark_s {
   int64_t wall_us;     /*  0 */

@@ -62,6 +62,7 @@ static const field_def attr_fields[] = {
     F(ips__ring_attr_t, crank, IPS__RING_UINT),
     F(ips__ring_attr_t, delivery, IPS__RING_UINT),
     F(ips__ring_attr_t, vat, IPS__RING_STR),
+    F(ips__ring_attr_t, mono_ns, IPS__RING_INT),
 };
 static const field_def mark_fields[] = {
     F(ips__ring_mark_t, name, IPS__RING_STR),
@@ -389,6 +390,7 @@ void ips_ring_attribution(ips_ring_t *r, const ips_ring_attribution_t *a) {
   e.total_ns = a->total_ns;
   e.crank = a->crank;
   e.delivery = a->delivery;
+  e.mono_ns = a->mono_ns;
   if (a->vat)
     copy_name(e.vat, sizeof e.vat, a->vat);
   else

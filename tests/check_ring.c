@@ -123,6 +123,7 @@ static int by_name(void *arg, const ips_ring_event_t *ev) {
     ck_assert_int_eq(ips_ring_event_int(ev, "worker_ns", -1), 2);
     ck_assert_int_eq(ips_ring_event_int(ev, "kernel_ns", -1), 3);
     ck_assert_int_eq(ips_ring_event_int(ev, "delivery", -1), 42);
+    ck_assert_int_eq(ips_ring_event_int(ev, "mono_ns", -1), 99);
   } else if (strcmp(ev->name, "mark") == 0) {
     n->mark++;
     snprintf(n->mark_name, sizeof n->mark_name, "%s",
@@ -136,7 +137,7 @@ START_TEST(ring_round_trip) {
   ips_ring_t *r = open_ring(0);
   ips_ring_reader_t *rd;
   ips_ring_info_t info;
-  ips_ring_attribution_t a = {1, 2, 3, 6, 17, 42, NULL};
+  ips_ring_attribution_t a = {1, 2, 3, 6, 17, 42, NULL, 99};
   ips_stamp_t s = {5, 7, 'd'};
   names_t n;
   char path[4200];
