@@ -24,3 +24,8 @@ analyze/ring-example.c: $(top_srcdir)/docs/ring.md
 	  $(top_srcdir)/docs/ring.md > $@.tmp && mv $@.tmp $@
 TESTS += tests/ring-example.test
 EXTRA_DIST += tests/ring-example.test
+
+# ipcstamp top against a stalled worker: --once, and the full-screen view
+# in tmux.
+TESTS += tests/top.test
+EXTRA_DIST += tests/top.test
