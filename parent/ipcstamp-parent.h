@@ -139,6 +139,13 @@ typedef struct ips_child_options_s {
   ips_console_cb console_cb; /* NULL: stdout/stderr are inherited */
   ips_exit_cb exit_cb;       /* optional */
   void *data;                /* for the host: ips_child_data() */
+  struct ips_ring_s *ring;   /* the host's live ring (ipcstamp-ring.h), or
+                                NULL: the parent's stamps and each OK
+                                command's attribution go there.  Not owned:
+                                it must outlive the worker; one ring may be
+                                shared by the workers of one thread */
+  const char *ring_vat;      /* the vat named in the ring's events (15
+                                bytes kept), or NULL */
 } ips_child_options_t;
 
 /* Start a worker on loop with fd 3 = parent->worker and fd 4 =

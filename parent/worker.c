@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "ipcstamp-parent.h"
+#include "ring.h"
 #include "worker.h"
 
 /* How long a worker that exited may still deliver frames already in the
@@ -58,6 +59,7 @@ static int push_stamp(ips_child_t *w, char kind, ips_stamp_t *out) {
     w->stcap = nc;
   }
   w->st[w->nst++] = s;
+  ips__child_ring_stamp(w, &s);
   if (out)
     *out = s;
   return 0;
@@ -79,6 +81,7 @@ static ips__cmd_t *dequeue(ips_child_t *w) {
 static void complete(ips_child_t *w, ips__cmd_t *c, ips_result_t *res) {
   res->stamps = c->sent ? w->st : NULL;
   res->nstamps = c->sent ? w->nst : 0;
+  ips__child_ring_result(w, res);
   /* A command queued from the callback starts after it returns: starting
    * it now would overwrite the stamps res points to. */
   w->in_callback++;
@@ -625,6 +628,8 @@ int ips_child_spawn(uv_loop_t *loop, const ips_child_options_t *opts,
     return IPS_ENOMEM;
   w->loop = loop;
   w->o = *opts;
+  ips__child_ring_init(w, opts);
+  w->o.ring_vat = NULL; /* copied into ring_vat: the caller's may go */
   w->o.file = strdup(opts->file);
   w->o.cwd = opts->cwd ? strdup(opts->cwd) : NULL;
   if (!w->o.file || (opts->cwd && !w->o.cwd))

@@ -59,6 +59,9 @@ struct ips_child_s {
   int grace_expired;
   int in_callback;     /* inside a result callback */
   ips_close_cb close_cb;
+  struct ips_ring_s *ring;  /* not owned (options.ring) */
+  uint64_t ring_delivery;   /* commands sent, for the ring's events */
+  char ring_vat[16];
   char rbuf[65536];
 };
 

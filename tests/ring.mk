@@ -29,3 +29,8 @@ EXTRA_DIST += tests/ring-example.test
 # in tmux.
 TESTS += tests/top.test
 EXTRA_DIST += tests/top.test
+
+# ipcstamp run with rings: the parent's attribution events against the
+# report's attribution of the same run.
+TESTS += tests/ring-run.test
+EXTRA_DIST += tests/ring-run.test

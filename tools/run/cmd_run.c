@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "ipcstamp-ring.h"
 #include "kernel.h"
 #include "demo.h"
 
@@ -85,6 +86,7 @@ typedef struct {
   int show_progress, progress_shown;
   uint64_t start_ns;
   run_feed_t feed;
+  ips_ring_t *ring;   /* the parent's live ring (IPCSTAMP_RING_DIR), owned */
 } run_t;
 
 static void on_sig(uv_signal_t *h, int signum) {
@@ -146,6 +148,8 @@ static int start_vats(run_t *r, char **wargv, uint64_t timeout_ms,
     o.max_frame = max_frame;
     o.max_upcalls = max_upcalls;
     o.data = v;
+    o.ring = r->ring;
+    o.ring_vat = v->id;
     kernel_worker_options(k, &o);
     rc = ips_child_spawn(k->loop, &o, &v->w);
     if (rc) {
@@ -292,6 +296,26 @@ int cmd_run(int argc, char **argv) {
     }
   }
 
+  {
+    /* IPCSTAMP_RING_DIR: the parent's ring (its stamps and each delivery's
+     * attribution); the workers inherit the variable and write their own. */
+    ips_ring_options_t ro;
+    char m[300];
+    ips_ring_options_init(&ro);
+    ro.role = IPS_RING_ROLE_PARENT;
+    ro.program = "ipcstamp run";
+    if (ips_ring_options_env(&ro, m, sizeof m) != 0) {
+      fprintf(stderr, "ipcstamp run: %s\n", m);
+      exit_code = CLI_EXIT_USAGE;
+      goto out;
+    }
+    if (ro.dir && ips_ring_open(&r.ring, &ro, m, sizeof m) != 0) {
+      fprintf(stderr, "ipcstamp run: %s\n", m);
+      exit_code = CLI_EXIT_IO;
+      goto out;
+    }
+  }
+
   for (i = 0; i < 2; i++) {
     uv_signal_init(&loop, &r.sig[i]);
     r.sig[i].data = &r;
@@ -344,6 +368,7 @@ out:
   if (r.k.slog)
     ips_slog_close(r.k.slog);
   uv_run(&loop, UV_RUN_DEFAULT);
+  ips_ring_close(r.ring); /* after the workers: they wrote into it */
   if (uv_loop_close(&loop) != 0 && exit_code == CLI_EXIT_OK)
     exit_code = CLI_EXIT_FAIL;
   free(cmd);

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ipcstamp-ring.h"
 #include "top.h"
 
 void top_init(top_t *t, const char *dir) {
@@ -38,6 +39,13 @@ static void on_stamp(top_proc_t *p, const ips_ring_event_t *ev) {
   const char *kind = ips_ring_event_str(ev, "kind");
   const char *vat = ips_ring_event_str(ev, "vat");
   int64_t mono = ips_ring_event_int(ev, "mono_ns", 0);
+  /* A parent's ring mixes the stamps of all its workers: its row is the
+   * whole process ("*"), and the in-flight view comes from the workers'
+   * own rings. */
+  if (p->info.role == IPS_RING_ROLE_PARENT) {
+    snprintf(p->vat, sizeof p->vat, "*");
+    return;
+  }
   if (vat[0]) snprintf(p->vat, sizeof p->vat, "%s", vat);
   switch (kind[0]) {
   case 'd':
@@ -130,6 +138,8 @@ static void add_proc(top_t *t, const char *name, long pid) {
   snprintf(p->path, sizeof p->path, "%s/%s", t->dir, name);
   if (ips_ring_reader_open(&p->reader, p->path, msg, sizeof msg) != 0)
     snprintf(p->error, sizeof p->error, "%s", msg);
+  else
+    (void)ips_ring_reader_info(p->reader, &p->info); /* the role, first */
   t->procs[t->nprocs++] = p;
 }
 
