@@ -85,7 +85,8 @@ IPS_EXTERN int ips_ring_reader_open_pid(ips_ring_reader_t **out,
 IPS_EXTERN void ips_ring_reader_close(ips_ring_reader_t *r);
 
 /* Move the cursor to the newest position: only events written from now on
- * will be polled. */
+ * will be polled.  (A lap before the first of them is skipped without a
+ * count: the number of the event at the seek position is not known.) */
 IPS_EXTERN void ips_ring_reader_seek_end(ips_ring_reader_t *r);
 
 /* Called with each event; return 0 to go on, nonzero to stop the poll
