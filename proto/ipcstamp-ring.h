@@ -65,9 +65,10 @@ typedef struct ips_ring_options_s {
  * "ipcstamp", no vat, running. */
 IPS_EXTERN void ips_ring_options_init(ips_ring_options_t *o);
 
-/* Read IPCSTAMP_RING_DIR (the directory) and IPCSTAMP_RING_SIZE (data bytes,
- * a whole number in range) into o.  o->dir then points into the
- * environment: copy it if the environment may change.  Returns 0, or
+/* Read IPCSTAMP_RING_DIR (the directory), IPCSTAMP_RING_SIZE (data bytes,
+ * a whole number in range) and IPCSTAMP_VAT (the vat, set by a parent that
+ * knows it) into o.  o->dir and o->vat then point into the environment:
+ * copy them if the environment may change.  Returns 0, or
  * IPS_EINVAL with a message in msg (which variable, what was wrong) and o
  * untouched. */
 IPS_EXTERN int ips_ring_options_env(ips_ring_options_t *o, char *msg,

@@ -110,6 +110,8 @@ int ips_ring_options_env(ips_ring_options_t *o, char *msg, size_t size) {
     o->size = (size_t)x;
   }
   if (dir && *dir) o->dir = dir;
+  v = getenv("IPCSTAMP_VAT");
+  if (v && *v) o->vat = v;
   return 0;
 }
 

@@ -93,6 +93,8 @@ typedef struct ips_worker_options_s {
                                <ring_dir>/<pid>.ring (docs/ring.md); not
                                copied.  Default NULL: no ring. */
   size_t ring_size;         /* the ring's data bytes; 0 = 1 MiB */
+  const char *ring_vat;     /* the vat named in the ring, or NULL; not
+                               copied */
 } ips_worker_options_t;
 
 /* A command for the VM.  data points into the worker's frame buffer: it is
@@ -140,6 +142,7 @@ IPS_EXTERN void ips_worker_options_init(ips_worker_options_t *o);
  *   IPCSTAMP_DISABLE         1: no stamps at all (and no cpu_ns); 0: stamps
  *   IPCSTAMP_RING_DIR        the live ring's directory (ring_dir)
  *   IPCSTAMP_RING_SIZE       its data bytes (4096–1073741824)
+ *   IPCSTAMP_VAT             the vat this worker serves, for the ring
  * An unset or empty variable leaves o alone.  Returns 0, or IPS_EINVAL with
  * a one-line message naming the variable and the value in msg (size bytes,
  * NUL-terminated), and o unchanged. */

@@ -90,6 +90,7 @@ int ips_worker_options_env(ips_worker_options_t *o, char *msg, size_t size) {
     if (ips_ring_options_env(&ro, msg, size) != 0) return IPS_EINVAL;
     n.ring_dir = ro.dir;
     n.ring_size = ro.size;
+    if (ro.vat) n.ring_vat = ro.vat;
   }
   *o = n;
   return 0;

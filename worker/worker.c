@@ -248,6 +248,7 @@ int ips_worker_init(ips_worker_t *w, const ips_worker_options_t *o) {
     ro.size = o->ring_size;
     ro.role = IPS_RING_ROLE_WORKER;
     ro.program = worker_name(w);
+    ro.vat = o->ring_vat;
     rc = ips_ring_open(&w->ring, &ro, m, sizeof m);
     if (rc != 0) {
       ips_worker_close(w);

@@ -132,6 +132,24 @@ static int split_cmd(char *cmd, char **argv, int max) {
   return tok ? -1 : n;
 }
 
+extern char **environ;
+
+/* This process's environment with IPCSTAMP_VAT=<vat> (replacing any): a
+ * worker writing a live ring names its vat there.  The array is malloc'd
+ * (the strings are environ's and var's); NULL when out of memory. */
+static char **env_with_vat(char *var) {
+  size_t n = 0, i, j = 0;
+  char **env;
+  while (environ[n]) n++;
+  env = malloc((n + 2) * sizeof *env);
+  if (!env) return NULL;
+  for (i = 0; i < n; i++)
+    if (strncmp(environ[i], "IPCSTAMP_VAT=", 13) != 0) env[j++] = environ[i];
+  env[j++] = var;
+  env[j] = NULL;
+  return env;
+}
+
 static int start_vats(run_t *r, char **wargv, uint64_t timeout_ms,
                       size_t max_frame, uint64_t max_upcalls) {
   kernel_t *k = &r->k;
@@ -151,7 +169,16 @@ static int start_vats(run_t *r, char **wargv, uint64_t timeout_ms,
     o.ring = r->ring;
     o.ring_vat = v->id;
     kernel_worker_options(k, &o);
+    if (r->ring) {
+      /* The workers' rings are theirs (they inherit IPCSTAMP_RING_DIR);
+       * only the vat's name must come from here.  uv_spawn copies env. */
+      char var[48];
+      snprintf(var, sizeof var, "IPCSTAMP_VAT=%s", v->id);
+      o.env = env_with_vat(var);
+      if (!o.env) return IPS_ENOMEM;
+    }
     rc = ips_child_spawn(k->loop, &o, &v->w);
+    free(o.env);
     if (rc) {
       fprintf(stderr, "ipcstamp run: cannot start the worker '%s': %s\n",
               wargv[0], ips_strerror(rc));
