@@ -53,7 +53,7 @@ struct ips_ring_reader_s {
   uint64_t lost;
   int err;
   unsigned char rec[16 + IPS__RING_MAX_PAYLOAD];
-  char msg[256];
+  char msg[512];
 };
 
 static int fail(ips_ring_reader_t *r, int err, const char *fmt, ...)
@@ -258,7 +258,7 @@ int ips_ring_reader_open(ips_ring_reader_t **out, const char *path, char *msg,
   if (rc != 0) {
     char tmp[sizeof r->msg];
     memcpy(tmp, r->msg, sizeof tmp);
-    snprintf(r->msg, sizeof r->msg, "%.60s: %.190s", path, tmp);
+    snprintf(r->msg, sizeof r->msg, "%.250s: %.250s", path, tmp);
     goto error;
   }
   *out = r;

@@ -157,6 +157,7 @@ static int start_vats(run_t *r, char **wargv, uint64_t timeout_ms,
   for (i = 0; i < k->nvats; i++) {
     vat_t *v = &k->vats[i];
     ips_child_options_t o;
+    char var[48]; /* IPCSTAMP_VAT=...: lives until the spawn has copied it */
     memset(&o, 0, sizeof o);
     snprintf(v->id, sizeof v->id, "v%d", i + 1);
     v->k = k;
@@ -171,8 +172,7 @@ static int start_vats(run_t *r, char **wargv, uint64_t timeout_ms,
     kernel_worker_options(k, &o);
     if (r->ring) {
       /* The workers' rings are theirs (they inherit IPCSTAMP_RING_DIR);
-       * only the vat's name must come from here.  uv_spawn copies env. */
-      char var[48];
+       * only the vat's name must come from here.  The spawn copies env. */
       snprintf(var, sizeof var, "IPCSTAMP_VAT=%s", v->id);
       o.env = env_with_vat(var);
       if (!o.env) return IPS_ENOMEM;
