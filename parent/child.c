@@ -19,6 +19,7 @@
 #include "ipcstamp-parent.h"
 #include "child.h"
 #include "json.h"
+#include "ring.h"
 
 /* How long a worker that exited may still deliver frames already in the
  * pipe, and how long a closed worker gets to obey 'q'. */
@@ -77,6 +78,9 @@ static int push_stamp(ips_child_t *w, char kind, ips_stamp_t *out) {
     w->stcap = nc;
   }
   w->st[w->nst++] = s;
+  /* The readiness ping is no command of the host's: not in the ring. */
+  if (!w->head || w->head->tag != 'R')
+    ips__child_ring_stamp(w, &s);
   if (out)
     *out = s;
   return 0;
@@ -98,6 +102,7 @@ static ips__cmd_t *dequeue(ips_child_t *w) {
 static void complete(ips_child_t *w, ips__cmd_t *c, ips_result_t *res) {
   res->stamps = c->sent ? w->st : NULL;
   res->nstamps = c->sent ? w->nst : 0;
+  ips__child_ring_result(w, res);
   /* A command queued from the callback starts after it returns: starting
    * it now would overwrite the stamps res points to. */
   w->in_callback++;
@@ -267,6 +272,7 @@ static int enqueue(ips_child_t *w, char tag, const void *payload, size_t n,
   c->cb = cb;
   c->arg = arg;
   c->sent = 0;
+  c->tag = tag;
   memcpy(c->frame, iov[0].iov_base, iov[0].iov_len);
   if (n)
     memcpy(c->frame + iov[0].iov_len, payload, n);
@@ -737,6 +743,8 @@ int ips_child_spawn(uv_loop_t *loop, const ips_child_options_t *opts,
     return IPS_ENOMEM;
   w->loop = loop;
   w->o = *opts;
+  ips__child_ring_init(w, opts);
+  w->o.ring_vat = NULL; /* copied into ring_vat: the caller's may go */
   w->o.file = strdup(opts->file);
   w->o.cwd = opts->cwd ? strdup(opts->cwd) : NULL;
   if (!w->o.file || (opts->cwd && !w->o.cwd))

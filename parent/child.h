@@ -13,6 +13,7 @@ typedef struct ips__cmd_s {
   void *arg;
   size_t len;
   int sent;
+  char tag;     /* '?', 'e' or 'R' */
   char frame[]; /* header, tag, payload, ',' */
 } ips__cmd_t;
 
@@ -64,6 +65,9 @@ struct ips_child_s {
   int in_callback;     /* inside a result callback */
   int cancelled;       /* closed: every queued command is to fail */
   ips_close_cb close_cb;
+  struct ips_ring_s *ring;  /* not owned (options.ring) */
+  uint64_t ring_delivery;   /* commands sent, for the ring's events */
+  char ring_vat[16];
   char rbuf[65536];
 };
 

@@ -163,6 +163,13 @@ typedef struct ips_child_options_s {
   void *data;                /* for the host: ips_child_data() */
   ips_fault_cb fault_cb;     /* optional; last, so that hosts built before
                                 it (zeroed options) keep working */
+  struct ips_ring_s *ring;   /* the host's live ring (ipcstamp-ring.h), or
+                                NULL: the parent's stamps and each OK
+                                command's attribution go there.  Not owned:
+                                it must outlive the worker; one ring may be
+                                shared by the workers of one thread */
+  const char *ring_vat;      /* the vat named in the ring's events (15
+                                bytes kept), or NULL */
 } ips_child_options_t;
 
 /* Fill *o with the defaults: every field zero/NULL, which means no file

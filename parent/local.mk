@@ -1,13 +1,14 @@
 # parent/: the parent library on libuv (workers, metering reader, slogfile).
 lib_LTLIBRARIES += parent/libipcstamp-parent.la
 include_HEADERS += parent/ipcstamp-parent.h
-noinst_HEADERS += parent/json.h parent/child.h parent/crank.h
+noinst_HEADERS += parent/json.h parent/child.h parent/crank.h parent/ring.h
 pkgconfig_DATA += parent/ipcstamp-parent.pc
 parent_libipcstamp_parent_la_SOURCES = \
 	parent/crank.c \
 	parent/json.c \
 	parent/metering.c \
 	parent/slog.c \
+	parent/ring.c \
 	parent/child.c
 parent_libipcstamp_parent_la_CFLAGS = $(AM_CFLAGS) $(UV_CFLAGS) $(YAJL_CFLAGS)
 parent_libipcstamp_parent_la_LIBADD = proto/libipcstamp-proto.la $(UV_LIBS) $(YAJL_LIBS)

@@ -53,7 +53,8 @@ extern "C" {
   XX(TIMEOUT, "timeout")                                                       \
   XX(METERING, "invalid metering")                                             \
   XX(VERSION, "unknown format version")                                        \
-  XX(IO, "cannot read the input")
+  XX(IO, "cannot read the input")                                             \
+  XX(RING, "corrupt ring file")
 
 /* IPS_ENS_DIGIT is -19999, the next -19998, and so on: every code is
  * negative and far below any -errno. */

@@ -1,12 +1,14 @@
 # proto/: the wire layer (libc only).
 lib_LTLIBRARIES += proto/libipcstamp-proto.la
-include_HEADERS += proto/ipcstamp-proto.h proto/ipcstamp-slog.h
+include_HEADERS += proto/ipcstamp-proto.h proto/ipcstamp-slog.h proto/ipcstamp-ring.h
+noinst_HEADERS += proto/ring-format.h
 pkgconfig_DATA += proto/ipcstamp-proto.pc
 proto_libipcstamp_proto_la_SOURCES = \
 	proto/errors.c \
 	proto/netstring.c \
 	proto/clock.c \
 	proto/stamps.c \
-	proto/metering.c
+	proto/metering.c \
+	proto/ring.c
 proto_libipcstamp_proto_la_LDFLAGS = $(AM_LDFLAGS) -no-undefined -version-info 0:0:0
-dist_docs_DATA += docs/protocol.md
+dist_docs_DATA += docs/protocol.md docs/ring.md

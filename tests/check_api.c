@@ -12,6 +12,8 @@
 #include "ipcstamp-parent.h"
 #include "ipcstamp-proto.h"
 #include "ipcstamp-slog.h"
+#include "ipcstamp-ring-read.h"
+#include "ipcstamp-ring.h"
 #include "ipcstamp-worker.h"
 
 START_TEST(test_both_sides_link) {
@@ -26,6 +28,15 @@ START_TEST(test_both_sides_link) {
   ck_assert_ptr_nonnull((void *)(uintptr_t)analyse);
   ck_assert_str_eq(ips_err_name(IPS_EPIPE), "IPS_EPIPE");
   ck_assert_str_eq(ips_skip_name(IPS_SKIP_ORPHAN), "ORPHAN");
+  {
+    void (*stamp)(ips_ring_t *, const ips_stamp_t *, uint64_t, uint32_t) =
+        ips_ring_stamp;
+    int (*poll)(ips_ring_reader_t *, size_t, ips_ring_event_cb,
+                ips_ring_lost_cb, void *) = ips_ring_reader_poll;
+    ck_assert_ptr_nonnull((void *)(uintptr_t)stamp);
+    ck_assert_ptr_nonnull((void *)(uintptr_t)poll);
+    ck_assert_str_eq(ips_err_name(IPS_ERING), "IPS_ERING");
+  }
 }
 END_TEST
 
@@ -39,6 +50,12 @@ START_TEST(test_internals_hidden) {
   ck_assert_ptr_nonnull(dlsym(self, "ips_analysis_read"));
   ck_assert_ptr_null(dlsym(self, "ips__slog_parse"));
   ck_assert_ptr_null(dlsym(self, "ips__attr_feed"));
+  /* The ring: the producer from proto, the reader from the analysis. */
+  ck_assert_ptr_nonnull(dlsym(self, "ips_ring_open"));
+  ck_assert_ptr_nonnull(dlsym(self, "ips_ring_stamp"));
+  ck_assert_ptr_nonnull(dlsym(self, "ips_ring_reader_open"));
+  ck_assert_ptr_nonnull(dlsym(self, "ips_ring_reader_poll"));
+  ck_assert_ptr_nonnull(dlsym(self, "ips_ring_event_field"));
   dlclose(self);
 }
 END_TEST

@@ -23,6 +23,7 @@ include tests/worker.mk
 include tests/parent.mk
 include tests/tools.mk
 include tests/docs.mk
+include tests/ring.mk
 
 # Benchmarks of proto/ (make bench).
 EXTRA_PROGRAMS += tests/bench/bench_stamp
@@ -62,8 +63,22 @@ tests_fuzz_fuzz_parent_frames_CFLAGS = $(AM_CFLAGS) $(UV_CFLAGS)
 tests_fuzz_fuzz_parent_frames_LDFLAGS = $(AM_LDFLAGS) -fsanitize=fuzzer
 tests_fuzz_fuzz_parent_frames_LDADD = parent/libipcstamp-parent.la \
 	proto/libipcstamp-proto.la $(UV_LIBS) $(YAJL_LIBS)
+FUZZ_TARGETS += tests/fuzz/fuzz_ring
+tests_fuzz_fuzz_ring_SOURCES = tests/fuzz/fuzz_ring.c tests/fuzz/fuzz.h
+tests_fuzz_fuzz_ring_LDFLAGS = $(AM_LDFLAGS) -fsanitize=fuzzer
+tests_fuzz_fuzz_ring_LDADD = analyze/libanalyze-core.la $(YAJL_LIBS) $(ZLIB_LIBS) -lm -lpthread
 endif
 EXTRA_PROGRAMS += $(FUZZ_TARGETS)
+# The seed corpus of fuzz_ring comes from the real producer (make
+# ring-seeds rewrites tests/fuzz/corpus/ring/).
+EXTRA_PROGRAMS += tests/fuzz/gen_ring_seeds
+tests_fuzz_gen_ring_seeds_SOURCES = tests/fuzz/gen_ring_seeds.c
+tests_fuzz_gen_ring_seeds_LDADD = proto/libipcstamp-proto.la
+PHONY_TARGETS += ring-seeds
+ring-seeds: tests/fuzz/gen_ring_seeds
+	@set -e; d=$$(mktemp -d); for k in fresh wrapped; do \
+	  p=$$(./tests/fuzz/gen_ring_seeds $$d $$k); \
+	  mv $$p $(srcdir)/tests/fuzz/corpus/ring/$$k.ring; done; rmdir $$d
 EXTRA_DIST += tests/fuzz/gen_corpus.py
 EXTRA_DIST += tests/fuzz/corpus
 

@@ -30,7 +30,8 @@ enum {
   XX(run, "drive a workload through workers and write a slogfile")        \
   XX(report, "where the time of each delivery went: pipe, worker, kernel") \
   XX(trace, "a Chrome/Perfetto trace of a slogfile")                      \
-  XX(latency, "percentiles of pipe, worker, kernel or total time")
+  XX(latency, "percentiles of pipe, worker, kernel or total time")       \
+  XX(top, "live view of the rings of stamps of running processes")
 
 #define XX(name, summary) int cmd_##name(int argc, char **argv);
 CLI_COMMANDS(XX)

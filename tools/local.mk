@@ -13,6 +13,9 @@ tools_ipcstamp_SOURCES = \
 	tools/cmd_report.c \
 	tools/cmd_trace.c \
 	tools/cmd_latency.c \
+	tools/cmd_top.c \
+	tools/top/top.h \
+	tools/top/model.c \
 	tools/output/json.c \
 	tools/output/report.c \
 	tools/output/trace.c \

@@ -88,6 +88,13 @@ typedef struct ips_worker_options_s {
                                "?e".  Any other tag is answered with '!'.
                                'R' and 'q' are always handled here.  Not
                                copied. */
+  const char *ring_dir;     /* when set (and stamps are on), write every
+                               stamp as it is taken into the live ring
+                               <ring_dir>/<pid>.ring (docs/ring.md); not
+                               copied.  Default NULL: no ring. */
+  size_t ring_size;         /* the ring's data bytes; 0 = 1 MiB */
+  const char *ring_vat;     /* the vat named in the ring, or NULL; not
+                               copied */
 } ips_worker_options_t;
 
 /* A command for the VM.  data points into the worker's frame buffer: it is
@@ -124,6 +131,8 @@ typedef struct ips_worker_s {
   int failed;             /* sticky stream error, or 0 */
   int ready;              /* init succeeded and close has not run */
   char msg[320];
+  struct ips_ring_s *ring; /* the live ring (owned), or NULL */
+  uint64_t delivery;      /* commands handed to the VM so far */
 } ips_worker_t;
 
 /* Fill o with the defaults. */
@@ -134,6 +143,9 @@ IPS_EXTERN void ips_worker_options_init(ips_worker_options_t *o);
  *   IPCSTAMP_STAMP_CAPACITY  stamps per command (2–16777216)
  *   IPCSTAMP_DISABLE         1: no stamps at all (and no cpu_ns); 0: stamps
  *   IPCSTAMP_CPU_TIME        1: set IPS_WORKER_CPU_TIME (cpu_ns); 0: clear it
+ *   IPCSTAMP_RING_DIR        the live ring's directory (ring_dir)
+ *   IPCSTAMP_RING_SIZE       its data bytes (4096–1073741824)
+ *   IPCSTAMP_VAT             the vat this worker serves, for the ring
  * An unset or empty variable leaves o alone.  Returns 0, or IPS_EINVAL with
  * a one-line message naming the variable and the value in msg (size bytes,
  * NUL-terminated), and o unchanged. */

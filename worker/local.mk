@@ -8,7 +8,7 @@ worker_libipcstamp_worker_la_SOURCES = \
 	worker/worker.c \
 	worker/options.c
 worker_libipcstamp_worker_la_LIBADD = proto/libipcstamp-proto.la
-worker_libipcstamp_worker_la_LDFLAGS = $(AM_LDFLAGS) -no-undefined -version-info 0:0:0
+worker_libipcstamp_worker_la_LDFLAGS = $(AM_LDFLAGS) -no-undefined -version-info 1:0:0
 
 bin_PROGRAMS += worker/ipcstamp-worker-c worker/ipcstamp-worker-js
 

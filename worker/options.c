@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ipcstamp-ring.h"
 #include "ipcstamp-worker.h"
 #include "worker-int.h"
 
@@ -94,6 +95,16 @@ int ips_worker_options_env(ips_worker_options_t *o, char *msg, size_t size) {
   if (env_flag("IPCSTAMP_CPU_TIME", IPS_WORKER_CPU_TIME, "1 (add cpu_ns) or 0 "
                "(none)", &n.flags, msg, size) != 0)
     return IPS_EINVAL;
+  {
+    ips_ring_options_t ro;
+    ips_ring_options_init(&ro);
+    ro.dir = n.ring_dir;
+    if (n.ring_size) ro.size = n.ring_size;
+    if (ips_ring_options_env(&ro, msg, size) != 0) return IPS_EINVAL;
+    n.ring_dir = ro.dir;
+    n.ring_size = ro.size;
+    if (ro.vat) n.ring_vat = ro.vat;
+  }
   *o = n;
   return 0;
 }

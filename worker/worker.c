@@ -14,6 +14,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "ipcstamp-ring.h"
 #include "ipcstamp-worker.h"
 #include "worker-int.h"
 
@@ -23,6 +24,16 @@ static const char *worker_name(const ips_worker_t *w) {
 
 static int stamping(const ips_worker_t *w) {
   return !(w->flags & IPS_WORKER_NO_STAMPS);
+}
+
+/* Record a stamp, and hand it to the live ring when it was recorded (not
+ * dropped): the ring then holds exactly the stamps of the metering. */
+static int stamp(ips_worker_t *w, char kind, uint32_t upcall) {
+  int rc = ips_stamps_add(&w->stamps, kind);
+  if (rc == 0 && w->ring)
+    ips_ring_stamp(w->ring, &w->stamps.v[w->stamps.n - 1], w->delivery,
+                   upcall);
+  return rc;
 }
 
 /* A stream error: remembered, so that every later call returns it. */
@@ -152,6 +163,8 @@ void ips_worker_close(ips_worker_t *w) {
   w->ready = 0;
   ips_ns_decoder_free(&w->dec);
   if (stamping(w)) ips_stamps_free(&w->stamps);
+  ips_ring_close(w->ring);
+  w->ring = NULL;
   free(w->rbuf);
   free(w->meter);
   w->rbuf = NULL;
@@ -225,6 +238,25 @@ int ips_worker_init(ips_worker_t *w, const ips_worker_options_t *o) {
     snprintf(w->msg, sizeof w->msg, "cannot allocate the worker's buffers");
     return IPS_ENOMEM;
   }
+  if (stamping(w) && o->ring_dir && *o->ring_dir) {
+    /* Asked for explicitly, so a ring that cannot be made stops the
+     * worker at start-up rather than leaving the watcher blind. */
+    ips_ring_options_t ro;
+    char m[256];
+    ips_ring_options_init(&ro);
+    ro.dir = o->ring_dir;
+    ro.size = o->ring_size;
+    ro.role = IPS_RING_ROLE_WORKER;
+    ro.program = worker_name(w);
+    ro.vat = o->ring_vat;
+    rc = ips_ring_open(&w->ring, &ro, m, sizeof m);
+    if (rc != 0) {
+      ips_worker_close(w);
+      w->ready = 0;
+      snprintf(w->msg, sizeof w->msg, "%s", m);
+      return rc;
+    }
+  }
 
   if (!(w->flags & IPS_WORKER_KEEP_SIGPIPE)) {
     struct sigaction sa;
@@ -263,6 +295,8 @@ int ips_worker_next(ips_worker_t *w, ips_command_t *cmd) {
         s.kind = 'd';
         ips_stamps_reset(&w->stamps);
         ips_stamps_put(&w->stamps, &s);
+        w->delivery++;
+        ips_ring_stamp(w->ring, &s, w->delivery, 0);
         if (w->flags & IPS_WORKER_CPU_TIME) w->cpu_start_ns = cpu_now_ns();
       }
       w->pending = f[0];
@@ -304,7 +338,7 @@ int ips_worker_upcall(ips_worker_t *w, const void *request, size_t n,
   if (!w->pending || ips_ns_iov(iov, hdr, '?', request, n) != 0)
     return IPS_EINVAL;
   w->upcalls++;
-  if (stamping(w) && ips_stamps_add(&w->stamps, 'u') < 0)
+  if (stamping(w) && stamp(w, 'u', w->upcalls) < 0)
     return fail(w, IPS_ECLOCK, "%s", ips_strerror(IPS_ECLOCK));
   rc = write_all(w, iov, 3);
   if (rc != 0) return rc;
@@ -315,7 +349,7 @@ int ips_worker_upcall(ips_worker_t *w, const void *request, size_t n,
                 "the parent closed fd %d",
                 w->upcalls, w->fd_in);
   if (rc != 0) return rc;
-  if (stamping(w) && ips_stamps_add(&w->stamps, 'r') < 0)
+  if (stamping(w) && stamp(w, 'r', w->upcalls) < 0)
     return fail(w, IPS_ECLOCK, "%s", ips_strerror(IPS_ECLOCK));
   if (len == 0 || f[0] != '/')
     return fail(w, IPS_EPROTO,
@@ -364,6 +398,10 @@ int ips_worker_reply_ok(ips_worker_t *w, const void *result, size_t n,
     w->stamps.dropped = dropped0;
     return rc == IPS_ENOBUFS ? IPS_EINVAL : rc;
   }
+  /* The 'e' reaches the ring only now: before this point it could still
+   * be taken back. */
+  if (stamping(w))
+    ips_ring_stamp(w->ring, &w->stamps.v[w->stamps.n - 1], w->delivery, 0);
   w->meter[mlen++] = '\x01';
   ips_ns_iov(ns, hdr, '.', NULL, mlen + n);
   iov[0] = ns[0];

@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "ipcstamp-ring.h"
 #include "kernel.h"
 #include "demo.h"
 
@@ -85,6 +86,7 @@ typedef struct {
   int progress_shown;
   ips_stamp_t t0;       /* when the run began: the estimate of time left */
   run_feed_t feed;
+  ips_ring_t *ring;   /* the parent's live ring (IPCSTAMP_RING_DIR), owned */
 } run_t;
 
 static void on_sig(uv_signal_t *h, int signum) {
@@ -148,6 +150,24 @@ static int split_cmd(char *cmd, char **argv, int max) {
   return tok ? -1 : n;
 }
 
+extern char **environ;
+
+/* This process's environment with IPCSTAMP_VAT=<vat> (replacing any): a
+ * worker writing a live ring names its vat there.  The array is malloc'd
+ * (the strings are environ's and var's); NULL when out of memory. */
+static char **env_with_vat(char *var) {
+  size_t n = 0, i, j = 0;
+  char **env;
+  while (environ[n]) n++;
+  env = malloc((n + 2) * sizeof *env);
+  if (!env) return NULL;
+  for (i = 0; i < n; i++)
+    if (strncmp(environ[i], "IPCSTAMP_VAT=", 13) != 0) env[j++] = environ[i];
+  env[j++] = var;
+  env[j] = NULL;
+  return env;
+}
+
 static int start_vats(run_t *r, char **wargv, uint64_t timeout_ms,
                       size_t max_frame, uint64_t max_upcalls) {
   kernel_t *k = &r->k;
@@ -159,6 +179,7 @@ static int start_vats(run_t *r, char **wargv, uint64_t timeout_ms,
   for (i = 0; i < k->nvats; i++) {
     vat_t *v = &k->vats[i];
     ips_child_options_t o;
+    char var[48]; /* IPCSTAMP_VAT=...: lives until the spawn has copied it */
     ips_child_options_init(&o);
     snprintf(v->id, sizeof v->id, "v%d", i + 1);
     v->k = k;
@@ -168,8 +189,18 @@ static int start_vats(run_t *r, char **wargv, uint64_t timeout_ms,
     o.max_frame = max_frame;
     o.max_upcalls = max_upcalls;
     o.data = v;
+    o.ring = r->ring;
+    o.ring_vat = v->id;
     kernel_worker_options(k, &o);
+    if (r->ring) {
+      /* The workers' rings are theirs (they inherit IPCSTAMP_RING_DIR);
+       * only the vat's name must come from here.  The spawn copies env. */
+      snprintf(var, sizeof var, "IPCSTAMP_VAT=%s", v->id);
+      o.env = env_with_vat(var);
+      if (!o.env) return IPS_ENOMEM;
+    }
     rc = ips_child_spawn(k->loop, &o, &v->w);
+    free(o.env);
     if (rc) {
       fprintf(stderr, "ipcstamp run: cannot start the worker '%s': %s\n",
               wargv[0], ips_strerror(rc));
@@ -344,6 +375,26 @@ int cmd_run(int argc, char **argv) {
     }
   }
 
+  {
+    /* IPCSTAMP_RING_DIR: the parent's ring (its stamps and each delivery's
+     * attribution); the workers inherit the variable and write their own. */
+    ips_ring_options_t ro;
+    char m[300];
+    ips_ring_options_init(&ro);
+    ro.role = IPS_RING_ROLE_PARENT;
+    ro.program = "ipcstamp run";
+    if (ips_ring_options_env(&ro, m, sizeof m) != 0) {
+      fprintf(stderr, "ipcstamp run: %s\n", m);
+      exit_code = CLI_EXIT_USAGE;
+      goto out;
+    }
+    if (ro.dir && ips_ring_open(&r.ring, &ro, m, sizeof m) != 0) {
+      fprintf(stderr, "ipcstamp run: %s\n", m);
+      exit_code = CLI_EXIT_IO;
+      goto out;
+    }
+  }
+
   for (i = 0; i < 2; i++) {
     uv_signal_init(&loop, &r.sig[i]);
     r.sig[i].data = &r;
@@ -408,6 +459,7 @@ out:
   if (r.k.slog)
     ips_slog_close(r.k.slog);
   uv_run(&loop, UV_RUN_DEFAULT);
+  ips_ring_close(r.ring); /* after the workers: they wrote into it */
   if (uv_loop_close(&loop) != 0 && exit_code == CLI_EXIT_OK)
     exit_code = CLI_EXIT_FAIL;
   free(cmd);

@@ -1,0 +1,79 @@
+/* ring.c — the parent's side of the live ring (docs/ring.md): each of its
+ * own stamps as it is taken, and one attribution event per finished
+ * command.
+ *
+ * The attribution is the DESIGN.md §5 formula over the two stamp lists the
+ * parent holds at that moment (its own D (U R)* E and the worker's d (u r)*
+ * e from the metering), computed here rather than by the analysis library:
+ * linking libipcstamp-analyze (yajl, zlib, the slogfile reader) into the
+ * libuv parent for four subtractions would tie the lower layer to the
+ * higher one.  When the lists do not pair up (no mono clock, dropped
+ * stamps, a different number of upcalls) no attribution is emitted: the
+ * stamps are in the ring, and a reader can still see the delivery. */
+#include "config.h"
+
+#include <string.h>
+
+#include "ipcstamp-ring.h"
+#include "ring.h"
+#include "child.h"
+
+void ips__child_ring_init(ips_child_t *w, const ips_child_options_t *o) {
+  w->ring = o->ring;
+  memset(w->ring_vat, 0, sizeof w->ring_vat);
+  if (o->ring_vat) strncpy(w->ring_vat, o->ring_vat, sizeof w->ring_vat - 1);
+  w->ring_delivery = 0;
+}
+
+void ips__child_ring_stamp(ips_child_t *w, const ips_stamp_t *s) {
+  if (!w->ring) return;
+  if (s->kind == 'D') w->ring_delivery++;
+  ips_ring_stamp(w->ring, s, w->ring_delivery,
+                 s->kind == 'U' || s->kind == 'R' ? (uint32_t)w->nupcalls : 0);
+}
+
+/* True when kinds is first (up)* last, with *k pairs. */
+static int shape(const char *kinds, size_t n, char first, char up, char down,
+                 char last, size_t *k) {
+  size_t i;
+  if (n < 2 || n % 2 || kinds[0] != first || kinds[n - 1] != last) return 0;
+  for (i = 1; i + 1 < n; i += 2)
+    if (kinds[i] != up || kinds[i + 1] != down) return 0;
+  *k = (n - 2) / 2;
+  return 1;
+}
+
+void ips__child_ring_result(ips_child_t *w, const ips_result_t *res) {
+  const ips_metering_t *m = res->metering;
+  ips_ring_attribution_t a;
+  char pk[64];
+  size_t n = res->nstamps, kp, kw, i;
+  const ips_stamp_t *P = res->stamps;
+  int64_t pipe, kernel, total;
+
+  if (!w->ring || res->kind != IPS_RESULT_OK || !m || !m->mono_ns ||
+      m->dropped || !P || n > sizeof pk || n != m->n)
+    return;
+  for (i = 0; i < n; i++) pk[i] = P[i].kind;
+  if (!shape(pk, n, 'D', 'U', 'R', 'E', &kp) ||
+      !shape(m->kinds, m->n, 'd', 'u', 'r', 'e', &kw) || kp != kw)
+    return;
+  /* P[0] = D, P[2i+1] = U, P[2i+2] = R, P[n-1] = E; the same for the
+   * worker's d, u, r, e. */
+  pipe = (m->mono_ns[0] - P[0].mono_ns) + (P[n - 1].mono_ns - m->mono_ns[n - 1]);
+  kernel = 0;
+  for (i = 1; i + 1 < n; i += 2) {
+    pipe += (P[i].mono_ns - m->mono_ns[i]) + (m->mono_ns[i + 1] - P[i + 1].mono_ns);
+    kernel += P[i + 1].mono_ns - P[i].mono_ns;
+  }
+  total = P[n - 1].mono_ns - P[0].mono_ns;
+  memset(&a, 0, sizeof a);
+  a.pipe_ns = pipe;
+  a.kernel_ns = kernel;
+  a.worker_ns = total - pipe - kernel;
+  a.total_ns = total;
+  a.delivery = w->ring_delivery;
+  a.vat = w->ring_vat;
+  a.mono_ns = P[n - 1].mono_ns;
+  ips_ring_attribution(w->ring, &a);
+}

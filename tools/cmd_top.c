@@ -1,0 +1,344 @@
+/* cmd_top.c — `ipcstamp top`: the live view of every ring in a directory
+ * (docs/cli.md).  The model is tools/top/; this file prints it, once
+ * (--once, for scripts) or as a full-screen view refreshed in place with
+ * plain ANSI escapes: the view needs cursor home, erase-line and the
+ * alternate screen only, which every terminal tmux or xterm emulates, so
+ * curses would add a dependency without adding anything we use. */
+#include "config.h"
+
+#include <errno.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <termios.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "ipcstamp-ring.h"
+#include "top/top.h"
+
+static const char usage_text[] =
+    "usage: ipcstamp top [--dir DIR] [--interval MS] [--once]\n"
+    "\n"
+    "Follow the live rings of stamps (docs/ring.md) of every process that\n"
+    "writes one into DIR (IPCSTAMP_RING_DIR), and show per process:\n"
+    "deliveries per second, the shares of pipe / worker / kernel over the\n"
+    "last interval, p50 / p99 of the total over the last 10 s, and the\n"
+    "delivery in flight with how long its current segment has lasted.\n"
+    "\n"
+    "  --dir DIR       the ring directory (default: $IPCSTAMP_RING_DIR)\n"
+    "  --interval MS   refresh period, 50..60000 (default 1000)\n"
+    "  --once          print one snapshot and exit (no terminal needed)\n"
+    "  -h, --help      this text\n"
+    "\n"
+    "In the full-screen view, q quits.\n"
+    "exit codes: 0 ok, 2 bad usage, 4 cannot read the directory\n";
+
+#define PERCENTILE_WINDOW_NS (10 * 1000000000LL)
+
+static int64_t now_mono(void) {
+  ips_stamp_t s;
+  if (ips_clock_read(&s) != 0) return 0;
+  return s.mono_ns;
+}
+
+/* A duration for people: "850 ns", "12.3 us", "1.234 ms", "2.301 s". */
+static const char *dur(char *buf, size_t n, int64_t ns) {
+  if (ns < 0)
+    snprintf(buf, n, "-");
+  else if (ns < 1000)
+    snprintf(buf, n, "%lld ns", (long long)ns);
+  else if (ns < 1000000)
+    snprintf(buf, n, "%.1f us", (double)ns / 1e3);
+  else if (ns < 1000000000)
+    snprintf(buf, n, "%.3f ms", (double)ns / 1e6);
+  else
+    snprintf(buf, n, "%.3f s", (double)ns / 1e9);
+  return buf;
+}
+
+static const char *share(char *buf, size_t n, int64_t part, int64_t total,
+                         int known) {
+  if (!known || total <= 0)
+    snprintf(buf, n, "-");
+  else
+    snprintf(buf, n, "%.0f%%", 100.0 * (double)part / (double)total);
+  return buf;
+}
+
+static const char *role(unsigned r) {
+  return r == IPS_RING_ROLE_WORKER ? "worker"
+         : r == IPS_RING_ROLE_PARENT ? "parent"
+                                     : "?";
+}
+
+/* The whole view, one line per '\n'. */
+static void render(FILE *f, const top_t *t, int64_t now, int64_t interval_ns,
+                   int interval_ms) {
+  size_t i, inflight = 0;
+  char a[32], b[32], c[32], d[32], e[32];
+  time_t wall = time(NULL);
+  struct tm tm;
+  localtime_r(&wall, &tm);
+  fprintf(f, "ipcstamp top  %s  %zu process%s  every %d ms  %02d:%02d:%02d\n",
+          t->dir, t->nprocs, t->nprocs == 1 ? "" : "es", interval_ms,
+          tm.tm_hour, tm.tm_min, tm.tm_sec);
+  if (t->skipped)
+    fprintf(f, "(%zu more rings not followed: at most %d)\n", t->skipped,
+            TOP_MAX_PROCS);
+  fprintf(f, "%-8s %-6s %-18s %-8s %-8s %8s %10s %10s %5s %6s %6s %6s\n",
+          "PID", "ROLE", "PROGRAM", "VAT", "STATE", "DELIV/S", "P50", "P99",
+          "PIPE", "WORKER", "KERNEL", "LOST");
+  for (i = 0; i < t->nprocs; i++) {
+    const top_proc_t *p = t->procs[i];
+    top_stats_t last, win;
+    if (!p->reader && p->error[0]) {
+      fprintf(f, "%-8ld %s\n", p->pid, p->error);
+      continue;
+    }
+    top_stats(p, now, interval_ns, &last);
+    top_stats(p, now, PERCENTILE_WINDOW_NS, &win);
+    fprintf(f, "%-8ld %-6s %-18.18s %-8.8s %-8s %8.1f %10s %10s %5s %6s %6s "
+               "%6llu\n",
+            p->pid, role(p->info.role), p->info.program,
+            p->vat[0] ? p->vat : "-",
+            p->info.paused ? "paused" : p->info.alive ? "running" : "exited",
+            last.per_s, dur(a, sizeof a, win.p50_ns),
+            dur(b, sizeof b, win.p99_ns),
+            share(c, sizeof c, last.pipe_ns, last.total_ns, last.have_pipe),
+            share(d, sizeof d, last.worker_ns, last.total_ns, 1),
+            share(e, sizeof e, last.kernel_ns, last.total_ns, 1),
+            (unsigned long long)p->lost);
+    if (p->in_delivery) inflight++;
+  }
+  fprintf(f, "\nin flight: %zu\n", inflight);
+  for (i = 0; i < t->nprocs; i++) {
+    const top_proc_t *p = t->procs[i];
+    const char *what;
+    if (!p->in_delivery) continue;
+    what = p->seg_kind == 'u' ? "waiting on the kernel"
+           : p->seg_kind == 'r' ? "worker computing"
+                                : "worker computing";
+    if (p->info.alive) {
+      fprintf(f, "  %ld %s #%llu: %s", p->pid, p->vat[0] ? p->vat : "-",
+              (unsigned long long)p->in_delivery, what);
+      if (p->seg_kind == 'u') fprintf(f, " (upcall %u)", p->upcall);
+      fprintf(f, " for %s %s (%s in all)\n", dur(a, sizeof a, now - p->seg_mono_ns),
+              p->seg_kind == 'r'   ? "since its last upcall reply"
+              : p->seg_kind == 'd' ? "since the delivery began"
+                                   : "since the upcall",
+              dur(b, sizeof b, now - p->d_mono_ns));
+    } else {
+      fprintf(f, "  %ld %s #%llu: the process exited during this delivery "
+                 "(%s%s, begun %s ago)\n",
+              p->pid, p->vat[0] ? p->vat : "-",
+              (unsigned long long)p->in_delivery, what,
+              p->info.torn ? ", a torn event" : "",
+              dur(a, sizeof a, now - p->d_mono_ns));
+    }
+  }
+  fprintf(f, "\nshares over the last interval; p50/p99 of the total over the "
+             "last 10 s.  A worker's ring alone has no pipe figure:\n"
+             "its KERNEL is the wait for upcall replies.\n");
+}
+
+/* ---- the full-screen view -------------------------------------------- */
+
+static volatile sig_atomic_t stop_flag, resized;
+static void on_stop(int sig) {
+  (void)sig;
+  stop_flag = 1;
+}
+static void on_winch(int sig) {
+  (void)sig;
+  resized = 1;
+}
+
+static struct termios saved_tio;
+static int have_tio;
+
+static void term_restore(void) {
+  /* Leave the alternate screen, show the cursor. */
+  fputs("\033[?25h\033[?1049l", stdout);
+  fflush(stdout);
+  if (have_tio) tcsetattr(STDIN_FILENO, TCSAFLUSH, &saved_tio);
+}
+
+static void term_setup(void) {
+  struct termios tio;
+  if (isatty(STDIN_FILENO) && tcgetattr(STDIN_FILENO, &saved_tio) == 0) {
+    have_tio = 1;
+    tio = saved_tio;
+    /* One key at a time, no echo; signals (^C) still work. */
+    tio.c_lflag &= ~(tcflag_t)(ICANON | ECHO);
+    tio.c_cc[VMIN] = 0;
+    tio.c_cc[VTIME] = 0;
+    tcsetattr(STDIN_FILENO, TCSAFLUSH, &tio);
+  }
+  fputs("\033[?1049h\033[?25l", stdout);
+}
+
+/* Paint the view from the top left, each line cut to the width and erased
+ * to its end, then erase below: no flicker from clearing first. */
+static void paint(const char *buf, size_t len) {
+  struct winsize ws;
+  int cols = 0, rows = 0, row = 0, col = 0;
+  size_t i;
+  if (ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) == 0) {
+    cols = ws.ws_col;
+    rows = ws.ws_row;
+  }
+  fputs("\033[H", stdout);
+  for (i = 0; i < len; i++) {
+    if (buf[i] == '\n') {
+      if (rows && row + 1 >= rows) break;
+      fputs("\033[K\r\n", stdout);
+      row++;
+      col = 0;
+      continue;
+    }
+    if (!cols || col < cols) fputc(buf[i], stdout);
+    col++;
+  }
+  fputs("\033[K\033[J", stdout);
+  fflush(stdout);
+}
+
+static int run_screen(top_t *t, int interval_ms) {
+  struct sigaction sa;
+  char msg[512];
+  int rc = CLI_EXIT_OK;
+
+  memset(&sa, 0, sizeof sa);
+  sa.sa_handler = on_stop;
+  sigemptyset(&sa.sa_mask);
+  sigaction(SIGINT, &sa, NULL);
+  sigaction(SIGTERM, &sa, NULL);
+  sigaction(SIGHUP, &sa, NULL);
+  sa.sa_handler = on_winch;
+  sigaction(SIGWINCH, &sa, NULL);
+  term_setup();
+  while (!stop_flag) {
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *m;
+    int64_t deadline;
+    if (top_refresh(t, msg, sizeof msg) != 0) {
+      term_restore();
+      fprintf(stderr, "ipcstamp top: %s\n", msg);
+      return CLI_EXIT_IO;
+    }
+    m = open_memstream(&buf, &len);
+    if (!m) break;
+    render(m, t, now_mono(), (int64_t)interval_ms * 1000000, interval_ms);
+    fclose(m);
+    paint(buf, len);
+    free(buf);
+    /* Wait for the next refresh, a key or a signal. */
+    deadline = now_mono() + (int64_t)interval_ms * 1000000;
+    while (!stop_flag && !resized) {
+      struct pollfd pfd = {STDIN_FILENO, POLLIN, 0};
+      int64_t left = (deadline - now_mono()) / 1000000;
+      int n;
+      if (left <= 0) break;
+      n = poll(&pfd, 1, (int)left);
+      if (n > 0) {
+        char k[16];
+        ssize_t got = read(STDIN_FILENO, k, sizeof k);
+        if (got <= 0) {
+          /* stdin closed: keep refreshing on the timer alone. */
+          usleep((useconds_t)left * 1000);
+          break;
+        }
+        if (memchr(k, 'q', (size_t)got) || memchr(k, 'Q', (size_t)got))
+          stop_flag = 1;
+      }
+    }
+    resized = 0;
+  }
+  term_restore();
+  return rc;
+}
+
+int cmd_top(int argc, char **argv) {
+  static const struct option opts[] = {
+      {"dir", required_argument, NULL, 'd'},
+      {"interval", required_argument, NULL, 'i'},
+      {"once", no_argument, NULL, '1'},
+      {"help", no_argument, NULL, 'h'},
+      {NULL, 0, NULL, 0}};
+  const char *dir = getenv("IPCSTAMP_RING_DIR");
+  long long interval = 1000;
+  int once = 0, c, rc;
+  top_t *t;
+  char msg[512];
+
+  opterr = 0;
+  while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
+    switch (c) {
+    case 'd':
+      dir = optarg;
+      break;
+    case 'i':
+      if (cli_count(optarg, 60000, &interval) != 0 || interval < 50) {
+        fprintf(stderr, "ipcstamp top: --interval takes milliseconds from 50 "
+                        "to 60000, not '%s'\n", optarg);
+        return CLI_EXIT_USAGE;
+      }
+      break;
+    case '1':
+      once = 1;
+      break;
+    case 'h':
+      fputs(usage_text, stdout);
+      return CLI_EXIT_OK;
+    case ':':
+      fprintf(stderr, "ipcstamp top: %s needs a value\n", argv[optind - 1]);
+      return CLI_EXIT_USAGE;
+    default:
+      fprintf(stderr, "ipcstamp top: unknown option '%s' (try --help)\n",
+              argv[optind - 1]);
+      return CLI_EXIT_USAGE;
+    }
+  }
+  if (optind < argc) {
+    fprintf(stderr, "ipcstamp top: unexpected argument '%s' (the directory "
+                    "goes after --dir)\n", argv[optind]);
+    return CLI_EXIT_USAGE;
+  }
+  if (!dir || !*dir) {
+    fprintf(stderr, "ipcstamp top: no ring directory: give --dir DIR or set "
+                    "IPCSTAMP_RING_DIR\n");
+    return CLI_EXIT_USAGE;
+  }
+  if (!once && !isatty(STDOUT_FILENO)) {
+    fprintf(stderr, "ipcstamp top: the output is not a terminal: use --once "
+                    "for a plain snapshot\n");
+    return CLI_EXIT_USAGE;
+  }
+  t = malloc(sizeof *t);
+  if (!t) {
+    fprintf(stderr, "ipcstamp top: out of memory\n");
+    return CLI_EXIT_FAIL;
+  }
+  top_init(t, dir);
+  if (once) {
+    rc = top_refresh(t, msg, sizeof msg);
+    if (rc != 0) {
+      fprintf(stderr, "ipcstamp top: %s\n", msg);
+      rc = CLI_EXIT_IO;
+    } else {
+      render(stdout, t, now_mono(), interval * 1000000, (int)interval);
+      rc = fflush(stdout) == 0 ? CLI_EXIT_OK : CLI_EXIT_IO;
+    }
+  } else {
+    rc = run_screen(t, (int)interval);
+  }
+  top_free(t);
+  free(t);
+  return rc;
+}
