@@ -216,11 +216,13 @@ static int value(mp_t *p, int t, const char *s, size_t n) {
       if (t != T_NUM || !parse_uint(s, n, &v) || v > 1000000)
         return fail(p, IPS_EMETERING,
                     "metering: ipcstamp.v is not a version number");
-      if (v != IPS_METERING_VERSION)
+      /* v2 adds "marks" (skipped here, carried verbatim into the slog;
+       * the analysis validates it). */
+      if (v < IPS_METERING_VERSION || v > IPS_METERING_VERSION_MAX)
         return fail(p, IPS_EVERSION,
                     "metering: ipcstamp.v is %" PRId64
-                    ": unknown version (this reader knows %d)",
-                    v, IPS_METERING_VERSION);
+                    ": unknown version (this reader knows %d to %d)",
+                    v, IPS_METERING_VERSION, IPS_METERING_VERSION_MAX);
       m->version = (int)v;
       p->seen_v = 1;
       return 1;

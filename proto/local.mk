@@ -7,6 +7,7 @@ proto_libipcstamp_proto_la_SOURCES = \
 	proto/netstring.c \
 	proto/clock.c \
 	proto/stamps.c \
-	proto/metering.c
+	proto/metering.c \
+	proto/marks.c
 proto_libipcstamp_proto_la_LDFLAGS = $(AM_LDFLAGS) -no-undefined -version-info 0:0:0
 dist_doc_DATA += docs/protocol.md

@@ -36,6 +36,23 @@ START_TEST(test_ours) {
 }
 END_TEST
 
+/* v2 (issue 14): v1's members and "marks", which the slog carries. */
+START_TEST(test_v2_marks) {
+  ips_metering_t m;
+  char err[200];
+  const char *s =
+      "{\"timestamps\":[1795300856.504227,1795300856.507209],"
+      "\"ipcstamp\":{\"v\":2,\"kinds\":\"de\",\"mono\":[10,20],"
+      "\"dropped\":0,\"marks\":{\"names\":[\"x\"],\"events\":"
+      "[[\"m\",0,1795300856.504300,15]],\"dropped\":0,\"unbalanced\":0}}}";
+  ck_assert_int_eq(parse(s, &m, err), 0);
+  ck_assert_int_eq(m.version, 2);
+  ck_assert_uint_eq(m.n, 2);
+  ck_assert_str_eq(m.kinds, "de");
+  ips_metering_free(&m);
+}
+END_TEST
+
 START_TEST(test_xsnap_plain) {
   ips_metering_t m;
   char err[200];
@@ -107,7 +124,9 @@ static const struct {
     {"{\"timestamps\":[1],\"timestamps\":[2]}", IPS_EMETERING, "duplicate"},
     {"{\"timestamps\":[1,2", IPS_EMETERING, "invalid JSON"},
     {"{\"timestamps\":[1,2]} x", IPS_EMETERING, "invalid JSON"},
-    {"{\"timestamps\":[1,2],\"ipcstamp\":{\"v\":2}}", IPS_EVERSION,
+    {"{\"timestamps\":[1,2],\"ipcstamp\":{\"v\":3}}", IPS_EVERSION,
+     "unknown version"},
+    {"{\"timestamps\":[1,2],\"ipcstamp\":{\"v\":0}}", IPS_EVERSION,
      "unknown version"},
     {"{\"timestamps\":[1,2],\"ipcstamp\":{\"kinds\":\"de\",\"mono\":[1,2]}}",
      IPS_EMETERING, "ipcstamp.v is missing"},
@@ -182,6 +201,7 @@ Suite *parent_metering_suite(void) {
   TCase *tc = tcase_create("Core");
   tcase_add_test(tc, test_ours);
   tcase_add_test(tc, test_xsnap_plain);
+  tcase_add_test(tc, test_v2_marks);
   suite_add_tcase(s, tc);
   tc = tcase_create("Limits");
   tcase_add_test(tc, test_limits);

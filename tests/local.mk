@@ -6,6 +6,7 @@ tests_check_proto_SOURCES = \
 	tests/check_netstring.c \
 	tests/check_stamps.c \
 	tests/check_metering.c \
+	tests/check_marks.c \
 	tests/suites.h
 tests_check_proto_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS) $(YAJL_CFLAGS)
 tests_check_proto_LDADD = proto/libipcstamp-proto.la $(CHECK_LIBS) $(YAJL_LIBS)
