@@ -76,3 +76,9 @@ TESTS += tests/interop/xsnap-parent.test tests/interop/xsnap-worker.test
 EXTRA_DIST += tests/interop/xsnap-parent.test tests/interop/xsnap-parent.mjs \
 	tests/interop/xsnap-worker.test \
 	tests/interop/package.json tests/interop/package-lock.json
+
+# make bench: a mark against a stamp (issue 14).
+EXTRA_PROGRAMS += tests/bench/bench_mark
+BENCH_PROGS += tests/bench/bench_mark
+tests_bench_bench_mark_SOURCES = tests/bench/bench_mark.c
+tests_bench_bench_mark_LDADD = proto/libipcstamp-proto.la
