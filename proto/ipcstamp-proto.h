@@ -287,6 +287,13 @@ IPS_EXTERN void ips_marks_reset(ips_marks_t *t);
 IPS_EXTERN int ips_marks_add(ips_marks_t *t, char kind, const char *name,
                              size_t len);
 
+/* Record an event with a stamp read earlier (the same rules as
+ * ips_marks_add()): for spans measured after the fact, as the Web
+ * Performance API's measure() does.  The table keeps the order of the
+ * calls, so events are then not in time order. */
+IPS_EXTERN int ips_marks_put(ips_marks_t *t, char kind, const char *name,
+                             size_t len, const ips_stamp_t *s);
+
 /* Spans still open: they are reported as unbalanced in the metering. */
 IPS_EXTERN uint32_t ips_marks_open(const ips_marks_t *t);
 

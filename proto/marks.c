@@ -112,13 +112,18 @@ static uint32_t intern(ips_marks_t *t, const char *name, size_t len) {
   return i;
 }
 
-static int record(ips_marks_t *t, char kind, uint32_t name) {
+/* Record an event at stamp at, or at the clocks' reading when at is NULL. */
+static int record(ips_marks_t *t, char kind, uint32_t name,
+                  const ips_stamp_t *at) {
   ips_stamp_t s;
   ips_mark_t *e = &t->v[t->n];
-  if (ips_clock_read(&s) != 0)
-    return IPS_ECLOCK;
-  e->wall_us = s.wall_us;
-  e->mono_ns = s.mono_ns;
+  if (at == NULL) {
+    if (ips_clock_read(&s) != 0)
+      return IPS_ECLOCK;
+    at = &s;
+  }
+  e->wall_us = at->wall_us;
+  e->mono_ns = at->mono_ns;
   e->name = name;
   e->kind = kind;
   t->n++;
@@ -132,7 +137,7 @@ static int dropped(ips_marks_t *t) {
 
 /* Close the innermost open span named name (index idx, or none when the
  * name was never interned). */
-static int end_span(ips_marks_t *t, uint32_t idx) {
+static int end_span(ips_marks_t *t, uint32_t idx, const ips_stamp_t *at) {
   uint32_t i, e;
   if (idx == UINT32_MAX) {
     /* The only begins that could match had no room for their name. */
@@ -161,10 +166,11 @@ static int end_span(ips_marks_t *t, uint32_t idx) {
     return dropped(t);
   /* Its slot was reserved when the begin was recorded. */
   t->nreserved--;
-  return record(t, 'e', idx);
+  return record(t, 'e', idx, at);
 }
 
-int ips_marks_add(ips_marks_t *t, char kind, const char *name, size_t len) {
+static int add(ips_marks_t *t, char kind, const char *name, size_t len,
+               const ips_stamp_t *at) {
   uint32_t idx, need;
 
   if ((kind != 'm' && kind != 'b' && kind != 'e') || name == NULL ||
@@ -173,7 +179,7 @@ int ips_marks_add(ips_marks_t *t, char kind, const char *name, size_t len) {
   if (kind == 'e') {
     uint32_t i = find(t, name, len);
     t->used = 1;
-    return end_span(t, i < t->nnames ? i : UINT32_MAX);
+    return end_span(t, i < t->nnames ? i : UINT32_MAX, at);
   }
   /* Check the name once, when it is new: interned names were checked. */
   if (find(t, name, len) == t->nnames &&
@@ -201,11 +207,22 @@ int ips_marks_add(ips_marks_t *t, char kind, const char *name, size_t len) {
       t->nopen_anon++;
     return dropped(t);
   }
-  if (record(t, kind, idx) != 0)
+  if (record(t, kind, idx, at) != 0)
     return IPS_ECLOCK;
   if (kind == 'b') {
     t->open[t->nopen++] = idx | RECORDED;
     t->nreserved++;
   }
   return 0;
+}
+
+int ips_marks_add(ips_marks_t *t, char kind, const char *name, size_t len) {
+  return add(t, kind, name, len, NULL);
+}
+
+int ips_marks_put(ips_marks_t *t, char kind, const char *name, size_t len,
+                  const ips_stamp_t *s) {
+  if (s == NULL)
+    return IPS_EINVAL;
+  return add(t, kind, name, len, s);
 }

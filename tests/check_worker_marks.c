@@ -3,6 +3,7 @@
  * the stamps the xsnap-era readers expect left exactly as they were. */
 #include "config.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -29,10 +30,11 @@ static yajl_val member(yajl_val obj, const char *key) {
 }
 
 /* The event kinds in order ("mbe..."), and checks every event against the
- * command's stamps: inside [d, e] on the mono clock, never going back, and
- * naming an entry of the names table. */
-static void event_kinds(yajl_val mk, const wd_meter_t *m, char *out,
-                        size_t size) {
+ * command's stamps: inside [d, e] on the mono clock, never going back (when
+ * ordered: measure() records spans after the fact), and naming an entry of
+ * the names table. */
+static void event_kinds_o(yajl_val mk, const wd_meter_t *m, char *out,
+                          size_t size, int ordered) {
   yajl_val ev = member(mk, "events"), names = member(mk, "names");
   int64_t last = m->mono_ns[0];
   size_t i;
@@ -49,11 +51,141 @@ static void event_kinds(yajl_val mk, const wd_meter_t *m, char *out,
                                    &wall), 0);
     ck_assert(wall >= m->wall_us[0] && wall <= m->wall_us[m->n - 1]);
     mono = YAJL_GET_INTEGER(e->u.array.values[3]);
-    ck_assert(mono >= last && mono <= m->mono_ns[m->n - 1]);
+    ck_assert(mono >= (ordered ? last : m->mono_ns[0]) &&
+              mono <= m->mono_ns[m->n - 1]);
     last = mono;
   }
   out[i] = 0;
 }
+
+static void event_kinds(yajl_val mk, const wd_meter_t *m, char *out,
+                        size_t size) {
+  event_kinds_o(mk, m, out, size, 1);
+}
+
+/* Event i's mono stamp and name. */
+static int64_t ev_mono(yajl_val mk, size_t i) {
+  return YAJL_GET_INTEGER(member(mk, "events")->u.array.values[i]
+                              ->u.array.values[3]);
+}
+static const char *ev_name(yajl_val mk, size_t i) {
+  yajl_val e = member(mk, "events")->u.array.values[i];
+  yajl_val names = member(mk, "names");
+  return YAJL_GET_STRING(
+      names->u.array.values[YAJL_GET_INTEGER(e->u.array.values[1])]);
+}
+
+static void js_eval(wd_t *d, const char *src) {
+  wd_result_t r;
+  ck_assert_int_eq(wd_command(d, 'e', src, strlen(src), NULL, NULL, &r), 0);
+  ck_assert_msg(r.tag == '.', "eval failed: %s", r.body);
+  wd_result_free(&r);
+}
+
+/* ES5 for Duktape. */
+static const char js_vat[] =
+    "globalThis.handleCommand = function (buf) {"
+    "  var req = new TextDecoder().decode(buf);"
+    "  if (req === 'bad') return String(performance.measure('x', 'nope'));"
+    "  if (req === 'stale') return String(performance.measure('x', 'start'));"
+    "  var t0 = performance.now();"
+    "  performance.mark('start');"
+    "  var x = 0; for (var i = 0; i < 20000; i++) x += i;"
+    "  performance.mark('parsed');"
+    "  issueStringCommand('[\"vatstoreGet\",\"k\"]');"
+    "  var m = performance.measure('deserialize', 'start', 'parsed');"
+    "  var all = performance.measure('whole');"
+    "  var tail = performance.measure('tail', { start: 'parsed' });"
+    "  return JSON.stringify({ t0: t0, now: performance.now(),"
+    "    d: m.duration, type: m.entryType, st: m.startTime,"
+    "    w: all.duration, tail: tail.duration,"
+    "    origin: typeof performance.timeOrigin });"
+    "};";
+
+START_TEST(js_mark_and_measure) {
+  wd_t d;
+  wd_result_t r;
+  wd_meter_t m;
+  yajl_val tree, mk, res;
+  char kinds[64], err[128];
+  const char *p_d[] = {"d", NULL}, *p_w[] = {"w", NULL},
+             *p_type[] = {"type", NULL}, *p_now[] = {"now", NULL},
+             *p_t0[] = {"t0", NULL}, *p_o[] = {"origin", NULL};
+  start(&d, WORKER_JS, NULL);
+  js_eval(&d, js_vat);
+  deliver_ok(&d, '?', "go", 2, NULL, NULL, NULL, &r, &m);
+  ck_assert_int_eq(m.version, 2);
+  ck_assert_str_eq(m.kinds, "dure");
+  check_stamps(&r, &m);
+  mk = marks_of(&r, &tree);
+  ck_assert_ptr_nonnull(mk);
+  event_kinds_o(mk, &m, kinds, sizeof kinds, 0);
+  ck_assert_str_eq(kinds, "mmbebebe");
+  ck_assert_str_eq(ev_name(mk, 2), "deserialize");
+  /* measure(name, a, b) spans exactly from mark a to mark b. */
+  ck_assert_int_eq(ev_mono(mk, 2), ev_mono(mk, 0));
+  ck_assert_int_eq(ev_mono(mk, 3), ev_mono(mk, 1));
+  ck_assert_int_lt(ev_mono(mk, 0), ev_mono(mk, 1));
+  /* measure(name) starts with the command, after its 'd' stamp. */
+  ck_assert_str_eq(ev_name(mk, 4), "whole");
+  ck_assert_int_ge(ev_mono(mk, 4), m.mono_ns[0]);
+  ck_assert_int_le(ev_mono(mk, 4), ev_mono(mk, 0));
+  ck_assert_int_ge(ev_mono(mk, 5), ev_mono(mk, 3));
+  ck_assert_str_eq(ev_name(mk, 6), "tail");
+  ck_assert_int_eq(ev_mono(mk, 6), ev_mono(mk, 1));
+  ck_assert_int_eq(YAJL_GET_INTEGER(member(mk, "unbalanced")), 0);
+  res = yajl_tree_parse(r.body, err, sizeof err);
+  ck_assert_msg(res != NULL, "result %s", r.body);
+  ck_assert_str_eq(YAJL_GET_STRING(yajl_tree_get(res, p_type, yajl_t_any)),
+                   "measure");
+  ck_assert_str_eq(YAJL_GET_STRING(yajl_tree_get(res, p_o, yajl_t_any)),
+                   "number");
+  /* The durations are the marks' distance, in ms. */
+  ck_assert(fabs(YAJL_GET_DOUBLE(yajl_tree_get(res, p_d, yajl_t_number)) -
+                 (double)(ev_mono(mk, 1) - ev_mono(mk, 0)) / 1e6) < 1e-6);
+  ck_assert(YAJL_GET_DOUBLE(yajl_tree_get(res, p_w, yajl_t_number)) >=
+            YAJL_GET_DOUBLE(yajl_tree_get(res, p_d, yajl_t_number)));
+  ck_assert(YAJL_GET_DOUBLE(yajl_tree_get(res, p_now, yajl_t_number)) >
+            YAJL_GET_DOUBLE(yajl_tree_get(res, p_t0, yajl_t_number)));
+  yajl_tree_free(res);
+  yajl_tree_free(tree);
+  wd_result_free(&r);
+  wd_meter_free(&m);
+  /* Marks are per command: "start" is gone in the next one. */
+  deliver_error(&d, '?', "stale", 5, "no mark named \"start\"");
+  deliver_error(&d, '?', "bad", 3, "SyntaxError");
+  /* And the worker goes on. */
+  deliver_ok(&d, '?', "go", 2, NULL, NULL, NULL, &r, &m);
+  ck_assert_int_eq(m.version, 2);
+  wd_result_free(&r);
+  wd_meter_free(&m);
+  wd_free(&d);
+}
+END_TEST
+
+/* Code written for xsnap, which has no marks, gets v1 metering. */
+START_TEST(js_no_marks_is_v1) {
+  wd_t d;
+  wd_result_t r;
+  wd_meter_t m;
+  start(&d, WORKER_JS, NULL);
+  js_eval(&d, "globalThis.handleCommand = function () { return 'x'; };");
+  deliver_ok(&d, '?', "go", 2, NULL, NULL, NULL, &r, &m);
+  ck_assert_int_eq(m.version, 1);
+  ck_assert_ptr_null(strstr(r.meter, "marks"));
+  wd_result_free(&r);
+  wd_meter_free(&m);
+  js_eval(&d, "if (typeof performance.now() !== 'number' || "
+              "performance.now() < 0) throw new Error('now');"
+              "var threw = false;"
+              "try { performance.mark(); } catch (e) { threw = e instanceof "
+              "TypeError; }"
+              "if (!threw) throw new Error('mark() without a name');"
+              "performance.mark('');"
+              "performance.mark(new Array(300).join('\u00e9'));");
+  wd_free(&d);
+}
+END_TEST
 
 START_TEST(marks_spans_in_order) {
   wd_t d;
@@ -211,6 +343,8 @@ Suite *worker_marks_suite(void) {
   tcase_add_test(tc, marks_spans_in_order);
   tcase_add_test(tc, marks_unbalanced);
   tcase_add_test(tc, marks_disabled);
+  tcase_add_test(tc, js_mark_and_measure);
+  tcase_add_test(tc, js_no_marks_is_v1);
   suite_add_tcase(s, tc);
   tc = tcase_create("Limits");
   tcase_add_test(tc, marks_bounds_and_e);

@@ -223,6 +223,14 @@ IPS_EXTERN int ips_worker_span_end(ips_worker_t *w, const char *name);
 IPS_EXTERN int ips_worker_mark_n(ips_worker_t *w, char kind, const char *name,
                                  size_t len);
 
+/* ips_worker_mark_n() at a stamp the caller read earlier with
+ * ips_clock_read(), for a span measured after the fact (the JavaScript
+ * worker's performance.measure()).  s must lie inside the pending command
+ * (not before its 'd' stamp), or the analysis will refuse the span. */
+IPS_EXTERN int ips_worker_mark_at(ips_worker_t *w, char kind,
+                                  const char *name, size_t len,
+                                  const ips_stamp_t *s);
+
 /* The sticky stream error, or 0. */
 IPS_EXTERN int ips_worker_failed(const ips_worker_t *w);
 

@@ -416,6 +416,14 @@ int ips_worker_mark_n(ips_worker_t *w, char kind, const char *name,
   return rc;
 }
 
+int ips_worker_mark_at(ips_worker_t *w, char kind, const char *name,
+                       size_t len, const ips_stamp_t *s) {
+  if (w->failed) return w->failed;
+  if (!w->pending) return IPS_EINVAL;
+  if (!stamping(w)) return 1;
+  return ips_marks_put(&w->marks, kind, name, len, s);
+}
+
 int ips_worker_mark(ips_worker_t *w, const char *name) {
   return ips_worker_mark_n(w, 'm', name, name ? strlen(name) : 0);
 }
