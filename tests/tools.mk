@@ -11,7 +11,8 @@ tests_check_tools_SOURCES = \
 	tests/check_report.c \
 	tests/check_trace.c \
 	tests/check_hostile_slog.c \
-	tests/check_flight.c
+	tests/check_flight.c \
+	tests/check_marks_slog.c
 tests_check_tools_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/tools
 tests_check_tools_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS) $(YAJL_CFLAGS) $(ZLIB_CFLAGS)
 tests_check_tools_LDADD = analyze/libanalyze-core.la $(CHECK_LIBS) $(YAJL_LIBS) \
