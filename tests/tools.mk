@@ -27,6 +27,11 @@ EXTRA_DIST += \
 	tests/data/run.slog \
 	tests/data/run.report.txt \
 	tests/data/run.latency.txt \
+	tests/data/marks.slog.gz \
+	tests/data/marks.report.txt \
+	tests/data/marks.report.json \
+	tests/data/marks.latency.txt \
+	tests/data/marks.latency.json \
 	tests/data/ours.report.txt \
 	tests/data/ours.report.json \
 	tests/data/ours.latency.txt \

@@ -63,7 +63,10 @@ extern const char *const latency_names[LAT_N];
 
 /* Adds what of d to h (LAT_UPCALL: each upcall as the worker waits). */
 void latency_add(ips_hist_t *h, int what, const ips_delivery_t *d);
-void latency_table(FILE *f, const ips_hist_t *h, int what);
-void latency_json(FILE *f, const ips_hist_t *h, int what);
+/* The VM's spans of one name (issue 14): each span's length. */
+void latency_add_span(ips_hist_t *h, const char *name, const ips_delivery_t *d);
+/* label: latency_names[what], or "span:NAME". */
+void latency_table(FILE *f, const ips_hist_t *h, const char *label);
+void latency_json(FILE *f, const ips_hist_t *h, const char *label);
 
 #endif
