@@ -21,6 +21,9 @@ static yajl_val val_of(yajl_val o, const char *key) {
   return yajl_tree_get(o, p, yajl_t_any);
 }
 
+/* Instants (the VM's marks) and "span" slices seen by the last check. */
+static int n_instants, n_spans;
+
 /* Parses the trace and checks it; returns the number of X slices. */
 static int check_trace(const char *path, int want_workers) {
   char eb[256], *text = tt_read(path, NULL);
@@ -34,6 +37,7 @@ static int check_trace(const char *path, int want_workers) {
   ck_assert(ev && YAJL_IS_ARRAY(ev));
   memset(s_seen, 0, sizeof s_seen);
   memset(f_seen, 0, sizeof f_seen);
+  n_instants = n_spans = 0;
   for (i = 0; i < YAJL_GET_ARRAY(ev)->len; i++) {
     yajl_val e = YAJL_GET_ARRAY(ev)->values[i];
     const char *ph = str_of(e, "ph");
@@ -45,6 +49,12 @@ static int check_trace(const char *path, int want_workers) {
       ck_assert(YAJL_GET_DOUBLE(d) >= 0);
       ck_assert(val_of(e, "ts") && YAJL_IS_NUMBER(val_of(e, "ts")));
       nx++;
+      n_spans += !strcmp(str_of(e, "cat"), "span");
+    } else if (!strcmp(ph, "i")) {
+      ck_assert(val_of(e, "ts") && YAJL_IS_NUMBER(val_of(e, "ts")));
+      ck_assert_str_eq(str_of(e, "s"), "t");
+      ck_assert_ptr_nonnull(str_of(e, "name"));
+      n_instants++;
     } else if (!strcmp(ph, "s") || !strcmp(ph, "f")) {
       id = YAJL_GET_INTEGER(val_of(e, "id"));
       ck_assert(id > 0 && id < MAXFLOW);
@@ -92,6 +102,17 @@ START_TEST(test_trace_xsnap_stdout) {
 }
 END_TEST
 
+/* The VM's spans as slices on the worker's thread, its marks as instants:
+ * marks.slog.gz has 12 "deserialize" and 5 "sieve" spans, 5 marks. */
+START_TEST(test_trace_marks) {
+  ck_assert_int_eq(tt_sh("\"$IPS\" trace \"$DATA/marks.slog.gz\" -o \"$TMP/m.json\""), 0);
+  check_trace(tt_tmp("m.json"), 2);
+  ck_assert_int_eq(n_spans, 17);
+  ck_assert_int_eq(n_instants, 5);
+  ck_assert_int_eq(tt_sh("grep -q '\"name\":\"sieve\",\"cat\":\"span\"' \"$TMP/m.json\""), 0);
+}
+END_TEST
+
 START_TEST(test_trace_run) {
   ck_assert_int_eq(tt_sh("\"$IPS\" trace \"$DATA/run.slog\" -o \"$TMP/r.json\""), 0);
   check_trace(tt_tmp("r.json"), 2);
@@ -118,6 +139,7 @@ Suite *trace_suite(void) {
   tcase_add_test(tc, test_trace_ours);
   tcase_add_test(tc, test_trace_xsnap_stdout);
   tcase_add_test(tc, test_trace_run);
+  tcase_add_test(tc, test_trace_marks);
   suite_add_tcase(s, tc);
   tc = tcase_create("Limits");
   tcase_add_test(tc, test_trace_vat);

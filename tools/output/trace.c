@@ -97,6 +97,24 @@ static void slice(trace_t *t, int pid, const char *cat, const char *name,
   yajl_gen_map_close(g);
 }
 
+/* A mark of the VM's code (issue 14): an instant on the worker's thread. */
+static void instant(trace_t *t, int pid, const char *name, int64_t ts) {
+  yajl_gen g = t->g;
+  yajl_gen_map_open(g);
+  gs(g, "name");
+  gs(g, name);
+  gs(g, "cat");
+  gs(g, "mark");
+  gs(g, "ph");
+  gs(g, "i");
+  gs(g, "s");
+  gs(g, "t");
+  gi(g, "pid", pid);
+  gi(g, "tid", 1);
+  gus(g, "ts", ts);
+  yajl_gen_map_close(g);
+}
+
 static void flow(trace_t *t, int from, int64_t ts_from, int to, int64_t ts_to,
                  const char *name) {
   yajl_gen g = t->g;
@@ -139,6 +157,15 @@ void trace_delivery(trace_t *t, const ips_stats_t *st,
   for (i = 0; i <= n; i++)
     slice(t, pid, "worker", "worker", W[2 * i] - o, W[2 * i + 1] - W[2 * i],
           NULL);
+  /* The VM's spans nest under the worker slices by time; marks are
+   * instants. */
+  for (i = 0; i < d->n_marks; i++) {
+    const ips_delivery_mark_t *m = &d->marks[i];
+    if (m->kind == 's')
+      slice(t, pid, "span", m->name, m->at - o, m->dur, NULL);
+    else
+      instant(t, pid, m->name, m->at - o);
+  }
   for (i = 0; i < n; i++) {
     size_t u = 1 + 2 * i;
     snprintf(name, sizeof name, "upcall %zu", i);
