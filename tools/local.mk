@@ -14,6 +14,7 @@ tools_ipcstamp_SOURCES = \
 	tools/cmd_latency.c \
 	tools/output/json.c \
 	tools/output/report.c \
+	tools/output/slow_marks.c \
 	tools/output/trace.c \
 	tools/output/latency.c
 tools_ipcstamp_LDADD = analyze/libipcstamp-analyze.la

@@ -26,12 +26,32 @@ yajl_gen out_gen(void);
 
 enum { REPORT_TEXT, REPORT_JSON, REPORT_CSV };
 
+/* The marks of the slowest marked deliveries (slow_marks.c), for the
+ * summary's slowest list.  at is relative to the worker's d there. */
+struct slow_marks_entry;
+typedef struct {
+  size_t cap, n;
+  uint64_t seq;
+  struct slow_marks_entry *e;
+} slow_marks_t;
+int slow_marks_init(slow_marks_t *s, size_t top); /* -1: out of memory */
+void slow_marks_add(slow_marks_t *s, const ips_delivery_t *d);
+/* The entry of the delivery whose deliver record is at line, or NULL. */
+const struct slow_marks_entry *slow_marks_find(const slow_marks_t *s,
+                                               long line);
+/* How many marks it shows; *more gets how many it left out. */
+size_t slow_marks_count(const struct slow_marks_entry *e, size_t *more);
+const ips_delivery_mark_t *slow_marks_get(const struct slow_marks_entry *e,
+                                          size_t i);
+void slow_marks_free(slow_marks_t *s);
+
 typedef struct {
   FILE *out;
   int format;          /* REPORT_* */
   const char *vat;     /* the --vat filter, or NULL */
   int64_t quake_ns;    /* the threshold, for the summary's text */
   yajl_gen g;          /* REPORT_JSON */
+  slow_marks_t slow;   /* marks of the slowest deliveries */
 } report_out_t;
 
 void report_delivery_text(report_out_t *r, const ips_delivery_t *d);

@@ -270,6 +270,53 @@ static void share_row(FILE *f, const char *name, const ips_totals_t *t) {
           ips_format_us(b[3], t->total));
 }
 
+/* Under a slow delivery of the summary, its marks and spans (issue 14). */
+static void slow_marks_text(report_out_t *r, long line) {
+  const struct slow_marks_entry *e = slow_marks_find(&r->slow, line);
+  char b[2][IPS_US_BUF];
+  size_t i, n, more;
+  if (!e)
+    return;
+  n = slow_marks_count(e, &more);
+  for (i = 0; i < n; i++) {
+    const ips_delivery_mark_t *m = slow_marks_get(e, i);
+    fprintf(r->out, "      worker %zu: %*s%s %s%s%s at +%s\n", m->wseg,
+            2 * (m->depth < 16 ? m->depth : 16), "",
+            m->kind == 's' ? "span" : "mark", m->name,
+            m->kind == 's' ? " " : "",
+            m->kind == 's' ? ips_format_us(b[0], m->dur) : "",
+            ips_format_us(b[1], m->at));
+  }
+  if (more)
+    fprintf(r->out, "      ... %zu more marks and spans\n", more);
+}
+
+static void slow_marks_json(report_out_t *r, long line) {
+  const struct slow_marks_entry *e = slow_marks_find(&r->slow, line);
+  yajl_gen g = r->g;
+  size_t i, n, more;
+  if (!e)
+    return;
+  n = slow_marks_count(e, &more);
+  out_str(g, "marks");
+  yajl_gen_array_open(g);
+  for (i = 0; i < n; i++) {
+    const ips_delivery_mark_t *m = slow_marks_get(e, i);
+    yajl_gen_map_open(g);
+    out_kv(g, "kind", m->kind == 's' ? "span" : "mark");
+    out_kv(g, "name", m->name);
+    out_int(g, "worker", (long long)m->wseg);
+    out_int(g, "depth", m->depth);
+    out_int(g, "at_ns", m->at);
+    if (m->kind == 's')
+      out_int(g, "dur_ns", m->dur);
+    yajl_gen_map_close(g);
+  }
+  yajl_gen_array_close(g);
+  if (more)
+    out_int(g, "marks_more", (long long)more);
+}
+
 void report_summary_text(report_out_t *r, const ips_analysis_t *a, int gap) {
   FILE *f = r->out;
   char b[4][IPS_US_BUF];
@@ -344,6 +391,7 @@ void report_summary_text(report_out_t *r, const ips_analysis_t *a, int gap) {
               s->crank, s->vat, s->dnum, s->desc, ips_format_us(b[0], s->total),
               ips_format_us(b[1], s->pipe), ips_format_us(b[2], s->worker),
               ips_format_us(b[3], s->kernel), s->line);
+      slow_marks_text(r, s->line);
     }
   }
   if (st->skipped_lines || st->skipped_deliveries) {
@@ -429,6 +477,7 @@ void report_summary_json(report_out_t *r, const ips_analysis_t *a) {
     gkv(g, "description", s->desc);
     gi(g, "total_ns", s->total);
     gi(g, "line", s->line);
+    slow_marks_json(r, s->line);
     yajl_gen_map_close(g);
   }
   yajl_gen_array_close(g);
