@@ -10,6 +10,7 @@
 
 #include "check_report.h"
 #include "ipcstamp-analyze.h"
+#include "slog.h"
 
 #define MAXD 8
 
@@ -222,12 +223,73 @@ START_TEST(test_mark_names_sanitised) {
 }
 END_TEST
 
+/* The fast path reads a v2 line as the yajl path does, marks included; it
+ * declines a name with an escape (the yajl path decodes it). */
+START_TEST(test_fast_path_marks) {
+  static const char line[] =
+      RESULT(1, "{\"v\":2,\"kinds\":\"de\",\"mono\":[8123401010000,"
+                "8123401900000],\"dropped\":0,\"marks\":{\"names\":[\"work\","
+                "\"\xc3\xa9t\xc3\xa9\"],\"events\":["
+                "[\"b\",0,1795300856.501100,8123401100000],"
+                "[\"m\",1,1795300856.501250,8123401250000],"
+                "[\"e\",0,1795300856.501800,8123401800000]],"
+                "\"dropped\":3,\"unbalanced\":1}}");
+  static const char escaped[] =
+      RESULT(1, "{\"v\":2,\"kinds\":\"de\",\"mono\":[8123401010000,"
+                "8123401900000],\"dropped\":0,\"marks\":{\"names\":[\"a\\nb\"],"
+                "\"events\":[],\"dropped\":0,\"unbalanced\":0}}");
+  size_t n = strlen(line) - 1; /* without the newline */
+  ips__parser_t *y = ips__parser_new(IPS__PARSE_STRICT);
+  const ips__rec_t *b;
+  ips__rec_t r;
+  char err[200];
+  memset(&r, 0, sizeof r);
+  r.walls = malloc(IPS__MAX_STAMPS * sizeof *r.walls);
+  r.wmono = malloc(IPS__MAX_STAMPS * sizeof *r.wmono);
+  r.kinds = malloc(IPS__MAX_STAMPS + 1);
+  r.marks = malloc(IPS_MAX_MARKS * sizeof *r.marks);
+  r.mname_off = malloc(IPS_MAX_MARKS * sizeof *r.mname_off);
+  r.mnames = malloc(IPS__MNAMES_BYTES);
+  ck_assert_int_eq(ips__slog_fast(&r, line, n), 1);
+  ck_assert_int_eq(ips__slog_parse(y, line, n, &b, err, sizeof err), 0);
+  ck_assert_uint_eq(r.have, b->have);
+  ck_assert(r.have & IPS__F_MARKS);
+  ck_assert_uint_eq(r.n_marks, 3);
+  ck_assert_uint_eq(r.n_marks, b->n_marks);
+  ck_assert_uint_eq(r.n_mnames, b->n_mnames);
+  ck_assert_uint_eq(r.mnames_len, b->mnames_len);
+  ck_assert_int_eq(memcmp(r.mnames, b->mnames, r.mnames_len), 0);
+  ck_assert_int_eq(memcmp(r.mname_off, b->mname_off,
+                          r.n_mnames * sizeof *r.mname_off), 0);
+  for (n = 0; n < r.n_marks; n++) {
+    ck_assert_int_eq(r.marks[n].kind, b->marks[n].kind);
+    ck_assert_uint_eq(r.marks[n].name, b->marks[n].name);
+    ck_assert_int_eq(r.marks[n].wall, b->marks[n].wall);
+    ck_assert_int_eq(r.marks[n].mono, b->marks[n].mono);
+  }
+  ck_assert_int_eq(r.mdropped, 3);
+  ck_assert_int_eq(b->mdropped, 3);
+  ck_assert_int_eq(r.munbalanced, b->munbalanced);
+  memset(r.mname_off, 0, sizeof *r.mname_off);
+  r.n_marks = r.n_mnames = r.mnames_len = 0;
+  ck_assert_int_eq(ips__slog_fast(&r, escaped, strlen(escaped) - 1), 0);
+  free(r.walls);
+  free(r.wmono);
+  free(r.kinds);
+  free(r.marks);
+  free(r.mname_off);
+  free(r.mnames);
+  ips__parser_free(y);
+}
+END_TEST
+
 Suite *marks_slog_suite(void) {
   Suite *s = suite_create("marks in the analysis");
   TCase *tc = tcase_create("Core");
   tcase_add_test(tc, test_marks_default);
   tcase_add_test(tc, test_marks_strict);
   tcase_add_test(tc, test_mark_names_sanitised);
+  tcase_add_test(tc, test_fast_path_marks);
   suite_add_tcase(s, tc);
   return s;
 }
