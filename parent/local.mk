@@ -1,11 +1,12 @@
 # parent/: the parent library on libuv (workers, metering reader, slogfile).
 lib_LTLIBRARIES += parent/libipcstamp-parent.la
 include_HEADERS += parent/ipcstamp-parent.h
-noinst_HEADERS += parent/json.h parent/worker.h
+noinst_HEADERS += parent/json.h parent/worker.h parent/marks_check.h
 pkgconfig_DATA += parent/ipcstamp-parent.pc
 parent_libipcstamp_parent_la_SOURCES = \
 	parent/json.c \
 	parent/metering.c \
+	parent/marks_check.c \
 	parent/slog.c \
 	parent/worker.c
 parent_libipcstamp_parent_la_CFLAGS = $(AM_CFLAGS) $(UV_CFLAGS) $(YAJL_CFLAGS)

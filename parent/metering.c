@@ -17,6 +17,7 @@
 #include <yajl/yajl_parse.h>
 
 #include "ipcstamp-parent.h"
+#include "marks_check.h"
 
 enum { K_NONE, K_OTHER, K_TS, K_IPC, K_COMPUTE, K_ALLOCATE,
        K_V, K_KINDS, K_MONO, K_DROPPED, K_CPU };
@@ -430,6 +431,10 @@ int ips_metering_parse(const char *buf, size_t n, ips_metering_t *m,
   if (!p.rc)
     check(&p);
   yajl_free(p.h);
+  p.h = NULL;
+  /* v2: the marks, which the pass above stepped over (marks_check.c). */
+  if (!p.rc && m->version == IPS_METERING_VERSION_MARKS)
+    p.rc = ips__marks_check(buf, n, m, err, errsize);
   if (p.rc) {
     ips_metering_free(m);
     return p.rc;
