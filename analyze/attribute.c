@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "attribute.h"
+#include "marks.h"
 
 /* Per delivery: beyond, the delivery is dropped (its stamps would be more
  * than any side accepts). */
@@ -92,6 +93,7 @@ void ips__attr_free(ips_analysis_t *a) {
   free(a->hash);
   free(a->P);
   free(a->W);
+  ips__marks_free(a);
 }
 
 size_t ips_analysis_nvats(const ips_analysis_t *a) { return a->nvats; }
@@ -472,8 +474,8 @@ static void on_result(ips_analysis_t *a, vat_state_t *v, const ips__rec_t *r,
   size_t n, k, i, last, nrec, nw, m = 0;
   int have_pm, have_ww, have_wm, causal = 0, slot, ovf, unmatched = 0;
   int truncated = 0;
-  int kovf = 0;
-  int64_t dv_kernel = 0;
+  int kovf = 0, mk_wall = 0;
+  int64_t dv_kernel = 0, mk_off = 0;
   char d[160];
   int64_t *P = a->P, *W = a->W;
   pst_t E = pstamp(r);
@@ -505,9 +507,11 @@ static void on_result(ips_analysis_t *a, vat_state_t *v, const ips__rec_t *r,
     skip(a, v, v->line, IPS_SKIP_NOSTAMPS, "dr has no metering object");
     return;
   }
-  if ((r->have & IPS__F_IPSV) && r->ipsv != 1) {
-    snprintf(d, sizeof d, "ipcstamp.v %ld at line %ld (this reader knows 1)",
-             r->ipsv, line);
+  /* v2 is v1 plus marks (issue 14). */
+  if ((r->have & IPS__F_IPSV) &&
+      (r->ipsv < 1 || r->ipsv > IPS_METERING_VERSION_MAX)) {
+    snprintf(d, sizeof d, "ipcstamp.v %ld at line %ld (this reader knows 1 to %d)",
+             r->ipsv, line, IPS_METERING_VERSION_MAX);
     skip(a, v, v->line, IPS_SKIP_VERSION, d);
     return;
   }
@@ -658,6 +662,8 @@ static void on_result(ips_analysis_t *a, vat_state_t *v, const ips__rec_t *r,
       }
     }
     dv.clock = 'w';
+    mk_wall = wsrc == r->walls;
+    mk_off = off;
     dv.offset_ns = off;
     dv.bound_ns = bound;
   }
@@ -719,6 +725,16 @@ static void on_result(ips_analysis_t *a, vat_state_t *v, const ips__rec_t *r,
     skip(a, v, v->line, IPS_SKIP_RANGE, "the segments' sum overflows");
     return;
   }
+  if (r->have & IPS__F_MARKS) {
+    const char *why = ips__marks_build(a, r, &dv, mk_wall, mk_off, k);
+    if (why) {
+      snprintf(d, sizeof d, "%s, see line %ld", why, line);
+      skip(a, v, v->line, IPS_SKIP_STAMPS, d);
+      return;
+    }
+    dv.marks_dropped = r->mdropped;
+    dv.marks_unbalanced = r->munbalanced;
+  }
   if (r->have & IPS__F_CPU) {
     dv.has_cpu = 1;
     dv.cpu_ns = r->cpu_ns;
@@ -774,6 +790,8 @@ static void on_result(ips_analysis_t *a, vat_state_t *v, const ips__rec_t *r,
   add_totals(&a->st.all, &dv);
   a->shown++;
   keep_slow(a, &dv);
+  if (dv.n_marks)
+    ips__marks_count(a, &dv);
   if (a->o.on_delivery)
     a->o.on_delivery(a->o.arg, &dv);
 }

@@ -29,6 +29,15 @@ struct ips_analysis_s {
   ips_slow_t *slow;              /* o.top entries, nslow used */
   size_t nslow;
   uint64_t shown;                /* deliveries that passed the filters */
+  /* Marks (issue 14): a delivery's, for the callback (allocated on the
+   * first delivery with marks), and the per-name totals. */
+  ips_delivery_mark_t *dmarks;
+  char *dmnames;                 /* sanitised names, IPS__MNAMES_BYTES */
+  void *msort;                   /* the events sorted by time */
+  void *mopen;                   /* open spans while pairing */
+  ips_mark_stats_t *mstats;      /* IPS_MAX_MARK_NAMES */
+  size_t nmstats;
+  uint64_t marks_over;
   int read_err;                  /* the source failed: returned again */
   char read_msg[256];
 };

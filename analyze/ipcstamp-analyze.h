@@ -165,7 +165,25 @@ typedef struct ips_delivery_s {
   int has_gap;
   int64_t gap_ns;       /* kernel time since the previous delivery ended */
   int64_t offset_ns, bound_ns; /* clock == 'w': worker - parent, +- bound */
+  /* The VM's own marks and spans (metering v2, issue 14), in time order of
+   * their start (a span before what it encloses); n_marks is 0 without. */
+  size_t n_marks;
+  const struct ips_delivery_mark_s *marks;
+  long long marks_dropped, marks_unbalanced; /* as the worker counted them */
 } ips_delivery_t;
+
+/* One mark or span of a delivery, on the same clock as W.  name is owned
+ * by the analysis (valid during the callback), UTF-8 with control bytes
+ * as '?'. */
+typedef struct ips_delivery_mark_s {
+  const char *name;
+  char kind;       /* 'm' a mark, 's' a span */
+  int depth;       /* spans open around it (0: directly in the segment) */
+  size_t wseg;     /* the worker stretch its start lies in: 0 from d to
+                      the first u, i from r_i to the next u (or e) */
+  int64_t at;      /* start, ns (W's clock) */
+  int64_t dur;     /* a span's length; 0 for a mark */
+} ips_delivery_mark_t;
 
 /* The delivery's segments in time order: send, worker, then per upcall
  * upcall, kernel, reply, worker; then result.  With unmatched upcalls, per
@@ -296,6 +314,23 @@ IPS_EXTERN const ips_vat_stats_t *ips_analysis_vat(const ips_analysis_t *a,
  * *n gets how many (at most the option top). */
 IPS_EXTERN const ips_slow_t *ips_analysis_slowest(const ips_analysis_t *a,
                                                   size_t *n);
+
+/* Per-name totals of the VM's marks and spans over the deliveries that
+ * count, in order of first appearance.  At most IPS_MAX_MARK_NAMES names
+ * are kept; the others are counted in ips_analysis_marks_over(). */
+#define IPS_MAX_MARK_NAMES 1024u
+typedef struct ips_mark_stats_s {
+  const char *name;       /* owned by the analysis */
+  uint64_t n_marks;       /* marks of this name */
+  uint64_t n_spans;       /* spans of this name */
+  int64_t span_ns;        /* their total length */
+  int64_t span_max_ns;
+} ips_mark_stats_t;
+IPS_EXTERN size_t ips_analysis_nmarks(const ips_analysis_t *a);
+IPS_EXTERN const ips_mark_stats_t *ips_analysis_mark(const ips_analysis_t *a,
+                                                     size_t i);
+/* Marks and spans whose name did not fit in the table. */
+IPS_EXTERN uint64_t ips_analysis_marks_over(const ips_analysis_t *a);
 
 /* Free the analysis.  NULL is ignored. */
 IPS_EXTERN void ips_analysis_free(ips_analysis_t *a);

@@ -17,6 +17,8 @@ analyze_libanalyze_core_la_SOURCES = \
 	analyze/json_skip.c \
 	analyze/attribute.h \
 	analyze/attribute.c \
+	analyze/marks.h \
+	analyze/marks.c \
 	analyze/analysis.c \
 	analyze/hist.c \
 	analyze/ring_read.c

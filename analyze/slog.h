@@ -115,8 +115,17 @@ enum {
   IPS__F_CPU = 1 << 11,
   IPS__F_IPSV = 1 << 12,    /* an ipcstamp.v was seen (slog-start or metering) */
   IPS__F_REPLAY = 1 << 13,  /* "replay": true (SwingSet replaying a transcript) */
-  IPS__F_DRNULL = 1 << 14   /* dr[2] is null: no metering (a local vat) */
+  IPS__F_DRNULL = 1 << 14,  /* dr[2] is null: no metering (a local vat) */
+  IPS__F_MARKS = 1 << 15    /* ipcstamp.marks (metering v2) */
 };
+
+/* One event of ipcstamp.marks as sent: kind 'm', 'b' or 'e', an index into
+ * the names (checked by the attribution), the worker's two clocks in ns. */
+typedef struct {
+  int64_t wall, mono;
+  uint32_t name;
+  char kind;
+} ips__mark_t;
 
 #define IPS__MAX_STAMPS IPS_MAX_STAMPS /* per delivery; more is refused */
 /* Agoric's xsnap-worker keeps this many stamps a delivery (MAX_TIMESTAMPS
@@ -143,7 +152,21 @@ typedef struct {
   int64_t *walls;                 /* worker wall stamps, ns */
   int64_t *wmono;                 /* worker mono stamps, ns */
   char *kinds;                    /* NUL-terminated */
+  /* ipcstamp.marks (v2; read by the yajl path only: the fast path leaves
+   * a line with marks to it, so a delivery without marks costs nothing
+   * more).  The arrays are allocated on the first line with marks. */
+  size_t n_marks, n_mnames, mnames_len;
+  ips__mark_t *marks;             /* IPS_MAX_MARKS */
+  uint32_t *mname_off;            /* name i at mnames + mname_off[i], NUL-
+                                     terminated; IPS_MAX_MARKS */
+  char *mnames;                   /* IPS__MNAMES_BYTES */
+  long long mdropped, munbalanced;
+  int mev_have;                   /* parser: fields of the event being read */
 } ips__rec_t;
+
+/* Room for the names of one metering: the worker's bound on name bytes,
+ * plus a NUL each. */
+#define IPS__MNAMES_BYTES (IPS_MAX_MARK_BYTES + IPS_MAX_MARKS)
 
 typedef struct ips__parser ips__parser_t;
 

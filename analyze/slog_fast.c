@@ -305,8 +305,66 @@ static int stamps(cur_t *c, int64_t *out, size_t *n, int wall) {
   }
 }
 
+/* v2's `"marks":{"names":[...],"events":[["b",0,W,M],...],"dropped":N,
+ * "unbalanced":N}` as the worker library writes it (issue 14), with the
+ * yajl path's bounds.  Names with escapes go to the yajl path, and so does
+ * the first line with marks: it allocates the arrays. */
+static int marks(cur_t *c, ips__rec_t *r) {
+  const char *k;
+  size_t n;
+  long long v;
+  if (!r->marks || !LIT(c, "{\"names\":["))
+    return 0;
+  r->have |= IPS__F_MARKS;
+  if (!LIT(c, "]")) {
+    for (;;) {
+      if (!LIT(c, "\"") || !text(c, &k, &n) || n == 0 || n > 255 ||
+          r->n_mnames == IPS_MAX_MARKS ||
+          r->mnames_len + n + 1 > IPS__MNAMES_BYTES)
+        return 0;
+      r->mname_off[r->n_mnames++] = (uint32_t)r->mnames_len;
+      memcpy(r->mnames + r->mnames_len, k, n);
+      r->mnames_len += n;
+      r->mnames[r->mnames_len++] = '\0';
+      if (LIT(c, "]"))
+        break;
+      if (!LIT(c, ","))
+        return 0;
+    }
+  }
+  if (!LIT(c, ",\"events\":["))
+    return 0;
+  if (!LIT(c, "]")) {
+    for (;;) {
+      ips__mark_t *m = &r->marks[r->n_marks];
+      char kind;
+      if (r->n_marks == IPS_MAX_MARKS || !LIT(c, "[\"") || c->i >= c->n)
+        return 0;
+      kind = c->s[c->i++];
+      if ((kind != 'm' && kind != 'b' && kind != 'e') || !LIT(c, "\",") ||
+          !count(c, &v) || v >= IPS_MAX_MARKS || !LIT(c, ",") ||
+          !decimal(c, &m->wall) || !LIT(c, ","))
+        return 0;
+      m->kind = kind;
+      m->name = (uint32_t)v;
+      if (!count(c, &v) || !LIT(c, "]"))
+        return 0;
+      m->mono = v;
+      r->n_marks++;
+      if (LIT(c, "]"))
+        break;
+      if (!LIT(c, ","))
+        return 0;
+    }
+  }
+  return LIT(c, ",\"dropped\":") && count(c, &r->mdropped) &&
+         LIT(c, ",\"unbalanced\":") && count(c, &r->munbalanced) &&
+         LIT(c, "}");
+}
+
 /* `"ipcstamp":{"v":1,"kinds":"d...e","mono":[...],"dropped":0,"cpu_ns":N}`,
- * keys in the order our worker library writes them, cpu_ns optional. */
+ * keys in the order our worker library writes them, cpu_ns optional; v2
+ * adds "marks" last. */
 static int ipcstamp(cur_t *c, ips__rec_t *r) {
   const char *k;
   size_t n;
@@ -333,6 +391,8 @@ static int ipcstamp(cur_t *c, ips__rec_t *r) {
     r->cpu_ns = v;
     r->have |= IPS__F_CPU;
   }
+  if (LIT(c, ",\"marks\":") && !marks(c, r))
+    return 0;
   return LIT(c, "}");
 }
 

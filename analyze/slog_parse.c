@@ -21,10 +21,11 @@
 #define MAXD 16
 
 enum { C_NONE, C_TOP, C_VD, C_MSG, C_METHARGS, C_NOTIFY, C_NENTRY, C_DR,
-       C_METER, C_WALLS, C_IPS, C_WMONO };
+       C_METER, C_WALLS, C_IPS, C_WMONO, C_MARKS, C_MNAMES, C_MEVENTS, C_MEV };
 enum { K_NONE, K_TYPE, K_CRANK, K_VAT, K_DNUM, K_SNUM, K_TIME, K_MONO, K_VD,
        K_DR, K_IPCSTAMP, K_METHARGS, K_BODY, K_METHOD, K_TIMESTAMPS, K_V,
-       K_KINDS, K_WMONO, K_DROPPED, K_CPU, K_REPLAY };
+       K_KINDS, K_WMONO, K_DROPPED, K_CPU, K_REPLAY, K_MARKS, K_MNAMES,
+       K_MEVENTS, K_MUNBAL };
 enum { P_NONE, P_STOP, P_SKIP_KEYVAL, P_SKIP_ELEM, P_SKIP_REST, P_ERR };
 enum { V_OTHER, V_MESSAGE, V_NOTIFY };
 
@@ -96,9 +97,38 @@ static int child_ctx(const ips__parser_t *p, char type) {
       break;
     case C_IPS:
       if (k == K_WMONO && type == 'a') return C_WMONO;
+      if (k == K_MARKS && type == 'm') return C_MARKS;
+      break;
+    case C_MARKS:
+      if (k == K_MNAMES && type == 'a') return C_MNAMES;
+      if (k == K_MEVENTS && type == 'a') return C_MEVENTS;
+      break;
+    case C_MEVENTS:
+      if (type == 'a') return C_MEV;
       break;
   }
   return C_NONE;
+}
+
+static int fail(ips__parser_t *p, const char *msg);
+
+/* The mark arrays, allocated once, on the first metering with marks. */
+static int marks_ready(ips__parser_t *p) {
+  ips__rec_t *r = &p->rec;
+  if (r->marks)
+    return 1;
+  r->marks = malloc(IPS_MAX_MARKS * sizeof *r->marks);
+  r->mname_off = malloc(IPS_MAX_MARKS * sizeof *r->mname_off);
+  r->mnames = malloc(IPS__MNAMES_BYTES);
+  if (r->marks && r->mname_off && r->mnames)
+    return 1;
+  free(r->marks);
+  free(r->mname_off);
+  free(r->mnames);
+  r->marks = NULL;
+  r->mname_off = NULL;
+  r->mnames = NULL;
+  return fail(p, "out of memory for ipcstamp.marks");
 }
 
 static int push(ips__parser_t *p, char type) {
@@ -112,12 +142,30 @@ static int push(ips__parser_t *p, char type) {
   }
   if (c == C_METER)
     p->rec.have |= IPS__F_METER;
+  if (c == C_MARKS) {
+    if (p->rec.have & IPS__F_MARKS)
+      return fail(p, "ipcstamp.marks appears twice");
+    p->rec.have |= IPS__F_MARKS;
+    return marks_ready(p);
+  }
+  if (c == C_MEV) {
+    if (p->rec.n_marks == IPS_MAX_MARKS)
+      return fail(p, "ipcstamp.marks has more than 65536 events");
+    p->rec.mev_have = 0;
+  }
   return 1;
 }
 
-static void pop(ips__parser_t *p) {
+static int pop(ips__parser_t *p) {
+  int c = cur_ctx(p);
+  if (c == C_MEV) {
+    if (p->rec.mev_have != 15)
+      return fail(p, "an ipcstamp.marks event is not [kind, name, wall, mono]");
+    p->rec.n_marks++;
+  }
   p->depth--;
   elem_done(p);
+  return 1;
 }
 
 /* A record whose type is not a string is bad input, not a record of some
@@ -145,7 +193,7 @@ static int cb_start_array(void *ctx) {
 static int cb_end(void *ctx) {
   ips__parser_t *p = ctx;
   if (!p->mute)
-    pop(p);
+    return pop(p);
   return 1;
 }
 
@@ -209,6 +257,13 @@ static int cb_key(void *ctx, const unsigned char *s, size_t n) {
       else if (is(s, n, "mono")) k = K_WMONO;
       else if (is(s, n, "dropped")) k = K_DROPPED;
       else if (is(s, n, "cpu_ns")) k = K_CPU;
+      else if (is(s, n, "marks")) k = K_MARKS;
+      break;
+    case C_MARKS:
+      if (is(s, n, "names")) k = K_MNAMES;
+      else if (is(s, n, "events")) k = K_MEVENTS;
+      else if (is(s, n, "dropped")) k = K_DROPPED;
+      else if (is(s, n, "unbalanced")) k = K_MUNBAL;
       break;
   }
   if (p->depth < MAXD)
@@ -346,6 +401,25 @@ static int cb_string(void *ctx, const unsigned char *s, size_t n) {
         }
       }
       break;
+    case C_MNAMES: {
+      ips__rec_t *r = &p->rec;
+      if (n == 0 || n > 255)
+        return fail(p, "an ipcstamp.marks name is empty or over 255 bytes");
+      if (r->n_mnames == IPS_MAX_MARKS ||
+          r->mnames_len + n + 1 > IPS__MNAMES_BYTES)
+        return fail(p, "ipcstamp.marks has too many names");
+      r->mname_off[r->n_mnames++] = (uint32_t)r->mnames_len;
+      memcpy(r->mnames + r->mnames_len, s, n);
+      r->mnames_len += n;
+      r->mnames[r->mnames_len++] = '\0';
+      break;
+    }
+    case C_MEV:
+      if (i != 0 || n != 1 || (s[0] != 'm' && s[0] != 'b' && s[0] != 'e'))
+        return fail(p, "an ipcstamp.marks event's kind is not \"m\", \"b\" or \"e\"");
+      p->rec.marks[p->rec.n_marks].kind = (char)s[0];
+      p->rec.mev_have |= 1;
+      break;
     case C_IPS:
       if (k == K_KINDS) {
         if (n >= IPS__MAX_STAMPS)
@@ -443,6 +517,36 @@ static int cb_number(void *ctx, const char *s, size_t n) {
           break;
       }
       break;
+    case C_MARKS:
+      if (cur_key(p) == K_DROPPED || cur_key(p) == K_MUNBAL) {
+        if (to_ll(u, n, &ll))
+          return fail(p, "ipcstamp.marks.dropped or .unbalanced is not a count");
+        if (cur_key(p) == K_DROPPED)
+          r->mdropped = ll;
+        else
+          r->munbalanced = ll;
+      }
+      break;
+    case C_MEV: {
+      ips__mark_t *m = &r->marks[r->n_marks];
+      int i = cur_idx(p);
+      if (i == 1) {
+        if (to_ll(u, n, &ll) || ll >= IPS_MAX_MARKS)
+          return fail(p, "an ipcstamp.marks event's name is not an index");
+        m->name = (uint32_t)ll;
+      } else if (i == 2) {
+        if (ips__dec_to_ns(s, n, &m->wall))
+          return fail(p, "an ipcstamp.marks event's wall is not a decimal number");
+      } else if (i == 3) {
+        if (to_ll(u, n, &ll))
+          return fail(p, "an ipcstamp.marks event's mono is not integer nanoseconds");
+        m->mono = ll;
+      } else {
+        return fail(p, "an ipcstamp.marks event is not [kind, name, wall, mono]");
+      }
+      r->mev_have |= 1 << i;
+      break;
+    }
   }
   elem_done(p);
   return 1;
@@ -507,6 +611,9 @@ void ips__parser_free(ips__parser_t *p) {
   free(p->rec.walls);
   free(p->rec.wmono);
   free(p->rec.kinds);
+  free(p->rec.marks);
+  free(p->rec.mname_off);
+  free(p->rec.mnames);
   free(p);
 }
 
@@ -680,6 +787,8 @@ static void reset(ips__parser_t *p) {
   r->dropped = 0;
   r->cpu_ns = 0;
   r->ipsv = 0;
+  r->n_marks = r->n_mnames = r->mnames_len = 0;
+  r->mdropped = r->munbalanced = 0;
   p->depth = 0;
   p->top_seen = 0;
   p->mute = 0;

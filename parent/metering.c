@@ -18,6 +18,7 @@
 
 #include "ipcstamp-parent.h"
 #include "json.h"
+#include "marks_check.h"
 
 enum { K_NONE, K_OTHER, K_TS, K_IPC, K_COMPUTE, K_ALLOCATE,
        K_V, K_KINDS, K_MONO, K_DROPPED, K_CPU };
@@ -225,11 +226,13 @@ static int value(mp_t *p, int t, const char *s, size_t n) {
       if (t != T_NUM || !parse_uint(s, n, &v) || v > 1000000)
         return fail(p, IPS_EMETERING,
                     "metering: ipcstamp.v is not a version number");
-      if (v != IPS_METERING_VERSION)
+      /* v2 adds "marks" (skipped here, carried verbatim into the slog;
+       * the analysis validates it). */
+      if (v < IPS_METERING_VERSION || v > IPS_METERING_VERSION_MAX)
         return fail(p, IPS_EVERSION,
                     "metering: ipcstamp.v is %" PRId64
-                    ": unknown version (this reader knows %d)",
-                    v, IPS_METERING_VERSION);
+                    ": unknown version (this reader knows %d to %d)",
+                    v, IPS_METERING_VERSION, IPS_METERING_VERSION_MAX);
       m->version = (int)v;
       p->seen_v = 1;
       return 1;
@@ -491,6 +494,10 @@ int ips__metering_parse(const char *buf, size_t n, ips_metering_t *m,
   if (!p.rc)
     check(&p);
   yajl_free(p.h);
+  p.h = NULL;
+  /* v2: the marks, which the pass above stepped over (marks_check.c). */
+  if (!p.rc && m->version == IPS_METERING_VERSION_MARKS)
+    p.rc = ips__marks_check(buf, n, m, err, errsize);
   if (p.rc) {
     ips_metering_free(m);
     return p.rc;

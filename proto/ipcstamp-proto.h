@@ -228,6 +228,77 @@ IPS_EXTERN int ips_stamps_add(ips_stamps_t *t, char kind);
 IPS_EXTERN int ips_stamps_put(ips_stamps_t *t, const ips_stamp_t *s);
 
 /* ------------------------------------------------------------------------
+ * Marks and spans (issue 14): moments the VM's own code names, stamped with
+ * both clocks, inside one command.  Like the stamp table, the mark table is
+ * allocated once and adding never allocates.
+ *
+ * Bounds: at most cap events and name_cap bytes of distinct names per
+ * command; what does not fit is counted in dropped.  A begin is recorded only
+ * when a slot is left for its end, so a recorded begin always gets its end.
+ * An end that matches no open begin, and a begin still open when the
+ * metering is written, are counted in unbalanced (never fatal).
+ */
+typedef struct ips_mark_s {
+  int64_t wall_us;  /* as in ips_stamp_t */
+  int64_t mono_ns;
+  uint32_t name;    /* index into the table's names */
+  char kind;        /* 'm' mark, 'b' span begin, 'e' span end */
+} ips_mark_t;
+
+typedef struct ips_marks_s {
+  ips_mark_t *v;       /* cap events; owned */
+  uint32_t cap;
+  uint32_t n;          /* recorded events */
+  char *names;         /* the interned names back to back; owned */
+  size_t name_cap;     /* bytes of names per command */
+  uint32_t *name_off;  /* name i is names[name_off[i] .. name_off[i+1]) */
+  uint32_t nnames;
+  uint32_t *open;      /* stack of open spans (private): name index, top
+                          bit set when the begin was recorded */
+  uint32_t nopen;      /* open spans on the stack */
+  uint32_t nreserved;  /* recorded begins whose end is still to come */
+  uint32_t nopen_anon; /* begins dropped before their name was interned */
+  uint32_t dropped;    /* events not recorded since the last reset */
+  uint32_t unbalanced; /* ends without a begin since the last reset */
+  int used;            /* a mark call was made since the last reset */
+} ips_marks_t;
+
+/* Default bounds of a worker's mark table, and the largest accepted. */
+#define IPS_DEFAULT_MAX_MARKS 256u
+#define IPS_DEFAULT_MAX_MARK_BYTES 4096u
+#define IPS_MAX_MARKS 65536u
+#define IPS_MAX_MARK_BYTES (1u << 20)
+
+/* Allocate room for cap events (1..IPS_MAX_MARKS) and name_cap bytes of
+ * names (1..IPS_MAX_MARK_BYTES).  Returns 0, IPS_EINVAL or IPS_ENOMEM; on
+ * failure nothing is left to free. */
+IPS_EXTERN int ips_marks_init(ips_marks_t *t, uint32_t cap, size_t name_cap);
+
+/* Release the table's storage.  Safe twice. */
+IPS_EXTERN void ips_marks_free(ips_marks_t *t);
+
+/* Forget every event, name, open span and count (a new command arrived). */
+IPS_EXTERN void ips_marks_reset(ips_marks_t *t);
+
+/* Read the clocks and record an event of kind 'm', 'b' or 'e' named
+ * name[0..len) (1..255 bytes of valid UTF-8, not copied).  'e' closes the
+ * innermost open span of that name, wherever it is on the stack.  Returns 0
+ * when recorded, 1 when not recorded but counted (dropped, or an unbalanced
+ * end), IPS_EINVAL (bad kind or name: nothing counted) or IPS_ECLOCK. */
+IPS_EXTERN int ips_marks_add(ips_marks_t *t, char kind, const char *name,
+                             size_t len);
+
+/* Record an event with a stamp read earlier (the same rules as
+ * ips_marks_add()): for spans measured after the fact, as the Web
+ * Performance API's measure() does.  The table keeps the order of the
+ * calls, so events are then not in time order. */
+IPS_EXTERN int ips_marks_put(ips_marks_t *t, char kind, const char *name,
+                             size_t len, const ips_stamp_t *s);
+
+/* Spans still open: they are reported as unbalanced in the metering. */
+IPS_EXTERN uint32_t ips_marks_open(const ips_marks_t *t);
+
+/* ------------------------------------------------------------------------
  * Metering JSON (docs/protocol.md, "The metering").
  */
 
@@ -246,8 +317,14 @@ typedef struct ips_meter_s {
   int64_t cpu_ns;
 } ips_meter_t;
 
-/* Format version written in "ipcstamp":{"v":...}. */
+/* Format version written in "ipcstamp":{"v":...} when a command used no
+ * marks (and the slogfile's own version). */
 #define IPS_METERING_VERSION 1
+/* The version written when a command used marks: v1's members unchanged,
+ * plus "marks".  Readers accept 1..IPS_METERING_VERSION_MAX and refuse any
+ * other version. */
+#define IPS_METERING_VERSION_MARKS 2
+#define IPS_METERING_VERSION_MAX 2
 
 /* Write the metering JSON for table t (NULL: no stamps, an empty
  * "timestamps" list and no "ipcstamp" object) and m (NULL: no extra fields)
@@ -262,6 +339,24 @@ IPS_EXTERN int ips_metering_write(char *dst, size_t cap,
  * stamps and nfields extra fields: allocate this once and the writer never
  * runs out of room. */
 IPS_EXTERN size_t ips_metering_max_size(uint32_t nstamps, size_t nfields);
+
+/* ips_metering_write() with a mark table: when marks is not NULL and was
+ * used in this command (and t is not NULL), the "ipcstamp" object is written
+ * as version 2 with a "marks" member (docs/protocol.md); otherwise the output
+ * is exactly ips_metering_write()'s.  Nothing in marks is changed. */
+IPS_EXTERN int ips_metering_write_marks(char *dst, size_t cap,
+                                        const ips_stamps_t *t,
+                                        const ips_marks_t *marks,
+                                        const ips_meter_t *m,
+                                        size_t *written);
+
+/* An upper bound of ips_metering_write_marks()'s output for nstamps stamps,
+ * nfields fields and a mark table of max_marks events and max_mark_bytes
+ * bytes of names (both 0: no marks, the same as ips_metering_max_size()). */
+IPS_EXTERN size_t ips_metering_max_size_marks(uint32_t nstamps,
+                                              size_t nfields,
+                                              uint32_t max_marks,
+                                              size_t max_mark_bytes);
 
 /* Format a wall stamp as seconds with exactly six decimals
  * ("1795300856.504227") from integers: no floating-point rounding.  buf needs

@@ -9,6 +9,7 @@ proto_libipcstamp_proto_la_SOURCES = \
 	proto/clock.c \
 	proto/stamps.c \
 	proto/metering.c \
-	proto/ring.c
+	proto/ring.c \
+	proto/marks.c
 proto_libipcstamp_proto_la_LDFLAGS = $(AM_LDFLAGS) -no-undefined -version-info 0:0:0
 dist_docs_DATA += docs/protocol.md docs/ring.md

@@ -96,8 +96,82 @@ size_t ips_metering_max_size(uint32_t nstamps, size_t nfields) {
   return 256 + (size_t)nstamps * 64 + nfields * 96;
 }
 
+/* Per event: `["b",` 5 + index 10 + `,` + wall 27 + `,` + mono 21 + `],` 2;
+ * per name byte at most 6 (`\u00XX`), per name 3 (quotes, comma); plus
+ * the fixed members. */
+size_t ips_metering_max_size_marks(uint32_t nstamps, size_t nfields,
+                                   uint32_t max_marks, size_t max_mark_bytes) {
+  size_t n = ips_metering_max_size(nstamps, nfields);
+  if (max_marks == 0)
+    return n;
+  return n + 160 + (size_t)max_marks * (68 + 3) + max_mark_bytes * 6;
+}
+
+/* A name as a JSON string: the table holds valid UTF-8, so only '"', '\\'
+ * and control bytes need escaping. */
+static void put_name(out_t *o, const char *s, size_t n) {
+  static const char hex[] = "0123456789abcdef";
+  size_t i, run = 0;
+  put(o, "\"", 1);
+  for (i = 0; i < n; i++) {
+    unsigned char c = (unsigned char)s[i];
+    if (c >= 0x20 && c != '"' && c != '\\')
+      continue;
+    put(o, s + run, i - run);
+    run = i + 1;
+    if (c == '"' || c == '\\') {
+      char e[2] = {'\\', (char)c};
+      put(o, e, 2);
+    } else {
+      char e[6] = {'\\', 'u', '0', '0', hex[c >> 4], hex[c & 15]};
+      put(o, e, 6);
+    }
+  }
+  put(o, s + run, n - run);
+  put(o, "\"", 1);
+}
+
+/* "marks":{"names":[...],"events":[["b",0,<wall>,<mono>],...],
+ *          "dropped":N,"unbalanced":N} */
+static void put_marks(out_t *o, const ips_marks_t *mk) {
+  char num[24];
+  uint32_t i;
+  puts_(o, ",\"marks\":{\"names\":[");
+  for (i = 0; i < mk->nnames; i++) {
+    if (i > 0)
+      put(o, ",", 1);
+    put_name(o, mk->names + mk->name_off[i],
+             mk->name_off[i + 1] - mk->name_off[i]);
+  }
+  puts_(o, "],\"events\":[");
+  for (i = 0; i < mk->n; i++) {
+    const ips_mark_t *e = &mk->v[i];
+    char k[6] = {'[', '"', e->kind, '"', ','};
+    if (i > 0)
+      put(o, ",", 1);
+    put(o, k, 5);
+    put_i64(o, e->name);
+    put(o, ",", 1);
+    put(o, num, ips_fmt_wall(num, e->wall_us));
+    put(o, ",", 1);
+    put_i64(o, e->mono_ns);
+    put(o, "]", 1);
+  }
+  puts_(o, "],\"dropped\":");
+  put_i64(o, mk->dropped);
+  puts_(o, ",\"unbalanced\":");
+  put_i64(o, (int64_t)mk->unbalanced + ips_marks_open(mk));
+  put(o, "}", 1);
+}
+
 int ips_metering_write(char *dst, size_t cap, const ips_stamps_t *t,
                        const ips_meter_t *m, size_t *written) {
+  return ips_metering_write_marks(dst, cap, t, NULL, m, written);
+}
+
+int ips_metering_write_marks(char *dst, size_t cap, const ips_stamps_t *t,
+                             const ips_marks_t *marks, const ips_meter_t *m,
+                             size_t *written) {
   out_t o = {dst, dst + cap, 0};
   char num[24];
   size_t i;
@@ -123,7 +197,10 @@ int ips_metering_write(char *dst, size_t cap, const ips_stamps_t *t,
   }
   put(&o, "]", 1);
   if (t != NULL) {
-    puts_(&o, ",\"ipcstamp\":{\"v\":1,\"kinds\":\"");
+    /* v1 exactly as before unless this command used marks. */
+    int v2 = marks != NULL && marks->used;
+    puts_(&o, v2 ? ",\"ipcstamp\":{\"v\":2,\"kinds\":\""
+                 : ",\"ipcstamp\":{\"v\":1,\"kinds\":\"");
     for (k = 0; k < t->n; k++) {
       if (!is_alpha(t->v[k].kind))
         return IPS_EINVAL;
@@ -141,6 +218,8 @@ int ips_metering_write(char *dst, size_t cap, const ips_stamps_t *t,
       puts_(&o, ",\"cpu_ns\":");
       put_i64(&o, m->cpu_ns);
     }
+    if (v2)
+      put_marks(&o, marks);
     put(&o, "}", 1);
   }
   put(&o, "}", 1);

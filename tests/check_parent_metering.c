@@ -36,6 +36,23 @@ START_TEST(test_ours) {
 }
 END_TEST
 
+/* v2 (issue 14): v1's members and "marks", which the slog carries. */
+START_TEST(test_v2_marks) {
+  ips_metering_t m;
+  char err[200];
+  const char *s =
+      "{\"timestamps\":[1795300856.504227,1795300856.507209],"
+      "\"ipcstamp\":{\"v\":2,\"kinds\":\"de\",\"mono\":[10,20],"
+      "\"dropped\":0,\"marks\":{\"names\":[\"x\"],\"events\":"
+      "[[\"m\",0,1795300856.504300,15]],\"dropped\":0,\"unbalanced\":0}}}";
+  ck_assert_int_eq(parse(s, &m, err), 0);
+  ck_assert_int_eq(m.version, 2);
+  ck_assert_uint_eq(m.n, 2);
+  ck_assert_str_eq(m.kinds, "de");
+  ips_metering_free(&m);
+}
+END_TEST
+
 START_TEST(test_xsnap_plain) {
   ips_metering_t m;
   char err[200];
@@ -107,8 +124,27 @@ static const struct {
     {"{\"timestamps\":[1],\"timestamps\":[2]}", IPS_EMETERING, "duplicate"},
     {"{\"timestamps\":[1,2", IPS_EMETERING, "invalid JSON"},
     {"{\"timestamps\":[1,2]} x", IPS_EMETERING, "invalid JSON"},
-    {"{\"timestamps\":[1,2],\"ipcstamp\":{\"v\":2}}", IPS_EVERSION,
+    {"{\"timestamps\":[1,2],\"ipcstamp\":{\"v\":3}}", IPS_EVERSION,
      "unknown version"},
+    {"{\"timestamps\":[1,2],\"ipcstamp\":{\"v\":0}}", IPS_EVERSION,
+     "unknown version"},
+#define V2(marks)                                                            \
+  "{\"timestamps\":[1,2],\"ipcstamp\":{\"v\":2,\"kinds\":\"de\",\"mono\":" \
+  "[10,20],\"dropped\":0,\"marks\":" marks "}}"
+    {V2("{\"names\":[\"x\"],\"events\":[[\"m\",0,1.5,25]]}"),
+     IPS_EMETERING, "outside the command's d..e"},
+    {V2("{\"names\":[\"x\"],\"events\":[[\"m\",1,1.5,15]]}"),
+     IPS_EMETERING, "index past the names"},
+    {V2("{\"names\":[\"x\"],\"events\":[[\"m\",0,1.5]]}"),
+     IPS_EMETERING, "not [kind, name, wall, mono]"},
+    {V2("{\"names\":[\"\"],\"events\":[]}"), IPS_EMETERING,
+     "names[0] is not a name"},
+    {V2("{\"names\":[\"x\"],\"events\":[[\"q\",0,1.5,15]]}"),
+     IPS_EMETERING, "[0] is not \"m\""},
+    {V2("{\"names\":[\"x\"],\"events\":[],\"dropped\":-1}"),
+     IPS_EMETERING, "marks.dropped is not a count"},
+    {V2("[1]"), IPS_EMETERING, "ipcstamp.marks is not an object"},
+#undef V2
     {"{\"timestamps\":[1,2],\"ipcstamp\":{\"kinds\":\"de\",\"mono\":[1,2]}}",
      IPS_EMETERING, "ipcstamp.v is missing"},
     {"{\"timestamps\":[1,2],\"ipcstamp\":{\"v\":1,\"kinds\":\"de\"}}",
@@ -182,6 +218,7 @@ Suite *parent_metering_suite(void) {
   TCase *tc = tcase_create("Core");
   tcase_add_test(tc, test_ours);
   tcase_add_test(tc, test_xsnap_plain);
+  tcase_add_test(tc, test_v2_marks);
   suite_add_tcase(s, tc);
   tc = tcase_create("Limits");
   tcase_add_test(tc, test_limits);

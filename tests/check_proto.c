@@ -53,6 +53,7 @@ int main(void) {
   srunner_add_suite(sr, netstring_suite());
   srunner_add_suite(sr, stamps_suite());
   srunner_add_suite(sr, metering_suite());
+  srunner_add_suite(sr, marks_suite());
   srunner_run_all(sr, CK_NORMAL);
   failed = srunner_ntests_failed(sr);
   srunner_free(sr);

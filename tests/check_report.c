@@ -47,6 +47,30 @@ START_TEST(test_golden_run) {
 }
 END_TEST
 
+/* Marks and spans (issue 14): written by `ipcstamp run --worker
+ * worker/ipcstamp-worker-js --vats 2 --demo --rounds 1`, whose vats measure
+ * "deserialize" and "sieve" with performance.measure; evaluations in the
+ * same slog are v1, deliveries v2. */
+START_TEST(test_golden_marks) {
+  expect_golden("\"$IPS\" report \"$DATA/marks.slog.gz\"", "marks.report.txt");
+  expect_golden("\"$IPS\" report --strict \"$DATA/marks.slog.gz\"",
+                "marks.report.txt");
+  expect_golden("\"$IPS\" report --format json \"$DATA/marks.slog.gz\"",
+                "marks.report.json");
+  expect_golden("\"$IPS\" latency --what span:sieve \"$DATA/marks.slog.gz\"",
+                "marks.latency.txt");
+  expect_golden("\"$IPS\" latency --json --what span:deserialize "
+                "\"$DATA/marks.slog.gz\"", "marks.latency.json");
+  /* A slog without marks keeps its summary: no marks table. */
+  ck_assert_int_eq(tt_sh("\"$IPS\" report --summary \"$DATA/run.slog\" | "
+                         "grep -q 'marks and spans'"), 1);
+  /* A span name is required. */
+  ck_assert_int_eq(tt_sh("\"$IPS\" latency --what span: \"$DATA/marks.slog.gz\" "
+                         "2>\"$TMP/err\""), 2);
+  ck_assert_int_eq(tt_sh("grep -q 'span:NAME needs a name' \"$TMP/err\""), 0);
+}
+END_TEST
+
 /* Lines are read ahead on a second thread in blocks of 1 MiB: a 3 MB
  * payload (a line longer than a block) must come through whole, and the
  * report must not change, since payloads carry no figures. */
@@ -339,6 +363,7 @@ Suite *report_suite(void) {
   tcase_add_test(tc, test_golden_xsnap);
   tcase_add_test(tc, test_golden_latency);
   tcase_add_test(tc, test_golden_run);
+  tcase_add_test(tc, test_golden_marks);
   tcase_add_test(tc, test_line_longer_than_a_block);
   tcase_add_test(tc, test_gzip_and_stdin);
   tcase_add_test(tc, test_sums_exact);

@@ -14,6 +14,7 @@ Suite *trace_suite(void);
 Suite *hostile_slog_suite(void);
 Suite *flight_suite(void);
 Suite *swingset_shapes_suite(void);
+Suite *marks_slog_suite(void);
 
 /* Runs `sh -c cmd` where cmd may use $IPS (the ipcstamp binary), $DATA (the
  * test slogfiles) and $TMP (a scratch directory made for this test).

@@ -114,6 +114,7 @@ int main(void) {
   srunner_add_suite(sr, hostile_slog_suite());
   srunner_add_suite(sr, flight_suite());
   srunner_add_suite(sr, swingset_shapes_suite());
+  srunner_add_suite(sr, marks_slog_suite());
   srunner_run_all(sr, CK_NORMAL);
   failed = srunner_ntests_failed(sr);
   srunner_free(sr);

@@ -245,6 +245,21 @@ START_TEST(test_trace_xsnap_stdout) {
 }
 END_TEST
 
+/* The VM's spans as B/E slices nested in the worker's runs, its marks as
+ * instants: marks.slog.gz has 12 "deserialize" and 5 "sieve" spans and 5
+ * marks; the checker holds them to the same nesting rules. */
+START_TEST(test_trace_marks) {
+  trace_counts_t c;
+  ck_assert_int_eq(tt_sh("\"$IPS\" trace \"$DATA/marks.slog.gz\" -o \"$TMP/m.json\""), 0);
+  check_trace(tt_tmp("m.json"), &c);
+  ck_assert_int_eq(
+      tt_sh("test \"$(grep -o '\"cat\":\"span\",\"ph\":\"B\"' \"$TMP/m.json\" | wc -l)\" = 17"), 0);
+  ck_assert_int_eq(
+      tt_sh("test \"$(grep -o '\"cat\":\"mark\"' \"$TMP/m.json\" | wc -l)\" = 5"), 0);
+  ck_assert_int_eq(tt_sh("grep -q '\"name\":\"sieve\",\"cat\":\"span\"' \"$TMP/m.json\""), 0);
+}
+END_TEST
+
 START_TEST(test_trace_run) {
   trace_counts_t c;
   ck_assert_int_eq(tt_sh("\"$IPS\" trace \"$DATA/run.slog\" -o \"$TMP/r.json\""), 0);
@@ -314,6 +329,7 @@ Suite *trace_suite(void) {
   tcase_add_test(tc, test_trace_ours);
   tcase_add_test(tc, test_trace_xsnap_stdout);
   tcase_add_test(tc, test_trace_run);
+  tcase_add_test(tc, test_trace_marks);
   tcase_add_test(tc, test_trace_overlap);
   suite_add_tcase(s, tc);
   tc = tcase_create("Limits");

@@ -6,6 +6,7 @@ tests_check_proto_SOURCES = \
 	tests/check_netstring.c \
 	tests/check_stamps.c \
 	tests/check_metering.c \
+	tests/check_marks.c \
 	tests/suites.h
 tests_check_proto_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS) $(YAJL_CFLAGS)
 tests_check_proto_LDADD = proto/libipcstamp-proto.la $(CHECK_LIBS) $(YAJL_LIBS)
@@ -137,3 +138,8 @@ EXTRA_DIST += tests/interop/swingset-fixture.test \
 	tests/interop/swingset/vats/carol.js \
 	tests/interop/swingset/vats/ledger.js \
 	tests/interop/swingset/vats/bootstrap.js
+# make bench: a mark against a stamp (issue 14).
+EXTRA_PROGRAMS += tests/bench/bench_mark
+BENCH_PROGS += tests/bench/bench_mark
+tests_bench_bench_mark_SOURCES = tests/bench/bench_mark.c
+tests_bench_bench_mark_LDADD = proto/libipcstamp-proto.la

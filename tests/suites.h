@@ -10,6 +10,7 @@ Suite *errors_suite(void);
 Suite *netstring_suite(void);
 Suite *stamps_suite(void);
 Suite *metering_suite(void);
+Suite *marks_suite(void);
 
 /* xorshift64*: small, fast, and the same on every machine. */
 static inline uint64_t test_rand(uint64_t *state) {

@@ -12,7 +12,8 @@ tests_check_tools_SOURCES = \
 	tests/check_trace.c \
 	tests/check_hostile_slog.c \
 	tests/check_flight.c \
-	tests/check_swingset_shapes.c
+	tests/check_swingset_shapes.c \
+	tests/check_marks_slog.c
 tests_check_tools_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/tools
 tests_check_tools_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS) $(YAJL_CFLAGS) $(ZLIB_CFLAGS)
 tests_check_tools_LDADD = analyze/libanalyze-core.la $(CHECK_LIBS) $(YAJL_LIBS) \
@@ -29,6 +30,11 @@ EXTRA_DIST += tests/follow.test tests/recompute.test tests/recompute.py \
 	tests/data/run.slog \
 	tests/data/run.report.txt \
 	tests/data/run.latency.txt \
+	tests/data/marks.slog.gz \
+	tests/data/marks.report.txt \
+	tests/data/marks.report.json \
+	tests/data/marks.latency.txt \
+	tests/data/marks.latency.json \
 	tests/data/ours.report.txt \
 	tests/data/ours.report.json \
 	tests/data/ours.latency.txt \

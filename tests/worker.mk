@@ -7,6 +7,7 @@ tests_check_worker_SOURCES = \
 	tests/check_worker.c \
 	tests/check_worker_c.c \
 	tests/check_worker_js.c \
+	tests/check_worker_marks.c \
 	tests/worker_suites.h \
 	tests/worker_driver.c \
 	tests/worker_driver.h

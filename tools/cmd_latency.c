@@ -13,8 +13,10 @@ static const char usage_text[] =
     "\n"
     "Percentiles of one quantity over all deliveries of a slogfile.\n"
     "\n"
-    "  --what W          pipe, worker, kernel, total (default) or upcall\n"
-    "                    (upcall: each upcall as the worker waits for it, r - u)\n"
+    "  --what W          pipe, worker, kernel, total (default), upcall or\n"
+    "                    span:NAME (upcall: each upcall as the worker waits for\n"
+    "                    it, r - u; span:NAME: each span of that name that the\n"
+    "                    VM's code marked, e.g. performance.measure)\n"
     "  --json            one JSON object instead of the table\n"
     CLI_INPUT_HELP
     "\n"
@@ -23,12 +25,17 @@ static const char usage_text[] =
 
 typedef struct {
   int what;
+  const char *span;  /* --what span:NAME: NAME; else NULL */
+  const char *label; /* --what span:NAME: "span:NAME" */
   ips_hist_t *h;
 } latency_t;
 
 static void on_delivery(void *arg, const ips_delivery_t *d) {
   latency_t *l = arg;
-  latency_add(l->h, l->what, d);
+  if (l->span)
+    latency_add_span(l->h, l->span, d);
+  else
+    latency_add(l->h, l->what, d);
 }
 
 enum { OPT_WHAT = OPT_FIRST_OWN, OPT_JSON };
@@ -45,16 +52,25 @@ int cmd_latency(int argc, char **argv) {
   int c, rc, json = 0;
   cli_input_init(&in, "ipcstamp latency", usage_text);
   l.what = LAT_TOTAL;
+  l.span = l.label = NULL;
   while ((c = cli_next_option(&in, argc, argv, "h", opts, &rc)) != -1) {
     if (c == OPT_JSON) {
       json = 1;
+    } else if (c == OPT_WHAT && strncmp(optarg, "span:", 5) == 0) {
+      if (optarg[5] == '\0' || strlen(optarg + 5) > 255)
+        return cli_bad_value(&in, "--what span:NAME needs a name of 1 to 255 "
+                                  "bytes", optarg);
+      l.span = optarg + 5;
+      l.label = optarg;
     } else if (c == OPT_WHAT) {
+      l.span = NULL;
       for (l.what = 0; l.what < LAT_N && strcmp(optarg, latency_names[l.what]);
            l.what++)
         ;
       if (l.what == LAT_N)
         return cli_bad_value(
-            &in, "--what takes pipe, worker, kernel, total or upcall", optarg);
+            &in, "--what takes pipe, worker, kernel, total, upcall or span:NAME",
+            optarg);
     }
   }
   if (rc >= 0)
@@ -71,10 +87,11 @@ int cmd_latency(int argc, char **argv) {
   in.an.arg = &l;
   rc = cli_analyze(&in, &a);
   if (rc != CLI_EXIT_IO) {
+    const char *label = l.span ? l.label : latency_names[l.what];
     if (json)
-      latency_json(stdout, l.h, l.what);
+      latency_json(stdout, l.h, label);
     else
-      latency_table(stdout, l.h, l.what);
+      latency_table(stdout, l.h, label);
   }
   if (fflush(stdout) != 0) {
     fprintf(stderr, "ipcstamp latency: cannot write\n");

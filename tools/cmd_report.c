@@ -44,6 +44,7 @@ static void on_skip(void *arg, const ips_skip_t *s) {
 
 static void on_delivery(void *arg, const ips_delivery_t *d) {
   report_t *r = arg;
+  slow_marks_add(&r->out.slow, d);
   if (r->html) {
     html_delivery(r->html, ips_analysis_stats(r->a), d);
     return;
@@ -140,6 +141,12 @@ int cmd_report(int argc, char **argv) {
   }
   if (r.out.format == REPORT_CSV && !r.summary_only)
     report_csv_header(&r.out);
+  if (slow_marks_init(&r.out.slow, in.an.top) != 0) {
+    fprintf(stderr, "ipcstamp report: out of memory\n");
+    if (r.out.g)
+      yajl_gen_free(r.out.g);
+    return CLI_EXIT_IO;
+  }
   in.an.on_delivery = on_delivery;
   in.an.on_skip = on_skip;
   in.an.arg = &r;
@@ -164,6 +171,7 @@ int cmd_report(int argc, char **argv) {
   }
   if (r.out.g)
     yajl_gen_free(r.out.g);
+  slow_marks_free(&r.out.slow);
   ips_analysis_free(a);
   return rc;
 }

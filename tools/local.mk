@@ -18,6 +18,7 @@ tools_ipcstamp_SOURCES = \
 	tools/top/model.c \
 	tools/output/json.c \
 	tools/output/report.c \
+	tools/output/slow_marks.c \
 	tools/output/trace.c \
 	tools/output/latency.c \
 	tools/output/html.c

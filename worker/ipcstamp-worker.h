@@ -95,6 +95,10 @@ typedef struct ips_worker_options_s {
   size_t ring_size;         /* the ring's data bytes; 0 = 1 MiB */
   const char *ring_vat;     /* the vat named in the ring, or NULL; not
                                copied */
+  uint32_t max_marks;       /* mark and span events per command
+                               (1..65536); 0 = 256 */
+  size_t max_mark_bytes;    /* bytes of distinct mark names per command
+                               (1..1 MiB); 0 = 4096 */
 } ips_worker_options_t;
 
 /* A command for the VM.  data points into the worker's frame buffer: it is
@@ -126,6 +130,7 @@ typedef struct ips_worker_s {
   size_t meter_cap;
   size_t max_fields;
   int64_t cpu_start_ns;
+  ips_marks_t marks;      /* the VM's marks and spans of this command */
   char pending;           /* tag of the command awaiting its reply, or 0 */
   uint32_t upcalls;       /* upcalls made by the pending command */
   int failed;             /* sticky stream error, or 0 */
@@ -146,6 +151,8 @@ IPS_EXTERN void ips_worker_options_init(ips_worker_options_t *o);
  *   IPCSTAMP_RING_DIR        the live ring's directory (ring_dir)
  *   IPCSTAMP_RING_SIZE       its data bytes (4096–1073741824)
  *   IPCSTAMP_VAT             the vat this worker serves, for the ring
+ *   IPCSTAMP_MAX_MARKS       mark and span events per command (1–65536)
+ *   IPCSTAMP_MAX_MARK_BYTES  bytes of mark names per command (1–1048576)
  * An unset or empty variable leaves o alone.  Returns 0, or IPS_EINVAL with
  * a one-line message naming the variable and the value in msg (size bytes,
  * NUL-terminated), and o unchanged. */
@@ -201,6 +208,43 @@ IPS_EXTERN int ips_worker_reply_ok(ips_worker_t *w, const void *result,
  * no stamp).  Returns 0, IPS_EINVAL or a stream error. */
 IPS_EXTERN int ips_worker_reply_error(ips_worker_t *w, const void *message,
                                       size_t n);
+
+/* Marks and spans from the VM's own code (issue 14), inside the pending
+ * command: each reads both clocks into the worker's mark table, and the
+ * reply's metering carries them (format v2, docs/protocol.md).
+ *
+ *   ips_worker_mark(w, "decoded");          a moment
+ *   ips_worker_span_begin(w, "deserialize");
+ *   ...                                     spans nest; an end closes the
+ *   ips_worker_span_end(w, "deserialize");  innermost open span of its name
+ *
+ * name is 1..255 bytes of UTF-8, NUL-terminated (ips_worker_mark_n() takes a
+ * length, and the kind 'm', 'b' or 'e'); it is copied into the table the
+ * first time it is used in a command.  Nothing allocates: the table is
+ * bounded by max_marks events and max_mark_bytes bytes of names, and what
+ * does not fit is counted as dropped in the metering.  An end without an
+ * open begin, and a begin still open at the reply, are counted as
+ * unbalanced.  None of this is fatal, and none of it can cost the reply its
+ * 'e' stamp (marks have their own table).
+ *
+ * Returns 0 when recorded; 1 when not recorded (dropped or unbalanced, and
+ * counted; or stamps are disabled); IPS_EINVAL when no command is pending or
+ * the name is empty, too long or not UTF-8 (nothing counted); or the sticky
+ * stream error.  A clock that cannot be read is a stream error, as for the
+ * stamps. */
+IPS_EXTERN int ips_worker_mark(ips_worker_t *w, const char *name);
+IPS_EXTERN int ips_worker_span_begin(ips_worker_t *w, const char *name);
+IPS_EXTERN int ips_worker_span_end(ips_worker_t *w, const char *name);
+IPS_EXTERN int ips_worker_mark_n(ips_worker_t *w, char kind, const char *name,
+                                 size_t len);
+
+/* ips_worker_mark_n() at a stamp the caller read earlier with
+ * ips_clock_read(), for a span measured after the fact (the JavaScript
+ * worker's performance.measure()).  s must lie inside the pending command
+ * (not before its 'd' stamp), or the analysis will refuse the span. */
+IPS_EXTERN int ips_worker_mark_at(ips_worker_t *w, char kind,
+                                  const char *name, size_t len,
+                                  const ips_stamp_t *s);
 
 /* The sticky stream error, or 0. */
 IPS_EXTERN int ips_worker_failed(const ips_worker_t *w);

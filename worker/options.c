@@ -19,6 +19,8 @@ void ips_worker_options_init(ips_worker_options_t *o) {
   o->read_size = IPS__WORKER_DEFAULT_READ;
   o->name = "ipcstamp-worker";
   o->tags = "?e";
+  o->max_marks = IPS_DEFAULT_MAX_MARKS;
+  o->max_mark_bytes = IPS_DEFAULT_MAX_MARK_BYTES;
 }
 
 /* A whole decimal number in [min, max]: digits only, so "1e6", " 5", "-1"
@@ -86,6 +88,30 @@ int ips_worker_options_env(ips_worker_options_t *o, char *msg, size_t size) {
       return IPS_EINVAL;
     }
     n.stamp_capacity = (uint32_t)x;
+  }
+  v = getenv("IPCSTAMP_MAX_MARKS");
+  if (v && *v) {
+    if (parse_count(v, 1, IPS_MAX_MARKS, &x) != 0) {
+      if (msg)
+        snprintf(msg, size,
+                 "IPCSTAMP_MAX_MARKS=\"%.40s\": expected a whole number of "
+                 "mark events per command from 1 to %u",
+                 v, IPS_MAX_MARKS);
+      return IPS_EINVAL;
+    }
+    n.max_marks = (uint32_t)x;
+  }
+  v = getenv("IPCSTAMP_MAX_MARK_BYTES");
+  if (v && *v) {
+    if (parse_count(v, 1, IPS_MAX_MARK_BYTES, &x) != 0) {
+      if (msg)
+        snprintf(msg, size,
+                 "IPCSTAMP_MAX_MARK_BYTES=\"%.40s\": expected a whole number "
+                 "of bytes of mark names from 1 to %u",
+                 v, IPS_MAX_MARK_BYTES);
+      return IPS_EINVAL;
+    }
+    n.max_mark_bytes = (size_t)x;
   }
   if (env_flag("IPCSTAMP_DISABLE", IPS_WORKER_NO_STAMPS, "1 (no stamps) or 0 "
                "(stamps)", &n.flags, msg, size) != 0)

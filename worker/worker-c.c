@@ -2,7 +2,8 @@
  *
  * A delivery is a small JSON object; every field is optional:
  *   {"upcalls":3,"upcall_bytes":32,"spin_us":200,"sleep_us":0,
- *    "reply_bytes":64,"fail":"message","exit":N}
+ *    "reply_bytes":64,"fail":"message","exit":N,
+ *    "marks":0,"spans":0,"open":0,"stray":0}
  * In that order, the worker makes `upcalls` upcalls of `upcall_bytes` bytes
  * each (["vatstoreGet","k<i>"] padded with spaces: valid JSON in the
  * kernel's syscall shape), busy-works `spin_us` microseconds, sleeps
@@ -10,7 +11,13 @@
  * the middle of a delivery), answers '!' + `fail` when given, and otherwise
  * answers '.' with a result of `reply_bytes` bytes (a JSON string "xx…x";
  * for 1 byte, the number 0).  An empty or non-JSON delivery counts as all
- * zeros, so a benchmark can send the smallest possible delivery.  A JSON
+ * zeros, so a benchmark can send the smallest possible delivery.
+ *
+ * Marks (issue 14), for tests and benchmarks: `marks` marks named "mark"
+ * before the upcalls; `spans` spans named "span" that share the `spin_us`
+ * between them, nested in one span "work" around the upcalls and the spin;
+ * `open` begins of "open" never ended and `stray` ends of "stray" never
+ * begun (both reported as unbalanced).  A JSON
  * object with a bad value for one of these fields is answered with '!'.
  *
  * It must never be the bottleneck of a benchmark: the command is parsed once
@@ -37,10 +44,11 @@
 #define MAX_BYTES 900000000ull
 
 enum { K_NONE, K_UPCALLS, K_UPCALL_BYTES, K_SPIN, K_SLEEP, K_REPLY, K_FAIL,
-       K_EXIT, K_OTHER };
+       K_EXIT, K_MARKS, K_SPANS, K_OPEN, K_STRAY, K_OTHER };
 
 typedef struct command_s {
   unsigned long long upcalls, upcall_bytes, spin_us, sleep_us, reply_bytes;
+  unsigned long long marks, spans, open, stray;
   int has_exit;
   int exit_code;
   int has_fail;
@@ -64,6 +72,10 @@ static const struct {
     {"reply_bytes", K_REPLY, MAX_BYTES},
     {"fail", K_FAIL, 0},
     {"exit", K_EXIT, 255},
+    {"marks", K_MARKS, MAX_UPCALLS},
+    {"spans", K_SPANS, MAX_UPCALLS},
+    {"open", K_OPEN, MAX_UPCALLS},
+    {"stray", K_STRAY, MAX_UPCALLS},
 };
 
 static const char *key_name(int key) {
@@ -103,6 +115,10 @@ static int on_integer(void *ctx, long long v) {
   case K_SPIN: slot = &c->spin_us; break;
   case K_SLEEP: slot = &c->sleep_us; break;
   case K_REPLY: slot = &c->reply_bytes; break;
+  case K_MARKS: slot = &c->marks; break;
+  case K_SPANS: slot = &c->spans; break;
+  case K_OPEN: slot = &c->open; break;
+  case K_STRAY: slot = &c->stray; break;
   case K_EXIT: break;
   default: return bad_value(c, "a string");
   }
@@ -233,6 +249,17 @@ static int handle(ips_worker_t *w, const ips_command_t *cmd, void *arg) {
 
   if (parse_command(&c, cmd->data, cmd->len) != 0)
     return ips_worker_reply_error(w, c.bad, strlen(c.bad));
+  /* A mark that is dropped or unbalanced is counted by the library: only a
+   * stream error stops the command. */
+#define MARK(kind, name)                                                   \
+  do {                                                                     \
+    rc = ips_worker_mark_n(w, kind, name, sizeof name - 1);                \
+    if (rc < 0 && ips_worker_failed(w)) return rc;                         \
+  } while (0)
+  for (i = 0; i < c.marks; i++) MARK('m', "mark");
+  for (i = 0; i < c.open; i++) MARK('b', "open");
+  for (i = 0; i < c.stray; i++) MARK('e', "stray");
+  if (c.spans) MARK('b', "work");
   /* cmd->data is gone after the first upcall; c holds all we need. */
   for (i = 0; i < c.upcalls; i++) {
     const char *reply;
@@ -248,7 +275,17 @@ static int handle(ips_worker_t *w, const ips_command_t *cmd, void *arg) {
     rc = ips_worker_upcall(w, p, n, &reply, &reply_len);
     if (rc != 0) return rc;
   }
-  if (c.spin_us) spin(c.spin_us);
+  if (c.spans) {
+    for (i = 0; i < c.spans; i++) {
+      MARK('b', "span");
+      spin(c.spin_us / c.spans);
+      MARK('e', "span");
+    }
+    MARK('e', "work");
+  } else if (c.spin_us) {
+    spin(c.spin_us);
+  }
+#undef MARK
   if (c.sleep_us) pause_us(c.sleep_us);
   if (c.has_exit) {
     fflush(NULL);
@@ -276,10 +313,12 @@ static void usage(FILE *f) {
           "is a JSON object, every field optional:\n"
           "  {\"upcalls\":N, \"upcall_bytes\":N, \"spin_us\":N, "
           "\"sleep_us\":N,\n"
-          "   \"reply_bytes\":N, \"fail\":\"message\", \"exit\":N}\n"
+          "   \"reply_bytes\":N, \"fail\":\"message\", \"exit\":N,\n"
+          "   \"marks\":N, \"spans\":N, \"open\":N, \"stray\":N}\n"
           "Environment: IPCSTAMP_MAX_FRAME (bytes), IPCSTAMP_STAMP_CAPACITY\n"
           "(default 1024), IPCSTAMP_DISABLE=1 (no stamps), IPCSTAMP_CPU_TIME=1\n"
-          "(add cpu_ns, the command's CPU time).\n"
+          "(add cpu_ns, the command's CPU time), IPCSTAMP_MAX_MARKS (default\n"
+          "256), IPCSTAMP_MAX_MARK_BYTES (default 4096).\n"
           "Exit status: 0 after 'q' or end of input, 1 bad usage or\n"
           "environment, 2 framing, protocol or I/O error.\n"
           "  -h, --help     print this help\n"

@@ -162,7 +162,10 @@ void ips_worker_close(ips_worker_t *w) {
   if (!w->ready) return;
   w->ready = 0;
   ips_ns_decoder_free(&w->dec);
-  if (stamping(w)) ips_stamps_free(&w->stamps);
+  if (stamping(w)) {
+    ips_stamps_free(&w->stamps);
+    ips_marks_free(&w->marks);
+  }
   ips_ring_close(w->ring);
   w->ring = NULL;
   free(w->rbuf);
@@ -228,8 +231,24 @@ int ips_worker_init(ips_worker_t *w, const ips_worker_options_t *o) {
       return rc;
     }
   }
+  if (stamping(w)) {
+    uint32_t nm = o->max_marks ? o->max_marks : IPS_DEFAULT_MAX_MARKS;
+    size_t nb = o->max_mark_bytes ? o->max_mark_bytes
+                                  : IPS_DEFAULT_MAX_MARK_BYTES;
+    rc = ips_marks_init(&w->marks, nm, nb);
+    if (rc != 0) {
+      ips_stamps_free(&w->stamps);
+      snprintf(w->msg, sizeof w->msg,
+               rc == IPS_EINVAL ? "mark bounds %u events, %zu bytes: expected "
+                                  "1 to 65536 events and 1 to 1048576 bytes"
+                                : "cannot allocate %u marks of %zu bytes",
+               nm, nb);
+      return rc;
+    }
+  }
   w->meter_cap =
-      ips_metering_max_size(stamping(w) ? cap : 0, w->max_fields) + 1;
+      ips_metering_max_size_marks(stamping(w) ? cap : 0, w->max_fields,
+                                  w->marks.cap, w->marks.name_cap) + 1;
   w->rbuf = malloc(w->rsize);
   w->meter = malloc(w->meter_cap);
   w->ready = 1;
@@ -297,6 +316,7 @@ int ips_worker_next(ips_worker_t *w, ips_command_t *cmd) {
         ips_stamps_put(&w->stamps, &s);
         w->delivery++;
         ips_ring_stamp(w->ring, &s, w->delivery, 0);
+        ips_marks_reset(&w->marks);
         if (w->flags & IPS_WORKER_CPU_TIME) w->cpu_start_ns = cpu_now_ns();
       }
       w->pending = f[0];
@@ -387,8 +407,9 @@ int ips_worker_reply_ok(ips_worker_t *w, const void *result, size_t n,
       return fail(w, IPS_ECLOCK, "%s", ips_strerror(IPS_ECLOCK));
   }
   /* The 'e' stamp is part of the JSON, so the JSON is written after it. */
-  rc = ips_metering_write(w->meter, w->meter_cap - 1,
-                          stamping(w) ? &w->stamps : NULL, mp, &mlen);
+  rc = ips_metering_write_marks(w->meter, w->meter_cap - 1,
+                                stamping(w) ? &w->stamps : NULL,
+                                stamping(w) ? &w->marks : NULL, mp, &mlen);
   if (rc == 0 && (n >= IPS_NS_LEN_MAX || mlen + 1 + n >= IPS_NS_LEN_MAX))
     rc = IPS_EINVAL;
   if (rc != 0) {
@@ -419,6 +440,38 @@ int ips_worker_reply_error(ips_worker_t *w, const void *message, size_t n) {
   if (!w->pending || n >= IPS_NS_LEN_MAX) return IPS_EINVAL;
   w->pending = 0;
   return send_frame(w, '!', message, n);
+}
+
+int ips_worker_mark_n(ips_worker_t *w, char kind, const char *name,
+                      size_t len) {
+  int rc;
+  if (w->failed) return w->failed;
+  if (!w->pending) return IPS_EINVAL;
+  if (!stamping(w)) return 1;
+  rc = ips_marks_add(&w->marks, kind, name, len);
+  if (rc == IPS_ECLOCK)
+    return fail(w, IPS_ECLOCK, "%s", ips_strerror(IPS_ECLOCK));
+  return rc;
+}
+
+int ips_worker_mark_at(ips_worker_t *w, char kind, const char *name,
+                       size_t len, const ips_stamp_t *s) {
+  if (w->failed) return w->failed;
+  if (!w->pending) return IPS_EINVAL;
+  if (!stamping(w)) return 1;
+  return ips_marks_put(&w->marks, kind, name, len, s);
+}
+
+int ips_worker_mark(ips_worker_t *w, const char *name) {
+  return ips_worker_mark_n(w, 'm', name, name ? strlen(name) : 0);
+}
+
+int ips_worker_span_begin(ips_worker_t *w, const char *name) {
+  return ips_worker_mark_n(w, 'b', name, name ? strlen(name) : 0);
+}
+
+int ips_worker_span_end(ips_worker_t *w, const char *name) {
+  return ips_worker_mark_n(w, 'e', name, name ? strlen(name) : 0);
 }
 
 int ips_worker_failed(const ips_worker_t *w) { return w->failed; }

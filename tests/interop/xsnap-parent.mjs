@@ -40,12 +40,17 @@ const setup = `
 globalThis.handleCommand = function (buf) {
   var req = new TextDecoder().decode(buf);
   if (req === 'throw') { throw new Error('boom from the worker'); }
+  // Marks and spans (issue 14), where the worker has the Performance API.
+  var perf = req === 'marked' && typeof performance !== 'undefined' &&
+    typeof performance.mark === 'function' ? performance : null;
+  if (perf) { perf.mark('begin'); }
   var n = 0;
   for (var i = 0; i < 3; i++) {
     var r = new TextDecoder().decode(
       issueCommand(new TextEncoder().encode(JSON.stringify(['vatstoreGet', req + i])).buffer));
     n += r.length;
   }
+  if (perf) { perf.mark('upcalls done'); perf.measure('upcalls', 'begin', 'upcalls done'); }
   return new TextEncoder().encode('got ' + req + ' ' + n).buffer;
 };`;
 
@@ -86,8 +91,12 @@ async function scenario(label, spawn) {
 
   const r2 = await worker.issueStringCommand('again');
   check(r2.reply === 'got again 21', `${label}: the next delivery works after an error`);
+  const r3 = await worker.issueStringCommand('marked');
+  check(r3.reply === 'got marked 21', `${label}: a delivery that marks`, JSON.stringify(r3.reply));
+  check(r3.meterUsage.timestamps.length === 8, `${label}: marks leave the 8 timestamps alone`);
   await worker.close();
   check(true, `${label}: closed (worker exited 0)`);
+  r.marked = r3;
   return r;
 }
 
@@ -101,6 +110,20 @@ check(ipc && ipc.v === 1 && ipc.kinds === 'dururure',
 check(ipc && ipc.mono.length === mine.meterUsage.timestamps.length,
   'one mono stamp per wall stamp');
 check(real.meterUsage.ipcstamp === undefined, 'the real xsnap-worker sends no ipcstamp object');
+
+// Metering v2 through the real parent: the marks arrive as the worker sent
+// them, and the v1 members are unchanged.
+const ipc2 = mine.marked.meterUsage.ipcstamp;
+const mk = ipc2 && ipc2.marks;
+check(ipc2 && ipc2.v === 2 && ipc2.kinds === 'dururure' &&
+  ipc2.mono.length === 8, 'metering v2 carried through the xsnap parent',
+  JSON.stringify(ipc2));
+check(mk && JSON.stringify(mk.names) === '["begin","upcalls done","upcalls"]' &&
+  mk.events.map(e => e[0]).join('') === 'mmbe' && mk.dropped === 0 &&
+  mk.unbalanced === 0, 'marks and the measured span in v2', JSON.stringify(mk));
+check(mk && mk.events[2][3] === mk.events[0][3] && mk.events[3][3] === mk.events[1][3] &&
+  mk.events[0][3] >= ipc2.mono[0] && mk.events[1][3] <= ipc2.mono[7],
+  'the span lies between its marks, inside the delivery');
 
 console.log(`${passed} passed, ${failed} failed`);
 process.exit(failed ? 1 : 0);

@@ -25,11 +25,18 @@ void latency_add(ips_hist_t *h, int what, const ips_delivery_t *d) {
   }
 }
 
-void latency_table(FILE *f, const ips_hist_t *h, int what) {
+void latency_add_span(ips_hist_t *h, const char *name,
+                      const ips_delivery_t *d) {
+  size_t i;
+  for (i = 0; i < d->n_marks; i++)
+    if (d->marks[i].kind == 's' && strcmp(d->marks[i].name, name) == 0)
+      ips_hist_add(h, d->marks[i].dur);
+}
+
+void latency_table(FILE *f, const ips_hist_t *h, const char *label) {
   char b[2][32];
   size_t i;
-  fprintf(f, "%s time, microseconds, %" PRIu64 " values\n", latency_names[what],
-         h->count);
+  fprintf(f, "%s time, microseconds, %" PRIu64 " values\n", label, h->count);
   fprintf(f, "%12s %16s\n", "percentile", "value");
   for (i = 0; i < sizeof pcts / sizeof pcts[0]; i++)
     fprintf(f, "%12.3f %16s\n", pcts[i],
@@ -42,7 +49,7 @@ void latency_table(FILE *f, const ips_hist_t *h, int what) {
            h->negative);
 }
 
-void latency_json(FILE *f, const ips_hist_t *h, int what) {
+void latency_json(FILE *f, const ips_hist_t *h, const char *label) {
   yajl_gen g = out_gen();
   size_t i;
   char num[64];
@@ -50,7 +57,7 @@ void latency_json(FILE *f, const ips_hist_t *h, int what) {
     return;
   yajl_gen_map_open(g);
   out_str(g, "what");
-  out_str(g, latency_names[what]);
+  out_str(g, label);
   out_str(g, "unit");
   out_str(g, "ns");
   out_str(g, "count");

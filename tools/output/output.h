@@ -26,6 +26,25 @@ yajl_gen out_gen(void);
 
 enum { REPORT_TEXT, REPORT_JSON, REPORT_CSV, REPORT_HTML };
 
+/* The marks of the slowest marked deliveries (slow_marks.c), for the
+ * summary's slowest list.  at is relative to the worker's d there. */
+struct slow_marks_entry;
+typedef struct {
+  size_t cap, n;
+  uint64_t seq;
+  struct slow_marks_entry *e;
+} slow_marks_t;
+int slow_marks_init(slow_marks_t *s, size_t top); /* -1: out of memory */
+void slow_marks_add(slow_marks_t *s, const ips_delivery_t *d);
+/* The entry of the delivery whose deliver record is at line, or NULL. */
+const struct slow_marks_entry *slow_marks_find(const slow_marks_t *s,
+                                               long line);
+/* How many marks it shows; *more gets how many it left out. */
+size_t slow_marks_count(const struct slow_marks_entry *e, size_t *more);
+const ips_delivery_mark_t *slow_marks_get(const struct slow_marks_entry *e,
+                                          size_t i);
+void slow_marks_free(slow_marks_t *s);
+
 typedef struct {
   FILE *out;
   int format;          /* REPORT_* */
@@ -33,6 +52,7 @@ typedef struct {
   int64_t quake_ns;    /* the threshold, for the summary's text */
   int color;           /* REPORT_TEXT on a terminal: the shares in colour */
   yajl_gen g;          /* REPORT_JSON */
+  slow_marks_t slow;   /* marks of the slowest deliveries */
 } report_out_t;
 
 void report_delivery_text(report_out_t *r, const ips_delivery_t *d);
@@ -88,7 +108,10 @@ extern const char *const latency_names[LAT_N];
 
 /* Adds what of d to h (LAT_UPCALL: each upcall as the worker waits). */
 void latency_add(ips_hist_t *h, int what, const ips_delivery_t *d);
-void latency_table(FILE *f, const ips_hist_t *h, int what);
-void latency_json(FILE *f, const ips_hist_t *h, int what);
+/* The VM's spans of one name (issue 14): each span's length. */
+void latency_add_span(ips_hist_t *h, const char *name, const ips_delivery_t *d);
+/* label: latency_names[what], or "span:NAME". */
+void latency_table(FILE *f, const ips_hist_t *h, const char *label);
+void latency_json(FILE *f, const ips_hist_t *h, const char *label);
 
 #endif

@@ -106,6 +106,36 @@ void report_delivery_text(report_out_t *r, const ips_delivery_t *d) {
     tb_us(&t, v);
   }
   TB_LIT(&t, "\n");
+  /* The VM's own marks and spans (issue 14), in time order, indented by
+   * nesting, each with the worker stretch it starts in. */
+  for (j = 0; j < d->n_marks; j++) {
+    const ips_delivery_mark_t *m = &d->marks[j];
+    int k;
+    TB_LIT(&t, "    worker ");
+    tb_ll(&t, (long long)m->wseg);
+    TB_LIT(&t, ": ");
+    for (k = 0; k < m->depth && k < 16; k++)
+      TB_LIT(&t, "  ");
+    if (m->kind == 's') {
+      TB_LIT(&t, "span ");
+      tb_str(&t, m->name);
+      TB_LIT(&t, " ");
+      tb_us(&t, m->dur);
+    } else {
+      TB_LIT(&t, "mark ");
+      tb_str(&t, m->name);
+    }
+    TB_LIT(&t, " at +");
+    tb_us(&t, m->at - d->W[0]);
+    TB_LIT(&t, "\n");
+  }
+  if (d->marks_dropped || d->marks_unbalanced) {
+    TB_LIT(&t, "    marks dropped ");
+    tb_ll(&t, d->marks_dropped);
+    TB_LIT(&t, ", unbalanced ");
+    tb_ll(&t, d->marks_unbalanced);
+    TB_LIT(&t, "\n");
+  }
   if (d->has_cpu || d->has_gap || d->quake || d->clock == 'w') {
     const char *sep = "";
     TB_LIT(&t, "  ");
@@ -199,6 +229,25 @@ void report_delivery_json(report_out_t *r, const ips_delivery_t *d) {
   }
   if (d->quake)
     gi(g, "timequake_ns", d->quake_ns);
+  if (d->n_marks || d->marks_dropped || d->marks_unbalanced) {
+    gs(g, "marks");
+    yajl_gen_array_open(g);
+    for (j = 0; j < d->n_marks; j++) {
+      const ips_delivery_mark_t *m = &d->marks[j];
+      yajl_gen_map_open(g);
+      gkv(g, "kind", m->kind == 's' ? "span" : "mark");
+      gkv(g, "name", m->name);
+      gi(g, "worker", (long long)m->wseg);
+      gi(g, "depth", m->depth);
+      gi(g, "at_ns", m->at - d->W[0]); /* since the worker's d */
+      if (m->kind == 's')
+        gi(g, "dur_ns", m->dur);
+      yajl_gen_map_close(g);
+    }
+    yajl_gen_array_close(g);
+    gi(g, "marks_dropped", d->marks_dropped);
+    gi(g, "marks_unbalanced", d->marks_unbalanced);
+  }
   yajl_gen_map_close(g);
   out_flush(r->g, r->out, 1);
 }
@@ -271,6 +320,53 @@ static void share_row(const report_out_t *r, const char *name,
   share_cell(f, r->color, C_WORKER, t->worker, t->total);
   share_cell(f, r->color, C_KERNEL, t->kernel, t->total);
   fprintf(f, " %14s%s\n", ips_format_us(b, t->total), bold ? C_OFF : "");
+}
+
+/* Under a slow delivery of the summary, its marks and spans (issue 14). */
+static void slow_marks_text(report_out_t *r, long line) {
+  const struct slow_marks_entry *e = slow_marks_find(&r->slow, line);
+  char b[2][IPS_US_BUF];
+  size_t i, n, more;
+  if (!e)
+    return;
+  n = slow_marks_count(e, &more);
+  for (i = 0; i < n; i++) {
+    const ips_delivery_mark_t *m = slow_marks_get(e, i);
+    fprintf(r->out, "      worker %zu: %*s%s %s%s%s at +%s\n", m->wseg,
+            2 * (m->depth < 16 ? m->depth : 16), "",
+            m->kind == 's' ? "span" : "mark", m->name,
+            m->kind == 's' ? " " : "",
+            m->kind == 's' ? ips_format_us(b[0], m->dur) : "",
+            ips_format_us(b[1], m->at));
+  }
+  if (more)
+    fprintf(r->out, "      ... %zu more marks and spans\n", more);
+}
+
+static void slow_marks_json(report_out_t *r, long line) {
+  const struct slow_marks_entry *e = slow_marks_find(&r->slow, line);
+  yajl_gen g = r->g;
+  size_t i, n, more;
+  if (!e)
+    return;
+  n = slow_marks_count(e, &more);
+  out_str(g, "marks");
+  yajl_gen_array_open(g);
+  for (i = 0; i < n; i++) {
+    const ips_delivery_mark_t *m = slow_marks_get(e, i);
+    yajl_gen_map_open(g);
+    out_kv(g, "kind", m->kind == 's' ? "span" : "mark");
+    out_kv(g, "name", m->name);
+    out_int(g, "worker", (long long)m->wseg);
+    out_int(g, "depth", m->depth);
+    out_int(g, "at_ns", m->at);
+    if (m->kind == 's')
+      out_int(g, "dur_ns", m->dur);
+    yajl_gen_map_close(g);
+  }
+  yajl_gen_array_close(g);
+  if (more)
+    out_int(g, "marks_more", (long long)more);
 }
 
 void report_summary_text(report_out_t *r, const ips_analysis_t *a, int gap) {
@@ -346,6 +442,23 @@ void report_summary_text(report_out_t *r, const ips_analysis_t *a, int gap) {
     fprintf(f, "clock offset %s (worker - parent): %s +- %s\n", v->vat,
             ips_format_us(b[0], v->offset_ns), ips_format_us(b[1], v->bound_ns));
   }
+  if (ips_analysis_nmarks(a)) {
+    size_t nm = ips_analysis_nmarks(a);
+    fprintf(f, "marks and spans by name: %14s %8s %14s %14s %14s\n", "marks",
+            "spans", "span total", "span mean", "span max");
+    for (i = 0; i < nm; i++) {
+      const ips_mark_stats_t *m = ips_analysis_mark(a, i);
+      fprintf(f, "  %-22s %14" PRIu64 " %8" PRIu64 " %14s %14s %14s\n",
+              m->name, m->n_marks, m->n_spans, ips_format_us(b[0], m->span_ns),
+              ips_format_us(b[1], m->n_spans ? m->span_ns / (int64_t)m->n_spans
+                                             : 0),
+              ips_format_us(b[2], m->span_max_ns));
+    }
+    if (ips_analysis_marks_over(a))
+      fprintf(f, "  (%" PRIu64 " more marks or spans under names past the "
+                 "first %u)\n",
+              ips_analysis_marks_over(a), IPS_MAX_MARK_NAMES);
+  }
   slow = ips_analysis_slowest(a, &nslow);
   if (nslow) {
     fprintf(f, "slowest deliveries:\n");
@@ -360,6 +473,7 @@ void report_summary_text(report_out_t *r, const ips_analysis_t *a, int gap) {
               crank, s->vat, s->dnum, s->desc, ips_format_us(b[0], s->total),
               ips_format_us(b[1], s->pipe), ips_format_us(b[2], s->worker),
               ips_format_us(b[3], s->kernel), s->line);
+      slow_marks_text(r, s->line);
     }
   }
   if (st->skipped_lines || st->skipped_deliveries) {
@@ -423,6 +537,22 @@ void report_summary_json(report_out_t *r, const ips_analysis_t *a) {
     yajl_gen_map_close(g);
   }
   yajl_gen_array_close(g);
+  if (ips_analysis_nmarks(a)) {
+    gs(g, "marks");
+    yajl_gen_array_open(g);
+    for (i = 0; i < ips_analysis_nmarks(a); i++) {
+      const ips_mark_stats_t *m = ips_analysis_mark(a, i);
+      yajl_gen_map_open(g);
+      gkv(g, "name", m->name);
+      gi(g, "marks", (long long)m->n_marks);
+      gi(g, "spans", (long long)m->n_spans);
+      gi(g, "span_ns", m->span_ns);
+      gi(g, "span_max_ns", m->span_max_ns);
+      yajl_gen_map_close(g);
+    }
+    yajl_gen_array_close(g);
+    gi(g, "marks_over", (long long)ips_analysis_marks_over(a));
+  }
   gs(g, "slowest");
   yajl_gen_array_open(g);
   slow = ips_analysis_slowest(a, &nslow);
@@ -440,6 +570,7 @@ void report_summary_json(report_out_t *r, const ips_analysis_t *a) {
     gkv(g, "description", s->desc);
     gi(g, "total_ns", s->total);
     gi(g, "line", s->line);
+    slow_marks_json(r, s->line);
     yajl_gen_map_close(g);
   }
   yajl_gen_array_close(g);

@@ -169,6 +169,85 @@ static void be(trace_t *t, char ph, int pid, int tid, const char *name,
   yajl_gen_map_close(g);
 }
 
+/* A mark of the VM's code (metering v2): an instant on the worker's
+ * thread. */
+static void mark_instant(trace_t *t, int pid, int tid, const char *name,
+                         int64_t ts) {
+  yajl_gen g = t->g;
+  yajl_gen_map_open(g);
+  gs(g, "name");
+  gs(g, name);
+  gs(g, "cat");
+  gs(g, "mark");
+  gs(g, "ph");
+  gs(g, "i");
+  gs(g, "s");
+  gs(g, "t");
+  gi(g, "pid", pid);
+  gi(g, "tid", tid);
+  gus(g, "ts", ts);
+  yajl_gen_map_close(g);
+}
+
+/* A span of the VM's code: a B or E of category "span". */
+static void span_be(trace_t *t, char ph, int pid, int tid, const char *name,
+                    int64_t ts) {
+  yajl_gen g = t->g;
+  yajl_gen_map_open(g);
+  gs(g, "name");
+  gs(g, name);
+  gs(g, "cat");
+  gs(g, "span");
+  gs(g, "ph");
+  gs(g, ph == 'B' ? "B" : "E");
+  gi(g, "pid", pid);
+  gi(g, "tid", tid);
+  gus(g, "ts", ts);
+  yajl_gen_map_close(g);
+}
+
+/* The VM's marks and spans of worker stretch seg, inside its run from
+ * `from` to `to` (on the drawn track: moved by -o, and kept inside the
+ * run so that every slice nests).  Spans come in order of start, nested
+ * by time: a stack of open ends closes each before the next that starts
+ * after it. */
+static void vm_marks(trace_t *t, const ips_delivery_t *d, size_t seg,
+                     int pid, int tid, int64_t o, int64_t from, int64_t to) {
+  const ips_delivery_mark_t *open[32];
+  int64_t end[32];
+  int nopen = 0;
+  size_t j;
+  for (j = 0; j < d->n_marks; j++) {
+    const ips_delivery_mark_t *m = &d->marks[j];
+    int64_t at = m->at - o, e;
+    if (m->wseg != seg)
+      continue;
+    at = at < from ? from : at > to ? to : at;
+    while (nopen && end[nopen - 1] <= at) {
+      nopen--;
+      span_be(t, 'E', pid, tid, open[nopen]->name, end[nopen]);
+    }
+    if (m->kind != 's') {
+      mark_instant(t, pid, tid, m->name, at);
+      continue;
+    }
+    e = at + m->dur;
+    if (nopen && e > end[nopen - 1])
+      e = end[nopen - 1]; /* inside the span around it */
+    if (e > to)
+      e = to;
+    if (nopen == 32)
+      continue;
+    span_be(t, 'B', pid, tid, m->name, at);
+    open[nopen] = m;
+    end[nopen++] = e;
+  }
+  while (nopen) {
+    nopen--;
+    span_be(t, 'E', pid, tid, open[nopen]->name, end[nopen]);
+  }
+}
+
 /* One end of flow id: 's' or 'f' (bound to the enclosing slice, bp "e"). */
 static void flow(trace_t *t, char ph, long long id, const char *name, int pid,
                  int tid, int64_t ts) {
@@ -307,6 +386,8 @@ void trace_delivery(trace_t *t, const ips_stats_t *st,
       flow(t, 'f', id + 1, "send", pid, wt, W[0]);
     else if (matched)
       flow(t, 'f', id + 2 * (long long)i + 1, "reply", pid, wt, W[2 * i]);
+    if (d->n_marks)
+      vm_marks(t, d, i, pid, wt, o, W[2 * i], W[2 * i + 1]);
     be(t, 'E', pid, wt, run, W[2 * i + 1], NULL);
     if (i < n) {
       snprintf(up, sizeof up,

@@ -9,12 +9,18 @@
  *
  * Only what Agoric's xsnap-worker also offers is used (issueCommand on
  * ArrayBuffers, TextEncoder/TextDecoder, an ArrayBuffer result), so the
- * demo runs on either worker: --worker path/to/xsnap-worker works too. */
+ * demo runs on either worker: --worker path/to/xsnap-worker works too.
+ * Where the worker has the Performance API (ipcstamp-worker-js, issue 14),
+ * the vats measure the two things a report should split the worker's time
+ * into: decoding the message ("deserialize", from the command's start) and
+ * the computation ("sieve"). */
 #include "demo.h"
 
 const char ips__demo_vat_js[] =
     "var enc = new TextEncoder(), dec = new TextDecoder();\n"
     "var me = null, nvats = 1;\n"
+    "var perf = typeof performance !== 'undefined' &&\n"
+    "  typeof performance.measure === 'function' ? performance : null;\n"
     "function sys(args) {\n"
     "  var reply = issueCommand(enc.encode(JSON.stringify(args)).buffer);\n"
     "  var r = JSON.parse(dec.decode(new Uint8Array(reply)));\n"
@@ -44,6 +50,7 @@ const char ips__demo_vat_js[] =
     "}\n"
     "function handleCommand(buf) {\n"
     "  var msg = JSON.parse(dec.decode(new Uint8Array(buf)));\n"
+    "  if (perf) perf.measure('deserialize');\n"
     "  var method = msg[1], a = msg[2];\n"
     "  if (method === 'init') {\n"
     "    me = a.me;\n"
@@ -52,7 +59,9 @@ const char ips__demo_vat_js[] =
     "    return out({vat: me, balance: 1000});\n"
     "  }\n"
     "  if (method === 'pay') {\n"
+    "    if (perf) perf.mark('sieve start');\n"
     "    var found = primes(a.work);\n"
+    "    if (perf) perf.measure('sieve', 'sieve start');\n"
     "    var bal = credit(-a.amount);\n"
     "    var n = (sys(['vatstoreGet', 'payments']) || 0) + 1;\n"
     "    sys(['vatstoreSet', 'payments', n]);\n"

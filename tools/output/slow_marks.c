@@ -1,0 +1,102 @@
+/* slow_marks.c — the marks and spans of the slowest deliveries, kept by the
+ * report so that its slowest list can show them: the analysis keeps a fixed
+ * record per slow delivery, without its marks (issue 14).
+ *
+ * Only deliveries with marks are kept, the `top` slowest of them: a marked
+ * delivery in the analysis's top list is also among the slowest marked
+ * ones, so nothing it lists is missed, and a slog without marks costs
+ * nothing. */
+#include "config.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "output.h"
+
+/* Marks shown per slow delivery; the rest are counted. */
+#define SHOWN 32
+
+struct slow_marks_entry {
+  long line;
+  int64_t total;
+  uint64_t seq;           /* arrival order: ties keep the earlier one */
+  size_t n, more;
+  ips_delivery_mark_t m[SHOWN];
+  char names[SHOWN][64];  /* names cut to 63 bytes for the list */
+};
+
+int slow_marks_init(slow_marks_t *s, size_t top) {
+  s->cap = top;
+  s->n = 0;
+  s->seq = 0;
+  s->e = top ? calloc(top, sizeof *s->e) : NULL;
+  return top && !s->e ? -1 : 0;
+}
+
+/* Cut name to fit, at a UTF-8 character boundary. */
+static void copy_name(char *dst, const char *src) {
+  size_t n = strlen(src);
+  if (n > 63) {
+    n = 63;
+    while (n > 0 && ((unsigned char)src[n] & 0xc0) == 0x80)
+      n--;
+  }
+  memcpy(dst, src, n);
+  dst[n] = '\0';
+}
+
+void slow_marks_add(slow_marks_t *s, const ips_delivery_t *d) {
+  struct slow_marks_entry *e;
+  size_t i, min = 0;
+  uint64_t seq = s->seq++;
+  if (d->n_marks == 0 || s->cap == 0)
+    return;
+  if (s->n < s->cap) {
+    e = &s->e[s->n++];
+  } else {
+    /* The fastest kept (the latest among equals) makes room, if slower. */
+    for (i = 1; i < s->n; i++)
+      if (s->e[i].total < s->e[min].total ||
+          (s->e[i].total == s->e[min].total && s->e[i].seq > s->e[min].seq))
+        min = i;
+    if (d->total <= s->e[min].total)
+      return;
+    e = &s->e[min];
+  }
+  e->line = d->line;
+  e->total = d->total;
+  e->seq = seq;
+  e->n = d->n_marks < SHOWN ? d->n_marks : SHOWN;
+  e->more = d->n_marks - e->n;
+  for (i = 0; i < e->n; i++) {
+    e->m[i] = d->marks[i];
+    e->m[i].at -= d->W[0]; /* kept relative to the worker's d */
+    copy_name(e->names[i], d->marks[i].name);
+    e->m[i].name = e->names[i];
+  }
+}
+
+const struct slow_marks_entry *slow_marks_find(const slow_marks_t *s,
+                                               long line) {
+  size_t i;
+  for (i = 0; i < s->n; i++)
+    if (s->e[i].line == line)
+      return &s->e[i];
+  return NULL;
+}
+
+size_t slow_marks_count(const struct slow_marks_entry *e, size_t *more) {
+  *more = e->more;
+  return e->n;
+}
+
+const ips_delivery_mark_t *slow_marks_get(const struct slow_marks_entry *e,
+                                          size_t i) {
+  return &e->m[i];
+}
+
+void slow_marks_free(slow_marks_t *s) {
+  free(s->e);
+  s->e = NULL;
+  s->n = s->cap = 0;
+}
