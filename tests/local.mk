@@ -139,6 +139,11 @@ EXTRA_DIST += tests/interop/swingset-fixture.test \
 	tests/interop/swingset/vats/ledger.js \
 	tests/interop/swingset/vats/bootstrap.js
 # make bench: a mark against a stamp (issue 14).
+# make bench: the live ring's cost on a stamp (issue 13).
+EXTRA_PROGRAMS += tests/bench/bench_ring
+BENCH_PROGS += tests/bench/bench_ring
+tests_bench_bench_ring_SOURCES = tests/bench/bench_ring.c tests/bench/common.c tests/bench/common.h
+tests_bench_bench_ring_LDADD = proto/libipcstamp-proto.la
 EXTRA_PROGRAMS += tests/bench/bench_mark
 BENCH_PROGS += tests/bench/bench_mark
 tests_bench_bench_mark_SOURCES = tests/bench/bench_mark.c
