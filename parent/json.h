@@ -84,8 +84,8 @@ int ips__json_text(yajl_gen g, const char *buf, size_t n);
  * IPS_EPROTO. */
 int ips__json_base64(yajl_gen g, const char *buf, size_t n);
 
-/* 1 when s[0..n) is strict UTF-8 (no overlong forms, no surrogates). */
-int ips__utf8_valid(const unsigned char *s, size_t n);
+/* Strict UTF-8: ips_utf8_valid() (ipcstamp-proto.h). */
+#define ips__utf8_valid(s, n) ips_utf8_valid((s), (n))
 
 /* The base64 of buf[0..n) into dst (room for 4 * ((n + 2) / 3) bytes). */
 size_t ips__base64(char *dst, const unsigned char *buf, size_t n);

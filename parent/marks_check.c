@@ -54,20 +54,6 @@ static int bad(mc_t *c, const char *fmt, ...) {
   return 0;
 }
 
-/* A count as the worker writes it: digits only, at most 18. */
-static int uint_text(const char *s, size_t n, int64_t *out) {
-  int64_t v = 0;
-  size_t i;
-  if (n == 0 || n > 18)
-    return 0;
-  for (i = 0; i < n; i++) {
-    if (s[i] < '0' || s[i] > '9')
-      return 0;
-    v = v * 10 + (s[i] - '0');
-  }
-  *out = v;
-  return 1;
-}
 
 /* Scalars and container openings at the levels we check. */
 static int value(mc_t *c, int t, const char *s, size_t n) {
@@ -100,7 +86,7 @@ static int value(mc_t *c, int t, const char *s, size_t n) {
                         "\"b\" or \"e\"", i);
         return 1;
       case 1:
-        if (t != 'n' || !uint_text(s, n, &c->ev_name))
+        if (t != 'n' || !ips__parse_uint(s, n, &c->ev_name))
           return bad(c, "ipcstamp.marks.events[%" PRIu64 "][1] is not a name "
                         "index", i);
         return 1;
@@ -110,7 +96,7 @@ static int value(mc_t *c, int t, const char *s, size_t n) {
                         "time", i);
         return 1;
       case 3:
-        if (t != 'n' || !uint_text(s, n, &v))
+        if (t != 'n' || !ips__parse_uint(s, n, &v))
           return bad(c, "ipcstamp.marks.events[%" PRIu64 "][3] is not integer "
                         "nanoseconds", i);
         if (v < c->mono_lo || v > c->mono_hi)
@@ -128,7 +114,7 @@ static int value(mc_t *c, int t, const char *s, size_t n) {
     if ((k == MK_NAMES || k == MK_EVENTS) && t != '[')
       return bad(c, "ipcstamp.marks.%s is not a list",
                  k == MK_NAMES ? "names" : "events");
-    if ((k == MK_DROPPED || k == MK_UNBAL) && (t != 'n' || !uint_text(s, n, &v)))
+    if ((k == MK_DROPPED || k == MK_UNBAL) && (t != 'n' || !ips__parse_uint(s, n, &v)))
       return bad(c, "ipcstamp.marks.%s is not a count",
                  k == MK_DROPPED ? "dropped" : "unbalanced");
     if (t == '[' && (k == MK_NAMES || k == MK_EVENTS))

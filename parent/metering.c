@@ -63,8 +63,9 @@ static int fail(mp_t *p, int rc, const char *fmt, ...) {
   return p->copying && rc != IPS_ENOMEM;
 }
 
-/* A non-negative integer of at most 18 digits (fits int64 with room). */
-static int parse_uint(const char *s, size_t n, int64_t *out) {
+/* A non-negative integer of at most 18 digits (fits int64 with room), as
+ * the worker writes counts; marks_check.c reads its counts with it too. */
+int ips__parse_uint(const char *s, size_t n, int64_t *out) {
   int64_t v = 0;
   size_t i;
   if (n == 0 || n > 18)
@@ -195,7 +196,7 @@ static int value(mp_t *p, int t, const char *s, size_t n) {
     return 1;
   }
   if (p->in_mono) {
-    if (t != T_NUM || !parse_uint(s, n, &v))
+    if (t != T_NUM || !ips__parse_uint(s, n, &v))
       return fail(p, IPS_EMETERING,
                   "metering: ipcstamp.mono[%" PRIu32
                   "] is not a non-negative integer",
@@ -223,7 +224,7 @@ static int value(mp_t *p, int t, const char *s, size_t n) {
     p->key2 = K_NONE;
     switch (k) {
     case K_V:
-      if (t != T_NUM || !parse_uint(s, n, &v) || v > 1000000)
+      if (t != T_NUM || !ips__parse_uint(s, n, &v) || v > 1000000)
         return fail(p, IPS_EMETERING,
                     "metering: ipcstamp.v is not a version number");
       /* v2 adds "marks" (skipped here, carried verbatim into the slog;
@@ -255,7 +256,7 @@ static int value(mp_t *p, int t, const char *s, size_t n) {
       return 1;
     case K_DROPPED:
     case K_CPU:
-      if (t != T_NUM || !parse_uint(s, n, &v))
+      if (t != T_NUM || !ips__parse_uint(s, n, &v))
         return fail(p, IPS_EMETERING,
                     "metering: %s is not a non-negative integer",
                     key_name(k));
@@ -292,7 +293,7 @@ static int value(mp_t *p, int t, const char *s, size_t n) {
     case K_COMPUTE:
     case K_ALLOCATE:
       /* VM counters are informative: kept when they are integers. */
-      if (t == T_NUM && parse_uint(s, n, &v)) {
+      if (t == T_NUM && ips__parse_uint(s, n, &v)) {
         if (k == K_COMPUTE) {
           m->has_compute = 1;
           m->compute = v;

@@ -66,6 +66,10 @@ typedef enum {
   IPS__ERR_END
 } ips_errno_t;
 
+/* 1 when s[0..n) is strict UTF-8 (no overlong forms, no surrogates, no
+ * code point past U+10FFFF), else 0. */
+IPS_EXTERN int ips_utf8_valid(const void *s, size_t n);
+
 /* A description of err: an IPS_E* message, strerror(-err) for an errno, or
  * "unknown error".  The string is static; never NULL. */
 IPS_EXTERN const char *ips_strerror(int err);

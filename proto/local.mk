@@ -10,6 +10,7 @@ proto_libipcstamp_proto_la_SOURCES = \
 	proto/stamps.c \
 	proto/metering.c \
 	proto/ring.c \
-	proto/marks.c
+	proto/marks.c \
+	proto/utf8.c
 proto_libipcstamp_proto_la_LDFLAGS = $(AM_LDFLAGS) -no-undefined -version-info 0:0:0
 dist_docs_DATA += docs/protocol.md docs/ring.md

@@ -46,44 +46,6 @@ uint32_t ips_marks_open(const ips_marks_t *t) {
   return t->nopen + t->nopen_anon;
 }
 
-/* Names end up in JSON strings: they must be valid UTF-8 (no overlongs, no
- * surrogates), or the whole metering would be refused by the parent. */
-static int utf8_ok(const unsigned char *s, size_t n) {
-  size_t i = 0;
-  while (i < n) {
-    unsigned c = s[i];
-    size_t k;
-    uint32_t cp;
-    if (c < 0x80) {
-      i++;
-      continue;
-    }
-    if (c >= 0xc2 && c <= 0xdf) {
-      k = 1;
-      cp = c & 0x1f;
-    } else if (c >= 0xe0 && c <= 0xef) {
-      k = 2;
-      cp = c & 0x0f;
-    } else if (c >= 0xf0 && c <= 0xf4) {
-      k = 3;
-      cp = c & 0x07;
-    } else {
-      return 0;
-    }
-    if (n - i <= k)
-      return 0;
-    for (size_t j = 1; j <= k; j++) {
-      if ((s[i + j] & 0xc0) != 0x80)
-        return 0;
-      cp = (cp << 6) | (s[i + j] & 0x3f);
-    }
-    if ((k == 2 && cp < 0x800) || (k == 3 && (cp < 0x10000 || cp > 0x10ffff)) ||
-        (cp >= 0xd800 && cp <= 0xdfff))
-      return 0;
-    i += k + 1;
-  }
-  return 1;
-}
 
 /* The index of name, or nnames when it is not interned.  A linear search:
  * a command uses a handful of distinct names, and the first-byte and length
@@ -183,7 +145,7 @@ static int add(ips_marks_t *t, char kind, const char *name, size_t len,
   }
   /* Check the name once, when it is new: interned names were checked. */
   if (find(t, name, len) == t->nnames &&
-      !utf8_ok((const unsigned char *)name, len))
+      !ips_utf8_valid(name, len) /* names go into JSON strings */)
     return IPS_EINVAL;
   t->used = 1;
   need = kind == 'b' ? 2 : 1;
