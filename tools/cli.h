@@ -31,7 +31,8 @@ enum {
   XX(report, "where the time of each delivery went: pipe, worker, kernel") \
   XX(trace, "a Chrome/Perfetto trace of a slogfile")                      \
   XX(latency, "percentiles of pipe, worker, kernel or total time")       \
-  XX(top, "live view of the rings of stamps of running processes")
+  XX(top, "live view of the rings of stamps of running processes")       \
+  XX(watch, "every event of the rings of stamps, as JSON lines")
 
 #define XX(name, summary) int cmd_##name(int argc, char **argv);
 CLI_COMMANDS(XX)

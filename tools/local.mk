@@ -14,6 +14,7 @@ tools_ipcstamp_SOURCES = \
 	tools/cmd_trace.c \
 	tools/cmd_latency.c \
 	tools/cmd_top.c \
+	tools/cmd_watch.c \
 	tools/top/top.h \
 	tools/top/model.c \
 	tools/output/json.c \

@@ -48,6 +48,9 @@ static void usage(FILE *f) {
       "                    none); one more is a fault\n"
       "  --max-frame BYTES largest frame accepted from a worker (default\n"
       "                    64 MiB); a longer one is a fault\n"
+      "  --ring DIR        write the live rings of stamps of the parent and of\n"
+      "                    every worker into DIR, for ipcstamp top and watch\n"
+      "                    (the same as IPCSTAMP_RING_DIR=DIR)\n"
       "  --quiet           no summary\n"
       "  -h, --help        this help\n"
       "\n"
@@ -257,6 +260,7 @@ int cmd_run(int argc, char **argv) {
       {"timeout", required_argument, NULL, 't'},
       {"max-frame", required_argument, NULL, 'm'},
       {"max-upcalls", required_argument, NULL, 'u'},
+      {"ring", required_argument, NULL, 'g'},
       {"quiet", no_argument, NULL, 'q'},
       {"help", no_argument, NULL, 'h'},
       {NULL, 0, NULL, 0}};
@@ -304,6 +308,11 @@ int cmd_run(int argc, char **argv) {
       if (parse_num(optarg, 16, (long)IPS_NS_LEN_MAX, &max_frame))
         return bad_usage("--max-frame wants bytes from 16 to 999999999, "
                          "not '%s'", optarg);
+      break;
+    case 'g':
+      /* The parent reads it below; the workers inherit it. */
+      if (!*optarg || setenv("IPCSTAMP_RING_DIR", optarg, 1) != 0)
+        return bad_usage("--ring wants a directory, not '%s'", optarg);
       break;
     case 'u':
       if (parse_num(optarg, 1, LONG_MAX, &max_upcalls))

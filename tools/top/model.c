@@ -99,12 +99,16 @@ static int on_event(void *arg, const ips_ring_event_t *ev) {
     push_done(p, &d);
   }
   /* Other events (marks, newer kinds) do not change the figures. */
+  if (p->top->event_cb)
+    p->top->event_cb(p->top->cb_arg, p, ev);
   return 0;
 }
 
 static void on_lost(void *arg, uint64_t n) {
   top_proc_t *p = arg;
   p->lost += n;
+  if (p->top->lost_cb)
+    p->top->lost_cb(p->top->cb_arg, p, n);
   /* The delivery in flight may have ended in the gap: forget it rather
    * than show a stall that is not there. */
   p->in_delivery = 0;
@@ -135,6 +139,7 @@ static void add_proc(top_t *t, const char *name, long pid) {
   p = calloc(1, sizeof *p);
   if (!p) return;
   p->pid = pid;
+  p->top = t;
   snprintf(p->path, sizeof p->path, "%s/%s", t->dir, name);
   if (ips_ring_reader_open(&p->reader, p->path, msg, sizeof msg) != 0)
     snprintf(p->error, sizeof p->error, "%s", msg);

@@ -22,7 +22,10 @@ typedef struct top_done_s {
   int64_t total_ns, pipe_ns, worker_ns, kernel_ns;
 } top_done_t;
 
+struct top_s;
+
 typedef struct top_proc_s {
+  struct top_s *top;          /* the watch it belongs to */
   char path[4400];
   long pid;
   ips_ring_reader_t *reader;  /* owned; NULL after a failure */
@@ -47,6 +50,11 @@ typedef struct top_s {
   top_proc_t *procs[TOP_MAX_PROCS];  /* owned */
   size_t nprocs;
   size_t skipped;                    /* rings beyond TOP_MAX_PROCS */
+  /* Optional: every event and every gap, as read (ipcstamp watch), after
+   * the model has taken it.  NULL for top. */
+  void (*event_cb)(void *arg, const top_proc_t *p, const ips_ring_event_t *ev);
+  void (*lost_cb)(void *arg, const top_proc_t *p, uint64_t lost);
+  void *cb_arg;
 } top_t;
 
 /* Start watching dir (nothing is read yet).  Returns 0. */

@@ -1,0 +1,194 @@
+/* cmd_watch.c — `ipcstamp watch`: every event of every ring in a directory
+ * as JSON lines, for scripts (docs/cli.md).  The rings are followed by the
+ * same model as `ipcstamp top` (tools/top/), which hands each event here as
+ * it is read; nothing is decoded twice. */
+#include "config.h"
+
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "cli.h"
+#include "output/output.h"
+#include "top/top.h"
+
+static const char usage_text[] =
+    "usage: ipcstamp watch [--dir DIR] [--interval MS] [--once]\n"
+    "\n"
+    "Print every event of the live rings (docs/ring.md) in DIR\n"
+    "(IPCSTAMP_RING_DIR) as one JSON object per line, as it is read:\n"
+    "  {\"pid\":P,\"vat\":\"v1\",\"event\":\"stamp\",\"seq\":N,\"fields\":{...}}\n"
+    "(vat: the ring's, from its header or events; fields: the event's own,\n"
+    "by the names in the ring's table)\n"
+    "and a gap a reader was lapped over as {\"pid\":P,\"lost\":N}.\n"
+    "New rings are picked up at each poll; SIGINT or SIGTERM ends it.\n"
+    "\n"
+    "  --dir DIR       the ring directory (default: $IPCSTAMP_RING_DIR)\n"
+    "  --interval MS   how often to poll, 10..60000 (default 100)\n"
+    "  --once          print what the rings hold now and exit\n"
+    "  -h, --help      this text\n"
+    "\n"
+    "exit codes: 0 ok, 2 bad usage, 4 cannot read the directory or write\n";
+
+static volatile sig_atomic_t stop;
+
+static void on_stop(int sig) {
+  (void)sig;
+  stop = 1;
+}
+
+typedef struct {
+  yajl_gen g;
+  FILE *out;
+} watch_t;
+
+/* A ring is untrusted: its text goes out as printable ASCII only, so the
+ * line stays one valid JSON object whatever a producer wrote. */
+static void text(yajl_gen g, const char *s, size_t n) {
+  char buf[256];
+  size_t i;
+  if (n >= sizeof buf)
+    n = sizeof buf - 1;
+  for (i = 0; i < n; i++) {
+    unsigned char c = (unsigned char)s[i];
+    buf[i] = c < 0x20 || c >= 0x7f ? '?' : (char)c;
+  }
+  yajl_gen_string(g, (const unsigned char *)buf, n);
+}
+
+static void head(watch_t *w, const top_proc_t *p) {
+  yajl_gen_map_open(w->g);
+  out_int(w->g, "pid", p->pid);
+  out_str(w->g, "vat");
+  text(w->g, p->vat, strlen(p->vat));
+}
+
+static void on_event(void *arg, const top_proc_t *p, const ips_ring_event_t *ev) {
+  watch_t *w = arg;
+  size_t i;
+  head(w, p);
+  out_str(w->g, "event");
+  text(w->g, ev->name, strlen(ev->name));
+  out_int(w->g, "seq", (long long)ev->seq);
+  /* A producer names its fields: apart, so none can clash with ours. */
+  out_str(w->g, "fields");
+  yajl_gen_map_open(w->g);
+  for (i = 0; i < ev->nfields; i++) {
+    const ips_ring_field_t *f = &ev->fields[i];
+    text(w->g, f->name, strlen(f->name));
+    if (f->kind == IPS_RING_FIELD_INT) {
+      yajl_gen_integer(w->g, f->i);
+    } else if (f->kind == IPS_RING_FIELD_UINT) {
+      char num[24];
+      int n = snprintf(num, sizeof num, "%llu", (unsigned long long)f->u);
+      yajl_gen_number(w->g, num, (size_t)n);
+    } else {
+      text(w->g, f->s ? f->s : "", f->s ? f->len : 0);
+    }
+  }
+  yajl_gen_map_close(w->g);
+  yajl_gen_map_close(w->g);
+  out_flush(w->g, w->out, 1);
+}
+
+static void on_lost(void *arg, const top_proc_t *p, uint64_t lost) {
+  watch_t *w = arg;
+  head(w, p);
+  out_int(w->g, "lost", (long long)lost);
+  yajl_gen_map_close(w->g);
+  out_flush(w->g, w->out, 1);
+}
+
+int cmd_watch(int argc, char **argv) {
+  static const struct option opts[] = {
+      {"dir", required_argument, NULL, 'd'},
+      {"interval", required_argument, NULL, 'i'},
+      {"once", no_argument, NULL, '1'},
+      {"help", no_argument, NULL, 'h'},
+      {NULL, 0, NULL, 0}};
+  const char *dir = getenv("IPCSTAMP_RING_DIR");
+  long long interval = 100;
+  int once = 0, c, rc = CLI_EXIT_OK;
+  char msg[512];
+  top_t *t;
+  watch_t w;
+  struct sigaction sa;
+  opterr = 0;
+  while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
+    switch (c) {
+    case 'd':
+      dir = optarg;
+      break;
+    case 'i':
+      if (cli_count(optarg, 60000, &interval) != 0 || interval < 10) {
+        fprintf(stderr, "ipcstamp watch: --interval takes milliseconds from "
+                        "10 to 60000, not '%s'\n", optarg);
+        return CLI_EXIT_USAGE;
+      }
+      break;
+    case '1':
+      once = 1;
+      break;
+    case 'h':
+      fputs(usage_text, stdout);
+      return CLI_EXIT_OK;
+    case ':':
+      fprintf(stderr, "ipcstamp watch: option '%s' needs a value\n",
+              argv[optind - 1]);
+      return CLI_EXIT_USAGE;
+    default:
+      fprintf(stderr, "ipcstamp watch: unknown option '%s' (try 'ipcstamp "
+                      "watch --help')\n", argv[optind - 1]);
+      return CLI_EXIT_USAGE;
+    }
+  }
+  if (optind < argc) {
+    fprintf(stderr, "ipcstamp watch: unexpected argument '%s' (the directory "
+                    "goes after --dir)\n", argv[optind]);
+    return CLI_EXIT_USAGE;
+  }
+  if (!dir || !*dir) {
+    fprintf(stderr, "ipcstamp watch: no ring directory: give --dir DIR or set "
+                    "IPCSTAMP_RING_DIR\n");
+    return CLI_EXIT_USAGE;
+  }
+  /* The model is large (a history per process): on the heap. */
+  if (!(t = malloc(sizeof *t)) || !(w.g = out_gen())) {
+    free(t);
+    fprintf(stderr, "ipcstamp watch: out of memory\n");
+    return CLI_EXIT_IO;
+  }
+  w.out = stdout;
+  top_init(t, dir);
+  t->event_cb = on_event;
+  t->lost_cb = on_lost;
+  t->cb_arg = &w;
+  memset(&sa, 0, sizeof sa);
+  sa.sa_handler = on_stop;
+  sigaction(SIGINT, &sa, NULL);
+  sigaction(SIGTERM, &sa, NULL);
+  for (;;) {
+    struct timespec ts;
+    if (top_refresh(t, msg, sizeof msg) != 0) {
+      fprintf(stderr, "ipcstamp watch: %s\n", msg);
+      rc = CLI_EXIT_IO;
+      break;
+    }
+    if (fflush(stdout) != 0 || ferror(stdout)) {
+      fprintf(stderr, "ipcstamp watch: cannot write the output\n");
+      rc = CLI_EXIT_IO;
+      break;
+    }
+    if (once || stop)
+      break;
+    ts.tv_sec = interval / 1000;
+    ts.tv_nsec = interval % 1000 * 1000000L;
+    nanosleep(&ts, NULL);
+  }
+  top_free(t);
+  free(t);
+  yajl_gen_free(w.g);
+  return rc;
+}
