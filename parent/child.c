@@ -102,7 +102,7 @@ static ips__cmd_t *dequeue(ips_child_t *w) {
 static void complete(ips_child_t *w, ips__cmd_t *c, ips_result_t *res) {
   res->stamps = c->sent ? w->st : NULL;
   res->nstamps = c->sent ? w->nst : 0;
-  ips__child_ring_result(w, res);
+  ips__child_ring_result(w, res, c->arg);
   /* A command queued from the callback starts after it returns: starting
    * it now would overwrite the stamps res points to. */
   w->in_callback++;

@@ -141,6 +141,15 @@ typedef void (*ips_exit_cb)(ips_child_t *w, int64_t exit_status,
  * (each fails "not sent: the worker had failed (...)"): never here. */
 typedef void (*ips_fault_cb)(ips_child_t *w, int status, const char *message);
 
+/* Self-monitoring without a ring: each command answered '.' whose stamps
+ * pair up (the worker sent ipcstamp.mono), split into pipe, worker and
+ * kernel, just before its result callback (arg is the command's).  a and
+ * what it points to are valid during the call; crank is 0 and vat the
+ * ring_vat option (or NULL). */
+struct ips_ring_attribution_s;
+typedef void (*ips_attribution_cb)(ips_child_t *w, void *arg,
+                                   const struct ips_ring_attribution_s *a);
+
 typedef struct ips_child_options_s {
   const char *file;       /* program to run (PATH is searched) */
   char **args;            /* argv, NULL-terminated; args[0] is the worker's
@@ -170,6 +179,8 @@ typedef struct ips_child_options_s {
                                 shared by the workers of one thread */
   const char *ring_vat;      /* the vat named in the ring's events (15
                                 bytes kept), or NULL */
+  ips_attribution_cb attribution_cb; /* optional: each command's split, in
+                                        process (ipcstamp-ring.h's struct) */
 } ips_child_options_t;
 
 /* Fill *o with the defaults: every field zero/NULL, which means no file

@@ -43,7 +43,8 @@ static int shape(const char *kinds, size_t n, char first, char up, char down,
   return 1;
 }
 
-void ips__child_ring_result(ips_child_t *w, const ips_result_t *res) {
+void ips__child_ring_result(ips_child_t *w, const ips_result_t *res,
+                            void *arg) {
   const ips_metering_t *m = res->metering;
   ips_ring_attribution_t a;
   char pk[64];
@@ -51,7 +52,7 @@ void ips__child_ring_result(ips_child_t *w, const ips_result_t *res) {
   const ips_stamp_t *P = res->stamps;
   int64_t pipe, kernel, total;
 
-  if (!w->ring || res->kind != IPS_RESULT_OK || !m || !m->mono_ns ||
+  if ((!w->ring && !w->o.attribution_cb) || res->kind != IPS_RESULT_OK || !m || !m->mono_ns ||
       m->dropped || !P || n > sizeof pk || n != m->n)
     return;
   for (i = 0; i < n; i++) pk[i] = P[i].kind;
@@ -75,5 +76,9 @@ void ips__child_ring_result(ips_child_t *w, const ips_result_t *res) {
   a.delivery = w->ring_delivery;
   a.vat = w->ring_vat;
   a.mono_ns = P[n - 1].mono_ns;
-  ips_ring_attribution(w->ring, &a);
+  if (w->ring)
+    ips_ring_attribution(w->ring, &a);
+  /* the same figures to the host, in process (self-monitoring) */
+  if (w->o.attribution_cb)
+    w->o.attribution_cb(w, arg, &a);
 }

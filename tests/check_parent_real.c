@@ -8,6 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "ipcstamp-ring.h"
 #include "parent_suites.h"
 
 static uv_loop_t loop;
@@ -70,6 +71,67 @@ static void assert_order(const parent_res_t *r) {
   ck_assert(r->m.mono_ns[n - 2] <= r->m.mono_ns[n - 1]);
   ck_assert(r->m.mono_ns[n - 1] <= r->stamps[n - 1].mono_ns); /* e <= E */
 }
+
+/* Self-monitoring: the attribution callback gets each delivery's split,
+ * in process, before its result, exactly as the stamps make it. */
+static int attributions;
+static ips_ring_attribution_t last_a;
+
+static void on_attribution(ips_child_t *w, void *arg,
+                           const ips_ring_attribution_t *a) {
+  parent_res_t *r = arg;
+  (void)w;
+  ck_assert(!r->done); /* before the result callback */
+  attributions++;
+  last_a = *a;
+}
+
+START_TEST(test_attribution_cb) {
+  ips_child_options_t o;
+  ips_child_t *w;
+  parent_res_t r;
+  const char *cmd = "{\"upcalls\":2,\"spin_us\":100}";
+  int64_t pipe, kernel;
+  size_t i;
+  ips_child_options_init(&o);
+  o.file = cworker;
+  o.upcall_cb = reply_ok;
+  o.attribution_cb = on_attribution;
+  o.ring_vat = "v7";
+  attributions = 0;
+  ck_assert_int_eq(ips_child_spawn(&loop, &o, &w), 0);
+  memset(&r, 0, sizeof r);
+  ck_assert_int_eq(ips_child_deliver(w, cmd, strlen(cmd), on_result, &r), 0);
+  wait_for(&r);
+  ck_assert_msg(r.kind == IPS_RESULT_OK, "%s", r.message);
+  ck_assert_int_eq(attributions, 1);
+  ck_assert_str_eq(last_a.vat, "v7");
+  /* The formula, from the stamps the result carried. */
+  ck_assert_uint_eq(r.nstamps, 6);
+  pipe = (r.m.mono_ns[0] - r.stamps[0].mono_ns) +
+         (r.stamps[5].mono_ns - r.m.mono_ns[5]);
+  kernel = 0;
+  for (i = 1; i < 5; i += 2) {
+    pipe += (r.stamps[i].mono_ns - r.m.mono_ns[i]) +
+            (r.m.mono_ns[i + 1] - r.stamps[i + 1].mono_ns);
+    kernel += r.stamps[i + 1].mono_ns - r.stamps[i].mono_ns;
+  }
+  ck_assert_int_eq(last_a.total_ns, r.stamps[5].mono_ns - r.stamps[0].mono_ns);
+  ck_assert_int_eq(last_a.pipe_ns, pipe);
+  ck_assert_int_eq(last_a.kernel_ns, kernel);
+  ck_assert_int_eq(last_a.pipe_ns + last_a.worker_ns + last_a.kernel_ns,
+                   last_a.total_ns);
+  ck_assert_int_ge(last_a.worker_ns, 100000); /* the spin */
+  parent_res_free(&r);
+  /* An error result is not split. */
+  cmd = "{\"fail\":\"boom\"}";
+  ck_assert_int_eq(ips_child_deliver(w, cmd, strlen(cmd), on_result, &r), 0);
+  wait_for(&r);
+  ck_assert_int_eq(attributions, 1);
+  parent_res_free(&r);
+  close_one(w);
+}
+END_TEST
 
 START_TEST(test_c_worker) {
   ips_child_t *w = spawn(cworker);
@@ -183,6 +245,7 @@ Suite *real_worker_suite(void) {
   TCase *tc = tcase_create("Core");
   tcase_add_checked_fixture(tc, setup, NULL);
   tcase_add_test(tc, test_c_worker);
+  tcase_add_test(tc, test_attribution_cb);
   tcase_add_test(tc, test_js_worker);
   suite_add_tcase(s, tc);
   tc = tcase_create("Bad input");
