@@ -1,5 +1,5 @@
 /* attribute.h — inside the analysis: the assembler of deliveries and the
- * attribution of their time (DESIGN.md §6 in docs/analyze.md), and the
+ * attribution of their time (docs/report.md, "Formulas"), and the
  * statistics it keeps.  Internal to libipcstamp-analyze.
  *
  * The assembler holds only unfinished deliveries (one per vat: upcalls nest

@@ -1,6 +1,6 @@
 /* slog.h — the streaming slogfile reader of the analysis (internal).
  *
- * A slogfile (DESIGN.md §5) is JSON lines.  The reader hands out one line at
+ * A slogfile (docs/slogfile.md) is JSON lines.  The reader hands out one line at
  * a time from a plain file, a gzip file or stdin, holding at most one line
  * (bounded by max_line) in memory.  ips__slog_parse() turns one line into an
  * ips__rec_t with only what attribution needs: records exactly as our

@@ -253,7 +253,7 @@ static int cb_key(void *ctx, const unsigned char *s, size_t n) {
       else if (is(s, n, "ipcstamp")) k = K_IPCSTAMP;
       else if (is(s, n, "replay")) k = K_REPLAY;
       else if (is(s, n, "vsc") || is(s, n, "vsr"))
-        skip = 3; /* last before time, monotime (DESIGN.md §5) */
+        skip = 3; /* last before time, monotime (docs/slogfile.md) */
       else if (is(s, n, "kd") || is(s, n, "ksc") || is(s, n, "ksr"))
         skip = 1; /* SwingSet's: vd, vsc or vsr follow */
       /* A field given twice is ambiguous (JSON leaves it open), and the
@@ -652,7 +652,7 @@ static size_t skip_ws(const char *s, size_t len, size_t pos) {
 
 /* ---- the fast path ------------------------------------------------- *
  * The payloads run up to the record's tail, `,"time":T,"monotime":M}`
- * (DESIGN.md §5 puts them last), so instead of scanning a payload we find
+ * (docs/slogfile.md puts them last), so instead of scanning a payload we find
  * the tail from the end of the line and let yajl parse the tail.  What is
  * between is checked only at its ends; --strict reads every byte. */
 

@@ -1,4 +1,4 @@
-/* metering.c — the metering reader: untrusted metering JSON (DESIGN.md §4)
+/* metering.c — the metering reader: untrusted metering JSON (docs/protocol.md, "The metering")
  * into an ips_metering_t, with yajl's streaming parser and no tree.
  *
  * The parser is a small state machine over the two levels that matter (the

@@ -2,7 +2,7 @@
  * own stamps as it is taken, and one attribution event per finished
  * command.
  *
- * The attribution is the DESIGN.md §5 formula over the two stamp lists the
+ * The attribution is the formula of docs/report.md over the two stamp lists the
  * parent holds at that moment (its own D (U R)* E and the worker's d (u r)*
  * e from the metering), computed here rather than by the analysis library:
  * linking libipcstamp-analyze (yajl, zlib, the slogfile reader) into the

@@ -1,4 +1,4 @@
-/* slog.c — the slogfile writer (DESIGN.md §5, docs/slogfile.md).
+/* slog.c — the slogfile writer (docs/slogfile.md).
  *
  * Each record is generated with yajl_gen in the documented field order and
  * appended, with its newline, to one buffer; the buffer is written only at

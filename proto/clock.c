@@ -1,4 +1,4 @@
-/* clock.c — the one place the clocks are read (DESIGN.md §3). */
+/* clock.c — the one place the clocks are read (docs/protocol.md, "Stamps"). */
 #include "config.h"
 
 #include <sys/time.h>

@@ -1,5 +1,5 @@
 /* metering.c — the metering JSON a worker sends with each result
- * (DESIGN.md §4).  Numbers are formatted from integers so that no stamp is
+ * (docs/protocol.md, "The metering").  Numbers are formatted from integers so that no stamp is
  * ever rounded through a double. */
 #include "config.h"
 

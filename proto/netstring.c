@@ -2,7 +2,7 @@
  *
  * The decoder is a small state machine so that it resumes across partial
  * reads, which is what both a blocking worker and a libuv read callback
- * need.  Each rule of DESIGN.md §2 fails with its own code at the offset of
+ * need.  Each rule of docs/protocol.md fails with its own code at the offset of
  * the byte that broke it. */
 #include "config.h"
 

@@ -1,4 +1,4 @@
-/* stamps.c — the per-delivery stamp table (DESIGN.md §3). */
+/* stamps.c — the per-delivery stamp table (docs/protocol.md, "Stamps"). */
 #include "config.h"
 
 #include <stdlib.h>

@@ -476,7 +476,7 @@ int ips_worker_span_end(ips_worker_t *w, const char *name) {
 
 int ips_worker_failed(const ips_worker_t *w) { return w->failed; }
 
-/* "<name>: <message>" on stderr, the way DESIGN.md §2 wants a worker to say
+/* "<name>: <message>" on stderr, the way docs/worker.md wants a worker to say
  * why it stops. */
 static void report(const ips_worker_t *w, int rc) {
   fprintf(stderr, "%s: %s\n", worker_name(w),

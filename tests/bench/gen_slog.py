@@ -3,7 +3,7 @@
 
 usage: gen_slog.py OUT SIZE_MB [SEED [SHAPE]]
 
-The shape follows DESIGN.md §5 and what SwingSet writes: deliveries to a few
+The shape follows docs/slogfile.md and what SwingSet writes: deliveries to a few
 vats with smallcaps message payloads, 0-12 syscalls each (vatstore reads and
 writes, sends, resolves), the other record types SwingSet interleaves
 (crank-start, crank-finish, console), and metering with ipcstamp stamps.

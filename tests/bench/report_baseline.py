@@ -4,7 +4,7 @@
 usage: report_baseline.py [--swingset] SLOG
 
 One json.loads per line, dicts for the open deliveries, the same attribution
-(DESIGN.md §6, mono clock when both sides have it) and the same text output
+(docs/report.md, "Formulas", mono clock when both sides have it) and the same text output
 as `ipcstamp report` on slogfiles whose stamps are all on the mono clock, so
 the benchmark can check that both did the same work (it diffs the outputs).
 The wall-clock fallback and bad-input messages are left out: the benchmark
