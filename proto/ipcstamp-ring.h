@@ -122,6 +122,12 @@ IPS_EXTERN void ips_ring_attribution(ips_ring_t *r,
                                      const ips_ring_attribution_t *a);
 
 /* Event "mark": a VM's own mark (name up to 31 bytes) with both clocks. */
+/* The same from a worker's ips_worker_mark/span_begin/span_end: kind 'm',
+ * 'b' or 'e', name[0..len) (31 bytes kept), in the worker's command
+ * delivery. */
+IPS_EXTERN void ips_ring_vm_mark(ips_ring_t *r, char kind, const char *name,
+                                 size_t len, const ips_stamp_t *s,
+                                 uint64_t delivery);
 IPS_EXTERN void ips_ring_mark(ips_ring_t *r, const char *name,
                               const ips_stamp_t *s);
 

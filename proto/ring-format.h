@@ -113,8 +113,11 @@ typedef struct ips__ring_attr_s {
 typedef struct ips__ring_mark_s {
   int64_t wall_us;     /*  0 */
   int64_t mono_ns;     /*  8 */
-  char name[32];       /* 16 */
-} ips__ring_mark_t;    /* 48 */
+  uint64_t delivery;   /* 16 the worker's command, 0 when unknown */
+  char kind[4];        /* 24 'm' a mark, 'b'/'e' a span's begin/end */
+  uint8_t pad[4];      /* 28 */
+  char name[32];       /* 32 */
+} ips__ring_mark_t;    /* 64 */
 
 _Static_assert(sizeof(ips__ring_hdr_t) == IPS__RING_HDR_FIXED, "header");
 _Static_assert(offsetof(ips__ring_hdr_t, head) == 128, "head offset");

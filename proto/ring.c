@@ -68,6 +68,8 @@ static const field_def mark_fields[] = {
     F(ips__ring_mark_t, name, IPS__RING_STR),
     F(ips__ring_mark_t, wall_us, IPS__RING_INT),
     F(ips__ring_mark_t, mono_ns, IPS__RING_INT),
+    F(ips__ring_mark_t, delivery, IPS__RING_UINT),
+    F(ips__ring_mark_t, kind, IPS__RING_STR),
 };
 #undef F
 #define N(a) (uint16_t)(sizeof(a) / sizeof((a)[0]))
@@ -400,12 +402,21 @@ void ips_ring_attribution(ips_ring_t *r, const ips_ring_attribution_t *a) {
   emit(r, IPS__RING_T_ATTRIBUTION, &e, sizeof e);
 }
 
-void ips_ring_mark(ips_ring_t *r, const char *name, const ips_stamp_t *s) {
+void ips_ring_vm_mark(ips_ring_t *r, char kind, const char *name, size_t len,
+                      const ips_stamp_t *s, uint64_t delivery) {
   ips__ring_mark_t e;
   if (off_now(r)) return;
   memset(&e, 0, sizeof e);
   e.wall_us = s->wall_us;
   e.mono_ns = s->mono_ns;
-  copy_name(e.name, sizeof e.name, name);
+  e.delivery = delivery;
+  e.kind[0] = kind;
+  if (len > sizeof e.name - 1)
+    len = sizeof e.name - 1;
+  memcpy(e.name, name, len);
   emit(r, IPS__RING_T_MARK, &e, sizeof e);
+}
+
+void ips_ring_mark(ips_ring_t *r, const char *name, const ips_stamp_t *s) {
+  ips_ring_vm_mark(r, 'm', name, name ? strlen(name) : 0, s, 0);
 }

@@ -451,15 +451,27 @@ int ips_worker_mark_n(ips_worker_t *w, char kind, const char *name,
   rc = ips_marks_add(&w->marks, kind, name, len);
   if (rc == IPS_ECLOCK)
     return fail(w, IPS_ECLOCK, "%s", ips_strerror(IPS_ECLOCK));
+  if (rc == 0 && w->ring) { /* the live ring sees it as it happens */
+    const ips_mark_t *m = &w->marks.v[w->marks.n - 1];
+    ips_stamp_t s;
+    s.wall_us = m->wall_us;
+    s.mono_ns = m->mono_ns;
+    s.kind = kind;
+    ips_ring_vm_mark(w->ring, kind, name, len, &s, w->delivery);
+  }
   return rc;
 }
 
 int ips_worker_mark_at(ips_worker_t *w, char kind, const char *name,
                        size_t len, const ips_stamp_t *s) {
+  int rc;
   if (w->failed) return w->failed;
   if (!w->pending) return IPS_EINVAL;
   if (!stamping(w)) return 1;
-  return ips_marks_put(&w->marks, kind, name, len, s);
+  rc = ips_marks_put(&w->marks, kind, name, len, s);
+  if (rc == 0 && w->ring)
+    ips_ring_vm_mark(w->ring, kind, name, len, s, w->delivery);
+  return rc;
 }
 
 int ips_worker_mark(ips_worker_t *w, const char *name) {
