@@ -370,6 +370,15 @@ START_TEST(test_memory_per_frame) {
                 "base64: peak %ld KiB above a small run's %ld KiB: %.2f x",
                 big_kb - small_kb, small_kb,
                 (double)(big_kb - small_kb) * 1024 / frame);
+  /* An upcall of 48 MB (a log line): the kernel looks at its name only,
+   * and copies none of it (it cost 3.99 times with every argument split
+   * whole). */
+  script("read", "big:48000000:?[\"log\",\":\"]", "read", "ok", "read", NULL);
+  ck_assert_int_eq(finish_rss(start(args), &big_kb), 0);
+  ck_assert_msg((double)(big_kb - small_kb) * 1024 <= 1.5 * frame,
+                "upcall: peak %ld KiB above a small run's %ld KiB: %.2f x",
+                big_kb - small_kb, small_kb,
+                (double)(big_kb - small_kb) * 1024 / frame);
 #endif
 }
 END_TEST

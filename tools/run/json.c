@@ -18,7 +18,32 @@ typedef struct {
   char *key;
   int bad;
   const char *why;
+  /* A head split keeps only the first keep_items members, each while it
+   * takes at most keep_max bytes; what it does not keep it never copies
+   * (the rest of the parse only validates).  0: keep all. */
+  size_t keep_items, keep_max;
+  int dropping;   /* the member being read is not kept */
 } sp_t;
+
+/* Whether the member being read (number count) is past what a head split
+ * keeps, or has grown past its bytes: then it is generated no further. */
+static int dropping(sp_t *p) {
+  const unsigned char *b;
+  size_t len;
+  if (p->dropping || !p->keep_max)
+    return p->dropping;
+  if (p->out->count >= p->keep_items) {
+    p->dropping = 1;
+  } else if (yajl_gen_get_buf(p->g, &b, &len) == yajl_gen_status_ok &&
+             len > p->keep_max) {
+    p->dropping = 1;
+  }
+  if (p->dropping) {
+    yajl_gen_clear(p->g);
+    yajl_gen_reset(p->g, NULL);
+  }
+  return p->dropping;
+}
 
 #define OK(x) ((x) == yajl_gen_status_ok)
 
@@ -63,6 +88,15 @@ static int finish(sp_t *p, const unsigned char *str, size_t slen) {
   size_t len;
   run_jitem_t *it;
   size_t i = p->out->count++;
+  if (p->dropping || (p->keep_max && str && slen > p->keep_max)) {
+    /* not kept: counted, with no copy (json NULL) */
+    p->dropping = 0;
+    free(p->key);
+    p->key = NULL;
+    yajl_gen_clear(p->g);
+    yajl_gen_reset(p->g, NULL);
+    return 1;
+  }
   if (i >= RUN_JSON_MAX_ITEMS) {
     free(p->key);
     p->key = NULL;
@@ -100,21 +134,27 @@ static int scalar(sp_t *p, yajl_gen_status st, const unsigned char *str,
   return p->depth == 1 ? finish(p, str, slen) : 1;
 }
 
+/* The generator's call for a token, unless the member is not kept. */
+#define GEN(p, call) (dropping(p) ? yajl_gen_status_ok : (call))
+
 static int c_null(void *c) {
   sp_t *p = c;
-  return scalar(p, yajl_gen_null(p->g), NULL, 0);
+  return scalar(p, GEN(p, yajl_gen_null(p->g)), NULL, 0);
 }
 static int c_bool(void *c, int b) {
   sp_t *p = c;
-  return scalar(p, yajl_gen_bool(p->g, b), NULL, 0);
+  return scalar(p, GEN(p, yajl_gen_bool(p->g, b)), NULL, 0);
 }
 static int c_num(void *c, const char *s, size_t n) {
   sp_t *p = c;
-  return scalar(p, yajl_gen_number(p->g, s, n), NULL, 0);
+  return scalar(p, GEN(p, yajl_gen_number(p->g, s, n)), NULL, 0);
 }
 static int c_str(void *c, const unsigned char *s, size_t n) {
   sp_t *p = c;
-  return scalar(p, yajl_gen_string(p->g, s, n), s, n);
+  /* a long string a head split does not keep is not generated at all */
+  if (p->depth == 1 && p->keep_max && n > p->keep_max)
+    p->dropping = 1;
+  return scalar(p, GEN(p, yajl_gen_string(p->g, s, n)), s, n);
 }
 static int c_key(void *c, const unsigned char *s, size_t n) {
   sp_t *p = c;
@@ -123,7 +163,7 @@ static int c_key(void *c, const unsigned char *s, size_t n) {
     p->key = run_dup_n((const char *)s, n);
     return p->key != NULL;
   }
-  return OK(yajl_gen_string(p->g, s, n));
+  return OK(GEN(p, yajl_gen_string(p->g, s, n)));
 }
 static int c_open(void *c, int map) {
   sp_t *p = c;
@@ -136,7 +176,7 @@ static int c_open(void *c, int map) {
     p->why = "nested too deeply";
     return 0;
   }
-  return OK(map ? yajl_gen_map_open(p->g) : yajl_gen_array_open(p->g));
+  return OK(GEN(p, map ? yajl_gen_map_open(p->g) : yajl_gen_array_open(p->g)));
 }
 static int c_close(void *c, int map) {
   sp_t *p = c;
@@ -144,7 +184,7 @@ static int c_close(void *c, int map) {
     p->depth = 0;
     return 1;
   }
-  if (!OK(map ? yajl_gen_map_close(p->g) : yajl_gen_array_close(p->g)))
+  if (!OK(GEN(p, map ? yajl_gen_map_close(p->g) : yajl_gen_array_close(p->g))))
     return 0;
   return --p->depth == 1 ? finish(p, NULL, 0) : 1;
 }
@@ -156,14 +196,16 @@ static int c_earr(void *c) { return c_close(c, 0); }
 static const yajl_callbacks cbs = {c_null, c_bool, NULL,  NULL,   c_num, c_str,
                                    c_smap, c_key,  c_emap, c_sarr, c_earr};
 
-int run_json_split(const char *buf, size_t n, run_jsplit_t *out, char *err,
-                   size_t errsize) {
+static int split(const char *buf, size_t n, run_jsplit_t *out, char *err,
+                 size_t errsize, size_t keep_items, size_t keep_max) {
   sp_t p;
   yajl_handle h;
   yajl_status st;
   memset(out, 0, sizeof *out);
   memset(&p, 0, sizeof p);
   p.out = out;
+  p.keep_items = keep_items;
+  p.keep_max = keep_max;
   p.g = yajl_gen_alloc(NULL);
   h = p.g ? yajl_alloc(&cbs, NULL, &p) : NULL;
   if (!h) {
@@ -199,6 +241,18 @@ int run_json_split(const char *buf, size_t n, run_jsplit_t *out, char *err,
     return -1;
   }
   return 0;
+}
+
+int run_json_split(const char *buf, size_t n, run_jsplit_t *out, char *err,
+                   size_t errsize) {
+  return split(buf, n, out, err, errsize, 0, 0);
+}
+
+int run_json_split_head(const char *buf, size_t n, run_jsplit_t *out,
+                        char *err, size_t errsize, size_t items,
+                        size_t max_bytes) {
+  return split(buf, n, out, err, errsize, items ? items : 1,
+               max_bytes ? max_bytes : 1);
 }
 
 void run_json_free(run_jsplit_t *s) {

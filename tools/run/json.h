@@ -30,6 +30,15 @@ int run_json_split(const char *buf, size_t n, run_jsplit_t *out, char *err,
                    size_t errsize);
 void run_json_free(run_jsplit_t *s);
 
+/* The same, validating all of buf but keeping only the first items
+ * members, each only if it takes at most max_bytes (re-serialised, or as a
+ * decoded string); the others are counted, with json and str NULL, and
+ * never copied: a 50 MB argument costs nothing to look at the name of the
+ * upcall it is in. */
+int run_json_split_head(const char *buf, size_t n, run_jsplit_t *out,
+                        char *err, size_t errsize, size_t items,
+                        size_t max_bytes);
+
 /* A NUL-terminated malloc'd copy of s[0..n) (which may hold NULs), or NULL;
  * the caller owns it. */
 char *run_dup_n(const char *s, size_t n);

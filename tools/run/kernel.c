@@ -110,8 +110,17 @@ static char *do_syscall(kernel_t *k, vat_t *v, const char *p, size_t n,
   char err[200];
   const char *op, *key;
   char *reply;
-  if (run_json_split(p, n, &s, err, sizeof err) != 0)
+  /* The name and key first, nothing else copied: "log" and the reads need
+   * no more, and a huge argument then costs no copies (issue 12). */
+  if (run_json_split_head(p, n, &s, err, sizeof err, 2, 4096) != 0)
     return make_reply(NULL, err, len);
+  if (!s.is_object && (op = str_arg(&s, 0)) != NULL &&
+      (!strcmp(op, "vatstoreSet") || !strcmp(op, "send")) && s.count >= 3) {
+    /* these keep their third argument: split again, whole */
+    run_json_free(&s);
+    if (run_json_split(p, n, &s, err, sizeof err) != 0)
+      return make_reply(NULL, err, len);
+  }
   if (s.is_object || !(op = str_arg(&s, 0))) {
     run_json_free(&s);
     return make_reply(NULL, "a syscall is [\"name\", args...]", len);
