@@ -16,7 +16,4 @@
 int ips__marks_check(const char *buf, size_t n, const ips_metering_t *m,
                      char *err, size_t errsize);
 
-/* A count as the worker writes it: 1 to 18 digits (metering.c). */
-int ips__parse_uint(const char *s, size_t n, int64_t *out);
-
 #endif

@@ -19,6 +19,7 @@
 #include "ipcstamp-parent.h"
 #include "json.h"
 #include "marks_check.h"
+#include "metering.h"
 
 enum { K_NONE, K_OTHER, K_TS, K_IPC, K_COMPUTE, K_ALLOCATE,
        K_V, K_KINDS, K_MONO, K_DROPPED, K_CPU };
@@ -458,6 +459,19 @@ static int check(mp_t *p) {
 int ips__metering_parse(const char *buf, size_t n, ips_metering_t *m,
                         char *err, size_t errsize, yajl_gen copy,
                         int *copied) {
+  if (copied)
+    *copied = 0;
+  if (errsize)
+    err[0] = 0;
+  /* Our worker's exact form first: no yajl, and its bytes are the copy. */
+  if (buf && n && ips__metering_fast(buf, n, m, copy, copied))
+    return 0;
+  return ips__metering_parse_general(buf, n, m, err, errsize, copy, copied);
+}
+
+int ips__metering_parse_general(const char *buf, size_t n, ips_metering_t *m,
+                                char *err, size_t errsize, yajl_gen copy,
+                                int *copied) {
   mp_t p;
   yajl_status st;
   memset(m, 0, sizeof *m);

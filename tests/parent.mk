@@ -16,6 +16,15 @@ tests_check_parent_SOURCES = \
 tests_check_parent_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS) $(UV_CFLAGS) $(YAJL_CFLAGS)
 tests_check_parent_LDADD = parent/libipcstamp-parent.la proto/libipcstamp-proto.la \
 	$(CHECK_LIBS) $(UV_LIBS) $(YAJL_LIBS)
+# The parent's metering matcher against its general reader, built from the
+# parent's own sources (their internals are not exported).
+check_PROGRAMS += tests/check_metering_fast
+TESTS += tests/check_metering_fast
+tests_check_metering_fast_SOURCES = tests/check_metering_fast.c \
+	parent/metering.c parent/metering_fast.c parent/json.c parent/marks_check.c
+tests_check_metering_fast_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/parent
+tests_check_metering_fast_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS) $(YAJL_CFLAGS)
+tests_check_metering_fast_LDADD = proto/libipcstamp-proto.la $(CHECK_LIBS) $(YAJL_LIBS)
 # The scriptable hostile worker the run tests spawn (see its head comment).
 check_PROGRAMS += tests/hostile_worker
 tests_hostile_worker_SOURCES = tests/hostile_worker.c

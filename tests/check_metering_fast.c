@@ -1,0 +1,181 @@
+/* check_metering_fast.c — the parent's metering matcher
+ * (parent/metering_fast.c) against its general reader (metering.c, yajl):
+ * on meterings our own writer makes, on the fuzz seeds, and on every
+ * one-byte deletion, insertion and substitution of canonical meterings,
+ * whenever the matcher accepts, the general reader must accept too and
+ * read the same (every field, every stamp) and make the same copy for the
+ * slogfile.  The matcher may decline anything; it may never differ.
+ * Built from the parent's sources (their internals are not exported). */
+#include "config.h"
+
+#include <check.h>
+#include <dirent.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ipcstamp-parent.h"
+#include "metering.h"
+
+static int accepted; /* cases the matcher took, over a test */
+
+static void copy_of(yajl_gen g, const unsigned char **b, size_t *n) {
+  ck_assert_int_eq(yajl_gen_get_buf(g, b, n), yajl_gen_status_ok);
+}
+
+/* The two paths on buf[0..n). */
+static void same(const char *buf, size_t n) {
+  ips_metering_t f, s;
+  yajl_gen gf = yajl_gen_alloc(NULL), gs = yajl_gen_alloc(NULL);
+  int cf = 0, cs = 0, rc;
+  char err[256];
+  const unsigned char *bf, *bs;
+  size_t nf, ns;
+  ck_assert(gf && gs);
+  yajl_gen_config(gs, yajl_gen_validate_utf8, 1);
+  if (ips__metering_fast(buf, n, &f, gf, &cf)) {
+    accepted++;
+    rc = ips__metering_parse_general(buf, n, &s, err, sizeof err, gs, &cs);
+    ck_assert_msg(rc == 0, "fast took what the general reader refuses (%s): "
+                           "%.*s", err, (int)n, buf);
+    ck_assert(cf && cs);
+    ck_assert_uint_eq(f.n, s.n);
+    ck_assert_int_eq(f.has_ipcstamp, s.has_ipcstamp);
+    ck_assert_int_eq(f.version, s.version);
+    ck_assert_str_eq(f.kinds, s.kinds);
+    ck_assert(!memcmp(f.wall_us, s.wall_us, f.n * sizeof *f.wall_us));
+    ck_assert(!memcmp(f.mono_ns, s.mono_ns, f.n * sizeof *f.mono_ns));
+    ck_assert_int_eq(f.dropped, s.dropped);
+    ck_assert_int_eq(f.has_cpu_ns, s.has_cpu_ns);
+    ck_assert_int_eq(f.cpu_ns, s.cpu_ns);
+    ck_assert_int_eq(f.has_compute, s.has_compute);
+    ck_assert_int_eq(f.compute, s.compute);
+    ck_assert_int_eq(f.has_allocate, s.has_allocate);
+    ck_assert_int_eq(f.allocate, s.allocate);
+    copy_of(gf, &bf, &nf);
+    copy_of(gs, &bs, &ns);
+    ck_assert_msg(nf == ns && !memcmp(bf, bs, nf), "copies differ: %.*s / %.*s",
+                  (int)nf, bf, (int)ns, bs);
+    ips_metering_free(&s);
+    ips_metering_free(&f);
+  }
+  yajl_gen_free(gf);
+  yajl_gen_free(gs);
+}
+
+/* Meterings as our worker library writes them (proto/metering.c). */
+static size_t canonical(char *out, size_t cap, int upcalls, int cpu,
+                        int counters) {
+  ips_stamps_t t;
+  ips_meter_field_t f[2];
+  ips_meter_t mt;
+  size_t n = 0;
+  int i;
+  ck_assert_int_eq(ips_stamps_init(&t, 64), 0);
+  ips_stamps_add(&t, 'd');
+  for (i = 0; i < upcalls; i++) {
+    ips_stamps_add(&t, 'u');
+    ips_stamps_add(&t, 'r');
+  }
+  ips_stamps_add(&t, 'e');
+  f[0].key = "compute";
+  f[0].value = 12345;
+  f[1].key = "allocate";
+  f[1].value = 678;
+  mt.fields = f;
+  mt.nfields = (size_t)counters;
+  mt.has_cpu_ns = cpu;
+  mt.cpu_ns = 1530000;
+  ck_assert_int_eq(ips_metering_write(out, cap, &t, &mt, &n), 0);
+  ips_stamps_free(&t);
+  return n;
+}
+
+START_TEST(test_canonical_taken) {
+  char buf[8192];
+  int u, cpu, k;
+  accepted = 0;
+  for (u = 0; u < 5; u++)
+    for (cpu = 0; cpu < 2; cpu++)
+      for (k = 0; k < 3; k++)
+        same(buf, canonical(buf, sizeof buf, u, cpu, k));
+  ck_assert_int_eq(accepted, 30); /* all of them: the point of it */
+}
+END_TEST
+
+START_TEST(test_every_one_byte_change) {
+  static const char alphabet[] = "0123456789.,:{}[]\"dure-e ";
+  char buf[8192], m[8192];
+  size_t n, i, j, a;
+  int u;
+  for (u = 0; u < 3; u += 2) {
+    n = canonical(buf, sizeof buf, u, u == 2, u == 2 ? 2 : 0);
+    for (i = 0; i < n; i++) {
+      /* deletion */
+      memcpy(m, buf, i);
+      memcpy(m + i, buf + i + 1, n - i - 1);
+      same(m, n - 1);
+      for (a = 0; a < sizeof alphabet - 1; a++) {
+        /* substitution */
+        memcpy(m, buf, n);
+        m[i] = alphabet[a];
+        same(m, n);
+        /* insertion */
+        memcpy(m, buf, i);
+        m[i] = alphabet[a];
+        memcpy(m + i + 1, buf + i, n - i);
+        same(m, n + 1);
+      }
+    }
+    /* every prefix */
+    for (j = 0; j < n; j++)
+      same(buf, j);
+  }
+}
+END_TEST
+
+START_TEST(test_fuzz_seeds) {
+  const char *s = getenv("IPCSTAMP_SRCDIR");
+  char dir[1024], path[2048];
+  DIR *d;
+  struct dirent *e;
+  int files = 0;
+  ck_assert_ptr_nonnull(s);
+  snprintf(dir, sizeof dir, "%s/tests/fuzz/corpus/metering", s);
+  d = opendir(dir);
+  ck_assert_ptr_nonnull(d);
+  while ((e = readdir(d)) != NULL) {
+    FILE *f;
+    char buf[65536];
+    size_t n;
+    if (e->d_name[0] == '.')
+      continue;
+    snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+    f = fopen(path, "rb");
+    ck_assert_ptr_nonnull(f);
+    n = fread(buf, 1, sizeof buf, f);
+    fclose(f);
+    same(buf, n);
+    files++;
+  }
+  closedir(d);
+  ck_assert_int_gt(files, 3);
+}
+END_TEST
+
+int main(void) {
+  Suite *s = suite_create("metering matcher");
+  TCase *tc = tcase_create("Core");
+  SRunner *sr;
+  int failed;
+  tcase_set_timeout(tc, 120);
+  tcase_add_test(tc, test_canonical_taken);
+  tcase_add_test(tc, test_every_one_byte_change);
+  tcase_add_test(tc, test_fuzz_seeds);
+  suite_add_tcase(s, tc);
+  sr = srunner_create(s);
+  srunner_run_all(sr, CK_NORMAL);
+  failed = srunner_ntests_failed(sr);
+  srunner_free(sr);
+  return failed ? 1 : 0;
+}
