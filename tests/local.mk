@@ -64,6 +64,13 @@ tests_fuzz_fuzz_parent_frames_CFLAGS = $(AM_CFLAGS) $(UV_CFLAGS)
 tests_fuzz_fuzz_parent_frames_LDFLAGS = $(AM_LDFLAGS) -fsanitize=fuzzer
 tests_fuzz_fuzz_parent_frames_LDADD = parent/libipcstamp-parent.la \
 	proto/libipcstamp-proto.la $(UV_LIBS) $(YAJL_LIBS)
+FUZZ_TARGETS += tests/fuzz/fuzz_metering_fast
+tests_fuzz_fuzz_metering_fast_SOURCES = tests/fuzz/fuzz_metering_fast.c tests/fuzz/fuzz.h \
+	parent/metering.c parent/metering_fast.c parent/json.c parent/marks_check.c
+tests_fuzz_fuzz_metering_fast_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/parent
+tests_fuzz_fuzz_metering_fast_CFLAGS = $(AM_CFLAGS) $(YAJL_CFLAGS)
+tests_fuzz_fuzz_metering_fast_LDFLAGS = $(AM_LDFLAGS) -fsanitize=fuzzer
+tests_fuzz_fuzz_metering_fast_LDADD = proto/libipcstamp-proto.la $(YAJL_LIBS)
 FUZZ_TARGETS += tests/fuzz/fuzz_ring
 tests_fuzz_fuzz_ring_SOURCES = tests/fuzz/fuzz_ring.c tests/fuzz/fuzz.h
 tests_fuzz_fuzz_ring_LDFLAGS = $(AM_LDFLAGS) -fsanitize=fuzzer
