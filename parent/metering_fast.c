@@ -42,9 +42,11 @@ static int digit(char ch) { return ch >= '0' && ch <= '9'; }
 static int count(cur_t *c, int64_t *out) {
   size_t b = c->i;
   int64_t v = 0;
-  while (c->i < c->n && digit(c->s[c->i]) && c->i - b < 19)
+  /* at most 18 digits are read (they fit); a 19th is refused unread */
+  while (c->i < c->n && digit(c->s[c->i]) && c->i - b < 18)
     v = v * 10 + (c->s[c->i++] - '0');
-  if (c->i == b || c->i - b > 18 || (c->s[b] == '0' && c->i - b > 1))
+  if (c->i == b || (c->i < c->n && digit(c->s[c->i])) ||
+      (c->s[b] == '0' && c->i - b > 1))
     return 0;
   *out = v;
   return 1;
@@ -55,9 +57,9 @@ static int count(cur_t *c, int64_t *out) {
 static int wall(cur_t *c, int64_t *us) {
   size_t b = c->i, k;
   int64_t sec = 0, frac = 0;
-  while (c->i < c->n && digit(c->s[c->i]) && c->i - b < 13)
+  while (c->i < c->n && digit(c->s[c->i]) && c->i - b < 12)
     sec = sec * 10 + (c->s[c->i++] - '0');
-  if (c->i == b || c->i - b > 12 || (c->s[b] == '0' && c->i - b > 1) ||
+  if (c->i == b || (c->s[b] == '0' && c->i - b > 1) ||
       !LIT(c, "."))
     return 0;
   for (k = 0; k < 6; k++) {
