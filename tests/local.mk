@@ -22,6 +22,7 @@ tests_check_api_LDADD = analyze/libipcstamp-analyze.la parent/libipcstamp-parent
 include tests/worker.mk
 include tests/parent.mk
 include tests/tools.mk
+include tests/otel.mk
 include tests/docs.mk
 
 # Benchmarks of proto/ (make bench).
