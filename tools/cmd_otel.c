@@ -224,8 +224,13 @@ static void on_delivery(void *arg, const ips_delivery_t *d) {
     otel_ids_init(&c->ids, ips_analysis_stats(c->a));
     c->have_ids = 1;
   }
-  if (c->req.nspans && c->req.nspans + n > c->batch)
+  if (c->req.nspans && c->req.nspans + n > c->batch) {
     seal(c);
+    if (c->failed) {
+      c->unsent += n;
+      return;
+    }
+  }
   otlp_req_delivery(&c->req, &c->ids, ips_analysis_stats(c->a), d);
 }
 
@@ -392,6 +397,8 @@ int cmd_otel(int argc, char **argv) {
   if (!c.failed) {
     seal(&c);
     drain(&c, 1);
+  } else {
+    c.unsent += c.req.nspans;
   }
   if (c.oom) {
     fprintf(stderr, "ipcstamp otel: out of memory: some spans were not "
