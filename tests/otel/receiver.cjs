@@ -13,6 +13,9 @@
 //   node receiver.cjs flaky PORTFILE OUT N
 //     A plain HTTP server answering the first N posts 503 (Retry-After: 0)
 //     and the others 200: {"status": code, "body": <the request>}.
+//   node receiver.cjs answer PORTFILE OUT CODE BODY
+//     Answers every post CODE with the JSON BODY (a refusal, a partial
+//     success), written as flaky does.
 'use strict';
 const fs = require('fs');
 const http = require('http');
@@ -73,17 +76,18 @@ async function otlp() {
     stop(() => server.close());
 }
 
-function flaky() {
+function flaky(answer) {
     let left = Number(n);
     const server = http.createServer((req, res) => {
         const chunks = [];
         req.on('data', (c) => chunks.push(c));
         req.on('end', () => {
-            const status = left-- > 0 ? 503 : 200;
+            const status = answer ? Number(n) : left-- > 0 ? 503 : 200;
             write({status, body: JSON.parse(Buffer.concat(chunks).toString())});
-            if (status === 503) res.writeHead(503, {'Retry-After': '0'});
+            if (answer) res.writeHead(status, {'Content-Type': 'application/json'});
+            else if (status === 503) res.writeHead(503, {'Retry-After': '0'});
             else res.writeHead(200, {'Content-Type': 'application/json'});
-            res.end(status === 503 ? 'busy' : '{}');
+            res.end(answer ? answer : status === 503 ? 'busy' : '{}');
         });
     });
     server.listen(0, '127.0.0.1', () => {
@@ -94,4 +98,5 @@ function flaky() {
 
 if (mode === 'otlp') otlp();
 else if (mode === 'flaky') flaky();
+else if (mode === 'answer') flaky(process.argv[6]);
 else throw Error(`mode ${mode}?`);
