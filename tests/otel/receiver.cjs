@@ -10,12 +10,13 @@
 //     message, ids as hex, 64-bit integers as strings>} or {"errors": why it
 //     could not be decoded}; each request's headers as {"request": {path,
 //     headers}}.
-//   node receiver.cjs flaky PORTFILE OUT N
-//     A plain HTTP server answering the first N posts 503 (Retry-After: 0)
-//     and the others 200: {"status": code, "body": <the request>}.
+//   node receiver.cjs flaky PORTFILE OUT N [SECONDS]
+//     A plain HTTP server answering the first N posts 503 (Retry-After:
+//     SECONDS, default 0) and the others 200: {"status": code, "body": <the
+//     request>}.
 //   node receiver.cjs answer PORTFILE OUT CODE BODY
 //     Answers every post CODE with the JSON BODY (a refusal, a partial
-//     success), written as flaky does.
+//     success), written as flaky does; CODE 0 never answers.
 'use strict';
 const fs = require('fs');
 const http = require('http');
@@ -24,7 +25,12 @@ const diagnostics_channel = require('diagnostics_channel');
 const [mode, portFile, out, n] = process.argv.slice(2);
 const write = (o) => fs.appendFileSync(out, JSON.stringify(o) + '\n');
 const stop = (close) => {
-    process.on('SIGTERM', () => close().then(() => process.exit(0)));
+    process.on('SIGTERM', () => {
+        // A connection left open (the receiver that never answers) must
+        // not keep it alive: close what closes in half a second, then go.
+        setTimeout(() => process.exit(0), 500).unref();
+        close().then(() => process.exit(0));
+    });
 };
 
 async function otlp() {
@@ -84,8 +90,9 @@ function flaky(answer) {
         req.on('end', () => {
             const status = answer ? Number(n) : left-- > 0 ? 503 : 200;
             write({status, body: JSON.parse(Buffer.concat(chunks).toString())});
+            if (status === 0) return;
             if (answer) res.writeHead(status, {'Content-Type': 'application/json'});
-            else if (status === 503) res.writeHead(503, {'Retry-After': '0'});
+            else if (status === 503) res.writeHead(503, {'Retry-After': process.argv[6] || '0'});
             else res.writeHead(200, {'Content-Type': 'application/json'});
             res.end(answer ? answer : status === 503 ? 'busy' : '{}');
         });
