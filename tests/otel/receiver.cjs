@@ -17,6 +17,7 @@
 //   node receiver.cjs answer PORTFILE OUT CODE BODY
 //     Answers every post CODE with the JSON BODY (a refusal, a partial
 //     success), written as flaky does; CODE 0 never answers.
+// flaky and answer listen on the port in the variable PORT when it is set.
 'use strict';
 const fs = require('fs');
 const http = require('http');
@@ -97,7 +98,7 @@ function flaky(answer) {
             res.end(answer ? answer : status === 503 ? 'busy' : '{}');
         });
     });
-    server.listen(0, '127.0.0.1', () => {
+    server.listen(Number(process.env.PORT || 0), '127.0.0.1', () => {
         fs.writeFileSync(portFile, server.address().port + '\n');
     });
     stop(() => new Promise((r) => server.close(r)));
