@@ -18,6 +18,7 @@ pc:check:check
 pc:yajl:libyajl-dev
 pc:zlib:zlib1g-dev
 pc:duktape:duktape-dev
+pc:libcurl:libcurl4-openssl-dev
 "
 
 # What the test suite needs besides the build, so that make check skips
@@ -117,6 +118,19 @@ if [ ! -d tests/interop/swingset/node_modules/@agoric/swingset-vat ] && [ "${IPC
             echo "autogen.sh: npm ci failed: the SwingSet interop tests will be skipped" >&2
     else
         echo "autogen.sh: npm not found: the SwingSet interop tests will be skipped" >&2
+    fi
+fi
+
+# Test-only: a real OTLP/HTTP receiver (Elastic's mockotlpserver, which
+# decodes with OpenTelemetry's own protobuf definitions) for tests/otel.test.
+# Without npm that test is skipped.
+if [ ! -d tests/otel/node_modules/@elastic/mockotlpserver ] && [ "${IPCSTAMP_NO_NPM:-0}" != 1 ]; then
+    if command -v npm >/dev/null 2>&1; then
+        echo "autogen.sh: installing the OTLP receiver for the otel test (tests/otel)"
+        (cd tests/otel && npm ci --no-audit --no-fund --loglevel=error) ||
+            echo "autogen.sh: npm ci failed: the otel test will be skipped" >&2
+    else
+        echo "autogen.sh: npm not found: the otel test will be skipped" >&2
     fi
 fi
 

@@ -23,6 +23,7 @@ tests_check_api_LDADD = analyze/libipcstamp-analyze.la parent/libipcstamp-parent
 include tests/worker.mk
 include tests/parent.mk
 include tests/tools.mk
+include tests/otel.mk
 include tests/docs.mk
 include tests/ring.mk
 

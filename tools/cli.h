@@ -22,7 +22,8 @@ enum {
   CLI_EXIT_FAIL = 1, /* the run failed (a worker fault, a failed delivery) */
   CLI_EXIT_USAGE = 2, /* bad option or value */
   CLI_EXIT_INPUT = 3, /* bad input: records were skipped, each reported */
-  CLI_EXIT_IO = 4  /* cannot read the input or write the output */
+  CLI_EXIT_IO = 4,  /* cannot read the input or write the output */
+  CLI_EXIT_SEND = 5 /* otel: the receiver did not take the spans */
 };
 
 /* name, one-line summary.  One line per subcommand. */
@@ -32,7 +33,8 @@ enum {
   XX(trace, "a Chrome/Perfetto trace of a slogfile")                      \
   XX(latency, "percentiles of pipe, worker, kernel or total time")       \
   XX(top, "live view of the rings of stamps of running processes")       \
-  XX(watch, "every event of the rings of stamps, as JSON lines")
+  XX(watch, "every event of the rings of stamps, as JSON lines")       \
+  XX(otel, "send the deliveries as OpenTelemetry spans (OTLP/HTTP)")
 
 #define XX(name, summary) int cmd_##name(int argc, char **argv);
 CLI_COMMANDS(XX)
@@ -97,6 +99,11 @@ typedef struct {
   ips_analysis_options_t an;
   int progress;                /* a progress bar on a terminal */
   FILE *msgs;                  /* skips are reported here (stderr) */
+  /* Following: called each time the reader waits for more input (about
+   * every 100 ms), so that a subcommand can flush what it holds; NULL
+   * for none. */
+  void (*on_idle)(void *arg);
+  void *idle_arg;
 } cli_input_t;
 
 /* Defaults for prog, whose --help text is usage. */

@@ -3,10 +3,10 @@
 # output formats are in tools/output/, and `run` (driver, kernel, workload,
 # demo) in tools/run/.
 bin_PROGRAMS += tools/ipcstamp
-noinst_HEADERS += tools/cli.h tools/output/output.h
+noinst_HEADERS += tools/cli.h tools/output/output.h tools/otel/otel.h
 tools_ipcstamp_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/analyze -I$(top_srcdir)/tools \
 	-I$(top_builddir)/tools/output
-tools_ipcstamp_CFLAGS = $(AM_CFLAGS) $(UV_CFLAGS) $(YAJL_CFLAGS)
+tools_ipcstamp_CFLAGS = $(AM_CFLAGS) $(UV_CFLAGS) $(YAJL_CFLAGS) $(CURL_CFLAGS)
 tools_ipcstamp_SOURCES = \
 	tools/main.c \
 	tools/options.c \
@@ -17,6 +17,11 @@ tools_ipcstamp_SOURCES = \
 	tools/cmd_watch.c \
 	tools/top/top.h \
 	tools/top/model.c \
+	tools/cmd_otel.c \
+	tools/otel/ids.c \
+	tools/otel/otlp_json.c \
+	tools/otel/config.c \
+	tools/otel/send.c \
 	tools/output/json.c \
 	tools/output/report.c \
 	tools/output/slow_marks.c \
@@ -39,5 +44,5 @@ tools/output/report_html.h: tools/output/report.html.in tools/output/html_in.awk
 include tools/run/local.mk
 
 # Last, so that every library above finds them.
-tools_ipcstamp_LDADD += $(YAJL_LIBS) $(UV_LIBS) -lm
+tools_ipcstamp_LDADD += $(CURL_LIBS) $(YAJL_LIBS) $(UV_LIBS) -lm
 

@@ -288,6 +288,8 @@ static long read_all(cli_input_t *in, ips_analysis_t *a, ips_source_t *src,
     }
     if (follow_stop)
       return 0;
+    if (in->on_idle)
+      in->on_idle(in->idle_arg);
     nanosleep(&(struct timespec){0, 100000000L}, NULL);
   }
 }

@@ -1,0 +1,134 @@
+// Checks the spans a receiver got against `ipcstamp report --format json`
+// of the same slogfile (tests/otel.test):
+//   node compare.cjs SLOG REPORT.jsonl RECEIVED.jsonl
+// RECEIVED holds {"trace": ...} lines (receiver.cjs otlp) or {"body": ...}
+// lines of accepted requests (receiver.cjs flaky).  Every delivery of the
+// report must be there exactly once, as a root span with its attributes and
+// one child per segment, parented to it, laid end to end, each as long as
+// the report's segment to the ns; the root starts at the deliver record's
+// stamp (its monotime placed on the wall clock from the first record, as
+// docs/otel.md says).  Prints a summary line; throws on the first mismatch.
+'use strict';
+const fs = require('fs');
+const [slog, reportFile, received] = process.argv.slice(2);
+
+const lines = (f) => fs.readFileSync(f, 'utf8').split('\n').filter(Boolean);
+// "1298.011643284" seconds → ns, exactly (BigInt, from the text).
+const ns = (s) => {
+    const [i, f = ''] = s.split('.');
+    return BigInt(i) * 1000000000n + BigInt((f + '000000000').slice(0, 9));
+};
+const field = (line, k) => {
+    const m = line.match(new RegExp(`"${k}":(-?[0-9.]+)`));
+    return m && m[1];
+};
+const fail = (msg) => { throw Error(msg); };
+
+const slogLines = fs.readFileSync(slog, 'utf8').split('\n');
+// The anchors: the first record with a time, the first with a monotime
+// (as the analysis takes them); a file without both keeps its stamps as
+// they are.
+let t0 = null, m0 = null;
+for (const l of slogLines) {
+    try { JSON.parse(l); } catch (e) { continue; }
+    if (t0 === null && field(l, 'time')) t0 = ns(field(l, 'time'));
+    if (m0 === null && field(l, 'monotime')) m0 = ns(field(l, 'monotime'));
+}
+
+const report = lines(reportFile).map(JSON.parse).filter((r) => !r.summary);
+// Normalised traces (attributes as objects) or raw request bodies.
+const spans = [];
+for (const r of lines(received).map(JSON.parse)) {
+    if (r.request) continue;
+    if (r.errors) fail(`not an ExportTraceServiceRequest: ${r.errors}`);
+    if (r.status !== undefined && r.status !== 200) continue;
+    const req = r.trace || r.body;
+    for (const rs of req.resourceSpans)
+        for (const ss of rs.scopeSpans)
+            for (const s of ss.spans) {
+                if (!Array.isArray(s.attributes)) { spans.push(s); continue; }
+                const a = {};
+                for (const kv of s.attributes) {
+                    const v = kv.value;
+                    a[kv.key] = 'intValue' in v ? Number(v.intValue)
+                        : 'boolValue' in v ? v.boolValue : v.stringValue;
+                }
+                spans.push({...s, attributes: a});
+            }
+}
+
+const hex = (s, n) => typeof s === 'string' && new RegExp(`^[0-9a-f]{${n}}$`).test(s);
+const ids = new Set();
+for (const s of spans) {
+    if (!hex(s.traceId, 32) || !hex(s.spanId, 16)) fail(`bad ids ${s.traceId} ${s.spanId}`);
+    if (ids.has(s.spanId)) fail(`span id ${s.spanId} twice`);
+    ids.add(s.spanId);
+}
+const roots = new Map(); // line → root span
+const children = new Map(); // root spanId → children
+for (const s of spans) {
+    if (s.parentSpanId) {
+        if (!children.has(s.parentSpanId)) children.set(s.parentSpanId, []);
+        children.get(s.parentSpanId).push(s);
+    } else {
+        const l = s.attributes['ipcstamp.line'];
+        if (roots.has(l)) fail(`delivery at line ${l} sent twice`);
+        roots.set(l, s);
+    }
+}
+if (roots.size !== report.length)
+    fail(`${roots.size} delivery spans for ${report.length} deliveries`);
+const names = {send: 'pipe →worker', reply: 'pipe →worker', upcall: 'pipe →kernel',
+               result: 'pipe →kernel', kernel: 'kernel syscall', worker: 'worker',
+               unmatched: 'upcall (not matched)'};
+let nchildren = 0;
+for (const d of report) {
+    const r = roots.get(d.line) || fail(`no span for the delivery at line ${d.line}`);
+    const a = r.attributes;
+    const want = {
+        'ipcstamp.vat': d.vat, 'ipcstamp.delivery_num': d.deliveryNum,
+        'ipcstamp.description': d.description, 'ipcstamp.clock': d.clock,
+        'ipcstamp.pipe_ns': d.pipe_ns, 'ipcstamp.worker_ns': d.worker_ns,
+        'ipcstamp.kernel_ns': d.kernel_ns, 'ipcstamp.total_ns': d.total_ns,
+        'ipcstamp.replay': !!d.replay, 'ipcstamp.timequake': 'timequake_ns' in d,
+    };
+    if (!d.replay) want['ipcstamp.crank'] = d.crank;
+    for (const k of ['cpu_ns', 'offcpu_ns', 'offset_ns', 'offset_bound_ns', 'unmatched_ns'])
+        if (k in d) want[`ipcstamp.${k}`] = d[k];
+    for (const [k, v] of Object.entries(want))
+        if (a[k] !== v) fail(`line ${d.line}: ${k} is ${a[k]}, the report says ${v}`);
+    if (r.name !== `deliver ${d.vat} #${d.deliveryNum}${d.replay ? ' (replay)' : ''}`)
+        fail(`line ${d.line}: name ${r.name}`);
+    const kind = r.kind === 3 || r.kind === 'SPAN_KIND_CLIENT';
+    if (!kind) fail(`line ${d.line}: kind ${r.kind}`);
+    const code = r.status && r.status.code;
+    if (d.ok ? code !== 0 && code !== undefined && code !== 'STATUS_CODE_UNSET'
+             : code !== 2 && code !== 'STATUS_CODE_ERROR')
+        fail(`line ${d.line}: status ${JSON.stringify(r.status)} for ok=${d.ok}`);
+    // The deliver record's stamp, on the wall clock.
+    const dl = slogLines[d.line - 1];
+    const D = a['ipcstamp.parent_clock'] !== 'monotime' ? ns(field(dl, 'time'))
+        : t0 !== null && m0 !== null ? t0 + (ns(field(dl, 'monotime')) - m0)
+        : ns(field(dl, 'monotime'));
+    const start = BigInt(r.startTimeUnixNano), end = BigInt(r.endTimeUnixNano);
+    if (start !== D) fail(`line ${d.line}: starts at ${start}, the deliver record says ${D}`);
+    if (end - start !== BigInt(d.total_ns)) fail(`line ${d.line}: lasts ${end - start}`);
+    const ch = (children.get(r.spanId) || []).slice()
+        .sort((x, y) => x.attributes['ipcstamp.segment_index'] - y.attributes['ipcstamp.segment_index']);
+    if (ch.length !== d.segments.length)
+        fail(`line ${d.line}: ${ch.length} child spans for ${d.segments.length} segments`);
+    let t = start;
+    ch.forEach((c, j) => {
+        const [kindName, len] = d.segments[j];
+        if (c.traceId !== r.traceId) fail(`line ${d.line}: child ${j} in another trace`);
+        if (c.attributes['ipcstamp.segment'] !== kindName || c.name !== names[kindName])
+            fail(`line ${d.line}: child ${j} is ${c.name}/${c.attributes['ipcstamp.segment']}, not ${kindName}`);
+        if (BigInt(c.startTimeUnixNano) !== t || BigInt(c.endTimeUnixNano) !== t + BigInt(len))
+            fail(`line ${d.line}: child ${j} ${c.startTimeUnixNano}..${c.endTimeUnixNano}, want ${t}+${len}`);
+        t += BigInt(len);
+    });
+    if (t !== end) fail(`line ${d.line}: the children end at ${t}, the delivery at ${end}`);
+    nchildren += ch.length;
+}
+if (roots.size + nchildren !== spans.length) fail(`${spans.length - roots.size - nchildren} stray spans`);
+console.log(`${report.length} deliveries, ${spans.length} spans match the report`);

@@ -1,0 +1,443 @@
+/* cmd_otel.c — `ipcstamp otel`: the attributed deliveries of a slogfile as
+ * OpenTelemetry spans, sent to an OTLP/HTTP receiver (a collector, Jaeger,
+ * Tempo) in JSON, or written to stdout with --dry-run.  The span model and
+ * the ids are in tools/otel/otlp_json.c and ids.c (docs/otel.md).
+ *
+ * Requests go out in order as the batches fill.  Reading a whole file, a
+ * batch that cannot be delivered after its retries ends the export (the
+ * rest would fail the same way, and the exit code says so).  Following a
+ * file, the export never ends for that: batches wait in a bounded queue
+ * while the receiver is away (one try every few seconds), the oldest are
+ * dropped when it is full, and the counts are printed at the end. */
+#include "config.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "otel/otel.h"
+
+static const char usage_text[] =
+    "usage: ipcstamp otel SLOG [--endpoint URL] [options]\n"
+    "\n"
+    "Sends each delivery of SLOG as a trace to an OpenTelemetry receiver\n"
+    "(OTLP over HTTP, JSON): a span for the delivery on the kernel's side,\n"
+    "with a child span for each pipe transit, worker run and kernel syscall\n"
+    "(docs/otel.md).  The ids derive from the file: sending it again sends\n"
+    "the same spans.\n"
+    "\n"
+    "  --endpoint URL    the receiver's base URL; spans go to URL/v1/traces\n"
+    "                    (default: OTEL_EXPORTER_OTLP_TRACES_ENDPOINT as is,\n"
+    "                    else OTEL_EXPORTER_OTLP_ENDPOINT + /v1/traces, else\n"
+    "                    http://localhost:4318/v1/traces)\n"
+    "  --header K=V      an HTTP header (repeatable; after the ones of\n"
+    "                    OTEL_EXPORTER_OTLP_HEADERS and _TRACES_HEADERS)\n"
+    "  --service-name S  the resource's service.name (default:\n"
+    "                    OTEL_SERVICE_NAME, else ipcstamp)\n"
+    "  --batch N         spans per request, at most (default 512; a\n"
+    "                    delivery's spans always go together)\n"
+    "  --retries N       tries after the first on 429, 502, 503, 504 or no\n"
+    "                    connection (default 5; backoff from 200 ms doubling\n"
+    "                    to 30 s, or the receiver's Retry-After)\n"
+    "  --timeout MS      per request (default: OTEL_EXPORTER_OTLP_TIMEOUT, else\n"
+    "                    10000)\n"
+    "  --queue N         following: batches kept while the receiver is away\n"
+    "                    (default 16); beyond, the oldest are dropped\n"
+    "  --dry-run         write the requests to stdout, one JSON per line,\n"
+    "                    instead of sending them\n"
+    CLI_INPUT_HELP
+    "\n"
+    "exit codes: 0 ok, 2 bad usage, 3 records skipped, 4 cannot read the\n"
+    "input, 5 the receiver did not take the spans (after the retries)\n";
+
+enum {
+  OPT_ENDPOINT = OPT_FIRST_OWN,
+  OPT_HEADER,
+  OPT_SERVICE,
+  OPT_BATCH,
+  OPT_RETRIES,
+  OPT_TIMEOUT,
+  OPT_QUEUE,
+  OPT_DRY
+};
+
+/* A request waiting to be sent. */
+typedef struct {
+  char *body;
+  size_t len, nspans;
+} pending_t;
+
+typedef struct {
+  ips_analysis_t *a;    /* set by cli_analyze() before the first delivery */
+  otlp_req_t req;       /* the batch being filled */
+  otel_ids_t ids;
+  int have_ids;
+  size_t batch;
+  int dry, follow;
+  otel_sender_t *snd;
+  pending_t *q;         /* ring of qmax */
+  size_t qhead, qn, qmax;
+  int down;             /* following: the receiver failed its last try */
+  struct timespec next_try;
+  int failed;           /* not following: a batch could not be delivered */
+  int oom;
+  uint64_t sent, dropped, rejected, unsent, requests;
+} otel_cmd_t;
+
+#define DOWN_RETRY_MS 5000
+
+static void now_plus(struct timespec *t, long ms) {
+  clock_gettime(CLOCK_MONOTONIC, t);
+  t->tv_sec += ms / 1000;
+  t->tv_nsec += (ms % 1000) * 1000000L;
+  if (t->tv_nsec >= 1000000000L) {
+    t->tv_sec++;
+    t->tv_nsec -= 1000000000L;
+  }
+}
+
+static int due(const struct timespec *t) {
+  struct timespec n;
+  clock_gettime(CLOCK_MONOTONIC, &n);
+  return n.tv_sec > t->tv_sec ||
+         (n.tv_sec == t->tv_sec && n.tv_nsec >= t->tv_nsec);
+}
+
+static void pop(otel_cmd_t *c) {
+  free(c->q[c->qhead].body);
+  c->qhead = (c->qhead + 1) % c->qmax;
+  c->qn--;
+}
+
+/* Sends what is queued, oldest first.  final: the export ends, so a
+ * receiver known to be away gets one more try now. */
+static void drain(otel_cmd_t *c, int final) {
+  char err[512];
+  while (c->qn) {
+    pending_t *p = &c->q[c->qhead];
+    uint64_t rej;
+    int r;
+    if (c->down && !final && !due(&c->next_try))
+      return;
+    r = otel_send(c->snd, p->body, p->len, c->down ? 1 : 0, &rej, err,
+                  sizeof err);
+    if (r == 0) {
+      if (c->down)
+        fprintf(stderr, "ipcstamp otel: the receiver is back: sending\n");
+      c->down = 0;
+      c->requests++;
+      c->sent += p->nspans - (rej < p->nspans ? rej : p->nspans);
+      if (rej) {
+        c->rejected += rej;
+        fprintf(stderr, "ipcstamp otel: the receiver rejected %llu of %zu "
+                        "spans of a request\n", (unsigned long long)rej,
+                p->nspans);
+      }
+      pop(c);
+      continue;
+    }
+    if (r < 0 || !c->follow) {
+      /* Refused (a retry would be refused again), or the last try failed:
+       * reading a file, the export ends here. */
+      fprintf(stderr, "ipcstamp otel: %s\n", err);
+      c->unsent += p->nspans;
+      pop(c);
+      if (!c->follow) {
+        c->failed = 1;
+        while (c->qn) {
+          c->unsent += c->q[c->qhead].nspans;
+          pop(c);
+        }
+        return;
+      }
+      continue;
+    }
+    if (!c->down)
+      fprintf(stderr, "ipcstamp otel: %s; keeping up to %zu batches and "
+                      "trying again every %d s\n", err, c->qmax,
+              DOWN_RETRY_MS / 1000);
+    c->down = 1;
+    now_plus(&c->next_try, DOWN_RETRY_MS);
+    if (final) { /* the one last try failed: what is left is not sent */
+      while (c->qn) {
+        c->unsent += c->q[c->qhead].nspans;
+        pop(c);
+      }
+    }
+    return;
+  }
+}
+
+/* The batch being filled is complete: out it goes (or into the queue). */
+static void seal(otel_cmd_t *c) {
+  size_t len, n = c->req.nspans;
+  const char *body;
+  pending_t *p;
+  if (!n)
+    return;
+  body = otlp_req_end(&c->req, &len);
+  if (!body) {
+    c->oom = 1;
+    c->unsent += n;
+    otlp_req_reset(&c->req);
+    return;
+  }
+  if (c->dry) {
+    fwrite(body, 1, len, stdout);
+    fputc('\n', stdout);
+    c->sent += n;
+    c->requests++;
+    otlp_req_reset(&c->req);
+    return;
+  }
+  if (c->qn == c->qmax) { /* full: the oldest goes */
+    c->dropped += c->q[c->qhead].nspans;
+    pop(c);
+  }
+  p = &c->q[(c->qhead + c->qn) % c->qmax];
+  p->body = malloc(len + 1);
+  if (!p->body) {
+    c->oom = 1;
+    c->unsent += n;
+  } else {
+    memcpy(p->body, body, len + 1);
+    p->len = len;
+    p->nspans = n;
+    c->qn++;
+  }
+  otlp_req_reset(&c->req);
+  drain(c, 0);
+}
+
+static void on_delivery(void *arg, const ips_delivery_t *d) {
+  otel_cmd_t *c = arg;
+  size_t n = 1 + ips_delivery_nsegments(d);
+  if (c->failed) {
+    c->unsent += n;
+    return;
+  }
+  if (!c->have_ids) {
+    /* The first record has been read: the file's identity is known. */
+    otel_ids_init(&c->ids, ips_analysis_stats(c->a));
+    c->have_ids = 1;
+  }
+  if (c->req.nspans && c->req.nspans + n > c->batch) {
+    seal(c);
+    if (c->failed) {
+      c->unsent += n;
+      return;
+    }
+  }
+  otlp_req_delivery(&c->req, &c->ids, ips_analysis_stats(c->a), d);
+}
+
+/* Following, while the reader waits: what has come goes out now. */
+static void on_idle(void *arg) {
+  otel_cmd_t *c = arg;
+  if (c->failed)
+    return;
+  if (c->req.nspans)
+    seal(c);
+  else
+    drain(c, 0);
+  if (c->dry)
+    fflush(stdout);
+}
+
+static int timeout_env(long long *ms) {
+  const char *e = getenv("OTEL_EXPORTER_OTLP_TRACES_TIMEOUT");
+  if (!e || !*e)
+    e = getenv("OTEL_EXPORTER_OTLP_TIMEOUT");
+  if (!e || !*e)
+    return 0;
+  if (cli_count(e, 3600000, ms) < 0 || *ms == 0) {
+    fprintf(stderr, "ipcstamp otel: OTEL_EXPORTER_OTLP_TIMEOUT takes "
+                    "milliseconds from 1 to 3600000, not '%s'\n", e);
+    return -1;
+  }
+  return 0;
+}
+
+int cmd_otel(int argc, char **argv) {
+  static const struct option opts[] = {
+      CLI_INPUT_OPTIONS,
+      {"endpoint", required_argument, NULL, OPT_ENDPOINT},
+      {"header", required_argument, NULL, OPT_HEADER},
+      {"service-name", required_argument, NULL, OPT_SERVICE},
+      {"batch", required_argument, NULL, OPT_BATCH},
+      {"retries", required_argument, NULL, OPT_RETRIES},
+      {"timeout", required_argument, NULL, OPT_TIMEOUT},
+      {"queue", required_argument, NULL, OPT_QUEUE},
+      {"dry-run", no_argument, NULL, OPT_DRY},
+      {NULL, 0, NULL, 0}};
+  cli_input_t in;
+  otel_cmd_t c;
+  otel_target_t target;
+  otel_send_options_t so;
+  const char *endpoint = NULL, *service = NULL, *e, *slash;
+  const char *hdr_args[OTEL_MAX_HEADERS];
+  size_t nhdr = 0, i;
+  long long batch = 512, retries = 5, timeout = 10000, queue = 16;
+  char err[512], host[256], *res = NULL;
+  int opt, rc;
+
+  memset(&c, 0, sizeof c);
+  memset(&target, 0, sizeof target);
+  cli_input_init(&in, "ipcstamp otel", usage_text);
+  if (timeout_env(&timeout) < 0)
+    return CLI_EXIT_USAGE;
+  while ((opt = cli_next_option(&in, argc, argv, "h", opts, &rc)) != -1) {
+    switch (opt) {
+      case OPT_ENDPOINT:
+        endpoint = optarg;
+        break;
+      case OPT_HEADER:
+        if (nhdr == OTEL_MAX_HEADERS) {
+          fprintf(stderr, "ipcstamp otel: more than %d --header\n",
+                  OTEL_MAX_HEADERS);
+          return CLI_EXIT_USAGE;
+        }
+        hdr_args[nhdr++] = optarg;
+        break;
+      case OPT_SERVICE:
+        service = optarg;
+        break;
+      case OPT_BATCH:
+        if (cli_count(optarg, 1000000, &batch) < 0 || batch == 0)
+          return cli_bad_value(&in, "--batch takes a count of spans from 1 "
+                                    "to 1000000", optarg);
+        break;
+      case OPT_RETRIES:
+        if (cli_count(optarg, 100, &retries) < 0)
+          return cli_bad_value(&in, "--retries takes a count up to 100",
+                               optarg);
+        break;
+      case OPT_TIMEOUT:
+        if (cli_count(optarg, 3600000, &timeout) < 0 || timeout == 0)
+          return cli_bad_value(&in, "--timeout takes milliseconds from 1 to "
+                                    "3600000", optarg);
+        break;
+      case OPT_QUEUE:
+        if (cli_count(optarg, 100000, &queue) < 0 || queue == 0)
+          return cli_bad_value(&in, "--queue takes a count of batches from 1 "
+                                    "to 100000", optarg);
+        break;
+      case OPT_DRY:
+        c.dry = 1;
+        break;
+    }
+  }
+  if (rc >= 0)
+    return rc;
+  if (cli_input_path(&in, argc, argv) < 0)
+    return CLI_EXIT_USAGE;
+
+  /* Where to, in the SDKs' order: the environment, then the options. */
+  rc = CLI_EXIT_USAGE;
+  if (otel_target_url(&target, endpoint, err, sizeof err) < 0)
+    goto usage;
+  if ((e = getenv("OTEL_EXPORTER_OTLP_HEADERS")) &&
+      otel_target_headers(&target, e, "OTEL_EXPORTER_OTLP_HEADERS", err,
+                          sizeof err) < 0)
+    goto usage;
+  if ((e = getenv("OTEL_EXPORTER_OTLP_TRACES_HEADERS")) &&
+      otel_target_headers(&target, e, "OTEL_EXPORTER_OTLP_TRACES_HEADERS",
+                          err, sizeof err) < 0)
+    goto usage;
+  for (i = 0; i < nhdr; i++)
+    if (otel_target_header(&target, hdr_args[i], err, sizeof err) < 0)
+      goto usage;
+  if (!service && (e = getenv("OTEL_SERVICE_NAME")) && *e)
+    service = e;
+  if (!service)
+    service = "ipcstamp";
+
+  rc = CLI_EXIT_IO;
+  if (gethostname(host, sizeof host) < 0)
+    host[0] = '\0';
+  host[sizeof host - 1] = '\0';
+  slash = strrchr(in.path, '/');
+  res = otlp_resource(service, host[0] ? host : NULL,
+                      slash ? slash + 1 : in.path);
+  if (!res || otlp_req_init(&c.req, res) < 0) {
+    fprintf(stderr, "ipcstamp otel: out of memory\n");
+    goto out;
+  }
+  c.batch = (size_t)batch;
+  c.follow = in.src.follow;
+  c.qmax = c.follow ? (size_t)queue : 1;
+  c.q = calloc(c.qmax, sizeof *c.q);
+  if (!c.q) {
+    fprintf(stderr, "ipcstamp otel: out of memory\n");
+    goto out;
+  }
+  if (!c.dry) {
+    so.target = &target;
+    so.retries = (unsigned)retries;
+    so.timeout_ms = (long)timeout;
+    so.backoff_ms = 200;
+    so.max_backoff_ms = 30000;
+    c.snd = otel_sender_new(&so, err, sizeof err);
+    if (!c.snd) {
+      fprintf(stderr, "ipcstamp otel: %s\n", err);
+      rc = CLI_EXIT_SEND;
+      goto out;
+    }
+  }
+  in.an.on_delivery = on_delivery;
+  in.an.arg = &c;
+  if (c.follow) {
+    in.on_idle = on_idle;
+    in.idle_arg = &c;
+  }
+  rc = cli_analyze(&in, &c.a);
+  if (!c.failed) {
+    seal(&c);
+    drain(&c, 1);
+  } else {
+    c.unsent += c.req.nspans;
+  }
+  if (c.oom) {
+    fprintf(stderr, "ipcstamp otel: out of memory: some spans were not "
+                    "sent\n");
+    rc = CLI_EXIT_IO;
+  }
+  if (c.dry) {
+    if (fflush(stdout) != 0) {
+      fprintf(stderr, "ipcstamp otel: cannot write stdout\n");
+      rc = CLI_EXIT_IO;
+    }
+  } else {
+    fprintf(stderr, "ipcstamp otel: %llu spans sent in %llu requests to %s",
+            (unsigned long long)c.sent, (unsigned long long)c.requests,
+            target.url);
+    if (c.dropped)
+      fprintf(stderr, ", %llu dropped (the queue was full)",
+              (unsigned long long)c.dropped);
+    if (c.unsent)
+      fprintf(stderr, ", %llu not sent", (unsigned long long)c.unsent);
+    if (c.rejected)
+      fprintf(stderr, ", %llu rejected by the receiver",
+              (unsigned long long)c.rejected);
+    fputc('\n', stderr);
+    if (c.failed || c.unsent || c.dropped || c.rejected)
+      rc = CLI_EXIT_SEND;
+  }
+out:
+  for (i = 0; c.q && i < c.qn; i++)
+    free(c.q[(c.qhead + i) % c.qmax].body);
+  free(c.q);
+  otel_sender_free(c.snd);
+  otlp_req_free(&c.req);
+  free(res);
+  otel_target_free(&target);
+  ips_analysis_free(c.a);
+  return rc;
+usage:
+  fprintf(stderr, "ipcstamp otel: %s\n", err);
+  otel_target_free(&target);
+  return rc;
+}

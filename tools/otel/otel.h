@@ -1,0 +1,140 @@
+/* otel.h — `ipcstamp otel`'s parts: deterministic ids (ids.c), the
+ * OTLP/JSON encoder (otlp_json.c), the exporter's settings from options and
+ * the OpenTelemetry environment variables (config.c), and the HTTP sender
+ * (send.c, on libcurl).  None of them reads the slogfile or parses argv:
+ * cmd_otel.c ties them together. */
+#ifndef IPCSTAMP_TOOLS_OTEL_H
+#define IPCSTAMP_TOOLS_OTEL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "ipcstamp-analyze.h"
+
+/* ---- ids (ids.c) ------------------------------------------------------- */
+
+/* Where a delivery's spans get their ids.  The identity of the file is
+ * its first record's two clocks (time and monotime, in ns): they do not
+ * change when the file is read again, copied, gzipped or sent from another
+ * machine, and two kernel runs never share them.  A delivery inside it is
+ * (vat, crank, deliveryNum, line of its deliver record): the line tells a
+ * replayed delivery from its first run. */
+typedef struct {
+  uint64_t run[2]; /* the file's identity (first record's time, monotime) */
+} otel_ids_t;
+
+void otel_ids_init(otel_ids_t *ids, const ips_stats_t *st);
+/* d's trace id (16 bytes) and the span id (8 bytes) of its span number k:
+ * 0 is the delivery, 1 + j its segment j.  Never all zero (OTLP's
+ * "invalid" id). */
+void otel_trace_id(const otel_ids_t *ids, const ips_delivery_t *d,
+                   uint8_t out[16]);
+void otel_span_id(const otel_ids_t *ids, const ips_delivery_t *d, size_t k,
+                  uint8_t out[8]);
+
+/* ---- the OTLP/JSON encoder (otlp_json.c) ------------------------------ */
+
+/* One ExportTraceServiceRequest being built in memory.  Owns buf. */
+typedef struct {
+  char *buf;
+  size_t len, cap;
+  size_t nspans;      /* spans in it so far */
+  int oom;            /* memory ran out: the request is unusable */
+  const char *resource; /* the resource's attributes, as JSON (kept, not
+                           copied) */
+} otlp_req_t;
+
+/* The resource's "attributes" array as JSON text, in a new string the
+ * caller frees (NULL when out of memory): service.name, host.name (when
+ * host is not NULL), and the slogfile's name. */
+char *otlp_resource(const char *service, const char *host,
+                    const char *slogfile);
+
+/* An empty request for the resource attributes res (kept: it must outlive
+ * r).  Returns 0, or -1 when out of memory. */
+int otlp_req_init(otlp_req_t *r, const char *res);
+/* Adds d's spans (1 + ips_delivery_nsegments(d)) with their ids from ids
+ * and wall-clock times from st (see otlp_wall_ns). */
+void otlp_req_delivery(otlp_req_t *r, const otel_ids_t *ids,
+                       const ips_stats_t *st, const ips_delivery_t *d);
+/* The request's JSON (NUL-terminated, valid until the next call on r), or
+ * NULL when out of memory.  Further deliveries may not be added. */
+const char *otlp_req_end(otlp_req_t *r, size_t *len);
+/* Empties r for the next request (keeps its buffer). */
+void otlp_req_reset(otlp_req_t *r);
+void otlp_req_free(otlp_req_t *r);
+
+/* A parent stamp of d as ns since the Unix epoch.  A stamp on the wall
+ * clock ('w') is that already; a monotime stamp is placed at the first
+ * record's time plus its monotime since the first record (the file's own
+ * anchor: stable for a re-send, and exact as long as the wall clock was
+ * not stepped since); with no time in the file at all, as is. */
+int64_t otlp_wall_ns(const ips_stats_t *st, const ips_delivery_t *d,
+                     int64_t stamp);
+
+/* Appends s as a JSON string (quotes included) to r. */
+void otlp_put_string(otlp_req_t *r, const char *s);
+/* Lowercase hex of n bytes into out (2n + 1 bytes with the NUL). */
+void otlp_hex(char *out, const uint8_t *b, size_t n);
+
+/* What a segment is called in the trace ("pipe →worker", "worker",
+ * "kernel syscall", ...), from ips_delivery_segment()'s kind. */
+const char *otlp_segment_name(const char *kind);
+
+/* ---- settings (config.c) ---------------------------------------------- */
+
+#define OTEL_MAX_HEADERS 64
+
+typedef struct {
+  char *url;                       /* the full URL posted to (owned) */
+  char *headers[OTEL_MAX_HEADERS]; /* "Key: value" lines (owned) */
+  size_t nheaders;
+} otel_target_t;
+
+/* The URL to post to: endpoint from --endpoint (NULL: none given) gets
+ * "/v1/traces" appended, as the SDKs do for OTEL_EXPORTER_OTLP_ENDPOINT;
+ * without it, OTEL_EXPORTER_OTLP_TRACES_ENDPOINT is used as is, then
+ * OTEL_EXPORTER_OTLP_ENDPOINT with "/v1/traces", then the SDKs' default
+ * http://localhost:4318/v1/traces.  Returns 0, or -1 with a message in
+ * err. */
+int otel_target_url(otel_target_t *t, const char *endpoint, char *err,
+                    size_t errlen);
+/* Adds the headers of a list in OTEL_EXPORTER_OTLP_HEADERS' form (W3C
+ * baggage: "k1=v1,k2=v2", values URL-encoded, spaces around items
+ * ignored).  what names the source in messages.  Returns 0, or -1 with a
+ * message in err (which item is wrong, and why). */
+int otel_target_headers(otel_target_t *t, const char *list, const char *what,
+                        char *err, size_t errlen);
+/* One --header K=V (the value taken as is, not URL-decoded).  Returns 0
+ * or -1 with a message. */
+int otel_target_header(otel_target_t *t, const char *kv, char *err,
+                       size_t errlen);
+void otel_target_free(otel_target_t *t);
+
+/* ---- sending (send.c) ------------------------------------------------- */
+
+typedef struct otel_sender_s otel_sender_t;
+
+typedef struct {
+  const otel_target_t *target;
+  unsigned retries;       /* tries after the first one */
+  long timeout_ms;        /* per request */
+  long backoff_ms;        /* first wait before a retry (doubles) */
+  long max_backoff_ms;    /* longest wait, Retry-After included */
+} otel_send_options_t;
+
+/* NULL with a message in err (built without libcurl, out of memory). */
+otel_sender_t *otel_sender_new(const otel_send_options_t *o, char *err,
+                               size_t errlen);
+/* Posts body (len bytes) with up to 1 + tries - 1 attempts (tries 0: the
+ * options' retries + 1), waiting between them: on a connection failure or
+ * an answer 429, 502, 503 or 504, the Retry-After the answer gives, else
+ * the backoff.  Returns 0 when it was accepted (*rejected gets the spans
+ * the receiver said it rejected, from a partial success), 1 after the last
+ * try of a retryable failure, -1 on a failure a retry cannot fix (another
+ * 4xx): err says what happened and how often it was tried. */
+int otel_send(otel_sender_t *s, const char *body, size_t len, unsigned tries,
+              uint64_t *rejected, char *err, size_t errlen);
+void otel_sender_free(otel_sender_t *s);
+
+#endif

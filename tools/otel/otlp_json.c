@@ -1,0 +1,301 @@
+/* otlp_json.c — attributed deliveries as an OTLP/JSON
+ * ExportTraceServiceRequest (opentelemetry-proto, JSON encoding): ids as
+ * lowercase hex, times as decimal strings of ns since the epoch, 64-bit
+ * integers as decimal strings (protobuf's JSON mapping), enums as integers.
+ *
+ * The span model (docs/otel.md): one trace per delivery, whose root span is
+ * the kernel's side of it (D to E, kind CLIENT: the kernel calls the
+ * worker), with one child span per segment of ips_delivery_segment(), laid
+ * end to end from D: the children's lengths are the report's segments,
+ * exactly, so they add up to the root's length. */
+#include "config.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "otel.h"
+
+/* OTLP's enums. */
+enum { SPAN_KIND_INTERNAL = 1, SPAN_KIND_CLIENT = 3 };
+enum { STATUS_UNSET = 0, STATUS_ERROR = 2 };
+
+static int grow(otlp_req_t *r, size_t more) {
+  size_t nc;
+  char *nb;
+  if (r->oom)
+    return -1;
+  if (r->len + more + 1 <= r->cap)
+    return 0;
+  nc = r->cap ? r->cap : 4096;
+  while (nc < r->len + more + 1)
+    nc *= 2;
+  nb = realloc(r->buf, nc);
+  if (!nb) {
+    r->oom = 1;
+    return -1;
+  }
+  r->buf = nb;
+  r->cap = nc;
+  return 0;
+}
+
+static void put(otlp_req_t *r, const char *s, size_t n) {
+  if (grow(r, n) < 0)
+    return;
+  memcpy(r->buf + r->len, s, n);
+  r->len += n;
+  r->buf[r->len] = '\0';
+}
+
+static void puts_(otlp_req_t *r, const char *s) { put(r, s, strlen(s)); }
+
+/* Strings from the slogfile are valid UTF-8 (its parser kept them so):
+ * only JSON's own specials need escaping. */
+void otlp_put_string(otlp_req_t *r, const char *s) {
+  static const char hex[] = "0123456789abcdef";
+  const unsigned char *p = (const unsigned char *)s;
+  put(r, "\"", 1);
+  for (; *p; p++) {
+    char e[7];
+    if (*p == '"' || *p == '\\') {
+      e[0] = '\\';
+      e[1] = (char)*p;
+      put(r, e, 2);
+    } else if (*p == '\n') {
+      put(r, "\\n", 2);
+    } else if (*p == '\t') {
+      put(r, "\\t", 2);
+    } else if (*p == '\r') {
+      put(r, "\\r", 2);
+    } else if (*p < 0x20 || *p == 0x7f) {
+      memcpy(e, "\\u00", 4);
+      e[4] = hex[*p >> 4];
+      e[5] = hex[*p & 15];
+      put(r, e, 6);
+    } else {
+      put(r, (const char *)p, 1);
+    }
+  }
+  put(r, "\"", 1);
+}
+
+void otlp_hex(char *out, const uint8_t *b, size_t n) {
+  static const char hex[] = "0123456789abcdef";
+  size_t i;
+  for (i = 0; i < n; i++) {
+    out[2 * i] = hex[b[i] >> 4];
+    out[2 * i + 1] = hex[b[i] & 15];
+  }
+  out[2 * n] = '\0';
+}
+
+/* "key":"<decimal>" */
+static void put_i64s(otlp_req_t *r, const char *key, int64_t v) {
+  char b[64];
+  int n = snprintf(b, sizeof b, "\"%s\":\"%" PRId64 "\"", key, v);
+  put(r, b, (size_t)n);
+}
+
+/* Attributes: {"key":K,"value":{...}}, comma-led after the first. */
+static void attr_open(otlp_req_t *r, int *first, const char *key) {
+  if (!*first)
+    put(r, ",", 1);
+  *first = 0;
+  puts_(r, "{\"key\":");
+  otlp_put_string(r, key);
+  puts_(r, ",\"value\":{");
+}
+
+static void attr_str(otlp_req_t *r, int *first, const char *key,
+                     const char *v) {
+  attr_open(r, first, key);
+  puts_(r, "\"stringValue\":");
+  otlp_put_string(r, v);
+  puts_(r, "}}");
+}
+
+static void attr_int(otlp_req_t *r, int *first, const char *key, int64_t v) {
+  attr_open(r, first, key);
+  put_i64s(r, "intValue", v);
+  puts_(r, "}}");
+}
+
+static void attr_bool(otlp_req_t *r, int *first, const char *key, int v) {
+  attr_open(r, first, key);
+  puts_(r, v ? "\"boolValue\":true}}" : "\"boolValue\":false}}");
+}
+
+char *otlp_resource(const char *service, const char *host,
+                    const char *slogfile) {
+  otlp_req_t r;
+  int first = 1;
+  memset(&r, 0, sizeof r);
+  put(&r, "[", 1);
+  attr_str(&r, &first, "service.name", service);
+  if (host)
+    attr_str(&r, &first, "host.name", host);
+  if (slogfile)
+    attr_str(&r, &first, "ipcstamp.slogfile", slogfile);
+  put(&r, "]", 1);
+  if (r.oom) {
+    free(r.buf);
+    return NULL;
+  }
+  return r.buf;
+}
+
+int otlp_req_init(otlp_req_t *r, const char *res) {
+  memset(r, 0, sizeof r[0]);
+  r->resource = res;
+  otlp_req_reset(r);
+  return r->oom ? -1 : 0;
+}
+
+void otlp_req_reset(otlp_req_t *r) {
+  r->len = 0;
+  r->nspans = 0;
+  r->oom = 0;
+  puts_(r, "{\"resourceSpans\":[{\"resource\":{\"attributes\":");
+  puts_(r, r->resource);
+  puts_(r, "},\"scopeSpans\":[{\"scope\":{\"name\":\"ipcstamp\",\"version\":\"");
+  puts_(r, PACKAGE_VERSION);
+  puts_(r, "\"},\"spans\":[");
+}
+
+const char *otlp_req_end(otlp_req_t *r, size_t *len) {
+  puts_(r, "]}]}]}");
+  if (r->oom)
+    return NULL;
+  *len = r->len;
+  return r->buf;
+}
+
+void otlp_req_free(otlp_req_t *r) {
+  free(r->buf);
+  r->buf = NULL;
+  r->len = r->cap = 0;
+}
+
+int64_t otlp_wall_ns(const ips_stats_t *st, const ips_delivery_t *d,
+                     int64_t stamp) {
+  if (d->pclock == 'w' || !st->first_time_ok || !st->first_mono_ok)
+    return stamp;
+  return st->first_time + (stamp - st->first_mono);
+}
+
+const char *otlp_segment_name(const char *kind) {
+  if (!strcmp(kind, "send") || !strcmp(kind, "reply"))
+    return "pipe \xe2\x86\x92worker";
+  if (!strcmp(kind, "upcall") || !strcmp(kind, "result"))
+    return "pipe \xe2\x86\x92kernel";
+  if (!strcmp(kind, "kernel"))
+    return "kernel syscall";
+  if (!strcmp(kind, "worker"))
+    return "worker";
+  if (!strcmp(kind, "unmatched"))
+    return "upcall (not matched)";
+  return kind;
+}
+
+/* The fields every span has: ids, name, kind, times. */
+static void span_head(otlp_req_t *r, const char *trace, const uint8_t *id,
+                      const uint8_t *parent, const char *name, int kind,
+                      int64_t start, int64_t end) {
+  char hex[17];
+  if (r->nspans++)
+    put(r, ",", 1);
+  puts_(r, "{\"traceId\":\"");
+  puts_(r, trace);
+  puts_(r, "\",\"spanId\":\"");
+  otlp_hex(hex, id, 8);
+  puts_(r, hex);
+  if (parent) {
+    puts_(r, "\",\"parentSpanId\":\"");
+    otlp_hex(hex, parent, 8);
+    puts_(r, hex);
+  }
+  puts_(r, "\",\"name\":");
+  otlp_put_string(r, name);
+  snprintf(hex, sizeof hex, "%d", kind);
+  puts_(r, ",\"kind\":");
+  puts_(r, hex);
+  put(r, ",", 1);
+  put_i64s(r, "startTimeUnixNano", start);
+  put(r, ",", 1);
+  put_i64s(r, "endTimeUnixNano", end);
+  puts_(r, ",\"attributes\":[");
+}
+
+void otlp_req_delivery(otlp_req_t *r, const otel_ids_t *ids,
+                       const ips_stats_t *st, const ips_delivery_t *d) {
+  uint8_t tid[16], root[8], sid[8];
+  char trace[33], name[160];
+  size_t j, ns = ips_delivery_nsegments(d);
+  int64_t t0 = otlp_wall_ns(st, d, d->P[0]), t;
+  int first = 1;
+
+  otel_trace_id(ids, d, tid);
+  otlp_hex(trace, tid, 16);
+  otel_span_id(ids, d, 0, root);
+  if (d->replay)
+    snprintf(name, sizeof name, "deliver %s #%lld (replay)", d->vat, d->dnum);
+  else
+    snprintf(name, sizeof name, "deliver %s #%lld", d->vat, d->dnum);
+  span_head(r, trace, root, NULL, name, SPAN_KIND_CLIENT, t0, t0 + d->total);
+  if (!d->replay)
+    attr_int(r, &first, "ipcstamp.crank", d->crank);
+  attr_str(r, &first, "ipcstamp.vat", d->vat);
+  attr_int(r, &first, "ipcstamp.delivery_num", d->dnum);
+  attr_str(r, &first, "ipcstamp.description", d->desc);
+  attr_bool(r, &first, "ipcstamp.replay", d->replay);
+  attr_str(r, &first, "ipcstamp.clock", d->clock == 'm' ? "mono" : "wall");
+  attr_str(r, &first, "ipcstamp.parent_clock",
+           d->pclock == 'm' ? "monotime" : "time");
+  attr_int(r, &first, "ipcstamp.line", d->line);
+  attr_int(r, &first, "ipcstamp.upcalls", (int64_t)d->n_up);
+  attr_int(r, &first, "ipcstamp.pipe_ns", d->pipe);
+  attr_int(r, &first, "ipcstamp.worker_ns", d->worker);
+  attr_int(r, &first, "ipcstamp.kernel_ns", d->kernel);
+  attr_int(r, &first, "ipcstamp.total_ns", d->total);
+  if (d->n_unmatched) {
+    attr_int(r, &first, "ipcstamp.unmatched_ns", d->unmatched);
+    attr_int(r, &first, "ipcstamp.unmatched_upcalls",
+             (int64_t)d->n_unmatched);
+  }
+  if (d->truncated)
+    attr_bool(r, &first, "ipcstamp.truncated", 1);
+  if (d->has_cpu) {
+    attr_int(r, &first, "ipcstamp.cpu_ns", d->cpu_ns);
+    attr_int(r, &first, "ipcstamp.offcpu_ns", d->offcpu_ns);
+  }
+  if (d->has_gap)
+    attr_int(r, &first, "ipcstamp.kernel_before_ns", d->gap_ns);
+  if (d->clock == 'w') {
+    attr_int(r, &first, "ipcstamp.offset_ns", d->offset_ns);
+    attr_int(r, &first, "ipcstamp.offset_bound_ns", d->bound_ns);
+  }
+  attr_bool(r, &first, "ipcstamp.timequake", d->quake);
+  if (d->quake)
+    attr_int(r, &first, "ipcstamp.timequake_ns", d->quake_ns);
+  puts_(r, "],\"status\":{\"code\":");
+  puts_(r, d->ok ? "0}}" : "2,\"message\":\"the worker answered with an "
+                           "error\"}}");
+
+  /* The children, end to end from D. */
+  t = t0;
+  for (j = 0; j < ns; j++) {
+    const char *kind;
+    int64_t len = ips_delivery_segment(d, j, &kind);
+    otel_span_id(ids, d, j + 1, sid);
+    span_head(r, trace, sid, root, otlp_segment_name(kind),
+              SPAN_KIND_INTERNAL, t, t + len);
+    first = 1;
+    attr_str(r, &first, "ipcstamp.segment", kind);
+    attr_int(r, &first, "ipcstamp.segment_index", (int64_t)j);
+    attr_int(r, &first, "ipcstamp.duration_ns", len);
+    puts_(r, "],\"status\":{\"code\":0}}");
+    t += len;
+  }
+}
