@@ -248,14 +248,16 @@ static void on_idle(void *arg) {
 }
 
 static int timeout_env(long long *ms) {
-  const char *e = getenv("OTEL_EXPORTER_OTLP_TRACES_TIMEOUT");
+  const char *name = "OTEL_EXPORTER_OTLP_TRACES_TIMEOUT";
+  const char *e = getenv(name);
   if (!e || !*e)
-    e = getenv("OTEL_EXPORTER_OTLP_TIMEOUT");
+    e = getenv(name = "OTEL_EXPORTER_OTLP_TIMEOUT");
   if (!e || !*e)
     return 0;
   if (cli_count(e, 3600000, ms) < 0 || *ms == 0) {
-    fprintf(stderr, "ipcstamp otel: OTEL_EXPORTER_OTLP_TIMEOUT takes "
-                    "milliseconds from 1 to 3600000, not '%s'\n", e);
+    /* the variable the value came from */
+    fprintf(stderr, "ipcstamp otel: %s takes milliseconds from 1 to "
+                    "3600000, not '%s'\n", name, e);
     return -1;
   }
   return 0;
