@@ -214,7 +214,7 @@ static void seal(otel_cmd_t *c) {
 
 static void on_delivery(void *arg, const ips_delivery_t *d) {
   otel_cmd_t *c = arg;
-  size_t n = 1 + ips_delivery_nsegments(d);
+  size_t n = otlp_delivery_nspans(d);
   if (c->failed) {
     c->unsent += n;
     return;

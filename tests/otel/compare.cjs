@@ -129,6 +129,21 @@ for (const d of report) {
     });
     if (t !== end) fail(`line ${d.line}: the children end at ${t}, the delivery at ${end}`);
     nchildren += ch.length;
+    // The VM's marks and spans: children of the worker segments, at the
+    // report's time (from the worker's d, the end of the send segment).
+    const vm = ch.flatMap(c => children.get(c.spanId) || []);
+    const marks = d.marks || [];
+    if (vm.length !== marks.length)
+        fail(`line ${d.line}: ${vm.length} VM spans for ${marks.length} marks`);
+    const d0 = start + BigInt(d.segments[0][1]);
+    for (const m of marks) {
+        const s0 = d0 + BigInt(m.at_ns), s1 = s0 + BigInt(m.kind === 'span' ? m.dur_ns : 0);
+        const name = `${m.kind} ${m.name}`;
+        if (!vm.some(v => v.name === name && BigInt(v.startTimeUnixNano) === s0 &&
+                          BigInt(v.endTimeUnixNano) === s1))
+            fail(`line ${d.line}: no VM span ${name} at ${s0}..${s1}`);
+    }
+    nchildren += vm.length;
 }
 if (roots.size + nchildren !== spans.length) fail(`${spans.length - roots.size - nchildren} stray spans`);
 console.log(`${report.length} deliveries, ${spans.length} spans match the report`);

@@ -53,8 +53,11 @@ char *otlp_resource(const char *service, const char *host,
 /* An empty request for the resource attributes res (kept: it must outlive
  * r).  Returns 0, or -1 when out of memory. */
 int otlp_req_init(otlp_req_t *r, const char *res);
-/* Adds d's spans (1 + ips_delivery_nsegments(d)) with their ids from ids
- * and wall-clock times from st (see otlp_wall_ns). */
+/* How many spans otlp_req_delivery() adds for d: the delivery, its
+ * segments, and the VM's marks and spans. */
+size_t otlp_delivery_nspans(const ips_delivery_t *d);
+/* Adds d's spans (otlp_delivery_nspans(d)) with their ids from ids and
+ * wall-clock times from st (see otlp_wall_ns). */
 void otlp_req_delivery(otlp_req_t *r, const otel_ids_t *ids,
                        const ips_stats_t *st, const ips_delivery_t *d);
 /* The request's JSON (NUL-terminated, valid until the next call on r), or

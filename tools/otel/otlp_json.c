@@ -228,6 +228,44 @@ static void span_head(otlp_req_t *r, const char *trace, const uint8_t *id,
   puts_(r, ",\"attributes\":[");
 }
 
+size_t otlp_delivery_nspans(const ips_delivery_t *d) {
+  return 1 + ips_delivery_nsegments(d) + d->n_marks;
+}
+
+/* The VM's own marks and spans (metering v2), each a child of the worker
+ * segment it starts in: a span as a span, a mark as a span of no length
+ * (ipcstamp.mark true).  Their ids follow the segments'. */
+static void vm_marks(otlp_req_t *r, const otel_ids_t *ids,
+                     const ips_stats_t *st, const ips_delivery_t *d,
+                     const char *trace, size_t ns) {
+  size_t i, j, w;
+  uint8_t parent[8], sid[8];
+  char name[160];
+  for (i = 0; i < d->n_marks; i++) {
+    const ips_delivery_mark_t *m = &d->marks[i];
+    int64_t at = otlp_wall_ns(st, d, m->at);
+    int first = 1;
+    /* the wseg-th worker segment is the parent */
+    for (j = 0, w = 0; j < ns; j++) {
+      const char *kind;
+      (void)ips_delivery_segment(d, j, &kind);
+      if (!strcmp(kind, "worker") && w++ == m->wseg)
+        break;
+    }
+    /* (in no worker segment, which the analysis never says: the root) */
+    otel_span_id(ids, d, j == ns ? 0 : j + 1, parent);
+    otel_span_id(ids, d, 1 + ns + i, sid);
+    snprintf(name, sizeof name, "%s %s", m->kind == 's' ? "span" : "mark",
+             m->name);
+    span_head(r, trace, sid, parent, name, SPAN_KIND_INTERNAL, at,
+              at + (m->kind == 's' ? m->dur : 0));
+    attr_str(r, &first, "ipcstamp.vm_name", m->name);
+    attr_bool(r, &first, "ipcstamp.mark", m->kind != 's');
+    attr_int(r, &first, "ipcstamp.depth", m->depth);
+    puts_(r, "],\"status\":{\"code\":0}}");
+  }
+}
+
 void otlp_req_delivery(otlp_req_t *r, const otel_ids_t *ids,
                        const ips_stats_t *st, const ips_delivery_t *d) {
   uint8_t tid[16], root[8], sid[8];
@@ -298,4 +336,6 @@ void otlp_req_delivery(otlp_req_t *r, const otel_ids_t *ids,
     puts_(r, "],\"status\":{\"code\":0}}");
     t += len;
   }
+  if (d->n_marks)
+    vm_marks(r, ids, st, d, trace, ns);
 }
