@@ -122,6 +122,16 @@ int cli_next_option(cli_input_t *in, int argc, char **argv,
  * what is wrong. */
 int cli_input_path(cli_input_t *in, int argc, char **argv);
 
+/* The options of the subcommands that follow a ring directory (top,
+ * watch): --dir DIR (default $IPCSTAMP_RING_DIR), --interval MS from
+ * min_ms to 60000, --once, -h.  name is "top" or "watch"; usage the --help
+ * text.  Returns -1 to go on (*dir set, never empty), or the exit code to
+ * return now (CLI_EXIT_OK after --help, CLI_EXIT_USAGE after saying what
+ * is wrong). */
+int cli_ring_options(int argc, char **argv, const char *name,
+                     const char *usage, long long min_ms, const char **dir,
+                     long long *interval, int *once);
+
 /* Says on stderr that an option's value is wrong ("--top takes a count up
  * to 10000, not 'x'") and returns CLI_EXIT_USAGE. */
 int cli_bad_value(const cli_input_t *in, const char *what, const char *arg);

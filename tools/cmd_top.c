@@ -275,56 +275,17 @@ static int run_screen(top_t *t, int interval_ms) {
 }
 
 int cmd_top(int argc, char **argv) {
-  static const struct option opts[] = {
-      {"dir", required_argument, NULL, 'd'},
-      {"interval", required_argument, NULL, 'i'},
-      {"once", no_argument, NULL, '1'},
-      {"help", no_argument, NULL, 'h'},
-      {NULL, 0, NULL, 0}};
-  const char *dir = getenv("IPCSTAMP_RING_DIR");
+  const char *dir;
   long long interval = 1000;
-  int once = 0, c, rc;
+  int once = 0, rc;
   top_t *t;
   char msg[512];
 
-  opterr = 0;
-  while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
-    switch (c) {
-    case 'd':
-      dir = optarg;
-      break;
-    case 'i':
-      if (cli_count(optarg, 60000, &interval) != 0 || interval < 50) {
-        fprintf(stderr, "ipcstamp top: --interval takes milliseconds from 50 "
-                        "to 60000, not '%s'\n", optarg);
-        return CLI_EXIT_USAGE;
-      }
-      break;
-    case '1':
-      once = 1;
-      break;
-    case 'h':
-      fputs(usage_text, stdout);
-      return CLI_EXIT_OK;
-    case ':':
-      fprintf(stderr, "ipcstamp top: %s needs a value\n", argv[optind - 1]);
-      return CLI_EXIT_USAGE;
-    default:
-      fprintf(stderr, "ipcstamp top: unknown option '%s' (try --help)\n",
-              argv[optind - 1]);
-      return CLI_EXIT_USAGE;
-    }
-  }
-  if (optind < argc) {
-    fprintf(stderr, "ipcstamp top: unexpected argument '%s' (the directory "
-                    "goes after --dir)\n", argv[optind]);
-    return CLI_EXIT_USAGE;
-  }
-  if (!dir || !*dir) {
-    fprintf(stderr, "ipcstamp top: no ring directory: give --dir DIR or set "
-                    "IPCSTAMP_RING_DIR\n");
-    return CLI_EXIT_USAGE;
-  }
+  rc = cli_ring_options(argc, argv, "top", usage_text, 50, &dir, &interval,
+                        &once);
+  if (rc >= 0)
+    return rc;
+
   if (!once && !isatty(STDOUT_FILENO)) {
     fprintf(stderr, "ipcstamp top: the output is not a terminal: use --once "
                     "for a plain snapshot\n");

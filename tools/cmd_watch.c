@@ -102,58 +102,18 @@ static void on_lost(void *arg, const top_proc_t *p, uint64_t lost) {
 }
 
 int cmd_watch(int argc, char **argv) {
-  static const struct option opts[] = {
-      {"dir", required_argument, NULL, 'd'},
-      {"interval", required_argument, NULL, 'i'},
-      {"once", no_argument, NULL, '1'},
-      {"help", no_argument, NULL, 'h'},
-      {NULL, 0, NULL, 0}};
-  const char *dir = getenv("IPCSTAMP_RING_DIR");
+  const char *dir;
   long long interval = 100;
-  int once = 0, c, rc = CLI_EXIT_OK;
+  int once = 0, rc = CLI_EXIT_OK;
   char msg[512];
   top_t *t;
   watch_t w;
   struct sigaction sa;
-  opterr = 0;
-  while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
-    switch (c) {
-    case 'd':
-      dir = optarg;
-      break;
-    case 'i':
-      if (cli_count(optarg, 60000, &interval) != 0 || interval < 10) {
-        fprintf(stderr, "ipcstamp watch: --interval takes milliseconds from "
-                        "10 to 60000, not '%s'\n", optarg);
-        return CLI_EXIT_USAGE;
-      }
-      break;
-    case '1':
-      once = 1;
-      break;
-    case 'h':
-      fputs(usage_text, stdout);
-      return CLI_EXIT_OK;
-    case ':':
-      fprintf(stderr, "ipcstamp watch: option '%s' needs a value\n",
-              argv[optind - 1]);
-      return CLI_EXIT_USAGE;
-    default:
-      fprintf(stderr, "ipcstamp watch: unknown option '%s' (try 'ipcstamp "
-                      "watch --help')\n", argv[optind - 1]);
-      return CLI_EXIT_USAGE;
-    }
-  }
-  if (optind < argc) {
-    fprintf(stderr, "ipcstamp watch: unexpected argument '%s' (the directory "
-                    "goes after --dir)\n", argv[optind]);
-    return CLI_EXIT_USAGE;
-  }
-  if (!dir || !*dir) {
-    fprintf(stderr, "ipcstamp watch: no ring directory: give --dir DIR or set "
-                    "IPCSTAMP_RING_DIR\n");
-    return CLI_EXIT_USAGE;
-  }
+  rc = cli_ring_options(argc, argv, "watch", usage_text, 10, &dir, &interval,
+                        &once);
+  if (rc >= 0)
+    return rc;
+  rc = CLI_EXIT_OK;
   /* The model is large (a history per process): on the heap. */
   if (!(t = malloc(sizeof *t)) || !(w.g = out_gen())) {
     free(t);

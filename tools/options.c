@@ -294,6 +294,59 @@ static long read_all(cli_input_t *in, ips_analysis_t *a, ips_source_t *src,
   }
 }
 
+int cli_ring_options(int argc, char **argv, const char *name,
+                     const char *usage, long long min_ms, const char **dir,
+                     long long *interval, int *once) {
+  static const struct option opts[] = {
+      {"dir", required_argument, NULL, 'd'},
+      {"interval", required_argument, NULL, 'i'},
+      {"once", no_argument, NULL, '1'},
+      {"help", no_argument, NULL, 'h'},
+      {NULL, 0, NULL, 0}};
+  int c;
+  *dir = getenv("IPCSTAMP_RING_DIR");
+  opterr = 0;
+  while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
+    switch (c) {
+    case 'd':
+      *dir = optarg;
+      break;
+    case 'i':
+      if (cli_count(optarg, 60000, interval) != 0 || *interval < min_ms) {
+        fprintf(stderr, "ipcstamp %s: --interval takes milliseconds from "
+                        "%lld to 60000, not '%s'\n", name, min_ms, optarg);
+        return CLI_EXIT_USAGE;
+      }
+      break;
+    case '1':
+      *once = 1;
+      break;
+    case 'h':
+      fputs(usage, stdout);
+      return CLI_EXIT_OK;
+    case ':':
+      fprintf(stderr, "ipcstamp %s: option '%s' needs a value\n", name,
+              argv[optind - 1]);
+      return CLI_EXIT_USAGE;
+    default:
+      fprintf(stderr, "ipcstamp %s: unknown option '%s' (try 'ipcstamp %s "
+                      "--help')\n", name, argv[optind - 1], name);
+      return CLI_EXIT_USAGE;
+    }
+  }
+  if (optind < argc) {
+    fprintf(stderr, "ipcstamp %s: unexpected argument '%s' (the directory "
+                    "goes after --dir)\n", name, argv[optind]);
+    return CLI_EXIT_USAGE;
+  }
+  if (!*dir || !**dir) {
+    fprintf(stderr, "ipcstamp %s: no ring directory: give --dir DIR or set "
+                    "IPCSTAMP_RING_DIR\n", name);
+    return CLI_EXIT_USAGE;
+  }
+  return -1;
+}
+
 int cli_analyze(cli_input_t *in, ips_analysis_t **out) {
   char err[512];
   ips_source_t *src;
