@@ -16,22 +16,10 @@
 
 #include <string.h>
 
+#include "cursor.h"
 #include "decimal.h"
 #include "slog.h"
 
-typedef struct {
-  const char *s;
-  size_t i, n;
-} cur_t;
-
-static int lit(cur_t *c, const char *l, size_t ln) {
-  if (c->n - c->i < ln || memcmp(c->s + c->i, l, ln))
-    return 0;
-  c->i += ln;
-  return 1;
-}
-/* With a literal, the length is a constant and memcmp is inlined. */
-#define LIT(c, l) lit((c), (l), sizeof(l) - 1)
 
 /* A JSON integer as the parent writes it: 1 to 18 digits, no leading zero
  * (which yajl would refuse), so that it is also what to_ll() accepts. */

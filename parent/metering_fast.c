@@ -19,22 +19,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cursor.h"
 #include "ipcstamp-parent.h"
 #include "json.h"
 #include "metering.h"
 
-typedef struct {
-  const char *s;
-  size_t i, n;
-} cur_t;
-
-static int lit(cur_t *c, const char *l, size_t ln) {
-  if (c->n - c->i < ln || memcmp(c->s + c->i, l, ln))
-    return 0;
-  c->i += ln;
-  return 1;
-}
-#define LIT(c, l) lit((c), (l), sizeof(l) - 1)
 
 static int digit(char ch) { return ch >= '0' && ch <= '9'; }
 
