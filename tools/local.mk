@@ -36,6 +36,10 @@ tools_ipcstamp_LDADD = analyze/libipcstamp-analyze.la
 BUILT_SOURCES = tools/output/report_html.h
 CLEANFILES += tools/output/report_html.h
 EXTRA_DIST += tools/output/report.html.in tools/output/html_in.awk
+# BUILT_SOURCES are made first only by all, check and install: a target
+# such as `make demo` or `make tools/ipcstamp` needs the dependency itself.
+tools/output/ipcstamp-html.$(OBJEXT): tools/output/report_html.h
+tools/output/tests_bench_ipcstamp_direct-html.$(OBJEXT): tools/output/report_html.h
 tools/output/report_html.h: tools/output/report.html.in tools/output/html_in.awk
 	$(AM_V_GEN)$(MKDIR_P) tools/output && \
 	$(AWK) -f $(srcdir)/tools/output/html_in.awk $(srcdir)/tools/output/report.html.in >$@.tmp && \
