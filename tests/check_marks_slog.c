@@ -48,33 +48,17 @@ static void on_skip(void *arg, const ips_skip_t *s) {
 }
 
 static ips_analysis_t *analyse(const char *text, seen_t *w, int strict) {
-  const char *path = tt_tmp("marks.slog");
-  FILE *f = fopen(path, "w");
   ips_source_options_t so;
   ips_analysis_options_t ao;
-  ips_analysis_t *a;
-  ips_source_t *src;
-  char err[256];
-  long n;
-  ck_assert_ptr_nonnull(f);
-  fputs(text, f);
-  ck_assert_int_eq(fclose(f), 0);
   memset(w, 0, sizeof *w);
   ips_source_options_init(&so);
   so.strict = strict;
-  ck_assert_int_eq(ips_source_open(&src, path, &so, err, sizeof err), 0);
   ips_analysis_options_init(&ao);
   ao.on_skip = on_skip;
   ao.on_delivery = on_delivery;
   ao.arg = w;
   ao.clock = IPS_CLOCK_MONO;
-  ck_assert_int_eq(ips_analysis_new(&a, &ao), 0);
-  while ((n = ips_analysis_read(a, src, 0, err, sizeof err)) > 0)
-    ;
-  ck_assert_int_eq(n, 0);
-  ips_analysis_finish(a);
-  ips_source_close(src);
-  return a;
+  return tt_analyse_src(text, &so, &ao);
 }
 
 #define DELIVER(n)                                                           \

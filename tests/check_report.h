@@ -32,5 +32,9 @@ const char *tt_data(const char *name);
  * and free.  Fails the test on any error. */
 ips_analysis_t *tt_analyse(const char *text, size_t max_line,
                            const ips_analysis_options_t *o);
+/* The same with the source's options given (so may be NULL: defaults). */
+ips_analysis_t *tt_analyse_src(const char *text,
+                               const ips_source_options_t *so,
+                               const ips_analysis_options_t *o);
 
 #endif

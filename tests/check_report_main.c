@@ -73,11 +73,11 @@ char *tt_read(const char *path, size_t *len) {
   return buf;
 }
 
-ips_analysis_t *tt_analyse(const char *text, size_t max_line,
-                           const ips_analysis_options_t *o) {
+ips_analysis_t *tt_analyse_src(const char *text,
+                               const ips_source_options_t *so,
+                               const ips_analysis_options_t *o) {
   const char *path = tt_tmp("in.slog");
   FILE *f = fopen(path, "w");
-  ips_source_options_t so;
   ips_analysis_options_t ao;
   ips_analysis_t *a;
   ips_source_t *src;
@@ -86,10 +86,7 @@ ips_analysis_t *tt_analyse(const char *text, size_t max_line,
   ck_assert_ptr_nonnull(f);
   fputs(text, f);
   ck_assert_int_eq(fclose(f), 0);
-  ips_source_options_init(&so);
-  if (max_line)
-    so.max_line = max_line;
-  ck_assert_int_eq(ips_source_open(&src, path, &so, err, sizeof err), 0);
+  ck_assert_int_eq(ips_source_open(&src, path, so, err, sizeof err), 0);
   if (o)
     ao = *o;
   else
@@ -101,6 +98,15 @@ ips_analysis_t *tt_analyse(const char *text, size_t max_line,
   ips_analysis_finish(a);
   ips_source_close(src);
   return a;
+}
+
+ips_analysis_t *tt_analyse(const char *text, size_t max_line,
+                           const ips_analysis_options_t *o) {
+  ips_source_options_t so;
+  ips_source_options_init(&so);
+  if (max_line)
+    so.max_line = max_line;
+  return tt_analyse_src(text, &so, o);
 }
 
 int main(void) {
