@@ -6,7 +6,7 @@
  * the per-round ratios is printed.  The ring lives in a scratch directory
  * that is removed at the end.
  *
- * usage: bench_ring [ROUNDS]   (default 31) */
+ * usage: bench_ring [ROUNDS [RING_BYTES]]   (default 31, the default ring) */
 #include "config.h"
 
 #include <stdio.h>
@@ -52,6 +52,8 @@ int main(int argc, char **argv) {
     return 1;
   ips_ring_options_init(&o);
   o.dir = dir;
+  if (argc > 2)
+    o.size = (size_t)strtoull(argv[2], NULL, 10);
   if (ips_ring_open(&ring, &o, msg, sizeof msg) != 0) {
     fprintf(stderr, "bench_ring: %s\n", msg);
     return 1;
