@@ -20,6 +20,10 @@ tests_check_api_LDADD = analyze/libipcstamp-analyze.la parent/libipcstamp-parent
 	worker/libipcstamp-worker.la proto/libipcstamp-proto.la \
 	$(CHECK_LIBS) $(UV_LIBS) -ldl
 
+# The tree itself: git tracks no build output (tests/tracked.test).
+TESTS += tests/tracked.test
+EXTRA_DIST += tests/tracked.test
+
 include tests/worker.mk
 include tests/parent.mk
 include tests/tools.mk
