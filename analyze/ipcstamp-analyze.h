@@ -170,6 +170,15 @@ typedef struct ips_delivery_s {
   size_t n_marks;
   const struct ips_delivery_mark_s *marks;
   long long marks_dropped, marks_unbalanced; /* as the worker counted them */
+  /* The worker process that ran it, from the vat's latest create-vat (or
+   * format 1's worker-start) before the delivery: its pid as ipcstamp's
+   * parent writes it, 0 when unknown (SwingSet's own slogfiles have none,
+   * nor does a delivery before any create-vat or after a kernel restart
+   * without one), and that record's line (0: none).  Added after the
+   * fields above, so a program built against the older header, which only
+   * reads what the library hands it, still works. */
+  long long worker_pid;
+  long worker_line;
 } ips_delivery_t;
 
 /* One mark or span of a delivery, on the same clock as W.  name is owned

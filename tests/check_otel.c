@@ -6,8 +6,10 @@
 #include "config.h"
 
 #include <check.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <yajl/yajl_tree.h>
 
 #include "otel/otel.h"
@@ -118,7 +120,7 @@ START_TEST(request_tree_and_times) {
   delivery(&d, "v3", 12);
   stats(&st);
   otel_ids_init(&ids, &st);
-  res = otlp_resource("svc \"x\"", "host1", "run.slog");
+  res = otlp_resource("svc \"x\"", "host1", "run.slog", NULL);
   ck_assert_ptr_nonnull(res);
   ck_assert_int_eq(otlp_req_init(&r, res), 0);
   otlp_req_delivery(&r, &ids, &st, &d);
@@ -207,7 +209,7 @@ START_TEST(error_replay_wall) {
   yajl_val root, sp;
   const char *body, *p[] = {"resourceSpans", NULL};
   size_t len;
-  char *res = otlp_resource("s", NULL, NULL);
+  char *res = otlp_resource("s", NULL, NULL, NULL);
   delivery(&d, "v1", -1);
   d.replay = 1;
   d.ok = 0;
@@ -354,6 +356,218 @@ START_TEST(header_list) {
 }
 END_TEST
 
+
+/* ---- worker processes -------------------------------------------------- */
+
+/* One ResourceSpans per worker process: the pid when known (omitted when
+ * not), the vat, the worker's create-vat line; the spans under it. */
+START_TEST(one_resource_per_worker) {
+  ips_delivery_t d;
+  ips_stats_t st;
+  otel_ids_t ids;
+  otlp_req_t r;
+  otel_attrs_t env;
+  yajl_val root, rs;
+  const char *body, *p[] = {"resourceSpans", NULL};
+  const char *pa[] = {"resource", "attributes", NULL};
+  char err[200], *res;
+  size_t len, i;
+  memset(&env, 0, sizeof env);
+  ck_assert_int_eq(otel_attrs_parse(&env, "host.name=node-3,process.pid=1,"
+                                    "team=a%3Db", "E", err, sizeof err), 0);
+  res = otlp_resource("svc", "machine", "run.slog", &env);
+  stats(&st);
+  otel_ids_init(&ids, &st);
+  otlp_req_init(&r, res);
+  delivery(&d, "v1", 1);
+  d.worker_pid = 4242;
+  d.worker_line = 3;
+  otlp_req_delivery(&r, &ids, &st, &d);
+  delivery(&d, "v2", 2);          /* SwingSet's: no pid */
+  d.worker_line = 5;
+  otlp_req_delivery(&r, &ids, &st, &d);
+  delivery(&d, "v1", 3);          /* the first worker again */
+  d.worker_pid = 4242;
+  d.worker_line = 3;
+  d.line = 50;
+  otlp_req_delivery(&r, &ids, &st, &d);
+  delivery(&d, "v1", 4);          /* v1 restarted: another process */
+  d.worker_pid = 4300;
+  d.worker_line = 60;
+  d.line = 61;
+  otlp_req_delivery(&r, &ids, &st, &d);
+  ck_assert_uint_eq(r.nspans, 4 * 12);
+  body = otlp_req_end(&r, &len);
+  root = yajl_tree_parse(body, err, sizeof err);
+  ck_assert_msg(root, "%s: %s", err, body);
+  rs = yajl_tree_get(root, p, yajl_t_array);
+  ck_assert_uint_eq(YAJL_GET_ARRAY(rs)->len, 3);
+  {
+    static const char *want_pid[] = {"4242", NULL, "4300"};
+    static const char *want_vat[] = {"v1", "v2", "v1"};
+    static const size_t want_spans[] = {24, 12, 12};
+    for (i = 0; i < 3; i++) {
+      yajl_val g = YAJL_GET_ARRAY(rs)->values[i], a, sp, hn = NULL, pid = NULL,
+               vat = NULL, team = NULL;
+      const char *q[] = {"scopeSpans", NULL};
+      size_t j, npid = 0;
+      a = yajl_tree_get(g, pa, yajl_t_array);
+      for (j = 0; j < YAJL_GET_ARRAY(a)->len; j++) {
+        yajl_val kv = YAJL_GET_ARRAY(a)->values[j];
+        const char *k = str_at(kv, "key", NULL);
+        if (!strcmp(k, "host.name")) hn = at(kv, "value");
+        if (!strcmp(k, "process.pid")) { pid = at(kv, "value"); npid++; }
+        if (!strcmp(k, "ipcstamp.vat")) vat = at(kv, "value");
+        if (!strcmp(k, "team")) team = at(kv, "value");
+      }
+      /* the variable's host.name wins; its process.pid does not */
+      ck_assert_str_eq(str_at(hn, "stringValue", NULL), "node-3");
+      ck_assert_str_eq(str_at(team, "stringValue", NULL), "a=b");
+      if (want_pid[i]) {
+        ck_assert_uint_eq(npid, 1);
+        ck_assert_str_eq(str_at(pid, "intValue", NULL), want_pid[i]);
+      } else {
+        ck_assert_ptr_null(pid);
+      }
+      ck_assert_str_eq(str_at(vat, "stringValue", NULL), want_vat[i]);
+      sp = YAJL_GET_ARRAY(yajl_tree_get(g, q, yajl_t_array))->values[0];
+      ck_assert_uint_eq(YAJL_GET_ARRAY(at(sp, "spans"))->len, want_spans[i]);
+    }
+  }
+  yajl_tree_free(root);
+  /* Reset: the next request has no resources left over. */
+  otlp_req_reset(&r);
+  body = otlp_req_end(&r, &len);
+  ck_assert_str_eq(body, "{\"resourceSpans\":[]}");
+  otlp_req_free(&r);
+  otel_attrs_free(&env);
+  free(res);
+}
+END_TEST
+
+/* The analysis names each delivery's worker: the pid of the vat's latest
+ * create-vat / worker-start, forgotten when the kernel restarts. */
+typedef struct {
+  size_t n;
+  long long pid[64];
+  char vat[64][8];
+  long wline[64];
+} seen_t;
+
+static void on_d(void *arg, const ips_delivery_t *d) {
+  seen_t *s = arg;
+  if (s->n < 64) {
+    s->pid[s->n] = d->worker_pid;
+    s->wline[s->n] = d->worker_line;
+    snprintf(s->vat[s->n], sizeof s->vat[0], "%s", d->vat);
+  }
+  s->n++;
+}
+
+static void analyse(const char *path, seen_t *s) {
+  ips_analysis_options_t o;
+  ips_analysis_t *a;
+  ips_source_t *src;
+  char err[256];
+  long n;
+  memset(s, 0, sizeof *s);
+  ips_analysis_options_init(&o);
+  o.on_delivery = on_d;
+  o.arg = s;
+  ck_assert_int_eq(ips_analysis_new(&a, &o), 0);
+  ck_assert_msg(ips_source_open(&src, path, NULL, err, sizeof err) == 0, "%s",
+                err);
+  while ((n = ips_analysis_read(a, src, 0, err, sizeof err)) > 0)
+    ;
+  ck_assert_int_eq(n, 0);
+  ips_analysis_finish(a);
+  ips_source_close(src);
+  ips_analysis_free(a);
+}
+
+static const char *data(const char *name) {
+  static char p[4096];
+  const char *s = getenv("IPCSTAMP_SRCDIR");
+  snprintf(p, sizeof p, "%s/tests/data/%s", s && *s ? s : ".", name);
+  return p;
+}
+
+START_TEST(worker_pid_in_the_analysis) {
+  seen_t s;
+  size_t i;
+  char tmp[] = "/tmp/check_otel_pid.XXXXXX", line[65536];
+  FILE *in, *out;
+  int fd, pass;
+  /* Our parent's file: worker-start names v1 29936 (line 2), v2 29938. */
+  analyse(data("run.slog"), &s);
+  ck_assert_uint_eq(s.n, 28);
+  for (i = 0; i < s.n; i++) {
+    int v1 = !strcmp(s.vat[i], "v1");
+    ck_assert_int_eq(s.pid[i], v1 ? 29936 : 29938);
+    ck_assert_int_eq(s.wline[i], v1 ? 2 : 3);
+  }
+  /* SwingSet's: create-vat without a pid, so none, but the line. */
+  analyse(data("swingset-shapes.slog"), &s);
+  ck_assert_uint_gt(s.n, 0);
+  for (i = 0; i < s.n && i < 64; i++)
+    ck_assert_int_eq(s.pid[i], 0);
+  /* The same run appended again without its worker-start lines: the
+   * kernel restarted (monotime goes back), and the old pids are not the
+   * new workers'. */
+  fd = mkstemp(tmp);
+  ck_assert_int_ge(fd, 0);
+  out = fdopen(fd, "w");
+  for (pass = 0; pass < 2; pass++) {
+    in = fopen(data("run.slog"), "r");
+    ck_assert_ptr_nonnull(in);
+    while (fgets(line, sizeof line, in))
+      if (!pass || !strstr(line, "\"worker-start\""))
+        fputs(line, out);
+    fclose(in);
+  }
+  fclose(out);
+  analyse(tmp, &s);
+  unlink(tmp);
+  ck_assert_uint_eq(s.n, 56);
+  for (i = 0; i < 56; i++)
+    ck_assert_int_eq(s.pid[i] != 0, i < 28);
+}
+END_TEST
+
+/* OTEL_RESOURCE_ATTRIBUTES as the specification reads it. */
+START_TEST(resource_attribute_list) {
+  otel_attrs_t a;
+  char err[256];
+  memset(&a, 0, sizeof a);
+  ck_assert_int_eq(otel_attrs_parse(&a, " k8s.pod.name = a%20b , x%3Dy=1%2C2"
+                                    ",,dup=1,dup=2,empty=", "E", err,
+                                    sizeof err), 0);
+  ck_assert_uint_eq(a.n, 4);
+  ck_assert_str_eq(otel_attrs_get(&a, "k8s.pod.name"), "a b");
+  ck_assert_str_eq(otel_attrs_get(&a, "x=y"), "1,2");
+  ck_assert_str_eq(otel_attrs_get(&a, "dup"), "2");  /* the later wins */
+  ck_assert_str_eq(otel_attrs_get(&a, "empty"), "");
+  ck_assert_ptr_null(otel_attrs_get(&a, "nope"));
+  otel_attrs_free(&a);
+  /* Any error: the whole value is discarded (a stays empty). */
+  ck_assert_int_eq(otel_attrs_parse(&a, "a=1,b", "E", err, sizeof err), -1);
+  ck_assert_msg(strstr(err, "E: item 2 'b' has no '='"), "%s", err);
+  ck_assert_uint_eq(a.n, 0);
+  ck_assert_int_eq(otel_attrs_parse(&a, "a=1,b=%g1", "E", err, sizeof err), -1);
+  ck_assert_msg(strstr(err, "item 2: bad percent-encoding at '%g1'"), "%s",
+                err);
+  ck_assert_uint_eq(a.n, 0);
+  ck_assert_int_eq(otel_attrs_parse(&a, " =1", "E", err, sizeof err), -1);
+  ck_assert_msg(strstr(err, "empty key"), "%s", err);
+  ck_assert_int_eq(otel_attrs_parse(&a, "a=x%00y", "E", err, sizeof err), -1);
+  ck_assert_msg(strstr(err, "value is not UTF-8 text"), "%s", err);
+  ck_assert_int_eq(otel_attrs_parse(&a, "a=%ff", "E", err, sizeof err), -1);
+  ck_assert_int_eq(otel_attrs_parse(&a, "%0a=1", "E", err, sizeof err), -1);
+  ck_assert_msg(strstr(err, "key is not UTF-8 text"), "%s", err);
+  ck_assert_uint_eq(a.n, 0);
+}
+END_TEST
+
 static Suite *otel_suite(void) {
   Suite *s = suite_create("otel");
   TCase *c = tcase_create("Core");
@@ -362,10 +576,13 @@ static Suite *otel_suite(void) {
   tcase_add_test(c, request_tree_and_times);
   tcase_add_test(c, error_replay_wall);
   tcase_add_test(c, ids_stable_and_distinct);
+  tcase_add_test(c, one_resource_per_worker);
+  tcase_add_test(c, worker_pid_in_the_analysis);
   suite_add_tcase(s, c);
   c = tcase_create("Bad input");
   tcase_add_test(c, endpoint_rules);
   tcase_add_test(c, header_list);
+  tcase_add_test(c, resource_attribute_list);
   suite_add_tcase(s, c);
   return s;
 }

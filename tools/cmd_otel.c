@@ -35,8 +35,10 @@ static const char usage_text[] =
     "                    http://localhost:4318/v1/traces)\n"
     "  --header K=V      an HTTP header (repeatable; after the ones of\n"
     "                    OTEL_EXPORTER_OTLP_HEADERS and _TRACES_HEADERS)\n"
-    "  --service-name S  the resource's service.name (default:\n"
-    "                    OTEL_SERVICE_NAME, else ipcstamp)\n"
+    "  --service-name S  the resources' service.name (default:\n"
+    "                    OTEL_SERVICE_NAME, else OTEL_RESOURCE_ATTRIBUTES'\n"
+    "                    service.name, else ipcstamp); one resource per\n"
+    "                    worker process, with its process.pid when known\n"
     "  --batch N         spans per request, at most (default 512; a\n"
     "                    delivery's spans always go together)\n"
     "  --retries N       tries after the first on 429, 502, 503, 504 or no\n"
@@ -284,9 +286,11 @@ int cmd_otel(int argc, char **argv) {
   size_t nhdr = 0, i;
   long long batch = 512, retries = 5, timeout = 10000, queue = 16;
   char err[512], host[256], *res = NULL;
+  otel_attrs_t env_attrs;
   int opt, rc;
 
   memset(&c, 0, sizeof c);
+  memset(&env_attrs, 0, sizeof env_attrs);
   memset(&target, 0, sizeof target);
   cli_input_init(&in, "ipcstamp otel", usage_text);
   if (timeout_env(&timeout) < 0)
@@ -352,8 +356,17 @@ int cmd_otel(int argc, char **argv) {
   for (i = 0; i < nhdr; i++)
     if (otel_target_header(&target, hdr_args[i], err, sizeof err) < 0)
       goto usage;
+  /* The specification: a value with any error is discarded whole and the
+   * error reported; the export goes on without it. */
+  if ((e = getenv("OTEL_RESOURCE_ATTRIBUTES")) &&
+      otel_attrs_parse(&env_attrs, e, "OTEL_RESOURCE_ATTRIBUTES", err,
+                       sizeof err) < 0)
+    fprintf(stderr, "ipcstamp otel: %s; the variable is ignored, as the "
+                    "OpenTelemetry specification says\n", err);
   if (!service && (e = getenv("OTEL_SERVICE_NAME")) && *e)
     service = e;
+  if (!service)
+    service = otel_attrs_get(&env_attrs, "service.name");
   if (!service)
     service = "ipcstamp";
 
@@ -363,7 +376,7 @@ int cmd_otel(int argc, char **argv) {
   host[sizeof host - 1] = '\0';
   slash = strrchr(in.path, '/');
   res = otlp_resource(service, host[0] ? host : NULL,
-                      slash ? slash + 1 : in.path);
+                      slash ? slash + 1 : in.path, &env_attrs);
   if (!res || otlp_req_init(&c.req, res) < 0) {
     fprintf(stderr, "ipcstamp otel: out of memory\n");
     goto out;
@@ -436,10 +449,12 @@ out:
   otlp_req_free(&c.req);
   free(res);
   otel_target_free(&target);
+  otel_attrs_free(&env_attrs);
   ips_analysis_free(c.a);
   return rc;
 usage:
   fprintf(stderr, "ipcstamp otel: %s\n", err);
   otel_target_free(&target);
+  otel_attrs_free(&env_attrs);
   return rc;
 }

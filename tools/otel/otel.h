@@ -21,6 +21,8 @@
  * replayed delivery from its first run. */
 typedef struct {
   uint64_t run[2]; /* the file's identity (first record's time, monotime) */
+  int with_pid;    /* the rings: the worker's pid is part of a delivery's
+                      identity (a restarted worker counts from 1 again) */
 } otel_ids_t;
 
 void otel_ids_init(otel_ids_t *ids, const ips_stats_t *st);
@@ -34,21 +36,44 @@ void otel_span_id(const otel_ids_t *ids, const ips_delivery_t *d, size_t k,
 
 /* ---- the OTLP/JSON encoder (otlp_json.c) ------------------------------ */
 
-/* One ExportTraceServiceRequest being built in memory.  Owns buf. */
+/* Resource attributes from OTEL_RESOURCE_ATTRIBUTES (config.c), decoded:
+ * keys and values as the user wrote them, the later of two equal keys
+ * kept.  Owns its strings. */
+#define OTEL_MAX_ATTRS 64
 typedef struct {
+  char *key[OTEL_MAX_ATTRS], *val[OTEL_MAX_ATTRS];
+  size_t n;
+} otel_attrs_t;
+
+/* One ExportTraceServiceRequest being built in memory: one ResourceSpans
+ * per worker process (a group), each a buffer of its spans; otlp_req_end()
+ * joins them.  A group is itself an otlp_req_t used as a plain buffer.
+ * Owns buf and the groups. */
+typedef struct otlp_group_s otlp_group_t;
+typedef struct otlp_req_s {
   char *buf;
   size_t len, cap;
   size_t nspans;      /* spans in it so far */
   int oom;            /* memory ran out: the request is unusable */
-  const char *resource; /* the resource's attributes, as JSON (kept, not
+  const char *resource; /* the attributes every resource has, as JSON
+                           members without the brackets (kept, not
                            copied) */
+  otlp_group_t *groups;
+  size_t ngroups, capgroups;
 } otlp_req_t;
 
-/* The resource's "attributes" array as JSON text, in a new string the
- * caller frees (NULL when out of memory): service.name, host.name (when
- * host is not NULL), and the slogfile's name. */
+/* The attributes every resource of the export has, as JSON members (no
+ * brackets), in a new string the caller frees (NULL when out of memory):
+ * service.name, host.name (when host is not NULL), the slogfile's name
+ * (when not NULL), then env's (may be NULL) other keys.  As the
+ * specification merges OTEL_RESOURCE_ATTRIBUTES under what the program
+ * itself says: env's service.name is the caller's business (it comes after
+ * OTEL_SERVICE_NAME and --service-name), env's host.name replaces host (the
+ * node's name may be what the operator wants, not the exporting machine's),
+ * and the keys that describe the data (process.pid, ipcstamp.*) are
+ * ipcstamp's own and not taken from env. */
 char *otlp_resource(const char *service, const char *host,
-                    const char *slogfile);
+                    const char *slogfile, const otel_attrs_t *env);
 
 /* An empty request for the resource attributes res (kept: it must outlive
  * r).  Returns 0, or -1 when out of memory. */
@@ -57,7 +82,9 @@ int otlp_req_init(otlp_req_t *r, const char *res);
  * segments, and the VM's marks and spans. */
 size_t otlp_delivery_nspans(const ips_delivery_t *d);
 /* Adds d's spans (otlp_delivery_nspans(d)) with their ids from ids and
- * wall-clock times from st (see otlp_wall_ns). */
+ * wall-clock times from st (see otlp_wall_ns), under the resource of d's
+ * worker process: (vat, worker_pid, worker_line), with process.pid when the
+ * pid is known and ipcstamp.vat. */
 void otlp_req_delivery(otlp_req_t *r, const otel_ids_t *ids,
                        const ips_stats_t *st, const ips_delivery_t *d);
 /* The request's JSON (NUL-terminated, valid until the next call on r), or
@@ -113,6 +140,19 @@ int otel_target_headers(otel_target_t *t, const char *list, const char *what,
 int otel_target_header(otel_target_t *t, const char *kv, char *err,
                        size_t errlen);
 void otel_target_free(otel_target_t *t);
+
+/* Parses OTEL_RESOURCE_ATTRIBUTES' form (what names the source in
+ * messages) into a, which must be empty: "k1=v1,k2=v2", keys and values
+ * percent-decoded (the specification: ',' and '=' in them MUST be
+ * encoded), spaces around items, keys and values dropped, empty items
+ * skipped.  Returns 0, or -1 with a message in err (the item's number and
+ * what is wrong): then a is empty again, since the specification says a
+ * value with any error is discarded whole. */
+int otel_attrs_parse(otel_attrs_t *a, const char *list, const char *what,
+                     char *err, size_t errlen);
+/* The value of key in a, or NULL. */
+const char *otel_attrs_get(const otel_attrs_t *a, const char *key);
+void otel_attrs_free(otel_attrs_t *a);
 
 /* ---- sending (send.c) ------------------------------------------------- */
 
