@@ -823,6 +823,7 @@ static void check_restart(ips_analysis_t *a, const ips__rec_t *r, long line) {
     return;
   if (a->has_mono && r->mono_ns + 1000000 < a->last_mono) {
     a->st.restarts++;
+    a->st.run_ok = 0; /* the next record with both clocks anchors it */
     snprintf(why, sizeof why, "the kernel restarted at line %ld", line);
     for (i = 0; i < a->nvats; i++) {
       drop_open(a, a->vats[i], why);
@@ -841,6 +842,12 @@ void ips__attr_feed(ips_analysis_t *a, const ips__rec_t *r, long line) {
   vat_state_t *v;
   const char *miss = NULL;
   check_restart(a, r, line);
+  if (a->st.restarts && !a->st.run_ok &&
+      (r->have & (IPS__F_TIME | IPS__F_MONO)) == (IPS__F_TIME | IPS__F_MONO)) {
+    a->st.run_ok = 1;
+    a->st.run_time = r->time_ns;
+    a->st.run_mono = r->mono_ns;
+  }
   if (r->type == IPS__REC_OTHER)
     return;
   if (r->type == IPS__REC_CONSOLE) {

@@ -243,6 +243,14 @@ typedef struct ips_stats_s {
   ips_totals_t all;             /* every attributed delivery */
   int first_mono_ok, first_time_ok;
   int64_t first_mono, first_time; /* of the first record: a trace's origin */
+  /* The anchor of the kernel run being read, once it restarted (restarts
+   * > 0): the time and monotime of the first record with both since the
+   * latest restart; run_ok is 0 until there is one.  Monotime counts from
+   * each kernel's start, so a run's monotimes are placed on the wall clock
+   * from its own anchor, not the file's first record's.  (Added at the end:
+   * the library hands out this struct, programs do not allocate it.) */
+  int run_ok;
+  int64_t run_time, run_mono;
 } ips_stats_t;
 
 /* One of the slowest deliveries (by total). */

@@ -98,7 +98,9 @@ void otlp_req_free(otlp_req_t *r);
  * clock ('w') is that already; a monotime stamp is placed at the first
  * record's time plus its monotime since the first record (the file's own
  * anchor: stable for a re-send, and exact as long as the wall clock was
- * not stepped since); with no time in the file at all, as is. */
+ * not stepped since), or, after a kernel restart, at the anchor of the
+ * run it belongs to (st->run_time, run_mono: the first record with both
+ * clocks after the restart); with no time in the file at all, as is. */
 int64_t otlp_wall_ns(const ips_stats_t *st, const ips_delivery_t *d,
                      int64_t stamp);
 

@@ -259,7 +259,12 @@ void otlp_req_free(otlp_req_t *r) {
 
 int64_t otlp_wall_ns(const ips_stats_t *st, const ips_delivery_t *d,
                      int64_t stamp) {
-  if (d->pclock == 'w' || !st->first_time_ok || !st->first_mono_ok)
+  if (d->pclock == 'w')
+    return stamp;
+  /* After a restart, the run's own anchor: its monotime started again. */
+  if (st->restarts && st->run_ok)
+    return st->run_time + (stamp - st->run_mono);
+  if (!st->first_time_ok || !st->first_mono_ok)
     return stamp;
   return st->first_time + (stamp - st->first_mono);
 }
