@@ -131,7 +131,8 @@ static proc_t *proc_of(otel_ring_t *r, long pid, int role) {
   return p;
 }
 
-/* A free slot of tab, the oldest dropped (counted) when there is none. */
+/* A free slot of tab, the oldest dropped when there is none (counted when
+ * it was a parent's half: a worker's alone was never attributed). */
 static half_t *slot(otel_ring_t *r, half_t *tab) {
   size_t i, old = 0;
   for (i = 0; i < RING_PENDING; i++) {
@@ -140,7 +141,8 @@ static half_t *slot(otel_ring_t *r, half_t *tab) {
     if (tab[i].born < tab[old].born)
       old = i;
   }
-  r->c.unjoined++;
+  if (tab == r->p)
+    r->c.unjoined++;
   drop(&tab[old]);
   return &tab[old];
 }
