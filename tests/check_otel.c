@@ -12,6 +12,7 @@
 #include <unistd.h>
 #include <yajl/yajl_tree.h>
 
+#include "ipcstamp-ring.h"
 #include "otel/otel.h"
 
 /* ---- helpers ----------------------------------------------------------- */
@@ -568,6 +569,164 @@ START_TEST(resource_attribute_list) {
 }
 END_TEST
 
+/* ---- the rings (ring.c) ------------------------------------------------ */
+
+typedef struct {
+  size_t n;
+  long long pid[8], dnum[8];
+  int64_t P[8][6], W[8][6], wall0[8];
+  size_t nup[8];
+} joined_t;
+
+static void on_joined(void *arg, const ips_delivery_t *d,
+                      const ips_stats_t *st, const otel_ids_t *ids) {
+  joined_t *j = arg;
+  size_t i, k = j->n++;
+  ck_assert_uint_lt(k, 8);
+  ck_assert_int_eq(ids->with_pid, 1);
+  j->pid[k] = d->worker_pid;
+  j->dnum[k] = d->dnum;
+  j->nup[k] = d->n_up;
+  j->wall0[k] = otlp_wall_ns(st, d, d->P[0]);
+  for (i = 0; i < 2 + 2 * d->n_up && i < 6; i++) {
+    j->P[k][i] = d->P[i];
+    j->W[k][i] = d->W[i];
+  }
+}
+
+/* An event as a reader hands it: fields by name. */
+static ips_ring_field_t fld[8];
+static ips_ring_event_t ev;
+
+static const ips_ring_event_t *stamp_ev(char kind, uint64_t k, int64_t mono,
+                                        const char *vat) {
+  static char ks[2];
+  ks[0] = kind;
+  ks[1] = '\0';
+  memset(fld, 0, sizeof fld);
+  fld[0].name = "kind", fld[0].kind = IPS_RING_FIELD_STR, fld[0].s = ks;
+  fld[0].len = 1;
+  fld[1].name = "mono_ns", fld[1].kind = IPS_RING_FIELD_INT, fld[1].i = mono;
+  fld[2].name = "delivery", fld[2].kind = IPS_RING_FIELD_UINT, fld[2].u = k;
+  fld[2].i = (int64_t)k; /* as the reader fills both */
+  fld[3].name = "vat", fld[3].kind = IPS_RING_FIELD_STR, fld[3].s = vat;
+  fld[3].len = strlen(vat);
+  ev.name = "stamp";
+  ev.nfields = 4;
+  ev.fields = fld;
+  return &ev;
+}
+
+static const ips_ring_event_t *attr_ev(const char *vat, uint64_t k,
+                                       int64_t end, int64_t total) {
+  memset(fld, 0, sizeof fld);
+  fld[0].name = "vat", fld[0].kind = IPS_RING_FIELD_STR, fld[0].s = vat;
+  fld[0].len = strlen(vat);
+  fld[1].name = "delivery", fld[1].kind = IPS_RING_FIELD_UINT, fld[1].u = k;
+  fld[1].i = (int64_t)k;
+  fld[2].name = "mono_ns", fld[2].kind = IPS_RING_FIELD_INT, fld[2].i = end;
+  fld[3].name = "total_ns", fld[3].kind = IPS_RING_FIELD_INT, fld[3].i = total;
+  fld[4].name = "pipe_ns", fld[4].kind = IPS_RING_FIELD_INT, fld[4].i = 24;
+  fld[5].name = "worker_ns", fld[5].kind = IPS_RING_FIELD_INT, fld[5].i = 100;
+  fld[6].name = "kernel_ns", fld[6].kind = IPS_RING_FIELD_INT, fld[6].i = 30;
+  ev.name = "attribution";
+  ev.nfields = 7;
+  ev.fields = fld;
+  return &ev;
+}
+
+/* The parent's D U R U R E of delivery k (P2 moved by off), its
+ * attribution, and one worker's d u r u r e (W2 moved by off). */
+static void parent_side(otel_ring_t *r, const ips_ring_info_t *pi,
+                        uint64_t k, int64_t off) {
+  static const char kinds[] = "DURURE";
+  size_t i;
+  for (i = 0; i < 6; i++)
+    otel_ring_event(r, 100, pi, "*", stamp_ev(kinds[i], k, P2[i] + off, ""));
+  otel_ring_event(r, 100, pi, "*", attr_ev("v1", k, P2[5] + off, 154));
+}
+
+static void worker_side(otel_ring_t *r, const ips_ring_info_t *wi, long pid,
+                        uint64_t k, int64_t off) {
+  static const char kinds[] = "durure";
+  size_t i;
+  for (i = 0; i < 6; i++)
+    otel_ring_event(r, pid, wi, "v1", stamp_ev(kinds[i], k, W2[i] + off, "v1"));
+}
+
+START_TEST(ring_join) {
+  joined_t j;
+  ips_ring_info_t pi, wi;
+  otel_ring_counts_t c;
+  otel_ring_t *r;
+  size_t i;
+  memset(&j, 0, sizeof j);
+  memset(&pi, 0, sizeof pi);
+  memset(&wi, 0, sizeof wi);
+  pi.role = IPS_RING_ROLE_PARENT;
+  pi.start_wall_us = 1700000000000000LL;
+  pi.start_mono_ns = 500;
+  wi.role = IPS_RING_ROLE_WORKER;
+  r = otel_ring_new(on_joined, &j);
+  ck_assert_ptr_nonnull(r);
+
+  /* The parent's ring read first, then the worker's: joined once the
+   * worker's half comes, with the P and W a slogfile would give. */
+  parent_side(r, &pi, 1, 0);
+  ck_assert_uint_eq(j.n, 0);
+  worker_side(r, &wi, 200, 1, 0);
+  ck_assert_uint_eq(j.n, 1);
+  ck_assert_int_eq(j.pid[0], 200);
+  ck_assert_int_eq(j.dnum[0], 1);
+  ck_assert_uint_eq(j.nup[0], 2);
+  for (i = 0; i < 6; i++) {
+    ck_assert_int_eq(j.P[0][i], P2[i]);
+    ck_assert_int_eq(j.W[0][i], W2[i]);
+  }
+  /* placed from the parent ring's start: wall µs + (D - start mono) */
+  ck_assert_int_eq(j.wall0[0], 1700000000000000000LL + (1000 - 500));
+
+  /* v1's worker restarted (pid 300 counts from 1 again); an old half of
+   * pid 200 with the same number is still waiting: the new one is the
+   * one whose d..e lies inside the parent's D..E. */
+  worker_side(r, &wi, 200, 1, 100000); /* never attributed */
+  worker_side(r, &wi, 300, 1, 5000);
+  parent_side(r, &pi, 1, 5000);
+  ck_assert_uint_eq(j.n, 2);
+  ck_assert_int_eq(j.pid[1], 300);
+  ck_assert_int_eq(j.P[1][0], P2[0] + 5000);
+
+  /* Another child's U R with the same number inside the window: the shape
+   * is broken, so the delivery is counted and not exported. */
+  otel_ring_event(r, 100, &pi, "*", stamp_ev('D', 2, 20000, ""));
+  otel_ring_event(r, 100, &pi, "*", stamp_ev('U', 2, 20010, ""));
+  otel_ring_event(r, 100, &pi, "*", stamp_ev('D', 2, 20020, ""));
+  otel_ring_event(r, 100, &pi, "*", stamp_ev('E', 2, 20050, ""));
+  otel_ring_event(r, 100, &pi, "*", attr_ev("v1", 2, 20050, 50));
+  otel_ring_get_counts(r, &c);
+  ck_assert_uint_eq(c.joined, 2);
+  ck_assert_uint_eq(c.unjoined, 1);
+
+  /* A parent's half whose worker never shows waits 100 ticks at most. */
+  parent_side(r, &pi, 7, 90000);
+  for (i = 0; i < 100; i++)
+    otel_ring_tick(r, 0);
+  otel_ring_get_counts(r, &c);
+  ck_assert_uint_eq(c.unjoined, 1);
+  otel_ring_tick(r, 0);
+  otel_ring_get_counts(r, &c);
+  ck_assert_uint_eq(c.unjoined, 2);
+  /* ... and its worker, come too late, is not joined with anything. */
+  worker_side(r, &wi, 300, 7, 90000);
+  ck_assert_uint_eq(j.n, 2);
+  otel_ring_tick(r, 1);
+  otel_ring_get_counts(r, &c);
+  ck_assert_uint_eq(c.joined, 2);
+  ck_assert_uint_eq(c.unjoined, 2); /* a worker's half alone: not counted */
+  otel_ring_free(r);
+}
+END_TEST
+
 static Suite *otel_suite(void) {
   Suite *s = suite_create("otel");
   TCase *c = tcase_create("Core");
@@ -578,6 +737,7 @@ static Suite *otel_suite(void) {
   tcase_add_test(c, ids_stable_and_distinct);
   tcase_add_test(c, one_resource_per_worker);
   tcase_add_test(c, worker_pid_in_the_analysis);
+  tcase_add_test(c, ring_join);
   suite_add_tcase(s, c);
   c = tcase_create("Bad input");
   tcase_add_test(c, endpoint_rules);
