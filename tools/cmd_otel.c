@@ -12,6 +12,7 @@
 #include "config.h"
 
 #include <signal.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -293,6 +294,24 @@ static void on_ring_stop(int sig) {
   ring_stop = 1;
 }
 
+/* Holds, for the next refresh, each ring with more to read that is ahead
+ * in time of the latest-behind ring with more to read (which is never
+ * held, so every refresh makes progress). */
+static void level_rings(otel_cmd_t *c, top_t *t) {
+  int64_t lo = INT64_MAX;
+  size_t i;
+  for (i = 0; i < t->nprocs; i++) {
+    top_proc_t *p = t->procs[i];
+    int64_t m = otel_ring_last_mono(c->ring, p->pid);
+    if (p->more && m < lo)
+      lo = m;
+  }
+  for (i = 0; i < t->nprocs; i++) {
+    top_proc_t *p = t->procs[i];
+    p->hold = p->more && otel_ring_last_mono(c->ring, p->pid) > lo;
+  }
+}
+
 /* --ring: polls every ring of dir (tools/top's model: new rings are picked
  * up at each poll, each poll is bounded) and sends what was joined after
  * each poll, until a signal (or after one poll with once).  Memory is
@@ -304,6 +323,7 @@ static int follow_rings(otel_cmd_t *c, const char *dir, long long interval,
   struct sigaction sa;
   char msg[512];
   int rc = CLI_EXIT_OK;
+  size_t i;
   if (!t || !(c->ring = otel_ring_new(on_ring_delivery, c))) {
     free(t);
     fprintf(stderr, "ipcstamp otel: out of memory\n");
@@ -313,6 +333,10 @@ static int follow_rings(otel_cmd_t *c, const char *dir, long long interval,
   t->event_cb = on_ring_event;
   t->lost_cb = on_ring_lost;
   t->cb_arg = c;
+  /* A backlog (rings written before otel started) is read 256 events at a
+   * time from each ring in turn, so the halves waiting for the other ring
+   * stay far below the joiner's bound. */
+  t->poll_max = 256;
   memset(&sa, 0, sizeof sa);
   sa.sa_handler = on_ring_stop;
   sigaction(SIGINT, &sa, NULL);
@@ -324,6 +348,15 @@ static int follow_rings(otel_cmd_t *c, const char *dir, long long interval,
       rc = CLI_EXIT_IO;
       break;
     }
+    if (t->more && !ring_stop) {
+      /* A backlog: read on at once (no tick: no time passed), the rings
+       * that are ahead in time held until the others catch up, so that
+       * one ring's halves do not wait long for another's. */
+      level_rings(c, t);
+      continue;
+    }
+    for (i = 0; i < t->nprocs; i++)
+      t->procs[i]->hold = 0;
     otel_ring_tick(c->ring, 0);
     on_idle(c);
     if (once || ring_stop)

@@ -182,6 +182,10 @@ otel_ring_t *otel_ring_new(otel_ring_cb cb, void *arg);
  * vat: the ring's vat as known so far). */
 void otel_ring_event(otel_ring_t *r, long pid, const ips_ring_info_t *info,
                      const char *vat, const ips_ring_event_t *ev);
+/* The monotonic time of the latest event read from pid's ring (INT64_MIN
+ * before one): a reader of several rings keeps them level with it, so
+ * that a backlog does not leave many halves waiting. */
+int64_t otel_ring_last_mono(const otel_ring_t *r, long pid);
 /* pid's reader was lapped: what was in flight is forgotten. */
 void otel_ring_lost(otel_ring_t *r, long pid);
 /* Once per poll: halves that waited too long are dropped (counted); final:

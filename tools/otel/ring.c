@@ -63,6 +63,7 @@ typedef struct {
   size_t wn;
   uint64_t wk;
   int in_flight;
+  int64_t last_mono;     /* of its latest event; INT64_MIN before one */
 } proc_t;
 
 struct otel_ring_s {
@@ -121,6 +122,7 @@ static proc_t *proc_of(otel_ring_t *r, long pid, int role) {
   memset(p, 0, sizeof *p);
   p->pid = pid;
   p->role = role;
+  p->last_mono = INT64_MIN;
   if (role == IPS_RING_ROLE_PARENT)
     p->ps = malloc(RING_STAMPS * sizeof *p->ps);
   else
@@ -300,8 +302,12 @@ static void on_worker_stamp(otel_ring_t *r, proc_t *pr, const char *vat,
 void otel_ring_event(otel_ring_t *r, long pid, const ips_ring_info_t *info,
                      const char *vat, const ips_ring_event_t *ev) {
   proc_t *pr = proc_of(r, pid, (int)info->role);
+  const ips_ring_field_t *m;
   if (!pr)
     return;
+  if ((m = ips_ring_event_field(ev, "mono_ns")) != NULL &&
+      m->kind == IPS_RING_FIELD_INT)
+    pr->last_mono = m->i;
   if (pr->role == IPS_RING_ROLE_PARENT) {
     if (!strcmp(ev->name, "stamp")) {
       const char *kind = ips_ring_event_str(ev, "kind");
@@ -319,6 +325,14 @@ void otel_ring_event(otel_ring_t *r, long pid, const ips_ring_info_t *info,
     const char *v = ips_ring_event_str(ev, "vat");
     on_worker_stamp(r, pr, v[0] ? v : vat, ev);
   }
+}
+
+int64_t otel_ring_last_mono(const otel_ring_t *r, long pid) {
+  size_t i;
+  for (i = 0; i < r->nprocs; i++)
+    if (r->procs[i].pid == pid)
+      return r->procs[i].last_mono;
+  return INT64_MIN;
 }
 
 void otel_ring_lost(otel_ring_t *r, long pid) {
