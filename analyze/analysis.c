@@ -147,7 +147,12 @@ long ips_analysis_read(ips_analysis_t *a, ips_source_t *s, size_t max_lines,
     }
     if (rec->type == IPS__REC_OTHER)
       st->other++;
-    if (!st->first_time_ok && (rec->have & IPS__F_TIME)) {
+    /* The anchors are the first record the analysis read before pids were
+     * (create-vat was not): ids and times derived from them stay the same
+     * for the same file (docs/otel.md). */
+    if (rec->type == IPS__REC_WORKER)
+      ;
+    else if (!st->first_time_ok && (rec->have & IPS__F_TIME)) {
       st->first_time_ok = 1;
       st->first_time = rec->time_ns;
     }

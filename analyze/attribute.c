@@ -33,6 +33,8 @@ struct ips__vat {
   int replay;
   long long crank, dnum;
   long line;
+  long long pid;   /* the worker's, from its create-vat; 0: unknown */
+  long pid_line;   /* that create-vat's line; 0: none seen */
   char desc[IPS__DESC_MAX];
   pst_t D;
   up_t *up;
@@ -674,6 +676,8 @@ static void on_result(ips_analysis_t *a, vat_state_t *v, const ips__rec_t *r,
   dv.replay = v->replay;
   dv.dnum = v->dnum;
   dv.line = v->line;
+  dv.worker_pid = v->pid;
+  dv.worker_line = v->pid_line;
   dv.ok = r->ok;
   dv.n_up = n;
   dv.P = P;
@@ -819,10 +823,14 @@ static void check_restart(ips_analysis_t *a, const ips__rec_t *r, long line) {
     return;
   if (a->has_mono && r->mono_ns + 1000000 < a->last_mono) {
     a->st.restarts++;
+    a->st.run_ok = 0; /* the next record with both clocks anchors it */
     snprintf(why, sizeof why, "the kernel restarted at line %ld", line);
     for (i = 0; i < a->nvats; i++) {
       drop_open(a, a->vats[i], why);
       memset(a->vats[i]->has_est, 0, sizeof a->vats[i]->has_est);
+      /* the old kernel's workers are gone with it */
+      a->vats[i]->pid = 0;
+      a->vats[i]->pid_line = 0;
     }
     a->has_lastE[0] = a->has_lastE[1] = 0;
   }
@@ -834,10 +842,28 @@ void ips__attr_feed(ips_analysis_t *a, const ips__rec_t *r, long line) {
   vat_state_t *v;
   const char *miss = NULL;
   check_restart(a, r, line);
+  if (a->st.restarts && !a->st.run_ok &&
+      (r->have & (IPS__F_TIME | IPS__F_MONO)) == (IPS__F_TIME | IPS__F_MONO)) {
+    a->st.run_ok = 1;
+    a->st.run_time = r->time_ns;
+    a->st.run_mono = r->mono_ns;
+  }
   if (r->type == IPS__REC_OTHER)
     return;
   if (r->type == IPS__REC_CONSOLE) {
     on_console(a, r, line);
+    return;
+  }
+  if (r->type == IPS__REC_WORKER) {
+    /* A vat's worker starts: its deliveries from now on are that
+     * process's (ipcstamp's parent names its pid; SwingSet does not, and
+     * then the pid is unknown rather than the previous worker's).  Still
+     * counted as another record type, as before pids were read. */
+    a->st.other++;
+    if ((r->have & IPS__F_VAT) && (v = find_vat(a, r->vat)) != NULL) {
+      v->pid = (r->have & IPS__F_PID) ? r->pid : 0;
+      v->pid_line = line;
+    }
     return;
   }
   if (r->type == IPS__REC_START) {

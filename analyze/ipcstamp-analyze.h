@@ -170,6 +170,15 @@ typedef struct ips_delivery_s {
   size_t n_marks;
   const struct ips_delivery_mark_s *marks;
   long long marks_dropped, marks_unbalanced; /* as the worker counted them */
+  /* The worker process that ran it, from the vat's latest create-vat (or
+   * format 1's worker-start) before the delivery: its pid as ipcstamp's
+   * parent writes it, 0 when unknown (SwingSet's own slogfiles have none,
+   * nor does a delivery before any create-vat or after a kernel restart
+   * without one), and that record's line (0: none).  Added after the
+   * fields above, so a program built against the older header, which only
+   * reads what the library hands it, still works. */
+  long long worker_pid;
+  long worker_line;
 } ips_delivery_t;
 
 /* One mark or span of a delivery, on the same clock as W.  name is owned
@@ -234,6 +243,14 @@ typedef struct ips_stats_s {
   ips_totals_t all;             /* every attributed delivery */
   int first_mono_ok, first_time_ok;
   int64_t first_mono, first_time; /* of the first record: a trace's origin */
+  /* The anchor of the kernel run being read, once it restarted (restarts
+   * > 0): the time and monotime of the first record with both since the
+   * latest restart; run_ok is 0 until there is one.  Monotime counts from
+   * each kernel's start, so a run's monotimes are placed on the wall clock
+   * from its own anchor, not the file's first record's.  (Added at the end:
+   * the library hands out this struct, programs do not allocate it.) */
+  int run_ok;
+  int64_t run_time, run_mono;
 } ips_stats_t;
 
 /* One of the slowest deliveries (by total). */

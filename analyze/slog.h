@@ -96,7 +96,9 @@ enum {
   IPS__REC_SYSCALL,
   IPS__REC_SYSCALL_RESULT,
   IPS__REC_RESULT,    /* deliver-result */
-  IPS__REC_CONSOLE    /* console: a worker's console line, an upcall */
+  IPS__REC_CONSOLE,   /* console: a worker's console line, an upcall */
+  IPS__REC_WORKER     /* create-vat (or format 1's worker-start): a vat's
+                         worker begins; its pid when ipcstamp wrote it */
 };
 
 /* Field-presence bits in ips__rec_t.have. */
@@ -116,7 +118,8 @@ enum {
   IPS__F_IPSV = 1 << 12,    /* an ipcstamp.v was seen (slog-start or metering) */
   IPS__F_REPLAY = 1 << 13,  /* "replay": true (SwingSet replaying a transcript) */
   IPS__F_DRNULL = 1 << 14,  /* dr[2] is null: no metering (a local vat) */
-  IPS__F_MARKS = 1 << 15    /* ipcstamp.marks (metering v2) */
+  IPS__F_MARKS = 1 << 15,   /* ipcstamp.marks (metering v2) */
+  IPS__F_PID = 1 << 16      /* pid (create-vat, worker-start: the worker's) */
 };
 
 /* One event of ipcstamp.marks as sent: kind 'm', 'b' or 'e', an index into
@@ -141,6 +144,7 @@ typedef struct {
   int type;
   unsigned have;
   long long crank, dnum, snum;
+  long long pid;                  /* IPS__F_PID: a process id, > 0 */
   char vat[IPS__VAT_MAX];
   int64_t time_ns, mono_ns;
   int ok;                         /* dr[0] == "ok" */

@@ -467,6 +467,12 @@ int ips__slog_fast(ips__rec_t *r, const char *s, size_t len) {
     case 10:
       if (!memcmp(t, "slog-start", 10))
         return 0; /* once per file: yajl reads its ipcstamp.v */
+      if (!memcmp(t, "create-vat", 10))
+        return 0; /* once per worker: yajl reads its pid */
+      return 1;
+    case 12:
+      if (!memcmp(t, "worker-start", 12))
+        return 0; /* the same, in slog format 1 */
       return 1;
     case 17:
       if (!memcmp(t, "kernel-init-start", 17))

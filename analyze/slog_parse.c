@@ -26,7 +26,7 @@ enum { C_NONE, C_TOP, C_VD, C_MSG, C_METHARGS, C_NOTIFY, C_NENTRY, C_DR,
 enum { K_NONE, K_TYPE, K_CRANK, K_VAT, K_DNUM, K_SNUM, K_TIME, K_MONO, K_VD,
        K_DR, K_IPCSTAMP, K_METHARGS, K_BODY, K_METHOD, K_TIMESTAMPS, K_V,
        K_KINDS, K_WMONO, K_DROPPED, K_CPU, K_REPLAY, K_MARKS, K_MNAMES,
-       K_MEVENTS, K_MUNBAL };
+       K_MEVENTS, K_MUNBAL, K_PID };
 enum { P_NONE, P_STOP, P_SKIP_KEYVAL, P_SKIP_ELEM, P_SKIP_REST, P_ERR };
 enum { V_OTHER, V_MESSAGE, V_NOTIFY };
 
@@ -214,6 +214,9 @@ static int rec_of(int id) {
     case IPS_SLOG_SYSCALL_RESULT: return IPS__REC_SYSCALL_RESULT;
     case IPS_SLOG_DELIVER_RESULT: return IPS__REC_RESULT;
     case IPS_SLOG_CONSOLE: return IPS__REC_CONSOLE;
+    /* where a vat's worker process is named (its pid: ipcstamp's field) */
+    case IPS_SLOG_CREATE_VAT:
+    case IPS_SLOG_WORKER_START: return IPS__REC_WORKER;
     /* where the format version is (format 2, format 1) */
     case IPS_SLOG_KERNEL_INIT_START:
     case IPS_SLOG_SLOG_START: return IPS__REC_START;
@@ -252,6 +255,9 @@ static int cb_key(void *ctx, const unsigned char *s, size_t n) {
       else if (is(s, n, "dr")) k = K_DR;
       else if (is(s, n, "ipcstamp")) k = K_IPCSTAMP;
       else if (is(s, n, "replay")) k = K_REPLAY;
+      else if (is(s, n, "pid")) k = K_PID;
+      else if (is(s, n, "vatSourceBundle"))
+        skip = 1; /* SwingSet's create-vat: the vat's whole code */
       else if (is(s, n, "vsc") || is(s, n, "vsr"))
         skip = 3; /* last before time, monotime (docs/slogfile.md) */
       else if (is(s, n, "kd") || is(s, n, "ksc") || is(s, n, "ksr"))
@@ -507,6 +513,11 @@ static int cb_number(void *ctx, const char *s, size_t n) {
         case K_MONO:
           if (ips__dec_to_ns(s, n, &r->mono_ns)) return fail(p, "monotime is not a decimal number");
           r->have |= IPS__F_MONO;
+          break;
+        case K_PID:
+          if (to_ll(u, n, &r->pid) || r->pid == 0)
+            return fail(p, "pid is not a process id (a count from 1)");
+          r->have |= IPS__F_PID;
           break;
       }
       break;
@@ -808,6 +819,7 @@ static void reset(ips__parser_t *p) {
   r->have = 0;
   r->ok = 0;
   r->desc[0] = r->vat[0] = '\0';
+  r->pid = 0;
   r->n_walls = r->n_wmono = r->n_kinds = 0;
   r->kinds[0] = '\0';
   r->dropped = 0;

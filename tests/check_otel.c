@@ -6,10 +6,13 @@
 #include "config.h"
 
 #include <check.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <yajl/yajl_tree.h>
 
+#include "ipcstamp-ring.h"
 #include "otel/otel.h"
 
 /* ---- helpers ----------------------------------------------------------- */
@@ -118,7 +121,7 @@ START_TEST(request_tree_and_times) {
   delivery(&d, "v3", 12);
   stats(&st);
   otel_ids_init(&ids, &st);
-  res = otlp_resource("svc \"x\"", "host1", "run.slog");
+  res = otlp_resource("svc \"x\"", "host1", "run.slog", NULL);
   ck_assert_ptr_nonnull(res);
   ck_assert_int_eq(otlp_req_init(&r, res), 0);
   otlp_req_delivery(&r, &ids, &st, &d);
@@ -207,7 +210,7 @@ START_TEST(error_replay_wall) {
   yajl_val root, sp;
   const char *body, *p[] = {"resourceSpans", NULL};
   size_t len;
-  char *res = otlp_resource("s", NULL, NULL);
+  char *res = otlp_resource("s", NULL, NULL, NULL);
   delivery(&d, "v1", -1);
   d.replay = 1;
   d.ok = 0;
@@ -354,6 +357,376 @@ START_TEST(header_list) {
 }
 END_TEST
 
+
+/* ---- worker processes -------------------------------------------------- */
+
+/* One ResourceSpans per worker process: the pid when known (omitted when
+ * not), the vat, the worker's create-vat line; the spans under it. */
+START_TEST(one_resource_per_worker) {
+  ips_delivery_t d;
+  ips_stats_t st;
+  otel_ids_t ids;
+  otlp_req_t r;
+  otel_attrs_t env;
+  yajl_val root, rs;
+  const char *body, *p[] = {"resourceSpans", NULL};
+  const char *pa[] = {"resource", "attributes", NULL};
+  char err[200], *res;
+  size_t len, i;
+  memset(&env, 0, sizeof env);
+  ck_assert_int_eq(otel_attrs_parse(&env, "host.name=node-3,process.pid=1,"
+                                    "team=a%3Db", "E", err, sizeof err), 0);
+  res = otlp_resource("svc", "machine", "run.slog", &env);
+  stats(&st);
+  otel_ids_init(&ids, &st);
+  otlp_req_init(&r, res);
+  delivery(&d, "v1", 1);
+  d.worker_pid = 4242;
+  d.worker_line = 3;
+  otlp_req_delivery(&r, &ids, &st, &d);
+  delivery(&d, "v2", 2);          /* SwingSet's: no pid */
+  d.worker_line = 5;
+  otlp_req_delivery(&r, &ids, &st, &d);
+  delivery(&d, "v1", 3);          /* the first worker again */
+  d.worker_pid = 4242;
+  d.worker_line = 3;
+  d.line = 50;
+  otlp_req_delivery(&r, &ids, &st, &d);
+  delivery(&d, "v1", 4);          /* v1 restarted: another process */
+  d.worker_pid = 4300;
+  d.worker_line = 60;
+  d.line = 61;
+  otlp_req_delivery(&r, &ids, &st, &d);
+  ck_assert_uint_eq(r.nspans, 4 * 12);
+  body = otlp_req_end(&r, &len);
+  root = yajl_tree_parse(body, err, sizeof err);
+  ck_assert_msg(root, "%s: %s", err, body);
+  rs = yajl_tree_get(root, p, yajl_t_array);
+  ck_assert_uint_eq(YAJL_GET_ARRAY(rs)->len, 3);
+  {
+    static const char *want_pid[] = {"4242", NULL, "4300"};
+    static const char *want_vat[] = {"v1", "v2", "v1"};
+    static const size_t want_spans[] = {24, 12, 12};
+    for (i = 0; i < 3; i++) {
+      yajl_val g = YAJL_GET_ARRAY(rs)->values[i], a, sp, hn = NULL, pid = NULL,
+               vat = NULL, team = NULL;
+      const char *q[] = {"scopeSpans", NULL};
+      size_t j, npid = 0;
+      a = yajl_tree_get(g, pa, yajl_t_array);
+      for (j = 0; j < YAJL_GET_ARRAY(a)->len; j++) {
+        yajl_val kv = YAJL_GET_ARRAY(a)->values[j];
+        const char *k = str_at(kv, "key", NULL);
+        if (!strcmp(k, "host.name")) hn = at(kv, "value");
+        if (!strcmp(k, "process.pid")) { pid = at(kv, "value"); npid++; }
+        if (!strcmp(k, "ipcstamp.vat")) vat = at(kv, "value");
+        if (!strcmp(k, "team")) team = at(kv, "value");
+      }
+      /* the variable's host.name wins; its process.pid does not */
+      ck_assert_str_eq(str_at(hn, "stringValue", NULL), "node-3");
+      ck_assert_str_eq(str_at(team, "stringValue", NULL), "a=b");
+      if (want_pid[i]) {
+        ck_assert_uint_eq(npid, 1);
+        ck_assert_str_eq(str_at(pid, "intValue", NULL), want_pid[i]);
+      } else {
+        ck_assert_ptr_null(pid);
+      }
+      ck_assert_str_eq(str_at(vat, "stringValue", NULL), want_vat[i]);
+      sp = YAJL_GET_ARRAY(yajl_tree_get(g, q, yajl_t_array))->values[0];
+      ck_assert_uint_eq(YAJL_GET_ARRAY(at(sp, "spans"))->len, want_spans[i]);
+    }
+  }
+  yajl_tree_free(root);
+  /* Reset: the next request has no resources left over. */
+  otlp_req_reset(&r);
+  body = otlp_req_end(&r, &len);
+  ck_assert_str_eq(body, "{\"resourceSpans\":[]}");
+  otlp_req_free(&r);
+  otel_attrs_free(&env);
+  free(res);
+}
+END_TEST
+
+/* The analysis names each delivery's worker: the pid of the vat's latest
+ * create-vat / worker-start, forgotten when the kernel restarts. */
+typedef struct {
+  size_t n;
+  long long pid[64];
+  char vat[64][8];
+  long wline[64];
+} seen_t;
+
+static void on_d(void *arg, const ips_delivery_t *d) {
+  seen_t *s = arg;
+  if (s->n < 64) {
+    s->pid[s->n] = d->worker_pid;
+    s->wline[s->n] = d->worker_line;
+    snprintf(s->vat[s->n], sizeof s->vat[0], "%s", d->vat);
+  }
+  s->n++;
+}
+
+static void analyse(const char *path, seen_t *s) {
+  ips_analysis_options_t o;
+  ips_analysis_t *a;
+  ips_source_t *src;
+  char err[256];
+  long n;
+  memset(s, 0, sizeof *s);
+  ips_analysis_options_init(&o);
+  o.on_delivery = on_d;
+  o.arg = s;
+  ck_assert_int_eq(ips_analysis_new(&a, &o), 0);
+  ck_assert_msg(ips_source_open(&src, path, NULL, err, sizeof err) == 0, "%s",
+                err);
+  while ((n = ips_analysis_read(a, src, 0, err, sizeof err)) > 0)
+    ;
+  ck_assert_int_eq(n, 0);
+  ips_analysis_finish(a);
+  ips_source_close(src);
+  ips_analysis_free(a);
+}
+
+static const char *data(const char *name) {
+  static char p[4096];
+  const char *s = getenv("IPCSTAMP_SRCDIR");
+  snprintf(p, sizeof p, "%s/tests/data/%s", s && *s ? s : ".", name);
+  return p;
+}
+
+START_TEST(worker_pid_in_the_analysis) {
+  seen_t s;
+  size_t i;
+  char tmp[] = "/tmp/check_otel_pid.XXXXXX", line[65536];
+  FILE *in, *out;
+  int fd, pass;
+  /* Our parent's file: worker-start names v1 29936 (line 2), v2 29938. */
+  analyse(data("run.slog"), &s);
+  ck_assert_uint_eq(s.n, 28);
+  for (i = 0; i < s.n; i++) {
+    int v1 = !strcmp(s.vat[i], "v1");
+    ck_assert_int_eq(s.pid[i], v1 ? 29936 : 29938);
+    ck_assert_int_eq(s.wline[i], v1 ? 2 : 3);
+  }
+  /* SwingSet's: create-vat without a pid, so none, but the line. */
+  analyse(data("swingset-shapes.slog"), &s);
+  ck_assert_uint_gt(s.n, 0);
+  for (i = 0; i < s.n && i < 64; i++)
+    ck_assert_int_eq(s.pid[i], 0);
+  /* The same run appended again without its worker-start lines: the
+   * kernel restarted (monotime goes back), and the old pids are not the
+   * new workers'. */
+  fd = mkstemp(tmp);
+  ck_assert_int_ge(fd, 0);
+  out = fdopen(fd, "w");
+  for (pass = 0; pass < 2; pass++) {
+    in = fopen(data("run.slog"), "r");
+    ck_assert_ptr_nonnull(in);
+    while (fgets(line, sizeof line, in))
+      if (!pass || !strstr(line, "\"worker-start\""))
+        fputs(line, out);
+    fclose(in);
+  }
+  fclose(out);
+  analyse(tmp, &s);
+  unlink(tmp);
+  ck_assert_uint_eq(s.n, 56);
+  for (i = 0; i < 56; i++)
+    ck_assert_int_eq(s.pid[i] != 0, i < 28);
+}
+END_TEST
+
+/* OTEL_RESOURCE_ATTRIBUTES as the specification reads it. */
+START_TEST(resource_attribute_list) {
+  otel_attrs_t a;
+  char err[256];
+  memset(&a, 0, sizeof a);
+  ck_assert_int_eq(otel_attrs_parse(&a, " k8s.pod.name = a%20b , x%3Dy=1%2C2"
+                                    ",,dup=1,dup=2,empty=", "E", err,
+                                    sizeof err), 0);
+  ck_assert_uint_eq(a.n, 4);
+  ck_assert_str_eq(otel_attrs_get(&a, "k8s.pod.name"), "a b");
+  ck_assert_str_eq(otel_attrs_get(&a, "x=y"), "1,2");
+  ck_assert_str_eq(otel_attrs_get(&a, "dup"), "2");  /* the later wins */
+  ck_assert_str_eq(otel_attrs_get(&a, "empty"), "");
+  ck_assert_ptr_null(otel_attrs_get(&a, "nope"));
+  otel_attrs_free(&a);
+  /* Any error: the whole value is discarded (a stays empty). */
+  ck_assert_int_eq(otel_attrs_parse(&a, "a=1,b", "E", err, sizeof err), -1);
+  ck_assert_msg(strstr(err, "E: item 2 'b' has no '='"), "%s", err);
+  ck_assert_uint_eq(a.n, 0);
+  ck_assert_int_eq(otel_attrs_parse(&a, "a=1,b=%g1", "E", err, sizeof err), -1);
+  ck_assert_msg(strstr(err, "item 2: bad percent-encoding at '%g1'"), "%s",
+                err);
+  ck_assert_uint_eq(a.n, 0);
+  ck_assert_int_eq(otel_attrs_parse(&a, " =1", "E", err, sizeof err), -1);
+  ck_assert_msg(strstr(err, "empty key"), "%s", err);
+  ck_assert_int_eq(otel_attrs_parse(&a, "a=x%00y", "E", err, sizeof err), -1);
+  ck_assert_msg(strstr(err, "value is not UTF-8 text"), "%s", err);
+  ck_assert_int_eq(otel_attrs_parse(&a, "a=%ff", "E", err, sizeof err), -1);
+  ck_assert_int_eq(otel_attrs_parse(&a, "%0a=1", "E", err, sizeof err), -1);
+  ck_assert_msg(strstr(err, "key is not UTF-8 text"), "%s", err);
+  ck_assert_uint_eq(a.n, 0);
+}
+END_TEST
+
+/* ---- the rings (ring.c) ------------------------------------------------ */
+
+typedef struct {
+  size_t n;
+  long long pid[8], dnum[8];
+  int64_t P[8][6], W[8][6], wall0[8];
+  size_t nup[8];
+} joined_t;
+
+static void on_joined(void *arg, const ips_delivery_t *d,
+                      const ips_stats_t *st, const otel_ids_t *ids) {
+  joined_t *j = arg;
+  size_t i, k = j->n++;
+  ck_assert_uint_lt(k, 8);
+  ck_assert_int_eq(ids->with_pid, 1);
+  j->pid[k] = d->worker_pid;
+  j->dnum[k] = d->dnum;
+  j->nup[k] = d->n_up;
+  j->wall0[k] = otlp_wall_ns(st, d, d->P[0]);
+  for (i = 0; i < 2 + 2 * d->n_up && i < 6; i++) {
+    j->P[k][i] = d->P[i];
+    j->W[k][i] = d->W[i];
+  }
+}
+
+/* An event as a reader hands it: fields by name. */
+static ips_ring_field_t fld[8];
+static ips_ring_event_t ev;
+
+static const ips_ring_event_t *stamp_ev(char kind, uint64_t k, int64_t mono,
+                                        const char *vat) {
+  static char ks[2];
+  ks[0] = kind;
+  ks[1] = '\0';
+  memset(fld, 0, sizeof fld);
+  fld[0].name = "kind", fld[0].kind = IPS_RING_FIELD_STR, fld[0].s = ks;
+  fld[0].len = 1;
+  fld[1].name = "mono_ns", fld[1].kind = IPS_RING_FIELD_INT, fld[1].i = mono;
+  fld[2].name = "delivery", fld[2].kind = IPS_RING_FIELD_UINT, fld[2].u = k;
+  fld[2].i = (int64_t)k; /* as the reader fills both */
+  fld[3].name = "vat", fld[3].kind = IPS_RING_FIELD_STR, fld[3].s = vat;
+  fld[3].len = strlen(vat);
+  ev.name = "stamp";
+  ev.nfields = 4;
+  ev.fields = fld;
+  return &ev;
+}
+
+static const ips_ring_event_t *attr_ev(const char *vat, uint64_t k,
+                                       int64_t end, int64_t total) {
+  memset(fld, 0, sizeof fld);
+  fld[0].name = "vat", fld[0].kind = IPS_RING_FIELD_STR, fld[0].s = vat;
+  fld[0].len = strlen(vat);
+  fld[1].name = "delivery", fld[1].kind = IPS_RING_FIELD_UINT, fld[1].u = k;
+  fld[1].i = (int64_t)k;
+  fld[2].name = "mono_ns", fld[2].kind = IPS_RING_FIELD_INT, fld[2].i = end;
+  fld[3].name = "total_ns", fld[3].kind = IPS_RING_FIELD_INT, fld[3].i = total;
+  fld[4].name = "pipe_ns", fld[4].kind = IPS_RING_FIELD_INT, fld[4].i = 24;
+  fld[5].name = "worker_ns", fld[5].kind = IPS_RING_FIELD_INT, fld[5].i = 100;
+  fld[6].name = "kernel_ns", fld[6].kind = IPS_RING_FIELD_INT, fld[6].i = 30;
+  ev.name = "attribution";
+  ev.nfields = 7;
+  ev.fields = fld;
+  return &ev;
+}
+
+/* The parent's D U R U R E of delivery k (P2 moved by off), its
+ * attribution, and one worker's d u r u r e (W2 moved by off). */
+static void parent_side(otel_ring_t *r, const ips_ring_info_t *pi,
+                        uint64_t k, int64_t off) {
+  static const char kinds[] = "DURURE";
+  size_t i;
+  for (i = 0; i < 6; i++)
+    otel_ring_event(r, 100, pi, "*", stamp_ev(kinds[i], k, P2[i] + off, ""));
+  otel_ring_event(r, 100, pi, "*", attr_ev("v1", k, P2[5] + off, 154));
+}
+
+static void worker_side(otel_ring_t *r, const ips_ring_info_t *wi, long pid,
+                        uint64_t k, int64_t off) {
+  static const char kinds[] = "durure";
+  size_t i;
+  for (i = 0; i < 6; i++)
+    otel_ring_event(r, pid, wi, "v1", stamp_ev(kinds[i], k, W2[i] + off, "v1"));
+}
+
+START_TEST(ring_join) {
+  joined_t j;
+  ips_ring_info_t pi, wi;
+  otel_ring_counts_t c;
+  otel_ring_t *r;
+  size_t i;
+  memset(&j, 0, sizeof j);
+  memset(&pi, 0, sizeof pi);
+  memset(&wi, 0, sizeof wi);
+  pi.role = IPS_RING_ROLE_PARENT;
+  pi.start_wall_us = 1700000000000000LL;
+  pi.start_mono_ns = 500;
+  wi.role = IPS_RING_ROLE_WORKER;
+  r = otel_ring_new(on_joined, &j);
+  ck_assert_ptr_nonnull(r);
+
+  /* The parent's ring read first, then the worker's: joined once the
+   * worker's half comes, with the P and W a slogfile would give. */
+  parent_side(r, &pi, 1, 0);
+  ck_assert_uint_eq(j.n, 0);
+  worker_side(r, &wi, 200, 1, 0);
+  ck_assert_uint_eq(j.n, 1);
+  ck_assert_int_eq(j.pid[0], 200);
+  ck_assert_int_eq(j.dnum[0], 1);
+  ck_assert_uint_eq(j.nup[0], 2);
+  for (i = 0; i < 6; i++) {
+    ck_assert_int_eq(j.P[0][i], P2[i]);
+    ck_assert_int_eq(j.W[0][i], W2[i]);
+  }
+  /* placed from the parent ring's start: wall µs + (D - start mono) */
+  ck_assert_int_eq(j.wall0[0], 1700000000000000000LL + (1000 - 500));
+
+  /* v1's worker restarted (pid 300 counts from 1 again); an old half of
+   * pid 200 with the same number is still waiting: the new one is the
+   * one whose d..e lies inside the parent's D..E. */
+  worker_side(r, &wi, 200, 1, 100000); /* never attributed */
+  worker_side(r, &wi, 300, 1, 5000);
+  parent_side(r, &pi, 1, 5000);
+  ck_assert_uint_eq(j.n, 2);
+  ck_assert_int_eq(j.pid[1], 300);
+  ck_assert_int_eq(j.P[1][0], P2[0] + 5000);
+
+  /* Another child's U R with the same number inside the window: the shape
+   * is broken, so the delivery is counted and not exported. */
+  otel_ring_event(r, 100, &pi, "*", stamp_ev('D', 2, 20000, ""));
+  otel_ring_event(r, 100, &pi, "*", stamp_ev('U', 2, 20010, ""));
+  otel_ring_event(r, 100, &pi, "*", stamp_ev('D', 2, 20020, ""));
+  otel_ring_event(r, 100, &pi, "*", stamp_ev('E', 2, 20050, ""));
+  otel_ring_event(r, 100, &pi, "*", attr_ev("v1", 2, 20050, 50));
+  otel_ring_get_counts(r, &c);
+  ck_assert_uint_eq(c.joined, 2);
+  ck_assert_uint_eq(c.unjoined, 1);
+
+  /* A parent's half whose worker never shows waits 100 ticks at most. */
+  parent_side(r, &pi, 7, 90000);
+  for (i = 0; i < 100; i++)
+    otel_ring_tick(r, 0);
+  otel_ring_get_counts(r, &c);
+  ck_assert_uint_eq(c.unjoined, 1);
+  otel_ring_tick(r, 0);
+  otel_ring_get_counts(r, &c);
+  ck_assert_uint_eq(c.unjoined, 2);
+  /* ... and its worker, come too late, is not joined with anything. */
+  worker_side(r, &wi, 300, 7, 90000);
+  ck_assert_uint_eq(j.n, 2);
+  otel_ring_tick(r, 1);
+  otel_ring_get_counts(r, &c);
+  ck_assert_uint_eq(c.joined, 2);
+  ck_assert_uint_eq(c.unjoined, 2); /* a worker's half alone: not counted */
+  otel_ring_free(r);
+}
+END_TEST
+
 static Suite *otel_suite(void) {
   Suite *s = suite_create("otel");
   TCase *c = tcase_create("Core");
@@ -362,10 +735,14 @@ static Suite *otel_suite(void) {
   tcase_add_test(c, request_tree_and_times);
   tcase_add_test(c, error_replay_wall);
   tcase_add_test(c, ids_stable_and_distinct);
+  tcase_add_test(c, one_resource_per_worker);
+  tcase_add_test(c, worker_pid_in_the_analysis);
+  tcase_add_test(c, ring_join);
   suite_add_tcase(s, c);
   c = tcase_create("Bad input");
   tcase_add_test(c, endpoint_rules);
   tcase_add_test(c, header_list);
+  tcase_add_test(c, resource_attribute_list);
   suite_add_tcase(s, c);
   return s;
 }

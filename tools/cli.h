@@ -122,6 +122,11 @@ int cli_next_option(cli_input_t *in, int argc, char **argv,
  * what is wrong. */
 int cli_input_path(cli_input_t *in, int argc, char **argv);
 
+/* --interval's value, checked the same for every ring follower (otel
+ * --ring has options of its own besides): 0, or -1 after saying why. */
+int cli_ring_interval(const char *name, const char *arg, long long min_ms,
+                      long long *interval);
+
 /* The options of the subcommands that follow a ring directory (top,
  * watch): --dir DIR (default $IPCSTAMP_RING_DIR), --interval MS from
  * min_ms to 60000, --once, -h.  name is "top" or "watch"; usage the --help

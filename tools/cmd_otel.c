@@ -11,6 +11,8 @@
  * dropped when it is full, and the counts are printed at the end. */
 #include "config.h"
 
+#include <signal.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,9 +21,11 @@
 
 #include "cli.h"
 #include "otel/otel.h"
+#include "top/top.h"
 
 static const char usage_text[] =
     "usage: ipcstamp otel SLOG [--endpoint URL] [options]\n"
+    "       ipcstamp otel --ring DIR [--endpoint URL] [options]\n"
     "\n"
     "Sends each delivery of SLOG as a trace to an OpenTelemetry receiver\n"
     "(OTLP over HTTP, JSON): a span for the delivery on the kernel's side,\n"
@@ -35,8 +39,10 @@ static const char usage_text[] =
     "                    http://localhost:4318/v1/traces)\n"
     "  --header K=V      an HTTP header (repeatable; after the ones of\n"
     "                    OTEL_EXPORTER_OTLP_HEADERS and _TRACES_HEADERS)\n"
-    "  --service-name S  the resource's service.name (default:\n"
-    "                    OTEL_SERVICE_NAME, else ipcstamp)\n"
+    "  --service-name S  the resources' service.name (default:\n"
+    "                    OTEL_SERVICE_NAME, else OTEL_RESOURCE_ATTRIBUTES'\n"
+    "                    service.name, else ipcstamp); one resource per\n"
+    "                    worker process, with its process.pid when known\n"
     "  --batch N         spans per request, at most (default 512; a\n"
     "                    delivery's spans always go together)\n"
     "  --retries N       tries after the first on 429, 502, 503, 504 or no\n"
@@ -48,6 +54,12 @@ static const char usage_text[] =
     "                    (default 16); beyond, the oldest are dropped\n"
     "  --dry-run         write the requests to stdout, one JSON per line,\n"
     "                    instead of sending them\n"
+    "  --ring DIR        instead of SLOG: follow the live rings of DIR (as\n"
+    "                    top and watch do; docs/ring.md) and send each\n"
+    "                    delivery as its attribution completes, until SIGINT\n"
+    "                    or SIGTERM\n"
+    "  --interval MS     with --ring: how often to poll, 10..60000 (100)\n"
+    "  --once            with --ring: send what the rings hold now and exit\n"
     CLI_INPUT_HELP
     "\n"
     "exit codes: 0 ok, 2 bad usage, 3 records skipped, 4 cannot read the\n"
@@ -61,7 +73,10 @@ enum {
   OPT_RETRIES,
   OPT_TIMEOUT,
   OPT_QUEUE,
-  OPT_DRY
+  OPT_DRY,
+  OPT_RING,
+  OPT_INTERVAL,
+  OPT_ONCE
 };
 
 /* A request waiting to be sent. */
@@ -85,6 +100,8 @@ typedef struct {
   int failed;           /* not following: a batch could not be delivered */
   int oom;
   uint64_t sent, dropped, rejected, unsent, requests;
+  otel_ring_t *ring;    /* --ring: the deliveries joined from the rings */
+  uint64_t ring_lost;   /* events the readers were lapped over */
 } otel_cmd_t;
 
 #define DOWN_RETRY_MS 5000
@@ -247,6 +264,113 @@ static void on_idle(void *arg) {
     fflush(stdout);
 }
 
+/* --ring: a delivery joined from the rings, with its own anchor and ids
+ * (each parent ring is a run of its own). */
+static void on_ring_delivery(void *arg, const ips_delivery_t *d,
+                             const ips_stats_t *st, const otel_ids_t *ids) {
+  otel_cmd_t *c = arg;
+  size_t n = otlp_delivery_nspans(d);
+  if (c->req.nspans && c->req.nspans + n > c->batch)
+    seal(c);
+  otlp_req_delivery(&c->req, ids, st, d);
+}
+
+static void on_ring_event(void *arg, const top_proc_t *p,
+                          const ips_ring_event_t *ev) {
+  otel_cmd_t *c = arg;
+  otel_ring_event(c->ring, p->pid, &p->info, p->vat, ev);
+}
+
+static void on_ring_lost(void *arg, const top_proc_t *p, uint64_t lost) {
+  otel_cmd_t *c = arg;
+  c->ring_lost += lost;
+  otel_ring_lost(c->ring, p->pid);
+}
+
+static volatile sig_atomic_t ring_stop;
+
+static void on_ring_stop(int sig) {
+  (void)sig;
+  ring_stop = 1;
+}
+
+/* Holds, for the next refresh, each ring with more to read that is ahead
+ * in time of the latest-behind ring with more to read (which is never
+ * held, so every refresh makes progress). */
+static void level_rings(otel_cmd_t *c, top_t *t) {
+  int64_t lo = INT64_MAX;
+  size_t i;
+  for (i = 0; i < t->nprocs; i++) {
+    top_proc_t *p = t->procs[i];
+    int64_t m = otel_ring_last_mono(c->ring, p->pid);
+    if (p->more && m < lo)
+      lo = m;
+  }
+  for (i = 0; i < t->nprocs; i++) {
+    top_proc_t *p = t->procs[i];
+    p->hold = p->more && otel_ring_last_mono(c->ring, p->pid) > lo;
+  }
+}
+
+/* --ring: polls every ring of dir (tools/top's model: new rings are picked
+ * up at each poll, each poll is bounded) and sends what was joined after
+ * each poll, until a signal (or after one poll with once).  Memory is
+ * bounded by the model, the joiner (otel/ring.c) and the queue.  Returns
+ * an exit code. */
+static int follow_rings(otel_cmd_t *c, const char *dir, long long interval,
+                        int once) {
+  top_t *t = malloc(sizeof *t); /* large: a history per process */
+  struct sigaction sa;
+  char msg[512];
+  int rc = CLI_EXIT_OK;
+  size_t i;
+  if (!t || !(c->ring = otel_ring_new(on_ring_delivery, c))) {
+    free(t);
+    fprintf(stderr, "ipcstamp otel: out of memory\n");
+    return CLI_EXIT_IO;
+  }
+  top_init(t, dir);
+  t->event_cb = on_ring_event;
+  t->lost_cb = on_ring_lost;
+  t->cb_arg = c;
+  /* A backlog (rings written before otel started) is read 256 events at a
+   * time from each ring in turn, so the halves waiting for the other ring
+   * stay far below the joiner's bound. */
+  t->poll_max = 256;
+  memset(&sa, 0, sizeof sa);
+  sa.sa_handler = on_ring_stop;
+  sigaction(SIGINT, &sa, NULL);
+  sigaction(SIGTERM, &sa, NULL);
+  for (;;) {
+    struct timespec ts;
+    if (top_refresh(t, msg, sizeof msg) != 0) {
+      fprintf(stderr, "ipcstamp otel: %s\n", msg);
+      rc = CLI_EXIT_IO;
+      break;
+    }
+    if (t->more && !ring_stop) {
+      /* A backlog: read on at once (no tick: no time passed), the rings
+       * that are ahead in time held until the others catch up, so that
+       * one ring's halves do not wait long for another's. */
+      level_rings(c, t);
+      continue;
+    }
+    for (i = 0; i < t->nprocs; i++)
+      t->procs[i]->hold = 0;
+    otel_ring_tick(c->ring, 0);
+    on_idle(c);
+    if (once || ring_stop)
+      break;
+    ts.tv_sec = interval / 1000;
+    ts.tv_nsec = interval % 1000 * 1000000L;
+    nanosleep(&ts, NULL);
+  }
+  otel_ring_tick(c->ring, 1);
+  top_free(t);
+  free(t);
+  return rc;
+}
+
 static int timeout_env(long long *ms) {
   const char *name = "OTEL_EXPORTER_OTLP_TRACES_TIMEOUT";
   const char *e = getenv(name);
@@ -274,6 +398,9 @@ int cmd_otel(int argc, char **argv) {
       {"timeout", required_argument, NULL, OPT_TIMEOUT},
       {"queue", required_argument, NULL, OPT_QUEUE},
       {"dry-run", no_argument, NULL, OPT_DRY},
+      {"ring", required_argument, NULL, OPT_RING},
+      {"interval", required_argument, NULL, OPT_INTERVAL},
+      {"once", no_argument, NULL, OPT_ONCE},
       {NULL, 0, NULL, 0}};
   cli_input_t in;
   otel_cmd_t c;
@@ -283,10 +410,15 @@ int cmd_otel(int argc, char **argv) {
   const char *hdr_args[OTEL_MAX_HEADERS];
   size_t nhdr = 0, i;
   long long batch = 512, retries = 5, timeout = 10000, queue = 16;
+  long long interval = 100;
+  const char *ring_dir = NULL;
+  int once = 0, interval_set = 0;
   char err[512], host[256], *res = NULL;
+  otel_attrs_t env_attrs;
   int opt, rc;
 
   memset(&c, 0, sizeof c);
+  memset(&env_attrs, 0, sizeof env_attrs);
   memset(&target, 0, sizeof target);
   cli_input_init(&in, "ipcstamp otel", usage_text);
   if (timeout_env(&timeout) < 0)
@@ -330,12 +462,41 @@ int cmd_otel(int argc, char **argv) {
       case OPT_DRY:
         c.dry = 1;
         break;
+      case OPT_RING:
+        if (!*optarg)
+          return cli_bad_value(&in, "--ring takes a directory", optarg);
+        ring_dir = optarg;
+        break;
+      case OPT_INTERVAL:
+        if (cli_ring_interval("otel", optarg, 10, &interval) != 0)
+          return CLI_EXIT_USAGE;
+        interval_set = 1;
+        break;
+      case OPT_ONCE:
+        once = 1;
+        break;
     }
   }
   if (rc >= 0)
     return rc;
-  if (cli_input_path(&in, argc, argv) < 0)
+  if (ring_dir) {
+    /* The rings are the input: no slogfile, nor its options. */
+    if (optind < argc) {
+      fprintf(stderr, "ipcstamp otel: --ring DIR takes no slogfile (got "
+                      "'%s')\n", argv[optind]);
+      return CLI_EXIT_USAGE;
+    }
+    if (in.src.follow) {
+      fprintf(stderr, "ipcstamp otel: --ring follows the rings already; "
+                      "--follow is for a slogfile\n");
+      return CLI_EXIT_USAGE;
+    }
+  } else if (interval_set || once) {
+    fprintf(stderr, "ipcstamp otel: --interval and --once go with --ring\n");
     return CLI_EXIT_USAGE;
+  } else if (cli_input_path(&in, argc, argv) < 0) {
+    return CLI_EXIT_USAGE;
+  }
 
   /* Where to, in the SDKs' order: the environment, then the options. */
   rc = CLI_EXIT_USAGE;
@@ -352,8 +513,17 @@ int cmd_otel(int argc, char **argv) {
   for (i = 0; i < nhdr; i++)
     if (otel_target_header(&target, hdr_args[i], err, sizeof err) < 0)
       goto usage;
+  /* The specification: a value with any error is discarded whole and the
+   * error reported; the export goes on without it. */
+  if ((e = getenv("OTEL_RESOURCE_ATTRIBUTES")) &&
+      otel_attrs_parse(&env_attrs, e, "OTEL_RESOURCE_ATTRIBUTES", err,
+                       sizeof err) < 0)
+    fprintf(stderr, "ipcstamp otel: %s; the variable is ignored, as the "
+                    "OpenTelemetry specification says\n", err);
   if (!service && (e = getenv("OTEL_SERVICE_NAME")) && *e)
     service = e;
+  if (!service)
+    service = otel_attrs_get(&env_attrs, "service.name");
   if (!service)
     service = "ipcstamp";
 
@@ -361,15 +531,16 @@ int cmd_otel(int argc, char **argv) {
   if (gethostname(host, sizeof host) < 0)
     host[0] = '\0';
   host[sizeof host - 1] = '\0';
-  slash = strrchr(in.path, '/');
+  slash = ring_dir ? NULL : strrchr(in.path, '/');
   res = otlp_resource(service, host[0] ? host : NULL,
-                      slash ? slash + 1 : in.path);
+                      ring_dir ? NULL : slash ? slash + 1 : in.path,
+                      &env_attrs);
   if (!res || otlp_req_init(&c.req, res) < 0) {
     fprintf(stderr, "ipcstamp otel: out of memory\n");
     goto out;
   }
   c.batch = (size_t)batch;
-  c.follow = in.src.follow;
+  c.follow = in.src.follow || ring_dir;
   c.qmax = c.follow ? (size_t)queue : 1;
   c.q = calloc(c.qmax, sizeof *c.q);
   if (!c.q) {
@@ -389,13 +560,17 @@ int cmd_otel(int argc, char **argv) {
       goto out;
     }
   }
-  in.an.on_delivery = on_delivery;
-  in.an.arg = &c;
-  if (c.follow) {
-    in.on_idle = on_idle;
-    in.idle_arg = &c;
+  if (ring_dir) {
+    rc = follow_rings(&c, ring_dir, interval, once);
+  } else {
+    in.an.on_delivery = on_delivery;
+    in.an.arg = &c;
+    if (c.follow) {
+      in.on_idle = on_idle;
+      in.idle_arg = &c;
+    }
+    rc = cli_analyze(&in, &c.a);
   }
-  rc = cli_analyze(&in, &c.a);
   if (!c.failed) {
     seal(&c);
     drain(&c, 1);
@@ -425,6 +600,22 @@ int cmd_otel(int argc, char **argv) {
       fprintf(stderr, ", %llu rejected by the receiver",
               (unsigned long long)c.rejected);
     fputc('\n', stderr);
+  }
+  if (c.ring) {
+    otel_ring_counts_t rcn;
+    otel_ring_get_counts(c.ring, &rcn);
+    fprintf(stderr, "ipcstamp otel: %llu deliveries from the rings",
+            (unsigned long long)rcn.joined);
+    if (rcn.unjoined)
+      fprintf(stderr, ", %llu attributed by the parent but not exported "
+                      "(their stamps incomplete in the rings)",
+              (unsigned long long)rcn.unjoined);
+    if (c.ring_lost)
+      fprintf(stderr, ", %llu ring events lost (a reader was lapped)",
+              (unsigned long long)c.ring_lost);
+    fputc('\n', stderr);
+  }
+  if (!c.dry) {
     if (c.failed || c.unsent || c.dropped || c.rejected)
       rc = CLI_EXIT_SEND;
   }
@@ -436,10 +627,13 @@ out:
   otlp_req_free(&c.req);
   free(res);
   otel_target_free(&target);
+  otel_attrs_free(&env_attrs);
+  otel_ring_free(c.ring);
   ips_analysis_free(c.a);
   return rc;
 usage:
   fprintf(stderr, "ipcstamp otel: %s\n", err);
   otel_target_free(&target);
+  otel_attrs_free(&env_attrs);
   return rc;
 }

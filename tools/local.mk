@@ -22,6 +22,7 @@ tools_ipcstamp_SOURCES = \
 	tools/otel/otlp_json.c \
 	tools/otel/config.c \
 	tools/otel/send.c \
+	tools/otel/ring.c \
 	tools/output/json.c \
 	tools/output/report.c \
 	tools/output/slow_marks.c \

@@ -294,6 +294,16 @@ static long read_all(cli_input_t *in, ips_analysis_t *a, ips_source_t *src,
   }
 }
 
+int cli_ring_interval(const char *name, const char *arg, long long min_ms,
+                      long long *interval) {
+  if (cli_count(arg, 60000, interval) != 0 || *interval < min_ms) {
+    fprintf(stderr, "ipcstamp %s: --interval takes milliseconds from "
+                    "%lld to 60000, not '%s'\n", name, min_ms, arg);
+    return -1;
+  }
+  return 0;
+}
+
 int cli_ring_options(int argc, char **argv, const char *name,
                      const char *usage, long long min_ms, const char **dir,
                      long long *interval, int *once) {
@@ -312,11 +322,8 @@ int cli_ring_options(int argc, char **argv, const char *name,
       *dir = optarg;
       break;
     case 'i':
-      if (cli_count(optarg, 60000, interval) != 0 || *interval < min_ms) {
-        fprintf(stderr, "ipcstamp %s: --interval takes milliseconds from "
-                        "%lld to 60000, not '%s'\n", name, min_ms, optarg);
+      if (cli_ring_interval(name, optarg, min_ms, interval) != 0)
         return CLI_EXIT_USAGE;
-      }
       break;
     case '1':
       *once = 1;

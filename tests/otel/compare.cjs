@@ -26,14 +26,27 @@ const fail = (msg) => { throw Error(msg); };
 
 const slogLines = fs.readFileSync(slog, 'utf8').split('\n');
 // The anchors: the first record with a time, the first with a monotime
-// (as the analysis takes them); a file without both keeps its stamps as
-// they are.
-let t0 = null, m0 = null;
-for (const l of slogLines) {
-    try { JSON.parse(l); } catch (e) { continue; }
-    if (t0 === null && field(l, 'time')) t0 = ns(field(l, 'time'));
-    if (m0 === null && field(l, 'monotime')) m0 = ns(field(l, 'monotime'));
-}
+// (as the analysis takes them; create-vat is not one); a file without both
+// keeps its stamps as they are.  After a kernel restart (monotime back by
+// more than 1 ms) the run's own anchor: the first record with both clocks
+// since; anchorOf[line] is the anchor a deliver record at that line uses.
+let t0 = null, m0 = null, last = null, run = null, pending = false;
+const anchorOf = [];
+slogLines.forEach((l, i) => {
+    let r;
+    try { r = JSON.parse(l); } catch (e) { return; }
+    const t = field(l, 'time'), m = field(l, 'monotime');
+    if (m !== null) {
+        if (last !== null && ns(m) + 1000000n < last) { run = null; pending = true; }
+        last = ns(m);
+    }
+    if (pending && t !== null && m !== null) { run = [ns(t), ns(m)]; pending = false; }
+    if (r.type !== 'create-vat') {
+        if (t0 === null && t !== null) t0 = ns(t);
+        if (m0 === null && m !== null) m0 = ns(m);
+    }
+    anchorOf[i + 1] = run || (t0 !== null && m0 !== null ? [t0, m0] : null);
+});
 
 const report = lines(reportFile).map(JSON.parse).filter((r) => !r.summary);
 // Normalised traces (attributes as objects) or raw request bodies.
@@ -107,8 +120,9 @@ for (const d of report) {
         fail(`line ${d.line}: status ${JSON.stringify(r.status)} for ok=${d.ok}`);
     // The deliver record's stamp, on the wall clock.
     const dl = slogLines[d.line - 1];
+    const an = anchorOf[d.line];
     const D = a['ipcstamp.parent_clock'] !== 'monotime' ? ns(field(dl, 'time'))
-        : t0 !== null && m0 !== null ? t0 + (ns(field(dl, 'monotime')) - m0)
+        : an ? an[0] + (ns(field(dl, 'monotime')) - an[1])
         : ns(field(dl, 'monotime'));
     const start = BigInt(r.startTimeUnixNano), end = BigInt(r.endTimeUnixNano);
     if (start !== D) fail(`line ${d.line}: starts at ${start}, the deliver record says ${D}`);

@@ -234,3 +234,139 @@ void otel_target_free(otel_target_t *t) {
     free(t->headers[i]);
   t->nheaders = 0;
 }
+
+/* s[0..n) percent-decoded into a new string, or NULL with *bad set to
+ * where a '%' is not followed by two hex digits (NULL, bad NULL: out of
+ * memory); *len gets the decoded length (a %00 would hide the rest). */
+static char *pct_decode(const char *s, size_t n, const char **bad,
+                        size_t *len) {
+  char *d = malloc(n + 1);
+  size_t i, o = 0;
+  *bad = NULL;
+  if (!d)
+    return NULL;
+  for (i = 0; i < n; i++) {
+    if (s[i] != '%') {
+      d[o++] = s[i];
+      continue;
+    }
+    if (n - i < 3 || hexval(s[i + 1]) < 0 || hexval(s[i + 2]) < 0) {
+      *bad = s + i;
+      free(d);
+      return NULL;
+    }
+    d[o++] = (char)(hexval(s[i + 1]) * 16 + hexval(s[i + 2]));
+    i += 2;
+  }
+  d[o] = '\0';
+  *len = o;
+  return d;
+}
+
+/* A decoded key or value a resource attribute can carry: UTF-8 (OTLP's
+ * strings are), no control characters. */
+static int text_ok(const char *s, size_t n) {
+  size_t i;
+  for (i = 0; i < n; i++)
+    if ((unsigned char)s[i] < 0x20 || s[i] == 0x7f)
+      return 0;
+  return ips_utf8_valid(s, n);
+}
+
+static const char *trim(const char *s, const char **end) {
+  while (s < *end && (*s == ' ' || *s == '\t'))
+    s++;
+  while (*end > s && ((*end)[-1] == ' ' || (*end)[-1] == '\t'))
+    (*end)--;
+  return s;
+}
+
+int otel_attrs_parse(otel_attrs_t *a, const char *list, const char *what,
+                     char *err, size_t errlen) {
+  const char *p = list;
+  int item = 0;
+  while (*p) {
+    const char *end = strchr(p, ','), *k, *ke, *v, *ve, *bad;
+    char *key, *val;
+    size_t i, kn = 0, vn = 0;
+    if (!end)
+      end = p + strlen(p);
+    item++;
+    ke = end;
+    k = trim(p, &ke);
+    p = *end ? end + 1 : end;
+    if (k == ke) /* an empty item ("a=1,,b=2", a trailing comma) */
+      continue;
+    v = memchr(k, '=', (size_t)(ke - k));
+    if (!v) {
+      say(err, errlen, "%s: item %d '%.*s' has no '=' (the form is "
+                       "key=value,key=value)", what, item, (int)(ke - k), k);
+      goto fail;
+    }
+    ve = ke;
+    ke = v++;
+    k = trim(k, &ke);
+    v = trim(v, &ve);
+    if (k == ke) {
+      say(err, errlen, "%s: item %d has an empty key", what, item);
+      goto fail;
+    }
+    key = pct_decode(k, (size_t)(ke - k), &bad, &kn);
+    val = key ? pct_decode(v, (size_t)(ve - v), &bad, &vn) : NULL;
+    if (!key || !val) {
+      free(key);
+      if (bad)
+        say(err, errlen, "%s: item %d: bad percent-encoding at '%.*s' (%% "
+                         "must be followed by two hex digits)", what, item,
+            (int)(end - bad < 3 ? end - bad : 3), bad);
+      else
+        say(err, errlen, "out of memory");
+      goto fail;
+    }
+    if (!text_ok(key, kn) || !text_ok(val, vn)) {
+      say(err, errlen, "%s: item %d: the decoded %s is not UTF-8 text "
+                       "(a control character or a bad byte)", what, item,
+          text_ok(key, kn) ? "value" : "key");
+      free(key);
+      free(val);
+      goto fail;
+    }
+    for (i = 0; i < a->n; i++) /* the later of two equal keys wins */
+      if (!strcmp(a->key[i], key))
+        break;
+    if (i < a->n) {
+      free(a->key[i]);
+      free(a->val[i]);
+    } else if (a->n == OTEL_MAX_ATTRS) {
+      free(key);
+      free(val);
+      say(err, errlen, "%s: more than %d attributes", what, OTEL_MAX_ATTRS);
+      goto fail;
+    } else {
+      a->n++;
+    }
+    a->key[i] = key;
+    a->val[i] = val;
+  }
+  return 0;
+fail:
+  otel_attrs_free(a);
+  return -1;
+}
+
+const char *otel_attrs_get(const otel_attrs_t *a, const char *key) {
+  size_t i;
+  for (i = 0; i < a->n; i++)
+    if (!strcmp(a->key[i], key))
+      return a->val[i];
+  return NULL;
+}
+
+void otel_attrs_free(otel_attrs_t *a) {
+  size_t i;
+  for (i = 0; i < a->n; i++) {
+    free(a->key[i]);
+    free(a->val[i]);
+  }
+  a->n = 0;
+}

@@ -54,6 +54,10 @@ static uint64_t hash(const otel_ids_t *ids, const ips_delivery_t *d,
   h = fnv_u64(h, (uint64_t)d->crank);
   h = fnv_u64(h, (uint64_t)d->dnum);
   h = fnv_u64(h, (uint64_t)d->line);
+  /* Only for the rings, so that a file's ids stay what they were before
+   * pids were read. */
+  if (ids->with_pid)
+    h = fnv_u64(h, (uint64_t)d->worker_pid);
   h = fnv_u64(h, what);
   h = fnv_u64(h, k);
   return fmix(h);
@@ -68,6 +72,7 @@ static void put_be(uint8_t *out, uint64_t v) {
 void otel_ids_init(otel_ids_t *ids, const ips_stats_t *st) {
   ids->run[0] = st->first_time_ok ? (uint64_t)st->first_time : 0;
   ids->run[1] = st->first_mono_ok ? (uint64_t)st->first_mono : 0;
+  ids->with_pid = 0;
 }
 
 /* Two seeds (FNV's offset basis, and another odd constant). */

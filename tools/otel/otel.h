@@ -21,6 +21,8 @@
  * replayed delivery from its first run. */
 typedef struct {
   uint64_t run[2]; /* the file's identity (first record's time, monotime) */
+  int with_pid;    /* the rings: the worker's pid is part of a delivery's
+                      identity (a restarted worker counts from 1 again) */
 } otel_ids_t;
 
 void otel_ids_init(otel_ids_t *ids, const ips_stats_t *st);
@@ -34,21 +36,44 @@ void otel_span_id(const otel_ids_t *ids, const ips_delivery_t *d, size_t k,
 
 /* ---- the OTLP/JSON encoder (otlp_json.c) ------------------------------ */
 
-/* One ExportTraceServiceRequest being built in memory.  Owns buf. */
+/* Resource attributes from OTEL_RESOURCE_ATTRIBUTES (config.c), decoded:
+ * keys and values as the user wrote them, the later of two equal keys
+ * kept.  Owns its strings. */
+#define OTEL_MAX_ATTRS 64
 typedef struct {
+  char *key[OTEL_MAX_ATTRS], *val[OTEL_MAX_ATTRS];
+  size_t n;
+} otel_attrs_t;
+
+/* One ExportTraceServiceRequest being built in memory: one ResourceSpans
+ * per worker process (a group), each a buffer of its spans; otlp_req_end()
+ * joins them.  A group is itself an otlp_req_t used as a plain buffer.
+ * Owns buf and the groups. */
+typedef struct otlp_group_s otlp_group_t;
+typedef struct otlp_req_s {
   char *buf;
   size_t len, cap;
   size_t nspans;      /* spans in it so far */
   int oom;            /* memory ran out: the request is unusable */
-  const char *resource; /* the resource's attributes, as JSON (kept, not
+  const char *resource; /* the attributes every resource has, as JSON
+                           members without the brackets (kept, not
                            copied) */
+  otlp_group_t *groups;
+  size_t ngroups, capgroups;
 } otlp_req_t;
 
-/* The resource's "attributes" array as JSON text, in a new string the
- * caller frees (NULL when out of memory): service.name, host.name (when
- * host is not NULL), and the slogfile's name. */
+/* The attributes every resource of the export has, as JSON members (no
+ * brackets), in a new string the caller frees (NULL when out of memory):
+ * service.name, host.name (when host is not NULL), the slogfile's name
+ * (when not NULL), then env's (may be NULL) other keys.  As the
+ * specification merges OTEL_RESOURCE_ATTRIBUTES under what the program
+ * itself says: env's service.name is the caller's business (it comes after
+ * OTEL_SERVICE_NAME and --service-name), env's host.name replaces host (the
+ * node's name may be what the operator wants, not the exporting machine's),
+ * and the keys that describe the data (process.pid, ipcstamp.*) are
+ * ipcstamp's own and not taken from env. */
 char *otlp_resource(const char *service, const char *host,
-                    const char *slogfile);
+                    const char *slogfile, const otel_attrs_t *env);
 
 /* An empty request for the resource attributes res (kept: it must outlive
  * r).  Returns 0, or -1 when out of memory. */
@@ -57,7 +82,9 @@ int otlp_req_init(otlp_req_t *r, const char *res);
  * segments, and the VM's marks and spans. */
 size_t otlp_delivery_nspans(const ips_delivery_t *d);
 /* Adds d's spans (otlp_delivery_nspans(d)) with their ids from ids and
- * wall-clock times from st (see otlp_wall_ns). */
+ * wall-clock times from st (see otlp_wall_ns), under the resource of d's
+ * worker process: (vat, worker_pid, worker_line), with process.pid when the
+ * pid is known and ipcstamp.vat. */
 void otlp_req_delivery(otlp_req_t *r, const otel_ids_t *ids,
                        const ips_stats_t *st, const ips_delivery_t *d);
 /* The request's JSON (NUL-terminated, valid until the next call on r), or
@@ -71,7 +98,9 @@ void otlp_req_free(otlp_req_t *r);
  * clock ('w') is that already; a monotime stamp is placed at the first
  * record's time plus its monotime since the first record (the file's own
  * anchor: stable for a re-send, and exact as long as the wall clock was
- * not stepped since); with no time in the file at all, as is. */
+ * not stepped since), or, after a kernel restart, at the anchor of the
+ * run it belongs to (st->run_time, run_mono: the first record with both
+ * clocks after the restart); with no time in the file at all, as is. */
 int64_t otlp_wall_ns(const ips_stats_t *st, const ips_delivery_t *d,
                      int64_t stamp);
 
@@ -113,6 +142,57 @@ int otel_target_headers(otel_target_t *t, const char *list, const char *what,
 int otel_target_header(otel_target_t *t, const char *kv, char *err,
                        size_t errlen);
 void otel_target_free(otel_target_t *t);
+
+/* Parses OTEL_RESOURCE_ATTRIBUTES' form (what names the source in
+ * messages) into a, which must be empty: "k1=v1,k2=v2", keys and values
+ * percent-decoded (the specification: ',' and '=' in them MUST be
+ * encoded), spaces around items, keys and values dropped, empty items
+ * skipped.  Returns 0, or -1 with a message in err (the item's number and
+ * what is wrong): then a is empty again, since the specification says a
+ * value with any error is discarded whole. */
+int otel_attrs_parse(otel_attrs_t *a, const char *list, const char *what,
+                     char *err, size_t errlen);
+/* The value of key in a, or NULL. */
+const char *otel_attrs_get(const otel_attrs_t *a, const char *key);
+void otel_attrs_free(otel_attrs_t *a);
+
+/* ---- the live rings (ring.c) ----------------------------------------- */
+
+#include "ipcstamp-ring-read.h"
+
+typedef struct otel_ring_s otel_ring_t;
+
+/* Called with each delivery joined from the rings, with the anchor of its
+ * times (st: the parent ring's start, wall and mono) and its ids (the
+ * parent ring's start, and the worker's pid).  Everything is valid only
+ * during the call. */
+typedef void (*otel_ring_cb)(void *arg, const ips_delivery_t *d,
+                             const ips_stats_t *st, const otel_ids_t *ids);
+
+typedef struct {
+  uint64_t joined;   /* deliveries handed to the callback */
+  uint64_t unjoined; /* attributed by the parent, but not exported: their
+                        stamps were not found or not whole, the worker's
+                        half never came, or they waited too long */
+} otel_ring_counts_t;
+
+/* NULL when out of memory.  Bounded: see ring.c. */
+otel_ring_t *otel_ring_new(otel_ring_cb cb, void *arg);
+/* One event of the ring of process pid (info: its header as last read;
+ * vat: the ring's vat as known so far). */
+void otel_ring_event(otel_ring_t *r, long pid, const ips_ring_info_t *info,
+                     const char *vat, const ips_ring_event_t *ev);
+/* The monotonic time of the latest event read from pid's ring (INT64_MIN
+ * before one): a reader of several rings keeps them level with it, so
+ * that a backlog does not leave many halves waiting. */
+int64_t otel_ring_last_mono(const otel_ring_t *r, long pid);
+/* pid's reader was lapped: what was in flight is forgotten. */
+void otel_ring_lost(otel_ring_t *r, long pid);
+/* Once per poll: halves that waited too long are dropped (counted); final:
+ * all of them (the export ends). */
+void otel_ring_tick(otel_ring_t *r, int final);
+void otel_ring_get_counts(const otel_ring_t *r, otel_ring_counts_t *c);
+void otel_ring_free(otel_ring_t *r);
 
 /* ---- sending (send.c) ------------------------------------------------- */
 

@@ -127,18 +127,27 @@ static void attr_bool(otlp_req_t *r, int *first, const char *key, int v) {
   puts_(r, v ? "\"boolValue\":true}}" : "\"boolValue\":false}}");
 }
 
+/* Keys that describe the data: ipcstamp sets them, never the user. */
+static int own_key(const char *k) {
+  return !strcmp(k, "service.name") || !strcmp(k, "host.name") ||
+         !strcmp(k, "process.pid") || !strncmp(k, "ipcstamp.", 9);
+}
+
 char *otlp_resource(const char *service, const char *host,
-                    const char *slogfile) {
+                    const char *slogfile, const otel_attrs_t *env) {
   otlp_req_t r;
   int first = 1;
+  size_t i;
+  const char *h = env ? otel_attrs_get(env, "host.name") : NULL;
   memset(&r, 0, sizeof r);
-  put(&r, "[", 1);
   attr_str(&r, &first, "service.name", service);
-  if (host)
-    attr_str(&r, &first, "host.name", host);
+  if (h || host)
+    attr_str(&r, &first, "host.name", h ? h : host);
   if (slogfile)
     attr_str(&r, &first, "ipcstamp.slogfile", slogfile);
-  put(&r, "]", 1);
+  for (i = 0; env && i < env->n; i++)
+    if (!own_key(env->key[i]))
+      attr_str(&r, &first, env->key[i], env->val[i]);
   if (r.oom) {
     free(r.buf);
     return NULL;
@@ -146,26 +155,90 @@ char *otlp_resource(const char *service, const char *host,
   return r.buf;
 }
 
+/* The spans of one worker process, in a request. */
+struct otlp_group_s {
+  char vat[64];
+  long long pid;
+  long line;
+  otlp_req_t b; /* its spans, comma-separated (b.nspans counts them) */
+};
+
 int otlp_req_init(otlp_req_t *r, const char *res) {
   memset(r, 0, sizeof r[0]);
   r->resource = res;
   otlp_req_reset(r);
-  return r->oom ? -1 : 0;
+  return 0;
 }
 
 void otlp_req_reset(otlp_req_t *r) {
+  size_t i;
   r->len = 0;
   r->nspans = 0;
   r->oom = 0;
-  puts_(r, "{\"resourceSpans\":[{\"resource\":{\"attributes\":");
-  puts_(r, r->resource);
-  puts_(r, "},\"scopeSpans\":[{\"scope\":{\"name\":\"ipcstamp\",\"version\":\"");
-  puts_(r, PACKAGE_VERSION);
-  puts_(r, "\"},\"spans\":[");
+  for (i = 0; i < r->ngroups; i++) {
+    r->groups[i].b.len = 0;
+    r->groups[i].b.nspans = 0;
+    r->groups[i].b.oom = 0;
+  }
+  r->ngroups = 0;
+}
+
+/* The buffer of d's worker process, made on first use; NULL when out of
+ * memory.  A request holds few (the vats of one batch): a linear search. */
+static otlp_req_t *group_of(otlp_req_t *r, const ips_delivery_t *d) {
+  size_t i;
+  otlp_group_t *g;
+  for (i = 0; i < r->ngroups; i++) {
+    g = &r->groups[i];
+    if (g->pid == d->worker_pid && g->line == d->worker_line &&
+        !strcmp(g->vat, d->vat))
+      return &g->b;
+  }
+  if (r->ngroups == r->capgroups) {
+    size_t nc = r->capgroups ? 2 * r->capgroups : 8;
+    otlp_group_t *ng = realloc(r->groups, nc * sizeof *ng);
+    if (!ng)
+      return NULL;
+    memset(ng + r->capgroups, 0, (nc - r->capgroups) * sizeof *ng);
+    r->groups = ng;
+    r->capgroups = nc;
+  }
+  g = &r->groups[r->ngroups++];
+  snprintf(g->vat, sizeof g->vat, "%s", d->vat);
+  g->pid = d->worker_pid;
+  g->line = d->worker_line;
+  return &g->b;
 }
 
 const char *otlp_req_end(otlp_req_t *r, size_t *len) {
-  puts_(r, "]}]}]}");
+  size_t i;
+  r->len = 0;
+  puts_(r, "{\"resourceSpans\":[");
+  for (i = 0; i < r->ngroups; i++) {
+    otlp_group_t *g = &r->groups[i];
+    int first = r->resource[0] == '\0';
+    if (g->b.oom)
+      r->oom = 1;
+    if (i)
+      put(r, ",", 1);
+    puts_(r, "{\"resource\":{\"attributes\":[");
+    puts_(r, r->resource);
+    /* One process: its pid when the slogfile names it (omitted, not 0,
+     * when it does not: SwingSet's own), and where it started. */
+    if (g->pid > 0)
+      attr_int(r, &first, "process.pid", g->pid);
+    attr_str(r, &first, "ipcstamp.vat", g->vat);
+    if (g->line > 0)
+      attr_int(r, &first, "ipcstamp.worker_line", g->line);
+    puts_(r, "]},\"scopeSpans\":[{\"scope\":{\"name\":\"ipcstamp\","
+             "\"version\":\"");
+    puts_(r, PACKAGE_VERSION);
+    puts_(r, "\"},\"spans\":[");
+    if (g->b.len)
+      put(r, g->b.buf, g->b.len);
+    puts_(r, "]}]}");
+  }
+  puts_(r, "]}");
   if (r->oom)
     return NULL;
   *len = r->len;
@@ -173,14 +246,25 @@ const char *otlp_req_end(otlp_req_t *r, size_t *len) {
 }
 
 void otlp_req_free(otlp_req_t *r) {
+  size_t i;
   free(r->buf);
   r->buf = NULL;
   r->len = r->cap = 0;
+  for (i = 0; i < r->capgroups; i++)
+    free(r->groups[i].b.buf);
+  free(r->groups);
+  r->groups = NULL;
+  r->ngroups = r->capgroups = 0;
 }
 
 int64_t otlp_wall_ns(const ips_stats_t *st, const ips_delivery_t *d,
                      int64_t stamp) {
-  if (d->pclock == 'w' || !st->first_time_ok || !st->first_mono_ok)
+  if (d->pclock == 'w')
+    return stamp;
+  /* After a restart, the run's own anchor: its monotime started again. */
+  if (st->restarts && st->run_ok)
+    return st->run_time + (stamp - st->run_mono);
+  if (!st->first_time_ok || !st->first_mono_ok)
     return stamp;
   return st->first_time + (stamp - st->first_mono);
 }
@@ -266,8 +350,9 @@ static void vm_marks(otlp_req_t *r, const otel_ids_t *ids,
   }
 }
 
-void otlp_req_delivery(otlp_req_t *r, const otel_ids_t *ids,
-                       const ips_stats_t *st, const ips_delivery_t *d) {
+/* d's spans into r, a group's buffer. */
+static void delivery_spans(otlp_req_t *r, const otel_ids_t *ids,
+                           const ips_stats_t *st, const ips_delivery_t *d) {
   uint8_t tid[16], root[8], sid[8];
   char trace[33], name[160];
   size_t j, ns = ips_delivery_nsegments(d);
@@ -282,7 +367,7 @@ void otlp_req_delivery(otlp_req_t *r, const otel_ids_t *ids,
   else
     snprintf(name, sizeof name, "deliver %s #%lld", d->vat, d->dnum);
   span_head(r, trace, root, NULL, name, SPAN_KIND_CLIENT, t0, t0 + d->total);
-  if (!d->replay)
+  if (!d->replay && d->crank >= 0) /* the rings know no cranks: -1 */
     attr_int(r, &first, "ipcstamp.crank", d->crank);
   attr_str(r, &first, "ipcstamp.vat", d->vat);
   attr_int(r, &first, "ipcstamp.delivery_num", d->dnum);
@@ -338,4 +423,15 @@ void otlp_req_delivery(otlp_req_t *r, const otel_ids_t *ids,
   }
   if (d->n_marks)
     vm_marks(r, ids, st, d, trace, ns);
+}
+
+void otlp_req_delivery(otlp_req_t *r, const otel_ids_t *ids,
+                       const ips_stats_t *st, const ips_delivery_t *d) {
+  otlp_req_t *g = group_of(r, d);
+  if (!g) {
+    r->oom = 1;
+    return;
+  }
+  delivery_spans(g, ids, st, d);
+  r->nspans += otlp_delivery_nspans(d);
 }

@@ -159,6 +159,7 @@ int top_refresh(top_t *t, char *msg, size_t size) {
     return rc;
   }
   t->skipped = 0;
+  t->more = 0;
   while ((e = readdir(d)) != NULL) {
     long pid = ring_pid(e->d_name);
     if (pid > 0) add_proc(t, e->d_name, pid);
@@ -168,9 +169,17 @@ int top_refresh(top_t *t, char *msg, size_t size) {
     top_proc_t *p = t->procs[i];
     int rc;
     if (!p->reader) continue;
+    if (p->hold) { /* the caller reads the others first */
+      if (p->more) t->more = 1;
+      continue;
+    }
     /* Bounded per refresh, so one flooding producer cannot starve the
      * view; what is left is read at the next refresh (or lost, counted). */
-    rc = ips_ring_reader_poll(p->reader, 1000000, on_event, on_lost, p);
+    rc = ips_ring_reader_poll(p->reader, t->poll_max ? t->poll_max : 1000000,
+                              on_event, on_lost, p);
+    p->more = t->poll_max && rc >= 0 && (size_t)rc == t->poll_max;
+    if (p->more)
+      t->more = 1;
     if (rc >= 0) rc = ips_ring_reader_info(p->reader, &p->info);
     if (rc < 0) {
       snprintf(p->error, sizeof p->error, "%s",

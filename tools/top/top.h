@@ -43,6 +43,10 @@ typedef struct top_proc_s {
   uint64_t finished;          /* deliveries finished, in all */
   top_done_t done[TOP_HISTORY];  /* a circle of the latest */
   size_t ndone, next;
+  /* With top_t.poll_max: more is set when the last refresh left events
+   * in this ring; a caller sets hold to skip it at the next refresh (a
+   * reader of several rings keeping them level in time). */
+  int more, hold;
 } top_proc_t;
 
 typedef struct top_s {
@@ -55,6 +59,12 @@ typedef struct top_s {
   void (*event_cb)(void *arg, const top_proc_t *p, const ips_ring_event_t *ev);
   void (*lost_cb)(void *arg, const top_proc_t *p, uint64_t lost);
   void *cb_arg;
+  /* Events read from one ring per refresh, at most (0: 1000000).  A
+   * reader that joins rings (otel --ring) reads a backlog in small steps,
+   * ring after ring, so that what it holds waiting for another ring stays
+   * small; more is set when a ring had more than that. */
+  size_t poll_max;
+  int more;
 } top_t;
 
 /* Start watching dir (nothing is read yet).  Returns 0. */

@@ -1,0 +1,122 @@
+// Checks the spans `ipcstamp otel --ring DIR` sent for a run against
+// `ipcstamp report --format json` of the same run's slogfile
+// (tests/otel-ring.test):
+//   node compare-ring.cjs SLOG REPORT.jsonl RECEIVED.jsonl
+// RECEIVED holds {"trace": ...} lines (receiver.cjs otlp) or {"body": ...}
+// lines.  Every delivery of the report must be there exactly once (by vat
+// and delivery number: the rings know no cranks), as a root span with one
+// child per segment, parented to it, in its trace, laid end to end, each
+// as long as the report's segment to the ns, the root as long as the
+// delivery with the report's shares; under a resource whose process.pid is
+// the pid the slogfile's create-vat gives its vat.  The rings anchor their
+// mono stamps on the wall clock at the parent ring's start, the slogfile at
+// its first record: the same stamps, two anchors taken a moment apart, so
+// the roots' starts must agree within 2 ms (and the lengths exactly).
+'use strict';
+const fs = require('fs');
+const [slog, reportFile, received] = process.argv.slice(2);
+const lines = (f) => fs.readFileSync(f, 'utf8').split('\n').filter(Boolean);
+const fail = (msg) => { throw Error(msg); };
+const ns = (s) => {
+    const [i, f = ''] = s.split('.');
+    return BigInt(i) * 1000000000n + BigInt((f + '000000000').slice(0, 9));
+};
+const field = (line, k) => {
+    const m = line.match(new RegExp(`"${k}":(-?[0-9.]+)`));
+    return m && m[1];
+};
+
+const slogLines = fs.readFileSync(slog, 'utf8').split('\n');
+let t0 = null, m0 = null;
+const pids = {};
+for (const l of slogLines) {
+    let r;
+    try { r = JSON.parse(l); } catch (e) { continue; }
+    if (r.type === 'create-vat' && r.pid) pids[r.vatID] = r.pid;
+    if (r.type === 'create-vat') continue; // not an anchor (docs/analyze.md)
+    if (t0 === null && field(l, 'time')) t0 = ns(field(l, 'time'));
+    if (m0 === null && field(l, 'monotime')) m0 = ns(field(l, 'monotime'));
+}
+const report = lines(reportFile).map(JSON.parse).filter((r) => !r.summary);
+
+const spans = [];
+for (const r of lines(received).map(JSON.parse)) {
+    if (r.request) continue;
+    if (r.errors) fail(`not an ExportTraceServiceRequest: ${r.errors}`);
+    if (r.status !== undefined && r.status !== 200) continue;
+    const req = r.trace || r.body;
+    for (const rs of req.resourceSpans) {
+        const res = {};
+        for (const kv of rs.resource.attributes)
+            res[kv.key] = 'intValue' in kv.value ? Number(kv.value.intValue) : kv.value.stringValue;
+        for (const ss of rs.scopeSpans)
+            for (const s of ss.spans) {
+                const a = {};
+                for (const kv of s.attributes) {
+                    const v = kv.value;
+                    a[kv.key] = 'intValue' in v ? Number(v.intValue)
+                        : 'boolValue' in v ? v.boolValue : v.stringValue;
+                }
+                spans.push({...s, attributes: a, resource: res});
+            }
+    }
+}
+const ids = new Set();
+for (const s of spans) {
+    if (!/^[0-9a-f]{32}$/.test(s.traceId) || !/^[0-9a-f]{16}$/.test(s.spanId))
+        fail(`bad ids ${s.traceId} ${s.spanId}`);
+    if (ids.has(s.spanId)) fail(`span id ${s.spanId} twice`);
+    ids.add(s.spanId);
+}
+const roots = new Map(), children = new Map();
+for (const s of spans) {
+    if (s.parentSpanId) {
+        if (!children.has(s.parentSpanId)) children.set(s.parentSpanId, []);
+        children.get(s.parentSpanId).push(s);
+    } else {
+        const key = `${s.attributes['ipcstamp.vat']} #${s.attributes['ipcstamp.delivery_num']}`;
+        if (roots.has(key)) fail(`delivery ${key} sent twice`);
+        roots.set(key, s);
+    }
+}
+if (roots.size !== report.length)
+    fail(`${roots.size} delivery spans for ${report.length} deliveries`);
+const names = {send: 'pipe →worker', reply: 'pipe →worker', upcall: 'pipe →kernel',
+               result: 'pipe →kernel', kernel: 'kernel syscall', worker: 'worker'};
+let nchildren = 0, worst = 0n;
+for (const d of report) {
+    const key = `${d.vat} #${d.deliveryNum}`;
+    const r = roots.get(key) || fail(`no span for ${key}`);
+    const a = r.attributes;
+    for (const k of ['pipe_ns', 'worker_ns', 'kernel_ns', 'total_ns'])
+        if (a[`ipcstamp.${k}`] !== d[k]) fail(`${key}: ${k} ${a[`ipcstamp.${k}`]}, the report says ${d[k]}`);
+    if (a['ipcstamp.clock'] !== 'mono' || 'ipcstamp.crank' in a) fail(`${key}: ${JSON.stringify(a)}`);
+    if (r.name !== `deliver ${key}`) fail(`${key}: name ${r.name}`);
+    if (r.resource['ipcstamp.vat'] !== d.vat || r.resource['process.pid'] !== pids[d.vat])
+        fail(`${key}: resource ${JSON.stringify(r.resource)}, the slogfile's pid ${pids[d.vat]}`);
+    const start = BigInt(r.startTimeUnixNano), end = BigInt(r.endTimeUnixNano);
+    if (end - start !== BigInt(d.total_ns)) fail(`${key}: lasts ${end - start}`);
+    const D = t0 + (ns(field(slogLines[d.line - 1], 'monotime')) - m0);
+    const off = start > D ? start - D : D - start;
+    if (off > 2000000n) fail(`${key}: starts at ${start}, the slogfile's D at ${D}`);
+    if (off > worst) worst = off;
+    const ch = (children.get(r.spanId) || []).slice()
+        .sort((x, y) => x.attributes['ipcstamp.segment_index'] - y.attributes['ipcstamp.segment_index']);
+    if (ch.length !== d.segments.length)
+        fail(`${key}: ${ch.length} child spans for ${d.segments.length} segments`);
+    let t = start;
+    ch.forEach((c, j) => {
+        const [kind, len] = d.segments[j];
+        if (c.traceId !== r.traceId) fail(`${key}: child ${j} in another trace`);
+        if (c.attributes['ipcstamp.segment'] !== kind || c.name !== names[kind])
+            fail(`${key}: child ${j} is ${c.name}, not ${kind}`);
+        if (BigInt(c.startTimeUnixNano) !== t || BigInt(c.endTimeUnixNano) !== t + BigInt(len))
+            fail(`${key}: child ${j} ${c.startTimeUnixNano}..${c.endTimeUnixNano}, want ${t}+${len}`);
+        t += BigInt(len);
+    });
+    if (t !== end) fail(`${key}: the children end at ${t}, the delivery at ${end}`);
+    nchildren += ch.length;
+}
+if (roots.size + nchildren !== spans.length) fail(`${spans.length - roots.size - nchildren} stray spans`);
+console.log(`${report.length} deliveries, ${spans.length} spans match the report ` +
+            `(roots within ${worst} ns of the slogfile's placement)`);
