@@ -41,6 +41,7 @@ typedef struct {
   int flags;
   int parsed;        /* ips__slog_parse()'s result; 1 when not parsed */
   size_t walls, wmono, kinds, err; /* offsets into the block's arenas */
+  size_t marks, mname_off, mnames;  /* the same, for ipcstamp.marks */
   ips__rec_t rec;    /* its pointers are set once the block is parsed */
 } line_t;
 
@@ -167,6 +168,22 @@ static int keep(block_t *b, line_t *l, const ips__rec_t *r, const char *err) {
   memcpy(b->stamps.p + l->walls, r->walls, r->n_walls * sizeof *r->walls);
   memcpy(b->stamps.p + l->wmono, r->wmono, r->n_wmono * sizeof *r->wmono);
   memcpy(b->text.p + l->kinds, r->kinds, r->n_kinds + 1);
+  /* The marks' arrays are the parser's too, overwritten by the next line
+   * with marks: without this copy a delivery parsed ahead was attributed
+   * with a later delivery's marks. */
+  if (!(r->have & IPS__F_MARKS))
+    return 0;
+  if ((l->marks = reserve(&b->stamps, r->n_marks * sizeof *r->marks)) ==
+          (size_t)-1 ||
+      (l->mname_off = reserve(&b->stamps,
+                              r->n_mnames * sizeof *r->mname_off)) ==
+          (size_t)-1 ||
+      (l->mnames = reserve(&b->text, r->mnames_len)) == (size_t)-1)
+    return -1;
+  memcpy(b->stamps.p + l->marks, r->marks, r->n_marks * sizeof *r->marks);
+  memcpy(b->stamps.p + l->mname_off, r->mname_off,
+         r->n_mnames * sizeof *r->mname_off);
+  memcpy(b->text.p + l->mnames, r->mnames, r->mnames_len);
   return 0;
 }
 
@@ -193,6 +210,15 @@ static int parse_block(ips__parser_t *p, block_t *b) {
     l->rec.walls = (int64_t *)(void *)(b->stamps.p + l->walls);
     l->rec.wmono = (int64_t *)(void *)(b->stamps.p + l->wmono);
     l->rec.kinds = b->text.p + l->kinds;
+    if (l->rec.have & IPS__F_MARKS) {
+      l->rec.marks = (ips__mark_t *)(void *)(b->stamps.p + l->marks);
+      l->rec.mname_off = (uint32_t *)(void *)(b->stamps.p + l->mname_off);
+      l->rec.mnames = b->text.p + l->mnames;
+    } else { /* nothing of the parser's is left pointed to */
+      l->rec.marks = NULL;
+      l->rec.mname_off = NULL;
+      l->rec.mnames = NULL;
+    }
   }
   return 0;
 }

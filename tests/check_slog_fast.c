@@ -94,6 +94,25 @@ static void same_rec(const ips__rec_t *a, const ips__rec_t *b,
                     !memcmp(a->wmono, b->wmono, a->n_wmono * sizeof *a->wmono) &&
                     !strcmp(a->kinds, b->kinds),
                 "stamps: %s", line);
+  ck_assert_msg(!(h & IPS__F_MARKS) ||
+                    (a->n_marks == b->n_marks && a->n_mnames == b->n_mnames &&
+                     a->mnames_len == b->mnames_len &&
+                     a->mdropped == b->mdropped &&
+                     a->munbalanced == b->munbalanced),
+                "marks' counts: %s", line);
+  if (h & IPS__F_MARKS) {
+    size_t i;
+    for (i = 0; i < a->n_marks; i++)
+      ck_assert_msg(a->marks[i].wall == b->marks[i].wall &&
+                        a->marks[i].mono == b->marks[i].mono &&
+                        a->marks[i].name == b->marks[i].name &&
+                        a->marks[i].kind == b->marks[i].kind,
+                    "mark %zu: %s", i, line);
+    ck_assert_msg(!memcmp(a->mname_off, b->mname_off,
+                          a->n_mnames * sizeof *a->mname_off) &&
+                      !memcmp(a->mnames, b->mnames, a->mnames_len),
+                  "mark names: %s", line);
+  }
 }
 
 /* A record with room for the most stamps, as ips__slog_fast() wants. */
@@ -320,9 +339,10 @@ static int same_item(ips__slog_ahead_t *a, ips__slog_in_t *in,
  * parses the first (the head block is always left to it), the reader
  * those it parses ahead while the caller is away. */
 START_TEST(test_ahead_both_threads) {
-  size_t nrun, nbad, written = 0;
+  size_t nrun, nbad, nmarks, written = 0;
   char *run = tt_read(tt_data("run.slog"), &nrun);
   char *bad = tt_read(tt_data("bad.slog"), &nbad);
+  char *marks; /* every delivery with its VM's marks (issue 14) */
   const char *path = tt_tmp("many.slog");
   FILE *f = fopen(path, "w");
   char err[256];
@@ -331,9 +351,14 @@ START_TEST(test_ahead_both_threads) {
   ips__parser_t *p = ips__parser_new(0);
   long by_reader = 0, by_caller = 0;
   int i, toolong = 0;
+  ck_assert_int_eq(tt_sh("gzip -dc \"$DATA/marks.slog.gz\" >\"$TMP/marks.slog\""),
+                   0);
+  marks = tt_read(tt_tmp("marks.slog"), &nmarks);
   ck_assert_ptr_nonnull(f);
   while (written < (6u << 20)) { /* many blocks, with bad lines in them */
     fwrite(run, 1, nrun, f);
+    fwrite(marks, 1, nmarks, f);
+    written += nmarks;
     fwrite(bad, 1, nbad, f);
     fputc('\n', f);
     written += nrun + nbad + 1;
@@ -372,6 +397,7 @@ START_TEST(test_ahead_both_threads) {
   ips__parser_free(p);
   free(run);
   free(bad);
+  free(marks);
 }
 END_TEST
 
