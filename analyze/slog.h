@@ -60,6 +60,28 @@ char *ips__slog_detach(ips__slog_in_t *in, char *fresh, size_t *cap);
 int ips__slog_follow(ips__slog_in_t *in, const char *path);
 unsigned long ips__slog_reopened(const ips__slog_in_t *in);
 
+/* Mapping: a regular, uncompressed file named by path (not stdin, not
+ * followed, not a flight recorder) is read through a read-only mapping of
+ * it instead of into a buffer, so its bytes are never copied: returns 1
+ * when it is, 0 when it is read as before (also when mapping fails).  Call
+ * it before the first ips__slog_next and not with ips__slog_follow (which
+ * then returns -1).  The file read is the file as it was then; appended
+ * bytes are not read.
+ *
+ * Mapped, ips__slog_next hands out lines in the mapping (a too-long line
+ * too, with IPS__LINE_TOOLONG), valid until ips__slog_close, and detaching
+ * returns fresh itself: no buffer changes hands.  If the file is truncated
+ * meanwhile, reading a line past its new end raises SIGBUS: so the caller
+ * reads the lines only inside a guard (bus_guard.h) over
+ * ips__slog_mapping()'s range, and on a fault says so with
+ * ips__slog_shrank() (err gets the path, the byte and the new size).
+ * ips__slog_next guards its own reads and returns -1 with that message. */
+int ips__slog_map(ips__slog_in_t *in, const char *path);
+void ips__slog_mapping(const ips__slog_in_t *in, const char **base,
+                       size_t *len);
+void ips__slog_shrank(const ips__slog_in_t *in, const char *at, char *err,
+                      size_t errlen);
+
 /* ---- Agoric's flight recorder (flight.c) ---------------------------- */
 
 typedef struct ips__flight ips__flight_t;

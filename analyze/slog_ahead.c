@@ -27,6 +27,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bus_guard.h"
 #include "slog.h"
 
 #define NBLOCK 8
@@ -89,6 +90,11 @@ struct ips__slog_ahead {
   uint64_t total;
   char cerr[256];          /* the caller's last parse error */
   long by_reader, by_caller; /* blocks parsed by each */
+  int noparse;             /* under the lock: the reader parses no more */
+  const char *map;         /* a mapped file: the lines are in [map, +len) */
+  size_t map_len;
+  int fault;               /* the caller's: the file shrank under it */
+  char ferr[256];          /* what the caller says then, on every call */
 };
 
 /* ---- reading -------------------------------------------------------- */
@@ -197,6 +203,23 @@ static int parse_block(ips__parser_t *p, block_t *b) {
   return 0;
 }
 
+/* parse_block on the reader's thread.  Mapped, the lines are read under a
+ * guard: if the file shrank under them, returns -1 like parse_block does
+ * out of memory, and the caller, parsing the block itself, finds out and
+ * says so.  The parser it leaves in the middle of a line is not used
+ * again (the reader stops parsing). */
+static int parse_ahead(ips__slog_ahead_t *a, block_t *b) {
+  ips__guard_t g;
+  volatile int r = -1; /* set after the guard's entry */
+  if (!a->map)
+    return parse_block(a->rparser, b);
+  if (IPS__GUARD(&g, a->map, a->map_len) == 0) {
+    r = parse_block(a->rparser, b);
+    ips__guard_leave(&g);
+  }
+  return r;
+}
+
 /* The newest filled block no one parses yet, or NULL; the lock is held.
  * Newest first keeps the reader away from the block the caller reaches
  * next, and the head block, the one the caller takes next, is always left
@@ -222,17 +245,19 @@ static int help(ips__slog_ahead_t *a) {
       return 0;
     if (!a->eof && a->tail - a->head < NBLOCK)
       return 1;
-    if ((b = unclaimed(a)) != NULL) {
+    if (!a->noparse && (b = unclaimed(a)) != NULL) {
       int ok;
       b->state = BY_READER;
       pthread_mutex_unlock(&a->mu);
-      ok = parse_block(a->rparser, b) == 0;
+      ok = parse_ahead(a, b) == 0;
       pthread_mutex_lock(&a->mu);
-      b->state = ok ? PARSED : FILLED; /* out of memory: the caller's */
+      /* Out of memory, or the file shrank: the caller's, and the reader
+       * only reads from now on (it still fills the blocks the caller
+       * waits for). */
+      b->state = ok ? PARSED : FILLED;
       a->by_reader += ok;
+      a->noparse |= !ok;
       pthread_cond_broadcast(&a->cv);
-      if (!ok)
-        return 0;
       continue;
     }
     if (a->eof)
@@ -316,6 +341,9 @@ ips__slog_ahead_t *ips__slog_ahead_open(const char *path, size_t max_line,
     goto fail;
   }
   a->follow = follow;
+  /* Not followed: the file as it is now, mapped when it can be. */
+  if (!follow && ips__slog_map(a->in, path) == 1)
+    ips__slog_mapping(a->in, &a->map, &a->map_len);
   ips__slog_progress(a->in, &done, &a->total);
   pthread_mutex_init(&a->mu, NULL);
   pthread_cond_init(&a->cv, NULL);
@@ -336,17 +364,41 @@ fail:
   return NULL;
 }
 
-/* The next line of the current block as an item. */
-static void hand_out(ips__slog_ahead_t *a, ips__slog_item_t *it) {
+/* Parses l on the caller's thread: mapped, under a guard.  Returns 0, or
+ * -1 when the file shrank under the line (a->ferr says so). */
+static int parse_here(ips__slog_ahead_t *a, line_t *l, ips__slog_item_t *it) {
+  ips__guard_t g;
+  if (!a->map) {
+    l->parsed = ips__slog_parse(a->cparser, l->p, l->len, &it->rec, a->cerr,
+                                sizeof a->cerr);
+    return 0;
+  }
+  if (IPS__GUARD(&g, a->map, a->map_len)) {
+    /* The reader's input, but only what stays as it was at open is read
+     * (the path, the mapping, the descriptor). */
+    ips__slog_shrank(a->in, g.at, a->ferr, sizeof a->ferr);
+    a->fault = 1;
+    return -1;
+  }
+  l->parsed = ips__slog_parse(a->cparser, l->p, l->len, &it->rec, a->cerr,
+                              sizeof a->cerr);
+  ips__guard_leave(&g);
+  return 0;
+}
+
+/* The next line of the current block as an item.  Returns 1, or -1 when
+ * the file shrank under it. */
+static int hand_out(ips__slog_ahead_t *a, ips__slog_item_t *it) {
   block_t *b = a->cur;
   line_t *l = &b->lines[a->next++];
   it->len = l->len;
   it->flags = l->flags;
-  if (b->state == BY_CALLER && !(l->flags & IPS__LINE_TOOLONG))
-    l->parsed = ips__slog_parse(a->cparser, l->p, l->len,
-                                &it->rec, a->cerr, sizeof a->cerr);
-  else
+  if (b->state == BY_CALLER && !(l->flags & IPS__LINE_TOOLONG)) {
+    if (parse_here(a, l, it) < 0)
+      return -1;
+  } else {
     it->rec = &l->rec;
+  }
   it->parsed = l->parsed;
   if (l->parsed != 0)
     it->rec = NULL;
@@ -354,14 +406,20 @@ static void hand_out(ips__slog_ahead_t *a, ips__slog_item_t *it) {
             : b->state == PARSED ? b->text.p + l->err
                                  : a->cerr;
   a->lineno++;
+  return 1;
 }
 
 int ips__slog_ahead_next(ips__slog_ahead_t *a, ips__slog_item_t *it,
                          char *err, size_t errlen) {
   for (;;) {
     block_t *b = a->cur;
+    if (a->fault) { /* the file shrank: say so on every call */
+      snprintf(err, errlen, "%s", a->ferr);
+      return -1;
+    }
     if (b && a->next < b->n) {
-      hand_out(a, it);
+      if (hand_out(a, it) < 0)
+        continue;
       return 1;
     }
     if (b && b->status <= 0) { /* the last block: say so on every call */
