@@ -75,8 +75,12 @@ unsigned long ips__slog_reopened(const ips__slog_in_t *in);
  * reads the lines only inside a guard (bus_guard.h) over
  * ips__slog_mapping()'s range, and on a fault says so with
  * ips__slog_shrank() (err gets the path, the byte and the new size).
- * ips__slog_next guards its own reads and returns -1 with that message. */
+ * ips__slog_next guards its own reads and returns -1 with that message,
+ * unless ips__slog_guarded() said that the caller calls it only inside a
+ * guard of its own (one for many lines, since entering one costs about as
+ * much as finding a short line's end). */
 int ips__slog_map(ips__slog_in_t *in, const char *path);
+void ips__slog_guarded(ips__slog_in_t *in);
 void ips__slog_mapping(const ips__slog_in_t *in, const char **base,
                        size_t *len);
 void ips__slog_shrank(const ips__slog_in_t *in, const char *at, char *err,

@@ -99,23 +99,45 @@ struct ips__slog_ahead {
 
 /* ---- reading -------------------------------------------------------- */
 
-/* Fills b with the next lines.  They are read in place (the reader holds
- * them, slog_read.c) and the buffer they are in becomes the block's: its
- * old buffer, whose lines the caller is done with, goes back to the
- * reader.  So a line is never copied.  Returns b->status. */
-static int fill(ips__slog_ahead_t *a, block_t *b) {
-  uint64_t total;
-  char *data;
+/* The lines of b, up to BLOCK_LINES of them and about a buffer's worth
+ * of bytes.  Mapped, a block would otherwise have no bound in bytes: it
+ * ends where a buffer would, so that parsing one takes about as long
+ * either way (a thread may wait for the other's block).  Returns what
+ * ips__slog_next returned last; the lines found are b->n. */
+static int lines(ips__slog_ahead_t *a, block_t *b) {
   int r = 1;
-  b->n = 0;
-  while (b->n < BLOCK_LINES) {
+  size_t bytes = 0;
+  while (b->n < BLOCK_LINES && (!a->map || bytes < IPS__SLOG_BUF)) {
     line_t *l = &b->lines[b->n];
     r = ips__slog_next(a->in, &l->p, &l->len, &l->flags, b->err,
                        sizeof b->err);
     if (r != 1)
       break;
     l->parsed = 1;
+    bytes += l->len;
     b->n++;
+  }
+  return r;
+}
+
+/* Fills b with the next lines.  They are read in place (the reader holds
+ * them, slog_read.c) and the buffer they are in becomes the block's: its
+ * old buffer, whose lines the caller is done with, goes back to the
+ * reader.  So a line is never copied.  Mapped, the lines are found under
+ * one guard for the block.  Returns b->status. */
+static int fill(ips__slog_ahead_t *a, block_t *b) {
+  uint64_t total;
+  char *data;
+  volatile int r = -1; /* set after the guard's entry */
+  ips__guard_t g;
+  b->n = 0;
+  if (!a->map) {
+    r = lines(a, b);
+  } else if (IPS__GUARD(&g, a->map, a->map_len) == 0) {
+    r = lines(a, b);
+    ips__guard_leave(&g);
+  } else {
+    ips__slog_shrank(a->in, g.at, b->err, sizeof b->err);
   }
   b->status = r == IPS__SLOG_FULL ? 1 : r;
   data = ips__slog_detach(a->in, b->data, &b->cap);
@@ -342,8 +364,10 @@ ips__slog_ahead_t *ips__slog_ahead_open(const char *path, size_t max_line,
   }
   a->follow = follow;
   /* Not followed: the file as it is now, mapped when it can be. */
-  if (!follow && ips__slog_map(a->in, path) == 1)
+  if (!follow && ips__slog_map(a->in, path) == 1) {
     ips__slog_mapping(a->in, &a->map, &a->map_len);
+    ips__slog_guarded(a->in);
+  }
   ips__slog_progress(a->in, &done, &a->total);
   pthread_mutex_init(&a->mu, NULL);
   pthread_cond_init(&a->cv, NULL);

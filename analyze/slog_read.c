@@ -48,6 +48,7 @@ struct ips__slog_in {
   const char *map;        /* mapped (ips__slog_map): the file, map_len */
   size_t map_len, map_pos; /* bytes; lines before map_pos handed out */
   char *path;             /* mapped: for the message if the file shrinks */
+  int guarded;            /* mapped: the caller guards ips__slog_next */
 };
 
 ips__slog_in_t *ips__slog_open(const char *path, size_t max_line, char *err,
@@ -144,6 +145,8 @@ int ips__slog_map(ips__slog_in_t *in, const char *path) {
   in->total = (uint64_t)st.st_size;
   return 1;
 }
+
+void ips__slog_guarded(ips__slog_in_t *in) { in->guarded = 1; }
 
 void ips__slog_mapping(const ips__slog_in_t *in, const char **base,
                        size_t *len) {
@@ -273,8 +276,9 @@ static long fill(ips__slog_in_t *in, char *err, size_t errlen) {
 }
 
 /* ips__slog_next on a mapped file: the line where it is, in the map.  Only
- * the newline search reads the mapping here (under a guard); the caller
- * reads the line under its own. */
+ * the newline search reads the mapping here, under a guard unless the
+ * caller has one (a guard's entry costs about as much as a short line's
+ * search); the caller reads the line under its own. */
 static int next_mapped(ips__slog_in_t *in, const char **line, size_t *len,
                        int *flags, char *err, size_t errlen) {
   const char *s, *volatile nl; /* nl: set after the guard's entry */
@@ -282,12 +286,16 @@ static int next_mapped(ips__slog_in_t *in, const char **line, size_t *len,
   ips__guard_t g;
   if (in->map_pos == in->map_len)
     return 0;
-  if (IPS__GUARD(&g, in->map, in->map_len)) {
-    ips__slog_shrank(in, g.at, err, errlen);
-    return -1;
+  if (in->guarded) {
+    nl = memchr(in->map + in->map_pos, '\n', in->map_len - in->map_pos);
+  } else {
+    if (IPS__GUARD(&g, in->map, in->map_len)) {
+      ips__slog_shrank(in, g.at, err, errlen);
+      return -1;
+    }
+    nl = memchr(in->map + in->map_pos, '\n', in->map_len - in->map_pos);
+    ips__guard_leave(&g);
   }
-  nl = memchr(in->map + in->map_pos, '\n', in->map_len - in->map_pos);
-  ips__guard_leave(&g);
   s = in->map + in->map_pos;
   rest = in->map_len - in->map_pos;
   l = nl ? (size_t)(nl - s) : rest;
