@@ -81,6 +81,18 @@ unsigned long ips__slog_reopened(const ips__slog_in_t *in);
  * much as finding a short line's end). */
 int ips__slog_map(ips__slog_in_t *in, const char *path);
 void ips__slog_guarded(ips__slog_in_t *in);
+
+/* Mapped, instead of ips__slog_next: the next range [*from, *to) of whole
+ * lines (the last one may lack its newline at the end of the file), about
+ * IPS__SLOG_BUF bytes, found by reading only the line across the cut.
+ * Returns 1, or 0 at the end (*from == *to).  Whoever parses a range then
+ * cuts it into lines with ips__slog_line_at (from pos < to; returns where
+ * the next line starts), as ips__slog_next would have: the same lengths
+ * and flags.  So the bytes are read once, by the thread that parses them,
+ * while they are in its cache.  Both read the mapping: under a guard. */
+int ips__slog_range(ips__slog_in_t *in, size_t *from, size_t *to);
+size_t ips__slog_line_at(const ips__slog_in_t *in, size_t pos, size_t to,
+                         const char **line, size_t *len, int *flags);
 void ips__slog_mapping(const ips__slog_in_t *in, const char **base,
                        size_t *len);
 void ips__slog_shrank(const ips__slog_in_t *in, const char *at, char *err,

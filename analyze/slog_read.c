@@ -148,6 +148,32 @@ int ips__slog_map(ips__slog_in_t *in, const char *path) {
 
 void ips__slog_guarded(ips__slog_in_t *in) { in->guarded = 1; }
 
+int ips__slog_range(ips__slog_in_t *in, size_t *from, size_t *to) {
+  size_t at = in->map_pos + IPS__SLOG_BUF;
+  const char *nl;
+  *from = in->map_pos;
+  if (in->map_pos == in->map_len) {
+    *to = in->map_pos;
+    return 0;
+  }
+  /* Only the line across the cut is read here. */
+  nl = at < in->map_len ? memchr(in->map + at, '\n', in->map_len - at) : NULL;
+  *to = nl ? (size_t)(nl - in->map) + 1 : in->map_len;
+  in->map_pos = *to;
+  return 1;
+}
+
+size_t ips__slog_line_at(const ips__slog_in_t *in, size_t pos, size_t to,
+                         const char **line, size_t *len, int *flags) {
+  const char *s = in->map + pos, *nl = memchr(s, '\n', to - pos);
+  size_t l = nl ? (size_t)(nl - s) : to - pos;
+  *line = s;
+  *len = l;
+  *flags = (nl ? 0 : IPS__LINE_NOEOL) |
+           (l > in->max_line ? IPS__LINE_TOOLONG : 0);
+  return pos + l + (nl != NULL);
+}
+
 void ips__slog_mapping(const ips__slog_in_t *in, const char **base,
                        size_t *len) {
   *base = in->map;

@@ -122,10 +122,10 @@ END_TEST
 /* A file cut short while it is mapped: reading past its new end would
  * raise SIGBUS.  The reader says what happened (which file, which byte,
  * its new size) and keeps saying it; nothing crashes.  Whichever thread
- * touches the lost pages first (the reader's newline search, its parsing
- * ahead, or the caller's parsing of the head block, which is always its
- * own), the caller gets the error: the head block's lines run far past
- * the first page. */
+ * touches the lost pages first (the reader cutting the next range, its
+ * parsing ahead, or the caller's parsing of the head block, which is
+ * always its own), the caller gets the error: the head block's lines run
+ * far past the first page. */
 START_TEST(test_map_truncated_under_us) {
   const char *path = tt_tmp("map-cut.slog");
   const char *rec = "{\"type\":\"deliver\",\"crankNum\":1,\"vatID\":\"v1\","
