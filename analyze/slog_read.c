@@ -230,10 +230,11 @@ static int reopen(ips__slog_in_t *in, char *err, size_t errlen) {
   return 0;
 }
 
-/* Reads more input after buf[end].  Returns bytes read, 0 at EOF, -1,
- * IPS__SLOG_FULL when holding and there is no room without moving lines
- * already handed out, or IPS__SLOG_AGAIN (following) when the file holds
- * no more yet. */
+/* Reads more input after buf[end].  Returns 1 when it read some, 0 at
+ * EOF, -1, IPS__SLOG_FULL when holding and there is no room without moving
+ * lines already handed out, or IPS__SLOG_AGAIN (following) when the file
+ * holds no more yet.  Not the count of bytes read: a read of 2 or 3 bytes
+ * (a short file, a pipe) was taken for FULL or AGAIN. */
 static long fill(ips__slog_in_t *in, char *err, size_t errlen) {
   int n, zerr;
   if (in->eof)
@@ -264,7 +265,7 @@ static long fill(ips__slog_in_t *in, char *err, size_t errlen) {
     if (k == 0)
       in->eof = 1;
     in->end += (size_t)k;
-    return k;
+    return k > 0;
   }
   n = gzread(in->gz, in->buf + in->end, CHUNK);
   if (n < 0) {
@@ -298,7 +299,7 @@ static long fill(ips__slog_in_t *in, char *err, size_t errlen) {
     in->eof = 1;
   }
   in->end += (size_t)n;
-  return n;
+  return n > 0;
 }
 
 /* ips__slog_next on a mapped file: the line where it is, in the map.  Only

@@ -89,6 +89,22 @@ START_TEST(test_map_same_lines) {
 }
 END_TEST
 
+/* Files of a few bytes, with and without a newline: the read path once
+ * took a read of 2 or 3 bytes for "no room" or "nothing yet" (the codes
+ * IPS__SLOG_FULL and IPS__SLOG_AGAIN) and stopped there. */
+START_TEST(test_map_tiny_files) {
+  static const char *const tiny[] = {"{", "{}", "ty{", "{}\n", "\n\n",
+                                     "a\nb", "{}\n{", "abcd"};
+  static const long lines[] = {1, 1, 1, 1, 2, 2, 2, 1};
+  const char *path = tt_tmp("map-tiny.slog");
+  size_t i;
+  for (i = 0; i < sizeof tiny / sizeof *tiny; i++) {
+    write_bytes(path, tiny[i], strlen(tiny[i]));
+    ck_assert_int_eq(same_lines(path, 1024), lines[i]);
+  }
+}
+END_TEST
+
 /* What is not mapped: a gzip file, stdin, a followed file, an empty one;
  * and a mapped file is not followed. */
 START_TEST(test_map_not_when) {
@@ -161,5 +177,6 @@ END_TEST
 void slog_map_tests(TCase *core, TCase *bad) {
   tcase_add_test(core, test_map_same_lines);
   tcase_add_test(core, test_map_not_when);
+  tcase_add_test(core, test_map_tiny_files);
   tcase_add_test(bad, test_map_truncated_under_us);
 }
