@@ -64,16 +64,13 @@ static inline __attribute__((always_inline)) size_t digits(const char *s, size_t
 
 #define IPS__DECIMAL_BAD ((size_t)-1)
 
-/* A JSON number of the form -?(0|[1-9][0-9]*)(.[0-9]+)? at s[i..n) into
- * nanoseconds (value * 1e9), exactly: at most 10 integer digits and a value
- * below INT64_MAX ns (9223372036.854775807 s); fraction digits past the
- * ninth (below 1 ns) are dropped.  Returns the index just past the number,
- * or IPS__DECIMAL_BAD.  No floating point: a report reads millions. */
-static inline size_t ips__decimal(const char *s, size_t i, size_t n,
-                                  int64_t *ns) {
-  static const uint32_t scale[10] = {1000000000, 100000000, 10000000, 1000000,
-                                     100000,     10000,     1000,     100,
-                                     10,         1};
+static const uint32_t ips__dec_scale[10] = {
+    1000000000, 100000000, 10000000, 1000000, 100000, 10000, 1000, 100, 10, 1};
+
+/* ips__decimal, every case (see there). */
+static inline size_t ips__decimal_any(const char *s, size_t i, size_t n,
+                                      int64_t *ns) {
+  const uint32_t *scale = ips__dec_scale;
   size_t d;
   uint64_t v = 0, f = 0;
   int neg = 0;
@@ -101,6 +98,43 @@ static inline size_t ips__decimal(const char *s, size_t i, size_t n,
   v = v * 1000000000u + f;
   *ns = neg ? -(int64_t)v : (int64_t)v;
   return i;
+}
+
+/* A JSON number of the form -?(0|[1-9][0-9]*)(.[0-9]+)? at s[i..n) into
+ * nanoseconds (value * 1e9), exactly: at most 10 integer digits and a value
+ * below INT64_MAX ns (9223372036.854775807 s); fraction digits past the
+ * ninth (below 1 ns) are dropped.  Returns the index just past the number,
+ * or IPS__DECIMAL_BAD.  No floating point: a report reads millions.
+ *
+ * Most numbers in a slogfile are wall times in seconds since 1970 with
+ * microseconds, as xsnap writes up to 502 of them a delivery:
+ * "1795421047.905385", ten integer digits, a point, one to seven more.
+ * That shape is read straight (three eight-byte loads, no loop) when the
+ * text holds 19 bytes from s[i]; anything else, or anything the shape
+ * check is unsure of, goes the general way, which gives the same result
+ * for it (a test compares the two on every shape around this one). */
+static inline size_t ips__decimal(const char *s, size_t i, size_t n,
+                                  int64_t *ns) {
+#ifdef IPS_SWAR
+  if (i < n && n - i >= 19 && s[i] != '0') {
+    uint64_t x, y, z, hi = 0, lo = 0, f = 0;
+    unsigned k;
+    memcpy(&x, s + i, 8);
+    memcpy(&y, s + i + 8, 8);
+    memcpy(&z, s + i + 11, 8);
+    /* Eight digits, two more and the point, then one to seven digits and
+     * what ends them (eight would leave the end unseen). */
+    if (eight(x, &hi) == 8 && eight(y, &lo) == 2 && s[i + 10] == '.' &&
+        (k = eight(z, &f)) - 1u < 7u) {
+      uint64_t v = hi * 100 + lo;
+      if (v <= 9223372035u) {
+        *ns = (int64_t)(v * 1000000000u + f * ips__dec_scale[k]);
+        return i + 11 + k;
+      }
+    }
+  }
+#endif
+  return ips__decimal_any(s, i, n, ns);
 }
 
 #endif

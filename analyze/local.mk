@@ -9,6 +9,8 @@ analyze_libanalyze_core_la_CFLAGS = $(AM_CFLAGS) -pthread $(YAJL_CFLAGS) $(ZLIB_
 analyze_libanalyze_core_la_SOURCES = \
 	analyze/slog.h \
 	analyze/slog_read.c \
+	analyze/bus_guard.h \
+	analyze/bus_guard.c \
 	analyze/flight.c \
 	analyze/slog_ahead.c \
 	analyze/slog_parse.c \

@@ -60,6 +60,44 @@ char *ips__slog_detach(ips__slog_in_t *in, char *fresh, size_t *cap);
 int ips__slog_follow(ips__slog_in_t *in, const char *path);
 unsigned long ips__slog_reopened(const ips__slog_in_t *in);
 
+/* Mapping: a regular, uncompressed file named by path (not stdin, not
+ * followed, not a flight recorder) is read through a read-only mapping of
+ * it instead of into a buffer, so its bytes are never copied: returns 1
+ * when it is, 0 when it is read as before (also when mapping fails).  Call
+ * it before the first ips__slog_next and not with ips__slog_follow (which
+ * then returns -1).  The file read is the file as it was then; appended
+ * bytes are not read.
+ *
+ * Mapped, ips__slog_next hands out lines in the mapping (a too-long line
+ * too, with IPS__LINE_TOOLONG), valid until ips__slog_close, and detaching
+ * returns fresh itself: no buffer changes hands.  If the file is truncated
+ * meanwhile, reading a line past its new end raises SIGBUS: so the caller
+ * reads the lines only inside a guard (bus_guard.h) over
+ * ips__slog_mapping()'s range, and on a fault says so with
+ * ips__slog_shrank() (err gets the path, the byte and the new size).
+ * ips__slog_next guards its own reads and returns -1 with that message,
+ * unless ips__slog_guarded() said that the caller calls it only inside a
+ * guard of its own (one for many lines, since entering one costs about as
+ * much as finding a short line's end). */
+int ips__slog_map(ips__slog_in_t *in, const char *path);
+void ips__slog_guarded(ips__slog_in_t *in);
+
+/* Mapped, instead of ips__slog_next: the next range [*from, *to) of whole
+ * lines (the last one may lack its newline at the end of the file), about
+ * IPS__SLOG_BUF bytes, found by reading only the line across the cut.
+ * Returns 1, or 0 at the end (*from == *to).  Whoever parses a range then
+ * cuts it into lines with ips__slog_line_at (from pos < to; returns where
+ * the next line starts), as ips__slog_next would have: the same lengths
+ * and flags.  So the bytes are read once, by the thread that parses them,
+ * while they are in its cache.  Both read the mapping: under a guard. */
+int ips__slog_range(ips__slog_in_t *in, size_t *from, size_t *to);
+size_t ips__slog_line_at(const ips__slog_in_t *in, size_t pos, size_t to,
+                         const char **line, size_t *len, int *flags);
+void ips__slog_mapping(const ips__slog_in_t *in, const char **base,
+                       size_t *len);
+void ips__slog_shrank(const ips__slog_in_t *in, const char *at, char *err,
+                      size_t errlen);
+
 /* ---- Agoric's flight recorder (flight.c) ---------------------------- */
 
 typedef struct ips__flight ips__flight_t;

@@ -370,6 +370,8 @@ END_TEST
 
 /* In check_slog_fast.c: the fast path against the yajl path. */
 void slog_fast_tests(TCase *core, TCase *bad);
+/* In check_slog_map.c: the mapped reader against the read path. */
+void slog_map_tests(TCase *core, TCase *bad);
 
 Suite *slog_suite(void) {
   Suite *s = suite_create("slog");
@@ -394,6 +396,7 @@ Suite *slog_suite(void) {
   tcase_add_test(tc, test_cut_gzip);
   tcase_add_test(tc, test_missing_file);
   slog_fast_tests(core, tc);
+  slog_map_tests(core, tc);
   suite_add_tcase(s, tc);
   return s;
 }

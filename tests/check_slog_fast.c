@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "check_report.h"
+#include "decimal.h"
 #include "slog.h"
 
 void slog_fast_tests(TCase *core, TCase *bad);
@@ -259,6 +260,70 @@ START_TEST(test_fast_numbers) {
 }
 END_TEST
 
+/* ips__decimal's straight path for xsnap's wall times (ten digits, a
+ * point, one to seven more) against the general one, on the text
+ * s[i..n): the same end and the same value, or both refuse. */
+static void same_decimal(const char *s, size_t i, size_t n) {
+  int64_t a = 0, b = 0;
+  size_t ea = ips__decimal(s, i, n, &a), eb = ips__decimal_any(s, i, n, &b);
+  ck_assert_msg(ea == eb, "end %zu != %zu on '%.*s'", ea, eb, (int)(n - i),
+                s + i);
+  if (ea != IPS__DECIMAL_BAD)
+    ck_assert_msg(a == b, "%lld != %lld on '%.*s'", (long long)a,
+                  (long long)b, (int)(n - i), s + i);
+}
+
+/* Every shape around the straight one: 8 to 12 integer digits (leading
+ * 0, 1, 9; values past the limit), with or without a point, 0 to 10
+ * fraction digits, then each byte that can end a number or break one,
+ * cut at every length, and random bytes from a number's alphabet. */
+START_TEST(test_decimal_paths) {
+  static const char ends[] = ",]}e.-0 \"\n";
+  static const char alpha[] = "0123456789.-,]e";
+  char buf[64];
+  uint32_t x = 88172645u;
+  int ni, nf, e, lead, pt, k;
+  for (ni = 8; ni <= 12; ni++)
+    for (nf = 0; nf <= 10; nf++)
+      for (pt = 0; pt <= 1; pt++)
+        for (lead = 0; lead < 4; lead++)
+          for (e = 0; e < (int)sizeof ends; e++) {
+            size_t n = 0, i, cut;
+            buf[n++] = 'x'; /* so that i is not always 0 */
+            for (k = 0; k < ni; k++) {
+              x ^= x << 13, x ^= x >> 17, x ^= x << 5;
+              buf[n++] = (char)('0' + x % 10);
+            }
+            buf[1] = "0199"[lead];
+            if (lead == 3) /* the largest values, around the limit */
+              memcpy(buf + 1, "9223372035999", (size_t)ni < 13 ? (size_t)ni : 13);
+            if (pt)
+              buf[n++] = '.';
+            for (k = 0; k < nf; k++) {
+              x ^= x << 13, x ^= x >> 17, x ^= x << 5;
+              buf[n++] = (char)('0' + x % 10);
+            }
+            if (e < (int)sizeof ends - 1)
+              buf[n++] = ends[e];
+            for (i = n; i < 40; i++)
+              buf[i] = ',';
+            for (cut = 1; cut <= 40; cut++)
+              same_decimal(buf, 1, cut);
+          }
+  for (k = 0; k < 2000000; k++) {
+    size_t n, j;
+    x ^= x << 13, x ^= x >> 17, x ^= x << 5;
+    n = x % 32;
+    for (j = 0; j < n; j++) {
+      x ^= x << 13, x ^= x >> 17, x ^= x << 5;
+      /* Mostly digits, with a point near the tenth: near the shape. */
+      buf[j] = j == 10 && x % 3 ? '.' : alpha[x % 8 ? x % 10 : x % 15];
+    }
+    same_decimal(buf, 0, n);
+  }
+}
+END_TEST
+
 /* Shapes the fast path leaves to yajl on purpose. */
 START_TEST(test_fast_refuses) {
   static const char *const other[] = {
@@ -405,6 +470,7 @@ void slog_fast_tests(TCase *core, TCase *bad) {
   tcase_add_test(core, test_fast_used);
   tcase_add_test(core, test_fast_data_files);
   tcase_add_test(core, test_fast_numbers);
+  tcase_add_test(core, test_decimal_paths);
   tcase_add_test(core, test_ahead_both_threads);
   tcase_add_test(bad, test_fast_refuses);
   tcase_add_test(bad, test_fast_mutations);

@@ -63,6 +63,12 @@ tests_fuzz_fuzz_flight_CPPFLAGS = $(AM_CPPFLAGS)
 tests_fuzz_fuzz_flight_CFLAGS = $(AM_CFLAGS) $(YAJL_CFLAGS)
 tests_fuzz_fuzz_flight_LDFLAGS = $(AM_LDFLAGS) -fsanitize=fuzzer
 tests_fuzz_fuzz_flight_LDADD = analyze/libanalyze-core.la $(YAJL_LIBS) $(ZLIB_LIBS) -lm -lpthread
+FUZZ_TARGETS += tests/fuzz/fuzz_slog_read
+tests_fuzz_fuzz_slog_read_SOURCES = tests/fuzz/fuzz_slog_read.c tests/fuzz/fuzz.h
+tests_fuzz_fuzz_slog_read_CPPFLAGS = $(AM_CPPFLAGS)
+tests_fuzz_fuzz_slog_read_CFLAGS = $(AM_CFLAGS) $(YAJL_CFLAGS)
+tests_fuzz_fuzz_slog_read_LDFLAGS = $(AM_LDFLAGS) -fsanitize=fuzzer
+tests_fuzz_fuzz_slog_read_LDADD = analyze/libanalyze-core.la $(YAJL_LIBS) $(ZLIB_LIBS) -lm -lpthread
 FUZZ_TARGETS += tests/fuzz/fuzz_parent_frames
 tests_fuzz_fuzz_parent_frames_SOURCES = tests/fuzz/fuzz_parent_frames.c tests/fuzz/fuzz.h
 tests_fuzz_fuzz_parent_frames_CFLAGS = $(AM_CFLAGS) $(UV_CFLAGS)

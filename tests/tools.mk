@@ -7,6 +7,7 @@ tests_check_tools_SOURCES = \
 	tests/check_report_main.c \
 	tests/check_slog.c \
 	tests/check_slog_fast.c \
+	tests/check_slog_map.c \
 	tests/check_hist.c \
 	tests/check_report.c \
 	tests/check_trace.c \
