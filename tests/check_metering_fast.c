@@ -23,8 +23,19 @@ static void copy_of(yajl_gen g, const unsigned char **b, size_t *n) {
   ck_assert_int_eq(yajl_gen_get_buf(g, b, n), yajl_gen_status_ok);
 }
 
-/* The two paths on buf[0..n). */
+/* The two paths on buf[0..n), from a copy of exactly n bytes, so that
+ * the sanitizer build sees any read past the end (the matcher reads
+ * eight bytes at a time). */
+static void same_exact(const char *buf, size_t n);
 static void same(const char *buf, size_t n) {
+  char *c = malloc(n ? n : 1);
+  ck_assert_ptr_nonnull(c);
+  memcpy(c, buf, n);
+  same_exact(c, n);
+  free(c);
+}
+
+static void same_exact(const char *buf, size_t n) {
   ips_metering_t f, s;
   yajl_gen gf = yajl_gen_alloc(NULL), gs = yajl_gen_alloc(NULL);
   int cf = 0, cs = 0, rc;
@@ -134,6 +145,49 @@ START_TEST(test_every_one_byte_change) {
 }
 END_TEST
 
+/* Numbers of every length from 0 to 21 digits (a leading zero or not),
+ * in every numeric position, and cut at every byte: the eight-byte word
+ * reader meets each length against each alignment and the buffer's end. */
+START_TEST(test_digit_runs) {
+  static const char *const forms[] = {
+      "{\"compute\":%s,\"timestamps\":[1.000001,2.000002],\"ipcstamp\":{\"v\":1,"
+      "\"kinds\":\"de\",\"mono\":[5,6],\"dropped\":0}}",
+      "{\"timestamps\":[%s.000001,99999999999.000002],\"ipcstamp\":{\"v\":1,"
+      "\"kinds\":\"de\",\"mono\":[5,6],\"dropped\":0}}",
+      "{\"timestamps\":[1.%s,2.000002],\"ipcstamp\":{\"v\":1,"
+      "\"kinds\":\"de\",\"mono\":[5,6],\"dropped\":0}}",
+      "{\"timestamps\":[1.000001,2.000002],\"ipcstamp\":{\"v\":1,"
+      "\"kinds\":\"de\",\"mono\":[0,%s],\"dropped\":0}}",
+      "{\"timestamps\":[1.000001,2.000002],\"ipcstamp\":{\"v\":1,"
+      "\"kinds\":\"de\",\"mono\":[5,6],\"dropped\":0,\"cpu_ns\":%s}}",
+      "{\"timestamps\":[1.000001,2.000002],\"ipcstamp\":{\"v\":1,"
+      "\"kinds\":\"de\",\"mono\":[5,6],\"dropped\":%s}}",
+  };
+  char num[32], buf[512];
+  size_t f, len, z, n, j;
+  int took = 0;
+  for (f = 0; f < sizeof forms / sizeof *forms; f++)
+    for (len = 0; len <= 21; len++)
+      for (z = 0; z < 2; z++) {
+        for (j = 0; j < len; j++)
+          num[j] = (char)(z && j == 0 ? '0' : '1' + (j * 7 + len) % 9);
+        num[len] = 0;
+        n = (size_t)snprintf(buf, sizeof buf, forms[f], num);
+        accepted = 0;
+        same(buf, n);
+        took += accepted;
+        for (j = 0; j < n; j++)
+          same(buf, j);
+        /* the matcher takes what is canonical: 1 to 18 digits (12 for
+         * seconds, exactly 6 decimals), no leading zero */
+        if (len >= 1 && !(z && len > 1) &&
+            len <= (f == 1 ? 12u : f == 2 ? 6u : 18u) && (f != 2 || len == 6))
+          ck_assert_msg(accepted, "declined: %s", buf);
+      }
+  ck_assert_int_gt(took, 50);
+}
+END_TEST
+
 START_TEST(test_fuzz_seeds) {
   const char *s = getenv("IPCSTAMP_SRCDIR");
   char dir[1024], path[2048];
@@ -171,6 +225,7 @@ int main(void) {
   tcase_set_timeout(tc, 120);
   tcase_add_test(tc, test_canonical_taken);
   tcase_add_test(tc, test_every_one_byte_change);
+  tcase_add_test(tc, test_digit_runs);
   tcase_add_test(tc, test_fuzz_seeds);
   suite_add_tcase(s, tc);
   sr = srunner_create(s);
