@@ -335,6 +335,7 @@ int ips_child_reply(ips_child_t *w, const void *reply, size_t n,
 static void on_result(ips_child_t *w, const char *p, size_t n) {
   ips_result_t res;
   ips_metering_t m;
+  int borrowed = 0; /* m's arrays are w->mstore's, not m's */
   const char *sep = memchr(p, 1, n);
   size_t mlen = sep ? (size_t)(sep - p) : n;
   memset(&res, 0, sizeof res);
@@ -346,14 +347,21 @@ static void on_result(ips_child_t *w, const char *p, size_t n) {
   if (mlen > 0) {
     const unsigned char *json;
     size_t jlen;
-    int copied, rc;
+    int copied = 0, rc;
     res.metering_raw = p;
     res.metering_len = mlen;
-    /* One parse: the metering and the slogfile's copy of it. */
+    /* One parse: the metering and the slogfile's copy of it.  Our worker's
+     * exact form is matched into the child's store (m borrows it); the
+     * general reader allocates (m owns). */
     yajl_gen_clear(w->mgen);
     yajl_gen_reset(w->mgen, NULL);
-    rc = ips__metering_parse(p, mlen, &m, w->merr, sizeof w->merr, w->mgen,
-                             &copied);
+    if (ips__metering_fast(p, mlen, &m, w->mgen, &copied, &w->mstore)) {
+      borrowed = 1;
+      rc = 0;
+    } else {
+      rc = ips__metering_parse(p, mlen, &m, w->merr, sizeof w->merr, w->mgen,
+                               &copied);
+    }
     if (rc == 0)
       res.metering = &m;
     else
@@ -362,7 +370,8 @@ static void on_result(ips_child_t *w, const char *p, size_t n) {
       yajl_gen_clear(w->mgen);
       yajl_gen_reset(w->mgen, NULL);
       if (ips__json_base64(w->mgen, p, mlen) != 0) {
-        ips_metering_free(&m);
+        if (!borrowed)
+          ips_metering_free(&m);
         fault(w, IPS_ENOMEM, "out of memory");
         return;
       }
@@ -373,7 +382,8 @@ static void on_result(ips_child_t *w, const char *p, size_t n) {
     }
   }
   complete(w, dequeue(w), &res);
-  ips_metering_free(&m);
+  if (!borrowed)
+    ips_metering_free(&m);
 }
 
 static void on_frame(ips_child_t *w, const char *p, size_t n) {
@@ -615,6 +625,7 @@ static void free_worker(ips_child_t *w) {
   ips_ns_decoder_free(&w->dec);
   if (w->mgen)
     yajl_gen_free(w->mgen);
+  ips__mstore_free(&w->mstore);
   free(w->st);
   free(w->msg);
   free(w);

@@ -122,56 +122,58 @@ static int wall(cur_t *c, int64_t *us) {
   return 1;
 }
 
-/* [a,b,...] of count() or wall(): the values, into a fresh array of
- * exactly their number.  Read into a stack buffer first (a 4-upcall
- * metering has 10), which saves a pass counting the commas. */
-static int list(cur_t *c, int64_t **out, uint32_t *n, int walls) {
-  int64_t local[64], *v = local, *grown = NULL;
-  size_t k = 0, cap = sizeof local / sizeof *local;
+/* [a,b,...] of count() or wall(): the values into (*arr)[off..), growing
+ * *arr (capacity *cap values) as needed, their number in *n.  Grown, not
+ * counted first: one pass over the bytes.  On failure *arr stays the
+ * caller's to free.  Bounded: at most IPS_METERING_MAX_STAMPS values, and
+ * each takes at least two bytes of the input. */
+static int list(cur_t *c, int64_t **arr, size_t *cap, size_t off,
+                uint32_t *n, int walls) {
+  size_t k = 0;
   if (!LIT(c, "[") || LIT(c, "]"))
     return 0; /* an empty list: the general path */
   for (;;) {
-    if (k == cap) {
-      /* bounded: each value takes at least two bytes of the input */
+    if (off + k == *cap) {
+      size_t nc = *cap ? 2 * *cap : 32;
       int64_t *g;
       if (k >= IPS_METERING_MAX_STAMPS ||
-          !(g = realloc(grown, 2 * cap * sizeof *g)))
-        goto no;
-      if (!grown)
-        memcpy(g, local, k * sizeof *g);
-      grown = v = g;
-      cap *= 2;
+          !(g = realloc(*arr, nc * sizeof *g)))
+        return 0;
+      *arr = g;
+      *cap = nc;
     }
-    if (!(walls ? wall(c, &v[k]) : count(c, &v[k])))
-      goto no;
+    if (!(walls ? wall(c, *arr + off + k) : count(c, *arr + off + k)))
+      return 0;
     k++;
     if (LIT(c, "]"))
       break;
     if (!LIT(c, ","))
-      goto no;
+      return 0;
   }
   if (k > IPS_METERING_MAX_STAMPS)
-    goto no;
-  if (grown) {
-    *out = grown;
-  } else {
-    if (!(*out = malloc(k * sizeof **out)))
-      return 0;
-    memcpy(*out, local, k * sizeof **out);
-  }
+    return 0;
   *n = (uint32_t)k;
   return 1;
-no:
-  free(grown);
-  return 0;
+}
+
+void ips__mstore_free(ips__mstore_t *s) {
+  free(s->v);
+  free(s->kinds);
+  memset(s, 0, sizeof *s);
 }
 
 int ips__metering_fast(const char *buf, size_t n, ips_metering_t *m,
-                       yajl_gen copy, int *copied) {
+                       yajl_gen copy, int *copied, ips__mstore_t *store) {
   cur_t c = {buf, 0, n};
   int seen_compute = 0, seen_allocate = 0;
-  uint32_t nmono = 0, i;
-  int64_t *mono = NULL, v;
+  uint32_t nwall = 0, nmono = 0, i;
+  /* without a store, the walls and the monos get arrays of their own */
+  int64_t *own_w = NULL, *own_m = NULL, v;
+  size_t cap_w = 0, cap_m = 0, moff;
+  int64_t **wa = store ? &store->v : &own_w, **ma = store ? &store->v : &own_m;
+  size_t *wc = store ? &store->cap : &cap_w, *mc = store ? &store->cap : &cap_m;
+  const int64_t *mono;
+  char *kinds = NULL;
   const char *k;
   size_t kn;
   memset(m, 0, sizeof *m);
@@ -202,21 +204,19 @@ int ips__metering_fast(const char *buf, size_t n, ips_metering_t *m,
       m->allocate = v;
     }
   }
-  if (!list(&c, &m->wall_us, &m->n, 1) ||
+  if (!list(&c, wa, wc, 0, &nwall, 1) ||
       !LIT(&c, ",\"ipcstamp\":{\"v\":1,\"kinds\":\""))
     goto no;
-  m->has_ipcstamp = 1;
-  m->version = 1;
   for (k = buf + c.i, kn = 0; c.i < n && buf[c.i] != '"'; c.i++, kn++)
     if (buf[c.i] != 'd' && buf[c.i] != 'u' && buf[c.i] != 'r' &&
         buf[c.i] != 'e')
       goto no;
-  if (kn != m->n || !LIT(&c, "\",\"mono\":") ||
-      !list(&c, &mono, &nmono, 0) || nmono != m->n ||
+  /* in a store, the monos follow the walls in the one array */
+  moff = store ? nwall : 0;
+  if (kn != nwall || !LIT(&c, "\",\"mono\":") ||
+      !list(&c, ma, mc, moff, &nmono, 0) || nmono != nwall ||
       !LIT(&c, ",\"dropped\":") || !count(&c, &m->dropped))
     goto no;
-  m->mono_ns = mono;
-  mono = NULL;
   if (LIT(&c, ",\"cpu_ns\":")) {
     if (!count(&c, &m->cpu_ns))
       goto no;
@@ -225,27 +225,48 @@ int ips__metering_fast(const char *buf, size_t n, ips_metering_t *m,
   if (!LIT(&c, "}}") || c.i != n)
     goto no;
   /* The checks of the general path, on what is read. */
-  if (m->n < 2 || m->n % 2 || k[0] != 'd' || k[m->n - 1] != 'e')
+  if (nwall < 2 || nwall % 2 || k[0] != 'd' || k[nwall - 1] != 'e')
     goto no;
-  for (i = 1; i + 1 < m->n; i++)
+  for (i = 1; i + 1 < nwall; i++)
     if (k[i] != ((i & 1) ? 'u' : 'r'))
       goto no;
-  for (i = 1; i < m->n; i++)
-    if (m->mono_ns[i] < m->mono_ns[i - 1])
+  mono = *ma + moff;
+  for (i = 1; i < nwall; i++)
+    if (mono[i] < mono[i - 1])
       goto no;
-  if (!(m->kinds = malloc(m->n + 1)))
+  if (store) {
+    if (store->kcap < (size_t)nwall + 1) {
+      char *g = realloc(store->kinds, (size_t)nwall + 1);
+      if (!g)
+        goto no;
+      store->kinds = g;
+      store->kcap = (size_t)nwall + 1;
+    }
+    kinds = store->kinds;
+  } else if (!(kinds = malloc((size_t)nwall + 1))) {
     goto no;
-  memcpy(m->kinds, k, m->n);
-  m->kinds[m->n] = 0;
+  }
+  memcpy(kinds, k, nwall);
+  kinds[nwall] = 0;
   if (copy) {
     /* canonical JSON: the bytes are their own re-serialisation */
-    if (ips__json_raw(copy, buf, n) != 0)
+    if (ips__json_raw(copy, buf, n) != 0) {
+      if (!store)
+        free(kinds);
       goto no;
+    }
     *copied = 1;
   }
+  m->n = nwall;
+  m->has_ipcstamp = 1;
+  m->version = 1;
+  m->wall_us = *wa;
+  m->mono_ns = *ma + moff;
+  m->kinds = kinds;
   return 1;
 no:
-  free(mono);
-  ips_metering_free(m);
+  free(own_w);
+  free(own_m);
+  memset(m, 0, sizeof *m);
   return 0;
 }

@@ -44,7 +44,22 @@ static void same_exact(const char *buf, size_t n) {
   size_t nf, ns;
   ck_assert(gf && gs);
   yajl_gen_config(gs, yajl_gen_validate_utf8, 1);
-  if (ips__metering_fast(buf, n, &f, gf, &cf)) {
+  static ips__mstore_t store; /* kept across cases, as a child keeps it */
+  ips_metering_t b;
+  int took = ips__metering_fast(buf, n, &f, gf, &cf, NULL);
+  /* into a store: the same decision, the same values */
+  ck_assert_int_eq(ips__metering_fast(buf, n, &b, NULL, NULL, &store), took);
+  if (took) {
+    ck_assert_uint_eq(b.n, f.n);
+    ck_assert_str_eq(b.kinds, f.kinds);
+    ck_assert(!memcmp(b.wall_us, f.wall_us, f.n * sizeof *f.wall_us));
+    ck_assert(!memcmp(b.mono_ns, f.mono_ns, f.n * sizeof *f.mono_ns));
+    ck_assert_int_eq(b.dropped, f.dropped);
+    ck_assert_int_eq(b.cpu_ns, f.cpu_ns);
+    ck_assert_int_eq(b.compute, f.compute);
+    ck_assert_int_eq(b.allocate, f.allocate);
+  }
+  if (took) {
     accepted++;
     rc = ips__metering_parse_general(buf, n, &s, err, sizeof err, gs, &cs);
     ck_assert_msg(rc == 0, "fast took what the general reader refuses (%s): "

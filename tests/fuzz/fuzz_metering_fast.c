@@ -21,7 +21,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   char err[256];
   CHECK(gf && gs);
   yajl_gen_config(gs, yajl_gen_validate_utf8, 1);
-  if (size && ips__metering_fast(buf, size, &f, gf, &cf)) {
+  if (size && ips__metering_fast(buf, size, &f, gf, &cf, NULL)) {
     const unsigned char *bf, *bs;
     size_t nf, ns;
     CHECK(ips__metering_parse_general(buf, size, &s, err, sizeof err, gs,
