@@ -5,7 +5,9 @@
  * The form (proto/metering.c writes it so): counters "key":N with keys of
  * [A-Za-z0-9_] and integers, then "timestamps":[S.ffffff,...], then
  * "ipcstamp":{"v":1,"kinds":"d(ur)*e","mono":[N,...],"dropped":N} with an
- * optional ,"cpu_ns":N, and nothing else: no space, no escape, no exponent.
+ * optional ,"cpu_ns":N, and nothing else: no space, no escape, no exponent;
+ * or, from a worker whose stamps are off, the counters and
+ * "timestamps":[] alone.
  * What the matcher accepts is valid metering that the yajl path
  * (metering.c) would accept and read the same; everything else, including
  * every error, goes to that path, which says what is wrong.  Since the
@@ -226,6 +228,17 @@ int ips__metering_fast(const char *buf, size_t n, ips_metering_t *m,
       m->has_allocate = 1;
       m->allocate = v;
     }
+  }
+  /* A worker with stamps turned off (IPCSTAMP_DISABLE) sends its counters
+   * and an empty list: matched too, or turning the stamps off would cost
+   * the parent a yajl parse that stamps on do not (issue 16). */
+  if (c.n - c.i == 3 && LIT(&c, "[]}")) {
+    if (copy) {
+      if (ips__json_raw(copy, buf, n) != 0)
+        goto no;
+      *copied = 1;
+    }
+    return 1;
   }
   if (!list(&c, wa, wc, 0, &nwall, 1) ||
       !LIT(&c, ",\"ipcstamp\":{\"v\":1,\"kinds\":\""))
