@@ -106,12 +106,42 @@ static void put_i64(out_t *o, int64_t v) {
   o->p += n;
 }
 
+/* The leading digits of the last number written, where they are in the
+ * output: the stamps of one delivery share their seconds and their mono
+ * stamps' digits above the last eight, so those are copied from the
+ * previous one instead of being converted again (half the writer's
+ * divides, issue 16).  The output before the cursor never changes. */
+typedef struct {
+  uint64_t hi;      /* the value the digits stand for */
+  const char *text; /* its digits in the output, or NULL */
+  size_t len;
+} lead_t;
+
+/* The digits of hi (not negative) ending at end, from *lead when it wrote
+ * the same hi last; remembered for the next.  Returns the first digit. */
+static char *lead_digits(char *end, uint64_t hi, size_t n, lead_t *lead) {
+  char *s = end - n;
+  if (lead && lead->text && lead->hi == hi)
+    memcpy(s, lead->text, n);
+  else
+    u64_digits(end, hi);
+  if (lead) {
+    lead->hi = hi;
+    lead->text = s;
+    lead->len = n;
+  }
+  return s;
+}
+
 /* A wall stamp as seconds with six decimals, in place (ips_fmt_wall's
- * form). */
-static void put_wall(out_t *o, int64_t v) {
+ * form); lead (or NULL) carries the seconds from the last one. */
+static void put_wall(out_t *o, int64_t v, lead_t *lead) {
   uint64_t u = v < 0 ? (uint64_t)0 - (uint64_t)v : (uint64_t)v;
   uint32_t frac = (uint32_t)(u % 1000000u);
-  size_t n = ndigits(u / 1000000u) + 7 + (v < 0);
+  uint64_t sec = u / 1000000u;
+  size_t ns = lead && lead->text && lead->hi == sec && v >= 0 ? lead->len
+                                                              : ndigits(sec);
+  size_t n = ns + 7 + (v < 0);
   char *e;
   if (!room(o, n))
     return;
@@ -122,8 +152,26 @@ static void put_wall(out_t *o, int64_t v) {
   memcpy(e - 4, pairs + 2 * (frac / 100 % 100), 2);
   memcpy(e - 6, pairs + 2 * (frac / 10000), 2);
   e[-7] = '.';
-  u64_digits(e - 7, u / 1000000u);
+  lead_digits(e - 7, sec, ns, v < 0 ? NULL : lead);
   o->p += n;
+}
+
+/* A mono stamp (an integer) in place; lead carries its digits above the
+ * last eight from the previous one. */
+static void put_mono(out_t *o, int64_t v, lead_t *lead) {
+  uint64_t hi;
+  size_t nh;
+  if (v < 100000000) {
+    put_i64(o, v); /* negative or short: nothing worth sharing */
+    return;
+  }
+  hi = (uint64_t)v / 100000000u;
+  nh = lead->text && lead->hi == hi ? lead->len : ndigits(hi);
+  if (!room(o, nh + 8))
+    return;
+  put8(o->p + nh, (uint32_t)((uint64_t)v % 100000000u));
+  lead_digits(o->p + nh, hi, nh, lead);
+  o->p += nh + 8;
 }
 
 /* "<sign><whole>.<frac>" with exactly `places` decimals; scale = 10^places. */
@@ -237,7 +285,7 @@ static void put_marks(out_t *o, const ips_marks_t *mk) {
     put(o, k, 5);
     put_i64(o, e->name);
     put(o, ",", 1);
-    put_wall(o, e->wall_us);
+    put_wall(o, e->wall_us, NULL);
     put(o, ",", 1);
     put_i64(o, e->mono_ns);
     put(o, "]", 1);
@@ -258,6 +306,7 @@ int ips_metering_write_marks(char *dst, size_t cap, const ips_stamps_t *t,
                              const ips_marks_t *marks, const ips_meter_t *m,
                              size_t *written) {
   out_t o = {dst, dst + cap, 0};
+  lead_t lw = {0, NULL, 0}, lm = {0, NULL, 0};
   size_t i;
   uint32_t k;
 
@@ -277,7 +326,7 @@ int ips_metering_write_marks(char *dst, size_t cap, const ips_stamps_t *t,
   for (k = 0; t != NULL && k < t->n; k++) {
     if (k > 0)
       put(&o, ",", 1);
-    put_wall(&o, t->v[k].wall_us);
+    put_wall(&o, t->v[k].wall_us, &lw);
   }
   put(&o, "]", 1);
   if (t != NULL) {
@@ -294,7 +343,7 @@ int ips_metering_write_marks(char *dst, size_t cap, const ips_stamps_t *t,
     for (k = 0; k < t->n; k++) {
       if (k > 0)
         put(&o, ",", 1);
-      put_i64(&o, t->v[k].mono_ns);
+      put_mono(&o, t->v[k].mono_ns, &lm);
     }
     puts_(&o, "],\"dropped\":");
     put_i64(&o, t->dropped);

@@ -161,6 +161,47 @@ START_TEST(test_digit_boundaries) {
 }
 END_TEST
 
+/* Stamps close together, as in a real delivery: the writer copies the
+ * seconds and a mono stamp's digits above the last eight from the stamp
+ * before when they are the same.  Steps that sometimes cross a second or
+ * a multiple of 10^8 ns, or change a digit count, against printf. */
+START_TEST(test_shared_leading_digits) {
+  ips_stamps_t t;
+  uint64_t seed = 0x5eed + (uint64_t)_i;
+  int64_t w = _i % 2 ? 9999990 : (int64_t)1795300856 * 1000000 + 999000;
+  int64_t mo = _i % 2 ? 99999000 : 999999999900000000LL;
+  char buf[16384], want[16384], *p;
+  size_t n, i, nt = 2 + 2 * (size_t)(_i % 40);
+  ck_assert_int_eq(ips_stamps_init(&t, 128), 0);
+  for (i = 0; i < nt; i++) {
+    uint64_t r = test_rand(&seed);
+    ips_stamp_t s;
+    s.kind = i == 0 ? 'd' : i + 1 == nt ? 'e' : i % 2 ? 'u' : 'r';
+    w += (int64_t)(r % 400);
+    mo += (int64_t)((r >> 16) % 40000);
+    s.wall_us = w;
+    s.mono_ns = mo;
+    ips_stamps_put(&t, &s);
+  }
+  ck_assert_int_eq(ips_metering_write(buf, sizeof buf, &t, NULL, &n), 0);
+  buf[n] = '\0';
+  p = want + sprintf(want, "{\"timestamps\":[");
+  for (i = 0; i < nt; i++)
+    p += sprintf(p, "%s%lld.%06lld", i ? "," : "",
+                 (long long)(t.v[i].wall_us / 1000000),
+                 (long long)(t.v[i].wall_us % 1000000));
+  p += sprintf(p, "],\"ipcstamp\":{\"v\":1,\"kinds\":\"");
+  for (i = 0; i < nt; i++)
+    *p++ = t.v[i].kind;
+  p += sprintf(p, "\",\"mono\":[");
+  for (i = 0; i < nt; i++)
+    p += sprintf(p, "%s%lld", i ? "," : "", (long long)t.v[i].mono_ns);
+  sprintf(p, "],\"dropped\":0}}");
+  ck_assert_str_eq(buf, want);
+  ips_stamps_free(&t);
+}
+END_TEST
+
 START_TEST(test_design_example) {
   /* The example of protocol.md, "The metering", to the byte. */
   static const ips_stamp_t s[] = {{1795300856504227LL, 8123456789012LL, 'd'},
@@ -272,6 +313,7 @@ Suite *metering_suite(void) {
   TCase *tc = tcase_create("Core");
   tcase_add_test(tc, test_fmt);
   tcase_add_test(tc, test_digit_boundaries);
+  tcase_add_loop_test(tc, test_shared_leading_digits, 0, 80);
   tcase_add_test(tc, test_design_example);
   tcase_add_loop_test(tc, test_random_tables, 0, 40);
   tcase_add_test(tc, test_no_table);
