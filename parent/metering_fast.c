@@ -61,10 +61,21 @@ static uint32_t value8(uint64_t d) {
 }
 #endif
 
+/* The last first word of eight digits converted in a list, and its value:
+ * a delivery's stamps share their leading digits, so the next number's
+ * first word is often the same bytes, already checked and converted.
+ * x == 0 (eight NUL bytes, never digits) when there is none. */
+typedef struct {
+  uint64_t x;
+  uint32_t v;
+} memo_t;
+
 /* The run of digits at the cursor, at most max (<= 18, so that it fits):
  * its value and length, the cursor after it; 0 when the run is longer
- * than max (the cursor then stays put).  An empty run is length 0. */
-static int run(cur_t *c, size_t max, int64_t *out, size_t *len) {
+ * than max (the cursor then stays put).  An empty run is length 0.  memo
+ * (or NULL) remembers the first word across the numbers of a list. */
+static int run(cur_t *c, size_t max, int64_t *out, size_t *len,
+               memo_t *memo) {
   static const uint64_t p10[9] = {1,      10,      100,      1000,     10000,
                                   100000, 1000000, 10000000, 100000000};
   const char *p = c->s + c->i;
@@ -75,6 +86,11 @@ static int run(cur_t *c, size_t max, int64_t *out, size_t *len) {
     uint64_t x, bad;
     size_t d;
     memcpy(&x, p + k, 8);
+    if (k == 0 && memo && x == memo->x && max >= 8) {
+      v = memo->v;
+      k = 8;
+      continue;
+    }
     bad = nondigits(x);
     d = bad ? (size_t)__builtin_ctzll(bad) >> 3 : 8;
     if (k + d > max)
@@ -82,8 +98,13 @@ static int run(cur_t *c, size_t max, int64_t *out, size_t *len) {
     /* The digits' values: no borrow reaches them from the bytes after
      * (borrows go up, towards later bytes); shifting them to the top
      * drops those bytes and leaves leading zeros. */
-    if (d)
+    if (d == 8 && k == 0 && memo) {
+      memo->x = x;
+      memo->v = value8(x - 0x3030303030303030ull);
+      v = memo->v;
+    } else if (d) {
       v = v * p10[d] + value8((x - 0x3030303030303030ull) << (8 * (8 - d)));
+    }
     k += d;
     if (d < 8)
       goto done;
@@ -105,16 +126,16 @@ done:
 
 /* 1 to 18 digits, no leading zero (JSON has none): a count.  A 19th digit
  * is refused unread. */
-static int count(cur_t *c, int64_t *out) {
+static int count(cur_t *c, int64_t *out, memo_t *memo) {
   size_t b = c->i, k;
-  if (!run(c, 18, out, &k) || k == 0 || (c->s[b] == '0' && k > 1))
+  if (!run(c, 18, out, &k, memo) || k == 0 || (c->s[b] == '0' && k > 1))
     return 0;
   return 1;
 }
 
 /* Seconds with exactly six decimals, 1 to 12 integer digits (no leading
  * zero): microseconds. */
-static int wall(cur_t *c, int64_t *us) {
+static int wall(cur_t *c, int64_t *us, memo_t *memo) {
   size_t b = c->i, k;
   int64_t sec, frac;
 #ifdef IPS_SWAR
@@ -126,10 +147,15 @@ static int wall(cur_t *c, int64_t *us) {
     memcpy(&w0, c->s + b, 8);
     memcpy(&w1, c->s + b + 8, 8);  /* d d . d d d d d */
     memcpy(&w2, c->s + b + 10, 8); /* . d d d d d d x */
-    if (nondigits(w0) == 0 && c->s[b] != '0' && c->s[b + 10] == '.' &&
-        nondigits(w1) == 0x800000ull &&
+    int same = w0 == memo->x; /* checked and converted before */
+    if ((same || (nondigits(w0) == 0 && c->s[b] != '0')) &&
+        c->s[b + 10] == '.' && nondigits(w1) == 0x800000ull &&
         nondigits(w2) == 0x8000000000000080ull) {
-      sec = (int64_t)value8(w0 - 0x3030303030303030ull) * 100 +
+      if (!same) {
+        memo->x = w0;
+        memo->v = value8(w0 - 0x3030303030303030ull);
+      }
+      sec = (int64_t)memo->v * 100 +
             (c->s[b + 8] - '0') * 10 + (c->s[b + 9] - '0');
       /* the six decimals to the top six bytes, the point dropped */
       frac = value8(((w2 << 8) & 0xffffffffffff0000ull) -
@@ -140,8 +166,8 @@ static int wall(cur_t *c, int64_t *us) {
     }
   }
 #endif
-  if (!run(c, 12, &sec, &k) || k == 0 || (c->s[b] == '0' && k > 1) ||
-      !LIT(c, ".") || !run(c, 6, &frac, &k) || k != 6)
+  if (!run(c, 12, &sec, &k, NULL) || k == 0 || (c->s[b] == '0' && k > 1) ||
+      !LIT(c, ".") || !run(c, 6, &frac, &k, NULL) || k != 6)
     return 0;
   *us = sec * 1000000 + frac;
   return 1;
@@ -155,6 +181,7 @@ static int wall(cur_t *c, int64_t *us) {
 static int list(cur_t *c, int64_t **arr, size_t *cap, size_t off,
                 uint32_t *n, int walls) {
   size_t k = 0;
+  memo_t memo = {0, 0};
   if (!LIT(c, "[") || LIT(c, "]"))
     return 0; /* an empty list: the general path */
   for (;;) {
@@ -167,7 +194,8 @@ static int list(cur_t *c, int64_t **arr, size_t *cap, size_t off,
       *arr = g;
       *cap = nc;
     }
-    if (!(walls ? wall(c, *arr + off + k) : count(c, *arr + off + k)))
+    if (!(walls ? wall(c, *arr + off + k, &memo)
+                : count(c, *arr + off + k, &memo)))
       return 0;
     k++;
     if (LIT(c, "]"))
@@ -212,7 +240,7 @@ int ips__metering_fast(const char *buf, size_t n, ips_metering_t *m,
             ch == '_'))
         break;
     }
-    if (kn == 0 || !LIT(&c, "\":") || !count(&c, &v) || !LIT(&c, ",\""))
+    if (kn == 0 || !LIT(&c, "\":") || !count(&c, &v, NULL) || !LIT(&c, ",\""))
       goto no;
     if ((kn == 8 && !memcmp(k, "ipcstamp", 8)) ||
         (kn == 10 && !memcmp(k, "timestamps", 10)))
@@ -251,10 +279,10 @@ int ips__metering_fast(const char *buf, size_t n, ips_metering_t *m,
   moff = store ? nwall : 0;
   if (kn != nwall || !LIT(&c, "\",\"mono\":") ||
       !list(&c, ma, mc, moff, &nmono, 0) || nmono != nwall ||
-      !LIT(&c, ",\"dropped\":") || !count(&c, &m->dropped))
+      !LIT(&c, ",\"dropped\":") || !count(&c, &m->dropped, NULL))
     goto no;
   if (LIT(&c, ",\"cpu_ns\":")) {
-    if (!count(&c, &m->cpu_ns))
+    if (!count(&c, &m->cpu_ns, NULL))
       goto no;
     m->has_cpu_ns = 1;
   }
