@@ -21,6 +21,9 @@
  * answering with the stamped reply's size against the unstamped one's).
  * The overhead (on - off) is printed as a multiple of that floor.
  *
+ * IPCSTAMP_BENCH_AA=1 starts both workers without stamps: an A/A run that
+ * shows how far apart two identical workers come out (within 1% here).
+ *
  * usage: bench_overhead [ROUNDS [BATCH]]   (default 41 rounds of 500)
  */
 #include "config.h"
@@ -262,7 +265,9 @@ int main(int argc, char **argv) {
   bench_path(path, sizeof path, "worker/ipcstamp-worker-c");
   cpu = bench_pin();
   uv_loop_init(&loop);
-  on = spawn(&loop, path, 0);
+  /* IPCSTAMP_BENCH_AA=1: both workers without stamps, to see how far
+   * apart two identical workers come out (the bias of the method). */
+  on = spawn(&loop, path, getenv("IPCSTAMP_BENCH_AA") != NULL);
   off = spawn(&loop, path, 1);
   printf("bench_overhead: deliveries through the libuv parent to %s,\n"
          "stamps on vs IPCSTAMP_DISABLE=1, alternating, median of per-round "
@@ -272,6 +277,9 @@ int main(int argc, char **argv) {
   printf("command: make bench   (or: tests/bench/bench_overhead %d %d = "
          "rounds, deliveries per round and side)\n",
          rounds, n);
+  if (getenv("IPCSTAMP_BENCH_AA"))
+    printf("IPCSTAMP_BENCH_AA: the 'stamps on' worker has its stamps off too "
+           "(an A/A run: any difference is the method's)\n");
   echo_start(&echo);
   compare(&loop, on, off, "empty delivery", "", rounds, n, 0);
   compare(&loop, on, off, "4-upcall delivery", "{\"upcalls\":4}", rounds, n,
