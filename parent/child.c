@@ -249,6 +249,13 @@ static void start_next(ips_child_t *w) {
     return;
   }
   c->sent = 1;
+  /* What the idle handle was started for (enqueue's defer) is done: left
+   * active, it would make the loop poll once more without blocking, one
+   * epoll_wait more per delivery queued from a result callback (issue
+   * 16).  A close's cancellation still needs it. */
+  if (!w->cancelled && w->defer.data == w &&
+      !uv_is_closing((uv_handle_t *)&w->defer))
+    uv_idle_stop(&w->defer);
   if (w->o.timeout_ms)
     uv_timer_start(&w->timeout, on_timeout, w->o.timeout_ms, 0);
   if (w->o.start_cb)
