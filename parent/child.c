@@ -354,7 +354,6 @@ int ips_child_reply(ips_child_t *w, const void *reply, size_t n,
 static void on_result(ips_child_t *w, const char *p, size_t n) {
   ips_result_t res;
   ips_metering_t m;
-  int borrowed = 0; /* m's arrays are w->mstore's, not m's */
   const char *sep = memchr(p, 1, n);
   size_t mlen = sep ? (size_t)(sep - p) : n;
   memset(&res, 0, sizeof res);
@@ -370,17 +369,20 @@ static void on_result(ips_child_t *w, const char *p, size_t n) {
     res.metering_raw = p;
     res.metering_len = mlen;
     /* One parse: the metering and the slogfile's copy of it.  Our worker's
-     * exact form is matched into the child's store (m borrows it); the
-     * general reader allocates (m owns). */
+     * exact form is matched into the child's store (m borrows it), and
+     * being canonical JSON its bytes are the copy: no re-serialising.
+     * The general reader allocates (m owns) and re-serialises. */
+    if (ips__metering_fast(p, mlen, &m, NULL, NULL, &w->mstore)) {
+      res.metering = &m;
+      res.metering_json = p;
+      res.metering_json_len = mlen;
+      complete(w, dequeue(w), &res);
+      return; /* nothing to free: m borrowed the store */
+    }
     yajl_gen_clear(w->mgen);
     yajl_gen_reset(w->mgen, NULL);
-    if (ips__metering_fast(p, mlen, &m, w->mgen, &copied, &w->mstore)) {
-      borrowed = 1;
-      rc = 0;
-    } else {
-      rc = ips__metering_parse(p, mlen, &m, w->merr, sizeof w->merr, w->mgen,
-                               &copied);
-    }
+    rc = ips__metering_parse(p, mlen, &m, w->merr, sizeof w->merr, w->mgen,
+                             &copied);
     if (rc == 0)
       res.metering = &m;
     else
@@ -389,8 +391,7 @@ static void on_result(ips_child_t *w, const char *p, size_t n) {
       yajl_gen_clear(w->mgen);
       yajl_gen_reset(w->mgen, NULL);
       if (ips__json_base64(w->mgen, p, mlen) != 0) {
-        if (!borrowed)
-          ips_metering_free(&m);
+        ips_metering_free(&m);
         fault(w, IPS_ENOMEM, "out of memory");
         return;
       }
@@ -401,8 +402,7 @@ static void on_result(ips_child_t *w, const char *p, size_t n) {
     }
   }
   complete(w, dequeue(w), &res);
-  if (!borrowed)
-    ips_metering_free(&m);
+  ips_metering_free(&m);
 }
 
 static void on_frame(ips_child_t *w, const char *p, size_t n) {
