@@ -121,12 +121,14 @@ START_TEST(test_digit_boundaries) {
   size_t nv = 0, i, n;
   int64_t p = 1;
   int k;
-  for (k = 0; k < 19; k++, p *= 10) {
+  for (k = 0; k < 19; k++) {
     int64_t d;
     for (d = -1; d <= 1; d++) {
       vals[nv++] = p + d;
       vals[nv++] = -(p + d);
     }
+    if (k < 18) /* 10^18 is the last power of ten an int64 holds */
+      p *= 10;
   }
   vals[nv++] = INT64_MAX;
   vals[nv++] = INT64_MIN;
