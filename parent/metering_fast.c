@@ -64,10 +64,12 @@ static uint32_t value8(uint64_t d) {
 /* The last first word of eight digits converted in a list, and its value:
  * a delivery's stamps share their leading digits, so the next number's
  * first word is often the same bytes, already checked and converted.
- * x == 0 (eight NUL bytes, never digits) when there is none. */
+ * set is 0 until there is one (no value of x can mean "none": the input
+ * may hold any eight bytes, eight NULs included; the fuzzer found that). */
 typedef struct {
   uint64_t x;
   uint32_t v;
+  int set;
 } memo_t;
 
 /* The run of digits at the cursor, at most max (<= 18, so that it fits):
@@ -86,7 +88,7 @@ static int run(cur_t *c, size_t max, int64_t *out, size_t *len,
     uint64_t x, bad;
     size_t d;
     memcpy(&x, p + k, 8);
-    if (k == 0 && memo && x == memo->x && max >= 8) {
+    if (k == 0 && memo && memo->set && x == memo->x && max >= 8) {
       v = memo->v;
       k = 8;
       continue;
@@ -99,6 +101,7 @@ static int run(cur_t *c, size_t max, int64_t *out, size_t *len,
      * (borrows go up, towards later bytes); shifting them to the top
      * drops those bytes and leaves leading zeros. */
     if (d == 8 && k == 0 && memo) {
+      memo->set = 1;
       memo->x = x;
       memo->v = value8(x - 0x3030303030303030ull);
       v = memo->v;
@@ -147,11 +150,12 @@ static int wall(cur_t *c, int64_t *us, memo_t *memo) {
     memcpy(&w0, c->s + b, 8);
     memcpy(&w1, c->s + b + 8, 8);  /* d d . d d d d d */
     memcpy(&w2, c->s + b + 10, 8); /* . d d d d d d x */
-    int same = w0 == memo->x; /* checked and converted before */
+    int same = memo->set && w0 == memo->x; /* checked, converted before */
     if ((same || (nondigits(w0) == 0 && c->s[b] != '0')) &&
         c->s[b + 10] == '.' && nondigits(w1) == 0x800000ull &&
         nondigits(w2) == 0x8000000000000080ull) {
       if (!same) {
+        memo->set = 1;
         memo->x = w0;
         memo->v = value8(w0 - 0x3030303030303030ull);
       }
@@ -181,7 +185,7 @@ static int wall(cur_t *c, int64_t *us, memo_t *memo) {
 static int list(cur_t *c, int64_t **arr, size_t *cap, size_t off,
                 uint32_t *n, int walls) {
   size_t k = 0;
-  memo_t memo = {0, 0};
+  memo_t memo = {0, 0, 0};
   if (!LIT(c, "[") || LIT(c, "]"))
     return 0; /* an empty list: the general path */
   for (;;) {

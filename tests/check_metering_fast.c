@@ -220,6 +220,37 @@ START_TEST(test_digit_runs) {
 }
 END_TEST
 
+/* Eight NUL bytes where a number's first word goes, in a list whose
+ * first number was short: the matcher's memory of the last word had "all
+ * zero" for "none", so the NULs read as a remembered word of digits (found
+ * by fuzz_metering_fast).  In every list, at every place. */
+START_TEST(test_nul_word_in_a_list) {
+  static const char *const forms[][2] = {
+      {"{\"timestamps\":[1.000001,2.000002],\"ipcstamp\":{\"v\":1,"
+       "\"kinds\":\"de\",\"mono\":[8012,", "16000],\"dropped\":0}}"},
+      {"{\"timestamps\":[1.000001,", "2.000002],\"ipcstamp\":{\"v\":1,"
+       "\"kinds\":\"de\",\"mono\":[5,6],\"dropped\":0}}"},
+      {"{\"timestamps\":[", "1.000001,2.000002],\"ipcstamp\":{\"v\":1,"
+       "\"kinds\":\"de\",\"mono\":[5,6],\"dropped\":0}}"},
+      {"{\"timestamps\":[1.000001,2.000002],\"ipcstamp\":{\"v\":1,"
+       "\"kinds\":\"de\",\"mono\":[", "5,6],\"dropped\":0}}"},
+  };
+  char buf[512];
+  size_t f, a, b, nul;
+  for (f = 0; f < sizeof forms / sizeof *forms; f++)
+    for (nul = 1; nul <= 16; nul++) {
+      a = strlen(forms[f][0]);
+      b = strlen(forms[f][1]);
+      memcpy(buf, forms[f][0], a);
+      memset(buf + a, 0, nul);
+      memcpy(buf + a + nul, forms[f][1], b);
+      accepted = 0;
+      same(buf, a + nul + b);
+      ck_assert_msg(!accepted, "took %zu NUL bytes in form %zu", nul, f);
+    }
+}
+END_TEST
+
 START_TEST(test_fuzz_seeds) {
   const char *s = getenv("IPCSTAMP_SRCDIR");
   char dir[1024], path[2048];
@@ -258,6 +289,7 @@ int main(void) {
   tcase_add_test(tc, test_canonical_taken);
   tcase_add_test(tc, test_every_one_byte_change);
   tcase_add_test(tc, test_digit_runs);
+  tcase_add_test(tc, test_nul_word_in_a_list);
   tcase_add_test(tc, test_fuzz_seeds);
   suite_add_tcase(s, tc);
   sr = srunner_create(s);
