@@ -197,10 +197,18 @@ static void on_write(uv_write_t *req, int status) {
 /* Write now when the pipe takes it all (the usual case: no allocation, no
  * copy); queue a copy of whatever is left.  uv_try_write refuses while
  * earlier bytes are queued, so the order of frames is kept. */
-static int write_bytes(ips_child_t *w, const char *p, size_t n) {
+/* Write bufs[0..nb) to the worker: at once when the pipe takes them
+ * (one writev, no copy), else what is left is copied into a write request
+ * that libuv finishes.  Nothing is kept pointing at the caller's bytes. */
+static int write_bufs(ips_child_t *w, uv_buf_t *bufs, unsigned nb) {
   ips__wreq_t *r;
-  uv_buf_t b = uv_buf_init((char *)p, (unsigned)n);
-  int rc = uv_try_write((uv_stream_t *)&w->to, &b, 1);
+  uv_buf_t b;
+  size_t n = 0, done, k;
+  unsigned i;
+  int rc;
+  for (i = 0; i < nb; i++)
+    n += bufs[i].len;
+  rc = uv_try_write((uv_stream_t *)&w->to, bufs, nb);
   if (rc == (int)n)
     return 0;
   /* The worker is gone: its exit (seen next) names the cause better. */
@@ -208,22 +216,29 @@ static int write_bytes(ips_child_t *w, const char *p, size_t n) {
     return 0;
   if (rc < 0 && rc != UV_EAGAIN)
     return rc;
-  if (rc > 0) {
-    p += rc;
-    n -= (size_t)rc;
-  }
-  r = malloc(sizeof *r + n);
+  done = rc > 0 ? (size_t)rc : 0;
+  r = malloc(sizeof *r + (n - done));
   if (!r)
     return IPS_ENOMEM;
-  memcpy(r->bytes, p, n);
+  for (i = 0, k = 0; i < nb; i++) {
+    size_t skip = done < bufs[i].len ? done : bufs[i].len;
+    memcpy(r->bytes + k, bufs[i].base + skip, bufs[i].len - skip);
+    k += bufs[i].len - skip;
+    done -= skip;
+  }
   r->req.data = w;
-  b = uv_buf_init(r->bytes, (unsigned)n);
+  b = uv_buf_init(r->bytes, (unsigned)k);
   rc = uv_write(&r->req, (uv_stream_t *)&w->to, &b, 1, on_write);
   if (rc) {
     free(r);
     return rc;
   }
   return 0;
+}
+
+static int write_bytes(ips_child_t *w, const char *p, size_t n) {
+  uv_buf_t b = uv_buf_init((char *)p, (unsigned)n);
+  return write_bufs(w, &b, 1);
 }
 
 static void on_timeout(uv_timer_t *t) {
@@ -249,6 +264,13 @@ static void start_next(ips_child_t *w) {
     return;
   }
   c->sent = 1;
+  /* What the idle handle was started for (enqueue's defer) is done: left
+   * active, it would make the loop poll once more without blocking, one
+   * epoll_wait more per delivery queued from a result callback (issue
+   * 16).  A close's cancellation still needs it. */
+  if (!w->cancelled && w->defer.data == w &&
+      !uv_is_closing((uv_handle_t *)&w->defer))
+    uv_idle_stop(&w->defer);
   if (w->o.timeout_ms)
     uv_timer_start(&w->timeout, on_timeout, w->o.timeout_ms, 0);
   if (w->o.start_cb)
@@ -306,7 +328,7 @@ int ips_child_reply(ips_child_t *w, const void *reply, size_t n,
                      ips_stamp_t *R) {
   struct iovec iov[3];
   char hdr[IPS_NS_HEADER_MAX];
-  char *buf;
+  uv_buf_t b[3];
   int rc;
   if (w->state != IPS__ALIVE)
     return IPS_EPIPE;
@@ -314,17 +336,14 @@ int ips_child_reply(ips_child_t *w, const void *reply, size_t n,
     return IPS_EPROTO;
   if (ips_ns_iov(iov, hdr, '/', reply, n) != 0)
     return IPS_EINVAL;
-  buf = malloc(iov[0].iov_len + n + 1);
-  if (!buf)
-    return IPS_ENOMEM;
-  memcpy(buf, iov[0].iov_base, iov[0].iov_len);
-  if (n)
-    memcpy(buf + iov[0].iov_len, reply, n);
-  buf[iov[0].iov_len + n] = ',';
+  /* header, reply and comma in one writev: no copy of the reply unless
+   * the pipe is full (write_bufs) */
+  b[0] = uv_buf_init(iov[0].iov_base, (unsigned)iov[0].iov_len);
+  b[1] = uv_buf_init((char *)reply, (unsigned)n);
+  b[2] = uv_buf_init(",", 1);
   rc = push_stamp(w, 'R', R);
   if (rc == 0)
-    rc = write_bytes(w, buf, iov[0].iov_len + n + 1);
-  free(buf);
+    rc = write_bufs(w, b, 3);
   if (rc)
     return rc;
   w->upcall_pending = 0;
@@ -346,10 +365,20 @@ static void on_result(ips_child_t *w, const char *p, size_t n) {
   if (mlen > 0) {
     const unsigned char *json;
     size_t jlen;
-    int copied, rc;
+    int copied = 0, rc;
     res.metering_raw = p;
     res.metering_len = mlen;
-    /* One parse: the metering and the slogfile's copy of it. */
+    /* One parse: the metering and the slogfile's copy of it.  Our worker's
+     * exact form is matched into the child's store (m borrows it), and
+     * being canonical JSON its bytes are the copy: no re-serialising.
+     * The general reader allocates (m owns) and re-serialises. */
+    if (ips__metering_fast(p, mlen, &m, NULL, NULL, &w->mstore)) {
+      res.metering = &m;
+      res.metering_json = p;
+      res.metering_json_len = mlen;
+      complete(w, dequeue(w), &res);
+      return; /* nothing to free: m borrowed the store */
+    }
     yajl_gen_clear(w->mgen);
     yajl_gen_reset(w->mgen, NULL);
     rc = ips__metering_parse(p, mlen, &m, w->merr, sizeof w->merr, w->mgen,
@@ -615,6 +644,7 @@ static void free_worker(ips_child_t *w) {
   ips_ns_decoder_free(&w->dec);
   if (w->mgen)
     yajl_gen_free(w->mgen);
+  ips__mstore_free(&w->mstore);
   free(w->st);
   free(w->msg);
   free(w);

@@ -5,6 +5,7 @@
 #include <yajl/yajl_gen.h>
 
 #include "ipcstamp-parent.h"
+#include "metering.h"
 
 /* A command waiting to be written, or in flight: the whole frame, owned. */
 typedef struct ips__cmd_s {
@@ -55,6 +56,8 @@ struct ips_child_s {
   size_t msgcap;
   char merr[200];      /* why the metering was invalid */
   yajl_gen mgen;       /* the metering re-serialised by its one parse */
+  ips__mstore_t mstore; /* the matched metering's arrays, kept for the
+                           next result: no allocation per result */
   int state;
   int pid;
   int exited, eof;

@@ -97,10 +97,12 @@ typedef struct ips_result_s {
                                      for a fault E is when it was seen */
   size_t nstamps;                 /* 0 when the command was never sent */
   /* The metering as the slogfile embeds it, made by the same parse that
-   * filled metering: re-serialised JSON, or {"base64":"..."} when the bytes
-   * were not one valid JSON value; NULL/0 when none was sent (or when a
-   * host builds the result itself: ips_slog_deliver_result then parses
-   * metering_raw).  Never parse it again to get what metering holds. */
+   * filled metering: re-serialised JSON (for our workers' canonical
+   * metering, the received bytes themselves: metering_raw), or
+   * {"base64":"..."} when the bytes were not one valid JSON value; NULL/0
+   * when none was sent (or when a host builds the result itself:
+   * ips_slog_deliver_result then parses metering_raw).  Never parse it
+   * again to get what metering holds. */
   const char *metering_json;
   size_t metering_json_len;
 } ips_result_t;

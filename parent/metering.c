@@ -464,7 +464,7 @@ int ips__metering_parse(const char *buf, size_t n, ips_metering_t *m,
   if (errsize)
     err[0] = 0;
   /* Our worker's exact form first: no yajl, and its bytes are the copy. */
-  if (buf && n && ips__metering_fast(buf, n, m, copy, copied))
+  if (buf && n && ips__metering_fast(buf, n, m, copy, copied, NULL))
     return 0;
   return ips__metering_parse_general(buf, n, m, err, errsize, copy, copied);
 }

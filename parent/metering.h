@@ -19,11 +19,29 @@ int ips__metering_parse_general(const char *buf, size_t n, ips_metering_t *m,
                                 char *err, size_t errsize, yajl_gen copy,
                                 int *copied);
 
+/* Arrays kept from one metering to the next, so that the matcher needs
+ * no allocation per result (issue 16): v holds the walls then the monos,
+ * kinds the letters.  Owned by whoever keeps the store (a child); a
+ * metering read into it borrows them until the next read or the store's
+ * release.  All zero is an empty store. */
+typedef struct {
+  int64_t *v;
+  size_t cap;   /* values v holds */
+  char *kinds;
+  size_t kcap;  /* bytes kinds holds */
+} ips__mstore_t;
+
+/* Release the store's arrays and empty it. */
+void ips__mstore_free(ips__mstore_t *s);
+
 /* buf[0..n) in exactly the form proto/metering.c writes (v1): fills *m as
  * the general reader would, writes the bytes into copy (when not NULL,
  * *copied = 1) and returns 1; else 0 with *m empty, and the general reader
- * must decide (every error is its). */
+ * must decide (every error is its).  With store NULL *m owns its arrays
+ * (ips_metering_free); else they are the store's (*m borrows them: never
+ * pass it to ips_metering_free), grown as needed, at most by what the
+ * input's length allows. */
 int ips__metering_fast(const char *buf, size_t n, ips_metering_t *m,
-                       yajl_gen copy, int *copied);
+                       yajl_gen copy, int *copied, ips__mstore_t *store);
 
 #endif

@@ -113,6 +113,97 @@ START_TEST(test_fmt) {
 }
 END_TEST
 
+/* The digits are written in place, pairs at a time, at a length counted
+ * first: every power of ten and its neighbours, both signs and the ends of
+ * int64, against printf's decimal, as a counter, a wall and a mono stamp. */
+START_TEST(test_digit_boundaries) {
+  int64_t vals[3 * 19 * 2 + 4];
+  size_t nv = 0, i, n;
+  int64_t p = 1;
+  int k;
+  for (k = 0; k < 19; k++) {
+    int64_t d;
+    for (d = -1; d <= 1; d++) {
+      vals[nv++] = p + d;
+      vals[nv++] = -(p + d);
+    }
+    if (k < 18) /* 10^18 is the last power of ten an int64 holds */
+      p *= 10;
+  }
+  vals[nv++] = INT64_MAX;
+  vals[nv++] = INT64_MIN;
+  vals[nv++] = INT64_MAX - 1;
+  vals[nv++] = INT64_MIN + 1;
+  for (i = 0; i < nv; i++) {
+    int64_t v = vals[i];
+    ips_meter_field_t f = {"c", v};
+    ips_meter_t m = {&f, 1, 0, 0};
+    ips_stamp_t s[2] = {{v, v, 'd'}, {0, 0, 'e'}};
+    ips_stamps_t t;
+    char buf[512], want[512], wall[48];
+    uint64_t u = v < 0 ? (uint64_t)0 - (uint64_t)v : (uint64_t)v;
+    snprintf(wall, sizeof wall, "%s%llu.%06llu", v < 0 ? "-" : "",
+             (unsigned long long)(u / 1000000), (unsigned long long)(u % 1000000));
+    snprintf(want, sizeof want,
+             "{\"c\":%lld,\"timestamps\":[%s,0.000000],\"ipcstamp\":"
+             "{\"v\":1,\"kinds\":\"de\",\"mono\":[%lld,0],\"dropped\":0}}",
+             (long long)v, wall, (long long)v);
+    ck_assert_int_eq(ips_stamps_init(&t, 4), 0);
+    ips_stamps_put(&t, &s[0]);
+    ips_stamps_put(&t, &s[1]);
+    ck_assert_int_eq(ips_metering_write(buf, sizeof buf - 1, &t, &m, &n), 0);
+    buf[n] = '\0';
+    ck_assert_str_eq(buf, want);
+    /* exactly as long as it needs: one byte less is refused */
+    ck_assert_int_eq(ips_metering_write(buf, n - 1, &t, &m, NULL), IPS_ENOBUFS);
+    ips_fmt_wall(buf, v);
+    ck_assert_str_eq(buf, wall);
+    ips_stamps_free(&t);
+  }
+}
+END_TEST
+
+/* Stamps close together, as in a real delivery: the writer copies the
+ * seconds and a mono stamp's digits above the last eight from the stamp
+ * before when they are the same.  Steps that sometimes cross a second or
+ * a multiple of 10^8 ns, or change a digit count, against printf. */
+START_TEST(test_shared_leading_digits) {
+  ips_stamps_t t;
+  uint64_t seed = 0x5eed + (uint64_t)_i;
+  int64_t w = _i % 2 ? 9999990 : (int64_t)1795300856 * 1000000 + 999000;
+  int64_t mo = _i % 2 ? 99999000 : 999999999900000000LL;
+  char buf[16384], want[16384], *p;
+  size_t n, i, nt = 2 + 2 * (size_t)(_i % 40);
+  ck_assert_int_eq(ips_stamps_init(&t, 128), 0);
+  for (i = 0; i < nt; i++) {
+    uint64_t r = test_rand(&seed);
+    ips_stamp_t s;
+    s.kind = i == 0 ? 'd' : i + 1 == nt ? 'e' : i % 2 ? 'u' : 'r';
+    w += (int64_t)(r % 400);
+    mo += (int64_t)((r >> 16) % 40000);
+    s.wall_us = w;
+    s.mono_ns = mo;
+    ips_stamps_put(&t, &s);
+  }
+  ck_assert_int_eq(ips_metering_write(buf, sizeof buf, &t, NULL, &n), 0);
+  buf[n] = '\0';
+  p = want + sprintf(want, "{\"timestamps\":[");
+  for (i = 0; i < nt; i++)
+    p += sprintf(p, "%s%lld.%06lld", i ? "," : "",
+                 (long long)(t.v[i].wall_us / 1000000),
+                 (long long)(t.v[i].wall_us % 1000000));
+  p += sprintf(p, "],\"ipcstamp\":{\"v\":1,\"kinds\":\"");
+  for (i = 0; i < nt; i++)
+    *p++ = t.v[i].kind;
+  p += sprintf(p, "\",\"mono\":[");
+  for (i = 0; i < nt; i++)
+    p += sprintf(p, "%s%lld", i ? "," : "", (long long)t.v[i].mono_ns);
+  sprintf(p, "],\"dropped\":0}}");
+  ck_assert_str_eq(buf, want);
+  ips_stamps_free(&t);
+}
+END_TEST
+
 START_TEST(test_design_example) {
   /* The example of protocol.md, "The metering", to the byte. */
   static const ips_stamp_t s[] = {{1795300856504227LL, 8123456789012LL, 'd'},
@@ -223,6 +314,8 @@ Suite *metering_suite(void) {
   Suite *s = suite_create("metering");
   TCase *tc = tcase_create("Core");
   tcase_add_test(tc, test_fmt);
+  tcase_add_test(tc, test_digit_boundaries);
+  tcase_add_loop_test(tc, test_shared_leading_digits, 0, 80);
   tcase_add_test(tc, test_design_example);
   tcase_add_loop_test(tc, test_random_tables, 0, 40);
   tcase_add_test(tc, test_no_table);

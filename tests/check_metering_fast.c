@@ -23,8 +23,19 @@ static void copy_of(yajl_gen g, const unsigned char **b, size_t *n) {
   ck_assert_int_eq(yajl_gen_get_buf(g, b, n), yajl_gen_status_ok);
 }
 
-/* The two paths on buf[0..n). */
+/* The two paths on buf[0..n), from a copy of exactly n bytes, so that
+ * the sanitizer build sees any read past the end (the matcher reads
+ * eight bytes at a time). */
+static void same_exact(const char *buf, size_t n);
 static void same(const char *buf, size_t n) {
+  char *c = malloc(n ? n : 1);
+  ck_assert_ptr_nonnull(c);
+  memcpy(c, buf, n);
+  same_exact(c, n);
+  free(c);
+}
+
+static void same_exact(const char *buf, size_t n) {
   ips_metering_t f, s;
   yajl_gen gf = yajl_gen_alloc(NULL), gs = yajl_gen_alloc(NULL);
   int cf = 0, cs = 0, rc;
@@ -33,7 +44,25 @@ static void same(const char *buf, size_t n) {
   size_t nf, ns;
   ck_assert(gf && gs);
   yajl_gen_config(gs, yajl_gen_validate_utf8, 1);
-  if (ips__metering_fast(buf, n, &f, gf, &cf)) {
+  static ips__mstore_t store; /* kept across cases, as a child keeps it */
+  ips_metering_t b;
+  int took = ips__metering_fast(buf, n, &f, gf, &cf, NULL);
+  /* into a store: the same decision, the same values */
+  ck_assert_int_eq(ips__metering_fast(buf, n, &b, NULL, NULL, &store), took);
+  if (took) {
+    ck_assert_uint_eq(b.n, f.n);
+    ck_assert_int_eq(b.has_ipcstamp, f.has_ipcstamp);
+    if (f.n) {
+      ck_assert_str_eq(b.kinds, f.kinds);
+      ck_assert(!memcmp(b.wall_us, f.wall_us, f.n * sizeof *f.wall_us));
+      ck_assert(!memcmp(b.mono_ns, f.mono_ns, f.n * sizeof *f.mono_ns));
+    }
+    ck_assert_int_eq(b.dropped, f.dropped);
+    ck_assert_int_eq(b.cpu_ns, f.cpu_ns);
+    ck_assert_int_eq(b.compute, f.compute);
+    ck_assert_int_eq(b.allocate, f.allocate);
+  }
+  if (took) {
     accepted++;
     rc = ips__metering_parse_general(buf, n, &s, err, sizeof err, gs, &cs);
     ck_assert_msg(rc == 0, "fast took what the general reader refuses (%s): "
@@ -42,9 +71,14 @@ static void same(const char *buf, size_t n) {
     ck_assert_uint_eq(f.n, s.n);
     ck_assert_int_eq(f.has_ipcstamp, s.has_ipcstamp);
     ck_assert_int_eq(f.version, s.version);
-    ck_assert_str_eq(f.kinds, s.kinds);
-    ck_assert(!memcmp(f.wall_us, s.wall_us, f.n * sizeof *f.wall_us));
-    ck_assert(!memcmp(f.mono_ns, s.mono_ns, f.n * sizeof *f.mono_ns));
+    if (f.n) {
+      ck_assert_str_eq(f.kinds, s.kinds);
+      ck_assert(!memcmp(f.wall_us, s.wall_us, f.n * sizeof *f.wall_us));
+      ck_assert(!memcmp(f.mono_ns, s.mono_ns, f.n * sizeof *f.mono_ns));
+    } else {
+      /* nothing to borrow or own: the general reader has no arrays either */
+      ck_assert(!f.kinds && !s.kinds && !f.wall_us && !s.mono_ns);
+    }
     ck_assert_int_eq(f.dropped, s.dropped);
     ck_assert_int_eq(f.has_cpu_ns, s.has_cpu_ns);
     ck_assert_int_eq(f.cpu_ns, s.cpu_ns);
@@ -86,7 +120,8 @@ static size_t canonical(char *out, size_t cap, int upcalls, int cpu,
   mt.nfields = (size_t)counters;
   mt.has_cpu_ns = cpu;
   mt.cpu_ns = 1530000;
-  ck_assert_int_eq(ips_metering_write(out, cap, &t, &mt, &n), 0);
+  /* upcalls < 0: a worker with its stamps off (no table) */
+  ck_assert_int_eq(ips_metering_write(out, cap, upcalls < 0 ? NULL : &t, &mt, &n), 0);
   ips_stamps_free(&t);
   return n;
 }
@@ -95,11 +130,11 @@ START_TEST(test_canonical_taken) {
   char buf[8192];
   int u, cpu, k;
   accepted = 0;
-  for (u = 0; u < 5; u++)
+  for (u = -1; u < 5; u++)
     for (cpu = 0; cpu < 2; cpu++)
       for (k = 0; k < 3; k++)
         same(buf, canonical(buf, sizeof buf, u, cpu, k));
-  ck_assert_int_eq(accepted, 30); /* all of them: the point of it */
+  ck_assert_int_eq(accepted, 36); /* all of them: the point of it */
 }
 END_TEST
 
@@ -108,8 +143,8 @@ START_TEST(test_every_one_byte_change) {
   char buf[8192], m[8192];
   size_t n, i, j, a;
   int u;
-  for (u = 0; u < 3; u += 2) {
-    n = canonical(buf, sizeof buf, u, u == 2, u == 2 ? 2 : 0);
+  for (u = -1; u < 3; u += 1 + (u >= 0)) {
+    n = canonical(buf, sizeof buf, u, u == 2, u != 0 ? 2 : 0);
     for (i = 0; i < n; i++) {
       /* deletion */
       memcpy(m, buf, i);
@@ -131,6 +166,88 @@ START_TEST(test_every_one_byte_change) {
     for (j = 0; j < n; j++)
       same(buf, j);
   }
+}
+END_TEST
+
+/* Numbers of every length from 0 to 21 digits (a leading zero or not),
+ * in every numeric position, and cut at every byte: the eight-byte word
+ * reader meets each length against each alignment and the buffer's end. */
+START_TEST(test_digit_runs) {
+  /* each form: the bytes before the number, and after it */
+  static const char *const forms[][2] = {
+      {"{\"compute\":", ",\"timestamps\":[1.000001,2.000002],\"ipcstamp\":"
+                       "{\"v\":1,\"kinds\":\"de\",\"mono\":[5,6],\"dropped\":0}}"},
+      {"{\"timestamps\":[", ".000001,99999999999.000002],\"ipcstamp\":{\"v\":1,"
+                          "\"kinds\":\"de\",\"mono\":[5,6],\"dropped\":0}}"},
+      {"{\"timestamps\":[1.", ",2.000002],\"ipcstamp\":{\"v\":1,"
+                            "\"kinds\":\"de\",\"mono\":[5,6],\"dropped\":0}}"},
+      /* ten-digit seconds: the wall's word-test form, then its decimals */
+      {"{\"timestamps\":[1795430334.", ",1795430335.000002],\"ipcstamp\":"
+       "{\"v\":1,\"kinds\":\"de\",\"mono\":[5,6],\"dropped\":0}}"},
+      {"{\"timestamps\":[1.000001,2.000002],\"ipcstamp\":{\"v\":1,"
+       "\"kinds\":\"de\",\"mono\":[0,", "],\"dropped\":0}}"},
+      {"{\"timestamps\":[1.000001,2.000002],\"ipcstamp\":{\"v\":1,"
+       "\"kinds\":\"de\",\"mono\":[5,6],\"dropped\":0,\"cpu_ns\":", "}}"},
+      {"{\"timestamps\":[1.000001,2.000002],\"ipcstamp\":{\"v\":1,"
+       "\"kinds\":\"de\",\"mono\":[5,6],\"dropped\":", "}}"},
+  };
+
+  char num[32], buf[512];
+  size_t f, len, z, n, j;
+  int took = 0;
+  for (f = 0; f < sizeof forms / sizeof *forms; f++)
+    for (len = 0; len <= 21; len++)
+      for (z = 0; z < 2; z++) {
+        for (j = 0; j < len; j++)
+          num[j] = (char)(z && j == 0 ? '0' : '1' + (j * 7 + len) % 9);
+        num[len] = 0;
+        n = (size_t)snprintf(buf, sizeof buf, "%s%s%s", forms[f][0], num,
+                              forms[f][1]);
+        accepted = 0;
+        same(buf, n);
+        took += accepted;
+        for (j = 0; j < n; j++)
+          same(buf, j);
+        /* the matcher takes what is canonical: 1 to 18 digits (12 for
+         * seconds, exactly 6 decimals, which may start with 0), no leading
+         * zero */
+        if (len >= 1 && (!(z && len > 1) || f == 2 || f == 3) &&
+            len <= (f == 1 ? 12u : f == 2 || f == 3 ? 6u : 18u) &&
+            (f < 2 || f > 3 || len == 6))
+          ck_assert_msg(accepted, "declined: %s", buf);
+      }
+  ck_assert_int_gt(took, 50);
+}
+END_TEST
+
+/* Eight NUL bytes where a number's first word goes, in a list whose
+ * first number was short: the matcher's memory of the last word had "all
+ * zero" for "none", so the NULs read as a remembered word of digits (found
+ * by fuzz_metering_fast).  In every list, at every place. */
+START_TEST(test_nul_word_in_a_list) {
+  static const char *const forms[][2] = {
+      {"{\"timestamps\":[1.000001,2.000002],\"ipcstamp\":{\"v\":1,"
+       "\"kinds\":\"de\",\"mono\":[8012,", "16000],\"dropped\":0}}"},
+      {"{\"timestamps\":[1.000001,", "2.000002],\"ipcstamp\":{\"v\":1,"
+       "\"kinds\":\"de\",\"mono\":[5,6],\"dropped\":0}}"},
+      {"{\"timestamps\":[", "1.000001,2.000002],\"ipcstamp\":{\"v\":1,"
+       "\"kinds\":\"de\",\"mono\":[5,6],\"dropped\":0}}"},
+      {"{\"timestamps\":[1.000001,2.000002],\"ipcstamp\":{\"v\":1,"
+       "\"kinds\":\"de\",\"mono\":[", "5,6],\"dropped\":0}}"},
+  };
+  char buf[512];
+  size_t f, a, b, nul;
+  for (f = 0; f < sizeof forms / sizeof *forms; f++)
+    for (nul = 1; nul <= 16; nul++) {
+      a = strlen(forms[f][0]);
+      b = strlen(forms[f][1]);
+      memcpy(buf, forms[f][0], a);
+      memset(buf + a, 0, nul);
+      memcpy(buf + a + nul, forms[f][1], b);
+      accepted = 0;
+      same(buf, a + nul + b);
+      ck_assert_msg(!accepted, "took %zu NUL bytes in form %zu", nul, f);
+    }
 }
 END_TEST
 
@@ -171,6 +288,8 @@ int main(void) {
   tcase_set_timeout(tc, 120);
   tcase_add_test(tc, test_canonical_taken);
   tcase_add_test(tc, test_every_one_byte_change);
+  tcase_add_test(tc, test_digit_runs);
+  tcase_add_test(tc, test_nul_word_in_a_list);
   tcase_add_test(tc, test_fuzz_seeds);
   suite_add_tcase(s, tc);
   sr = srunner_create(s);

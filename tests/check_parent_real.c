@@ -164,6 +164,81 @@ START_TEST(test_c_worker) {
 }
 END_TEST
 
+/* A delivery queued from the result callback starts at once (after the
+ * callback returns) and leaves nothing deferred: the loop then blocks in
+ * one poll per delivery, not two (issue 16: an idle handle left active
+ * made every such delivery cost an extra non-blocking epoll_wait).  A
+ * check handle counts the loop's iterations. */
+static int chain_left, iterations;
+static void count_iteration(uv_check_t *h) { iterations++; }
+static void chain(ips_child_t *w, void *arg, const ips_result_t *res) {
+  ck_assert_int_eq(res->kind, IPS_RESULT_OK);
+  if (--chain_left > 0)
+    ck_assert_int_eq(ips_child_deliver(w, "", 0, chain, NULL), 0);
+}
+
+START_TEST(test_chained_deliveries_one_poll) {
+  ips_child_t *w = spawn(cworker);
+  uv_check_t check;
+  int n = 200;
+  chain_left = 1;
+  ck_assert_int_eq(ips_child_deliver(w, "", 0, chain, NULL), 0);
+  while (chain_left > 0) /* started, and warm */
+    uv_run(&loop, UV_RUN_ONCE);
+  ck_assert_int_eq(uv_check_init(&loop, &check), 0);
+  ck_assert_int_eq(uv_check_start(&check, count_iteration), 0);
+  iterations = 0;
+  chain_left = n;
+  ck_assert_int_eq(ips_child_deliver(w, "", 0, chain, NULL), 0);
+  while (chain_left > 0)
+    uv_run(&loop, UV_RUN_ONCE);
+  /* one iteration per result (a reply split over two reads adds one);
+   * with the extra poll it was two */
+  ck_assert_msg(iterations <= n + n / 4, "%d loop iterations for %d deliveries",
+                iterations, n);
+  uv_close((uv_handle_t *)&check, NULL);
+  close_one(w);
+}
+END_TEST
+
+/* An upcall reply larger than the pipe holds: the first part goes in the
+ * one writev, the rest is copied for libuv to finish (write_bufs); the
+ * worker reads the frame whole or reports its framing broken. */
+static char *big_reply;
+static size_t big_len;
+static void reply_big(ips_child_t *w, void *arg, const char *p, size_t n,
+                      const ips_stamp_t *U) {
+  upcalls_seen++;
+  ck_assert_int_eq(ips_child_reply(w, big_reply, big_len, NULL), 0);
+}
+
+START_TEST(test_reply_larger_than_the_pipe) {
+  ips_child_options_t o;
+  ips_child_t *w;
+  parent_res_t r;
+  size_t i;
+  big_len = 3u << 20;
+  big_reply = malloc(big_len);
+  ck_assert_ptr_nonnull(big_reply);
+  big_reply[0] = '"';
+  for (i = 1; i + 1 < big_len; i++)
+    big_reply[i] = (char)('a' + i % 26);
+  big_reply[big_len - 1] = '"';
+  memset(&o, 0, sizeof o);
+  o.file = cworker;
+  o.upcall_cb = reply_big;
+  ck_assert_int_eq(ips_child_spawn(&loop, &o, &w), 0);
+  memset(&r, 0, sizeof r);
+  ck_assert_int_eq(ips_child_deliver(w, "{\"upcalls\":3}", 13, on_result, &r), 0);
+  wait_for(&r);
+  ck_assert_int_eq(r.kind, IPS_RESULT_OK);
+  ck_assert_int_eq(upcalls_seen, 3);
+  parent_res_free(&r);
+  close_one(w);
+  free(big_reply);
+}
+END_TEST
+
 START_TEST(test_c_worker_exits) {
   ips_child_t *w = spawn(cworker);
   parent_res_t r;
@@ -246,6 +321,8 @@ Suite *real_worker_suite(void) {
   tcase_add_checked_fixture(tc, setup, NULL);
   tcase_add_test(tc, test_c_worker);
   tcase_add_test(tc, test_attribution_cb);
+  tcase_add_test(tc, test_chained_deliveries_one_poll);
+  tcase_add_test(tc, test_reply_larger_than_the_pipe);
   tcase_add_test(tc, test_js_worker);
   suite_add_tcase(s, tc);
   tc = tcase_create("Bad input");

@@ -21,6 +21,9 @@
  * answering with the stamped reply's size against the unstamped one's).
  * The overhead (on - off) is printed as a multiple of that floor.
  *
+ * IPCSTAMP_BENCH_AA=1 starts both workers without stamps: an A/A run that
+ * shows how far apart two identical workers come out (within 1% here).
+ *
  * usage: bench_overhead [ROUNDS [BATCH]]   (default 41 rounds of 500)
  */
 #include "config.h"
@@ -248,6 +251,34 @@ static void compare(uv_loop_t *loop, ips_child_t *on, ips_child_t *off,
            i ? (double)(bench_now_ns() - t0) / i / 1e3 : 0.0, a.mlen,
            b.mlen);
   }
+  /* And the worker's: writing that metering again from its stamps. */
+  {
+    ips_metering_t m;
+    ips_stamps_t t;
+    char err[200], out[4096];
+    size_t len = 0;
+    uint32_t j;
+    int i, k = 20000;
+    int64_t t0;
+    if (a.mlen && ips_metering_parse(a.metering, a.mlen, &m, err, sizeof err) == 0 &&
+        m.mono_ns && ips_stamps_init(&t, m.n + 1) == 0) {
+      for (j = 0; j < m.n; j++) {
+        ips_stamp_t st = {m.wall_us[j], m.mono_ns[j], m.kinds[j]};
+        ips_stamps_put(&t, &st);
+      }
+      for (i = 0; i < 2000; i++) /* warm: code, table, output page */
+        (void)ips_metering_write(out, sizeof out, &t, NULL, &len);
+      t0 = bench_now_ns();
+      for (i = 0; i < k; i++)
+        if (ips_metering_write(out, sizeof out, &t, NULL, &len) != 0)
+          break;
+      printf("    of which the worker writing it: %.2f us per delivery "
+             "(%zu bytes)\n",
+             i ? (double)(bench_now_ns() - t0) / i / 1e3 : 0.0, len);
+      ips_stamps_free(&t);
+      ips_metering_free(&m);
+    }
+  }
 }
 
 int main(int argc, char **argv) {
@@ -262,7 +293,9 @@ int main(int argc, char **argv) {
   bench_path(path, sizeof path, "worker/ipcstamp-worker-c");
   cpu = bench_pin();
   uv_loop_init(&loop);
-  on = spawn(&loop, path, 0);
+  /* IPCSTAMP_BENCH_AA=1: both workers without stamps, to see how far
+   * apart two identical workers come out (the bias of the method). */
+  on = spawn(&loop, path, getenv("IPCSTAMP_BENCH_AA") != NULL);
   off = spawn(&loop, path, 1);
   printf("bench_overhead: deliveries through the libuv parent to %s,\n"
          "stamps on vs IPCSTAMP_DISABLE=1, alternating, median of per-round "
@@ -272,6 +305,9 @@ int main(int argc, char **argv) {
   printf("command: make bench   (or: tests/bench/bench_overhead %d %d = "
          "rounds, deliveries per round and side)\n",
          rounds, n);
+  if (getenv("IPCSTAMP_BENCH_AA"))
+    printf("IPCSTAMP_BENCH_AA: the 'stamps on' worker has its stamps off too "
+           "(an A/A run: any difference is the method's)\n");
   echo_start(&echo);
   compare(&loop, on, off, "empty delivery", "", rounds, n, 0);
   compare(&loop, on, off, "4-upcall delivery", "{\"upcalls\":4}", rounds, n,
