@@ -20,8 +20,9 @@ Suite *marks_slog_suite(void);
  * test slogfiles) and $TMP (a scratch directory made for this test).
  * Returns the exit status. */
 int tt_sh(const char *cmd);
-/* The contents of a file ($TMP/ and $DATA/ prefixes expanded), NUL-ended;
- * the caller frees.  Fails the test if it cannot be read. */
+/* The contents of the file at path (a plain path: build it with tt_tmp()
+ * or tt_data(); no $TMP or $DATA is expanded here), NUL-ended; the caller
+ * frees.  Fails the test if it cannot be read. */
 char *tt_read(const char *path, size_t *len);
 /* Path of a file under the scratch directory or the data directory. */
 const char *tt_tmp(const char *name);
