@@ -75,6 +75,14 @@ tests_fuzz_fuzz_parent_frames_CFLAGS = $(AM_CFLAGS) $(UV_CFLAGS)
 tests_fuzz_fuzz_parent_frames_LDFLAGS = $(AM_LDFLAGS) -fsanitize=fuzzer
 tests_fuzz_fuzz_parent_frames_LDADD = parent/libipcstamp-parent.la \
 	proto/libipcstamp-proto.la $(UV_LIBS) $(YAJL_LIBS)
+# The OpenTelemetry environment's two lists (OTEL_RESOURCE_ATTRIBUTES,
+# OTEL_EXPORTER_OTLP_HEADERS: tools/otel/config.c).
+FUZZ_TARGETS += tests/fuzz/fuzz_otel_config
+tests_fuzz_fuzz_otel_config_SOURCES = tests/fuzz/fuzz_otel_config.c tests/fuzz/fuzz.h \
+	tools/otel/config.c
+tests_fuzz_fuzz_otel_config_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/analyze -I$(top_srcdir)/tools
+tests_fuzz_fuzz_otel_config_LDFLAGS = $(AM_LDFLAGS) -fsanitize=fuzzer
+tests_fuzz_fuzz_otel_config_LDADD = proto/libipcstamp-proto.la
 FUZZ_TARGETS += tests/fuzz/fuzz_metering_fast
 tests_fuzz_fuzz_metering_fast_SOURCES = tests/fuzz/fuzz_metering_fast.c tests/fuzz/fuzz.h \
 	parent/metering.c parent/metering_fast.c parent/json.c parent/marks_check.c

@@ -15,13 +15,3 @@ TESTS += tests/otel.test tests/otel-ring.test
 EXTRA_DIST += tests/otel.test tests/otel-ring.test tests/otel/compare-ring.cjs \
 	tests/otel/package.json tests/otel/package-lock.json \
 	tests/otel/receiver.cjs tests/otel/compare.cjs
-
-# The environment's two lists (OTEL_RESOURCE_ATTRIBUTES, _HEADERS) fuzzed.
-if FUZZING
-FUZZ_TARGETS += tests/fuzz/fuzz_otel_config
-tests_fuzz_fuzz_otel_config_SOURCES = tests/fuzz/fuzz_otel_config.c tests/fuzz/fuzz.h \
-	tools/otel/config.c
-tests_fuzz_fuzz_otel_config_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/analyze -I$(top_srcdir)/tools
-tests_fuzz_fuzz_otel_config_LDFLAGS = $(AM_LDFLAGS) -fsanitize=fuzzer
-tests_fuzz_fuzz_otel_config_LDADD = proto/libipcstamp-proto.la
-endif
