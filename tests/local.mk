@@ -80,7 +80,7 @@ tests_fuzz_fuzz_parent_frames_LDADD = parent/libipcstamp-parent.la \
 FUZZ_TARGETS += tests/fuzz/fuzz_otel_config
 tests_fuzz_fuzz_otel_config_SOURCES = tests/fuzz/fuzz_otel_config.c tests/fuzz/fuzz.h \
 	tools/otel/config.c
-tests_fuzz_fuzz_otel_config_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/analyze -I$(top_srcdir)/tools
+tests_fuzz_fuzz_otel_config_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/analyze -I$(top_srcdir)/tools/otel
 tests_fuzz_fuzz_otel_config_LDFLAGS = $(AM_LDFLAGS) -fsanitize=fuzzer
 tests_fuzz_fuzz_otel_config_LDADD = proto/libipcstamp-proto.la
 FUZZ_TARGETS += tests/fuzz/fuzz_metering_fast

@@ -21,6 +21,7 @@
 
 #define DEFAULT_URL "http://localhost:4318/v1/traces"
 
+__attribute__((format(printf, 3, 4)))
 static void say(char *err, size_t errlen, const char *fmt, ...) {
   va_list ap;
   va_start(ap, fmt);
