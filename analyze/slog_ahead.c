@@ -121,6 +121,7 @@ struct ips__slog_ahead {
   int fault;               /* the caller's: the file shrank under it */
   char ferr[256];          /* what the caller says then, on every call */
   size_t pos;              /* mapped: the caller's next line in cur */
+  size_t map_done;         /* under the lock: the end of the last range */
 };
 
 /* ---- reading -------------------------------------------------------- */
@@ -385,8 +386,14 @@ static void *reader(void *arg) {
   pthread_mutex_lock(&a->mu);
   while (help(a)) {
     block_t *b = a->b[a->tail % NBLOCK];
+    /* Mapped: the ranges of the blocks the caller is done with (all
+     * before the head block, or every range so far) are read no more. */
+    size_t done = a->head < a->tail ? a->b[a->head % NBLOCK]->from
+                                    : a->map_done;
     int r;
     pthread_mutex_unlock(&a->mu);
+    if (a->map)
+      ips__slog_release(a->in, done);
     r = fill(a, b);
     pthread_mutex_lock(&a->mu);
     a->reopened = ips__slog_reopened(a->in);
@@ -404,6 +411,7 @@ static void *reader(void *arg) {
       continue;
     }
     b->state = FILLED;
+    a->map_done = b->to;
     a->tail++;
     a->eof = r <= 0;
     pthread_cond_broadcast(&a->cv);

@@ -47,6 +47,7 @@ struct ips__slog_in {
   unsigned long reopened;
   const char *map;        /* mapped (ips__slog_map): the file, map_len */
   size_t map_len, map_pos; /* bytes; lines before map_pos handed out */
+  size_t map_freed;        /* bytes at the start no longer mapped */
   char *path;             /* mapped: for the message if the file shrinks */
   int guarded;            /* mapped: the caller guards ips__slog_next */
 };
@@ -164,6 +165,9 @@ int ips__slog_range(ips__slog_in_t *in, size_t *from, size_t *to) {
 }
 
 #define PREFETCH_AHEAD 4096
+/* Released in pieces of at least this much: each munmap of a process
+ * with two threads interrupts the other core to flush its TLB. */
+#define RELEASE_MIN (4u << 20)
 
 size_t ips__slog_line_at(const ips__slog_in_t *in, size_t pos, size_t to,
                          const char **line, size_t *len, int *flags) {
@@ -182,6 +186,16 @@ size_t ips__slog_line_at(const ips__slog_in_t *in, size_t pos, size_t to,
   *flags = (nl ? 0 : IPS__LINE_NOEOL) |
            (l > in->max_line ? IPS__LINE_TOOLONG : 0);
   return pos + l + (nl != NULL);
+}
+
+void ips__slog_release(ips__slog_in_t *in, size_t upto) {
+  size_t page = (size_t)sysconf(_SC_PAGESIZE), end;
+  if (!in->map || upto > in->map_len)
+    return;
+  end = upto / page * page; /* the page upto is in may still be read */
+  if (end >= in->map_freed + RELEASE_MIN &&
+      munmap((void *)(in->map + in->map_freed), end - in->map_freed) == 0)
+    in->map_freed = end;
 }
 
 void ips__slog_mapping(const ips__slog_in_t *in, const char **base,
@@ -460,8 +474,10 @@ void ips__slog_close(ips__slog_in_t *in) {
   } else {
     gzclose(in->gz); /* closes fd */
   }
-  if (in->map)
-    munmap((void *)in->map, in->map_len);
+  /* Only what is still ours: the pages released before may hold another
+   * mapping by now. */
+  if (in->map && in->map_freed < in->map_len)
+    munmap((void *)(in->map + in->map_freed), in->map_len - in->map_freed);
   free(in->buf);
   free(in->follow);
   free(in->path);
