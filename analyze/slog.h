@@ -95,6 +95,13 @@ size_t ips__slog_line_at(const ips__slog_in_t *in, size_t pos, size_t to,
                          const char **line, size_t *len, int *flags);
 void ips__slog_mapping(const ips__slog_in_t *in, const char **base,
                        size_t *len);
+/* Mapped: no byte before upto will be read again, so the whole pages
+ * there may be unmapped now (in pieces of a few MiB; the rest at close).
+ * Unmapping 90 MB at close took 2 ms on the caller's thread after the
+ * work was done: released along the way, that is done by the reader
+ * while the caller still works.  Not with ips__slog_next's own lines
+ * still held (the reader hands out no more than a block of them). */
+void ips__slog_release(ips__slog_in_t *in, size_t upto);
 void ips__slog_shrank(const ips__slog_in_t *in, const char *at, char *err,
                       size_t errlen);
 
@@ -177,34 +184,39 @@ typedef struct {
 
 /* One parsed line.  Times are integer nanoseconds (exact decimal
  * conversion, so segment sums are exact).  The stamp arrays are owned by
- * the record and reused from line to line. */
+ * the record and reused from line to line.
+ *
+ * The plain fields come first, up to vat: a record parsed ahead is kept in
+ * its block as those bytes, with vat and desc as strings of their own
+ * length, instead of the whole record (IPS__REC_PLAIN; slog_ahead.c). */
 typedef struct {
   int type;
   unsigned have;
   long long crank, dnum, snum;
   long long pid;                  /* IPS__F_PID: a process id, > 0 */
-  char vat[IPS__VAT_MAX];
   int64_t time_ns, mono_ns;
   int ok;                         /* dr[0] == "ok" */
-  char desc[IPS__DESC_MAX];       /* deliver: the description */
+  int mev_have;                   /* parser: fields of the event being read */
   long ipsv;                      /* ipcstamp.v */
   int64_t cpu_ns;
   long long dropped;
   size_t n_walls, n_wmono, n_kinds;
+  size_t n_marks, n_mnames, mnames_len; /* ipcstamp.marks, below */
+  long long mdropped, munbalanced;
+  char vat[IPS__VAT_MAX];
+  char desc[IPS__DESC_MAX];       /* deliver: the description */
   int64_t *walls;                 /* worker wall stamps, ns */
   int64_t *wmono;                 /* worker mono stamps, ns */
   char *kinds;                    /* NUL-terminated */
   /* ipcstamp.marks (v2; read by the yajl path only: the fast path leaves
    * a line with marks to it, so a delivery without marks costs nothing
    * more).  The arrays are allocated on the first line with marks. */
-  size_t n_marks, n_mnames, mnames_len;
   ips__mark_t *marks;             /* IPS_MAX_MARKS */
   uint32_t *mname_off;            /* name i at mnames + mname_off[i], NUL-
                                      terminated; IPS_MAX_MARKS */
   char *mnames;                   /* IPS__MNAMES_BYTES */
-  long long mdropped, munbalanced;
-  int mev_have;                   /* parser: fields of the event being read */
 } ips__rec_t;
+#define IPS__REC_PLAIN offsetof(ips__rec_t, vat)
 
 /* Room for the names of one metering: the worker's bound on name bytes,
  * plus a NUL each. */

@@ -45,14 +45,22 @@
  * of being written, and an idle follower wakes 20 times a second. */
 #define FOLLOW_POLL_NS 50000000L
 
+/* A line, and what the reader's parse of it gave.  The record is kept as
+ * its plain fields and its strings at their length (the whole record, with
+ * its 64- and 96-byte buffers mostly empty, was more bytes than the line it
+ * came from, written on one core and read on the other: a twentieth of the
+ * time); hand_out() makes a record of it again. */
 typedef struct {
   const char *p;     /* the line's bytes, in data (none if dropped) */
   size_t len;
   int flags;
   int parsed;        /* ips__slog_parse()'s result; 1 when not parsed */
-  size_t walls, wmono, kinds, err; /* offsets into the block's arenas */
-  size_t marks, mname_off, mnames;  /* the same, for ipcstamp.marks */
-  ips__rec_t rec;    /* its pointers are set once the block is parsed */
+  /* Offsets into the block's arenas (bounded: reserve()). */
+  uint32_t walls, wmono, kinds, err;
+  uint32_t marks, mname_off, mnames; /* the same, for ipcstamp.marks */
+  uint32_t vat, desc;                /* the strings, in text */
+  unsigned char vat_len, desc_len;   /* their lengths (< 64, < 96) */
+  _Alignas(8) unsigned char plain[IPS__REC_PLAIN]; /* the record's start */
 } line_t;
 
 /* A buffer that grows; offsets into it stay valid when it moves. */
@@ -104,6 +112,8 @@ struct ips__slog_ahead {
   long lineno;
   uint64_t total;
   char cerr[256];          /* the caller's last parse error */
+  ips__rec_t out;          /* the record handed out last, when the reader
+                              parsed it */
   long by_reader, by_caller; /* blocks parsed by each */
   int noparse;             /* under the lock: the reader parses no more */
   const char *map;         /* a mapped file: the lines are in [map, +len) */
@@ -111,6 +121,7 @@ struct ips__slog_ahead {
   int fault;               /* the caller's: the file shrank under it */
   char ferr[256];          /* what the caller says then, on every call */
   size_t pos;              /* mapped: the caller's next line in cur */
+  size_t map_done;         /* under the lock: the end of the last range */
 };
 
 /* ---- reading -------------------------------------------------------- */
@@ -175,10 +186,15 @@ static int fill(ips__slog_ahead_t *a, block_t *b) {
 /* ---- parsing a block ahead ------------------------------------------ */
 
 /* Room for n more bytes at an 8-byte aligned offset, which it returns, or
- * (size_t)-1 when out of memory.  The arena always has a buffer after it,
- * even for n == 0 (memcpy wants a pointer). */
-static size_t reserve(arena_t *ar, size_t n) {
+ * NOROOM when out of memory or past what an offset holds (a block's lines
+ * are far fewer bytes: a stamp is at least two bytes of text and takes
+ * eight here).  The arena always has a buffer after it, even for n == 0
+ * (memcpy wants a pointer). */
+#define NOROOM UINT32_MAX
+static uint32_t reserve(arena_t *ar, size_t n) {
   size_t at = (ar->used + 7) & ~(size_t)7;
+  if (n >= NOROOM || at >= NOROOM - n)
+    return NOROOM;
   if (at + n > ar->cap || !ar->p) {
     size_t cap = ar->cap ? ar->cap : 4096;
     char *p;
@@ -186,30 +202,44 @@ static size_t reserve(arena_t *ar, size_t n) {
       cap *= 2;
     p = realloc(ar->p, cap);
     if (!p)
-      return (size_t)-1;
+      return NOROOM;
     ar->p = p;
     ar->cap = cap;
   }
   ar->used = at + n;
+  return (uint32_t)at;
+}
+
+/* A NUL-terminated string of n bytes into b's text; its offset, or NOROOM. */
+static uint32_t keep_text(block_t *b, const char *s, size_t n) {
+  uint32_t at = reserve(&b->text, n + 1);
+  if (at != NOROOM) {
+    memcpy(b->text.p + at, s, n);
+    b->text.p[at + n] = '\0';
+  }
   return at;
 }
 
 /* Keeps a copy of what the parser's record points to (its arrays are
  * reused on the next line) in the block's arenas.  Returns 0 or -1. */
 static int keep(block_t *b, line_t *l, const ips__rec_t *r, const char *err) {
-  if (l->parsed < 0) {
-    size_t n = strlen(err) + 1;
-    if ((l->err = reserve(&b->text, n)) == (size_t)-1)
-      return -1;
-    memcpy(b->text.p + l->err, err, n);
-    return 0;
-  }
-  l->rec = *r;
+  size_t vn, dn;
+  if (l->parsed < 0)
+    return (l->err = keep_text(b, err, strlen(err))) == NOROOM ? -1 : 0;
+  memcpy(l->plain, r, IPS__REC_PLAIN);
+  /* Both are bounded by their buffers, and NUL-terminated in them. */
+  vn = strnlen(r->vat, sizeof r->vat - 1);
+  dn = strnlen(r->desc, sizeof r->desc - 1);
+  l->vat_len = (unsigned char)vn;
+  l->desc_len = (unsigned char)dn;
+  if ((vn && (l->vat = keep_text(b, r->vat, vn)) == NOROOM) ||
+      (dn && (l->desc = keep_text(b, r->desc, dn)) == NOROOM))
+    return -1;
   if ((l->walls = reserve(&b->stamps, r->n_walls * sizeof *r->walls)) ==
-          (size_t)-1 ||
+          NOROOM ||
       (l->wmono = reserve(&b->stamps, r->n_wmono * sizeof *r->wmono)) ==
-          (size_t)-1 ||
-      (l->kinds = reserve(&b->text, r->n_kinds + 1)) == (size_t)-1)
+          NOROOM ||
+      (l->kinds = reserve(&b->text, r->n_kinds + 1)) == NOROOM)
     return -1;
   memcpy(b->stamps.p + l->walls, r->walls, r->n_walls * sizeof *r->walls);
   memcpy(b->stamps.p + l->wmono, r->wmono, r->n_wmono * sizeof *r->wmono);
@@ -220,11 +250,11 @@ static int keep(block_t *b, line_t *l, const ips__rec_t *r, const char *err) {
   if (!(r->have & IPS__F_MARKS))
     return 0;
   if ((l->marks = reserve(&b->stamps, r->n_marks * sizeof *r->marks)) ==
-          (size_t)-1 ||
+          NOROOM ||
       (l->mname_off = reserve(&b->stamps,
                               r->n_mnames * sizeof *r->mname_off)) ==
-          (size_t)-1 ||
-      (l->mnames = reserve(&b->text, r->mnames_len)) == (size_t)-1)
+          NOROOM ||
+      (l->mnames = reserve(&b->text, r->mnames_len)) == NOROOM)
     return -1;
   memcpy(b->stamps.p + l->marks, r->marks, r->n_marks * sizeof *r->marks);
   memcpy(b->stamps.p + l->mname_off, r->mname_off,
@@ -248,25 +278,30 @@ static int parse_block(ips__parser_t *p, block_t *b) {
     if (keep(b, l, r, err) < 0)
       return -1;
   }
-  /* The arenas no longer move: point the records into them. */
-  for (i = 0; i < b->n; i++) {
-    line_t *l = &b->lines[i];
-    if (l->parsed != 0)
-      continue;
-    l->rec.walls = (int64_t *)(void *)(b->stamps.p + l->walls);
-    l->rec.wmono = (int64_t *)(void *)(b->stamps.p + l->wmono);
-    l->rec.kinds = b->text.p + l->kinds;
-    if (l->rec.have & IPS__F_MARKS) {
-      l->rec.marks = (ips__mark_t *)(void *)(b->stamps.p + l->marks);
-      l->rec.mname_off = (uint32_t *)(void *)(b->stamps.p + l->mname_off);
-      l->rec.mnames = b->text.p + l->mnames;
-    } else { /* nothing of the parser's is left pointed to */
-      l->rec.marks = NULL;
-      l->rec.mname_off = NULL;
-      l->rec.mnames = NULL;
-    }
-  }
   return 0;
+}
+
+/* The record the reader parsed l into, made again in *r, pointing into
+ * b's arenas (which no longer move once the block is parsed). */
+static void unkeep(const block_t *b, const line_t *l, ips__rec_t *r) {
+  memcpy(r, l->plain, IPS__REC_PLAIN);
+  r->vat[0] = r->desc[0] = '\0';
+  if (l->vat_len)
+    memcpy(r->vat, b->text.p + l->vat, (size_t)l->vat_len + 1);
+  if (l->desc_len)
+    memcpy(r->desc, b->text.p + l->desc, (size_t)l->desc_len + 1);
+  r->walls = (int64_t *)(void *)(b->stamps.p + l->walls);
+  r->wmono = (int64_t *)(void *)(b->stamps.p + l->wmono);
+  r->kinds = b->text.p + l->kinds;
+  if (r->have & IPS__F_MARKS) {
+    r->marks = (ips__mark_t *)(void *)(b->stamps.p + l->marks);
+    r->mname_off = (uint32_t *)(void *)(b->stamps.p + l->mname_off);
+    r->mnames = b->text.p + l->mnames;
+  } else { /* nothing of the parser's is pointed to */
+    r->marks = NULL;
+    r->mname_off = NULL;
+    r->mnames = NULL;
+  }
 }
 
 /* Mapped: cuts b's range into lines, up to BLOCK_LINES of them (the caller
@@ -351,8 +386,14 @@ static void *reader(void *arg) {
   pthread_mutex_lock(&a->mu);
   while (help(a)) {
     block_t *b = a->b[a->tail % NBLOCK];
+    /* Mapped: the ranges of the blocks the caller is done with (all
+     * before the head block, or every range so far) are read no more. */
+    size_t done = a->head < a->tail ? a->b[a->head % NBLOCK]->from
+                                    : a->map_done;
     int r;
     pthread_mutex_unlock(&a->mu);
+    if (a->map)
+      ips__slog_release(a->in, done);
     r = fill(a, b);
     pthread_mutex_lock(&a->mu);
     a->reopened = ips__slog_reopened(a->in);
@@ -370,6 +411,7 @@ static void *reader(void *arg) {
       continue;
     }
     b->state = FILLED;
+    a->map_done = b->to;
     a->tail++;
     a->eof = r <= 0;
     pthread_cond_broadcast(&a->cv);
@@ -502,8 +544,9 @@ static int hand_out(ips__slog_ahead_t *a, ips__slog_item_t *it) {
   if (b->state == BY_CALLER && !(l->flags & IPS__LINE_TOOLONG)) {
     if (parse_here(a, l, it) < 0)
       return -1;
-  } else {
-    it->rec = &l->rec;
+  } else if (l->parsed == 0) {
+    unkeep(b, l, &a->out);
+    it->rec = &a->out;
   }
   it->parsed = l->parsed;
   if (l->parsed != 0)

@@ -2,7 +2,9 @@
 #include "config.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "check_report.h"
 #include "ipcstamp-analyze.h"
@@ -124,6 +126,37 @@ START_TEST(test_negative) {
 }
 END_TEST
 
+/* ips_format_us against printf's digits for v: every power of ten and its
+ * neighbours, both signs, the ends of int64_t, and random values. */
+static void same_us(int64_t v) {
+  char got[IPS_US_BUF], want[64];
+  uint64_t a = v < 0 ? (uint64_t)0 - (uint64_t)v : (uint64_t)v;
+  snprintf(want, sizeof want, "%s%llu.%03u", v < 0 ? "-" : "",
+           (unsigned long long)(a / 1000), (unsigned)(a % 1000));
+  ck_assert_str_eq(ips_format_us(got, v), want);
+  ck_assert_uint_eq(ips_put_us(got, v), strlen(want));
+}
+
+START_TEST(test_format_us) {
+  uint64_t p = 1;
+  int i, d;
+  same_us(0);
+  same_us(INT64_MAX);
+  same_us(INT64_MIN);
+  same_us(INT64_MIN + 1);
+  for (i = 0; i < 19; i++, p *= 10)
+    for (d = -2; d <= 2; d++) {
+      same_us((int64_t)(p + (uint64_t)(int64_t)d));
+      same_us(-(int64_t)(p + (uint64_t)(int64_t)d));
+    }
+  rng_state = 0x9E3779B97F4A7C15u;
+  for (i = 0; i < 200000; i++) {
+    uint64_t x = rng();
+    same_us((int64_t)(x >> (x % 64))); /* every length */
+  }
+}
+END_TEST
+
 Suite *hist_suite(void) {
   Suite *s = suite_create("hist");
   TCase *tc = tcase_create("Core");
@@ -133,6 +166,7 @@ Suite *hist_suite(void) {
   suite_add_tcase(s, tc);
   tc = tcase_create("Limits");
   tcase_add_test(tc, test_extremes);
+  tcase_add_test(tc, test_format_us);
   suite_add_tcase(s, tc);
   tc = tcase_create("Bad input");
   tcase_add_test(tc, test_negative);

@@ -273,18 +273,19 @@ static void same_decimal(const char *s, size_t i, size_t n) {
                   (long long)b, (int)(n - i), s + i);
 }
 
-/* Every shape around the straight one: 8 to 12 integer digits (leading
- * 0, 1, 9; values past the limit), with or without a point, 0 to 10
- * fraction digits, then each byte that can end a number or break one,
- * cut at every length, and random bytes from a number's alphabet. */
+/* Every shape around the two straight ones (xsnap's wall times,
+ * SwingSet's monotime): 1 to 12 integer digits (leading 0, 1, 9; values
+ * past the limit), with or without a point, 0 to 20 fraction digits, then
+ * each byte that can end a number or break one, cut at every length, and
+ * random bytes from a number's alphabet. */
 START_TEST(test_decimal_paths) {
   static const char ends[] = ",]}e.-0 \"\n";
   static const char alpha[] = "0123456789.-,]e";
   char buf[64];
   uint32_t x = 88172645u;
   int ni, nf, e, lead, pt, k;
-  for (ni = 8; ni <= 12; ni++)
-    for (nf = 0; nf <= 10; nf++)
+  for (ni = 1; ni <= 12; ni++)
+    for (nf = 0; nf <= 20; nf++)
       for (pt = 0; pt <= 1; pt++)
         for (lead = 0; lead < 4; lead++)
           for (e = 0; e < (int)sizeof ends; e++) {
@@ -305,9 +306,9 @@ START_TEST(test_decimal_paths) {
             }
             if (e < (int)sizeof ends - 1)
               buf[n++] = ends[e];
-            for (i = n; i < 40; i++)
+            for (i = n; i < 48; i++)
               buf[i] = ',';
-            for (cut = 1; cut <= 40; cut++)
+            for (cut = 1; cut <= 48; cut++)
               same_decimal(buf, 1, cut);
           }
   for (k = 0; k < 2000000; k++) {
@@ -316,8 +317,10 @@ START_TEST(test_decimal_paths) {
     n = x % 32;
     for (j = 0; j < n; j++) {
       x ^= x << 13, x ^= x >> 17, x ^= x << 5;
-      /* Mostly digits, with a point near the tenth: near the shape. */
-      buf[j] = j == 10 && x % 3 ? '.' : alpha[x % 8 ? x % 10 : x % 15];
+      /* Mostly digits, with a point near the tenth or the third: near
+       * the shapes. */
+      buf[j] = j == (k & 1 ? 10 : 2) && x % 3 ? '.'
+                                             : alpha[x % 8 ? x % 10 : x % 15];
     }
     same_decimal(buf, 0, n);
   }

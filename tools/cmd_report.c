@@ -122,6 +122,14 @@ int cmd_report(int argc, char **argv) {
       return CLI_EXIT_IO;
     }
   }
+  /* Not to a terminal, the report goes out in large pieces: stdio's
+   * 4 KiB meant 2,300 write() calls for a 90 MB slogfile's report, 3 ms
+   * of the thread that attributes (the buffer lives as long as stdout).
+   * Following, what has come goes out as before, in small pieces. */
+  if (!in.src.follow && !isatty(fileno(r.out.out))) {
+    static char outbuf[256u << 10];
+    setvbuf(r.out.out, outbuf, _IOFBF, sizeof outbuf);
+  }
   /* Colour only for a person: a terminal, and never when NO_COLOR asks
    * not to (https://no-color.org: set and not empty). */
   r.out.color = r.out.format == REPORT_TEXT && r.out.out == stdout &&

@@ -5,8 +5,9 @@
 bin_PROGRAMS += tools/ipcstamp
 noinst_HEADERS += tools/cli.h tools/output/output.h tools/otel/otel.h
 tools_ipcstamp_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/analyze -I$(top_srcdir)/tools \
-	-I$(top_builddir)/tools/output
-tools_ipcstamp_CFLAGS = $(AM_CFLAGS) $(UV_CFLAGS) $(YAJL_CFLAGS) $(CURL_CFLAGS)
+	-I$(top_builddir)/tools/output \
+	-DIPS_OTEL_PROGRAM='"$(pkglibexecdir)/ipcstamp-otel"'
+tools_ipcstamp_CFLAGS = $(AM_CFLAGS) $(UV_CFLAGS) $(YAJL_CFLAGS)
 tools_ipcstamp_SOURCES = \
 	tools/main.c \
 	tools/options.c \
@@ -17,12 +18,7 @@ tools_ipcstamp_SOURCES = \
 	tools/cmd_watch.c \
 	tools/top/top.h \
 	tools/top/model.c \
-	tools/cmd_otel.c \
-	tools/otel/ids.c \
-	tools/otel/otlp_json.c \
-	tools/otel/config.c \
-	tools/otel/send.c \
-	tools/otel/ring.c \
+	tools/otel/exec.c \
 	tools/output/json.c \
 	tools/output/report.c \
 	tools/output/slow_marks.c \
@@ -46,8 +42,29 @@ tools/output/report_html.h: tools/output/report.html.in tools/output/html_in.awk
 	$(AWK) -f $(srcdir)/tools/output/html_in.awk $(srcdir)/tools/output/report.html.in >$@.tmp && \
 	mv $@.tmp $@
 
+# `ipcstamp otel` is this program, which ipcstamp runs in its place: only
+# it links libcurl, whose two dozen libraries made every other
+# subcommand's start 3 ms slower (tools/otel/exec.c).
+pkglibexec_PROGRAMS = tools/ipcstamp-otel
+tools_ipcstamp_otel_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/analyze -I$(top_srcdir)/tools
+tools_ipcstamp_otel_CFLAGS = $(AM_CFLAGS) $(UV_CFLAGS) $(YAJL_CFLAGS) $(CURL_CFLAGS)
+tools_ipcstamp_otel_SOURCES = \
+	tools/otel/main.c \
+	tools/options.c \
+	tools/top/top.h \
+	tools/top/model.c \
+	tools/cmd_otel.c \
+	tools/otel/ids.c \
+	tools/otel/otlp_json.c \
+	tools/otel/config.c \
+	tools/otel/send.c \
+	tools/otel/ring.c
+tools_ipcstamp_otel_LDADD = analyze/libipcstamp-analyze.la \
+	proto/libipcstamp-proto.la $(CURL_LIBS) \
+	$(YAJL_LIBS) $(UV_LIBS) -lm
+
 include tools/run/local.mk
 
 # Last, so that every library above finds them.
-tools_ipcstamp_LDADD += $(CURL_LIBS) $(YAJL_LIBS) $(UV_LIBS) -lm
+tools_ipcstamp_LDADD += $(YAJL_LIBS) $(UV_LIBS) -lm
 
