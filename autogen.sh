@@ -93,56 +93,31 @@ fi
 mkdir -p m4 build-aux
 autoreconf --install --force
 
-# Test-only: Agoric's xsnap parent and xsnap-worker, the real peers of the
-# interop tests, from npm (npm builds xsnap-worker from the package's C
-# sources).  Without npm those tests are skipped.
-if [ ! -d tests/interop/node_modules/@agoric/xsnap ] && [ "${IPCSTAMP_NO_NPM:-0}" != 1 ]; then
-    if command -v npm >/dev/null 2>&1; then
-        echo "autogen.sh: installing the interop tests' npm packages (tests/interop)"
-        (cd tests/interop && npm ci --no-audit --no-fund --loglevel=error) ||
-            echo "autogen.sh: npm ci failed: the interop tests will be skipped" >&2
-    else
-        echo "autogen.sh: npm not found: the interop tests will be skipped" >&2
+# npm_peers DIR PACKAGE WHAT: installs the test-only npm project in DIR
+# (npm ci from its lock file) unless DIR/node_modules/PACKAGE is there or
+# IPCSTAMP_NO_NPM=1.  WHAT names the tests that are skipped without it.
+npm_peers() {
+    [ ! -d "$1/node_modules/$2" ] && [ "${IPCSTAMP_NO_NPM:-0}" != 1 ] || return 0
+    if ! command -v npm >/dev/null 2>&1; then
+        echo "autogen.sh: npm not found: $3 will be skipped" >&2
+        return 0
     fi
-fi
+    echo "autogen.sh: installing the npm packages of $3 ($1)"
+    (cd "$1" && npm ci --no-audit --no-fund --loglevel=error) ||
+        echo "autogen.sh: npm ci failed: $3 will be skipped" >&2
+}
 
-# Test-only: Agoric's SwingSet kernel and telemetry (a separate npm project,
-# so its dependency tree never conflicts with the xsnap one above): they
-# generate the real slogfile and flight-recorder fixtures and run Agoric's
-# slog-to-OpenTelemetry converter on ipcstamp's slogfiles.  Without npm those
-# tests are skipped.
-if [ ! -d tests/interop/swingset/node_modules/@agoric/swingset-vat ] && [ "${IPCSTAMP_NO_NPM:-0}" != 1 ]; then
-    if command -v npm >/dev/null 2>&1; then
-        echo "autogen.sh: installing the SwingSet interop npm packages (tests/interop/swingset)"
-        (cd tests/interop/swingset && npm ci --no-audit --no-fund --loglevel=error) ||
-            echo "autogen.sh: npm ci failed: the SwingSet interop tests will be skipped" >&2
-    else
-        echo "autogen.sh: npm not found: the SwingSet interop tests will be skipped" >&2
-    fi
-fi
-
-# Test-only: a real OTLP/HTTP receiver (Elastic's mockotlpserver, which
-# decodes with OpenTelemetry's own protobuf definitions) for tests/otel.test.
-# Without npm that test is skipped.
-if [ ! -d tests/otel/node_modules/@elastic/mockotlpserver ] && [ "${IPCSTAMP_NO_NPM:-0}" != 1 ]; then
-    if command -v npm >/dev/null 2>&1; then
-        echo "autogen.sh: installing the OTLP receiver for the otel test (tests/otel)"
-        (cd tests/otel && npm ci --no-audit --no-fund --loglevel=error) ||
-            echo "autogen.sh: npm ci failed: the otel test will be skipped" >&2
-    else
-        echo "autogen.sh: npm not found: the otel test will be skipped" >&2
-    fi
-fi
-
-# Test-only: speedscope, the offline trace viewer the trace is checked in
-# (tests/viewers/speedscope.test, in headless Chromium).  Without npm that
-# test is skipped.
-if [ ! -d tests/viewers/node_modules/speedscope ] && [ "${IPCSTAMP_NO_NPM:-0}" != 1 ]; then
-    if command -v npm >/dev/null 2>&1; then
-        echo "autogen.sh: installing the viewer tests' npm packages (tests/viewers)"
-        (cd tests/viewers && npm ci --no-audit --no-fund --loglevel=error) ||
-            echo "autogen.sh: npm ci failed: the speedscope test will be skipped" >&2
-    else
-        echo "autogen.sh: npm not found: the speedscope test will be skipped" >&2
-    fi
-fi
+# Agoric's xsnap parent and xsnap-worker, the real peers of the interop
+# tests (npm builds xsnap-worker from the package's C sources).
+npm_peers tests/interop @agoric/xsnap "the interop tests"
+# Agoric's SwingSet kernel and telemetry (a separate npm project, so its
+# dependency tree never conflicts with the xsnap one): they generate the
+# real slogfile and flight-recorder fixtures and run Agoric's
+# slog-to-OpenTelemetry converter on ipcstamp's slogfiles.
+npm_peers tests/interop/swingset @agoric/swingset-vat "the SwingSet interop tests"
+# A real OTLP/HTTP receiver (Elastic's mockotlpserver, which decodes with
+# OpenTelemetry's own protobuf definitions) for tests/otel*.test.
+npm_peers tests/otel @elastic/mockotlpserver "the otel tests"
+# speedscope, the offline trace viewer the trace is checked in
+# (tests/viewers/speedscope.test, in headless Chromium).
+npm_peers tests/viewers speedscope "the speedscope test"
