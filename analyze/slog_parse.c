@@ -712,59 +712,6 @@ static int tail_ok(const ips__parser_t *p, size_t from, char closer) {
   }
 }
 
-/* Index of the '"' that opens the string closed by the quote at q. */
-static long string_open(const char *s, long lo, long q) {
-  long i = q - 1;
-  for (; i >= lo; i--) {
-    long bs = 0;
-    if (s[i] != '"')
-      continue;
-    while (i - bs - 1 >= lo && s[i - bs - 1] == '\\')
-      bs++;
-    if (!(bs & 1))
-      return i;
-  }
-  return -1;
-}
-
-/* dr = ["ok", RESULT, {metering}] followed by scalar fields then the anchor:
- * find the metering object by walking back from the anchor, so the result
- * (often the bulk of the line) is never read.  -1: use the slow path. */
-static long metering_start(const ips__parser_t *p, size_t from) {
-  const char *s = p->line;
-  long j, k, d = 0, lim;
-  if (p->noskip || p->anchor <= 0 || (size_t)p->anchor <= from)
-    return -1;
-  lim = p->anchor - 256 > (long)from ? p->anchor - 256 : (long)from;
-  for (j = p->anchor - 1; j > lim; j--)
-    if (s[j] == ']' || s[j] == '}' || s[j] == '[' || s[j] == '{' || s[j] == '"')
-      break;
-  if (j <= lim || s[j] != ']')
-    return -1; /* the end of dr */
-  k = (long)back_ws(s, (size_t)j) - 1;
-  if (k <= (long)from || s[k] != '}')
-    return -1;
-  for (; k >= (long)from; k--) {
-    char c = s[k];
-    if (c == '"') {
-      k = string_open(s, (long)from, k);
-      if (k < 0)
-        return -1;
-    } else if (c == '}' || c == ']') {
-      d++;
-    } else if (c == '{' || c == '[') {
-      if (--d == 0)
-        break;
-    }
-  }
-  if (k <= (long)from)
-    return -1;
-  j = (long)back_ws(s, (size_t)k) - 1;
-  if (j <= (long)from || s[j] != ',')
-    return -1; /* the result must be there, followed by a comma */
-  return k;
-}
-
 /* yajl allocates a handle, a lexer and buffers per resume: a bump arena
  * reset at each line takes malloc off the hot path. */
 static void *a_malloc(void *ctx, size_t n) {
@@ -925,7 +872,6 @@ static int parse_line(ips__parser_t *p, const char *line, size_t len,
       if (what != P_SKIP_REST) {
         char sep = what == P_SKIP_KEYVAL ? ':' : ',';
         size_t from;
-        long ms;
         if (pos >= len || line[pos] != sep) {
           if (what == P_SKIP_ELEM && pos < len && line[pos] == ']')
             goto resume; /* nothing to skip: the array ended */
@@ -935,12 +881,6 @@ static int parse_line(ips__parser_t *p, const char *line, size_t len,
         }
         from = skip_ws(line, len, pos + 1);
         e = -1;
-        if (what == P_SKIP_ELEM && (ms = metering_start(p, from)) >= 0) {
-          /* The result is never read: resume at the metering. */
-          elem_done(p);
-          pos = (size_t)ms;
-          goto resume;
-        }
         if (p->to_tail && tail_ok(p, from, p->extract ? ']' : 0)) {
           if (p->extract) {
             ips__desc_method(p->rec.desc, line + from, (size_t)p->anchor - from);

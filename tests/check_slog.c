@@ -180,6 +180,29 @@ START_TEST(test_fast_equals_strict) {
 }
 END_TEST
 
+/* The metering is dr[2], never a later element: the skipping path once
+ * walked back from the line's end to the last object in dr, so a fourth
+ * element's timestamps were read as the worker's (found by fuzz_slog). */
+START_TEST(test_metering_is_dr2) {
+  static const char line[] =
+      "{\"type\":\"deliver-result\",\"crankNum\":1,\"vatID\":\"v1\","
+      "\"deliveryNum\":0,\"dr\":[\"ok\",null,{\"meterType\":\"x\"},"
+      "{\"timestamps\":[1700000000.0104,1700000000.0108]}],"
+      "\"time\":1700000000.0109,\"monotime\":0.0109}";
+  ips__parser_t *f = ips__parser_new(0), *s = ips__parser_new(1);
+  const ips__rec_t *a, *b;
+  char e[256];
+  ck_assert_int_eq(ips__slog_parse(f, line, sizeof line - 1, &a, e, sizeof e), 0);
+  ck_assert_int_eq(ips__slog_parse(s, line, sizeof line - 1, &b, e, sizeof e), 0);
+  ck_assert(b->have & IPS__F_METER);
+  ck_assert(!(b->have & IPS__F_WALLS));
+  ck_assert_uint_eq(a->have, b->have);
+  ck_assert_uint_eq(a->n_walls, 0);
+  ips__parser_free(f);
+  ips__parser_free(s);
+}
+END_TEST
+
 static void write_file(const char *path, const char *text, int gz) {
   if (gz) {
     gzFile g = gzopen(path, "wb");
@@ -381,6 +404,7 @@ Suite *slog_suite(void) {
   tcase_add_test(tc, test_parse_deliver);
   tcase_add_test(tc, test_parse_result);
   tcase_add_test(tc, test_fast_equals_strict);
+  tcase_add_test(tc, test_metering_is_dr2);
   tcase_add_test(tc, test_time_first);
   tcase_add_test(tc, test_lines_plain_and_gzip);
   suite_add_tcase(s, tc);
