@@ -73,8 +73,9 @@ static int crank_fields(cur_t *c, ips__rec_t *r) {
   if (!LIT(c, ",\"vatID\":\"") || !text(c, &v, &n) || n >= IPS__VAT_MAX ||
       !LIT(c, ",\"deliveryNum\":") || !count(c, &r->dnum))
     return 0;
-  memcpy(r->vat, v, n);
-  r->vat[n] = '\0';
+  memcpy(r->vatbuf, v, n);
+  r->vatbuf[n] = '\0';
+  r->vat_len = (unsigned)n;
   r->have |= IPS__F_VAT | IPS__F_DNUM;
   return 1;
 }
@@ -213,7 +214,7 @@ static int flat_args(cur_t *c) {
  * rest of it stepped over by the scan the yajl path uses. */
 static int notify(cur_t *c, size_t anchor, ips__rec_t *r) {
   int nvp = 0;
-  memcpy(r->desc, "notify", 7);
+  memcpy(r->descbuf, "notify", 7);
   if (!LIT(c, ",["))
     return 0;
   if (!LIT(c, "]")) {
@@ -223,7 +224,7 @@ static int notify(cur_t *c, size_t anchor, ips__rec_t *r) {
       long e;
       if (!LIT(c, "[\"") || !text(c, &v, &n))
         return 0;
-      ips__desc_vpid(r->desc, &nvp, v, n);
+      ips__desc_vpid(r->descbuf, &nvp, v, n);
       e = ips__json_skip(c->s, c->n, c->i, 1);
       if (e < 0 || (size_t)e >= anchor)
         return 0;
@@ -250,7 +251,7 @@ static int vd(cur_t *c, size_t anchor, ips__rec_t *r) {
     if (!LIT(c, ",{\"methargs\":{\"body\":\"")) {
       if (!flat_args(c) || !LIT(c, "]") || c->i != anchor)
         return 0;
-      ips__desc_set(r->desc, target, tn);
+      ips__desc_set(r->descbuf, target, tn);
       return 1;
     }
     c->i--; /* the body string, with its opening quote */
@@ -258,8 +259,8 @@ static int vd(cur_t *c, size_t anchor, ips__rec_t *r) {
      * method is its first string, the rest is payload. */
     if (c->i >= anchor || c->s[anchor - 1] != ']')
       return 0;
-    ips__desc_set(r->desc, target, tn);
-    ips__desc_method(r->desc, c->s + c->i, anchor - c->i);
+    ips__desc_set(r->descbuf, target, tn);
+    ips__desc_method(r->descbuf, c->s + c->i, anchor - c->i);
     return 1;
   }
   if (n == 6 && !memcmp(t, "notify", 6))
@@ -267,7 +268,7 @@ static int vd(cur_t *c, size_t anchor, ips__rec_t *r) {
   if (c->i >= anchor || (c->s[c->i] != ']' && c->s[c->i] != ',') ||
       c->s[anchor - 1] != ']')
     return 0;
-  ips__desc_set(r->desc, t, n);
+  ips__desc_set(r->descbuf, t, n);
   return 1;
 }
 

@@ -82,7 +82,9 @@ static void same_rec(const ips__rec_t *a, const ips__rec_t *b,
                 line);
   ck_assert_msg(!(h & IPS__F_MONO) || a->mono_ns == b->mono_ns, "mono: %s",
                 line);
-  ck_assert_msg(!strcmp(a->vat, b->vat), "vat: %s", line);
+  ck_assert_msg(!strcmp(a->vat, b->vat) && a->vat_len == b->vat_len &&
+                    strlen(a->vat) == a->vat_len,
+                "vat: %s", line);
   ck_assert_msg(!strcmp(a->desc, b->desc), "desc %s vs %s: %s", a->desc,
                 b->desc, line);
   ck_assert_msg(a->ok == b->ok && a->ipsv == b->ipsv &&
