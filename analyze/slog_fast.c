@@ -44,19 +44,48 @@ static int decimal(cur_t *c, int64_t *ns) {
 }
 
 /* A string's contents after its opening quote, up to its closing quote: no
- * escapes and no control bytes (yajl would refuse those, or decode them). */
-static int text(cur_t *c, const char **s, size_t *n) {
-  size_t b = c->i;
-  for (; c->i < c->n; c->i++) {
-    unsigned char ch = (unsigned char)c->s[c->i];
+ * escapes and no control bytes (yajl would refuse those, or decode them).
+ * Eight bytes at a time where eight are left (a type, a vatID, a syscall's
+ * name: a byte at a time, this was a third of the matcher's time). */
+static inline __attribute__((always_inline)) int text(cur_t *c, const char **s,
+                                                     size_t *n) {
+  size_t b = c->i, i = b;
+#ifdef IPS_SWAR
+  const uint64_t ones = 0x0101010101010101u, high = 0x8080808080808080u;
+  while (c->n - i >= 8) {
+    uint64_t x, q, bs, stop;
+    memcpy(&x, c->s + i, 8);
+    q = x ^ (ones * '"');
+    bs = x ^ (ones * '\\');
+    /* A byte is flagged where it is a quote or a backslash (zero after
+     * the xor) or below 0x20.  A borrow can flag a byte above a flagged
+     * one, never below: the lowest flag is a true one. */
+    stop = (((q - ones) & ~q) | ((bs - ones) & ~bs) |
+            ((x - ones * 0x20) & ~x)) & high;
+    if (stop) {
+      i += (unsigned)__builtin_ctzll(stop) / 8;
+      if (c->s[i] != '"')
+        return 0;
+      *s = c->s + b;
+      *n = i - b;
+      c->i = i + 1;
+      return 1;
+    }
+    i += 8;
+  }
+#endif
+  for (; i < c->n; i++) {
+    unsigned char ch = (unsigned char)c->s[i];
     if (ch == '"') {
       *s = c->s + b;
-      *n = c->i++ - b;
+      *n = i - b;
+      c->i = i + 1;
       return 1;
     }
     if (ch == '\\' || ch < 0x20)
       return 0;
   }
+  c->i = i;
   return 0;
 }
 
