@@ -309,19 +309,21 @@ static int keep(block_t *b, line_t *l, const ips__rec_t *r, const char *err) {
 
 /* Parses every line of b into its records.  Returns 0, or -1 when out of
  * memory: then b is left to the caller to parse. */
+static int parse_line(ips__parser_t *p, block_t *b, line_t *l) {
+  const ips__rec_t *r = NULL;
+  char err[256];
+  if (l->flags & IPS__LINE_TOOLONG)
+    return 0;
+  l->parsed = ips__slog_parse(p, l->p, l->len, &r, err, sizeof err);
+  return keep(b, l, r, err);
+}
+
 static int parse_block(ips__parser_t *p, block_t *b) {
   size_t i;
   b->stamps.used = b->text.used = 0;
-  for (i = 0; i < b->n; i++) {
-    line_t *l = &b->lines[i];
-    const ips__rec_t *r = NULL;
-    char err[256];
-    if (l->flags & IPS__LINE_TOOLONG)
-      continue;
-    l->parsed = ips__slog_parse(p, l->p, l->len, &r, err, sizeof err);
-    if (keep(b, l, r, err) < 0)
+  for (i = 0; i < b->n; i++)
+    if (parse_line(p, b, &b->lines[i]) < 0)
       return -1;
-  }
   return 0;
 }
 
@@ -365,33 +367,34 @@ static const ips__rec_t *unkeep(ips__slog_ahead_t *a, const block_t *b,
   return r;
 }
 
-/* Mapped: cuts b's range into lines, up to BLOCK_LINES of them (the caller
- * cuts the rest), as the reader would have found them. */
-static void cut(ips__slog_ahead_t *a, block_t *b) {
-  size_t pos = b->from;
-  b->n = 0;
-  while (pos < b->to && b->n < BLOCK_LINES) {
-    line_t *l = &b->lines[b->n++];
-    pos = ips__slog_line_at(a->in, pos, b->to, &l->p, &l->len, &l->flags);
-    l->parsed = 1;
-  }
-  b->cut = pos;
-}
-
-/* parse_block on the reader's thread.  Mapped, the lines are read under a
- * guard: if the file shrank under them, returns -1 like parse_block does
- * out of memory, and the caller, parsing the block itself, finds out and
- * says so.  The parser it leaves in the middle of a line is not used
- * again (the reader stops parsing). */
+/* parse_block on the reader's thread.  Mapped, the range is cut into
+ * lines here, up to BLOCK_LINES of them (the caller cuts the rest), as the
+ * reader would have found them, and they are read under a guard: if the
+ * file shrank under them, returns -1 like parse_block does out of memory,
+ * and the caller, parsing the block itself, finds out and says so.  The
+ * parser it leaves in the middle of a line is not used again (the reader
+ * stops parsing). */
 static int parse_ahead(ips__slog_ahead_t *a, block_t *b) {
   ips__guard_t g;
   volatile int r = -1; /* set after the guard's entry */
   if (!a->map)
     return parse_block(a->rparser, b);
   if (IPS__GUARD(&g, a->map, a->map_len) == 0) {
-    cut(a, b);
-    r = parse_block(a->rparser, b);
+    /* cut() and parse_block() in one: each line parsed as soon as it is
+     * found, while it is in this core's first-level cache. */
+    size_t pos = b->from;
+    int ok = 0; /* r stays -1 until the end: a fault jumps back above */
+    b->n = 0;
+    b->stamps.used = b->text.used = 0;
+    while (pos < b->to && b->n < BLOCK_LINES && ok == 0) {
+      line_t *l = &b->lines[b->n++];
+      pos = ips__slog_line_at(a->in, pos, b->to, &l->p, &l->len, &l->flags);
+      l->parsed = 1;
+      ok = parse_line(a->rparser, b, l);
+    }
+    b->cut = pos;
     ips__guard_leave(&g);
+    r = ok;
   }
   return r;
 }
