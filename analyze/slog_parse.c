@@ -887,7 +887,8 @@ static int parse_line(ips__parser_t *p, const char *line, size_t len,
         e = -1;
         if (p->to_tail && tail_ok(p, from, p->extract ? ']' : 0)) {
           if (p->extract) {
-            ips__desc_method(p->rec.descbuf, line + from, (size_t)p->anchor - from);
+            ips__desc_method(p->rec.descbuf, line + from,
+                             (size_t)p->anchor - from);
             p->depth = 1; /* the rest of vd closes before the anchor */
           }
           e = p->anchor;
