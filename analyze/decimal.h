@@ -128,7 +128,7 @@ ips__decimal_wall(const char *s, size_t i, size_t n, int64_t *ns) {
 /* The monotime shape below, the same way. */
 static inline __attribute__((always_inline)) size_t
 ips__decimal_mono(const char *s, size_t i, size_t n, int64_t *ns) {
-  if (i < n && n - i >= 16) {
+  if (i < n && n - i >= 8) { /* for x; y is checked below */
     uint64_t x, y, v = 0, f = 0;
     unsigned k, kf;
     size_t fs, e;

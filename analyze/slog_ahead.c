@@ -256,7 +256,8 @@ static int keep(block_t *b, line_t *l, const ips__rec_t *r, const char *err) {
   memcpy(l->hot, r, IPS__REC_HOT);
   /* Both are NUL-terminated in their buffers: vat at vat_len. */
   if ((l->vat = keep_str(b, r->vat, r->vat_len)) == NOROOM ||
-      (l->desc = keep_str(b, r->desc, strlen(r->desc))) == NOROOM)
+      (l->desc = keep_str(b, r->desc, r->desc[0] ? strlen(r->desc) : 0)) ==
+          NOROOM)
     return -1;
   l->cold = NONE;
   if (!has_cold(r))
@@ -603,6 +604,9 @@ static int cut_here(ips__slog_ahead_t *a, ips__slog_item_t *it) {
 static int hand_out(ips__slog_ahead_t *a, ips__slog_item_t *it) {
   block_t *b = a->cur;
   line_t *l = &b->lines[a->next++];
+  /* The reader wrote the lines it parsed on the other core: ask for one a
+   * few lines on now (a prefetch past the array's end does not fault). */
+  __builtin_prefetch(l + 6);
   it->len = l->len;
   it->flags = l->flags;
   if (b->state == BY_CALLER && !(l->flags & IPS__LINE_TOOLONG)) {
