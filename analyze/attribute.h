@@ -20,6 +20,7 @@ struct ips_analysis_s {
   size_t nvats, capvats;
   size_t *hash;                  /* open addressing: index + 1, 0 = empty */
   size_t hcap;
+  ips__vat_t *last_vat;          /* the vat looked up last, or NULL */
   int has_lastE[2];
   int64_t lastE[2];
   int has_mono;                  /* the latest parent monotime seen */

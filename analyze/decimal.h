@@ -100,22 +100,11 @@ static inline size_t ips__decimal_any(const char *s, size_t i, size_t n,
   return i;
 }
 
-/* A JSON number of the form -?(0|[1-9][0-9]*)(.[0-9]+)? at s[i..n) into
- * nanoseconds (value * 1e9), exactly: at most 10 integer digits and a value
- * below INT64_MAX ns (9223372036.854775807 s); fraction digits past the
- * ninth (below 1 ns) are dropped.  Returns the index just past the number,
- * or IPS__DECIMAL_BAD.  No floating point: a report reads millions.
- *
- * Most numbers in a slogfile are wall times in seconds since 1970 with
- * microseconds, as xsnap writes up to 502 of them a delivery:
- * "1795421047.905385", ten integer digits, a point, one to seven more.
- * That shape is read straight (three eight-byte loads, no loop) when the
- * text holds 19 bytes from s[i]; anything else, or anything the shape
- * check is unsure of, goes the general way, which gives the same result
- * for it (a test compares the two on every shape around this one). */
-static inline size_t ips__decimal(const char *s, size_t i, size_t n,
-                                  int64_t *ns) {
 #ifdef IPS_SWAR
+/* The wall shape below: returns the end, or IPS__DECIMAL_BAD when the text
+ * is not in it (then nothing is known about it). */
+static inline __attribute__((always_inline)) size_t
+ips__decimal_wall(const char *s, size_t i, size_t n, int64_t *ns) {
   if (i < n && n - i >= 19 && s[i] != '0') {
     uint64_t x, y, z, hi = 0, lo = 0, f = 0;
     unsigned k;
@@ -133,13 +122,13 @@ static inline size_t ips__decimal(const char *s, size_t i, size_t n,
       }
     }
   }
-  /* SwingSet's monotime, seconds since the kernel started as a float's
-   * shortest text: "20.718536316999998", "2831.9" — one to seven integer
-   * digits, a point, one to seventeen more, of which nine count.  Two
-   * eight-byte loads read the integer part and the first eight of the
-   * fraction; the ninth is one byte; the rest are only stepped over.  The
-   * general way read them a byte at a time, then read nine again. */
-  if (i < n && n - i >= 16) {
+  return IPS__DECIMAL_BAD;
+}
+
+/* The monotime shape below, the same way. */
+static inline __attribute__((always_inline)) size_t
+ips__decimal_mono(const char *s, size_t i, size_t n, int64_t *ns) {
+  if (i < n && n - i >= 8) { /* for x; y is checked below */
     uint64_t x, y, v = 0, f = 0;
     unsigned k, kf;
     size_t fs, e;
@@ -168,6 +157,38 @@ static inline size_t ips__decimal(const char *s, size_t i, size_t n,
       }
     }
   }
+  return IPS__DECIMAL_BAD;
+}
+#endif
+
+/* A JSON number of the form -?(0|[1-9][0-9]*)(.[0-9]+)? at s[i..n) into
+ * nanoseconds (value * 1e9), exactly: at most 10 integer digits and a value
+ * below INT64_MAX ns (9223372036.854775807 s); fraction digits past the
+ * ninth (below 1 ns) are dropped.  Returns the index just past the number,
+ * or IPS__DECIMAL_BAD.  No floating point: a report reads millions.
+ *
+ * Most numbers in a slogfile are wall times in seconds since 1970 with
+ * microseconds, as xsnap writes up to 502 of them a delivery:
+ * "1795421047.905385", ten integer digits, a point, one to seven more.
+ * That shape is read straight (three eight-byte loads, no loop) when the
+ * text holds 19 bytes from s[i] (ips__decimal_wall); so is SwingSet's
+ * monotime, seconds since the kernel started as a float's shortest text:
+ * "20.718536316999998", "2831.9" — one to seven integer digits, a point,
+ * one to seventeen more, of which nine count: two eight-byte loads read
+ * the integer part and the first eight of the fraction, the ninth is one
+ * byte, the rest are only stepped over (ips__decimal_mono).  Anything
+ * else, or anything a shape's check is unsure of, goes the general way,
+ * which gives the same result for it (a test compares the two on every
+ * shape around these). */
+static inline size_t ips__decimal(const char *s, size_t i, size_t n,
+                                  int64_t *ns) {
+#ifdef IPS_SWAR
+  size_t e = ips__decimal_wall(s, i, n, ns);
+  if (e != IPS__DECIMAL_BAD)
+    return e;
+  e = ips__decimal_mono(s, i, n, ns);
+  if (e != IPS__DECIMAL_BAD)
+    return e;
 #endif
   return ips__decimal_any(s, i, n, ns);
 }

@@ -186,25 +186,36 @@ typedef struct {
  * conversion, so segment sums are exact).  The stamp arrays are owned by
  * the record and reused from line to line.
  *
- * The plain fields come first, up to vat: a record parsed ahead is kept in
- * its block as those bytes, with vat and desc as strings of their own
- * length, instead of the whole record (IPS__REC_PLAIN; slog_ahead.c). */
+ * The plain fields come first: the hot ones, which every record the
+ * analysis reads has, then the cold ones, which are all zero but in a
+ * result's metering, a start or a worker.  A record parsed ahead is kept
+ * in its block as its hot bytes, its cold ones only when they are not all
+ * zero, and vat and desc as strings of their own (slog_ahead.c): a line
+ * parsed ahead is written on one core and read on the other, and the
+ * whole record was more bytes than most lines it came from. */
 typedef struct {
+  /* hot: IPS__REC_HOT bytes */
   int type;
   unsigned have;
   long long crank, dnum, snum;
-  long long pid;                  /* IPS__F_PID: a process id, > 0 */
   int64_t time_ns, mono_ns;
   int ok;                         /* dr[0] == "ok" */
-  int mev_have;                   /* parser: fields of the event being read */
+  unsigned vat_len;               /* strlen(vat) */
+  /* cold: up to IPS__REC_PLAIN */
+  long long pid;                  /* IPS__F_PID: a process id, > 0 */
   long ipsv;                      /* ipcstamp.v */
   int64_t cpu_ns;
   long long dropped;
   size_t n_walls, n_wmono, n_kinds;
   size_t n_marks, n_mnames, mnames_len; /* ipcstamp.marks, below */
   long long mdropped, munbalanced;
-  char vat[IPS__VAT_MAX];
-  char desc[IPS__DESC_MAX];       /* deliver: the description */
+  /* not kept */
+  int mev_have;                   /* parser: fields of the event being read */
+  /* NUL-terminated, vat_len bytes and at most IPS__DESC_MAX - 1: the
+   * parser's point to its buffers below, a record handed out by
+   * slog_ahead.c into its block. */
+  const char *vat;
+  const char *desc;               /* deliver: the description */
   int64_t *walls;                 /* worker wall stamps, ns */
   int64_t *wmono;                 /* worker mono stamps, ns */
   char *kinds;                    /* NUL-terminated */
@@ -215,8 +226,13 @@ typedef struct {
   uint32_t *mname_off;            /* name i at mnames + mname_off[i], NUL-
                                      terminated; IPS_MAX_MARKS */
   char *mnames;                   /* IPS__MNAMES_BYTES */
+  /* Where the parser writes vat and desc (the fast path: here; the
+   * record's vat and desc point here when the parser made it). */
+  char vatbuf[IPS__VAT_MAX];
+  char descbuf[IPS__DESC_MAX];
 } ips__rec_t;
-#define IPS__REC_PLAIN offsetof(ips__rec_t, vat)
+#define IPS__REC_HOT offsetof(ips__rec_t, pid)
+#define IPS__REC_PLAIN offsetof(ips__rec_t, mev_have)
 
 /* Room for the names of one metering: the worker's bound on name bytes,
  * plus a NUL each. */
@@ -277,7 +293,8 @@ void ips__slog_ahead_close(ips__slog_ahead_t *a);
 /* ---- the fast path (slog_fast.c) ----------------------------------- */
 
 /* Matches a record exactly as parent/slog.c writes it and fills *r (reset
- * by the caller; the stamp arrays must hold IPS__MAX_STAMPS).  Returns 1,
+ * by the caller; the stamp arrays must hold IPS__MAX_STAMPS; vat and desc
+ * are written into vatbuf and descbuf, vat_len set).  Returns 1,
  * or 0 when the line is not in that exact form: then *r is garbage and the
  * caller parses the line with yajl. */
 int ips__slog_fast(ips__rec_t *r, const char *line, size_t len);

@@ -46,22 +46,34 @@
 #define FOLLOW_POLL_NS 50000000L
 
 /* A line, and what the reader's parse of it gave.  The record is kept as
- * its plain fields and its strings at their length (the whole record, with
- * its 64- and 96-byte buffers mostly empty, was more bytes than the line it
- * came from, written on one core and read on the other: a twentieth of the
- * time); hand_out() makes a record of it again. */
+ * its hot fields, its cold ones only when they are not all zero (in the
+ * block's stamps arena, with its arrays), and its two strings in the
+ * block's text: the whole record, with its 64- and 96-byte buffers mostly
+ * empty, was more bytes than the line it came from, written on one core
+ * and read on the other (a twentieth of the time); then, as 152 plain
+ * bytes, still 216 a line, against 96 now.  hand_out() makes a record of
+ * it again. */
+/* No cold part; an empty string.  Never an offset of anything of one byte
+ * or more (reserve() gives those below UINT32_MAX - 1), nor NOROOM. */
+#define NONE (UINT32_MAX - 1)
 typedef struct {
   const char *p;     /* the line's bytes, in data (none if dropped) */
   size_t len;
   int flags;
   int parsed;        /* ips__slog_parse()'s result; 1 when not parsed */
-  /* Offsets into the block's arenas (bounded: reserve()). */
-  uint32_t walls, wmono, kinds, err;
-  uint32_t marks, mname_off, mnames; /* the same, for ipcstamp.marks */
-  uint32_t vat, desc;                /* the strings, in text */
-  unsigned char vat_len, desc_len;   /* their lengths (< 64, < 96) */
-  _Alignas(8) unsigned char plain[IPS__REC_PLAIN]; /* the record's start */
+  _Alignas(8) unsigned char hot[IPS__REC_HOT]; /* the record's start */
+  /* Offsets into the block's arenas (bounded: reserve()), or NONE. */
+  uint32_t vat, desc; /* text: the strings */
+  uint32_t cold;      /* stamps: a cold_t; text: the error when parsed < 0 */
 } line_t;
+
+/* The rest of a record that has any: its cold fields and where its arrays
+ * are in the block's arenas. */
+typedef struct {
+  unsigned char plain[IPS__REC_PLAIN - IPS__REC_HOT];
+  uint32_t walls, wmono, kinds;           /* stamps, stamps, text */
+  uint32_t marks, mname_off, mnames;      /* ipcstamp.marks, when present */
+} cold_t;
 
 /* A buffer that grows; offsets into it stay valid when it moves. */
 typedef struct {
@@ -114,6 +126,7 @@ struct ips__slog_ahead {
   char cerr[256];          /* the caller's last parse error */
   ips__rec_t out;          /* the record handed out last, when the reader
                               parsed it */
+  int out_cold;            /* out's cold part is not all zero */
   long by_reader, by_caller; /* blocks parsed by each */
   int noparse;             /* under the lock: the reader parses no more */
   const char *map;         /* a mapped file: the lines are in [map, +len) */
@@ -220,117 +233,169 @@ static uint32_t keep_text(block_t *b, const char *s, size_t n) {
   return at;
 }
 
+/* A string into b's text: its offset, NONE when empty, or NOROOM. */
+static uint32_t keep_str(block_t *b, const char *s, size_t n) {
+  return n ? keep_text(b, s, n) : NONE;
+}
+
+/* Whether the record has anything in its cold part: a result's metering,
+ * a start's version, a worker's pid (the parser's reset() zeroes it). */
+static int has_cold(const ips__rec_t *r) {
+  static const unsigned char zero[IPS__REC_PLAIN - IPS__REC_HOT];
+  return (r->have & IPS__F_MARKS) || r->kinds[0] ||
+         memcmp((const char *)r + IPS__REC_HOT, zero, sizeof zero) != 0;
+}
+
 /* Keeps a copy of what the parser's record points to (its arrays are
  * reused on the next line) in the block's arenas.  Returns 0 or -1. */
 static int keep(block_t *b, line_t *l, const ips__rec_t *r, const char *err) {
-  size_t vn, dn;
+  uint32_t at;
+  cold_t *c;
   if (l->parsed < 0)
-    return (l->err = keep_text(b, err, strlen(err))) == NOROOM ? -1 : 0;
-  memcpy(l->plain, r, IPS__REC_PLAIN);
-  /* Both are bounded by their buffers, and NUL-terminated in them. */
-  vn = strnlen(r->vat, sizeof r->vat - 1);
-  dn = strnlen(r->desc, sizeof r->desc - 1);
-  l->vat_len = (unsigned char)vn;
-  l->desc_len = (unsigned char)dn;
-  if ((vn && (l->vat = keep_text(b, r->vat, vn)) == NOROOM) ||
-      (dn && (l->desc = keep_text(b, r->desc, dn)) == NOROOM))
+    return (l->cold = keep_text(b, err, strlen(err))) == NOROOM ? -1 : 0;
+  memcpy(l->hot, r, IPS__REC_HOT);
+  /* Both are NUL-terminated in their buffers: vat at vat_len. */
+  if ((l->vat = keep_str(b, r->vat, r->vat_len)) == NOROOM ||
+      (l->desc = keep_str(b, r->desc, r->desc[0] ? strlen(r->desc) : 0)) ==
+          NOROOM)
     return -1;
-  if ((l->walls = reserve(&b->stamps, r->n_walls * sizeof *r->walls)) ==
-          NOROOM ||
-      (l->wmono = reserve(&b->stamps, r->n_wmono * sizeof *r->wmono)) ==
-          NOROOM ||
-      (l->kinds = reserve(&b->text, r->n_kinds + 1)) == NOROOM)
+  l->cold = NONE;
+  if (!has_cold(r))
+    return 0;
+  if ((at = reserve(&b->stamps, sizeof *c)) == NOROOM)
     return -1;
-  memcpy(b->stamps.p + l->walls, r->walls, r->n_walls * sizeof *r->walls);
-  memcpy(b->stamps.p + l->wmono, r->wmono, r->n_wmono * sizeof *r->wmono);
-  memcpy(b->text.p + l->kinds, r->kinds, r->n_kinds + 1);
+  l->cold = at;
+  {
+    uint32_t walls, wmono, kinds;
+    if ((walls = reserve(&b->stamps, r->n_walls * sizeof *r->walls)) ==
+            NOROOM ||
+        (wmono = reserve(&b->stamps, r->n_wmono * sizeof *r->wmono)) ==
+            NOROOM ||
+        (kinds = reserve(&b->text, r->n_kinds + 1)) == NOROOM)
+      return -1;
+    /* The arena may have moved: c is taken after every reserve. */
+    c = (cold_t *)(void *)(b->stamps.p + at);
+    memcpy(c->plain, (const char *)r + IPS__REC_HOT, sizeof c->plain);
+    c->walls = walls;
+    c->wmono = wmono;
+    c->kinds = kinds;
+    memcpy(b->stamps.p + walls, r->walls, r->n_walls * sizeof *r->walls);
+    memcpy(b->stamps.p + wmono, r->wmono, r->n_wmono * sizeof *r->wmono);
+    memcpy(b->text.p + kinds, r->kinds, r->n_kinds + 1);
+  }
   /* The marks' arrays are the parser's too, overwritten by the next line
    * with marks: without this copy a delivery parsed ahead was attributed
    * with a later delivery's marks. */
   if (!(r->have & IPS__F_MARKS))
     return 0;
-  if ((l->marks = reserve(&b->stamps, r->n_marks * sizeof *r->marks)) ==
-          NOROOM ||
-      (l->mname_off = reserve(&b->stamps,
-                              r->n_mnames * sizeof *r->mname_off)) ==
-          NOROOM ||
-      (l->mnames = reserve(&b->text, r->mnames_len)) == NOROOM)
-    return -1;
-  memcpy(b->stamps.p + l->marks, r->marks, r->n_marks * sizeof *r->marks);
-  memcpy(b->stamps.p + l->mname_off, r->mname_off,
-         r->n_mnames * sizeof *r->mname_off);
-  memcpy(b->text.p + l->mnames, r->mnames, r->mnames_len);
+  {
+    uint32_t marks, mname_off, mnames;
+    if ((marks = reserve(&b->stamps, r->n_marks * sizeof *r->marks)) ==
+            NOROOM ||
+        (mname_off = reserve(&b->stamps,
+                             r->n_mnames * sizeof *r->mname_off)) == NOROOM ||
+        (mnames = reserve(&b->text, r->mnames_len)) == NOROOM)
+      return -1;
+    c = (cold_t *)(void *)(b->stamps.p + at);
+    c->marks = marks;
+    c->mname_off = mname_off;
+    c->mnames = mnames;
+    memcpy(b->stamps.p + marks, r->marks, r->n_marks * sizeof *r->marks);
+    memcpy(b->stamps.p + mname_off, r->mname_off,
+           r->n_mnames * sizeof *r->mname_off);
+    memcpy(b->text.p + mnames, r->mnames, r->mnames_len);
+  }
   return 0;
 }
 
 /* Parses every line of b into its records.  Returns 0, or -1 when out of
  * memory: then b is left to the caller to parse. */
+static int parse_line(ips__parser_t *p, block_t *b, line_t *l) {
+  const ips__rec_t *r = NULL;
+  char err[256];
+  if (l->flags & IPS__LINE_TOOLONG)
+    return 0;
+  l->parsed = ips__slog_parse(p, l->p, l->len, &r, err, sizeof err);
+  return keep(b, l, r, err);
+}
+
 static int parse_block(ips__parser_t *p, block_t *b) {
   size_t i;
   b->stamps.used = b->text.used = 0;
-  for (i = 0; i < b->n; i++) {
-    line_t *l = &b->lines[i];
-    const ips__rec_t *r = NULL;
-    char err[256];
-    if (l->flags & IPS__LINE_TOOLONG)
-      continue;
-    l->parsed = ips__slog_parse(p, l->p, l->len, &r, err, sizeof err);
-    if (keep(b, l, r, err) < 0)
+  for (i = 0; i < b->n; i++)
+    if (parse_line(p, b, &b->lines[i]) < 0)
       return -1;
-  }
   return 0;
 }
 
-/* The record the reader parsed l into, made again in *r, pointing into
- * b's arenas (which no longer move once the block is parsed). */
-static void unkeep(const block_t *b, const line_t *l, ips__rec_t *r) {
-  memcpy(r, l->plain, IPS__REC_PLAIN);
-  r->vat[0] = r->desc[0] = '\0';
-  if (l->vat_len)
-    memcpy(r->vat, b->text.p + l->vat, (size_t)l->vat_len + 1);
-  if (l->desc_len)
-    memcpy(r->desc, b->text.p + l->desc, (size_t)l->desc_len + 1);
-  r->walls = (int64_t *)(void *)(b->stamps.p + l->walls);
-  r->wmono = (int64_t *)(void *)(b->stamps.p + l->wmono);
-  r->kinds = b->text.p + l->kinds;
-  if (r->have & IPS__F_MARKS) {
-    r->marks = (ips__mark_t *)(void *)(b->stamps.p + l->marks);
-    r->mname_off = (uint32_t *)(void *)(b->stamps.p + l->mname_off);
-    r->mnames = b->text.p + l->mnames;
-  } else { /* nothing of the parser's is pointed to */
+/* The record the reader parsed l into, made again in *a->out, pointing
+ * into b's arenas (which no longer move once the block is parsed): its
+ * hot bytes, and its cold ones when it has any, else zeros (written only
+ * when the record before had some). */
+static const ips__rec_t *unkeep(ips__slog_ahead_t *a, const block_t *b,
+                                const line_t *l) {
+  static int64_t no_stamps[1];
+  static char no_kinds[1];
+  ips__rec_t *r = &a->out;
+  memcpy(r, l->hot, IPS__REC_HOT);
+  r->vat = l->vat == NONE ? "" : b->text.p + l->vat;
+  r->desc = l->desc == NONE ? "" : b->text.p + l->desc;
+  if (l->cold != NONE) {
+    const cold_t *c = (const cold_t *)(const void *)(b->stamps.p + l->cold);
+    memcpy((char *)r + IPS__REC_HOT, c->plain, sizeof c->plain);
+    r->walls = (int64_t *)(void *)(b->stamps.p + c->walls);
+    r->wmono = (int64_t *)(void *)(b->stamps.p + c->wmono);
+    r->kinds = b->text.p + c->kinds;
+    if (r->have & IPS__F_MARKS) {
+      r->marks = (ips__mark_t *)(void *)(b->stamps.p + c->marks);
+      r->mname_off = (uint32_t *)(void *)(b->stamps.p + c->mname_off);
+      r->mnames = b->text.p + c->mnames;
+    } else { /* nothing of the parser's is pointed to */
+      r->marks = NULL;
+      r->mname_off = NULL;
+      r->mnames = NULL;
+    }
+    a->out_cold = 1;
+  } else if (a->out_cold || !r->kinds) {
+    memset((char *)r + IPS__REC_HOT, 0, IPS__REC_PLAIN - IPS__REC_HOT);
+    r->walls = r->wmono = no_stamps;
+    r->kinds = no_kinds;
     r->marks = NULL;
     r->mname_off = NULL;
     r->mnames = NULL;
+    a->out_cold = 0;
   }
+  return r;
 }
 
-/* Mapped: cuts b's range into lines, up to BLOCK_LINES of them (the caller
- * cuts the rest), as the reader would have found them. */
-static void cut(ips__slog_ahead_t *a, block_t *b) {
-  size_t pos = b->from;
-  b->n = 0;
-  while (pos < b->to && b->n < BLOCK_LINES) {
-    line_t *l = &b->lines[b->n++];
-    pos = ips__slog_line_at(a->in, pos, b->to, &l->p, &l->len, &l->flags);
-    l->parsed = 1;
-  }
-  b->cut = pos;
-}
-
-/* parse_block on the reader's thread.  Mapped, the lines are read under a
- * guard: if the file shrank under them, returns -1 like parse_block does
- * out of memory, and the caller, parsing the block itself, finds out and
- * says so.  The parser it leaves in the middle of a line is not used
- * again (the reader stops parsing). */
+/* parse_block on the reader's thread.  Mapped, the range is cut into
+ * lines here, up to BLOCK_LINES of them (the caller cuts the rest), as the
+ * reader would have found them, and they are read under a guard: if the
+ * file shrank under them, returns -1 like parse_block does out of memory,
+ * and the caller, parsing the block itself, finds out and says so.  The
+ * parser it leaves in the middle of a line is not used again (the reader
+ * stops parsing). */
 static int parse_ahead(ips__slog_ahead_t *a, block_t *b) {
   ips__guard_t g;
   volatile int r = -1; /* set after the guard's entry */
   if (!a->map)
     return parse_block(a->rparser, b);
   if (IPS__GUARD(&g, a->map, a->map_len) == 0) {
-    cut(a, b);
-    r = parse_block(a->rparser, b);
+    /* cut() and parse_block() in one: each line parsed as soon as it is
+     * found, while it is in this core's first-level cache. */
+    size_t pos = b->from;
+    int ok = 0; /* r stays -1 until the end: a fault jumps back above */
+    b->n = 0;
+    b->stamps.used = b->text.used = 0;
+    while (pos < b->to && b->n < BLOCK_LINES && ok == 0) {
+      line_t *l = &b->lines[b->n++];
+      pos = ips__slog_line_at(a->in, pos, b->to, &l->p, &l->len, &l->flags);
+      l->parsed = 1;
+      ok = parse_line(a->rparser, b, l);
+    }
+    b->cut = pos;
     ips__guard_leave(&g);
+    r = ok;
   }
   return r;
 }
@@ -539,20 +604,22 @@ static int cut_here(ips__slog_ahead_t *a, ips__slog_item_t *it) {
 static int hand_out(ips__slog_ahead_t *a, ips__slog_item_t *it) {
   block_t *b = a->cur;
   line_t *l = &b->lines[a->next++];
+  /* The reader wrote the lines it parsed on the other core: ask for one a
+   * few lines on now (a prefetch past the array's end does not fault). */
+  __builtin_prefetch(l + 6);
   it->len = l->len;
   it->flags = l->flags;
   if (b->state == BY_CALLER && !(l->flags & IPS__LINE_TOOLONG)) {
     if (parse_here(a, l, it) < 0)
       return -1;
   } else if (l->parsed == 0) {
-    unkeep(b, l, &a->out);
-    it->rec = &a->out;
+    it->rec = unkeep(a, b, l);
   }
   it->parsed = l->parsed;
   if (l->parsed != 0)
     it->rec = NULL;
   it->err = l->parsed >= 0       ? NULL
-            : b->state == PARSED ? b->text.p + l->err
+            : b->state == PARSED ? b->text.p + l->cold
                                  : a->cerr;
   a->lineno++;
   return 1;

@@ -382,10 +382,11 @@ static int cb_string(void *ctx, const unsigned char *s, size_t n) {
       } else if (k == K_VAT) {
         if (n >= IPS__VAT_MAX)
           return fail(p, "vatID is longer than 63 bytes");
-        memcpy(p->rec.vat, s, n);
-        p->rec.vat[n] = '\0';
+        memcpy(p->rec.vatbuf, s, n);
+        p->rec.vatbuf[n] = '\0';
+        p->rec.vat_len = (unsigned)n;
         for (size_t j = 0; j < n; j++)
-          if ((unsigned char)p->rec.vat[j] < 0x20) p->rec.vat[j] = '?';
+          if ((unsigned char)p->rec.vatbuf[j] < 0x20) p->rec.vatbuf[j] = '?';
         p->rec.have |= IPS__F_VAT;
       }
       break;
@@ -393,9 +394,9 @@ static int cb_string(void *ctx, const unsigned char *s, size_t n) {
       if (i == 1 && p->vdtype == V_MESSAGE) {
         /* ["message", "method", args] (simple kernels): the best name
          * there is until a methargs or method field says otherwise. */
-        ips__desc_set(p->rec.desc, (const char *)s, n);
+        ips__desc_set(p->rec.descbuf, (const char *)s, n);
       } else if (i == 0) {
-        ips__desc_set(p->rec.desc, (const char *)s, n);
+        ips__desc_set(p->rec.descbuf, (const char *)s, n);
         p->vdtype = is(s, n, "message") ? V_MESSAGE
                     : is(s, n, "notify") ? V_NOTIFY : V_OTHER;
         if (p->vdtype == V_OTHER && !p->noskip) {
@@ -408,7 +409,7 @@ static int cb_string(void *ctx, const unsigned char *s, size_t n) {
       break;
     case C_NENTRY:
       if (i == 0) {
-        ips__desc_vpid(p->rec.desc, &p->nvp, (const char *)s, n);
+        ips__desc_vpid(p->rec.descbuf, &p->nvp, (const char *)s, n);
         if (!p->noskip) {
           elem_done(p);
           p->pending = P_SKIP_REST;
@@ -417,10 +418,10 @@ static int cb_string(void *ctx, const unsigned char *s, size_t n) {
       }
       break;
     case C_MSG:
-      if (k == K_METHOD) ips__desc_set(p->rec.desc, (const char *)s, n);
+      if (k == K_METHOD) ips__desc_set(p->rec.descbuf, (const char *)s, n);
       break;
     case C_METHARGS:
-      if (k == K_BODY) ips__desc_method(p->rec.desc, (const char *)s, n);
+      if (k == K_BODY) ips__desc_method(p->rec.descbuf, (const char *)s, n);
       break;
     case C_DR:
       if (i == 0) {
@@ -765,7 +766,10 @@ static void reset(ips__parser_t *p) {
   r->type = IPS__REC_OTHER;
   r->have = 0;
   r->ok = 0;
-  r->desc[0] = r->vat[0] = '\0';
+  r->descbuf[0] = r->vatbuf[0] = '\0';
+  r->vat_len = 0;
+  r->vat = r->vatbuf;
+  r->desc = r->descbuf;
   r->pid = 0;
   r->n_walls = r->n_wmono = r->n_kinds = 0;
   r->kinds[0] = '\0';
@@ -883,7 +887,8 @@ static int parse_line(ips__parser_t *p, const char *line, size_t len,
         e = -1;
         if (p->to_tail && tail_ok(p, from, p->extract ? ']' : 0)) {
           if (p->extract) {
-            ips__desc_method(p->rec.desc, line + from, (size_t)p->anchor - from);
+            ips__desc_method(p->rec.descbuf, line + from,
+                             (size_t)p->anchor - from);
             p->depth = 1; /* the rest of vd closes before the anchor */
           }
           e = p->anchor;
@@ -897,7 +902,7 @@ static int parse_line(ips__parser_t *p, const char *line, size_t len,
             return -1;
           }
           if (p->extract)
-            ips__desc_method(p->rec.desc, line + from, (size_t)e - from);
+            ips__desc_method(p->rec.descbuf, line + from, (size_t)e - from);
         }
         p->extract = 0;
         p->to_tail = 0;
