@@ -52,6 +52,118 @@ struct ips__slog_in {
   int guarded;            /* mapped: the caller guards ips__slog_next */
 };
 
+/* The largest arena a gzipped flight recorder is unpacked for (Agoric's
+ * default is 100 MiB): a small file claiming more cannot fill the disk. */
+#define FLIGHT_GZ_MAX ((uint64_t)4 << 30)
+
+static int write_all(int fd, const void *buf, size_t n) {
+  const char *p = buf;
+  while (n > 0) {
+    ssize_t w = write(fd, p, n);
+    if (w < 0 && errno == EINTR)
+      continue;
+    if (w < 0)
+      return -1;
+    p += w;
+    n -= (size_t)w;
+  }
+  return 0;
+}
+
+/* A flight recorder sent gzipped (as one is, attached to a bug report)
+ * is read through an unpacked copy: its records wrap around the arena, so
+ * flight.c reads it by offset, which a gzip stream cannot give.  The copy
+ * is an unlinked file in $TMPDIR (or /tmp), gone when closed, of at most
+ * the 32-byte header and the arena the header names.  Returns 1 with
+ * in->fd replaced by the copy, 0 when the file is not a gzipped flight
+ * recorder (in->fd untouched, at its start), -1 with a message. */
+static int unpack_flight(ips__slog_in_t *in, const char *path, char *err,
+                         size_t errlen) {
+  unsigned char h[32];
+  char tpl[4096];
+  const char *dir = getenv("TMPDIR");
+  uint64_t arena = 0, want, done = 0;
+  int d, r, i, tmp, zerr;
+  gzFile g;
+  if (pread(in->fd, h, 2, 0) != 2 || h[0] != 0x1f || h[1] != 0x8b)
+    return 0;
+  /* A dup, so that closing the peek leaves in->fd open (its offset is
+   * shared, and put back). */
+  if ((d = dup(in->fd)) < 0)
+    return 0;
+  if (!(g = gzdopen(d, "rb"))) {
+    close(d);
+    return 0;
+  }
+  r = gzread(g, h, sizeof h);
+  if (r < 8 || memcmp(h, "AG-SLOG!", 8)) {
+    gzclose(g);
+    if (lseek(in->fd, 0, SEEK_SET) == 0)
+      return 0;
+    snprintf(err, errlen, "cannot read %s: %s", path, strerror(errno));
+    return -1;
+  }
+  if (r < (int)sizeof h) {
+    snprintf(err, errlen,
+             "%s: gzipped flight recorder: its header ends after %d of 32 "
+             "bytes",
+             path, r);
+    gzclose(g);
+    return -1;
+  }
+  for (i = 8; i < 16; i++)
+    arena = arena << 8 | h[i];
+  if (arena > FLIGHT_GZ_MAX) {
+    snprintf(err, errlen,
+             "%s: gzipped flight recorder with an arena of %llu bytes: "
+             "more than the %llu unpacked here; gunzip it first",
+             path, (unsigned long long)arena,
+             (unsigned long long)FLIGHT_GZ_MAX);
+    gzclose(g);
+    return -1;
+  }
+  want = arena; /* after the header */
+  snprintf(tpl, sizeof tpl, "%s/ipcstamp-flight-XXXXXX",
+           dir && *dir ? dir : "/tmp");
+  if ((tmp = mkostemp(tpl, O_CLOEXEC)) < 0) {
+    snprintf(err, errlen, "%s: cannot unpack it into %s: %s", path, tpl,
+             strerror(errno));
+    gzclose(g);
+    return -1;
+  }
+  unlink(tpl);
+  if (write_all(tmp, h, sizeof h) < 0)
+    goto write_error;
+  while (done < want) {
+    size_t ask = want - done < in->cap ? (size_t)(want - done) : in->cap;
+    int n = gzread(g, in->buf, (unsigned)ask);
+    if (n < 0 || (n == 0 && (gzerror(g, &zerr), zerr != Z_OK))) {
+      const char *m = gzerror(g, &zerr);
+      snprintf(err, errlen, "%s: gzip input is %s after %llu bytes", path,
+               zerr == Z_BUF_ERROR ? "truncated" : m,
+               (unsigned long long)(done + sizeof h));
+      goto fail;
+    }
+    if (n == 0)
+      break; /* shorter than its arena: flight.c says so */
+    if (write_all(tmp, in->buf, (size_t)n) < 0)
+      goto write_error;
+    done += (uint64_t)n;
+  }
+  gzclose(g);
+  close(in->fd);
+  in->fd = tmp;
+  in->total = done + sizeof h;
+  return 1;
+write_error:
+  snprintf(err, errlen, "%s: cannot unpack it into %s: %s", path,
+           dir && *dir ? dir : "/tmp", strerror(errno));
+fail:
+  gzclose(g);
+  close(tmp);
+  return -1;
+}
+
 ips__slog_in_t *ips__slog_open(const char *path, size_t max_line, char *err,
                                size_t errlen) {
   ips__slog_in_t *in = calloc(1, sizeof *in);
@@ -77,8 +189,13 @@ ips__slog_in_t *ips__slog_open(const char *path, size_t max_line, char *err,
     snprintf(err, errlen, "cannot open %s: %s", path, strerror(errno));
     goto error;
   }
-  if (fstat(in->fd, &st) == 0 && S_ISREG(st.st_mode))
+  if (fstat(in->fd, &st) == 0 && S_ISREG(st.st_mode)) {
     in->total = (uint64_t)st.st_size;
+    if (unpack_flight(in, path, err, errlen) < 0) {
+      close(in->fd);
+      goto error;
+    }
+  }
   switch (ips__flight_open(in->fd, &in->fr, err, errlen)) {
     case 1:
       return in;

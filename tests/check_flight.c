@@ -146,6 +146,45 @@ START_TEST(test_empty_recorder) {
 }
 END_TEST
 
+/* A recorder sent gzipped reads as the file itself; a cut one, and one
+ * whose header claims more than is unpacked, are refused by name. */
+START_TEST(test_gzipped_recorder) {
+  unsigned char h[32] = "AG-SLOG!";
+  const char *p;
+  int fd;
+  write_recorder("frz.bin", 400, 390, recs, 4, 0);
+  ck_assert_int_eq(tt_sh("gzip -c $TMP/frz.bin > $TMP/frz.bin.gz && "
+                         "$IPS report $TMP/frz.bin > $TMP/frz.want && "
+                         "$IPS report $TMP/frz.bin.gz > $TMP/frz.out && "
+                         "cmp $TMP/frz.want $TMP/frz.out && "
+                         "grep -q 'crank 1 v1 #0 x' $TMP/frz.out"),
+                   0);
+  ck_assert_int_eq(tt_sh("head -c 40 $TMP/frz.bin.gz > $TMP/frz-cut.gz; "
+                         "$IPS report $TMP/frz-cut.gz > /dev/null "
+                         "2> $TMP/frz-cut.err; test $? = 4 && grep -q "
+                         "'frz-cut.gz: gzip input is truncated after' "
+                         "$TMP/frz-cut.err"),
+                   0);
+  /* A header naming an 8 GiB arena, in a file of a few bytes. */
+  put_be64(h + 8, (uint64_t)8 << 30);
+  p = tt_tmp("frz-big.bin");
+  fd = open(p, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  ck_assert_int_eq(write(fd, h, sizeof h), (ssize_t)sizeof h);
+  close(fd);
+  ck_assert_int_eq(tt_sh("gzip -f $TMP/frz-big.bin; $IPS report "
+                         "$TMP/frz-big.bin.gz > /dev/null 2> $TMP/frz-big.err; "
+                         "test $? = 4 && grep -q 'arena of 8589934592 bytes: "
+                         "more than' $TMP/frz-big.err"),
+                   0);
+  /* Gzipped, the header cut inside. */
+  ck_assert_int_eq(tt_sh("printf 'AG-SLOG!abc' | gzip > $TMP/frz-hdr.gz; "
+                         "$IPS report $TMP/frz-hdr.gz > /dev/null "
+                         "2> $TMP/frz-hdr.err; test $? = 4 && grep -q "
+                         "'header ends after 11 of 32 bytes' $TMP/frz-hdr.err"),
+                   0);
+}
+END_TEST
+
 Suite *flight_suite(void) {
   Suite *s = suite_create("flight");
   TCase *tc = tcase_create("Core");
@@ -154,6 +193,7 @@ Suite *flight_suite(void) {
   tcase_add_test(tc, test_report_reads_a_recorder);
   tcase_add_test(tc, test_empty_recorder);
   tcase_add_test(bad, test_damaged);
+  tcase_add_test(bad, test_gzipped_recorder);
   suite_add_tcase(s, tc);
   suite_add_tcase(s, bad);
   return s;
