@@ -50,6 +50,7 @@ struct ips__slog_in {
   size_t map_freed;        /* bytes at the start no longer mapped */
   char *path;             /* mapped: for the message if the file shrinks */
   int guarded;            /* mapped: the caller guards ips__slog_next */
+  int began;              /* the stream's first bytes were looked at */
 };
 
 /* The largest arena a gzipped flight recorder is unpacked for (Agoric's
@@ -190,6 +191,7 @@ ips__slog_in_t *ips__slog_open(const char *path, size_t max_line, char *err,
     goto error;
   }
   if (fstat(in->fd, &st) == 0 && S_ISREG(st.st_mode)) {
+    in->began = 1; /* a file is a flight recorder only by its header */
     in->total = (uint64_t)st.st_size;
     if (unpack_flight(in, path, err, errlen) < 0) {
       close(in->fd);
@@ -409,6 +411,18 @@ static long fill(ips__slog_in_t *in, char *err, size_t errlen) {
     return k > 0;
   }
   n = gzread(in->gz, in->buf + in->end, CHUNK);
+  /* A flight recorder on a pipe cannot be read as one (it is read by
+   * offset): its records as lines would be a screen of "not JSON", so say
+   * what it is instead.  (A file is judged by its header at opening.) */
+  if (!in->began && n > 0) {
+    in->began = 1;
+    if ((size_t)n >= 8 && !memcmp(in->buf + in->end, "AG-SLOG!", 8)) {
+      snprintf(err, errlen,
+               "a flight recorder (it starts with AG-SLOG!) cannot be read "
+               "from a pipe: give the file's path, gzipped or not");
+      return -1;
+    }
+  }
   if (n < 0) {
     const char *m = gzerror(in->gz, &zerr);
     snprintf(err, errlen, "read error: %s",

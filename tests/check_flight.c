@@ -176,6 +176,12 @@ START_TEST(test_gzipped_recorder) {
                          "test $? = 4 && grep -q 'arena of 8589934592 bytes: "
                          "more than' $TMP/frz-big.err"),
                    0);
+  /* On a pipe it cannot be read by offset: said at once, not as lines. */
+  ck_assert_int_eq(tt_sh("cat $TMP/frz.bin | $IPS report - > /dev/null "
+                         "2> $TMP/frz-pipe.err; test $? = 4 && grep -q "
+                         "'cannot be read from a pipe' $TMP/frz-pipe.err && "
+                         "test $(wc -l < $TMP/frz-pipe.err) = 1"),
+                   0);
   /* Gzipped, the header cut inside. */
   ck_assert_int_eq(tt_sh("printf 'AG-SLOG!abc' | gzip > $TMP/frz-hdr.gz; "
                          "$IPS report $TMP/frz-hdr.gz > /dev/null "
