@@ -24,6 +24,7 @@
 
 #include "fuzz.h"
 #include "ipcstamp-ring-read.h"
+#include "ipcstamp-ring.h"
 #include "otel.h"
 
 typedef struct {
