@@ -807,6 +807,19 @@ START_TEST(ring_marks) {
   ck_assert_uint_eq(j.n, 4);
   ck_assert_uint_eq(j.nm[3], 1);
   ck_assert_int_eq(j.mdropped[3], 0);
+
+  /* Times outside [0, 2^62) ns, the stamps' or the anchor's: not joined
+   * (the spans' times would overflow), counted. */
+  otel_ring_get_counts(r, &c);
+  ck_assert_uint_eq(c.unjoined, 0);
+  worker_side(r, &wi, 200, 5, -1000000);
+  parent_side(r, &pi, 5, -1000000);
+  pi.start_wall_us = INT64_MAX / 100;
+  worker_side(r, &wi, 200, 6, 50000);
+  parent_side(r, &pi, 6, 50000);
+  otel_ring_get_counts(r, &c);
+  ck_assert_uint_eq(c.unjoined, 2);
+  ck_assert_uint_eq(j.n, 4);
   otel_ring_free(r);
 }
 END_TEST

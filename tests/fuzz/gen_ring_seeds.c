@@ -40,9 +40,15 @@ int main(int argc, char **argv) {
   }
   if (strcmp(argv[2], "marks") == 0) {
     /* d 1000, u 1400, r 1600, e 2000: marks and spans in both stretches,
-     * a measure recorded after its end, an end without a begin, a begin
-     * never ended, a mark timed after e */
-    static const struct { int after; char kind; const char *name; int64_t at; } m[] = {
+     * a measure recorded after the end of the span around it, an end
+     * without a begin, a begin never ended, a mark timed after e; each
+     * written after the stamp number "after" */
+    static const struct {
+      int after;
+      char kind;
+      const char *name;
+      int64_t at;
+    } m[] = {
         {0, 'b', "outer", 1100}, {0, 'm', "tick", 1200}, {0, 'e', "lone", 1300},
         {2, 'e', "outer", 1800}, {2, 'b', "measure", 1700},
         {2, 'e', "measure", 1750}, {2, 'b', "open", 1900},

@@ -19,7 +19,9 @@
  * (so a delivery of more than RING_STAMPS / 2 - 1 upcalls is not joined),
  * the stamps of the delivery in flight per worker ring, and at most
  * RING_PENDING halves waiting for their other half (the oldest are dropped,
- * counted), which also wait at most RING_TTL ticks.
+ * counted), which also wait at most RING_TTL ticks.  A delivery with a
+ * stamp or anchor outside [0, 2^62) ns (the analysis' bound on a
+ * slogfile's) is not joined: its spans' times could not be computed.
  *
  * The VM's own marks and spans (the worker ring's "mark" events) between
  * a worker's d and e go with its half, paired by the analysis' own code
@@ -143,7 +145,8 @@ static void forget_marks(otel_ring_t *r, proc_t *pr) {
   r->held -= pr->mn;
   pr->mn = pr->nnames = pr->mnames_len = 0;
   pr->mdropped = 0;
-  if (pr->mcap > IPS_DEFAULT_MAX_MARKS) {
+  if (pr->mcap > IPS_DEFAULT_MAX_MARKS ||
+      pr->moff_cap > IPS_DEFAULT_MAX_MARKS) {
     free(pr->m);
     free(pr->moff);
     pr->m = NULL;
@@ -275,6 +278,8 @@ static void try_join(otel_ring_t *r, half_t *h, int parent) {
   }
 }
 
+static int in_range(int64_t t) { return t >= 0 && t < IPS_STAMP_LIMIT; }
+
 /* An attribution: the parent's stamps of that delivery, D at end - total
  * and E at end, with its number, and U R pairs between. */
 static void on_attribution(otel_ring_t *r, proc_t *pr,
@@ -287,7 +292,13 @@ static void on_attribution(otel_ring_t *r, proc_t *pr,
   int64_t *tmp = r->tmp;
   size_t n = 0, i, j, back;
   half_t *h;
-  if (!k || total < 0 || !vat[0] || strlen(vat) >= sizeof h->vat) {
+  /* Times as the analysis bounds a slogfile's, [0, 2^62) ns (the anchor
+   * too): a span's start is anchor + (stamp - anchor mono), and no sum or
+   * difference of such overflows. */
+  if (!k || total < 0 || !vat[0] || strlen(vat) >= sizeof h->vat ||
+      !in_range(end) || total > end || !in_range(info->start_mono_ns) ||
+      info->start_wall_us < 0 ||
+      info->start_wall_us >= IPS_STAMP_LIMIT / 1000) {
     r->c.unjoined++;
     return;
   }
@@ -396,8 +407,8 @@ static void on_worker_mark(otel_ring_t *r, proc_t *pr,
   if (!pr->in_flight || pr->wn == 0)
     return;
   if (k != pr->wk || !kind[0] || kind[1] || !strchr("mbe", kind[0]) ||
-      len == 0 || len > RING_NAME_MAX || mono < 0 ||
-      mono >= IPS_STAMP_LIMIT || mono < pr->w[0] ||
+      len == 0 || len > RING_NAME_MAX || !in_range(mono) ||
+      mono < pr->w[0] ||
       pr->mn == RING_MARKS || r->held >= RING_MARKS_HELD ||
       grow((void **)&pr->m, &pr->mcap, pr->mn + 1, sizeof *pr->m,
            RING_MARKS) ||
@@ -467,6 +478,11 @@ static void on_worker_stamp(otel_ring_t *r, proc_t *pr, const char *vat,
   if (!pr->in_flight || k != pr->wk || !kind[0] || !strchr("dure", kind[0]))
     return;
   if (pr->wn == RING_STAMPS) { /* longer than a parent half can be */
+    pr->in_flight = 0;
+    forget_marks(r, pr);
+    return;
+  }
+  if (!in_range(mono)) { /* as the parent's (on_attribution) */
     pr->in_flight = 0;
     forget_marks(r, pr);
     return;
