@@ -21,6 +21,8 @@ analyze_libanalyze_core_la_SOURCES = \
 	analyze/attribute.c \
 	analyze/marks.h \
 	analyze/marks.c \
+	analyze/mark_pair.h \
+	analyze/mark_pair.c \
 	analyze/analysis.c \
 	analyze/hist.c \
 	analyze/ring_read.c

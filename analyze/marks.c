@@ -7,65 +7,16 @@
 #include <string.h>
 
 #include "attribute.h"
+#include "mark_pair.h"
 #include "marks.h"
-
-typedef struct {
-  int64_t t;
-  uint32_t seq;  /* recording order: the tie-break (a measure's b, then e) */
-  uint32_t name;
-  char kind;
-} ev_t;
-
-typedef struct {
-  size_t out;
-  uint32_t name;
-} open_t;
-
-static int cmp_ev(const void *x, const void *y) {
-  const ev_t *a = x, *b = y;
-  if (a->t != b->t)
-    return a->t < b->t ? -1 : 1;
-  return a->seq < b->seq ? -1 : a->seq > b->seq;
-}
-
-/* Names are untrusted bytes (the yajl path does not check UTF-8): keep
- * valid UTF-8, make control bytes and broken sequences '?', so that every
- * writer can print them. */
-static void sanitise(char *d, const char *s) {
-  const unsigned char *u = (const unsigned char *)s;
-  size_t i = 0, o = 0;
-  while (u[i]) {
-    unsigned c = u[i];
-    size_t k = c < 0x80 ? 0 : c >= 0xc2 && c <= 0xdf ? 1
-               : c >= 0xe0 && c <= 0xef ? 2 : c >= 0xf0 && c <= 0xf4 ? 3 : 9;
-    size_t j;
-    if (k == 0) {
-      d[o++] = c < 0x20 || c == 0x7f ? '?' : (char)c;
-      i++;
-      continue;
-    }
-    for (j = 1; k != 9 && j <= k; j++)
-      if ((u[i + j] & 0xc0) != 0x80)
-        k = 9;
-    if (k == 9) {
-      d[o++] = '?';
-      i++;
-      continue;
-    }
-    memcpy(d + o, u + i, k + 1);
-    o += k + 1;
-    i += k + 1;
-  }
-  d[o] = '\0';
-}
 
 static int ready(ips_analysis_t *a) {
   if (a->dmarks)
     return 1;
   a->dmarks = malloc(IPS_MAX_MARKS * sizeof *a->dmarks);
   a->dmnames = malloc(IPS__MNAMES_BYTES);
-  a->msort = malloc(IPS_MAX_MARKS * sizeof(ev_t));
-  a->mopen = malloc(IPS_MAX_MARKS * sizeof(open_t));
+  a->msort = malloc(IPS_MAX_MARKS * sizeof(ips__mev_t));
+  a->mopen = malloc(IPS_MAX_MARKS * sizeof(ips__mopen_t));
   a->mstats = calloc(IPS_MAX_MARK_NAMES, sizeof *a->mstats);
   if (a->dmarks && a->dmnames && a->msort && a->mopen && a->mstats)
     return 1;
@@ -76,21 +27,18 @@ static int ready(ips_analysis_t *a) {
 const char *ips__marks_build(ips_analysis_t *a, const ips__rec_t *r,
                              ips_delivery_t *dv, int use_wall, int64_t off,
                              size_t k) {
-  ev_t *ev;
-  open_t *op;
-  ips_delivery_mark_t *out;
+  ips__mev_t *ev;
   const int64_t *W = dv->W;
-  size_t i, n = r->n_marks, nout = 0, nopen = 0, keep;
+  size_t i, n = r->n_marks;
 
   if (n == 0)
     return NULL;
   if (!ready(a))
     return "out of memory for the delivery's marks";
   ev = a->msort;
-  op = a->mopen;
-  out = a->dmarks;
   for (i = 0; i < r->n_mnames; i++)
-    sanitise(a->dmnames + r->mname_off[i], r->mnames + r->mname_off[i]);
+    ips__marks_sanitise(a->dmnames + r->mname_off[i],
+                        r->mnames + r->mname_off[i]);
   for (i = 0; i < n; i++) {
     const ips__mark_t *m = &r->marks[i];
     int64_t src = dv->clock == 'w' && use_wall ? m->wall : m->mono;
@@ -105,55 +53,11 @@ const char *ips__marks_build(ips_analysis_t *a, const ips__rec_t *r,
     ev[i].name = m->name;
     ev[i].kind = m->kind;
   }
-  qsort(ev, n, sizeof *ev, cmp_ev);
-  for (i = 0; i < n; i++) {
-    ips_delivery_mark_t *o;
-    if (ev[i].kind == 'e') {
-      /* The innermost open span of that name, as the worker paired them;
-       * an end without one was counted as unbalanced by the worker. */
-      size_t j = nopen;
-      while (j > 0 && op[j - 1].name != ev[i].name)
-        j--;
-      if (j == 0)
-        continue;
-      o = &out[op[j - 1].out];
-      o->dur = ev[i].t - o->at;
-      memmove(op + j - 1, op + j, (nopen - j) * sizeof *op);
-      nopen--;
-      continue;
-    }
-    o = &out[nout];
-    o->name = a->dmnames + r->mname_off[ev[i].name];
-    o->kind = ev[i].kind == 'b' ? 's' : 'm';
-    o->depth = (int)nopen;
-    o->at = ev[i].t;
-    o->dur = ev[i].kind == 'b' ? -1 : 0;
-    {
-      /* Worker stretch: how many r stamps (W[2], W[4], ...) are at or
-       * before it. */
-      size_t lo = 0, hi = dv->n_up;
-      while (lo < hi) {
-        size_t mid = (lo + hi) / 2;
-        if (W[2 + 2 * mid] <= o->at)
-          lo = mid + 1;
-        else
-          hi = mid;
-      }
-      o->wseg = lo;
-    }
-    if (ev[i].kind == 'b') {
-      op[nopen].out = nout;
-      op[nopen].name = ev[i].name;
-      nopen++;
-    }
-    nout++;
-  }
-  /* Spans left open were reported by the worker; they have no length. */
-  for (i = keep = 0; i < nout; i++)
-    if (out[i].dur >= 0)
-      out[keep++] = out[i];
-  dv->n_marks = keep;
-  dv->marks = keep ? out : NULL;
+  /* The worker counted its unbalanced ends and open spans itself (in the
+   * metering): the pairing's own count is not needed here. */
+  dv->n_marks = ips__marks_pair(ev, n, a->mopen, a->dmnames, r->mname_off,
+                                W, dv->n_up, a->dmarks, NULL);
+  dv->marks = dv->n_marks ? a->dmarks : NULL;
   return NULL;
 }
 

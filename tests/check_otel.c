@@ -576,6 +576,11 @@ typedef struct {
   long long pid[8], dnum[8];
   int64_t P[8][6], W[8][6], wall0[8];
   size_t nup[8];
+  /* the VM's marks: how many, the first 8 of them, the counts */
+  size_t nm[8];
+  ips_delivery_mark_t m[8][8];
+  char mname[8][8][64];
+  long long mdropped[8], munbalanced[8];
 } joined_t;
 
 static void on_joined(void *arg, const ips_delivery_t *d,
@@ -591,6 +596,15 @@ static void on_joined(void *arg, const ips_delivery_t *d,
   for (i = 0; i < 2 + 2 * d->n_up && i < 6; i++) {
     j->P[k][i] = d->P[i];
     j->W[k][i] = d->W[i];
+  }
+  j->nm[k] = d->n_marks;
+  j->mdropped[k] = d->marks_dropped;
+  j->munbalanced[k] = d->marks_unbalanced;
+  for (i = 0; i < d->n_marks && i < 8; i++) {
+    j->m[k][i] = d->marks[i];
+    ck_assert_uint_lt(strlen(d->marks[i].name), sizeof j->mname[k][i]);
+    strcpy(j->mname[k][i], d->marks[i].name);
+    j->m[k][i].name = j->mname[k][i];
   }
 }
 
@@ -635,6 +649,23 @@ static const ips_ring_event_t *attr_ev(const char *vat, uint64_t k,
   return &ev;
 }
 
+static const ips_ring_event_t *mark_ev(const char *kind, uint64_t k,
+                                       int64_t mono, const char *name) {
+  memset(fld, 0, sizeof fld);
+  fld[0].name = "name", fld[0].kind = IPS_RING_FIELD_STR, fld[0].s = name;
+  fld[0].len = strlen(name);
+  fld[1].name = "wall_us", fld[1].kind = IPS_RING_FIELD_INT, fld[1].i = 7;
+  fld[2].name = "mono_ns", fld[2].kind = IPS_RING_FIELD_INT, fld[2].i = mono;
+  fld[3].name = "delivery", fld[3].kind = IPS_RING_FIELD_UINT, fld[3].u = k;
+  fld[3].i = (int64_t)k;
+  fld[4].name = "kind", fld[4].kind = IPS_RING_FIELD_STR, fld[4].s = kind;
+  fld[4].len = strlen(kind);
+  ev.name = "mark";
+  ev.nfields = 5;
+  ev.fields = fld;
+  return &ev;
+}
+
 /* The parent's D U R U R E of delivery k (P2 moved by off), its
  * attribution, and one worker's d u r u r e (W2 moved by off). */
 static void parent_side(otel_ring_t *r, const ips_ring_info_t *pi,
@@ -653,6 +684,145 @@ static void worker_side(otel_ring_t *r, const ips_ring_info_t *wi, long pid,
   for (i = 0; i < 6; i++)
     otel_ring_event(r, pid, wi, "v1", stamp_ev(kinds[i], k, W2[i] + off, "v1"));
 }
+
+/* One worker stamp of W2 (index i, moved by off) of delivery k. */
+static void wstamp(otel_ring_t *r, const ips_ring_info_t *wi, long pid,
+                   uint64_t k, int64_t off, size_t i) {
+  otel_ring_event(r, pid, wi, "v1", stamp_ev("durure"[i], k, W2[i] + off,
+                                             "v1"));
+}
+
+/* The worker ring's marks go with the delivery, paired as the analysis
+ * pairs a slogfile's; what a hostile or broken ring adds is dropped or
+ * counted as unbalanced, never exported wrong; the bounds hold. */
+START_TEST(ring_marks) {
+  static joined_t j; /* large */
+  ips_ring_info_t pi, wi;
+  otel_ring_counts_t c;
+  otel_ring_t *r;
+  char longname[301];
+  size_t i, k;
+  memset(&j, 0, sizeof j);
+  memset(&pi, 0, sizeof pi);
+  memset(&wi, 0, sizeof wi);
+  pi.role = IPS_RING_ROLE_PARENT;
+  wi.role = IPS_RING_ROLE_WORKER;
+  memset(longname, 'n', 300);
+  longname[300] = '\0';
+  r = otel_ring_new(on_joined, &j);
+  ck_assert_ptr_nonnull(r);
+
+  /* W2: d 1010, u 1050, r 1075, u 1095, r 1110, e 1150. */
+  wstamp(r, &wi, 200, 1, 0, 0);
+  otel_ring_event(r, 200, &wi, "v1", mark_ev("b", 1, 1020, "outer"));
+  otel_ring_event(r, 200, &wi, "v1", mark_ev("m", 1, 1030, "tick"));
+  otel_ring_event(r, 200, &wi, "v1", mark_ev("e", 1, 1040, "nobegin"));
+  wstamp(r, &wi, 200, 1, 0, 1);
+  wstamp(r, &wi, 200, 1, 0, 2);
+  otel_ring_event(r, 200, &wi, "v1", mark_ev("e", 1, 1100, "outer"));
+  /* a measure: recorded after, earlier in time */
+  otel_ring_event(r, 200, &wi, "v1", mark_ev("b", 1, 1080, "measure"));
+  otel_ring_event(r, 200, &wi, "v1", mark_ev("e", 1, 1090, "measure"));
+  /* dropped: after e, before d, a bad kind, no name, too long a name,
+   * another delivery's, a stamp below 0 */
+  otel_ring_event(r, 200, &wi, "v1", mark_ev("m", 1, 1200, "late"));
+  otel_ring_event(r, 200, &wi, "v1", mark_ev("m", 1, 1000, "early"));
+  otel_ring_event(r, 200, &wi, "v1", mark_ev("x", 1, 1120, "kind"));
+  otel_ring_event(r, 200, &wi, "v1", mark_ev("mm", 1, 1120, "kind"));
+  otel_ring_event(r, 200, &wi, "v1", mark_ev("m", 1, 1120, ""));
+  otel_ring_event(r, 200, &wi, "v1", mark_ev("m", 1, 1120, longname));
+  otel_ring_event(r, 200, &wi, "v1", mark_ev("m", 9, 1120, "other"));
+  otel_ring_event(r, 200, &wi, "v1", mark_ev("m", 1, -5, "negative"));
+  wstamp(r, &wi, 200, 1, 0, 3);
+  wstamp(r, &wi, 200, 1, 0, 4);
+  otel_ring_event(r, 200, &wi, "v1", mark_ev("b", 1, 1130, "open"));
+  otel_ring_event(r, 200, &wi, "v1", mark_ev("m", 1, 1140, "caf\xc3"));
+  wstamp(r, &wi, 200, 1, 0, 5);
+  /* a mark between two deliveries belongs to none */
+  otel_ring_event(r, 200, &wi, "v1", mark_ev("m", 1, 1160, "between"));
+  parent_side(r, &pi, 1, 0);
+  ck_assert_uint_eq(j.n, 1);
+  ck_assert_uint_eq(j.nm[0], 4);
+  /* in time order of the start; the open span left out, as it counts */
+  ck_assert_str_eq(j.m[0][0].name, "outer");
+  ck_assert_int_eq(j.m[0][0].kind, 's');
+  ck_assert_int_eq(j.m[0][0].depth, 0);
+  ck_assert_uint_eq(j.m[0][0].wseg, 0);
+  ck_assert_int_eq(j.m[0][0].at, 1020);
+  ck_assert_int_eq(j.m[0][0].dur, 80);
+  ck_assert_str_eq(j.m[0][1].name, "tick");
+  ck_assert_int_eq(j.m[0][1].kind, 'm');
+  ck_assert_int_eq(j.m[0][1].depth, 1);
+  ck_assert_int_eq(j.m[0][1].at, 1030);
+  ck_assert_int_eq(j.m[0][1].dur, 0);
+  ck_assert_str_eq(j.m[0][2].name, "measure");
+  ck_assert_int_eq(j.m[0][2].depth, 1);
+  ck_assert_uint_eq(j.m[0][2].wseg, 1);
+  ck_assert_int_eq(j.m[0][2].at, 1080);
+  ck_assert_int_eq(j.m[0][2].dur, 10);
+  ck_assert_str_eq(j.m[0][3].name, "caf?"); /* a broken sequence */
+  ck_assert_int_eq(j.m[0][3].depth, 1);
+  ck_assert_uint_eq(j.m[0][3].wseg, 2);
+  ck_assert_int_eq(j.mdropped[0], 8);
+  ck_assert_int_eq(j.munbalanced[0], 2); /* nobegin, open */
+  otel_ring_get_counts(r, &c);
+  ck_assert_uint_eq(c.marks_dropped, 8);
+
+  /* A delivery of more marks than RING_MARKS (4096): the rest dropped. */
+  wstamp(r, &wi, 200, 2, 10000, 0);
+  for (i = 0; i < 4099; i++)
+    otel_ring_event(r, 200, &wi, "v1", mark_ev("m", 2, 11020, "many"));
+  for (i = 1; i < 6; i++)
+    wstamp(r, &wi, 200, 2, 10000, i);
+  parent_side(r, &pi, 2, 10000);
+  ck_assert_uint_eq(j.n, 2);
+  ck_assert_uint_eq(j.nm[1], 4096);
+  ck_assert_int_eq(j.mdropped[1], 3);
+
+  /* At most 65536 marks held in all: 16 halves of 4096 marks waiting for
+   * a parent that does not come leave none for the next delivery. */
+  for (k = 10; k < 26; k++) {
+    wstamp(r, &wi, 300, k, 100000 * (int64_t)k, 0);
+    for (i = 0; i < 4096; i++)
+      otel_ring_event(r, 300, &wi, "v1",
+                      mark_ev("m", k, 100000 * (int64_t)k + 1020, "held"));
+    for (i = 1; i < 6; i++)
+      wstamp(r, &wi, 300, k, 100000 * (int64_t)k, i);
+  }
+  wstamp(r, &wi, 200, 3, 20000, 0);
+  otel_ring_event(r, 200, &wi, "v1", mark_ev("m", 3, 21020, "none left"));
+  for (i = 1; i < 6; i++)
+    wstamp(r, &wi, 200, 3, 20000, i);
+  parent_side(r, &pi, 3, 20000);
+  ck_assert_uint_eq(j.n, 3);
+  ck_assert_uint_eq(j.nm[2], 0);
+  ck_assert_int_eq(j.mdropped[2], 1);
+  /* the waiting halves go: room again */
+  otel_ring_tick(r, 1);
+  wstamp(r, &wi, 200, 4, 30000, 0);
+  otel_ring_event(r, 200, &wi, "v1", mark_ev("m", 4, 31020, "room"));
+  for (i = 1; i < 6; i++)
+    wstamp(r, &wi, 200, 4, 30000, i);
+  parent_side(r, &pi, 4, 30000);
+  ck_assert_uint_eq(j.n, 4);
+  ck_assert_uint_eq(j.nm[3], 1);
+  ck_assert_int_eq(j.mdropped[3], 0);
+
+  /* Times outside [0, 2^62) ns, the stamps' or the anchor's: not joined
+   * (the spans' times would overflow), counted. */
+  otel_ring_get_counts(r, &c);
+  ck_assert_uint_eq(c.unjoined, 0);
+  worker_side(r, &wi, 200, 5, -1000000);
+  parent_side(r, &pi, 5, -1000000);
+  pi.start_wall_us = INT64_MAX / 100;
+  worker_side(r, &wi, 200, 6, 50000);
+  parent_side(r, &pi, 6, 50000);
+  otel_ring_get_counts(r, &c);
+  ck_assert_uint_eq(c.unjoined, 2);
+  ck_assert_uint_eq(j.n, 4);
+  otel_ring_free(r);
+}
+END_TEST
 
 START_TEST(ring_join) {
   joined_t j;
@@ -738,6 +908,7 @@ static Suite *otel_suite(void) {
   tcase_add_test(c, one_resource_per_worker);
   tcase_add_test(c, worker_pid_in_the_analysis);
   tcase_add_test(c, ring_join);
+  tcase_add_test(c, ring_marks);
   suite_add_tcase(s, c);
   c = tcase_create("Bad input");
   tcase_add_test(c, endpoint_rules);

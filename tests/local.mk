@@ -91,7 +91,9 @@ tests_fuzz_fuzz_metering_fast_CFLAGS = $(AM_CFLAGS) $(YAJL_CFLAGS)
 tests_fuzz_fuzz_metering_fast_LDFLAGS = $(AM_LDFLAGS) -fsanitize=fuzzer
 tests_fuzz_fuzz_metering_fast_LDADD = proto/libipcstamp-proto.la $(YAJL_LIBS)
 FUZZ_TARGETS += tests/fuzz/fuzz_ring
-tests_fuzz_fuzz_ring_SOURCES = tests/fuzz/fuzz_ring.c tests/fuzz/fuzz.h
+tests_fuzz_fuzz_ring_SOURCES = tests/fuzz/fuzz_ring.c tests/fuzz/fuzz.h \
+	tools/otel/ring.c tools/otel/ids.c tools/otel/otlp_json.c tools/otel/config.c
+tests_fuzz_fuzz_ring_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/analyze -I$(top_srcdir)/tools/otel
 tests_fuzz_fuzz_ring_LDFLAGS = $(AM_LDFLAGS) -fsanitize=fuzzer
 tests_fuzz_fuzz_ring_LDADD = analyze/libanalyze-core.la $(YAJL_LIBS) $(ZLIB_LIBS) -lm -lpthread
 endif
@@ -103,7 +105,7 @@ tests_fuzz_gen_ring_seeds_SOURCES = tests/fuzz/gen_ring_seeds.c
 tests_fuzz_gen_ring_seeds_LDADD = proto/libipcstamp-proto.la
 PHONY_TARGETS += ring-seeds
 ring-seeds: tests/fuzz/gen_ring_seeds
-	@set -e; d=$$(mktemp -d); for k in fresh wrapped; do \
+	@set -e; d=$$(mktemp -d); for k in fresh wrapped marks; do \
 	  p=$$(./tests/fuzz/gen_ring_seeds $$d $$k); \
 	  mv $$p $(srcdir)/tests/fuzz/corpus/ring/$$k.ring; done; rmdir $$d
 EXTRA_DIST += tests/fuzz/gen_corpus.py

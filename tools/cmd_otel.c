@@ -613,6 +613,10 @@ int cmd_otel(int argc, char **argv) {
     if (c.ring_lost)
       fprintf(stderr, ", %llu ring events lost (a reader was lapped)",
               (unsigned long long)c.ring_lost);
+    if (rcn.marks_dropped)
+      fprintf(stderr, ", %llu VM marks not exported (malformed, outside "
+                      "their delivery, or past the bounds)",
+              (unsigned long long)rcn.marks_dropped);
     fputc('\n', stderr);
   }
   if (!c.dry) {

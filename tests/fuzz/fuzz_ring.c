@@ -1,10 +1,17 @@
-/* fuzz_ring.c — libFuzzer target for the ring reader (analyze/ring_read.c).
+/* fuzz_ring.c — libFuzzer target for the ring reader (analyze/ring_read.c)
+ * and what `ipcstamp otel --ring` makes of its events (tools/otel/ring.c).
  *
  * Each input is a whole ring file: it is put in an anonymous memory file
  * and opened, polled and described like a ring of a dead process.  Besides
  * "no crash, no leak, no read outside the mapping", a reader either refuses
  * the file with a message, or delivers events whose numbers climb by one
- * (less any gap it reported) and whose fields are the table's. */
+ * (less any gap it reported) and whose fields are the table's.
+ *
+ * Every event then goes to otel's joiner twice, as a worker's ring and as
+ * a parent's (one file has one role; as both, its own stamps and
+ * attributions can join into deliveries): a delivery it hands out has
+ * whole stamps, and VM marks inside the worker's d..e, of a length >= 0,
+ * named in printable UTF-8; and encodes as OTLP. */
 #define _GNU_SOURCE
 #include "config.h"
 
@@ -17,11 +24,57 @@
 
 #include "fuzz.h"
 #include "ipcstamp-ring-read.h"
+#include "ipcstamp-ring.h"
+#include "otel.h"
 
 typedef struct {
   uint64_t next, events, lost;
   int have;
+  otel_ring_t *join;
+  ips_ring_info_t info;
 } state_t;
+
+static int utf8_printable(const char *s) {
+  const unsigned char *u = (const unsigned char *)s;
+  size_t i = 0, k, j;
+  while (u[i]) {
+    if (u[i] < 0x20 || u[i] == 0x7f) return 0;
+    k = u[i] < 0x80 ? 0 : u[i] >= 0xc2 && u[i] <= 0xdf ? 1
+        : u[i] >= 0xe0 && u[i] <= 0xef ? 2 : u[i] >= 0xf0 && u[i] <= 0xf4 ? 3
+        : 9;
+    if (k == 9) return 0;
+    for (j = 1; j <= k; j++)
+      if ((u[i + j] & 0xc0) != 0x80) return 0;
+    i += k + 1;
+  }
+  return 1;
+}
+
+static void on_joined(void *arg, const ips_delivery_t *d,
+                      const ips_stats_t *st, const otel_ids_t *ids) {
+  size_t i, k = 2 + 2 * d->n_up;
+  otlp_req_t req;
+  (void)arg;
+  CHECK(d->n_up < 4096);
+  CHECK(d->marks_dropped >= 0 && d->marks_unbalanced >= 0);
+  CHECK(d->n_marks == 0 || d->marks != NULL);
+  for (i = 0; i < d->n_marks; i++) {
+    const ips_delivery_mark_t *m = &d->marks[i];
+    CHECK(m->kind == 'm' || m->kind == 's');
+    CHECK(m->at >= d->W[0] && m->at <= d->W[k - 1]);
+    CHECK(m->dur >= 0 && m->dur <= d->W[k - 1] - m->at);
+    CHECK(m->kind == 's' || m->dur == 0);
+    CHECK(m->depth >= 0 && m->wseg <= d->n_up);
+    CHECK(m->name[0] && utf8_printable(m->name));
+    CHECK(i == 0 || m->at >= d->marks[i - 1].at);
+  }
+  if (otlp_req_init(&req, "\"k\":1") == 0) {
+    otlp_req_delivery(&req, ids, st, d);
+    size_t n;
+    (void)otlp_req_end(&req, &n);
+    otlp_req_free(&req);
+  }
+}
 
 static int on_event(void *arg, const ips_ring_event_t *ev) {
   state_t *s = arg;
@@ -37,6 +90,13 @@ static int on_event(void *arg, const ips_ring_event_t *ev) {
   s->next = ev->seq + 1;
   s->have = 1;
   s->events++;
+  if (s->join) {
+    ips_ring_info_t as = s->info;
+    as.role = IPS_RING_ROLE_WORKER;
+    otel_ring_event(s->join, 2, &as, as.vat, ev);
+    as.role = IPS_RING_ROLE_PARENT;
+    otel_ring_event(s->join, 1, &as, as.vat, ev);
+  }
   return 0;
 }
 
@@ -66,6 +126,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     return 0;
   }
   memset(&s, 0, sizeof s);
+  s.join = otel_ring_new(on_joined, NULL);
+  if (ips_ring_reader_info(r, &s.info) != 0) memset(&s.info, 0, sizeof s.info);
   /* A static file: one poll reads everything; a second finds nothing. */
   for (rounds = 0; rounds < 3; rounds++) {
     rc = ips_ring_reader_poll(r, rounds == 0 ? 7 : 0, on_event, on_lost, &s);
@@ -79,6 +141,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   if (rc >= 0) {
     CHECK(ips_ring_reader_info(r, &info) == 0);
     CHECK(ips_ring_reader_lost(r) == s.lost);
+  }
+  if (s.join) {
+    otel_ring_tick(s.join, 1);
+    otel_ring_free(s.join);
   }
   ips_ring_reader_close(r);
   return 0;

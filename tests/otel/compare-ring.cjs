@@ -1,7 +1,7 @@
 // Checks the spans `ipcstamp otel --ring DIR` sent for a run against
-// `ipcstamp report --format json` of the same run's slogfile
-// (tests/otel-ring.test):
-//   node compare-ring.cjs SLOG REPORT.jsonl RECEIVED.jsonl
+// `ipcstamp report --format json` of the same run's slogfile, and its VM
+// marks against `ipcstamp otel --dry-run SLOG` (tests/otel-ring.test):
+//   node compare-ring.cjs SLOG REPORT.jsonl RECEIVED.jsonl FROM-SLOG.jsonl
 // RECEIVED holds {"trace": ...} lines (receiver.cjs otlp) or {"body": ...}
 // lines.  Every delivery of the report must be there exactly once (by vat
 // and delivery number: the rings know no cranks), as a root span with one
@@ -12,9 +12,13 @@
 // mono stamps on the wall clock at the parent ring's start, the slogfile at
 // its first record: the same stamps, two anchors taken a moment apart, so
 // the roots' starts must agree within 2 ms (and the lengths exactly).
+// The VM's marks and spans (children of the worker segments) must be those
+// of the slogfile's own export, in the same order: name, kind, depth,
+// parent segment, length and start from the root's start all exact (so
+// their absolute times agree as the roots' do).
 'use strict';
 const fs = require('fs');
-const [slog, reportFile, received] = process.argv.slice(2);
+const [slog, reportFile, received, fromSlog] = process.argv.slice(2);
 const lines = (f) => fs.readFileSync(f, 'utf8').split('\n').filter(Boolean);
 const fail = (msg) => { throw Error(msg); };
 const ns = (s) => {
@@ -39,12 +43,14 @@ for (const l of slogLines) {
 }
 const report = lines(reportFile).map(JSON.parse).filter((r) => !r.summary);
 
+// The spans of RECEIVED lines, or of bare request bodies (--dry-run).
+const spansOf = (file) => {
 const spans = [];
-for (const r of lines(received).map(JSON.parse)) {
+for (const r of lines(file).map(JSON.parse)) {
     if (r.request) continue;
     if (r.errors) fail(`not an ExportTraceServiceRequest: ${r.errors}`);
     if (r.status !== undefined && r.status !== 200) continue;
-    const req = r.trace || r.body;
+    const req = r.trace || r.body || r;
     for (const rs of req.resourceSpans) {
         const res = {};
         for (const kv of rs.resource.attributes)
@@ -61,6 +67,28 @@ for (const r of lines(received).map(JSON.parse)) {
             }
     }
 }
+return spans;
+};
+const spans = spansOf(received);
+// A root's VM marks in the order sent, as [name, vm_name, mark, depth,
+// parent segment index (-1: the root), start - root start, length].
+const marksOf = (all) => {
+    const byId = new Map(all.map((s) => [s.spanId, s]));
+    const out = new Map();
+    for (const s of all) {
+        if (!('ipcstamp.vm_name' in s.attributes)) continue;
+        let p = byId.get(s.parentSpanId) || fail(`mark ${s.name} without its parent`);
+        const seg = 'ipcstamp.segment_index' in p.attributes ? p.attributes['ipcstamp.segment_index'] : -1;
+        if (seg >= 0) p = byId.get(p.parentSpanId) || fail(`segment of ${s.name} without its root`);
+        if (p.parentSpanId) fail(`mark ${s.name} not under a delivery`);
+        if (!out.has(p.spanId)) out.set(p.spanId, []);
+        const st = BigInt(s.startTimeUnixNano);
+        out.get(p.spanId).push([s.name, s.attributes['ipcstamp.vm_name'], s.attributes['ipcstamp.mark'],
+            s.attributes['ipcstamp.depth'], seg, String(st - BigInt(p.startTimeUnixNano)),
+            String(BigInt(s.endTimeUnixNano) - st)]);
+    }
+    return out;
+};
 const ids = new Set();
 for (const s of spans) {
     if (!/^[0-9a-f]{32}$/.test(s.traceId) || !/^[0-9a-f]{16}$/.test(s.spanId))
@@ -70,6 +98,7 @@ for (const s of spans) {
 }
 const roots = new Map(), children = new Map();
 for (const s of spans) {
+    if ('ipcstamp.vm_name' in s.attributes) continue; // below
     if (s.parentSpanId) {
         if (!children.has(s.parentSpanId)) children.set(s.parentSpanId, []);
         children.get(s.parentSpanId).push(s);
@@ -117,6 +146,29 @@ for (const d of report) {
     if (t !== end) fail(`${key}: the children end at ${t}, the delivery at ${end}`);
     nchildren += ch.length;
 }
-if (roots.size + nchildren !== spans.length) fail(`${spans.length - roots.size - nchildren} stray spans`);
+// The VM's marks, against the slogfile's export of the same deliveries.
+const slogSpans = spansOf(fromSlog);
+const slogRoots = new Map();
+for (const s of slogSpans)
+    if (!s.parentSpanId)
+        slogRoots.set(`${s.attributes['ipcstamp.vat']} #${s.attributes['ipcstamp.delivery_num']}`, s);
+const ringMarks = marksOf(spans), slogMarks = marksOf(slogSpans);
+let nmarks = 0, withMarks = 0;
+for (const [key, r] of roots) {
+    const s = slogRoots.get(key) || fail(`${key}: not in the slogfile's export`);
+    const a = ringMarks.get(r.spanId) || [], b = slogMarks.get(s.spanId) || [];
+    if (a.length !== b.length)
+        fail(`${key}: ${a.length} VM marks from the rings, ${b.length} from the slogfile`);
+    a.forEach((m, i) => {
+        if (JSON.stringify(m) !== JSON.stringify(b[i]))
+            fail(`${key}: VM mark ${i} from the rings ${JSON.stringify(m)}, from the slogfile ${JSON.stringify(b[i])}`);
+    });
+    nmarks += a.length;
+    if (a.length) withMarks++;
+}
+if (nmarks === 0) fail('the run made no VM marks: nothing to compare');
+if (roots.size + nchildren + nmarks !== spans.length)
+    fail(`${spans.length - roots.size - nchildren - nmarks} stray spans`);
 console.log(`${report.length} deliveries, ${spans.length} spans match the report ` +
-            `(roots within ${worst} ns of the slogfile's placement)`);
+            `(roots within ${worst} ns of the slogfile's placement), ` +
+            `${nmarks} VM marks of ${withMarks} deliveries those of the slogfile's export`);

@@ -174,6 +174,8 @@ typedef struct {
   uint64_t unjoined; /* attributed by the parent, but not exported: their
                         stamps were not found or not whole, the worker's
                         half never came, or they waited too long */
+  uint64_t marks_dropped; /* VM marks of the joined deliveries not exported
+                             (malformed, out of d..e, past the bounds) */
 } otel_ring_counts_t;
 
 /* NULL when out of memory.  Bounded: see ring.c. */

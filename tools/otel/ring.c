@@ -17,20 +17,47 @@
  *
  * Memory is bounded: the latest RING_STAMPS parent stamps per parent ring
  * (so a delivery of more than RING_STAMPS / 2 - 1 upcalls is not joined),
- * the stamps of the delivery in flight per worker ring, and at most RING_PENDING halves waiting for their other half (the oldest
- * are dropped, counted), which also wait at most RING_TTL ticks. */
+ * the stamps of the delivery in flight per worker ring, and at most
+ * RING_PENDING halves waiting for their other half (the oldest are dropped,
+ * counted), which also wait at most RING_TTL ticks.  A delivery with a
+ * stamp or anchor outside [0, 2^62) ns (the analysis' bound on a
+ * slogfile's) is not joined: its spans' times could not be computed.
+ *
+ * The VM's own marks and spans (the worker ring's "mark" events) between
+ * a worker's d and e go with its half, paired by the analysis' own code
+ * (analyze/mark_pair.c), so that they are the spans a slogfile gives.
+ * The ring is untrusted: a mark of another delivery number, of a kind not
+ * m/b/e, with an empty name or one longer than a worker writes
+ * (RING_NAME_MAX), or at a time outside the worker's d..e (or outside
+ * [0, 2^62) ns, as the analysis bounds stamps) is not exported
+ * but counted as dropped for its delivery, which is still exported with
+ * the rest; an end that closes no begin, and a begin never ended, are
+ * counted as unbalanced (what the analysis does with a slogfile's).  The
+ * ring does not carry the worker's own counts (marks it dropped at its
+ * cap, ends it found unbalanced are never written to the ring), so a
+ * joined delivery's marks_dropped and marks_unbalanced are these, not the
+ * worker's.  Bounded too: at most RING_MARKS marks per delivery (the
+ * worker's default cap, IPS_DEFAULT_MAX_MARKS, 16 times: a worker allowed
+ * more has the rest counted as dropped) and RING_MARK_BYTES of distinct
+ * names, and at most RING_MARKS_HELD marks held in all, in flight and in
+ * waiting halves (past it, a delivery's further marks are dropped). */
 #include "config.h"
 
 #include <stdlib.h>
 #include <string.h>
 
 #include "ipcstamp-ring.h"
+#include "mark_pair.h"
 #include "otel.h"
 
 #define RING_STAMPS 4096
 #define RING_PENDING 1024
 #define RING_TTL 100 /* ticks (polls: 10 s at the default 100 ms) */
 #define RING_PROCS 256
+#define RING_MARKS (16 * IPS_DEFAULT_MAX_MARKS)
+#define RING_MARK_BYTES 16384
+#define RING_MARKS_HELD IPS_MAX_MARKS
+#define RING_NAME_MAX 255 /* a worker's longest name (proto/marks.c) */
 
 typedef struct {
   char kind;
@@ -50,6 +77,11 @@ typedef struct {
   int64_t pipe, worker, kernel, total;
   int64_t anchor_wall, anchor_mono;
   unsigned long born;    /* the tick it came */
+  /* worker half: the VM's marks, paired; names in mnames; both owned */
+  ips_delivery_mark_t *marks;
+  size_t n_marks;
+  char *mnames;
+  long long mdropped, munbalanced;
 } half_t;
 
 /* A ring followed: the parent's stamps so far, or the worker's delivery
@@ -64,6 +96,16 @@ typedef struct {
   uint64_t wk;
   int in_flight;
   int64_t last_mono;     /* of its latest event; INT64_MIN before one */
+  /* worker: the marks of the delivery in flight as recorded (grown on
+   * demand, at most RING_MARKS), their names interned, NUL-terminated,
+   * back to back (name i at mnames + moff[i]), and those not kept */
+  ips__mev_t *m;
+  size_t mn, mcap;
+  char *mnames;
+  size_t mnames_len, mnames_cap;
+  uint32_t *moff;
+  size_t nnames, moff_cap;
+  long long mdropped;
 } proc_t;
 
 struct otel_ring_s {
@@ -74,6 +116,7 @@ struct otel_ring_s {
   half_t p[RING_PENDING], w[RING_PENDING];
   unsigned long tick;
   otel_ring_counts_t c;
+  size_t held;              /* marks in flight and in waiting halves */
   int64_t tmp[RING_STAMPS]; /* a parent half being collected */
 };
 
@@ -86,9 +129,35 @@ otel_ring_t *otel_ring_new(otel_ring_cb cb, void *arg) {
   return r;
 }
 
-static void drop(half_t *h) {
+static void drop(otel_ring_t *r, half_t *h) {
+  r->held -= h->n_marks;
   free(h->s);
+  free(h->marks);
+  free(h->mnames);
   memset(h, 0, sizeof *h);
+}
+
+/* The marks of pr's delivery in flight are gone (it ended, or will never
+ * end whole).  Storage grown past the usual is let go, so that a ring
+ * that once had many marks does not keep it: what is held stays within
+ * RING_MARKS_HELD. */
+static void forget_marks(otel_ring_t *r, proc_t *pr) {
+  r->held -= pr->mn;
+  pr->mn = pr->nnames = pr->mnames_len = 0;
+  pr->mdropped = 0;
+  if (pr->mcap > IPS_DEFAULT_MAX_MARKS ||
+      pr->moff_cap > IPS_DEFAULT_MAX_MARKS) {
+    free(pr->m);
+    free(pr->moff);
+    pr->m = NULL;
+    pr->moff = NULL;
+    pr->mcap = pr->moff_cap = 0;
+  }
+  if (pr->mnames_cap > IPS_DEFAULT_MAX_MARK_BYTES) {
+    free(pr->mnames);
+    pr->mnames = NULL;
+    pr->mnames_cap = 0;
+  }
 }
 
 void otel_ring_free(otel_ring_t *r) {
@@ -98,10 +167,13 @@ void otel_ring_free(otel_ring_t *r) {
   for (i = 0; i < r->nprocs; i++) {
     free(r->procs[i].ps);
     free(r->procs[i].w);
+    free(r->procs[i].m);
+    free(r->procs[i].mnames);
+    free(r->procs[i].moff);
   }
   for (i = 0; i < RING_PENDING; i++) {
-    drop(&r->p[i]);
-    drop(&r->w[i]);
+    drop(r, &r->p[i]);
+    drop(r, &r->w[i]);
   }
   free(r);
 }
@@ -145,7 +217,7 @@ static half_t *slot(otel_ring_t *r, half_t *tab) {
   }
   if (tab == r->p)
     r->c.unjoined++;
-  drop(&tab[old]);
+  drop(r, &tab[old]);
   return &tab[old];
 }
 
@@ -170,6 +242,10 @@ static void emit(otel_ring_t *r, const half_t *p, const half_t *w) {
   d.kernel = p->kernel;
   d.total = p->total;
   d.worker_pid = w->wpid;
+  d.n_marks = w->n_marks;
+  d.marks = w->marks;
+  d.marks_dropped = w->mdropped;
+  d.marks_unbalanced = w->munbalanced;
   memset(&st, 0, sizeof st);
   st.first_time_ok = st.first_mono_ok = 1;
   st.first_time = p->anchor_wall;
@@ -177,6 +253,7 @@ static void emit(otel_ring_t *r, const half_t *p, const half_t *w) {
   otel_ids_init(&ids, &st);
   ids.with_pid = 1;
   r->c.joined++;
+  r->c.marks_dropped += (uint64_t)w->mdropped;
   r->cb(r->arg, &d, &st, &ids);
 }
 
@@ -195,11 +272,13 @@ static void try_join(otel_ring_t *r, half_t *h, int parent) {
     if (!o->used || !(parent ? pair(h, o) : pair(o, h)))
       continue;
     emit(r, parent ? h : o, parent ? o : h);
-    drop(o);
-    drop(h);
+    drop(r, o);
+    drop(r, h);
     return;
   }
 }
+
+static int in_range(int64_t t) { return t >= 0 && t < IPS_STAMP_LIMIT; }
 
 /* An attribution: the parent's stamps of that delivery, D at end - total
  * and E at end, with its number, and U R pairs between. */
@@ -213,7 +292,13 @@ static void on_attribution(otel_ring_t *r, proc_t *pr,
   int64_t *tmp = r->tmp;
   size_t n = 0, i, j, back;
   half_t *h;
-  if (!k || total < 0 || !vat[0] || strlen(vat) >= sizeof h->vat) {
+  /* Times as the analysis bounds a slogfile's, [0, 2^62) ns (the anchor
+   * too): a span's start is anchor + (stamp - anchor mono), and no sum or
+   * difference of such overflows. */
+  if (!k || total < 0 || !vat[0] || strlen(vat) >= sizeof h->vat ||
+      !in_range(end) || total > end || !in_range(info->start_mono_ns) ||
+      info->start_wall_us < 0 ||
+      info->start_wall_us >= IPS_STAMP_LIMIT / 1000) {
     r->c.unjoined++;
     return;
   }
@@ -243,7 +328,7 @@ static void on_attribution(otel_ring_t *r, proc_t *pr,
     h->s[i] = tmp[--j];
   for (i = 1; i < n; i++)
     if (h->s[i] < h->s[i - 1]) { /* not causal: not this delivery's */
-      drop(h);
+      drop(r, h);
       r->c.unjoined++;
       return;
     }
@@ -262,6 +347,122 @@ static void on_attribution(otel_ring_t *r, proc_t *pr,
   try_join(r, h, 1);
 }
 
+/* Room for need elements of size bytes in *p (capacity *cap, at most
+ * max): doubled from 16.  0, or -1 past max or out of memory. */
+static int grow(void **p, size_t *cap, size_t need, size_t size,
+                size_t max) {
+  size_t c = *cap ? *cap : 16;
+  void *q;
+  if (need <= *cap)
+    return 0;
+  if (need > max)
+    return -1;
+  while (c < need)
+    c *= 2;
+  if (c > max)
+    c = max;
+  q = realloc(*p, c * size);
+  if (!q)
+    return -1;
+  *p = q;
+  *cap = c;
+  return 0;
+}
+
+/* name[0..len)'s index among the names of pr's delivery in flight, added
+ * when new; UINT32_MAX when there is no room.  A linear search, as the
+ * worker's own: a delivery uses a handful of names. */
+static uint32_t intern(proc_t *pr, const char *name, size_t len) {
+  size_t i;
+  for (i = 0; i < pr->nnames; i++) {
+    const char *o = pr->mnames + pr->moff[i];
+    if (o[0] == name[0] && !strcmp(o, name))
+      return (uint32_t)i;
+  }
+  if (pr->mnames_len + len + 1 > RING_MARK_BYTES ||
+      grow((void **)&pr->mnames, &pr->mnames_cap, pr->mnames_len + len + 1,
+           1, RING_MARK_BYTES) ||
+      grow((void **)&pr->moff, &pr->moff_cap, pr->nnames + 1,
+           sizeof *pr->moff, RING_MARKS))
+    return UINT32_MAX;
+  memcpy(pr->mnames + pr->mnames_len, name, len + 1);
+  pr->moff[pr->nnames] = (uint32_t)pr->mnames_len;
+  pr->mnames_len += len + 1;
+  return (uint32_t)pr->nnames++;
+}
+
+/* A "mark" event of a worker's ring: kept for the delivery in flight when
+ * it can be, else counted as dropped for it (see the top).  Outside a
+ * delivery in flight (its d not read, or lost) there is nothing to count
+ * it for. */
+static void on_worker_mark(otel_ring_t *r, proc_t *pr,
+                           const ips_ring_event_t *ev) {
+  const char *kind = ips_ring_event_str(ev, "kind");
+  const char *name = ips_ring_event_str(ev, "name");
+  uint64_t k = (uint64_t)ips_ring_event_int(ev, "delivery", 0);
+  int64_t mono = ips_ring_event_int(ev, "mono_ns", INT64_MIN);
+  size_t len = strlen(name);
+  uint32_t idx;
+  ips__mev_t *e;
+  if (!pr->in_flight || pr->wn == 0)
+    return;
+  if (k != pr->wk || !kind[0] || kind[1] || !strchr("mbe", kind[0]) ||
+      len == 0 || len > RING_NAME_MAX || !in_range(mono) ||
+      mono < pr->w[0] ||
+      pr->mn == RING_MARKS || r->held >= RING_MARKS_HELD ||
+      grow((void **)&pr->m, &pr->mcap, pr->mn + 1, sizeof *pr->m,
+           RING_MARKS) ||
+      (idx = intern(pr, name, len)) == UINT32_MAX) {
+    pr->mdropped++;
+    return;
+  }
+  e = &pr->m[pr->mn];
+  e->t = mono;
+  e->seq = (uint32_t)pr->mn; /* the ring's order is the worker's */
+  e->name = idx;
+  e->kind = kind[0];
+  pr->mn++;
+  r->held++;
+}
+
+/* pr's marks, its delivery's e just read (pr->w whole), paired onto h:
+ * those after e dropped; names sanitised into h's own copy.  Out of
+ * memory, they are all counted as dropped. */
+static void take_marks(otel_ring_t *r, proc_t *pr, half_t *h) {
+  size_t i, keep = 0, unbalanced = 0;
+  int64_t e = pr->w[pr->wn - 1];
+  ips__mopen_t *op = NULL;
+  h->mdropped = pr->mdropped;
+  for (i = 0; i < pr->mn; i++)
+    if (pr->m[i].t <= e)
+      pr->m[keep++] = pr->m[i];
+    else
+      h->mdropped++;
+  if (keep) {
+    op = malloc(keep * sizeof *op);
+    h->marks = malloc(keep * sizeof *h->marks);
+    h->mnames = malloc(pr->mnames_len);
+  }
+  if (keep && (!op || !h->marks || !h->mnames)) {
+    free(h->marks);
+    free(h->mnames);
+    h->marks = NULL;
+    h->mnames = NULL;
+    h->mdropped += (long long)keep;
+    keep = 0;
+  }
+  if (keep) {
+    for (i = 0; i < pr->nnames; i++)
+      ips__marks_sanitise(h->mnames + pr->moff[i], pr->mnames + pr->moff[i]);
+    h->n_marks = ips__marks_pair(pr->m, keep, op, h->mnames, pr->moff, pr->w,
+                                 (pr->wn - 2) / 2, h->marks, &unbalanced);
+    h->munbalanced = (long long)unbalanced;
+  }
+  free(op);
+  forget_marks(r, pr);
+  r->held += h->n_marks;
+}
+
 static void on_worker_stamp(otel_ring_t *r, proc_t *pr, const char *vat,
                             const ips_ring_event_t *ev) {
   const char *kind = ips_ring_event_str(ev, "kind");
@@ -272,23 +473,34 @@ static void on_worker_stamp(otel_ring_t *r, proc_t *pr, const char *vat,
     pr->in_flight = 1;
     pr->wk = k;
     pr->wn = 0;
+    forget_marks(r, pr); /* those of a delivery that never ended */
   }
   if (!pr->in_flight || k != pr->wk || !kind[0] || !strchr("dure", kind[0]))
     return;
   if (pr->wn == RING_STAMPS) { /* longer than a parent half can be */
     pr->in_flight = 0;
+    forget_marks(r, pr);
+    return;
+  }
+  if (!in_range(mono)) { /* as the parent's (on_attribution) */
+    pr->in_flight = 0;
+    forget_marks(r, pr);
     return;
   }
   pr->w[pr->wn++] = mono;
   if (kind[0] != 'e')
     return;
   pr->in_flight = 0;
-  if (!vat[0] || strlen(vat) >= sizeof h->vat || pr->wn % 2)
+  if (!vat[0] || strlen(vat) >= sizeof h->vat || pr->wn % 2) {
+    forget_marks(r, pr);
     return;
+  }
   h = slot(r, r->w);
   h->s = malloc(pr->wn * sizeof *h->s);
-  if (!h->s)
+  if (!h->s) {
+    forget_marks(r, pr);
     return;
+  }
   memcpy(h->s, pr->w, pr->wn * sizeof *h->s);
   h->used = 1;
   h->n = pr->wn;
@@ -296,6 +508,7 @@ static void on_worker_stamp(otel_ring_t *r, proc_t *pr, const char *vat,
   h->wpid = pr->pid;
   strcpy(h->vat, vat);
   h->born = r->tick;
+  take_marks(r, pr, h);
   try_join(r, h, 0);
 }
 
@@ -324,6 +537,8 @@ void otel_ring_event(otel_ring_t *r, long pid, const ips_ring_info_t *info,
   } else if (!strcmp(ev->name, "stamp")) {
     const char *v = ips_ring_event_str(ev, "vat");
     on_worker_stamp(r, pr, v[0] ? v : vat, ev);
+  } else if (!strcmp(ev->name, "mark")) {
+    on_worker_mark(r, pr, ev);
   }
 }
 
@@ -342,6 +557,7 @@ void otel_ring_lost(otel_ring_t *r, long pid) {
       /* what was in flight may have ended in the gap */
       r->procs[i].in_flight = 0;
       r->procs[i].ps_n = 0;
+      forget_marks(r, &r->procs[i]);
     }
 }
 
@@ -351,11 +567,11 @@ void otel_ring_tick(otel_ring_t *r, int final) {
   for (i = 0; i < RING_PENDING; i++) {
     if (r->p[i].used && (final || r->tick - r->p[i].born > RING_TTL)) {
       r->c.unjoined++;
-      drop(&r->p[i]);
+      drop(r, &r->p[i]);
     }
     /* A worker's half alone is a delivery the parent did not attribute
      * (an error, or stamps that do not pair up): not counted. */
     if (r->w[i].used && (final || r->tick - r->w[i].born > RING_TTL))
-      drop(&r->w[i]);
+      drop(r, &r->w[i]);
   }
 }
