@@ -167,6 +167,8 @@ START_TEST(request_tree_and_times) {
   ck_assert_str_eq(str_at(attr(sp, "ipcstamp.kernel_ns"), "intValue", NULL),
                    "30");
   ck_assert(YAJL_IS_FALSE(at(attr(sp, "ipcstamp.replay"), "boolValue")));
+  ck_assert_ptr_null(attr(sp, "ipcstamp.marks_dropped"));
+  ck_assert_ptr_null(attr(sp, "ipcstamp.marks_unbalanced"));
   ck_assert_int_eq(YAJL_GET_INTEGER(at(at(sp, "status"), "code")), 0);
 
   t = base;
@@ -201,7 +203,7 @@ START_TEST(request_tree_and_times) {
 END_TEST
 
 /* An error result, a replay, wall clocks: status 2, no crank, stamps as
- * they are, the offset attributes. */
+ * they are, the offset attributes; marks left out are counted. */
 START_TEST(error_replay_wall) {
   ips_delivery_t d;
   ips_stats_t st;
@@ -218,6 +220,8 @@ START_TEST(error_replay_wall) {
   d.pclock = 'w';
   d.offset_ns = -5;
   d.bound_ns = 3;
+  d.marks_dropped = 3;
+  d.marks_unbalanced = 1;
   stats(&st);
   otel_ids_init(&ids, &st);
   otlp_req_init(&r, res);
@@ -241,6 +245,10 @@ START_TEST(error_replay_wall) {
                           NULL), "3");
   ck_assert_str_eq(str_at(attr(sp, "ipcstamp.clock"), "stringValue", NULL),
                    "wall");
+  ck_assert_str_eq(str_at(attr(sp, "ipcstamp.marks_dropped"), "intValue",
+                          NULL), "3");
+  ck_assert_str_eq(str_at(attr(sp, "ipcstamp.marks_unbalanced"), "intValue",
+                          NULL), "1");
   ck_assert_int_eq(YAJL_GET_INTEGER(at(at(sp, "status"), "code")), 2);
   yajl_tree_free(root);
   otlp_req_free(&r);

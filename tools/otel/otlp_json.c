@@ -402,6 +402,12 @@ static void delivery_spans(otlp_req_t *r, const otel_ids_t *ids,
   attr_bool(r, &first, "ipcstamp.timequake", d->quake);
   if (d->quake)
     attr_int(r, &first, "ipcstamp.timequake_ns", d->quake_ns);
+  /* Why a delivery shows fewer VM marks than its code made: without these
+   * a missing mark looks like one never made. */
+  if (d->marks_dropped)
+    attr_int(r, &first, "ipcstamp.marks_dropped", d->marks_dropped);
+  if (d->marks_unbalanced)
+    attr_int(r, &first, "ipcstamp.marks_unbalanced", d->marks_unbalanced);
   puts_(r, "],\"status\":{\"code\":");
   puts_(r, d->ok ? "0}}" : "2,\"message\":\"the worker answered with an "
                            "error\"}}");
