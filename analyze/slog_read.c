@@ -71,20 +71,76 @@ static int write_all(int fd, const void *buf, size_t n) {
   return 0;
 }
 
+/* Copies a flight recorder into an unlinked file in $TMPDIR (or /tmp),
+ * gone when closed: its first nhead bytes (at least its 32-byte header)
+ * are head, the rest comes from g, and at most the header and the arena
+ * it names are copied (above FLIGHT_GZ_MAX it is refused).  The reason:
+ * its records wrap around the arena, so flight.c reads it by offset,
+ * which neither a gzip stream nor a pipe can give.  in->buf is the
+ * scratch buffer (head may lie in it: it is written first).  Returns the
+ * file, or -1 with a message about name. */
+static int spool_flight(ips__slog_in_t *in, gzFile g, const char *head,
+                        size_t nhead, const char *name, char *err,
+                        size_t errlen) {
+  char tpl[4096];
+  const char *dir = getenv("TMPDIR");
+  uint64_t arena = 0, want, done;
+  int i, tmp, zerr;
+  for (i = 8; i < 16; i++)
+    arena = arena << 8 | (unsigned char)head[i];
+  if (arena > FLIGHT_GZ_MAX) {
+    snprintf(err, errlen,
+             "%s: flight recorder with an arena of %llu bytes: more than "
+             "the %llu copied here; give it as a plain file",
+             name, (unsigned long long)arena,
+             (unsigned long long)FLIGHT_GZ_MAX);
+    return -1;
+  }
+  want = 32 + arena;
+  snprintf(tpl, sizeof tpl, "%s/ipcstamp-flight-XXXXXX",
+           dir && *dir ? dir : "/tmp");
+  if ((tmp = mkostemp(tpl, O_CLOEXEC)) < 0) {
+    snprintf(err, errlen, "%s: cannot copy it into %s: %s", name, tpl,
+             strerror(errno));
+    return -1;
+  }
+  unlink(tpl);
+  done = nhead < want ? nhead : want;
+  if (write_all(tmp, head, (size_t)done) < 0)
+    goto write_error;
+  while (done < want) {
+    size_t ask = want - done < in->cap ? (size_t)(want - done) : in->cap;
+    int n = gzread(g, in->buf, (unsigned)ask);
+    if (n < 0 || (n == 0 && (gzerror(g, &zerr), zerr != Z_OK))) {
+      const char *m = gzerror(g, &zerr);
+      snprintf(err, errlen, "%s: gzip input is %s after %llu bytes", name,
+               zerr == Z_BUF_ERROR ? "truncated" : m,
+               (unsigned long long)done);
+      close(tmp);
+      return -1;
+    }
+    if (n == 0)
+      break; /* shorter than its arena: flight.c says so */
+    if (write_all(tmp, in->buf, (size_t)n) < 0)
+      goto write_error;
+    done += (uint64_t)n;
+  }
+  return tmp;
+write_error:
+  snprintf(err, errlen, "%s: cannot copy it into %s: %s", name,
+           dir && *dir ? dir : "/tmp", strerror(errno));
+  close(tmp);
+  return -1;
+}
+
 /* A flight recorder sent gzipped (as one is, attached to a bug report)
- * is read through an unpacked copy: its records wrap around the arena, so
- * flight.c reads it by offset, which a gzip stream cannot give.  The copy
- * is an unlinked file in $TMPDIR (or /tmp), gone when closed, of at most
- * the 32-byte header and the arena the header names.  Returns 1 with
- * in->fd replaced by the copy, 0 when the file is not a gzipped flight
- * recorder (in->fd untouched, at its start), -1 with a message. */
+ * is read through an unpacked copy (spool_flight).  Returns 1 with in->fd
+ * replaced by the copy, 0 when the file is not a gzipped flight recorder
+ * (in->fd untouched, at its start), -1 with a message. */
 static int unpack_flight(ips__slog_in_t *in, const char *path, char *err,
                          size_t errlen) {
   unsigned char h[32];
-  char tpl[4096];
-  const char *dir = getenv("TMPDIR");
-  uint64_t arena = 0, want, done = 0;
-  int d, r, i, tmp, zerr;
+  int d, r, tmp;
   gzFile g;
   if (pread(in->fd, h, 2, 0) != 2 || h[0] != 0x1f || h[1] != 0x8b)
     return 0;
@@ -112,57 +168,14 @@ static int unpack_flight(ips__slog_in_t *in, const char *path, char *err,
     gzclose(g);
     return -1;
   }
-  for (i = 8; i < 16; i++)
-    arena = arena << 8 | h[i];
-  if (arena > FLIGHT_GZ_MAX) {
-    snprintf(err, errlen,
-             "%s: gzipped flight recorder with an arena of %llu bytes: "
-             "more than the %llu unpacked here; gunzip it first",
-             path, (unsigned long long)arena,
-             (unsigned long long)FLIGHT_GZ_MAX);
-    gzclose(g);
-    return -1;
-  }
-  want = arena; /* after the header */
-  snprintf(tpl, sizeof tpl, "%s/ipcstamp-flight-XXXXXX",
-           dir && *dir ? dir : "/tmp");
-  if ((tmp = mkostemp(tpl, O_CLOEXEC)) < 0) {
-    snprintf(err, errlen, "%s: cannot unpack it into %s: %s", path, tpl,
-             strerror(errno));
-    gzclose(g);
-    return -1;
-  }
-  unlink(tpl);
-  if (write_all(tmp, h, sizeof h) < 0)
-    goto write_error;
-  while (done < want) {
-    size_t ask = want - done < in->cap ? (size_t)(want - done) : in->cap;
-    int n = gzread(g, in->buf, (unsigned)ask);
-    if (n < 0 || (n == 0 && (gzerror(g, &zerr), zerr != Z_OK))) {
-      const char *m = gzerror(g, &zerr);
-      snprintf(err, errlen, "%s: gzip input is %s after %llu bytes", path,
-               zerr == Z_BUF_ERROR ? "truncated" : m,
-               (unsigned long long)(done + sizeof h));
-      goto fail;
-    }
-    if (n == 0)
-      break; /* shorter than its arena: flight.c says so */
-    if (write_all(tmp, in->buf, (size_t)n) < 0)
-      goto write_error;
-    done += (uint64_t)n;
-  }
+  tmp = spool_flight(in, g, (const char *)h, sizeof h, path, err, errlen);
   gzclose(g);
+  if (tmp < 0)
+    return -1;
   close(in->fd);
   in->fd = tmp;
-  in->total = done + sizeof h;
+  in->total = 0; /* the flight reader tells the progress */
   return 1;
-write_error:
-  snprintf(err, errlen, "%s: cannot unpack it into %s: %s", path,
-           dir && *dir ? dir : "/tmp", strerror(errno));
-fail:
-  gzclose(g);
-  close(tmp);
-  return -1;
 }
 
 ips__slog_in_t *ips__slog_open(const char *path, size_t max_line, char *err,
@@ -378,6 +391,37 @@ static int reopen(ips__slog_in_t *in, char *err, size_t errlen) {
  * lines already handed out, or IPS__SLOG_AGAIN (following) when the file
  * holds no more yet.  Not the count of bytes read: a read of 2 or 3 bytes
  * (a short file, a pipe) was taken for FULL or AGAIN. */
+static long fill(ips__slog_in_t *in, char *err, size_t errlen);
+
+/* The flight recorder whose first n bytes fill() just read into in->buf at
+ * in->end is copied whole (spool_flight), then read from the copy like
+ * any flight recorder.  Returns what fill() returns. */
+static long from_pipe(ips__slog_in_t *in, size_t n, char *err,
+                      size_t errlen) {
+  int tmp, r;
+  if (n < 32) {
+    snprintf(err, errlen,
+             "a flight recorder (it starts with AG-SLOG!) ends after %zu "
+             "bytes, inside its 32-byte header",
+             n);
+    return -1;
+  }
+  tmp = spool_flight(in, in->gz, in->buf + in->end, n, "standard input",
+                     err, errlen);
+  if (tmp < 0)
+    return -1;
+  if ((r = ips__flight_open(tmp, &in->fr, err, errlen)) != 1) {
+    if (r == 0)
+      snprintf(err, errlen, "standard input: not a flight recorder");
+    close(tmp);
+    return -1;
+  }
+  gzclose(in->gz); /* closes the pipe */
+  in->gz = NULL;
+  in->fd = tmp;
+  return fill(in, err, errlen);
+}
+
 static long fill(ips__slog_in_t *in, char *err, size_t errlen) {
   int n, zerr;
   if (in->eof)
@@ -411,17 +455,13 @@ static long fill(ips__slog_in_t *in, char *err, size_t errlen) {
     return k > 0;
   }
   n = gzread(in->gz, in->buf + in->end, CHUNK);
-  /* A flight recorder on a pipe cannot be read as one (it is read by
-   * offset): its records as lines would be a screen of "not JSON", so say
-   * what it is instead.  (A file is judged by its header at opening.) */
+  /* A flight recorder on a pipe (ssh node cat flight-recorder.bin |
+   * ipcstamp report -) is known by its first bytes.  (A file is judged by
+   * its header at opening.) */
   if (!in->began && n > 0) {
     in->began = 1;
-    if ((size_t)n >= 8 && !memcmp(in->buf + in->end, "AG-SLOG!", 8)) {
-      snprintf(err, errlen,
-               "a flight recorder (it starts with AG-SLOG!) cannot be read "
-               "from a pipe: give the file's path, gzipped or not");
-      return -1;
-    }
+    if ((size_t)n >= 8 && !memcmp(in->buf + in->end, "AG-SLOG!", 8))
+      return from_pipe(in, (size_t)n, err, errlen);
   }
   if (n < 0) {
     const char *m = gzerror(in->gz, &zerr);

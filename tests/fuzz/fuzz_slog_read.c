@@ -7,7 +7,8 @@
  * threads).  Besides "no crash, no leak, no read out of bounds", the three
  * must give the same lines: the same bytes, lengths, flags (too long, no
  * end of line) and numbers, and the read-ahead reader the same parse
- * result as parsing the read path's line.  A small --max-line makes long
+ * result as parsing the read path's line; and read from a pipe, the same
+ * lines as from the file (check_pipe).  A small --max-line makes long
  * lines common. */
 #include "config.h"
 
@@ -27,6 +28,60 @@
 
 static char path[64];
 static ips__parser_t *parser;
+
+/* The same bytes through a pipe, as `ssh node cat FILE | ipcstamp report
+ * -` reads them: the same lines, flags and numbers as from the file, except
+ * where only a file can tell.  A flight recorder is judged by its header
+ * when a file is opened, and by its first bytes when a pipe is first read:
+ * a file refused at opening is refused by the pipe's first read, and a
+ * pipe may refuse at once what a file reads as text (fewer bytes than a
+ * header). */
+static void check_pipe(size_t size) {
+  ips__slog_in_t *fi, *pi;
+  char dev[32], e1[512], e2[512];
+  int p[2], first = 1;
+  if (size > 60000)
+    return; /* more than a pipe holds without a reader */
+  CHECK(pipe(p) == 0);
+  {
+    /* The file's bytes into the pipe, then its end: EOF after them. */
+    char buf[4096];
+    int fd = open(path, O_RDONLY);
+    ssize_t n;
+    CHECK(fd >= 0);
+    while ((n = read(fd, buf, sizeof buf)) > 0)
+      CHECK(write(p[1], buf, (size_t)n) == n);
+    close(fd);
+    close(p[1]);
+  }
+  snprintf(dev, sizeof dev, "/dev/fd/%d", p[0]);
+  fi = ips__slog_open(path, MAX_LINE, e1, sizeof e1);
+  pi = ips__slog_open(dev, MAX_LINE, e2, sizeof e2);
+  close(p[0]);
+  CHECK(pi != NULL);
+  for (;;) {
+    const char *l1 = NULL, *l2;
+    size_t n1 = 0, n2;
+    int f1 = 0, f2, c1 = -2;
+    int c2 = ips__slog_next(pi, &l2, &n2, &f2, e2, sizeof e2);
+    if (fi)
+      c1 = ips__slog_next(fi, &l1, &n1, &f1, e1, sizeof e1);
+    if (first && c2 == -1 && c1 != -1) {
+      CHECK(strstr(e2, "flight recorder") || strstr(e2, "standard input"));
+      break;
+    }
+    first = 0;
+    CHECK(c1 == c2);
+    if (c1 != 1)
+      break;
+    CHECK(n1 == n2 && f1 == f2);
+    CHECK(ips__slog_lineno(fi) == ips__slog_lineno(pi));
+    if (!(f1 & IPS__LINE_TOOLONG))
+      CHECK(memcmp(l1, l2, n1) == 0);
+  }
+  ips__slog_close(fi);
+  ips__slog_close(pi);
+}
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   ips__slog_in_t *rd, *mp;
@@ -48,6 +103,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   /* All three open it, or none: a flight recorder file whose header is
    * damaged is refused by each. */
   CHECK(!rd == !mp && !rd == !ah);
+  check_pipe(size);
   if (!rd)
     return 0;
   /* Mapped unless empty, gzip (which the read path inflates) or a flight
