@@ -13,7 +13,8 @@
  * Where the worker has the Performance API (ipcstamp-worker-js, issue 14),
  * the vats measure the two things a report should split the worker's time
  * into: decoding the message ("deserialize", from the command's start) and
- * the computation ("sieve"). */
+ * the computation ("sieve"), and mark when a payment is credited (after
+ * two upcalls: a mark inside a later worker segment). */
 #include "demo.h"
 
 const char ips__demo_vat_js[] =
@@ -72,6 +73,7 @@ const char ips__demo_vat_js[] =
     "  }\n"
     "  if (method === 'receive') {\n"
     "    var b = credit(a.amount);\n"
+    "    if (perf) perf.mark('credited');\n"
     "    if (a.hops > 0)\n"
     "      sys(['send', me, ['message', 'pay',\n"
     "           {amount: a.amount, hops: a.hops - 1, work: a.work}]]);\n"
