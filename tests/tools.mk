@@ -73,6 +73,7 @@ CLEANFILES += tests/bench/ipcstamp-direct$(EXEEXT)
 # Before/after comparisons: two commands alternately, the ratio of their
 # medians (BENCHMARKS.md says which command produced each figure).
 EXTRA_PROGRAMS += tests/bench/ab
+BENCH_TOOLS += tests/bench/ab tests/bench/ipcstamp-direct
 tests_bench_ab_SOURCES = tests/bench/ab.c
 
 # The trace in an offline viewer: speedscope (npm, test-only; see
