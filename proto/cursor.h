@@ -14,6 +14,19 @@ typedef struct {
   size_t i, n; /* at s[i], of s[0..n) */
 } cur_t;
 
+/* Unaligned loads of 8 and 4 bytes (memcpy: one move, no alignment
+ * assumed). */
+static inline __attribute__((always_inline)) uint64_t cur_ld64(const char *p) {
+  uint64_t v;
+  memcpy(&v, p, 8);
+  return v;
+}
+static inline __attribute__((always_inline)) uint32_t cur_ld32(const char *p) {
+  uint32_t v;
+  memcpy(&v, p, 4);
+  return v;
+}
+
 /* Whether the ln bytes at p are the literal l: two overlapping loads of
  * 8 (or 4) bytes each side for up to 16, which, with ln and l constants,
  * are two loads and two compares with immediates.  gcc calls memcmp for
@@ -22,27 +35,17 @@ typedef struct {
 static inline __attribute__((always_inline)) int cur_eq(const char *p,
                                                         const char *l,
                                                         size_t ln) {
-  uint64_t a, b;
-  uint32_t x, y;
   if (ln > 16)
     return !memcmp(p, l, ln);
   if (ln >= 8) {
-    memcpy(&a, p, 8);
-    memcpy(&b, l, 8);
-    if (a != b)
+    if (cur_ld64(p) != cur_ld64(l))
       return 0;
-    memcpy(&a, p + ln - 8, 8);
-    memcpy(&b, l + ln - 8, 8);
-    return a == b;
+    return cur_ld64(p + ln - 8) == cur_ld64(l + ln - 8);
   }
   if (ln >= 4) {
-    memcpy(&x, p, 4);
-    memcpy(&y, l, 4);
-    if (x != y)
+    if (cur_ld32(p) != cur_ld32(l))
       return 0;
-    memcpy(&x, p + ln - 4, 4);
-    memcpy(&y, l + ln - 4, 4);
-    return x == y;
+    return cur_ld32(p + ln - 4) == cur_ld32(l + ln - 4);
   }
   while (ln--)
     if (p[ln] != l[ln])
