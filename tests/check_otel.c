@@ -700,6 +700,21 @@ static void wstamp(otel_ring_t *r, const ips_ring_info_t *wi, long pid,
                                              "v1"));
 }
 
+/* Delivery k of W2 (moved by off) in the worker ring pid, with n marks
+ * "m" named name just after its d; then, with pi, its parent's side. */
+static void marks_delivery(otel_ring_t *r, const ips_ring_info_t *pi,
+                           const ips_ring_info_t *wi, long pid, uint64_t k,
+                           int64_t off, size_t n, const char *name) {
+  size_t i;
+  wstamp(r, wi, pid, k, off, 0);
+  for (i = 0; i < n; i++)
+    otel_ring_event(r, pid, wi, "v1", mark_ev("m", k, W2[0] + off + 10, name));
+  for (i = 1; i < 6; i++)
+    wstamp(r, wi, pid, k, off, i);
+  if (pi)
+    parent_side(r, pi, k, off);
+}
+
 /* The worker ring's marks go with the delivery, paired as the analysis
  * pairs a slogfile's; what a hostile or broken ring adds is dropped or
  * counted as unbalanced, never exported wrong; the bounds hold. */
@@ -777,41 +792,22 @@ START_TEST(ring_marks) {
   ck_assert_uint_eq(c.marks_dropped, 8);
 
   /* A delivery of more marks than RING_MARKS (4096): the rest dropped. */
-  wstamp(r, &wi, 200, 2, 10000, 0);
-  for (i = 0; i < 4099; i++)
-    otel_ring_event(r, 200, &wi, "v1", mark_ev("m", 2, 11020, "many"));
-  for (i = 1; i < 6; i++)
-    wstamp(r, &wi, 200, 2, 10000, i);
-  parent_side(r, &pi, 2, 10000);
+  marks_delivery(r, &pi, &wi, 200, 2, 10000, 4099, "many");
   ck_assert_uint_eq(j.n, 2);
   ck_assert_uint_eq(j.nm[1], 4096);
   ck_assert_int_eq(j.mdropped[1], 3);
 
   /* At most 65536 marks held in all: 16 halves of 4096 marks waiting for
    * a parent that does not come leave none for the next delivery. */
-  for (k = 10; k < 26; k++) {
-    wstamp(r, &wi, 300, k, 100000 * (int64_t)k, 0);
-    for (i = 0; i < 4096; i++)
-      otel_ring_event(r, 300, &wi, "v1",
-                      mark_ev("m", k, 100000 * (int64_t)k + 1020, "held"));
-    for (i = 1; i < 6; i++)
-      wstamp(r, &wi, 300, k, 100000 * (int64_t)k, i);
-  }
-  wstamp(r, &wi, 200, 3, 20000, 0);
-  otel_ring_event(r, 200, &wi, "v1", mark_ev("m", 3, 21020, "none left"));
-  for (i = 1; i < 6; i++)
-    wstamp(r, &wi, 200, 3, 20000, i);
-  parent_side(r, &pi, 3, 20000);
+  for (k = 10; k < 26; k++)
+    marks_delivery(r, NULL, &wi, 300, k, 100000 * (int64_t)k, 4096, "held");
+  marks_delivery(r, &pi, &wi, 200, 3, 20000, 1, "none left");
   ck_assert_uint_eq(j.n, 3);
   ck_assert_uint_eq(j.nm[2], 0);
   ck_assert_int_eq(j.mdropped[2], 1);
   /* the waiting halves go: room again */
   otel_ring_tick(r, 1);
-  wstamp(r, &wi, 200, 4, 30000, 0);
-  otel_ring_event(r, 200, &wi, "v1", mark_ev("m", 4, 31020, "room"));
-  for (i = 1; i < 6; i++)
-    wstamp(r, &wi, 200, 4, 30000, i);
-  parent_side(r, &pi, 4, 30000);
+  marks_delivery(r, &pi, &wi, 200, 4, 30000, 1, "room");
   ck_assert_uint_eq(j.n, 4);
   ck_assert_uint_eq(j.nm[3], 1);
   ck_assert_int_eq(j.mdropped[3], 0);
