@@ -177,6 +177,8 @@ EXTRA_DIST += tests/xsnap-limits.test \
 	tests/data/swingset-meter.slog.gz \
 	tests/data/swingset-upgrade.slog.gz \
 	tests/data/swingset-killed.slog.gz \
+	tests/data/swingset-xs.slog.gz \
+	tests/interop/swingset/cut-slog.mjs \
 	tests/interop/swingset/gen-shapes.mjs \
 	tests/interop/swingset/shapes/bootstrap.js \
 	tests/interop/swingset/shapes/capper.js \

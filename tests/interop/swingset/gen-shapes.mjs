@@ -25,7 +25,8 @@
 // first syscalls are in the slogfile (the worker is then in a busy loop of
 // --spins iterations).  The second resumes on the same store: the kernel
 // makes that crank again from the last commit.  Then the shapes are checked
-// on the whole file (each must be present, else exit 1) and cut out.
+// on the whole file (each must be present, else exit 1) and cut out
+// (cut-slog.mjs: one vat each, the last replay of each kernel run).
 //
 // Exit codes: 0 ok, 1 the kernel failed or a shape is missing, 2 usage.
 import { spawnSync } from 'node:child_process';
@@ -33,6 +34,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { cutSlog } from './cut-slog.mjs';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const self = fileURLToPath(import.meta.url);
@@ -116,14 +118,6 @@ const deliveriesOf = records => {
 const readSlog = file =>
   fs.readFileSync(file, 'utf8').split('\n').filter(l => l).map(l => JSON.parse(l));
 
-// The types a per-shape file keeps: what the report reads, and the
-// context a reader needs (create-vat is dropped: it holds the bundle).
-const KEEP = new Set([
-  'kernel-init-start', 'deliver', 'syscall', 'syscall-result', 'console',
-  'deliver-result', 'start-replay', 'finish-replay', 'terminate',
-  'heap-snapshot-load', 'heap-snapshot-save',
-]);
-
 const driver = () => {
   const stateDir = opts.state ?? fs.mkdtempSync(path.join(os.tmpdir(), 'gen-shapes-'));
   fs.rmSync(path.join(stateDir, 'swingstore'), { recursive: true, force: true });
@@ -193,31 +187,7 @@ const driver = () => {
   for (const [file, vat] of [['swingset-cap.slog', 'capper'], ['swingset-meter.slog', 'spinner'],
     ['swingset-upgrade.slog', 'phoenix'], ['swingset-killed.slog', 'sleeper']]) {
     const id = names.get(vat);
-    // The vat's records; of its replays, only the last of each kernel
-    // process (no heap snapshots: each reload replays the whole
-    // transcript, so the last replay holds every earlier one).
-    const all = fs.readFileSync(slogPath, 'utf8').split('\n').filter(l => l).map(l => [l, JSON.parse(l)]);
-    const lastReplay = new Set();
-    let last;
-    for (let i = 0; i < all.length; i += 1) {
-      const r = all[i][1];
-      if (r.type === 'kernel-init-start' && last !== undefined) {
-        lastReplay.add(last);
-        last = undefined;
-      }
-      if (r.type === 'start-replay' && r.vatID === id) last = i;
-    }
-    if (last !== undefined) lastReplay.add(last);
-    let dropping = false;
-    const lines = [];
-    for (let i = 0; i < all.length; i += 1) {
-      const [l, r] = all[i];
-      if (r.type === 'kernel-init-start') lines.push(l);
-      if (!KEEP.has(r.type) || r.vatID !== id) continue;
-      if (r.type === 'start-replay') dropping = !lastReplay.has(i);
-      if (!dropping) lines.push(l);
-      if (r.type === 'finish-replay') dropping = false;
-    }
+    const lines = cutSlog(fs.readFileSync(slogPath, 'utf8'), { vats: new Set([id]), lastReplay: true });
     fs.writeFileSync(path.join(opts.out, file), `${lines.join('\n')}\n`);
     console.log(`${file}: ${vat} (${id}), ${lines.length} records`);
   }
