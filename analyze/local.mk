@@ -18,7 +18,13 @@ analyze_libanalyze_core_la_SOURCES = \
 	analyze/slog_fast.c \
 	analyze/json_skip.c \
 	analyze/attribute.h \
+	analyze/vat.h \
+	analyze/vats.c \
+	analyze/assemble.c \
 	analyze/attribute.c \
+	analyze/stats.c \
+	proto/attribution.h \
+	proto/attribution.c \
 	analyze/marks.h \
 	analyze/marks.c \
 	analyze/mark_pair.h \
