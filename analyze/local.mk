@@ -40,6 +40,6 @@ include_HEADERS += analyze/ipcstamp-analyze.h analyze/ipcstamp-ring-read.h
 pkgconfig_DATA += analyze/ipcstamp-analyze.pc
 analyze_libipcstamp_analyze_la_SOURCES =
 analyze_libipcstamp_analyze_la_LIBADD = analyze/libanalyze-core.la
-analyze_libipcstamp_analyze_la_LDFLAGS = $(AM_LDFLAGS) -no-undefined -version-info 0:0:0
+analyze_libipcstamp_analyze_la_LDFLAGS = $(AM_LDFLAGS) -no-undefined -version-info 1:0:1
 
 dist_docs_DATA += docs/analyze.md
