@@ -150,10 +150,65 @@ int64_t ips__attr_segment(const ips__attr_in_t *in, size_t j, int *kind) {
   return segment(in, ips__attr_nsegments(in), j, kind);
 }
 
+/* Every upcall matched, the walk steps through the upcalls instead of
+ * working out each segment's place: a report writes some 600,000. */
+static size_t matched_segments(const ips__attr_in_t *in, size_t from,
+                               size_t cap, int64_t *len,
+                               unsigned char *kind) {
+  const int64_t *P = in->P, *W = in->W;
+  size_t n = in->n_up, ns = 3 + 4 * n, j = from, end, got = 0, i, ph;
+  end = ns - from < cap ? ns : from + cap;
+  if (j == 0 && j < end) {
+    len[got] = W[0] - P[0];
+    kind[got++] = IPS__SEG_SEND;
+    j++;
+  }
+  i = (j - 1) / 4;
+  ph = (j - 1) % 4;
+  for (; ph == 0 && j + 4 <= end && j + 4 <= ns - 2; j += 4, i++) {
+    len[got] = W[2 * i + 1] - W[2 * i];
+    len[got + 1] = P[2 * i + 1] - W[2 * i + 1];
+    len[got + 2] = P[2 * i + 2] - P[2 * i + 1];
+    len[got + 3] = W[2 * i + 2] - P[2 * i + 2];
+    kind[got] = IPS__SEG_WORKER;
+    kind[got + 1] = IPS__SEG_UPCALL;
+    kind[got + 2] = IPS__SEG_KERNEL;
+    kind[got + 3] = IPS__SEG_REPLY;
+    got += 4;
+  }
+  for (; j < end && j < ns - 2; j++) {
+    switch (ph) {
+      case 0: len[got] = W[2 * i + 1] - W[2 * i]; kind[got] = IPS__SEG_WORKER; break;
+      case 1: len[got] = P[2 * i + 1] - W[2 * i + 1]; kind[got] = IPS__SEG_UPCALL; break;
+      case 2: len[got] = P[2 * i + 2] - P[2 * i + 1]; kind[got] = IPS__SEG_KERNEL; break;
+      default: len[got] = W[2 * i + 2] - P[2 * i + 2]; kind[got] = IPS__SEG_REPLY; break;
+    }
+    got++;
+    if (++ph == 4) {
+      ph = 0;
+      i++;
+    }
+  }
+  if (j == ns - 2 && j < end) {
+    len[got] = W[2 * n + 1] - W[2 * n];
+    kind[got++] = IPS__SEG_WORKER;
+    j++;
+  }
+  if (j == ns - 1 && j < end) {
+    len[got] = P[2 * n + 1] - W[2 * n + 1];
+    kind[got++] = IPS__SEG_RESULT;
+  }
+  return got;
+}
+
 size_t ips__attr_segments(const ips__attr_in_t *in, size_t from, size_t cap,
                           int64_t *len, unsigned char *kind) {
   size_t ns = ips__attr_nsegments(in), j;
   int k;
+  if (from >= ns)
+    return 0;
+  if (!in->n_unmatched && !in->truncated)
+    return matched_segments(in, from, cap, len, kind);
   for (j = 0; j < cap && from + j < ns; j++) {
     len[j] = segment(in, ns, from + j, &k);
     kind[j] = (unsigned char)k;
