@@ -179,6 +179,13 @@ typedef struct ips_delivery_s {
    * reads what the library hands it, still works. */
   long long worker_pid;
   long worker_line;
+  /* clock == 'm' with mono_offset 1: the worker's CLOCK_MONOTONIC stamps
+   * against a SwingSet kernel's monotime (which counts from the kernel's
+   * start), moved by the kernel run's constant: offset_ns +- bound_ns. */
+  int mono_offset;
+  /* A transit (send, upcall, reply, result) is below -bound_ns: the
+   * offset does not fit this delivery (docs/report.md, Clocks). */
+  int offset_mismatch;
 } ips_delivery_t;
 
 /* One mark or span of a delivery, on the same clock as W.  name is owned
@@ -274,7 +281,24 @@ typedef struct ips_stats_s {
    * the library hands out this struct, programs do not allocate it.) */
   int run_ok;
   int64_t run_time, run_mono;
+  /* Deliveries not attributed that nothing is wrong with, by reason (the
+   * skips are above): results without metering that xsnap's meter
+   * killed (dr ["error", "... meter exceeded", null]) or other errors
+   * without metering, and deliveries a kernel restart cut before their
+   * result.  Local vats are all.n_local.  Then the attributed deliveries
+   * flagged offset_mismatch.  (Added at the end, as run_ok.) */
+  uint64_t n_meter_kill, n_error_unstamped, n_restart_cut;
+  uint64_t n_offset_mismatch;
 } ips_stats_t;
+
+/* One kernel run's mono offset (docs/report.md, Clocks 3): a SwingSet
+ * kernel's monotime is CLOCK_MONOTONIC less a constant, estimated from
+ * the run's round trips; as the run's last delivery on it had it. */
+typedef struct ips_mono_run_s {
+  uint64_t run;          /* 0 for the input's first kernel run, then 1, ... */
+  int64_t offset_ns, bound_ns;
+  uint64_t deliveries;   /* attributed with it */
+} ips_mono_run_t;
 
 /* One of the slowest deliveries (by total). */
 typedef struct ips_slow_s {
@@ -354,6 +378,15 @@ IPS_EXTERN const ips_vat_stats_t *ips_analysis_vat(const ips_analysis_t *a,
  * *n gets how many (at most the option top). */
 IPS_EXTERN const ips_slow_t *ips_analysis_slowest(const ips_analysis_t *a,
                                                   size_t *n);
+
+/* The kernel runs whose deliveries were attributed on the mono clock
+ * with the run's offset (ips_delivery_t.mono_offset), in input order: *n
+ * gets how many (at most IPS_MAX_MONO_RUNS; later runs are counted in
+ * ips_analysis_mono_runs_over()). */
+#define IPS_MAX_MONO_RUNS 64u
+IPS_EXTERN const ips_mono_run_t *ips_analysis_mono_runs(
+    const ips_analysis_t *a, size_t *n);
+IPS_EXTERN uint64_t ips_analysis_mono_runs_over(const ips_analysis_t *a);
 
 /* Per-name totals of the VM's marks and spans over the deliveries that
  * count, in order of first appearance.  At most IPS_MAX_MARK_NAMES names

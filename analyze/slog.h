@@ -164,7 +164,11 @@ enum {
   IPS__F_REPLAY = 1 << 13,  /* "replay": true (SwingSet replaying a transcript) */
   IPS__F_DRNULL = 1 << 14,  /* dr[2] is null: no metering (a local vat) */
   IPS__F_MARKS = 1 << 15,   /* ipcstamp.marks (metering v2) */
-  IPS__F_PID = 1 << 16      /* pid (create-vat, worker-start: the worker's) */
+  IPS__F_PID = 1 << 16,     /* pid (create-vat, worker-start: the worker's) */
+  IPS__F_METERKILL = 1 << 17, /* dr[0] "error", dr[1] a string ending in
+                                 " meter exceeded": xsnap's meter killed it */
+  IPS__F_XSMETER = 1 << 18    /* the metering has xsnap's meterType: its
+                                 timestamps are xsnap's own stamps */
 };
 
 /* One event of ipcstamp.marks as sent: kind 'm', 'b' or 'e', an index into
@@ -232,6 +236,20 @@ typedef struct {
   char descbuf[IPS__DESC_MAX];
 } ips__rec_t;
 #define IPS__REC_HOT offsetof(ips__rec_t, pid)
+
+/* Whether an error result's message (n bytes at s, as decoded) is
+ * xsnap's meter kill: "Compute meter exceeded", "Stack meter exceeded",
+ * "Allocate meter exceeded" (SwingSet's manager-subprocess-xsnap.js). */
+static inline int ips__meter_killed(const unsigned char *s, size_t n) {
+  static const char tail[] = " meter exceeded";
+  size_t t = sizeof tail - 1, i;
+  if (n < t)
+    return 0;
+  for (i = 0; i < t; i++)
+    if (s[n - t + i] != (unsigned char)tail[i])
+      return 0;
+  return 1;
+}
 #define IPS__REC_PLAIN offsetof(ips__rec_t, mev_have)
 
 /* Room for the names of one metering: the worker's bound on name bytes,

@@ -288,6 +288,7 @@ static int cb_key(void *ctx, const unsigned char *s, size_t n) {
     case C_METER:
       if (is(s, n, "timestamps")) k = K_TIMESTAMPS;
       else if (is(s, n, "ipcstamp")) k = K_IPCSTAMP;
+      else if (is(s, n, "meterType")) p->rec.have |= IPS__F_XSMETER;
       break;
     case C_IPS:
       if (is(s, n, "v")) k = K_V;
@@ -427,11 +428,15 @@ static int cb_string(void *ctx, const unsigned char *s, size_t n) {
       if (i == 0) {
         p->rec.ok = is(s, n, "ok");
         p->rec.have |= IPS__F_DR;
-        if (!p->noskip) {
+        /* An error's message is read: it may say which meter killed the
+         * worker. */
+        if (!p->noskip && p->rec.ok) {
           elem_done(p);
-          p->pending = P_SKIP_ELEM; /* the result or the error message */
+          p->pending = P_SKIP_ELEM; /* the result */
           return 0;
         }
+      } else if (i == 1 && !p->rec.ok && ips__meter_killed(s, n)) {
+        p->rec.have |= IPS__F_METERKILL;
       }
       break;
     case C_MNAMES: {

@@ -170,8 +170,6 @@ EXTRA_DIST += tests/interop/swingset-fixture.test \
 # with console lines, replays at the cap, a meter kill, upgrades, a kernel
 # SIGKILLed mid-delivery (tests/interop/swingset/gen-shapes.mjs).
 TESTS += tests/xsnap-limits.test
-# Until the analysis holds the rule at the cap (the next commits).
-XFAIL_TESTS = tests/xsnap-limits.test tests/recompute.test
 EXTRA_DIST += tests/xsnap-limits.test \
 	tests/data/swingset-cap.slog.gz \
 	tests/data/swingset-meter.slog.gz \
