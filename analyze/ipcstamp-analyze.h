@@ -133,7 +133,9 @@ typedef struct ips_delivery_s {
   int replay;           /* replayed from a transcript after a restart */
   long line;            /* line of the deliver record */
   int ok;               /* dr[0] was "ok" */
-  char clock;           /* 'm': both sides mono; 'w': offset-estimated */
+  char clock;           /* 'm': both sides mono (with mono_offset, the
+                           worker's moved by the kernel run's constant);
+                           'w': offset-estimated */
   char pclock;          /* parent clock: 'm' monotime, 'w' time */
   size_t n_up;          /* upcalls (syscalls and console lines) */
   /* P and W hold 2 + 2*n_up stamps (D,U1,R1,...,E and d,u1,r1,...,e), all
@@ -155,7 +157,11 @@ typedef struct ips_delivery_s {
    * final e included: then only the first (n_up - n_unmatched) upcalls
    * are stamped, W mirrors P after them, kernel is every syscall's (exact),
    * pipe and worker are those up to the last stamped reply (exact), and
-   * unmatched is the rest of the delivery. */
+   * unmatched is the rest of the delivery.  A replay (replay 1) with 502
+   * stamps may have been cut so (the kernel records no console line in
+   * replay): then n_unmatched is n_up, the worker's own upcalls up to its
+   * last reply, W[1 + 2n] mirrors E, and unmatched also holds the time
+   * from its last reply to E. */
   int truncated;
   int has_cpu;
   int64_t cpu_ns;
@@ -205,7 +211,9 @@ typedef struct ips_delivery_mark_s {
  * upcall, kernel, reply, worker; then result.  With unmatched upcalls, per
  * upcall one "unmatched" segment (r - u) stands for the three.  Truncated:
  * after the stamped upcalls, per other upcall "unmatched" (up to its
- * arrival) and "kernel", then a last "unmatched" (up to E). */
+ * arrival) and "kernel", then a last "unmatched" (up to E); a replay at
+ * the cap: send, per upcall "worker" and "unmatched", then "unmatched" up
+ * to E. */
 IPS_EXTERN size_t ips_delivery_nsegments(const ips_delivery_t *d);
 /* Segment j's length in ns (j < ips_delivery_nsegments(d)); *name gets its
  * kind ("send", "worker", "upcall", "kernel", "reply", "result"). */
@@ -227,7 +235,7 @@ IPS_EXTERN size_t ips_delivery_segments(const ips_delivery_t *d, size_t from,
                                         size_t cap, int64_t *len,
                                         unsigned char *kind);
 
-/* The upcalls the worker stamped: all of them, but for a truncated
+/* The upcalls the worker stamped: all of them, but for a live truncated
  * delivery's (xsnap's cap) the first n_up - n_unmatched. */
 IPS_EXTERN size_t ips_delivery_stamped_upcalls(const ips_delivery_t *d);
 /* Upcall i's time as the worker waited for it, r - u (upcall + kernel +

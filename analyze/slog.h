@@ -14,6 +14,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "ipcstamp-proto.h"
 
@@ -240,15 +241,10 @@ typedef struct {
 /* Whether an error result's message (n bytes at s, as decoded) is
  * xsnap's meter kill: "Compute meter exceeded", "Stack meter exceeded",
  * "Allocate meter exceeded" (SwingSet's manager-subprocess-xsnap.js). */
-static inline int ips__meter_killed(const unsigned char *s, size_t n) {
+static inline int ips__meter_killed(const char *s, size_t n) {
   static const char tail[] = " meter exceeded";
-  size_t t = sizeof tail - 1, i;
-  if (n < t)
-    return 0;
-  for (i = 0; i < t; i++)
-    if (s[n - t + i] != (unsigned char)tail[i])
-      return 0;
-  return 1;
+  size_t t = sizeof tail - 1;
+  return n >= t && memcmp(s + n - t, tail, t) == 0;
 }
 #define IPS__REC_PLAIN offsetof(ips__rec_t, mev_have)
 

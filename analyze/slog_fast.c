@@ -491,7 +491,7 @@ static int dr(cur_t *c, size_t anchor, ips__rec_t *r) {
     size_t mn = (size_t)e - c->i - 2;
     if (memchr(m, '\\', mn))
       return 0;
-    if (ips__meter_killed((const unsigned char *)m, mn))
+    if (ips__meter_killed(m, mn))
       r->have |= IPS__F_METERKILL;
   }
   c->i = (size_t)e;
