@@ -438,14 +438,23 @@ int cmd_run(int argc, char **argv) {
     if (rc)
       kernel_slog_check(&r.k, rc);
   }
-  if (!quiet)
-    printf("ipcstamp run: %d vat%s, %" PRIu64 " deliveries and %" PRIu64
-           " evaluations (%" PRIu64 " errors, %" PRIu64 " faults, %" PRIu64
-           " not run), %" PRIu64 " upcalls (%" PRIu64 " sends) in %.3f s\n",
-           r.k.nvats, r.k.nvats == 1 ? "" : "s", r.k.deliveries,
-           r.k.evaluations, r.k.errors, r.k.faults, r.k.skipped, r.k.upcalls,
-           r.k.sends, (double)(t1.mono_ns - t0.mono_ns) / 1e9);
-  if (!quiet && started) {
+  if (r.k.slog_failed)
+    exit_code = CLI_EXIT_IO;
+  else if (exit_code == CLI_EXIT_OK && (r.k.faults || r.interrupted))
+    exit_code = CLI_EXIT_FAIL;
+  /* The counts of a run that failed are part of its error (stderr, never
+   * a summary that reads as a success); a run that could not start has
+   * none (its error said why). */
+  if (started && (!quiet || exit_code != CLI_EXIT_OK))
+    fprintf(exit_code == CLI_EXIT_OK ? stdout : stderr,
+            "ipcstamp run: %s%d vat%s, %" PRIu64 " deliveries and %" PRIu64
+            " evaluations (%" PRIu64 " errors, %" PRIu64 " faults, %" PRIu64
+            " not run), %" PRIu64 " upcalls (%" PRIu64 " sends) in %.3f s\n",
+            exit_code == CLI_EXIT_OK ? "" : "failed: ", r.k.nvats,
+            r.k.nvats == 1 ? "" : "s", r.k.deliveries, r.k.evaluations,
+            r.k.errors, r.k.faults, r.k.skipped, r.k.upcalls, r.k.sends,
+            (double)(t1.mono_ns - t0.mono_ns) / 1e9);
+  if (!quiet && started && exit_code == CLI_EXIT_OK) {
     /* Timed apart (the readiness ping), so no first delivery carries it. */
     int shown = 0;
     for (i = 0; i < r.k.nvats; i++)
@@ -455,10 +464,6 @@ int cmd_run(int argc, char **argv) {
     if (shown)
       putchar('\n');
   }
-  if (r.k.slog_failed)
-    exit_code = CLI_EXIT_IO;
-  else if (exit_code == CLI_EXIT_OK && (r.k.faults || r.interrupted))
-    exit_code = CLI_EXIT_FAIL;
   if (slog_path && !r.k.slog_failed)
     keep_slogfile(slog_path, exit_code, started, quiet);
 
