@@ -8,6 +8,9 @@ tests_check_worker_SOURCES = \
 	tests/check_worker_c.c \
 	tests/check_worker_js.c \
 	tests/check_worker_marks.c \
+	tests/check_worker_run_delay.c \
+	tests/loaded_cpu.c \
+	tests/loaded_cpu.h \
 	tests/worker_suites.h \
 	tests/worker_driver.c \
 	tests/worker_driver.h
