@@ -313,7 +313,8 @@ int ips_slog_deliver(ips_slog_t *s, uint64_t crank, const char *vat,
 
 /* "runDelayNs": the parent's wait for a CPU since its previous stamp of
  * this worker, when the stamp carries it (ips_child_options_t.run_delay);
- * nothing otherwise. */
+ * nothing otherwise.  In a syscall it goes before vsc: the reader skips
+ * from vsc, a payload, straight to the record's time. */
 static int run_delay(ips_slog_t *s, const ips_stamp_t *st) {
   if (!st || !st->has_run_delay)
     return 1;
@@ -330,7 +331,7 @@ int ips_slog_syscall(ips_slog_t *s, uint64_t crank, const char *vat,
     return IPS_EINVAL;
   ok = begin(s, IPS_SLOG_SYSCALL) && crank_fields(s, crank, vat, dnum) &&
        gen_key(s->g, "syscallNum") && gen_u64(s->g, snum) &&
-       gen_key(s->g, "vsc") && embed(s, vsc, n) && run_delay(s, U);
+       run_delay(s, U) && gen_key(s->g, "vsc") && embed(s, vsc, n);
   return end(s, ok, U, 0);
 }
 

@@ -117,8 +117,8 @@ typedef enum {
   X(SYSCALL, "vatID", IPS_SLOG_STRING, IPS_SLOG_REQ)                         \
   X(SYSCALL, "deliveryNum", IPS_SLOG_UINT, IPS_SLOG_REQ)                     \
   X(SYSCALL, "syscallNum", IPS_SLOG_UINT, IPS_SLOG_REQ)                      \
-  X(SYSCALL, "vsc", IPS_SLOG_JSON, IPS_SLOG_REQ)                             \
   X(SYSCALL, "runDelayNs", IPS_SLOG_UINT, IPS_SLOG_OPT)                      \
+  X(SYSCALL, "vsc", IPS_SLOG_JSON, IPS_SLOG_REQ)                             \
   X(SYSCALL_RESULT, "crankNum", IPS_SLOG_UINT, IPS_SLOG_REQ)                 \
   X(SYSCALL_RESULT, "vatID", IPS_SLOG_STRING, IPS_SLOG_REQ)                  \
   X(SYSCALL_RESULT, "deliveryNum", IPS_SLOG_UINT, IPS_SLOG_REQ)              \

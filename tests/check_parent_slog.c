@@ -272,10 +272,10 @@ START_TEST(test_run_delay_fields) {
   buf = read_lines(path, &n);
   for (line = buf, i = 0; i < n; i++, line += strlen(line) + 1) {
     if (strstr(line, "\"type\":\"syscall\"")) {
-      size_t k = strlen(schema_keys(IPS_SLOG_SYSCALL)) - strlen(" time monotime");
-      snprintf(keys, sizeof keys, "%.*s runDelayNs time monotime", (int)k,
-               schema_keys(IPS_SLOG_SYSCALL));
-      yajl_tree_free(check_line(line, keys));
+      /* before vsc: the reader skips from vsc to the record's time */
+      yajl_tree_free(check_line(
+          line, "type crankNum vatID deliveryNum syscallNum runDelayNs vsc "
+                "time monotime"));
       ck_assert_str_eq(field_text(line, "runDelayNs"), "4321");
       seen++;
     } else if (strstr(line, "\"type\":\"deliver-result\"")) {

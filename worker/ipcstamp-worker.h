@@ -73,7 +73,7 @@ extern "C" {
                                             ("cpu_ns", CLOCK_PROCESS_CPUTIME_ID)
                                             to the metering */
 #define IPS_WORKER_KEEP_SIGPIPE (1u << 2) /* leave SIGPIPE alone (see init) */
-#define IPS_WORKER_RUN_DELAY (1u << 3)   /* add each stamp's run-queue delay
+#define IPS_WORKER_RUN_DELAY (1u << 4)   /* add each stamp's run-queue delay
                                             ("run_delay_ns", the thread's
                                             wait for a CPU since its previous
                                             stamp) to the metering */
