@@ -189,19 +189,19 @@ END_TEST
  * one our parent wrote (tests/data/run.slog). */
 START_TEST(test_fast_data_files) {
   static const char *const files[] = {"ours.slog", "xsnap.slog", "bad.slog",
-                                      "run.slog"};
+                                      "rundelay.slog", "run.slog"};
   ips__parser_t *f = ips__parser_new(0), *y = ips__parser_new(IPS__PARSE_NOFAST);
   ips__rec_t r;
   size_t i, taken = 0, lines = 0;
   rec_new(&r);
-  for (i = 0; i < 4; i++) {
+  for (i = 0; i < 5; i++) {
     char *text = tt_read(tt_data(files[i]), NULL), *line = text, *nl;
     for (; *line; line = nl ? nl + 1 : line + strlen(line)) {
       size_t n;
       nl = strchr(line, '\n');
       n = nl ? (size_t)(nl - line) : strlen(line);
       same(f, y, line, n);
-      if (i == 3) {
+      if (i == 4) {
         r.type = IPS__REC_OTHER;
         r.have = 0;
         r.n_walls = r.n_wmono = r.n_kinds = r.n_wrunq = 0;

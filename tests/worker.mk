@@ -25,6 +25,15 @@ BENCH_PROGS += tests/bench/bench_cputime
 tests_bench_bench_cputime_SOURCES = tests/bench/bench_cputime.c tests/bench/common.c tests/bench/common.h
 tests_bench_bench_cputime_LDADD = proto/libipcstamp-proto.la
 
+# What the run-queue delay costs against cpu_ns (BENCHMARKS.md).
+EXTRA_PROGRAMS += tests/bench/bench_rundelay
+BENCH_PROGS += tests/bench/bench_rundelay
+tests_bench_bench_rundelay_SOURCES = tests/bench/bench_rundelay.c tests/bench/common.c tests/bench/common.h \
+	tests/worker_driver.c tests/worker_driver.h
+tests_bench_bench_rundelay_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/tests
+tests_bench_bench_rundelay_CFLAGS = $(AM_CFLAGS) $(YAJL_CFLAGS)
+tests_bench_bench_rundelay_LDADD = proto/libipcstamp-proto.la $(YAJL_LIBS)
+
 EXTRA_PROGRAMS += tests/bench/bench_upcall
 BENCH_PROGS += tests/bench/bench_upcall
 tests_bench_bench_upcall_SOURCES = tests/bench/bench_upcall.c tests/bench/common.c tests/bench/common.h \
