@@ -289,6 +289,10 @@ typedef struct ips_stats_s {
    * the library hands out this struct, programs do not allocate it.) */
   int run_ok;
   int64_t run_time, run_mono;
+  /* Records of a delivery that started before the input does (a wrapped
+   * flight recorder's oldest records): syscalls and results read before
+   * the first deliver record.  Expected, so not skipped. */
+  uint64_t cut;
   /* Deliveries not attributed that nothing is wrong with, by reason (the
    * skips are above): results without metering that xsnap's meter
    * killed (dr ["error", "... meter exceeded", null]) or other errors
