@@ -192,6 +192,7 @@ EXTRA_DIST += tests/xsnap-limits.test \
 	tests/data/swingset-killed.slog.gz \
 	tests/data/swingset-xs.slog.gz \
 	tests/interop/swingset/cut-slog.mjs \
+	tests/interop/swingset/host.mjs \
 	tests/interop/swingset/gen-shapes.mjs \
 	tests/interop/swingset/shapes/bootstrap.js \
 	tests/interop/swingset/shapes/capper.js \

@@ -34,6 +34,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { closeKernel } from './host.mjs';
 import { cutSlog } from './cut-slog.mjs';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
@@ -352,11 +353,7 @@ try {
     await step('add', 'b');
     await step('quit');
   }
-  await controller.shutdown();
-  hostStorage.commit();
-  await hostStorage.close();
-  await slogSender.forceFlush();
-  await slogSender.shutdown();
+  await closeKernel({ controller, hostStorage, slogSender });
 } catch (err) {
   fail(err && err.stack ? err.stack : String(err));
 }
