@@ -102,7 +102,7 @@ peer() {
     if [ -d "$nm/$pkg" ]; then
         echo "$p $pkg $(cat "$nm/.ipcstamp-lock" 2>/dev/null || echo installed)"
     else
-        say "no $pkg in $nm: $what are skipped"
+        say "no $pkg in $nm: skipping $what"
         echo "$p $pkg missing"
     fi
 }
