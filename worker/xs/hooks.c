@@ -15,6 +15,9 @@
 #include "ipcstamp-xs.h"
 
 static const char name[] = "ipcstamp-worker-xs";
+/* How `ipcstamp xsnap status|install` tells this binary from xsnap's. */
+__attribute__((used)) static const char marker[] =
+    "ipcstamp-worker-xs: xsnap-worker with ipcstamp " PACKAGE_VERSION "'s stamps";
 
 static ips_worker_t w;
 static int active;   /* the library is set up and stamping */

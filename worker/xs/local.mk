@@ -26,8 +26,10 @@ XS_FIND = d='$(XSNAP_DIR)'; if test -z "$$d"; then \
 	  d=$$i/node_modules/@agoric/xsnap; fi
 # With v (variant), b (the binary) and l (our archive) set.  A missing
 # source is a message (exit 77 of build.sh), not an error; a mismatch is.
-XS_BUILD = if test -n '$(XS_SKIP)'; then \
-	  echo "ipcstamp-worker-xs: skipped: $(XS_SKIP)"; exit 0; fi; \
+# worker/xs/skip tells the tests why this build has none.
+XS_BUILD = $(MKDIR_P) worker/xs; if test -n '$(XS_SKIP)'; then \
+	  echo '$(XS_SKIP)' > worker/xs/skip; \
+	  echo "ipcstamp-worker-xs: skipped: $(XS_SKIP)"; exit 0; fi; rm -f worker/xs/skip; \
 	$(XS_FIND); rc=0; MAKE='$(MAKE)' $(SHELL) $(top_srcdir)/worker/xs/build.sh \
 	  "$$d" "$(abs_top_builddir)/worker/xs/tree-$$v" $$v \
 	  "$(abs_top_builddir)/$$b" $$l || rc=$$?; \
@@ -35,10 +37,10 @@ XS_BUILD = if test -n '$(XS_SKIP)'; then \
 
 all-local: xs-worker
 xs-worker: worker/xs/libipcstamp-xs.a
-	@v=ipcstamp b=worker/ipcstamp-worker-xs \
+	@+v=ipcstamp b=worker/ipcstamp-worker-xs \
 	  l='$(abs_top_builddir)/worker/xs/libipcstamp-xs.a'; $(XS_BUILD)
 xs-vanilla:
-	@v=vanilla b=worker/xs/xsnap-worker-vanilla l=; $(XS_BUILD)
+	@+v=vanilla b=worker/xs/xsnap-worker-vanilla l=; $(XS_BUILD)
 # Before the tests, once the test npm projects are in place.
 check_DATA += xs-worker xs-vanilla
 PHONY_TARGETS += xs-worker xs-vanilla
@@ -53,5 +55,13 @@ uninstall-hook:
 clean-local: clean-xs
 clean-xs:
 	rm -rf worker/xs/tree-ipcstamp worker/xs/tree-vanilla
-CLEANFILES += worker/ipcstamp-worker-xs worker/xs/xsnap-worker-vanilla
+CLEANFILES += worker/ipcstamp-worker-xs worker/xs/xsnap-worker-vanilla worker/xs/skip
 PHONY_TARGETS += clean-xs
+
+# Its tests (tests/interop/xs-*): the swap command on stand-ins (always),
+# the build against the vanilla one, and both under Agoric's kernel.
+TESTS += tests/interop/xs-swap.test tests/interop/xs-consensus.test \
+	tests/interop/xs-swingset.test
+EXTRA_DIST += tests/interop/xs-swap.test tests/interop/xs-consensus.test \
+	tests/interop/xs-swingset.test tests/interop/xs-need.sh \
+	tests/interop/xs-consensus.mjs tests/interop/swingset/dump-store.mjs
