@@ -26,6 +26,7 @@
 
 /* The string hooks.c puts in every ipcstamp-worker-xs, and xsnap's own. */
 static const char marker[] = "ipcstamp-worker-xs: xsnap-worker with ipcstamp";
+static const char dev_marker[] = "ipcstamp-worker-xs-dev: a development build";
 static const char xsnap_version[] = "xsnap_version: ";
 static const char bin_rel[] = "xsnap-native/xsnap/build/bin/lin/release/xsnap-worker";
 static const char backup_suffix[] = ".ipcstamp-orig";
@@ -95,6 +96,7 @@ static char *slurp(const char *path, size_t *len) {
 /* What a binary is, from its strings. */
 typedef struct {
   int ours;          /* an ipcstamp-worker-xs */
+  int dev;           /* its development build: never for a chain node */
   char version[32];  /* its xsnap_version, or "" */
 } kind_t;
 
@@ -103,6 +105,7 @@ static void kind_of(const char *buf, size_t len, kind_t *k) {
   size_t n;
   memset(k, 0, sizeof *k);
   k->ours = memmem(buf, len, marker, sizeof marker - 1) != NULL;
+  k->dev = memmem(buf, len, dev_marker, sizeof dev_marker - 1) != NULL;
   p = memmem(buf, len, xsnap_version, sizeof xsnap_version - 1);
   if (!p) return;
   p += sizeof xsnap_version - 1;
@@ -294,6 +297,14 @@ int cmd_xsnap(int argc, char **argv) {
   kind_of(w, w_len, &kw);
   if (!kw.ours) {
     fprintf(stderr, "ipcstamp xsnap install: %s is not an ipcstamp-worker-xs\n", worker);
+    rc = CLI_EXIT_FAIL;
+    goto done;
+  }
+  if (kw.dev) {
+    fprintf(stderr, "ipcstamp xsnap install: %s is ipcstamp-worker-xs-dev, the "
+            "development build: its heap snapshots differ from xsnap-worker's, "
+            "so a node running it leaves consensus; install ipcstamp-worker-xs\n",
+            worker);
     rc = CLI_EXIT_FAIL;
     goto done;
   }

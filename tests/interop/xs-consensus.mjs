@@ -2,7 +2,7 @@
 // xs-consensus.mjs: ipcstamp-worker-xs computes exactly what the vanilla
 // xsnap-worker built from the same sources computes (docs/xsnap.md).
 //
-//   node xs-consensus.mjs VANILLA OURS TMPDIR
+//   node xs-consensus.mjs VANILLA OURS TMPDIR [DEV]
 //
 // Both workers get the same command files on fd 3 (upcall replies are
 // already in the file, after the delivery that asks for them) and write to
@@ -12,13 +12,15 @@
 // bytes and the '!' errors), stdout, stderr and the exit code, on a
 // workload and on every error path; heap snapshots byte for byte, and each
 // build loading the other's.  Our stamps are checked too: kinds, counts,
-// the 'e' past xsnap's 502, cpu_ns.  Node only, no npm.  Prints one line
+// the 'e' past xsnap's 502, cpu_ns.  With DEV (ipcstamp-worker-xs-dev):
+// its performance.mark/measure reach the metering, and its snapshots are
+// NOT the vanilla ones (why it is never for a chain node).  Node only, no npm.  Prints one line
 // per check and "N passed, N failed"; exit 0 when all passed.
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 
-const [vanilla, ours, tmp] = process.argv.slice(2);
+const [vanilla, ours, tmp, dev] = process.argv.slice(2);
 if (!tmp) {
   console.error('usage: node xs-consensus.mjs VANILLA OURS TMPDIR');
   process.exit(2);
@@ -251,6 +253,45 @@ for (const [name, input, args = []] of cases) {
   const rawV = fs.readFileSync(path.join(tmp, `run${runNo - 2}.out`));
   check(d.frames.length === v.frames.length && d.meters.every(m => !m || !m.ipcstamp),
     'IPCSTAMP_DISABLE=1: replies without an ipcstamp member', `${rawV.length}`);
+}
+
+// With the live ring (IPCSTAMP_RING_DIR): the same replies; the ring is
+// left in TMPDIR/ring for the .test to read with `ipcstamp watch`.
+{
+  const input = Buffer.concat([frame('e', vatCode), deliver({ upcalls: 2 }), frame('q', '')]);
+  fs.mkdirSync(path.join(tmp, 'ring'), { recursive: true });
+  const v = run(vanilla, input);
+  const o = run(ours, input, { env: { IPCSTAMP_RING_DIR: path.join(tmp, 'ring') } });
+  same('with the live ring', v, o);
+  check(fs.readdirSync(path.join(tmp, 'ring')).some(f => f.endsWith('.ring')), 'ours wrote its live ring');
+}
+
+// The development build: performance.mark/measure work, and they cost
+// snapshot compatibility, as docs/xsnap.md says.
+if (dev) {
+  const code = `globalThis.handleCommand = function (buf) {
+    performance.mark('a');
+    issueCommand(new TextEncoder().encode('["vatstoreGet","k"]').buffer);
+    performance.mark('b');
+    performance.measure('a to b', 'a', 'b');
+    performance.measure('since the start');
+    let err = '';
+    try { performance.measure('x', 'no such mark'); } catch (e) { err = e.name; }
+    return new TextEncoder().encode(err).buffer;
+  };`;
+  const input = Buffer.concat([frame('e', code), deliver({}, 1), frame('w', '@5'), frame('q', '')]);
+  const d = run(dev, input);
+  const i = d.frames.findIndex(f => f.endsWith('\u0001SyntaxError'));
+  const m = d.meters[i];
+  const mk = m && m.ipcstamp && m.ipcstamp.marks;
+  check(d.status === 0 && i > 0 && mk &&
+    ['a', 'b', 'a to b', 'since the start'].every(x => mk.names.includes(x)) && mk.unbalanced === 0,
+  'dev: performance.mark/measure in the metering, an unknown start mark a SyntaxError',
+  JSON.stringify({ status: d.status, stderr: d.stderr, frames: d.frames, marks: mk }).slice(0, 500));
+  check(/NOT FOR CHAIN NODES/.test(d.stderr), 'dev: says at start that it is not for chain nodes');
+  const v = run(vanilla, Buffer.concat([frame('e', code), frame('w', '@5'), frame('q', '')]));
+  const l = run(vanilla, frame('q', ''), { args: ['-r', d.snapPath] });
+  check(!v.snap.equals(d.snap) && l.status !== 0, `dev: its snapshots differ from xsnap-worker's, which cannot load them (exit ${l.status})`);
 }
 
 console.log(`${passed} passed, ${failed} failed`);

@@ -8,7 +8,9 @@
 # TREE       where to copy them and build (created; reused by later runs)
 # VARIANT    vanilla: the sources as they are, built the way the package's
 #            own src/build.js builds them (the consensus tests' reference);
-#            ipcstamp: the same, plus the calls listed in hooks.list
+#            ipcstamp: the same, plus the calls listed in hooks.list;
+#            dev: ipcstamp plus hooks-dev.list (performance.mark/measure:
+#            never for a chain node), reusing the ipcstamp tree's objects
 # OUT        the binary to write (only replaced when it changed)
 # LIBS       the ipcstamp variant's extra link inputs (our hooks and
 #            libipcstamp-worker, as static archives)
@@ -22,7 +24,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 [ $# -ge 4 ] || { echo "usage: build.sh XSNAP_DIR TREE vanilla|ipcstamp OUT [LIBS...]" >&2; exit 2; }
 xsnap=$1 tree=$2 variant=$3 out=$4
 shift 4
-case $variant in vanilla|ipcstamp) ;; *) echo "build.sh: unknown variant '$variant'" >&2; exit 2 ;; esac
+case $variant in vanilla|ipcstamp|dev) ;; *) echo "build.sh: unknown variant '$variant'" >&2; exit 2 ;; esac
 me="ipcstamp-worker-xs ($variant)"
 
 if [ ! -f "$xsnap/xsnap-native/xsnap/sources/xsnap-worker.c" ] ||
@@ -60,9 +62,16 @@ replace() {
     if cmp -s "$1" "$2"; then rm -f "$1"; else mv -f "$1" "$2"; fi
 }
 
-if [ "$variant" = ipcstamp ]; then
-    # Apply hooks.list to pristine copies of each file it names.
-    files=$(sed -n 's/^\([^#][^ ]*\) :: .*/\1/p' "$here/hooks.list" | sort -u)
+case $variant in
+    ipcstamp) lists="$here/hooks.list" ;;
+    dev) lists="$here/hooks.list $here/hooks-dev.list" ;;
+    *) lists= ;;
+esac
+if [ -n "$lists" ]; then
+    # Apply the lists to pristine copies of each file they name.
+    # shellcheck disable=SC2086
+    cat $lists >"$tree/hooks.all"
+    files=$(sed -n 's/^\([^#][^ ]*\) :: .*/\1/p' "$tree/hooks.all" | sort -u)
     for f in $files; do
         awk -v file="$f" -v me="$me" '
             function trim(s) { sub(/^[ \t]+/, "", s); sub(/[ \t]+$/, "", s); return s }
@@ -92,13 +101,25 @@ if [ "$variant" = ipcstamp ]; then
                     print line[j]
                     for (i = 1; i <= k; i++) if (at[i] == j && where[i] == "after") print ind text[i]
                 }
-            }' "$here/hooks.list" "$xsnap/$f" >"$tree/$f.tmp" || { rm -f "$tree/$f.tmp"; exit 3; }
+            }' "$tree/hooks.all" "$xsnap/$f" >"$tree/$f.tmp" || { rm -f "$tree/$f.tmp"; exit 3; }
         replace "$tree/$f.tmp" "$tree/$f"
     done
-    for h in "$here/ipcstamp-xs.h"; do
-        cp "$h" "$tree/xsnap-native/xsnap/sources/ipcstamp-xs.h.tmp"
-        replace "$tree/xsnap-native/xsnap/sources/ipcstamp-xs.h.tmp" "$tree/xsnap-native/xsnap/sources/ipcstamp-xs.h"
-    done
+    srcs=$tree/xsnap-native/xsnap/sources
+    cp "$here/ipcstamp-xs.h" "$srcs/ipcstamp-xs.h.tmp"
+    replace "$srcs/ipcstamp-xs.h.tmp" "$srcs/ipcstamp-xs.h"
+    if [ "$variant" = dev ]; then
+        cp "$here/dev.c" "$srcs/ipcstamp-xs-dev.c.tmp"
+        replace "$srcs/ipcstamp-xs-dev.c.tmp" "$srcs/ipcstamp-xs-dev.c"
+        # dev.c is compiled inside xsnap-worker.c: rebuild it when it changed.
+        obj=$tree/xsnap-native/xsnap/build/tmp/lin/release/xsnap-worker/xsnap-worker.o
+        if [ -f "$obj" ] && [ "$srcs/ipcstamp-xs-dev.c" -nt "$obj" ]; then rm -f "$obj"; fi
+        # The rest is the ipcstamp build's: start from its objects.
+        ref=$(dirname "$tree")/tree-ipcstamp/xsnap-native/xsnap/build
+        if [ ! -d "$tree/xsnap-native/xsnap/build" ] && [ -d "$ref" ]; then
+            cp -pR "$ref" "$tree/xsnap-native/xsnap/build"
+            rm -f "$tree/xsnap-native/xsnap/build/bin/lin/release/xsnap-worker"
+        fi
+    fi
 fi
 
 bin=$tree/xsnap-native/xsnap/build/bin/lin/release/xsnap-worker
@@ -109,7 +130,7 @@ done
 # As @agoric/xsnap's src/build.js runs it (the release goal), plus, for
 # ipcstamp, our archives on the link line (its LIBRARIES are -ldl -lm
 # -lpthread; xsnap-worker.mk's hash pins that).
-if [ "$variant" = ipcstamp ]; then
+if [ "$variant" != vanilla ]; then
     ${MAKE:-make} -C "$tree/xsnap-native/xsnap/makefiles/lin" -f xsnap-worker.mk \
         MODDABLE="$tree/moddable" GOAL=release XSNAP_VERSION="$version" \
         CC='cc "-D__has_builtin(x)=1"' LIBRARIES="$* -ldl -lm -lpthread"

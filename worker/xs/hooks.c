@@ -15,6 +15,9 @@
 #include "ipcstamp-xs.h"
 
 static const char name[] = "ipcstamp-worker-xs";
+/* Defined by dev.c in ipcstamp-worker-xs-dev only; absent (NULL) here. */
+extern const char ips_xs_dev[] __attribute__((weak));
+static void dev_command(void);
 /* How `ipcstamp xsnap status|install` tells this binary from xsnap's. */
 __attribute__((used)) static const char marker[] =
     "ipcstamp-worker-xs: xsnap-worker with ipcstamp " PACKAGE_VERSION "'s stamps";
@@ -46,6 +49,8 @@ void ips_xs_start(void) {
     return;
   }
   active = 1;
+  if (ips_xs_dev)
+    fprintf(stderr, "%s\n", ips_xs_dev);
 }
 
 /* A clock that cannot be read stops the stamps, never the worker. */
@@ -55,9 +60,10 @@ static void check(int rc) {
 
 void ips_xs_command(char tag) {
   if (!active) return;
-  if (strchr("?esmw", tag) && tag != '\0')
+  if (strchr("?esmw", tag) && tag != '\0') {
     check(ips_worker_begin(&w, tag));
-  else
+    if (ips_xs_dev) dev_command();
+  } else
     ips_worker_abandon(&w);
 }
 
@@ -93,4 +99,57 @@ char *ips_xs_okay(char *prefix) {
 
 void ips_xs_span(const char *span, int begin) {
   if (active) check(ips_worker_mark_n(&w, begin ? 'b' : 'e', span, strlen(span)));
+}
+
+/* ---- ipcstamp-worker-xs-dev only (dev.c defines ips_xs_dev) -------------
+ * The marks of this command by name, for measure(); and the command's start.
+ * In the chain build ips_xs_dev is absent and none of this runs. */
+#define DEV_MARKS 256
+static struct {
+  char name[256];
+  ips_stamp_t at;
+} dev_marks[DEV_MARKS];
+static unsigned dev_n;
+static ips_stamp_t dev_start;
+
+static void dev_command(void) {
+  dev_n = 0;
+  if (ips_clock_read(&dev_start) != 0) active = 0;
+}
+
+void ips_xs_mark(const char *mark) {
+  ips_stamp_t s;
+  size_t len = strlen(mark);
+  if (!active || len == 0 || len > 255) return;
+  if (ips_clock_read(&s) != 0) {
+    active = 0;
+    return;
+  }
+  check(ips_worker_mark_at(&w, 'm', mark, len, &s));
+  if (dev_n < DEV_MARKS) {
+    memcpy(dev_marks[dev_n].name, mark, len + 1);
+    dev_marks[dev_n++].at = s;
+  }
+}
+
+/* The latest mark named name in this command, into *s. */
+static int find_mark(const char *mark, ips_stamp_t *s) {
+  unsigned i;
+  for (i = dev_n; i-- > 0;)
+    if (strcmp(dev_marks[i].name, mark) == 0) {
+      *s = dev_marks[i].at;
+      return 1;
+    }
+  return 0;
+}
+
+int ips_xs_measure(const char *span, const char *start, const char *end) {
+  ips_stamp_t s0 = dev_start, s1;
+  size_t len = strlen(span);
+  if (!active || len == 0 || len > 255) return 0;
+  if (start && !find_mark(start, &s0)) return 1;
+  if (end ? !find_mark(end, &s1) : ips_clock_read(&s1) != 0) return 2;
+  check(ips_worker_mark_at(&w, 'b', span, len, &s0));
+  check(ips_worker_mark_at(&w, 'e', span, len, &s1));
+  return 0;
 }

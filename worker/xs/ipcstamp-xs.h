@@ -31,4 +31,11 @@ char *ips_xs_okay(char *prefix);
  * Outside a command, or with stamps off, nothing is recorded. */
 void ips_xs_span(const char *name, int begin);
 
+/* ipcstamp-worker-xs-dev only (dev.c): performance.mark(name), and
+ * performance.measure(name, start, end) from the latest mark named start
+ * (NULL: the command's start) to the latest named end (NULL: now).
+ * Returns 0, or 1 / 2 when start / end names no mark of this command. */
+void ips_xs_mark(const char *name);
+int ips_xs_measure(const char *name, const char *start, const char *end);
+
 #endif

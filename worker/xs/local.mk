@@ -13,7 +13,8 @@ worker_xs_libipcstamp_xs_a_SOURCES = worker/xs/hooks.c worker/xs/ipcstamp-xs.h \
 	$(worker_libipcstamp_worker_la_SOURCES) $(proto_libipcstamp_proto_la_SOURCES)
 worker_xs_libipcstamp_xs_a_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/worker/xs
 worker_xs_libipcstamp_xs_a_CFLAGS = $(WARN_CFLAGS)
-EXTRA_DIST += worker/xs/build.sh worker/xs/hooks.list worker/xs/upstream.sha256
+EXTRA_DIST += worker/xs/build.sh worker/xs/hooks.list worker/xs/upstream.sha256 \
+	worker/xs/hooks-dev.list worker/xs/dev.c
 dist_docs_DATA += docs/xsnap.md
 
 XSNAP_DIR = @XSNAP_DIR@
@@ -41,9 +42,15 @@ xs-worker: worker/xs/libipcstamp-xs.a
 	  l='$(abs_top_builddir)/worker/xs/libipcstamp-xs.a'; $(XS_BUILD)
 xs-vanilla:
 	@+v=vanilla b=worker/xs/xsnap-worker-vanilla l=; $(XS_BUILD)
+# The development build, with performance.mark/measure for JavaScript:
+# never for a chain node (docs/xsnap.md); not installed.  Built from the
+# ipcstamp build's objects: two files more to compile.
+xs-dev: xs-worker
+	@+v=dev b=worker/ipcstamp-worker-xs-dev \
+	  l='$(abs_top_builddir)/worker/xs/libipcstamp-xs.a'; $(XS_BUILD)
 # Before the tests, once the test npm projects are in place.
-check_DATA += xs-worker xs-vanilla
-PHONY_TARGETS += xs-worker xs-vanilla
+check_DATA += xs-worker xs-vanilla xs-dev
+PHONY_TARGETS += xs-worker xs-vanilla xs-dev
 
 install-exec-local:
 	@if test -f worker/ipcstamp-worker-xs; then \
@@ -54,8 +61,9 @@ uninstall-hook:
 	rm -f '$(DESTDIR)$(bindir)/ipcstamp-worker-xs'
 clean-local: clean-xs
 clean-xs:
-	rm -rf worker/xs/tree-ipcstamp worker/xs/tree-vanilla
-CLEANFILES += worker/ipcstamp-worker-xs worker/xs/xsnap-worker-vanilla worker/xs/skip
+	rm -rf worker/xs/tree-ipcstamp worker/xs/tree-vanilla worker/xs/tree-dev
+CLEANFILES += worker/ipcstamp-worker-xs worker/xs/xsnap-worker-vanilla worker/xs/skip \
+	worker/ipcstamp-worker-xs-dev
 PHONY_TARGETS += clean-xs
 
 # Its tests (tests/interop/xs-*): the swap command on stand-ins (always),
@@ -64,4 +72,5 @@ TESTS += tests/interop/xs-swap.test tests/interop/xs-consensus.test \
 	tests/interop/xs-swingset.test
 EXTRA_DIST += tests/interop/xs-swap.test tests/interop/xs-consensus.test \
 	tests/interop/xs-swingset.test tests/interop/xs-need.sh \
-	tests/interop/xs-consensus.mjs tests/interop/swingset/dump-store.mjs
+	tests/interop/xs-consensus.mjs tests/interop/swingset/dump-store.mjs \
+	tests/bench/xs-cost.sh tests/bench/xs-parent.mjs
