@@ -32,6 +32,7 @@ struct ips__vat {
   int shown;     /* passes the vat filter */
   int open, bad; /* bad: already reported, drop silently until the result */
   int replay;
+  int notify;    /* the delivery in progress is a notify */
   long long crank, dnum;
   long line;
   long long pid;   /* the worker's, from its create-vat; 0: unknown */
@@ -262,6 +263,7 @@ static void on_deliver(ips_analysis_t *a, vat_state_t *v, const ips__rec_t *r,
   /* A replayed delivery has no crank: never the last record's. */
   v->crank = (r->have & IPS__F_CRANK) ? r->crank : -1;
   v->replay = (r->have & IPS__F_REPLAY) != 0;
+  v->notify = (r->have & IPS__F_NOTIFY) != 0;
   v->dnum = r->dnum;
   v->line = line;
   v->D = pstamp(r);
@@ -712,6 +714,7 @@ static void on_result(ips_analysis_t *a, vat_state_t *v, const ips__rec_t *r,
   dv.pclock = have_pm ? 'm' : 'w';
   dv.vat = v->name;
   dv.desc = v->desc;
+  dv.method = v->notify ? "notify" : v->desc;
   dv.crank = v->crank;
   dv.replay = v->replay;
   dv.dnum = v->dnum;
@@ -819,7 +822,8 @@ static void on_result(ips_analysis_t *a, vat_state_t *v, const ips__rec_t *r,
     a->has_lastE[c] = 1;
   }
   if (!v->shown || !in_window(a, v) ||
-      (a->o.limit && a->shown >= a->o.limit))
+      (a->o.limit && a->shown >= a->o.limit) ||
+      (a->o.select && !a->o.select(a->o.arg, &dv)))
     return;
   if (!totals_fit(&v->s.t, &dv) || !totals_fit(&a->st.all, &dv)) {
     skip(a, v, v->line, IPS_SKIP_RANGE, "the file's totals would overflow");

@@ -164,7 +164,8 @@ enum {
   IPS__F_REPLAY = 1 << 13,  /* "replay": true (SwingSet replaying a transcript) */
   IPS__F_DRNULL = 1 << 14,  /* dr[2] is null: no metering (a local vat) */
   IPS__F_MARKS = 1 << 15,   /* ipcstamp.marks (metering v2) */
-  IPS__F_PID = 1 << 16      /* pid (create-vat, worker-start: the worker's) */
+  IPS__F_PID = 1 << 16,     /* pid (create-vat, worker-start: the worker's) */
+  IPS__F_NOTIFY = 1 << 17   /* deliver: a notify (desc: "notify" and its ids) */
 };
 
 /* One event of ipcstamp.marks as sent: kind 'm', 'b' or 'e', an index into

@@ -22,6 +22,8 @@ tools_ipcstamp_SOURCES = \
 	tools/output/json.c \
 	tools/output/report.c \
 	tools/output/slow_marks.c \
+	tools/output/groups.c \
+	tools/output/keep.c \
 	tools/output/trace.c \
 	tools/output/latency.c \
 	tools/output/html.c

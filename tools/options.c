@@ -34,16 +34,17 @@ int cli_count(const char *s, long long max, long long *out) {
   return 0;
 }
 
-/* Seconds as a decimal ("12", "0.25") into ns, exactly; -1 if it is not
- * one or is over a century. */
-static int seconds(const char *s, int64_t *ns) {
-  int64_t v = 0, f = 0, scale = 1000000000;
+/* A decimal ("12", "0.25") of unit_ns nanoseconds into ns, exactly (digits
+ * past the nanosecond are dropped); -1 if it is not one or is over a
+ * century. */
+static int decimal_ns(const char *s, int64_t unit_ns, int64_t *ns) {
+  int64_t v = 0, f = 0, scale = unit_ns;
   const char *p = s;
   if (!*p)
     return -1;
   while (*p >= '0' && *p <= '9') {
     v = v * 10 + (*p++ - '0');
-    if (v > 3155760000LL)
+    if (v > 3155760000000000000LL / unit_ns)
       return -1;
   }
   if (*p == '.') {
@@ -57,8 +58,29 @@ static int seconds(const char *s, int64_t *ns) {
   }
   if (*p || p == s)
     return -1;
-  *ns = v * 1000000000 + f;
+  *ns = v * unit_ns + f;
   return 0;
+}
+
+/* A duration with its unit ("250us", "1.5ms", "2s", "800ns"; without one,
+ * microseconds, the report's unit) into ns; -1 if it is not one. */
+static int duration(const char *s, int64_t *ns) {
+  static const struct {
+    const char *unit;
+    int64_t ns;
+  } units[] = {{"ns", 1}, {"us", 1000}, {"ms", 1000000}, {"s", 1000000000}};
+  char num[64];
+  size_t n = strspn(s, "0123456789."), i;
+  if (n == 0 || n >= sizeof num)
+    return -1;
+  memcpy(num, s, n);
+  num[n] = '\0';
+  if (!s[n])
+    return decimal_ns(num, 1000, ns);
+  for (i = 0; i < sizeof units / sizeof units[0]; i++)
+    if (!strcmp(s + n, units[i].unit))
+      return decimal_ns(num, units[i].ns, ns);
+  return -1;
 }
 
 /* "A..B", "A..", "..B" or "A" into [*lo, *hi] (*hi 0: no end). */
@@ -133,7 +155,7 @@ static int input_option(cli_input_t *in, int c, const char *arg, int *done) {
       return 0;
     case OPT_SINCE:
     case OPT_UNTIL:
-      if (seconds(arg, c == OPT_SINCE ? &in->an.since_ns : &in->an.until_ns)) {
+      if (decimal_ns(arg, 1000000000, c == OPT_SINCE ? &in->an.since_ns : &in->an.until_ns)) {
         cli_bad_value(in, c == OPT_SINCE ? "--since takes seconds"
                                          : "--until takes seconds", arg);
         return -1;
@@ -144,6 +166,17 @@ static int input_option(cli_input_t *in, int c, const char *arg, int *done) {
         cli_bad_value(in, "--crank takes A..B, A.., ..B or A", arg);
         return -1;
       }
+      return 0;
+    case OPT_METHOD:
+      in->method = arg;
+      return 0;
+    case OPT_OVER:
+      if (duration(arg, &in->over_ns)) {
+        cli_bad_value(in, "--over takes a duration (250us, 1.5ms, 2s; "
+                          "bare: microseconds)", arg);
+        return -1;
+      }
+      in->has_over = 1;
       return 0;
     case OPT_LIMIT:
       if (cli_count(arg, 1LL << 53, &v) || v == 0) {
@@ -216,11 +249,73 @@ int cli_input_path(cli_input_t *in, int argc, char **argv) {
   return 0;
 }
 
-/* The analysis has one argument for both callbacks: the relay stands in
- * between, to add the messages and pass each call on. */
+/* The names a filter could have named, for the message when it named
+ * none: the first NAMES_SHOWN, in order of appearance. */
+#define NAMES_SHOWN 32
+typedef struct {
+  char *name[NAMES_SHOWN];
+  size_t n;
+  int more; /* there were others */
+} names_t;
+
+static void names_add(names_t *l, const char *name) {
+  size_t i;
+  for (i = 0; i < l->n; i++)
+    if (!strcmp(l->name[i], name))
+      return;
+  if (l->n == NAMES_SHOWN || !(l->name[l->n] = strdup(name)))
+    l->more = 1;
+  else
+    l->n++;
+}
+
+static void names_free(names_t *l) {
+  while (l->n)
+    free(l->name[--l->n]);
+}
+
+int cli_names_nothing(const cli_input_t *in, const char *option,
+                      const char *value, const char *kind,
+                      const char *const *names, size_t n, int more) {
+  size_t i;
+  fprintf(stderr, "%s: %s %s names no %s of %s; ", in->prog, option, value,
+          kind,
+          !strcmp(in->path, "-") ? "the input" : in->path);
+  if (!n) {
+    fprintf(stderr, "it has none\n");
+    return CLI_EXIT_USAGE;
+  }
+  fprintf(stderr, "it has:");
+  for (i = 0; i < n; i++)
+    fprintf(stderr, " %s", names[i]);
+  fprintf(stderr, "%s\n", more ? " (and more)" : "");
+  return CLI_EXIT_USAGE;
+}
+
+/* The analysis has one argument for all its callbacks: the relay stands
+ * in between, to add the messages and the filters, and pass each call
+ * on. */
 typedef struct {
   cli_input_t *in;
+  names_t methods; /* with --method: those of the deliveries it saw */
+  uint64_t method_hits;
 } relay_t;
+
+/* --method and --over.  Each method is remembered while none matched, so
+ * that a --method naming nothing can say what there is. */
+static int select_delivery(void *arg, const ips_delivery_t *d) {
+  relay_t *r = arg;
+  cli_input_t *in = r->in;
+  if (in->method) {
+    if (strcmp(d->method, in->method)) {
+      if (!r->method_hits)
+        names_add(&r->methods, d->method);
+      return 0;
+    }
+    r->method_hits++;
+  }
+  return !in->has_over || d->total > in->over_ns;
+}
 
 static void on_delivery(void *arg, const ips_delivery_t *d) {
   relay_t *r = arg;
@@ -354,6 +449,30 @@ int cli_ring_options(int argc, char **argv, const char *name,
   return -1;
 }
 
+/* A --vat or --method that matched nothing the input has: said, with
+ * what it has, and CLI_EXIT_USAGE; else rc. */
+static int named_nothing(const cli_input_t *in, const ips_analysis_t *a,
+                         const relay_t *r, int rc) {
+  const char *names[NAMES_SHOWN];
+  size_t i, n = 0, nv = ips_analysis_nvats(a);
+  if (in->an.vat) {
+    for (i = 0; i < nv; i++)
+      if (!strcmp(ips_analysis_vat(a, i)->vat, in->an.vat))
+        break;
+    if (i == nv) {
+      for (i = 0; i < nv && n < NAMES_SHOWN; i++)
+        names[n++] = ips_analysis_vat(a, i)->vat;
+      return cli_names_nothing(in, "--vat", in->an.vat, "vat", names, n,
+                               nv > n);
+    }
+  }
+  if (in->method && !r->method_hits)
+    return cli_names_nothing(in, "--method", in->method, "delivered method",
+                             (const char *const *)r->methods.name,
+                             r->methods.n, r->methods.more);
+  return rc;
+}
+
 int cli_analyze(cli_input_t *in, ips_analysis_t **out) {
   char err[512];
   ips_source_t *src;
@@ -364,7 +483,9 @@ int cli_analyze(cli_input_t *in, ips_analysis_t **out) {
   long n;
   int rc, bar;
   *out = NULL;
+  memset(&relay, 0, sizeof relay);
   relay.in = in;
+  ao.select = in->method || in->has_over ? select_delivery : NULL;
   ao.on_delivery = in->an.on_delivery ? on_delivery : NULL;
   ao.on_skip = on_skip;
   ao.arg = &relay;
@@ -400,5 +521,8 @@ int cli_analyze(cli_input_t *in, ips_analysis_t **out) {
   ips_source_close(src);
   if (rc == CLI_EXIT_OK && (st->skipped_lines || st->skipped_deliveries))
     rc = CLI_EXIT_INPUT;
+  if (rc != CLI_EXIT_IO)
+    rc = named_nothing(in, *out, &relay, rc);
+  names_free(&relay.methods);
   return rc;
 }

@@ -45,6 +45,56 @@ const ips_delivery_mark_t *slow_marks_get(const struct slow_marks_entry *e,
                                           size_t i);
 void slow_marks_free(slow_marks_t *s);
 
+/* ---- the deliveries summed by vat or by method (groups.c) ------------ */
+
+enum { GROUP_VAT, GROUP_METHOD };
+#define GROUPS_MAX 4096 /* keys kept; the others' deliveries are counted */
+
+typedef struct group_s {
+  char *name;          /* the vat or the method */
+  uint64_t n;
+  int64_t pipe, worker, kernel, unmatched, total, max;
+} group_t;
+
+typedef struct {
+  int by;              /* GROUP_* */
+  group_t *g;
+  size_t n, hcap;
+  size_t *hash;        /* index + 1 into g; 0 empty */
+  uint64_t over;       /* deliveries under keys past GROUPS_MAX */
+} groups_t;
+
+void groups_init(groups_t *g, int by);
+void groups_add(groups_t *g, const ips_delivery_t *d);
+/* The groups, busiest (largest total) first; *n gets how many.  Valid
+ * until the next groups_add or groups_free. */
+const group_t *groups_sorted(groups_t *g, size_t *n);
+void groups_free(groups_t *g);
+
+/* ---- the N slowest deliveries, kept whole (keep.c) -------------------- */
+
+/* The most bytes kept: beyond, keep_add fails (a hostile file's
+ * deliveries may have 2^19 upcalls each). */
+#define KEEP_BUDGET ((size_t)256 << 20)
+
+struct kept;
+typedef struct {
+  struct kept **e;
+  size_t cap, n, last; /* last: the one to give way next */
+  uint64_t seq;
+  size_t bytes;
+} keep_t;
+
+int keep_init(keep_t *k, size_t cap); /* -1: out of memory */
+/* Keeps a copy of d if it is among the cap slowest so far (ties: the
+ * earlier).  Returns 0, or -1 when memory or KEEP_BUDGET ran out. */
+int keep_add(keep_t *k, const ips_delivery_t *d);
+/* Sorts what is kept, slowest first (or in file order); returns how
+ * many.  keep_get(k, i) is the i-th, owned by k. */
+size_t keep_sort(keep_t *k, int in_file_order);
+const ips_delivery_t *keep_get(const keep_t *k, size_t i);
+void keep_free(keep_t *k);
+
 typedef struct {
   FILE *out;
   int format;          /* REPORT_* */
@@ -53,6 +103,8 @@ typedef struct {
   int color;           /* REPORT_TEXT on a terminal: the shares in colour */
   yajl_gen g;          /* REPORT_JSON */
   slow_marks_t slow;   /* marks of the slowest deliveries */
+  groups_t groups;     /* the summary's table: by vat (text and JSON use
+                          the analysis's own), or by method */
 } report_out_t;
 
 void report_delivery_text(report_out_t *r, const ips_delivery_t *d);
@@ -63,6 +115,9 @@ void report_csv_header(report_out_t *r);
  * printed before it (text puts a blank line between). */
 void report_summary_text(report_out_t *r, const ips_analysis_t *a, int gap);
 void report_summary_json(report_out_t *r, const ips_analysis_t *a);
+/* CSV's summary: the groups' table, one row per vat or method, busiest
+ * first, then "all". */
+void report_summary_csv(report_out_t *r, const ips_analysis_t *a);
 
 /* ---- trace (trace.c) --------------------------------------------------- */
 

@@ -288,6 +288,18 @@ void report_delivery_json(report_out_t *r, const ips_delivery_t *d) {
   out_flush(r->g, r->out, 1);
 }
 
+/* CSV text: quoted, quotes doubled (vats and methods come from the
+ * input). */
+static void csv_text(FILE *f, const char *s) {
+  fputc('"', f);
+  for (; *s; s++) {
+    if (*s == '"')
+      fputc('"', f);
+    fputc(*s, f);
+  }
+  fputc('"', f);
+}
+
 void report_csv_header(report_out_t *r) {
   fputs("crank,vat,deliveryNum,description,clock,pipe_ns,worker_ns,"
         "kernel_ns,total_ns,cpu_ns,gap_ns,timequake,upcalls,line,"
@@ -297,22 +309,13 @@ void report_csv_header(report_out_t *r) {
 
 void report_delivery_csv(report_out_t *r, const ips_delivery_t *d) {
   FILE *f = r->out;
-  const char *s;
   if (!d->replay) /* empty: a replayed delivery has no crank */
     fprintf(f, "%lld", d->crank);
   fputc(',', f);
-  /* Quote text fields: vat IDs and methods come from the input. */
-  fputc('"', f);
-  for (s = d->vat; *s; s++) {
-    if (*s == '"') fputc('"', f);
-    fputc(*s, f);
-  }
-  fprintf(f, "\",%lld,\"", d->dnum);
-  for (s = d->desc; *s; s++) {
-    if (*s == '"') fputc('"', f);
-    fputc(*s, f);
-  }
-  fprintf(f, "\",%s,%" PRId64 ",%" PRId64 ",%" PRId64 ",%" PRId64 ",",
+  csv_text(f, d->vat);
+  fprintf(f, ",%lld,", d->dnum);
+  csv_text(f, d->desc);
+  fprintf(f, ",%s,%" PRId64 ",%" PRId64 ",%" PRId64 ",%" PRId64 ",",
           clock_name(d->clock), d->pipe, d->worker, d->kernel, d->total);
   if (d->has_cpu) fprintf(f, "%" PRId64, d->cpu_ns);
   fputc(',', f);
@@ -346,16 +349,59 @@ static void share_cell(FILE *f, int color, const char *c, int64_t ns,
     fputs(cell, f);
 }
 
-static void share_row(const report_out_t *r, const char *name,
-                      const ips_totals_t *t) {
+/* One row of the summary's table; max (the slowest delivery's total) is
+ * a last column when not negative (the table by method has it). */
+static void share_row(const report_out_t *r, int width, const char *name,
+                      const ips_totals_t *t, int64_t max) {
   FILE *f = r->out;
-  char b[IPS_US_BUF];
+  char b[IPS_US_BUF], m[IPS_US_BUF];
   int bold = r->color && !strcmp(name, "all");
-  fprintf(f, "%s%-12s %8" PRIu64, bold ? C_BOLD : "", name, t->n);
+  fprintf(f, "%s%-*s %8" PRIu64, bold ? C_BOLD : "", width, name, t->n);
   share_cell(f, r->color, C_PIPE, t->pipe, t->total);
   share_cell(f, r->color, C_WORKER, t->worker, t->total);
   share_cell(f, r->color, C_KERNEL, t->kernel, t->total);
-  fprintf(f, " %14s%s\n", ips_format_us(b, t->total), bold ? C_OFF : "");
+  fprintf(f, " %14s", ips_format_us(b, t->total));
+  if (max >= 0)
+    fprintf(f, " %14s", ips_format_us(m, max));
+  fprintf(f, "%s\n", bold ? C_OFF : "");
+}
+
+/* A group's sums as totals, for the rows and the JSON. */
+static ips_totals_t group_totals(const group_t *g) {
+  ips_totals_t t;
+  memset(&t, 0, sizeof t);
+  t.n = g->n;
+  t.pipe = g->pipe;
+  t.worker = g->worker;
+  t.kernel = g->kernel;
+  t.unmatched = g->unmatched;
+  t.total = g->total;
+  return t;
+}
+
+/* The table by method, busiest first: which method the time went to. */
+static void method_rows_text(report_out_t *r, const ips_totals_t *all) {
+  size_t i, n;
+  const group_t *g = groups_sorted(&r->groups, &n);
+  int64_t max = 0;
+  int width = 12;
+  /* As wide as the longest method, up to 40 (a longer one juts out). */
+  for (i = 0; i < n; i++)
+    if (strlen(g[i].name) > (size_t)width)
+      width = strlen(g[i].name) > 40 ? 40 : (int)strlen(g[i].name);
+  fprintf(r->out, "%-*s %8s %14s %6s %14s %6s %14s %6s %14s %14s\n",
+          width, "method", "count", "pipe", "", "worker", "", "kernel", "", "total",
+          "max");
+  for (i = 0; i < n; i++) {
+    ips_totals_t t = group_totals(&g[i]);
+    share_row(r, width, g[i].name, &t, g[i].max);
+    if (g[i].max > max)
+      max = g[i].max;
+  }
+  share_row(r, width, "all", all, max);
+  if (r->groups.over)
+    fprintf(r->out, "(%" PRIu64 " deliveries under methods past the first "
+                    "%d)\n", r->groups.over, GROUPS_MAX);
 }
 
 /* Under a slow delivery of the summary, its marks and spans (issue 14). */
@@ -449,15 +495,19 @@ void report_summary_text(report_out_t *r, const ips_analysis_t *a, int gap) {
   if (st->restarts)
     fprintf(f, "restarts: %" PRIu64 " (monotime went back: the kernel "
                "restarted and appended)\n", st->restarts);
-  fprintf(f, "%-12s %8s %14s %6s %14s %6s %14s %6s %14s\n", "vat", "count",
-          "pipe", "", "worker", "", "kernel", "", "total");
-  for (i = 0; i < nv; i++) {
-    const ips_vat_stats_t *v = ips_analysis_vat(a, i);
-    if (v->t.n == 0 || (r->vat && strcmp(r->vat, v->vat)))
-      continue;
-    share_row(r, v->vat, &v->t);
+  if (r->groups.by == GROUP_METHOD) {
+    method_rows_text(r, t);
+  } else {
+    fprintf(f, "%-12s %8s %14s %6s %14s %6s %14s %6s %14s\n", "vat", "count",
+            "pipe", "", "worker", "", "kernel", "", "total");
+    for (i = 0; i < nv; i++) {
+      const ips_vat_stats_t *v = ips_analysis_vat(a, i);
+      if (v->t.n == 0 || (r->vat && strcmp(r->vat, v->vat)))
+        continue;
+      share_row(r, 12, v->vat, &v->t, -1);
+    }
+    share_row(r, 12, "all", t, -1);
   }
-  share_row(r, "all", t);
   if (t->n_gap)
     fprintf(f, "kernel between deliveries: %s over %" PRIu64 " gaps\n",
             ips_format_us(b[0], t->gap), t->n_gap);
@@ -573,6 +623,27 @@ void report_summary_json(report_out_t *r, const ips_analysis_t *a) {
     yajl_gen_map_close(g);
   }
   yajl_gen_array_close(g);
+  if (r->groups.by == GROUP_METHOD) {
+    size_t ng;
+    const group_t *gr = groups_sorted(&r->groups, &ng);
+    gs(g, "methods");
+    yajl_gen_array_open(g);
+    for (i = 0; i < ng; i++) {
+      ips_totals_t gt = group_totals(&gr[i]);
+      yajl_gen_map_open(g);
+      gkv(g, "method", gr[i].name);
+      gi(g, "deliveries", (long long)gt.n);
+      gi(g, "pipe_ns", gt.pipe);
+      gi(g, "worker_ns", gt.worker);
+      gi(g, "kernel_ns", gt.kernel);
+      gi(g, "unmatched_ns", gt.unmatched);
+      gi(g, "total_ns", gt.total);
+      gi(g, "max_ns", gr[i].max);
+      yajl_gen_map_close(g);
+    }
+    yajl_gen_array_close(g);
+    gi(g, "methods_over", (long long)r->groups.over);
+  }
   if (ips_analysis_nmarks(a)) {
     gs(g, "marks");
     yajl_gen_array_open(g);
@@ -619,4 +690,27 @@ void report_summary_json(report_out_t *r, const ips_analysis_t *a) {
   yajl_gen_map_close(g);
   yajl_gen_map_close(g);
   out_flush(g, r->out, 1);
+}
+
+void report_summary_csv(report_out_t *r, const ips_analysis_t *a) {
+  const ips_totals_t *t = &ips_analysis_stats(a)->all;
+  size_t i, n;
+  const group_t *g = groups_sorted(&r->groups, &n);
+  int64_t max = 0;
+  fprintf(r->out, "%s,deliveries,pipe_ns,worker_ns,kernel_ns,unmatched_ns,"
+                  "total_ns,max_ns\n",
+          r->groups.by == GROUP_METHOD ? "method" : "vat");
+  for (i = 0; i < n; i++) {
+    csv_text(r->out, g[i].name);
+    fprintf(r->out, ",%" PRIu64 ",%" PRId64 ",%" PRId64 ",%" PRId64
+                    ",%" PRId64 ",%" PRId64 ",%" PRId64 "\n",
+            g[i].n, g[i].pipe, g[i].worker, g[i].kernel, g[i].unmatched,
+            g[i].total, g[i].max);
+    if (g[i].max > max)
+      max = g[i].max;
+  }
+  /* "all" is not quoted: no vat or method can be mistaken for it. */
+  fprintf(r->out, "all,%" PRIu64 ",%" PRId64 ",%" PRId64 ",%" PRId64
+                  ",%" PRId64 ",%" PRId64 ",%" PRId64 "\n",
+          t->n, t->pipe, t->worker, t->kernel, t->unmatched, t->total, max);
 }
