@@ -141,14 +141,25 @@ int cli_ring_interval(const char *name, const char *arg, long long min_ms,
                       long long *interval);
 
 /* The options of the subcommands that follow a ring directory (top,
- * watch): --dir DIR (default $IPCSTAMP_RING_DIR), --interval MS from
- * min_ms to 60000, --once, -h.  name is "top" or "watch"; usage the --help
- * text.  Returns -1 to go on (*dir set, never empty), or the exit code to
- * return now (CLI_EXIT_OK after --help, CLI_EXIT_USAGE after saying what
- * is wrong). */
+ * watch): the directory as --dir DIR or as an argument (default
+ * $IPCSTAMP_RING_DIR), process ids to follow as arguments (a number is a
+ * pid; a directory named by digits is written ./123), --interval MS from
+ * min_ms to 60000, --once, -h, and with with_clean --clean. */
+#define CLI_RING_PIDS 64
+typedef struct {
+  const char *dir;             /* never empty after a successful parse */
+  long long interval;          /* preset by the caller: its default */
+  int once, clean;
+  long pids[CLI_RING_PIDS];
+  size_t npids;
+} cli_ring_t;
+
+/* name is "top" or "watch"; usage the --help text.  Returns -1 to go on,
+ * or the exit code to return now (CLI_EXIT_OK after --help,
+ * CLI_EXIT_USAGE after saying what is wrong). */
 int cli_ring_options(int argc, char **argv, const char *name,
-                     const char *usage, long long min_ms, const char **dir,
-                     long long *interval, int *once);
+                     const char *usage, long long min_ms, int with_clean,
+                     cli_ring_t *o);
 
 /* Says on stderr that option (e.g. "--vat") with value names no kind
  * ("vat") of the input, and lists the n names it has (more: and others);

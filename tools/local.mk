@@ -18,6 +18,7 @@ tools_ipcstamp_SOURCES = \
 	tools/cmd_watch.c \
 	tools/top/top.h \
 	tools/top/model.c \
+	tools/top/clean.c \
 	tools/otel/exec.c \
 	tools/output/json.c \
 	tools/output/report.c \
@@ -57,6 +58,7 @@ tools_ipcstamp_otel_SOURCES = \
 	tools/options.c \
 	tools/top/top.h \
 	tools/top/model.c \
+	tools/top/clean.c \
 	tools/cmd_otel.c \
 	tools/otel/ids.c \
 	tools/otel/otlp_json.c \

@@ -400,28 +400,36 @@ int cli_ring_interval(const char *name, const char *arg, long long min_ms,
 }
 
 int cli_ring_options(int argc, char **argv, const char *name,
-                     const char *usage, long long min_ms, const char **dir,
-                     long long *interval, int *once) {
+                     const char *usage, long long min_ms, int with_clean,
+                     cli_ring_t *o) {
   static const struct option opts[] = {
       {"dir", required_argument, NULL, 'd'},
       {"interval", required_argument, NULL, 'i'},
       {"once", no_argument, NULL, '1'},
+      {"clean", no_argument, NULL, 'c'},
       {"help", no_argument, NULL, 'h'},
       {NULL, 0, NULL, 0}};
+  const char *dir_opt = NULL, *dir_arg = NULL;
   int c;
-  *dir = getenv("IPCSTAMP_RING_DIR");
+  o->once = o->clean = 0;
+  o->npids = 0;
   opterr = 0;
   while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
     switch (c) {
     case 'd':
-      *dir = optarg;
+      dir_opt = optarg;
       break;
     case 'i':
-      if (cli_ring_interval(name, optarg, min_ms, interval) != 0)
+      if (cli_ring_interval(name, optarg, min_ms, &o->interval) != 0)
         return CLI_EXIT_USAGE;
       break;
     case '1':
-      *once = 1;
+      o->once = 1;
+      break;
+    case 'c':
+      if (!with_clean)
+        goto unknown;
+      o->clean = 1;
       break;
     case 'h':
       fputs(usage, stdout);
@@ -431,19 +439,36 @@ int cli_ring_options(int argc, char **argv, const char *name,
               argv[optind - 1]);
       return CLI_EXIT_USAGE;
     default:
+    unknown:
       fprintf(stderr, "ipcstamp %s: unknown option '%s' (try 'ipcstamp %s "
                       "--help')\n", name, argv[optind - 1], name);
       return CLI_EXIT_USAGE;
     }
   }
-  if (optind < argc) {
-    fprintf(stderr, "ipcstamp %s: unexpected argument '%s' (the directory "
-                    "goes after --dir)\n", name, argv[optind]);
-    return CLI_EXIT_USAGE;
+  /* What one would type: `ipcstamp top DIR`, `ipcstamp top DIR 4107`. */
+  for (; optind < argc; optind++) {
+    const char *a = argv[optind];
+    long long pid;
+    if (cli_count(a, 0x7fffffffLL, &pid) == 0) {
+      if (pid == 0 || o->npids == CLI_RING_PIDS) {
+        fprintf(stderr, "ipcstamp %s: %s, not '%s'\n", name,
+                pid ? "at most 64 process ids" : "a process id is from 1 up",
+                a);
+        return CLI_EXIT_USAGE;
+      }
+      o->pids[o->npids++] = (long)pid;
+    } else if (dir_opt || dir_arg) {
+      fprintf(stderr, "ipcstamp %s: one ring directory only, not '%s' as "
+                      "well (a process id is a number)\n", name, a);
+      return CLI_EXIT_USAGE;
+    } else {
+      dir_arg = a;
+    }
   }
-  if (!*dir || !**dir) {
-    fprintf(stderr, "ipcstamp %s: no ring directory: give --dir DIR or set "
-                    "IPCSTAMP_RING_DIR\n", name);
+  o->dir = dir_opt ? dir_opt : dir_arg ? dir_arg : getenv("IPCSTAMP_RING_DIR");
+  if (!o->dir || !*o->dir) {
+    fprintf(stderr, "ipcstamp %s: no ring directory: give it (ipcstamp %s "
+                    "DIR), or set IPCSTAMP_RING_DIR\n", name, name);
     return CLI_EXIT_USAGE;
   }
   return -1;
