@@ -82,9 +82,10 @@ tests_bench_ab_SOURCES = tests/bench/ab.c
 # tests/viewers/package.json) in headless Chromium.
 TESTS += tests/viewers/speedscope.test
 EXTRA_DIST += tests/viewers/speedscope.test tests/viewers/speedscope-check.mjs \
-	tests/viewers/cdp.mjs tests/viewers/package.json tests/viewers/package-lock.json
+	tests/viewers/cdp.mjs tests/viewers/html-check.mjs tests/viewers/package.json \
+	tests/viewers/package-lock.json
 
 # The HTML report in headless Chromium; its screenshot is kept.
 TESTS += tests/html.test
 EXTRA_DIST += tests/html.test
-CLEANFILES += tests/html-screenshot.png
+CLEANFILES += tests/html-screenshot.png tests/html-details.png

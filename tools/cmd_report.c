@@ -186,7 +186,8 @@ int cmd_report(int argc, char **argv) {
     return CLI_EXIT_IO;
   }
   if (r.out.format == REPORT_HTML &&
-      !(r.html = html_open(r.out.out, in.path, in.an.top))) {
+      !(r.html = html_open(r.out.out, in.path, in.an.top,
+                           r.out.groups.by == GROUP_METHOD))) {
     fprintf(stderr, "ipcstamp report: out of memory\n");
     if (r.out.out != stdout)
       fclose(r.out.out);
@@ -196,6 +197,8 @@ int cmd_report(int argc, char **argv) {
     report_csv_header(&r.out);
   r.grouped = r.out.groups.by == GROUP_METHOD || r.html ||
               (r.out.format == REPORT_CSV && r.summary_only);
+  if (r.html) /* the page has the vats from the analysis; it adds methods */
+    r.out.groups.by = GROUP_METHOD;
   if (slow_marks_init(&r.out.slow, in.an.top) != 0 ||
       keep_init(&r.keep, (size_t)r.slowest) != 0) {
     fprintf(stderr, "ipcstamp report: out of memory\n");
@@ -214,7 +217,7 @@ int cmd_report(int argc, char **argv) {
     show_kept(&r);
   if (r.html) {
     if (html_close(r.html, rc == CLI_EXIT_OK || rc == CLI_EXIT_INPUT ? a : NULL,
-                   in.an.vat) < 0) {
+                   in.an.vat, &r.out.groups) < 0) {
       fprintf(stderr, "ipcstamp report: out of memory\n");
       rc = CLI_EXIT_IO;
     }

@@ -143,18 +143,21 @@ int trace_close(trace_out_t *t);
 typedef struct html_out html_out_t;
 
 /* A page on f, titled title (the slogfile's name; kept, not copied), with
- * at most top of the slowest deliveries (and never more than 50).  NULL
+ * at most top of the slowest deliveries (and never more than 50), its
+ * shares drawn per method at first when by_method (else per vat).  NULL
  * when out of memory.  What it keeps is bounded whatever the input. */
-html_out_t *html_open(FILE *f, const char *title, size_t top);
+html_out_t *html_open(FILE *f, const char *title, size_t top, int by_method);
 /* One delivery; its time is relative to the input's first record (st). */
 void html_delivery(html_out_t *h, const ips_stats_t *st,
                    const ips_delivery_t *d);
 /* One skip (a skipped delivery is marked where the reading was). */
 void html_skip(html_out_t *h, const ips_skip_t *s);
 /* Writes the page with the analysis's statistics (only: the --vat filter,
- * or NULL) and frees h; a NULL a writes nothing (the input could not be
- * read).  Returns 0, or -1 if memory ran out on the way. */
-int html_close(html_out_t *h, const ips_analysis_t *a, const char *only);
+ * or NULL) and the deliveries summed by method (NULL: none), and frees h;
+ * a NULL a writes nothing (the input could not be read).  Returns 0, or -1
+ * if memory ran out on the way. */
+int html_close(html_out_t *h, const ips_analysis_t *a, const char *only,
+               groups_t *methods);
 
 /* ---- latency (latency.c) ----------------------------------------------- */
 
