@@ -49,11 +49,12 @@
     const [d, u] = a < 1e3 ? [1, 'ns'] : a < 1e6 ? [1e3, 'µs'] : a < 1e9 ? [1e6, 'ms'] : [1e9, 's'];
     return String(+(ns / d).toFixed(3)) + ' ' + u;
   }
-  // The round step (1, 2 or 5 times a power of ten) at least x.
-  function niceStep(x) {
-    if (!(x > 0)) return 1;
-    const p = Math.pow(10, Math.floor(Math.log10(x)));
-    for (const m of [1, 2, 5, 10]) if (m * p >= x) return m * p;
+  // The finest round step (1, 2 or 5 times a power of ten) that covers
+  // max in at most 8 steps.
+  function niceStep(max) {
+    if (!(max > 0)) return 1;
+    const p = Math.pow(10, Math.floor(Math.log10(max / 8)));
+    for (const m of [1, 2, 5, 10]) if (Math.ceil(max / (m * p)) <= 8) return m * p;
     return 10 * p;
   }
   const pct = (part, whole) => whole > 0 ? (100 * part / whole).toFixed(1) + '%' : '–';
@@ -222,7 +223,7 @@
     const lengths = rows.map(drawnLength), sorted = lengths.slice().sort((a, b) => a - b);
     const median = sorted[Math.floor((sorted.length - 1) / 2)];
     const within = sorted.filter(x => x <= 4 * median);
-    const step = niceStep(Math.max(within[within.length - 1] || 1, 1) / 5);
+    const step = niceStep(Math.max(within[within.length - 1] || 1, 1));
     const axis = Math.max(step * Math.ceil(Math.max(within[within.length - 1] || 1, 1) / step), step);
     const clipped = lengths.filter(x => x > axis).length;
     if (clipped)
