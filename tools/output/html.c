@@ -73,14 +73,6 @@ typedef struct {
 } hvat_t;
 
 typedef struct {
-  char kind;        /* 'm' a mark, 's' a span */
-  int depth;
-  size_t wseg;
-  int64_t at, dur;  /* at: since the worker's d */
-  char name[NAME_MAX_];
-} hmark_t;
-
-typedef struct {
   char vat[NAME_MAX_], desc[DESC_MAX_], method[DESC_MAX_];
   long long crank, dnum;
   long line;
@@ -92,7 +84,9 @@ typedef struct {
   unsigned char kind[HTML_SEGS];
   int64_t len[HTML_SEGS];
   size_t nmarks, marks_more;
-  hmark_t marks[HTML_SLOW_MARKS];
+  ips_delivery_mark_t marks[HTML_SLOW_MARKS]; /* at: since the worker's d;
+                                                  name NULL: in names */
+  char names[HTML_SLOW_MARKS][NAME_MAX_];
 } hslow_t;
 
 typedef struct {
@@ -276,13 +270,10 @@ static void slow_add(html_t *h, const ips_delivery_t *d, int64_t t) {
   s->nmarks = d->n_marks < HTML_SLOW_MARKS ? d->n_marks : HTML_SLOW_MARKS;
   s->marks_more = d->n_marks - s->nmarks;
   for (j = 0; j < s->nmarks; j++) {
-    const ips_delivery_mark_t *m = &d->marks[j];
-    s->marks[j].kind = m->kind;
-    s->marks[j].depth = m->depth;
-    s->marks[j].wseg = m->wseg;
-    s->marks[j].at = m->at - d->W[0];
-    s->marks[j].dur = m->dur;
-    copy_cut(s->marks[j].name, NAME_MAX_, m->name);
+    s->marks[j] = d->marks[j];
+    s->marks[j].at -= d->W[0];
+    copy_cut(s->names[j], NAME_MAX_, d->marks[j].name);
+    s->marks[j].name = NULL; /* names[j]; see slow_marks_json */
   }
   s->crank = d->crank;
   s->dnum = d->dnum;
@@ -443,62 +434,16 @@ static void totals_json(yajl_gen g, const ips_totals_t *t) {
   gi(g, "errors", (long long)t->n_error);
 }
 
-/* The methods' table (report --by's groups), busiest first. */
-static void methods_json(yajl_gen g, groups_t *gr) {
-  size_t i, n = 0;
-  const group_t *m = gr ? groups_sorted(gr, &n) : NULL;
-  gs(g, "methods");
-  yajl_gen_array_open(g);
-  for (i = 0; i < n; i++) {
-    yajl_gen_map_open(g);
-    out_kv(g, "method", m[i].name);
-    gi(g, "deliveries", (long long)m[i].n);
-    gi(g, "pipe_ns", m[i].pipe);
-    gi(g, "worker_ns", m[i].worker);
-    gi(g, "kernel_ns", m[i].kernel);
-    gi(g, "unmatched_ns", m[i].unmatched);
-    gi(g, "total_ns", m[i].total);
-    gi(g, "max_ns", m[i].max);
-    yajl_gen_map_close(g);
-  }
-  yajl_gen_array_close(g);
-  gi(g, "methods_over", gr ? (long long)gr->over : 0);
-}
-
-/* The VM's marks and spans by name, as the text report's table. */
-static void marks_json(yajl_gen g, const ips_analysis_t *a) {
-  size_t i, n = ips_analysis_nmarks(a);
-  gs(g, "marks");
-  yajl_gen_array_open(g);
-  for (i = 0; i < n; i++) {
-    const ips_mark_stats_t *m = ips_analysis_mark(a, i);
-    yajl_gen_map_open(g);
-    out_kv(g, "name", m->name);
-    gi(g, "marks", (long long)m->n_marks);
-    gi(g, "spans", (long long)m->n_spans);
-    gi(g, "span_ns", m->span_ns);
-    gi(g, "span_max_ns", m->span_max_ns);
-    yajl_gen_map_close(g);
-  }
-  yajl_gen_array_close(g);
-  gi(g, "marks_over", (long long)ips_analysis_marks_over(a));
-}
-
 static void slow_marks_json(yajl_gen g, const hslow_t *s) {
   size_t j;
   gs(g, "marks");
   yajl_gen_array_open(g);
   for (j = 0; j < s->nmarks; j++) {
-    const hmark_t *m = &s->marks[j];
-    yajl_gen_map_open(g);
-    out_kv(g, "kind", m->kind == 's' ? "span" : "mark");
-    out_kv(g, "name", m->name);
-    gi(g, "worker", (long long)m->wseg);
-    gi(g, "depth", m->depth);
-    gi(g, "at_ns", m->at);
-    if (m->kind == 's')
-      gi(g, "dur_ns", m->dur);
-    yajl_gen_map_close(g);
+    /* The name is its copy in names: hslow_t moves (it is sorted), so
+     * the mark keeps no pointer into it. */
+    ips_delivery_mark_t m = s->marks[j];
+    m.name = s->names[j];
+    out_mark(g, &m, m.at); /* at: kept since the worker's d */
   }
   yajl_gen_array_close(g);
   gi(g, "marks_left_out", (long long)s->marks_more);
@@ -573,8 +518,8 @@ static void data_json(html_t *h, yajl_gen g, const ips_analysis_t *a,
     gs(g, h->methods[i]);
   yajl_gen_array_close(g);
   yajl_gen_map_close(g);
-  methods_json(g, groups);
-  marks_json(g, a);
+  out_methods(g, groups);
+  out_mark_names(g, a);
   qsort(h->slow, h->nslow, sizeof *h->slow, slow_cmp);
   gs(g, "slowest");
   yajl_gen_array_open(g);

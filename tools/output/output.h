@@ -172,4 +172,14 @@ void latency_add_span(ips_hist_t *h, const char *name, const ips_delivery_t *d);
 void latency_table(FILE *f, const ips_hist_t *h, const char *label);
 void latency_json(FILE *f, const ips_hist_t *h, const char *label);
 
+/* ---- JSON the formats share (json.c) --------------------------------- */
+
+/* One VM mark or span as an object, at: its start as the format has it. */
+void out_mark(yajl_gen g, const ips_delivery_mark_t *m, int64_t at);
+/* "marks": the analysis's per-name table, then "marks_over". */
+void out_mark_names(yajl_gen g, const ips_analysis_t *a);
+/* "methods": the groups by method, busiest first, then "methods_over"
+ * (NULL: an empty table). */
+void out_methods(yajl_gen g, groups_t *gr);
+
 #endif

@@ -262,18 +262,8 @@ void report_delivery_json(report_out_t *r, const ips_delivery_t *d) {
   if (d->n_marks || d->marks_dropped || d->marks_unbalanced) {
     gs(g, "marks");
     yajl_gen_array_open(g);
-    for (j = 0; j < d->n_marks; j++) {
-      const ips_delivery_mark_t *m = &d->marks[j];
-      yajl_gen_map_open(g);
-      gkv(g, "kind", m->kind == 's' ? "span" : "mark");
-      gkv(g, "name", m->name);
-      gi(g, "worker", (long long)m->wseg);
-      gi(g, "depth", m->depth);
-      gi(g, "at_ns", m->at - d->W[0]); /* since the worker's d */
-      if (m->kind == 's')
-        gi(g, "dur_ns", m->dur);
-      yajl_gen_map_close(g);
-    }
+    for (j = 0; j < d->n_marks; j++) /* at: since the worker's d */
+      out_mark(g, &d->marks[j], d->marks[j].at - d->W[0]);
     yajl_gen_array_close(g);
     gi(g, "marks_dropped", d->marks_dropped);
     gi(g, "marks_unbalanced", d->marks_unbalanced);
@@ -428,18 +418,8 @@ static void slow_marks_json(report_out_t *r, long line) {
   n = slow_marks_count(e, &more);
   out_str(g, "marks");
   yajl_gen_array_open(g);
-  for (i = 0; i < n; i++) {
-    const ips_delivery_mark_t *m = slow_marks_get(e, i);
-    yajl_gen_map_open(g);
-    out_kv(g, "kind", m->kind == 's' ? "span" : "mark");
-    out_kv(g, "name", m->name);
-    out_int(g, "worker", (long long)m->wseg);
-    out_int(g, "depth", m->depth);
-    out_int(g, "at_ns", m->at);
-    if (m->kind == 's')
-      out_int(g, "dur_ns", m->dur);
-    yajl_gen_map_close(g);
-  }
+  for (i = 0; i < n; i++)
+    out_mark(g, slow_marks_get(e, i), slow_marks_get(e, i)->at);
   yajl_gen_array_close(g);
   if (more)
     out_int(g, "marks_more", (long long)more);
@@ -624,43 +604,10 @@ void report_summary_json(report_out_t *r, const ips_analysis_t *a) {
     yajl_gen_map_close(g);
   }
   yajl_gen_array_close(g);
-  if (r->groups.by == GROUP_METHOD) {
-    size_t ng;
-    const group_t *gr = groups_sorted(&r->groups, &ng);
-    gs(g, "methods");
-    yajl_gen_array_open(g);
-    for (i = 0; i < ng; i++) {
-      ips_totals_t gt = group_totals(&gr[i]);
-      yajl_gen_map_open(g);
-      gkv(g, "method", gr[i].name);
-      gi(g, "deliveries", (long long)gt.n);
-      gi(g, "pipe_ns", gt.pipe);
-      gi(g, "worker_ns", gt.worker);
-      gi(g, "kernel_ns", gt.kernel);
-      gi(g, "unmatched_ns", gt.unmatched);
-      gi(g, "total_ns", gt.total);
-      gi(g, "max_ns", gr[i].max);
-      yajl_gen_map_close(g);
-    }
-    yajl_gen_array_close(g);
-    gi(g, "methods_over", (long long)r->groups.over);
-  }
-  if (ips_analysis_nmarks(a)) {
-    gs(g, "marks");
-    yajl_gen_array_open(g);
-    for (i = 0; i < ips_analysis_nmarks(a); i++) {
-      const ips_mark_stats_t *m = ips_analysis_mark(a, i);
-      yajl_gen_map_open(g);
-      gkv(g, "name", m->name);
-      gi(g, "marks", (long long)m->n_marks);
-      gi(g, "spans", (long long)m->n_spans);
-      gi(g, "span_ns", m->span_ns);
-      gi(g, "span_max_ns", m->span_max_ns);
-      yajl_gen_map_close(g);
-    }
-    yajl_gen_array_close(g);
-    gi(g, "marks_over", (long long)ips_analysis_marks_over(a));
-  }
+  if (r->groups.by == GROUP_METHOD)
+    out_methods(g, &r->groups);
+  if (ips_analysis_nmarks(a))
+    out_mark_names(g, a);
   gs(g, "slowest");
   yajl_gen_array_open(g);
   slow = ips_analysis_slowest(a, &nslow);
