@@ -8,6 +8,7 @@
 #ifndef IPCSTAMP_ANALYZE_ATTRIBUTE_H
 #define IPCSTAMP_ANALYZE_ATTRIBUTE_H
 
+#include "blocks.h"
 #include "ipcstamp-analyze.h"
 #include "slog.h"
 
@@ -39,6 +40,10 @@ struct ips_analysis_s {
   ips_mark_stats_t *mstats;      /* IPS_MAX_MARK_NAMES */
   size_t nmstats;
   uint64_t marks_over;
+  /* Heap snapshots between deliveries, and the blocks of a chain node
+   * (blocks.h; blocks is NULL unless ips_analysis_on_block asked). */
+  ips__snap_clock_t snap;
+  ips__blocks_t *blocks;
   int read_err;                  /* the source failed: returned again */
   char read_msg[256];
 };

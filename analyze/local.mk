@@ -19,6 +19,8 @@ analyze_libanalyze_core_la_SOURCES = \
 	analyze/json_skip.c \
 	analyze/attribute.h \
 	analyze/attribute.c \
+	analyze/blocks.h \
+	analyze/blocks.c \
 	analyze/marks.h \
 	analyze/marks.c \
 	analyze/mark_pair.h \

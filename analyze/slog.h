@@ -142,8 +142,10 @@ enum {
   IPS__REC_SYSCALL_RESULT,
   IPS__REC_RESULT,    /* deliver-result */
   IPS__REC_CONSOLE,   /* console: a worker's console line, an upcall */
-  IPS__REC_WORKER     /* create-vat (or format 1's worker-start): a vat's
+  IPS__REC_WORKER,    /* create-vat (or format 1's worker-start): a vat's
                          worker begins; its pid when ipcstamp wrote it */
+  IPS__REC_BLOCK      /* a chain node's block record or a heap snapshot:
+                         sub says which (IPS__BLK_*, blocks.h) */
 };
 
 /* Field-presence bits in ips__rec_t.have. */
@@ -164,7 +166,12 @@ enum {
   IPS__F_REPLAY = 1 << 13,  /* "replay": true (SwingSet replaying a transcript) */
   IPS__F_DRNULL = 1 << 14,  /* dr[2] is null: no metering (a local vat) */
   IPS__F_MARKS = 1 << 15,   /* ipcstamp.marks (metering v2) */
-  IPS__F_PID = 1 << 16      /* pid (create-vat, worker-start: the worker's) */
+  IPS__F_PID = 1 << 16,     /* pid (create-vat, worker-start: the worker's) */
+  IPS__F_HEIGHT = 1 << 17,  /* blockHeight (a block record) */
+  IPS__F_BTIME = 1 << 18,   /* blockTime: the chain's, integer seconds */
+  IPS__F_COMPRESS = 1 << 19, /* compressSeconds (heap-snapshot-save) */
+  IPS__F_DBSAVE = 1 << 20,  /* dbSaveSeconds (heap-snapshot-save) */
+  IPS__F_COMPUTE = 1 << 21  /* the metering's compute: computrons */
 };
 
 /* One event of ipcstamp.marks as sent: kind 'm', 'b' or 'e', an index into
@@ -209,6 +216,10 @@ typedef struct {
   size_t n_walls, n_wmono, n_kinds;
   size_t n_marks, n_mnames, mnames_len; /* ipcstamp.marks, below */
   long long mdropped, munbalanced;
+  /* A block record (IPS__REC_BLOCK) and the metering's computrons. */
+  int sub;                        /* IPS__BLK_* */
+  long long height, btime, compute;
+  int64_t compress_ns, dbsave_ns;
   /* not kept */
   int mev_have;                   /* parser: fields of the event being read */
   /* NUL-terminated, vat_len bytes and at most IPS__DESC_MAX - 1: the

@@ -16,6 +16,7 @@
 #include <string.h>
 #include <yajl/yajl_parse.h>
 
+#include "blocks.h"
 #include "ipcstamp-slog.h"
 #include "slog.h"
 
@@ -26,7 +27,8 @@ enum { C_NONE, C_TOP, C_VD, C_MSG, C_METHARGS, C_NOTIFY, C_NENTRY, C_DR,
 enum { K_NONE, K_TYPE, K_CRANK, K_VAT, K_DNUM, K_SNUM, K_TIME, K_MONO, K_VD,
        K_DR, K_IPCSTAMP, K_METHARGS, K_BODY, K_METHOD, K_TIMESTAMPS, K_V,
        K_KINDS, K_WMONO, K_DROPPED, K_CPU, K_REPLAY, K_MARKS, K_MNAMES,
-       K_MEVENTS, K_MUNBAL, K_PID };
+       K_MEVENTS, K_MUNBAL, K_PID, K_HEIGHT, K_BTIME, K_COMPRESS, K_DBSAVE,
+       K_COMPUTE };
 enum { P_NONE, P_STOP, P_SKIP_KEYVAL, P_SKIP_ELEM, P_SKIP_REST, P_ERR };
 enum { V_OTHER, V_MESSAGE, V_NOTIFY };
 
@@ -224,7 +226,7 @@ static int rec_of(int id) {
   }
 }
 
-static int rec_type(const char *s, size_t n) {
+static int rec_type(ips__rec_t *r, const char *s, size_t n) {
   static const char *const names[IPS_SLOG_NTYPES] = {
 #define X(id, type, status) type,
       IPS_SLOG_RECORDS(X)
@@ -234,6 +236,9 @@ static int rec_type(const char *s, size_t n) {
   for (i = 0; i < IPS_SLOG_NTYPES; i++)
     if (strlen(names[i]) == n && !memcmp(names[i], s, n))
       return rec_of(i);
+  /* A chain node's block records and SwingSet's heap snapshots. */
+  if ((r->sub = ips__block_type(s, n)) != IPS__BLK_NONE)
+    return IPS__REC_BLOCK;
   return IPS__REC_OTHER;
 }
 
@@ -256,6 +261,10 @@ static int cb_key(void *ctx, const unsigned char *s, size_t n) {
       else if (is(s, n, "ipcstamp")) k = K_IPCSTAMP;
       else if (is(s, n, "replay")) k = K_REPLAY;
       else if (is(s, n, "pid")) k = K_PID;
+      else if (is(s, n, "blockHeight")) k = K_HEIGHT;
+      else if (is(s, n, "blockTime")) k = K_BTIME;
+      else if (is(s, n, "compressSeconds")) k = K_COMPRESS;
+      else if (is(s, n, "dbSaveSeconds")) k = K_DBSAVE;
       else if (is(s, n, "vatSourceBundle"))
         skip = 1; /* SwingSet's create-vat: the vat's whole code */
       else if (is(s, n, "vsc") || is(s, n, "vsr"))
@@ -288,6 +297,7 @@ static int cb_key(void *ctx, const unsigned char *s, size_t n) {
     case C_METER:
       if (is(s, n, "timestamps")) k = K_TIMESTAMPS;
       else if (is(s, n, "ipcstamp")) k = K_IPCSTAMP;
+      else if (is(s, n, "compute")) k = K_COMPUTE;
       break;
     case C_IPS:
       if (is(s, n, "v")) k = K_V;
@@ -374,7 +384,7 @@ static int cb_string(void *ctx, const unsigned char *s, size_t n) {
     case C_TOP:
       if (k == K_TYPE) {
         ips__rec_t *r = &p->rec;
-        r->type = rec_type((const char *)s, n);
+        r->type = rec_type(r, (const char *)s, n);
         if (r->type == IPS__REC_OTHER && !p->noskip) {
           p->pending = P_STOP; /* other SwingSet records: not read */
           return 0;
@@ -520,7 +530,36 @@ static int cb_number(void *ctx, const char *s, size_t n) {
             return fail(p, "pid is not a process id (a count from 1)");
           r->have |= IPS__F_PID;
           break;
+        case K_HEIGHT:
+          if (r->type != IPS__REC_BLOCK)
+            break;
+          if (to_ll(u, n, &r->height))
+            return fail(p, "blockHeight is not a count");
+          r->have |= IPS__F_HEIGHT;
+          break;
+        case K_BTIME:
+          if (r->type != IPS__REC_BLOCK)
+            break;
+          if (to_ll(u, n, &r->btime))
+            return fail(p, "blockTime is not integer seconds");
+          r->have |= IPS__F_BTIME;
+          break;
+        /* Figures SwingSet measured, shown as they are: one it wrote with
+         * an exponent (a float below 1e-6 s) is left out, not an error. */
+        case K_COMPRESS:
+          if (!ips__dec_to_ns(s, n, &r->compress_ns))
+            r->have |= IPS__F_COMPRESS;
+          break;
+        case K_DBSAVE:
+          if (!ips__dec_to_ns(s, n, &r->dbsave_ns))
+            r->have |= IPS__F_DBSAVE;
+          break;
       }
+      break;
+    case C_METER:
+      /* computrons: xsnap's compute count; another form is left out */
+      if (cur_key(p) == K_COMPUTE && !to_ll(u, n, &r->compute))
+        r->have |= IPS__F_COMPUTE;
       break;
     case C_WALLS:
       if (r->n_walls == IPS__MAX_STAMPS)
@@ -778,6 +817,9 @@ static void reset(ips__parser_t *p) {
   r->ipsv = 0;
   r->n_marks = r->n_mnames = r->mnames_len = 0;
   r->mdropped = r->munbalanced = 0;
+  r->sub = 0;
+  r->height = r->btime = r->compute = 0;
+  r->compress_ns = r->dbsave_ns = 0;
   p->depth = 0;
   p->top_seen = 0;
   p->mute = 0;

@@ -12,6 +12,7 @@ tools_ipcstamp_SOURCES = \
 	tools/main.c \
 	tools/options.c \
 	tools/cmd_report.c \
+	tools/cmd_blocks.c \
 	tools/cmd_trace.c \
 	tools/cmd_latency.c \
 	tools/cmd_top.c \
@@ -21,6 +22,7 @@ tools_ipcstamp_SOURCES = \
 	tools/otel/exec.c \
 	tools/output/json.c \
 	tools/output/report.c \
+	tools/output/blocks.c \
 	tools/output/slow_marks.c \
 	tools/output/trace.c \
 	tools/output/latency.c \

@@ -114,4 +114,39 @@ void latency_add_span(ips_hist_t *h, const char *name, const ips_delivery_t *d);
 void latency_table(FILE *f, const ips_hist_t *h, const char *label);
 void latency_json(FILE *f, const ips_hist_t *h, const char *label);
 
+/* ---- blocks.c: `ipcstamp blocks`, one row per block ---------------- */
+
+/* The parts of a block the summary gives percentiles of. */
+enum { BLK_BLOCK, BLK_LAG, BLK_SWINGSET, BLK_DELIVERIES, BLK_PIPE,
+       BLK_WORKER, BLK_KERNEL, BLK_UNMATCHED, BLK_SAVE, BLK_LOAD, BLK_OWN,
+       BLK_COMMIT, BLK_PARTS };
+extern const char *const blocks_part_names[BLK_PARTS];
+
+typedef struct {
+  FILE *out;
+  yajl_gen g;                 /* JSON */
+  size_t top;                 /* slowest blocks kept */
+  ips_block_t *slow;          /* top of them, slowest first */
+  size_t nslow;
+  uint64_t n, n_boot, n_del, n_skip, n_save, n_load;
+  long long computrons;
+  int64_t boot_ns;
+  int64_t sum[BLK_PARTS];
+  ips_hist_t *h[BLK_PARTS];   /* owned */
+} blocks_out_t;
+
+/* o->out and o->g are the caller's; init allocates the rest (-1: out of
+ * memory, nothing to free), free releases it. */
+int blocks_out_init(blocks_out_t *o, size_t top);
+void blocks_out_free(blocks_out_t *o);
+/* A block into the summary's figures (each block once, printed or not). */
+void blocks_add(blocks_out_t *o, const ips_block_t *b);
+void blocks_header_text(blocks_out_t *o);
+void blocks_row_text(blocks_out_t *o, const ips_block_t *b);
+void blocks_row_json(blocks_out_t *o, const ips_block_t *b);
+void blocks_header_csv(blocks_out_t *o);
+void blocks_row_csv(blocks_out_t *o, const ips_block_t *b);
+void blocks_summary_text(blocks_out_t *o);
+void blocks_summary_json(blocks_out_t *o);
+
 #endif
