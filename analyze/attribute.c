@@ -396,6 +396,13 @@ static int totals_fit(const ips_totals_t *t, const ips_delivery_t *d) {
          !__builtin_add_overflow(t->gap, d->gap_ns, &x);
 }
 
+/* The same for the heap snapshots' sums, which are the input's only. */
+static int snaps_fit(const ips_stats_t *st, const ips_delivery_t *d) {
+  int64_t x;
+  return !__builtin_add_overflow(st->snap_save, d->snap_save_ns, &x) &&
+         !__builtin_add_overflow(st->snap_load, d->snap_load_ns, &x);
+}
+
 /* NTP-style offset (worker - parent) from the round trips of this delivery,
  * kept per vat when it beats the best so far (smallest delay). */
 static void estimate(vat_state_t *v, int slot, const int64_t *P, const int64_t *W,
@@ -823,9 +830,10 @@ static void on_result(ips_analysis_t *a, vat_state_t *v, const ips__rec_t *r,
       dv.gap_ns = P[0] - a->lastE[c];
       /* The heap snapshots since are theirs, not the kernel's own time
        * (both lie between the two deliveries, unless a clock stepped). */
-      dv.snap_save_ns = a->snap.save[c] < dv.gap_ns ? a->snap.save[c] : dv.gap_ns;
+      int64_t sv = a->snap.save[c], ld = a->snap.load[c];
+      dv.snap_save_ns = sv >= 0 && sv < dv.gap_ns ? sv : dv.gap_ns;
       dv.gap_ns -= dv.snap_save_ns;
-      dv.snap_load_ns = a->snap.load[c] < dv.gap_ns ? a->snap.load[c] : dv.gap_ns;
+      dv.snap_load_ns = ld >= 0 && ld < dv.gap_ns ? ld : dv.gap_ns;
       dv.gap_ns -= dv.snap_load_ns;
     }
     if (!a->has_lastE[c] || P[last] > a->lastE[c])
@@ -842,7 +850,8 @@ static void on_result(ips_analysis_t *a, vat_state_t *v, const ips__rec_t *r,
   if (!v->shown || !in_window(a, v) ||
       (a->o.limit && a->shown >= a->o.limit))
     return;
-  if (!totals_fit(&v->s.t, &dv) || !totals_fit(&a->st.all, &dv)) {
+  if (!totals_fit(&v->s.t, &dv) || !totals_fit(&a->st.all, &dv) ||
+      !snaps_fit(&a->st, &dv)) {
     skip(a, v, v->line, IPS_SKIP_RANGE, "the file's totals would overflow");
     return;
   }

@@ -28,12 +28,23 @@ int ips__block_type(const char *s, size_t n) {
 
 /* ---- the snapshot clock ---------------------------------------------- */
 
-/* The record's time on clock c (0 time, 1 monotime), if it has it. */
+/* The record's time on clock c (0 time, 1 monotime), if it has one the
+ * analysis computes with (IPS_STAMP_LIMIT: no difference overflows). */
 static int rec_time(const ips__rec_t *r, int c, int64_t *t) {
   if (c == 1 ? !(r->have & IPS__F_MONO) : !(r->have & IPS__F_TIME))
     return 0;
   *t = c == 1 ? r->mono_ns : r->time_ns;
-  return 1;
+  return *t >= 0 && *t < IPS_STAMP_LIMIT;
+}
+
+/* Sums of many differences, which hostile input can make overflow: they
+ * wrap (defined) instead.  On a real file each is bounded by a block's
+ * time, so they never do. */
+static int64_t wadd(int64_t a, int64_t b) {
+  return (int64_t)((uint64_t)a + (uint64_t)b);
+}
+static int64_t wsub(int64_t a, int64_t b) {
+  return (int64_t)((uint64_t)a - (uint64_t)b);
 }
 
 static int is_snap(const ips__rec_t *r, int sub) {
@@ -59,8 +70,8 @@ void ips__snap_feed(ips__snap_clock_t *s, const ips__rec_t *r) {
       s->add_save[c] = d;
     else if (after_save || s->prev_sub == IPS__BLK_SNAP_LOAD)
       s->add_load[c] = d; /* a load on its own: up to the next record */
-    s->save[c] += s->add_save[c];
-    s->load[c] += s->add_load[c];
+    s->save[c] = wadd(s->save[c], s->add_save[c]);
+    s->load[c] = wadd(s->load[c], s->add_load[c]);
     s->prev[c] = t;
     s->has_prev[c] = 1;
   }
@@ -143,6 +154,7 @@ static int vat_slot(ips__blocks_t *b, const char *vat) {
 /* A new block: everything counted from zero. */
 static void open_block(ips__blocks_t *b, const ips__rec_t *r, long line,
                        int bootstrap) {
+  int64_t t;
   memset(&b->b, 0, sizeof b->b);
   b->nv = 0;
   b->open = 1;
@@ -155,8 +167,9 @@ static void open_block(ips__blocks_t *b, const ips__rec_t *r, long line,
   b->b.clock = b->c ? 'm' : 'w';
   rec_time(r, b->c, &b->begin_t);
   /* lag: as Agoric's monitor, on the wall clock whatever the block's */
-  if ((r->have & IPS__F_TIME) && (r->have & IPS__F_BTIME))
-    b->b.lag_ns = r->time_ns - r->btime * 1000000000LL;
+  if ((r->have & IPS__F_TIME) && (r->have & IPS__F_BTIME) &&
+      r->btime < IPS_STAMP_LIMIT / 1000000000LL && rec_time(r, 0, &t))
+    b->b.lag_ns = t - r->btime * 1000000000LL;
 }
 
 /* The block is done: its last figures, then the callback. */
@@ -189,17 +202,17 @@ void ips__blocks_record(ips__blocks_t *b, const ips__snap_clock_t *s,
   if (b->open && b->in_end && s->added) {
     int64_t save = s->add_save[b->c], load = s->add_load[b->c];
     int slot = vat_slot(b, s->vat);
-    k->snap_save += save;
-    k->snap_load += load;
+    k->snap_save = wadd(k->snap_save, save);
+    k->snap_load = wadd(k->snap_load, load);
     if (s->added == 1) {
       k->n_save++;
-      k->compress_ns += s->compress_ns;
-      k->dbsave_ns += s->dbsave_ns;
+      k->compress_ns = wadd(k->compress_ns, s->compress_ns);
+      k->dbsave_ns = wadd(k->dbsave_ns, s->dbsave_ns);
     } else {
       k->n_load++;
     }
     if (slot >= 0)
-      b->v[slot].snap += save + load;
+      b->v[slot].snap = wadd(b->v[slot].snap, wadd(save, load));
   }
   if (r->type != IPS__REC_BLOCK)
     return;
@@ -237,8 +250,11 @@ void ips__blocks_record(ips__blocks_t *b, const ips__snap_clock_t *s,
       b->in_end = 0;
       b->ended = 1;
       k->swingset_ns = t - b->start_t;
-      k->kernel_own = k->swingset_ns - k->pipe - k->worker - k->kernel -
-                      k->unmatched - k->snap_save - k->snap_load;
+      /* the rest, so that the parts add up exactly */
+      k->kernel_own = wsub(k->swingset_ns,
+                           wadd(wadd(wadd(k->pipe, k->worker),
+                                     wadd(k->kernel, k->unmatched)),
+                                wadd(k->snap_save, k->snap_load)));
       if (!k->bootstrap && b->has_prev && b->prev_height == k->height - 1 &&
           b->prev_c == b->c) {
         k->has_prev = 1;
@@ -280,12 +296,12 @@ void ips__blocks_delivery(ips__blocks_t *b, const ips_delivery_t *d,
   if (!b->open || !b->in_end)
     return;
   k->n_deliveries++;
-  k->pipe += d->pipe;
-  k->worker += d->worker;
-  k->kernel += d->kernel;
-  k->unmatched += d->unmatched;
+  k->pipe = wadd(k->pipe, d->pipe);
+  k->worker = wadd(k->worker, d->worker);
+  k->kernel = wadd(k->kernel, d->kernel);
+  k->unmatched = wadd(k->unmatched, d->unmatched);
   if (has_compute)
-    k->computrons += compute;
+    k->computrons = (long long)wadd(k->computrons, compute);
   if (d->total > k->dom_ns || k->n_deliveries == 1) {
     k->dom_ns = d->total;
     snprintf(k->dom_vat, sizeof k->dom_vat, "%s", d->vat);
@@ -296,7 +312,7 @@ void ips__blocks_delivery(ips__blocks_t *b, const ips_delivery_t *d,
   }
   slot = vat_slot(b, d->vat);
   if (slot >= 0) {
-    b->v[slot].ns += d->total;
+    b->v[slot].ns = wadd(b->v[slot].ns, d->total);
     b->v[slot].n++;
   }
 }

@@ -26,7 +26,8 @@ static const char usage_text[] =
     "computrons, busiest vat and longest delivery (see docs/blocks.md).\n"
     "SLOG may be gzip-compressed; '-' reads stdin.\n"
     "\n"
-    "  --format F        text (default), json (JSON lines) or csv\n"
+    "  --format F        text (default), json (JSON lines), csv, or html (a\n"
+    "                    page: each block's time stacked by part)\n"
     "  -o, --output FILE write to FILE instead of stdout\n"
     "  --summary         print only the summary\n"
     "  --top N           how many slowest blocks to explain (default 5)\n"
@@ -44,14 +45,17 @@ static const char usage_text[] =
 
 typedef struct {
   blocks_out_t out;
-  int format;           /* REPORT_TEXT, _JSON or _CSV */
+  int format;           /* REPORT_TEXT, _JSON, _CSV or _HTML */
+  blocks_html_t *html;  /* REPORT_HTML */
   int summary_only;
 } blocks_t;
 
 static void on_block(void *arg, const ips_block_t *b) {
   blocks_t *r = arg;
   blocks_add(&r->out, b);
-  if (r->summary_only)
+  if (r->html)
+    blocks_html_block(r->html, b);
+  if (r->summary_only || r->html)
     return;
   switch (r->format) {
     case REPORT_TEXT:
@@ -95,7 +99,8 @@ int cmd_blocks(int argc, char **argv) {
         if (!strcmp(optarg, "text")) r.format = REPORT_TEXT;
         else if (!strcmp(optarg, "json")) r.format = REPORT_JSON;
         else if (!strcmp(optarg, "csv")) r.format = REPORT_CSV;
-        else return cli_bad_value(&in, "--format takes text, json or csv", optarg);
+        else if (!strcmp(optarg, "html")) r.format = REPORT_HTML;
+        else return cli_bad_value(&in, "--format takes text, json, csv or html", optarg);
         break;
       case OPT_SUMMARY:
         r.summary_only = 1;
@@ -126,7 +131,8 @@ int cmd_blocks(int argc, char **argv) {
     }
   }
   if (blocks_out_init(&r.out, (size_t)top) < 0 ||
-      (r.format == REPORT_JSON && !(r.out.g = out_gen()))) {
+      (r.format == REPORT_JSON && !(r.out.g = out_gen())) ||
+      (r.format == REPORT_HTML && !(r.html = blocks_html_open(r.out.out, in.path)))) {
     fprintf(stderr, "ipcstamp blocks: out of memory\n");
     blocks_out_free(&r.out);
     if (r.out.out != stdout)
@@ -142,7 +148,9 @@ int cmd_blocks(int argc, char **argv) {
   in.on_block = on_block;
   in.an.arg = &r;
   rc = cli_analyze(&in, &a);
-  if (a && rc != CLI_EXIT_IO) {
+  if (r.html) {
+    blocks_html_close(r.html, &r.out); /* what was read, even after a fault */
+  } else if (a && rc != CLI_EXIT_IO) {
     if (r.format == REPORT_JSON)
       blocks_summary_json(&r.out);
     else if (r.format == REPORT_TEXT || r.summary_only)

@@ -23,6 +23,7 @@ tools_ipcstamp_SOURCES = \
 	tools/output/json.c \
 	tools/output/report.c \
 	tools/output/blocks.c \
+	tools/output/blocks_html.c \
 	tools/output/slow_marks.c \
 	tools/output/trace.c \
 	tools/output/latency.c \

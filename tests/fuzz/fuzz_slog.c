@@ -45,6 +45,12 @@ static void same(const ips__rec_t *a, const ips__rec_t *b) {
                         memcmp(a->wmono, b->wmono,
                                a->n_wmono * sizeof *a->wmono) == 0));
   CHECK(!HAS(KINDS) || strcmp(a->kinds, b->kinds) == 0);
+  CHECK(!HAS(COMPUTE) || a->compute == b->compute);
+  CHECK(a->type != IPS__REC_BLOCK || a->sub == b->sub);
+  CHECK(!HAS(HEIGHT) || a->height == b->height);
+  CHECK(!HAS(BTIME) || a->btime == b->btime);
+  CHECK(!HAS(COMPRESS) || a->compress_ns == b->compress_ns);
+  CHECK(!HAS(DBSAVE) || a->dbsave_ns == b->dbsave_ns);
 #undef HAS
 }
 

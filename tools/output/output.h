@@ -149,4 +149,11 @@ void blocks_row_csv(blocks_out_t *o, const ips_block_t *b);
 void blocks_summary_text(blocks_out_t *o);
 void blocks_summary_json(blocks_out_t *o);
 
+/* blocks_html.c: the page (--format html), written at close from its
+ * bars and o's summary; NULL when out of memory.  close frees h. */
+typedef struct blocks_html blocks_html_t;
+blocks_html_t *blocks_html_open(FILE *f, const char *title);
+void blocks_html_block(blocks_html_t *h, const ips_block_t *b);
+int blocks_html_close(blocks_html_t *h, blocks_out_t *o);
+
 #endif
