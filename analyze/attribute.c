@@ -69,7 +69,7 @@ const char *ips_skip_message(int reason) {
 void ips__skip(ips_analysis_t *a, const char *vat, long line, int reason,
                const char *detail) {
   ips_skip_t sk;
-  if (a->blocks && reason > IPS_SKIP_TOO_LONG)
+  if (a->blocks && reason >= IPS_SKIP_ORPHAN)
     ips__blocks_skipped(a->blocks); /* its block says its time is unsplit */
   /* A delivery of a vat the filter hides is nobody's business; a bad line
    * may have been anybody's, so it always counts. */
@@ -933,7 +933,10 @@ void ips__attr_feed(ips_analysis_t *a, const ips__rec_t *r, long line) {
   if (r->type == IPS__REC_OTHER)
     return;
   if (r->type == IPS__REC_BLOCK) {
+    const char *no = ips__block_missing(r);
     a->st.other++; /* still other records to the report, as before */
+    if (no) /* a block's step that cannot be placed: said, not guessed */
+      ips__skip(a, NULL, line, IPS_SKIP_MISSING, no);
     return;
   }
   if (r->type == IPS__REC_CONSOLE) {

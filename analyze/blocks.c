@@ -26,6 +26,19 @@ int ips__block_type(const char *s, size_t n) {
   return IPS__BLK_NONE;
 }
 
+const char *ips__block_missing(const ips__rec_t *r) {
+  if (!(r->have & (IPS__F_TIME | IPS__F_MONO)))
+    return "no time and monotime";
+  switch (r->sub) {
+    case IPS__BLK_BEGIN:
+    case IPS__BLK_END_START:
+    case IPS__BLK_END_FINISH:
+      return (r->have & IPS__F_HEIGHT) ? NULL : "no blockHeight";
+    default:
+      return NULL;
+  }
+}
+
 /* ---- the snapshot clock ---------------------------------------------- */
 
 /* The record's time on clock c (0 time, 1 monotime), if it has one the

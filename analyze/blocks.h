@@ -42,6 +42,9 @@ enum {
 /* The sub-type of the record type named by the n bytes at s, or
  * IPS__BLK_NONE when it is none of the above. */
 int ips__block_type(const char *s, size_t n);
+/* What a block record lacks that the blocks need ("no blockHeight", "no
+ * time and monotime"), or NULL. */
+const char *ips__block_missing(const ips__rec_t *r);
 
 /* The snapshot clock: per parent clock (0 wall `time`, 1 `monotime`), the
  * time of the record before, and the snapshots' time since the last

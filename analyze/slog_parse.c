@@ -389,6 +389,10 @@ static int cb_string(void *ctx, const unsigned char *s, size_t n) {
           p->pending = P_STOP; /* other SwingSet records: not read */
           return 0;
         }
+      } else if ((k == K_HEIGHT || k == K_BTIME) &&
+                 p->rec.type == IPS__REC_BLOCK) {
+        return fail(p, k == K_HEIGHT ? "blockHeight is not a count"
+                                     : "blockTime is not integer seconds");
       } else if (k == K_VAT) {
         if (n >= IPS__VAT_MAX)
           return fail(p, "vatID is longer than 63 bytes");
@@ -530,20 +534,17 @@ static int cb_number(void *ctx, const char *s, size_t n) {
             return fail(p, "pid is not a process id (a count from 1)");
           r->have |= IPS__F_PID;
           break;
-        case K_HEIGHT:
+        case K_HEIGHT: /* a block record's; another's is not read */
+        case K_BTIME: {
+          int h = cur_key(p) == K_HEIGHT;
           if (r->type != IPS__REC_BLOCK)
             break;
-          if (to_ll(u, n, &r->height))
-            return fail(p, "blockHeight is not a count");
-          r->have |= IPS__F_HEIGHT;
+          if (to_ll(u, n, h ? &r->height : &r->btime))
+            return fail(p, h ? "blockHeight is not a count"
+                             : "blockTime is not integer seconds");
+          r->have |= h ? IPS__F_HEIGHT : IPS__F_BTIME;
           break;
-        case K_BTIME:
-          if (r->type != IPS__REC_BLOCK)
-            break;
-          if (to_ll(u, n, &r->btime))
-            return fail(p, "blockTime is not integer seconds");
-          r->have |= IPS__F_BTIME;
-          break;
+        }
         /* Figures SwingSet measured, shown as they are: one it wrote with
          * an exponent (a float below 1e-6 s) is left out, not an error. */
         case K_COMPRESS:

@@ -28,28 +28,15 @@ Per block (by its height), from the records' `time`:
 Prints what differs and "N passed, M failed"; exit 0 when all match, 1
 otherwise, 2 on usage errors.
 """
-import gzip
 import json
+import os
 import subprocess
 import sys
-from decimal import Decimal, ROUND_DOWN
+from decimal import Decimal
 
-E9 = Decimal(10) ** 9
-
-
-def ns(x):
-    if isinstance(x, int):
-        return x * 10**9
-    return int((x * E9).to_integral_value(rounding=ROUND_DOWN))
-
-
-def lines_of(path):
-    with open(path, "rb") as f:
-        head = f.read(2)
-    opener = gzip.open if head == b"\x1f\x8b" else open
-    with opener(path, "rb") as f:
-        for raw in f:
-            yield raw.rstrip(b"\n")
+# The same reading of a number and of a (gzipped) file as recompute.py's.
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from recompute import lines_of, ns  # noqa: E402
 
 
 def run_json(cmd):

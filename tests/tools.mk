@@ -32,6 +32,7 @@ EXTRA_DIST += tests/interop/chain/gen-chain.mjs tests/interop/chain/README.md \
 	tests/interop/chain/package.json \
 	tests/interop/chain/package-lock.json
 EXTRA_DIST += tests/blocks.test tests/blocks_recompute.py tests/data/chain.slog.gz \
+	tests/data/blocks-shapes.slog tests/data/blocks-shapes.json \
 	tests/follow.test tests/recompute.test tests/recompute.py \
 	tests/watch.test \
 	tests/data/swingset-shapes.slog tests/data/xsnap-truncated.slog \

@@ -7,7 +7,6 @@
  * measure blocks). */
 #include "config.h"
 
-#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -96,11 +95,8 @@ int cmd_blocks(int argc, char **argv) {
         outpath = optarg;
         break;
       case OPT_FORMAT:
-        if (!strcmp(optarg, "text")) r.format = REPORT_TEXT;
-        else if (!strcmp(optarg, "json")) r.format = REPORT_JSON;
-        else if (!strcmp(optarg, "csv")) r.format = REPORT_CSV;
-        else if (!strcmp(optarg, "html")) r.format = REPORT_HTML;
-        else return cli_bad_value(&in, "--format takes text, json, csv or html", optarg);
+        if ((r.format = out_format(optarg)) < 0)
+          return cli_bad_value(&in, "--format takes text, json, csv or html", optarg);
         break;
       case OPT_SUMMARY:
         r.summary_only = 1;
@@ -122,14 +118,8 @@ int cmd_blocks(int argc, char **argv) {
   }
   if (cli_input_path(&in, argc, argv) < 0)
     return CLI_EXIT_USAGE;
-  if (outpath && strcmp(outpath, "-")) {
-    r.out.out = fopen(outpath, "w");
-    if (!r.out.out) {
-      fprintf(stderr, "ipcstamp blocks: cannot write %s: %s\n", outpath,
-              strerror(errno));
-      return CLI_EXIT_IO;
-    }
-  }
+  if (!(r.out.out = out_open(in.prog, outpath)))
+    return CLI_EXIT_IO;
   if (blocks_out_init(&r.out, (size_t)top) < 0 ||
       (r.format == REPORT_JSON && !(r.out.g = out_gen())) ||
       (r.format == REPORT_HTML && !(r.html = blocks_html_open(r.out.out, in.path)))) {
@@ -156,12 +146,8 @@ int cmd_blocks(int argc, char **argv) {
     else if (r.format == REPORT_TEXT || r.summary_only)
       blocks_summary_text(&r.out); /* CSV: rows only */
   }
-  if (fflush(r.out.out) != 0 || ferror(r.out.out) ||
-      (r.out.out != stdout && fclose(r.out.out) != 0)) {
-    fprintf(stderr, "ipcstamp blocks: cannot write %s\n",
-            outpath && strcmp(outpath, "-") ? outpath : "the blocks");
+  if (out_close(in.prog, r.out.out, outpath, "the blocks") < 0)
     rc = CLI_EXIT_IO;
-  }
   if (r.out.g)
     yajl_gen_free(r.out.g);
   blocks_out_free(&r.out);
