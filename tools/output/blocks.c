@@ -88,8 +88,7 @@ void blocks_add(blocks_out_t *o, const ips_block_t *b) {
   o->slow[i] = *b;
 }
 
-/* ns as milliseconds with three decimals (exact to the microsecond). */
-static const char *ms(char *buf, int64_t ns) {
+const char *blocks_ms(char *buf, int64_t ns) {
   int neg = ns < 0;
   uint64_t a = neg ? 0 - (uint64_t)ns : (uint64_t)ns;
   snprintf(buf, IPS_US_BUF, "%s%" PRIu64 ".%03" PRIu64, neg ? "-" : "",
@@ -122,17 +121,17 @@ void blocks_row_text(blocks_out_t *o, const ips_block_t *b) {
   fprintf(o->out,
           "%-8s %10s %9s %11s %11s %10s %10s %10s %10s %10s %10s %9s %5" PRIu64
           " %11lld  %s",
-          height(h, b), b->has_prev ? ms(x[0], b->block_ns) : "-",
-          b->bootstrap ? "-" : ms(x[1], b->lag_ns / 1000), ms(x[2], b->swingset_ns),
-          ms(x[3], del), ms(x[4], b->pipe), ms(x[5], b->worker),
-          ms(x[6], b->kernel), ms(x[7], b->snap_save), ms(x[8], b->snap_load),
-          ms(x[9], b->kernel_own), b->has_commit ? ms(x[10], b->commit_ns) : "-",
+          height(h, b), b->has_prev ? blocks_ms(x[0], b->block_ns) : "-",
+          b->bootstrap ? "-" : blocks_ms(x[1], b->lag_ns / 1000), blocks_ms(x[2], b->swingset_ns),
+          blocks_ms(x[3], del), blocks_ms(x[4], b->pipe), blocks_ms(x[5], b->worker),
+          blocks_ms(x[6], b->kernel), blocks_ms(x[7], b->snap_save), blocks_ms(x[8], b->snap_load),
+          blocks_ms(x[9], b->kernel_own), b->has_commit ? blocks_ms(x[10], b->commit_ns) : "-",
           b->n_deliveries, b->computrons, *b->busy_vat ? b->busy_vat : "-");
   if (*b->dom_vat)
     fprintf(o->out, "; %s #%lld %s %s", b->dom_vat, b->dom_dnum, b->dom_desc,
-            ms(x[11], b->dom_ns));
+            blocks_ms(x[11], b->dom_ns));
   if (b->unmatched)
-    fprintf(o->out, " (unmatched %s)", ms(x[12], b->unmatched));
+    fprintf(o->out, " (unmatched %s)", blocks_ms(x[12], b->unmatched));
   if (b->n_skipped)
     fprintf(o->out, " (%" PRIu64 " not attributed)", b->n_skipped);
   fputc('\n', o->out);
@@ -276,18 +275,18 @@ static void explain(FILE *f, const ips_block_t *b) {
       p[j - 1] = t;
     }
   fprintf(f, "  block %lld (line %ld): swingset %s ms =", b->height, b->line,
-          ms(x[0], b->swingset_ns));
+          blocks_ms(x[0], b->swingset_ns));
   for (i = 0; i < 3; i++) {
     double share = b->swingset_ns ? 100.0 * (double)p[i].ns / (double)b->swingset_ns : 0;
-    fprintf(f, "%s %s %s ms (%.1f%%", i ? "," : "", p[i].name, ms(x[1], p[i].ns),
+    fprintf(f, "%s %s %s ms (%.1f%%", i ? "," : "", p[i].name, blocks_ms(x[1], p[i].ns),
             share);
     if (!strcmp(p[i].name, "heap snapshots") && p[i].ns)
       fprintf(f, ": %" PRIu64 " saves %s ms, %" PRIu64 " loads %s ms; most %s %s ms",
-              b->n_save, ms(x[2], b->snap_save), b->n_load,
-              ms(x[3], b->snap_load), b->snap_vat, ms(x[1], b->snap_vat_ns));
+              b->n_save, blocks_ms(x[2], b->snap_save), b->n_load,
+              blocks_ms(x[3], b->snap_load), b->snap_vat, blocks_ms(x[1], b->snap_vat_ns));
     else if (!strcmp(p[i].name, "deliveries") && b->n_deliveries)
       fprintf(f, ": %" PRIu64 ", longest %s #%lld %s %s ms", b->n_deliveries,
-              b->dom_vat, b->dom_dnum, b->dom_desc, ms(x[2], b->dom_ns));
+              b->dom_vat, b->dom_dnum, b->dom_desc, blocks_ms(x[2], b->dom_ns));
     fputc(')', f);
   }
   fputc('\n', f);
@@ -305,7 +304,7 @@ void blocks_summary_text(blocks_out_t *o) {
           o->n, o->n_del, o->n_skip, o->computrons, o->n_save, o->n_load);
   if (o->n_boot)
     fprintf(f, "bootstrap block: swingset %s (not in the figures below)\n",
-            ms(x, o->boot_ns));
+            blocks_ms(x, o->boot_ns));
   if (!o->n)
     return;
   fprintf(f, "%-12s %11s %11s %11s %11s %13s %8s\n", "part", "p50", "p90",
@@ -315,9 +314,9 @@ void blocks_summary_text(blocks_out_t *o) {
       continue;
     fprintf(f, "%-12s", blocks_part_names[i]);
     for (j = 0; j < 3; j++)
-      fprintf(f, " %11s", ms(x, ips_hist_percentile(o->h[i], pct[j])));
-    fprintf(f, " %11s", ms(x, o->h[i]->max));
-    fprintf(f, " %13s", ms(x, o->sum[i]));
+      fprintf(f, " %11s", blocks_ms(x, ips_hist_percentile(o->h[i], pct[j])));
+    fprintf(f, " %11s", blocks_ms(x, o->h[i]->max));
+    fprintf(f, " %13s", blocks_ms(x, o->sum[i]));
     if (i >= BLK_DELIVERIES && i <= BLK_OWN && o->sum[BLK_SWINGSET])
       fprintf(f, " %7.1f%%", 100.0 * (double)o->sum[i] / (double)o->sum[BLK_SWINGSET]);
     fputc('\n', f);

@@ -125,6 +125,7 @@ int blocks_html_close(blocks_html_t *h, blocks_out_t *o) {
   FILE *f = h->f;
   const double W = 960, H = 320, L = 60, B = 30;
   double top = 0, bw;
+  char ms[IPS_US_BUF];
   size_t i, j;
   int k;
   for (i = 0; i < h->nbar; i++) {
@@ -196,9 +197,9 @@ int blocks_html_close(blocks_html_t *h, blocks_out_t *o) {
       continue;
     fprintf(f, "<tr><td class=\"l\">%s</td>", blocks_part_names[i]);
     for (j = 0; j < 3; j++)
-      fprintf(f, "<td>%.3f</td>", msf(ips_hist_percentile(o->h[i], pct[j])));
-    fprintf(f, "<td>%.3f</td><td>%.3f</td></tr>\n", msf(o->h[i]->max),
-            msf(o->sum[i]));
+      fprintf(f, "<td>%s</td>", blocks_ms(ms, ips_hist_percentile(o->h[i], pct[j])));
+    fprintf(f, "<td>%s</td>", blocks_ms(ms, o->h[i]->max));
+    fprintf(f, "<td>%s</td></tr>\n", blocks_ms(ms, o->sum[i]));
   }
   fputs("</table>\n<h2>Slowest blocks</h2>\n<table><tr><th>height</th>"
         "<th>swingset</th><th>deliveries</th><th>snapshots</th>"
@@ -206,21 +207,22 @@ int blocks_html_close(blocks_html_t *h, blocks_out_t *o) {
         "of</th></tr>\n", f);
   for (i = 0; i < o->nslow; i++) {
     const ips_block_t *b = &o->slow[i];
-    fprintf(f, "<tr><td>%lld</td><td>%.3f</td><td>%.3f</td><td>%.3f</td>"
-               "<td>%.3f</td><td class=\"l\">",
-            b->height, msf(b->swingset_ns),
-            msf(b->pipe + b->worker + b->kernel + b->unmatched),
-            msf(b->snap_save + b->snap_load), msf(b->kernel_own));
+    fprintf(f, "<tr><td>%lld</td><td>%s</td>", b->height,
+            blocks_ms(ms, b->swingset_ns));
+    fprintf(f, "<td>%s</td>",
+            blocks_ms(ms, b->pipe + b->worker + b->kernel + b->unmatched));
+    fprintf(f, "<td>%s</td>", blocks_ms(ms, b->snap_save + b->snap_load));
+    fprintf(f, "<td>%s</td><td class=\"l\">", blocks_ms(ms, b->kernel_own));
     if (*b->dom_vat) {
       esc(f, b->dom_vat);
       fprintf(f, " #%lld ", b->dom_dnum);
       esc(f, b->dom_desc);
-      fprintf(f, " %.3f ms", msf(b->dom_ns));
+      fprintf(f, " %s ms", blocks_ms(ms, b->dom_ns));
     }
     if (*b->snap_vat) {
       fputs("; ", f);
       esc(f, b->snap_vat);
-      fprintf(f, " %.3f ms", msf(b->snap_vat_ns));
+      fprintf(f, " %s ms", blocks_ms(ms, b->snap_vat_ns));
     }
     fputs("</td></tr>\n", f);
   }

@@ -146,6 +146,9 @@ typedef struct {
  * memory, nothing to free), free releases it. */
 int blocks_out_init(blocks_out_t *o, size_t top);
 void blocks_out_free(blocks_out_t *o);
+/* ns as milliseconds with three decimals, exact to the microsecond (the
+ * rest cut, never rounded up), in buf (IPS_US_BUF bytes).  Returns buf. */
+const char *blocks_ms(char *buf, int64_t ns);
 /* A block into the summary's figures (each block once, printed or not). */
 void blocks_add(blocks_out_t *o, const ips_block_t *b);
 void blocks_header_text(blocks_out_t *o);
