@@ -40,6 +40,7 @@ struct ips_analysis_s {
   ips_mark_stats_t *mstats;      /* IPS_MAX_MARK_NAMES */
   size_t nmstats;
   uint64_t marks_over;
+  int delivered;                 /* a deliver record was read */
   /* Heap snapshots between deliveries, and the blocks of a chain node
    * (blocks.h; blocks is NULL unless ips_analysis_on_block asked). */
   ips__snap_clock_t snap;

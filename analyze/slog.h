@@ -167,11 +167,14 @@ enum {
   IPS__F_DRNULL = 1 << 14,  /* dr[2] is null: no metering (a local vat) */
   IPS__F_MARKS = 1 << 15,   /* ipcstamp.marks (metering v2) */
   IPS__F_PID = 1 << 16,     /* pid (create-vat, worker-start: the worker's) */
-  IPS__F_HEIGHT = 1 << 17,  /* blockHeight (a block record) */
-  IPS__F_BTIME = 1 << 18,   /* blockTime: the chain's, integer seconds */
-  IPS__F_COMPRESS = 1 << 19, /* compressSeconds (heap-snapshot-save) */
-  IPS__F_DBSAVE = 1 << 20,  /* dbSaveSeconds (heap-snapshot-save) */
-  IPS__F_COMPUTE = 1 << 21  /* the metering's compute: computrons */
+  IPS__F_PRUNQ = 1 << 17,   /* runDelayNs: the parent's wait for a CPU at
+                               this record's stamp (U or E) */
+  IPS__F_WRUNQ = 1 << 18,   /* metering.ipcstamp.run_delay_ns */
+  IPS__F_HEIGHT = 1 << 19,  /* blockHeight (a block record) */
+  IPS__F_BTIME = 1 << 20,   /* blockTime: the chain's, integer seconds */
+  IPS__F_COMPRESS = 1 << 21, /* compressSeconds (heap-snapshot-save) */
+  IPS__F_DBSAVE = 1 << 22,  /* dbSaveSeconds (heap-snapshot-save) */
+  IPS__F_COMPUTE = 1 << 23  /* the metering's compute: computrons */
 };
 
 /* One event of ipcstamp.marks as sent: kind 'm', 'b' or 'e', an index into
@@ -216,6 +219,8 @@ typedef struct {
   size_t n_walls, n_wmono, n_kinds;
   size_t n_marks, n_mnames, mnames_len; /* ipcstamp.marks, below */
   long long mdropped, munbalanced;
+  int64_t prunq;                  /* IPS__F_PRUNQ: runDelayNs, ns */
+  size_t n_wrunq;                 /* IPS__F_WRUNQ: run_delay_ns entries */
   /* A block record (IPS__REC_BLOCK) and the metering's computrons. */
   int sub;                        /* IPS__BLK_* */
   long long height, btime, compute;
@@ -229,6 +234,8 @@ typedef struct {
   const char *desc;               /* deliver: the description */
   int64_t *walls;                 /* worker wall stamps, ns */
   int64_t *wmono;                 /* worker mono stamps, ns */
+  int64_t *wrunq;                 /* the worker's wait for a CPU at each
+                                     stamp (run_delay_ns), ns */
   char *kinds;                    /* NUL-terminated */
   /* ipcstamp.marks (v2; read by the yajl path only: the fast path leaves
    * a line with marks to it, so a delivery without marks costs nothing

@@ -23,12 +23,13 @@
 #define MAXD 16
 
 enum { C_NONE, C_TOP, C_VD, C_MSG, C_METHARGS, C_NOTIFY, C_NENTRY, C_DR,
-       C_METER, C_WALLS, C_IPS, C_WMONO, C_MARKS, C_MNAMES, C_MEVENTS, C_MEV };
+       C_METER, C_WALLS, C_IPS, C_WMONO, C_MARKS, C_MNAMES, C_MEVENTS, C_MEV,
+       C_WRUNQ };
 enum { K_NONE, K_TYPE, K_CRANK, K_VAT, K_DNUM, K_SNUM, K_TIME, K_MONO, K_VD,
        K_DR, K_IPCSTAMP, K_METHARGS, K_BODY, K_METHOD, K_TIMESTAMPS, K_V,
        K_KINDS, K_WMONO, K_DROPPED, K_CPU, K_REPLAY, K_MARKS, K_MNAMES,
-       K_MEVENTS, K_MUNBAL, K_PID, K_HEIGHT, K_BTIME, K_COMPRESS, K_DBSAVE,
-       K_COMPUTE };
+       K_MEVENTS, K_MUNBAL, K_PID, K_PRUNQ, K_WRUNQ, K_HEIGHT, K_BTIME,
+       K_COMPRESS, K_DBSAVE, K_COMPUTE };
 enum { P_NONE, P_STOP, P_SKIP_KEYVAL, P_SKIP_ELEM, P_SKIP_REST, P_ERR };
 enum { V_OTHER, V_MESSAGE, V_NOTIFY };
 
@@ -38,7 +39,7 @@ struct ips__parser {
   int noskip;           /* tokenise payloads too: strict, or a retry */
   ips__rec_t rec;
   int mute, depth, pending, extract, vdtype, nvp;
-  unsigned top_seen;    /* K_* bits of the record's fields read so far */
+  uint64_t top_seen;    /* K_* bits of the record's fields read so far */
   int to_tail;          /* the skipped value runs to the tail anchor */
   const char *line;     /* the line being parsed, and its tail anchor: */
   size_t len;           /* the index of its last `,"time":`, or 0 */
@@ -100,6 +101,7 @@ static int child_ctx(const ips__parser_t *p, char type) {
       break;
     case C_IPS:
       if (k == K_WMONO && type == 'a') return C_WMONO;
+      if (k == K_WRUNQ && type == 'a') return C_WRUNQ;
       if (k == K_MARKS && type == 'm') return C_MARKS;
       break;
     case C_MARKS:
@@ -261,6 +263,7 @@ static int cb_key(void *ctx, const unsigned char *s, size_t n) {
       else if (is(s, n, "ipcstamp")) k = K_IPCSTAMP;
       else if (is(s, n, "replay")) k = K_REPLAY;
       else if (is(s, n, "pid")) k = K_PID;
+      else if (is(s, n, "runDelayNs")) k = K_PRUNQ;
       else if (is(s, n, "blockHeight")) k = K_HEIGHT;
       else if (is(s, n, "blockTime")) k = K_BTIME;
       else if (is(s, n, "compressSeconds")) k = K_COMPRESS;
@@ -273,13 +276,13 @@ static int cb_key(void *ctx, const unsigned char *s, size_t n) {
         skip = 1; /* SwingSet's: vd, vsc or vsr follow */
       /* A field given twice is ambiguous (JSON leaves it open), and the
        * fast path, which stops early, could read a different copy. */
-      if (k != K_NONE && (p->top_seen & (1u << k))) {
+      if (k != K_NONE && (p->top_seen & (1ull << k))) {
         snprintf(p->err, sizeof p->err, "the field \"%.*s\" appears twice",
                  (int)n, (const char *)s);
         p->pending = P_ERR;
         return 0;
       }
-      p->top_seen |= 1u << k;
+      p->top_seen |= 1ull << k;
       break;
     case C_MSG:
       if (is(s, n, "methargs")) k = K_METHARGS;
@@ -305,6 +308,7 @@ static int cb_key(void *ctx, const unsigned char *s, size_t n) {
       else if (is(s, n, "mono")) k = K_WMONO;
       else if (is(s, n, "dropped")) k = K_DROPPED;
       else if (is(s, n, "cpu_ns")) k = K_CPU;
+      else if (is(s, n, "run_delay_ns")) k = K_WRUNQ;
       else if (is(s, n, "marks")) k = K_MARKS;
       break;
     case C_MARKS:
@@ -534,6 +538,11 @@ static int cb_number(void *ctx, const char *s, size_t n) {
             return fail(p, "pid is not a process id (a count from 1)");
           r->have |= IPS__F_PID;
           break;
+        case K_PRUNQ:
+          if (to_ll(u, n, &ll)) return fail(p, "runDelayNs is not a count");
+          r->prunq = ll;
+          r->have |= IPS__F_PRUNQ;
+          break;
         case K_HEIGHT: /* a block record's; another's is not read */
         case K_BTIME: {
           int h = cur_key(p) == K_HEIGHT;
@@ -577,6 +586,15 @@ static int cb_number(void *ctx, const char *s, size_t n) {
         return fail(p, "an ipcstamp.mono stamp is not integer nanoseconds");
       r->wmono[r->n_wmono++] = ll;
       r->have |= IPS__F_WMONO;
+      break;
+    case C_WRUNQ:
+      if (r->n_wrunq == IPS__MAX_STAMPS)
+        return fail(p, "ipcstamp.run_delay_ns has too many entries");
+      if (to_ll(u, n, &ll))
+        return fail(p, "an ipcstamp.run_delay_ns entry is not integer "
+                       "nanoseconds");
+      r->wrunq[r->n_wrunq++] = ll;
+      r->have |= IPS__F_WRUNQ;
       break;
     case C_IPS:
       switch (cur_key(p)) {
@@ -662,8 +680,9 @@ ips__parser_t *ips__parser_new(int mode) {
   p->fast = !strict && !(mode & IPS__PARSE_NOFAST);
   p->rec.walls = malloc(IPS__MAX_STAMPS * sizeof(int64_t));
   p->rec.wmono = malloc(IPS__MAX_STAMPS * sizeof(int64_t));
+  p->rec.wrunq = malloc(IPS__MAX_STAMPS * sizeof(int64_t));
   p->rec.kinds = malloc(IPS__MAX_STAMPS + 1);
-  if (!p->rec.walls || !p->rec.wmono || !p->rec.kinds) {
+  if (!p->rec.walls || !p->rec.wmono || !p->rec.wrunq || !p->rec.kinds) {
     ips__parser_free(p);
     return NULL;
   }
@@ -688,6 +707,7 @@ void ips__parser_free(ips__parser_t *p) {
     return;
   free(p->rec.walls);
   free(p->rec.wmono);
+  free(p->rec.wrunq);
   free(p->rec.kinds);
   free(p->rec.marks);
   free(p->rec.mname_off);
@@ -811,7 +831,8 @@ static void reset(ips__parser_t *p) {
   r->vat = r->vatbuf;
   r->desc = r->descbuf;
   r->pid = 0;
-  r->n_walls = r->n_wmono = r->n_kinds = 0;
+  r->n_walls = r->n_wmono = r->n_kinds = r->n_wrunq = 0;
+  r->prunq = 0;
   r->kinds[0] = '\0';
   r->dropped = 0;
   r->cpu_ns = 0;
@@ -889,7 +910,7 @@ static int parse_line(ips__parser_t *p, const char *line, size_t len,
       st = yajl_complete_parse(h);
       if (st == yajl_status_ok) {
         yajl_free(h);
-        if (!(p->top_seen & (1u << K_TYPE))) {
+        if (!(p->top_seen & (1ull << K_TYPE))) {
           snprintf(err, errlen, "the record has no type");
           return -2;
         }

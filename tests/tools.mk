@@ -41,6 +41,7 @@ EXTRA_DIST += tests/blocks.test tests/blocks_recompute.py tests/data/chain.slog.
 	tests/data/xsnap.slog \
 	tests/data/bad.slog \
 	tests/data/run.slog \
+	tests/data/rundelay.slog \
 	tests/data/run.report.txt \
 	tests/data/run.latency.txt \
 	tests/data/marks.slog.gz \
