@@ -30,6 +30,18 @@ static int part(const ips_block_t *b, int i, int64_t *v) {
   }
 }
 
+int blocks_part(const blocks_out_t *o, int i, int64_t v[BLK_FIGURES]) {
+  static const double pct[] = {50, 90, 99};
+  int j;
+  if (!o->h[i]->count)
+    return 0;
+  for (j = 0; j < 3; j++)
+    v[j] = ips_hist_percentile(o->h[i], pct[j]);
+  v[3] = o->h[i]->max;
+  v[4] = o->sum[i];
+  return 1;
+}
+
 int blocks_out_init(blocks_out_t *o, size_t top) {
   int i;
   o->top = top;
@@ -293,7 +305,7 @@ static void explain(FILE *f, const ips_block_t *b) {
 }
 
 void blocks_summary_text(blocks_out_t *o) {
-  static const double pct[] = {50, 90, 99};
+  int64_t v[BLK_FIGURES];
   FILE *f = o->out;
   char x[IPS_US_BUF];
   size_t i, j;
@@ -310,13 +322,12 @@ void blocks_summary_text(blocks_out_t *o) {
   fprintf(f, "%-12s %11s %11s %11s %11s %13s %8s\n", "part", "p50", "p90",
           "p99", "max", "total", "share");
   for (i = 0; i < BLK_PARTS; i++) {
-    if (!o->h[i]->count)
+    if (!blocks_part(o, (int)i, v))
       continue;
     fprintf(f, "%-12s", blocks_part_names[i]);
-    for (j = 0; j < 3; j++)
-      fprintf(f, " %11s", blocks_ms(x, ips_hist_percentile(o->h[i], pct[j])));
-    fprintf(f, " %11s", blocks_ms(x, o->h[i]->max));
-    fprintf(f, " %13s", blocks_ms(x, o->sum[i]));
+    for (j = 0; j < 4; j++)
+      fprintf(f, " %11s", blocks_ms(x, v[j]));
+    fprintf(f, " %13s", blocks_ms(x, v[4]));
     if (i >= BLK_DELIVERIES && i <= BLK_OWN && o->sum[BLK_SWINGSET])
       fprintf(f, " %7.1f%%", 100.0 * (double)o->sum[i] / (double)o->sum[BLK_SWINGSET]);
     fputc('\n', f);
@@ -329,8 +340,9 @@ void blocks_summary_text(blocks_out_t *o) {
 }
 
 void blocks_summary_json(blocks_out_t *o) {
-  static const double pct[] = {50, 90, 99};
-  static const char *const pname[] = {"p50_ns", "p90_ns", "p99_ns"};
+  static const char *const pname[BLK_FIGURES] = {"p50_ns", "p90_ns", "p99_ns",
+                                                 "max_ns", "total_ns"};
+  int64_t v[BLK_FIGURES];
   yajl_gen g = o->g;
   size_t i, j;
   yajl_gen_map_open(g);
@@ -347,15 +359,13 @@ void blocks_summary_json(blocks_out_t *o) {
   out_str(g, "parts");
   yajl_gen_map_open(g);
   for (i = 0; i < BLK_PARTS; i++) {
-    if (!o->h[i]->count)
+    if (!blocks_part(o, (int)i, v))
       continue;
     out_str(g, blocks_part_names[i]);
     yajl_gen_map_open(g);
     out_int(g, "count", (long long)o->h[i]->count);
-    for (j = 0; j < 3; j++)
-      out_int(g, pname[j], ips_hist_percentile(o->h[i], pct[j]));
-    out_int(g, "max_ns", o->h[i]->max);
-    out_int(g, "total_ns", o->sum[i]);
+    for (j = 0; j < BLK_FIGURES; j++)
+      out_int(g, pname[j], v[j]);
     yajl_gen_map_close(g);
   }
   yajl_gen_map_close(g);

@@ -192,14 +192,13 @@ int blocks_html_close(blocks_html_t *h, blocks_out_t *o) {
         "part</th><th>p50</th><th>p90</th><th>p99</th><th>max</th>"
         "<th>total</th></tr>\n", f);
   for (i = 0; i < BLK_PARTS; i++) {
-    static const double pct[] = {50, 90, 99};
-    if (!o->h[i]->count)
+    int64_t v[BLK_FIGURES];
+    if (!blocks_part(o, (int)i, v))
       continue;
     fprintf(f, "<tr><td class=\"l\">%s</td>", blocks_part_names[i]);
-    for (j = 0; j < 3; j++)
-      fprintf(f, "<td>%s</td>", blocks_ms(ms, ips_hist_percentile(o->h[i], pct[j])));
-    fprintf(f, "<td>%s</td>", blocks_ms(ms, o->h[i]->max));
-    fprintf(f, "<td>%s</td></tr>\n", blocks_ms(ms, o->sum[i]));
+    for (j = 0; j < BLK_FIGURES; j++)
+      fprintf(f, "<td>%s</td>", blocks_ms(ms, v[j]));
+    fputs("</tr>\n", f);
   }
   fputs("</table>\n<h2>Slowest blocks</h2>\n<table><tr><th>height</th>"
         "<th>swingset</th><th>deliveries</th><th>snapshots</th>"

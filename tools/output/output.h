@@ -128,6 +128,7 @@ enum { BLK_BLOCK, BLK_LAG, BLK_SWINGSET, BLK_DELIVERIES, BLK_PIPE,
        BLK_WORKER, BLK_KERNEL, BLK_UNMATCHED, BLK_SAVE, BLK_LOAD, BLK_OWN,
        BLK_COMMIT, BLK_PARTS };
 extern const char *const blocks_part_names[BLK_PARTS];
+enum { BLK_FIGURES = 5 }; /* p50, p90, p99, max, total */
 
 typedef struct {
   FILE *out;
@@ -149,6 +150,9 @@ void blocks_out_free(blocks_out_t *o);
 /* ns as milliseconds with three decimals, exact to the microsecond (the
  * rest cut, never rounded up), in buf (IPS_US_BUF bytes).  Returns buf. */
 const char *blocks_ms(char *buf, int64_t ns);
+/* Part i's figures (BLK_*) over the blocks: p50, p90, p99, max and
+ * total, in ns.  Returns 0 when no block had it (v unset). */
+int blocks_part(const blocks_out_t *o, int i, int64_t v[BLK_FIGURES]);
 /* A block into the summary's figures (each block once, printed or not). */
 void blocks_add(blocks_out_t *o, const ips_block_t *b);
 void blocks_header_text(blocks_out_t *o);
