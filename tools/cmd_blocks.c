@@ -69,6 +69,13 @@ static void on_block(void *arg, const ips_block_t *b) {
   }
 }
 
+/* Following: the blocks so far are in the output (a file too) while the
+ * reader waits for more. */
+static void on_idle(void *arg) {
+  blocks_t *r = arg;
+  fflush(r->out.out);
+}
+
 enum { OPT_FORMAT = OPT_FIRST_OWN, OPT_SUMMARY, OPT_TOP };
 
 int cmd_blocks(int argc, char **argv) {
@@ -136,6 +143,8 @@ int cmd_blocks(int argc, char **argv) {
       blocks_header_csv(&r.out);
   }
   in.on_block = on_block;
+  in.on_idle = on_idle;
+  in.idle_arg = &r;
   in.an.arg = &r;
   rc = cli_analyze(&in, &a);
   if (r.html) {
