@@ -299,6 +299,8 @@ static void explain(FILE *f, const ips_block_t *b) {
     else if (!strcmp(p[i].name, "deliveries") && b->n_deliveries)
       fprintf(f, ": %" PRIu64 ", longest %s #%lld %s %s ms", b->n_deliveries,
               b->dom_vat, b->dom_dnum, b->dom_desc, blocks_ms(x[2], b->dom_ns));
+    else if (!strcmp(p[i].name, "kernel between deliveries") && b->n_skipped)
+      fprintf(f, ", with %" PRIu64 " deliveries not attributed", b->n_skipped);
     fputc(')', f);
   }
   fputc('\n', f);
