@@ -19,6 +19,7 @@ void ips__attr_free(ips_analysis_t *a) {
   free(a->P);
   free(a->W);
   ips__marks_free(a);
+  ips__blocks_free(a->blocks);
 }
 
 size_t ips_analysis_nvats(const ips_analysis_t *a) { return a->nvats; }
