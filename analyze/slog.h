@@ -175,11 +175,12 @@ enum {
                                  " meter exceeded": xsnap's meter killed it */
   IPS__F_XSMETER = 1 << 20,   /* the metering has xsnap's meterType: its
                                  timestamps are xsnap's own stamps */
-  IPS__F_HEIGHT = 1 << 21,  /* blockHeight (a block record) */
-  IPS__F_BTIME = 1 << 22,   /* blockTime: the chain's, integer seconds */
-  IPS__F_COMPRESS = 1 << 23, /* compressSeconds (heap-snapshot-save) */
-  IPS__F_DBSAVE = 1 << 24,  /* dbSaveSeconds (heap-snapshot-save) */
-  IPS__F_COMPUTE = 1 << 25  /* the metering's compute: computrons */
+  IPS__F_NOTIFY = 1 << 21,  /* deliver: a notify (desc: "notify" and its ids) */
+  IPS__F_HEIGHT = 1 << 22,  /* blockHeight (a block record) */
+  IPS__F_BTIME = 1 << 23,   /* blockTime: the chain's, integer seconds */
+  IPS__F_COMPRESS = 1 << 24, /* compressSeconds (heap-snapshot-save) */
+  IPS__F_DBSAVE = 1 << 25,  /* dbSaveSeconds (heap-snapshot-save) */
+  IPS__F_COMPUTE = 1 << 26  /* the metering's compute: computrons */
 };
 
 /* One event of ipcstamp.marks as sent: kind 'm', 'b' or 'e', an index into

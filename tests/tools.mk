@@ -2,7 +2,7 @@
 # against golden outputs (tests/data/).
 check_PROGRAMS += tests/check_tools
 TESTS += tests/check_tools tests/follow.test tests/recompute.test tests/watch.test \
-	tests/blocks.test
+	tests/blocks.test tests/report_filters.test
 tests_check_tools_SOURCES = \
 	tests/check_report.h \
 	tests/check_report_main.c \
@@ -32,8 +32,9 @@ EXTRA_DIST += tests/interop/chain/gen-chain.mjs tests/interop/chain/README.md \
 	tests/interop/chain/package.json \
 	tests/interop/chain/package-lock.json
 EXTRA_DIST += tests/blocks.test tests/blocks_recompute.py tests/data/chain.slog.gz \
-	tests/data/blocks-shapes.slog tests/data/blocks-shapes.json \
-	tests/follow.test tests/recompute.test tests/recompute.py \
+	tests/data/blocks-shapes.slog tests/data/blocks-shapes.json
+EXTRA_DIST += tests/follow.test tests/recompute.test tests/recompute.py \
+	tests/report_filters.test \
 	tests/watch.test \
 	tests/data/swingset-shapes.slog tests/data/xsnap-truncated.slog \
 	tests/gen_truncated.py \
@@ -92,9 +93,10 @@ tests_bench_ab_SOURCES = tests/bench/ab.c
 # tests/viewers/package.json) in headless Chromium.
 TESTS += tests/viewers/speedscope.test
 EXTRA_DIST += tests/viewers/speedscope.test tests/viewers/speedscope-check.mjs \
-	tests/viewers/cdp.mjs tests/viewers/package.json tests/viewers/package-lock.json
+	tests/viewers/cdp.mjs tests/viewers/html-check.mjs tests/viewers/package.json \
+	tests/viewers/package-lock.json
 
 # The HTML report in headless Chromium; its screenshot is kept.
 TESTS += tests/html.test
 EXTRA_DIST += tests/html.test
-CLEANFILES += tests/html-screenshot.png
+CLEANFILES += tests/html-screenshot.png tests/html-details.png
