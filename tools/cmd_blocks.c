@@ -118,9 +118,10 @@ int cmd_blocks(int argc, char **argv) {
   if (rc >= 0)
     return rc;
   if (in.an.vat || in.an.since_ns || in.an.until_ns || in.an.crank_min ||
-      in.an.crank_max || in.an.limit) {
-    fprintf(stderr, "ipcstamp blocks: --vat, --since, --until, --crank and "
-                    "--limit choose deliveries; a block has them all\n");
+      in.an.crank_max || in.an.limit || in.method || in.has_over) {
+    fprintf(stderr, "ipcstamp blocks: --vat, --method, --over, --since, "
+                    "--until, --crank and --limit choose deliveries; a block "
+                    "has them all\n");
     return CLI_EXIT_USAGE;
   }
   if (cli_input_path(&in, argc, argv) < 0)
