@@ -156,7 +156,7 @@ const workload = Buffer.concat([
 
 // 1. The workload, then a heap snapshot to fd 5, then quit.
 const withSnap = Buffer.concat([workload, frame('w', '@5'), frame('q', '')]);
-const env = { IPCSTAMP_CPU_TIME: '1' };
+const env = { IPCSTAMP_CPU_TIME: '1', IPCSTAMP_XS_SPANS: '1' };
 const va = run(vanilla, withSnap, { env });
 const oa = run(ours, withSnap, { env });
 same('workload and snapshot write', va, oa);
