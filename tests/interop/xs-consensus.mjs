@@ -156,7 +156,7 @@ const workload = Buffer.concat([
 
 // 1. The workload, then a heap snapshot to fd 5, then quit.
 const withSnap = Buffer.concat([workload, frame('w', '@5'), frame('q', '')]);
-const env = { IPCSTAMP_CPU_TIME: '1' };
+const env = { IPCSTAMP_CPU_TIME: '1', IPCSTAMP_XS_SPANS: '1' };
 const va = run(vanilla, withSnap, { env });
 const oa = run(ours, withSnap, { env });
 same('workload and snapshot write', va, oa);
@@ -212,6 +212,7 @@ check(va.snap.length > 100000 && va.snap.equals(oa.snap), `heap snapshots byte-i
   check(m && m.timestamps.length === 502 && m.ipcstamp.kinds.length === 602 && m.ipcstamp.kinds.endsWith('ure') &&
     m.ipcstamp.dropped === 0, 'ours past 502: timestamps as xsnap cuts them (502), ipcstamp keeps all 602, e included',
   m ? `${m.timestamps.length} timestamps, ${m.ipcstamp && m.ipcstamp.kinds.length} kinds` : 'no metering');
+  check(m && m.ipcstamp.v === 1 && !m.ipcstamp.marks, 'ours by default: no spans of every delivery (IPCSTAMP_XS_SPANS unset)');
   // A smaller table: the 'e' is still kept, and the rest counted as dropped.
   const c = run(ours, big, { env: { IPCSTAMP_STAMP_CAPACITY: '16' } });
   const mc = c.meters[c.meters.length - 1];
@@ -261,7 +262,7 @@ for (const [name, input, args = []] of cases) {
   const input = Buffer.concat([frame('e', vatCode), deliver({ upcalls: 2 }), frame('q', '')]);
   fs.mkdirSync(path.join(tmp, 'ring'), { recursive: true });
   const v = run(vanilla, input);
-  const o = run(ours, input, { env: { IPCSTAMP_RING_DIR: path.join(tmp, 'ring') } });
+  const o = run(ours, input, { env: { IPCSTAMP_RING_DIR: path.join(tmp, 'ring'), IPCSTAMP_XS_SPANS: '1' } });
   same('with the live ring', v, o);
   check(fs.readdirSync(path.join(tmp, 'ring')).some(f => f.endsWith('.ring')), 'ours wrote its live ring');
 }

@@ -24,6 +24,7 @@ __attribute__((used)) static const char marker[] =
 
 static ips_worker_t w;
 static int active;   /* the library is set up and stamping */
+static int command_spans; /* IPCSTAMP_XS_SPANS=1 */
 static char *out;    /* the spliced prefix, grown to the largest needed */
 static size_t out_cap;
 
@@ -40,6 +41,14 @@ void ips_xs_start(void) {
     return;
   }
   if (o.flags & IPS_WORKER_NO_STAMPS) return;
+  {
+    const char *v = getenv("IPCSTAMP_XS_SPANS");
+    if (v && strcmp(v, "1") == 0)
+      command_spans = 1;
+    else if (v && *v && strcmp(v, "0") != 0)
+      fprintf(stderr, "%s: IPCSTAMP_XS_SPANS=\"%.40s\": expected 1 or 0; "
+              "no spans of every delivery\n", name, v);
+  }
   o.flags |= IPS_WORKER_HOST_IO;
   rc = ips_worker_init(&w, &o);
   if (rc != 0) {
@@ -99,6 +108,10 @@ char *ips_xs_okay(char *prefix) {
 
 void ips_xs_span(const char *span, int begin) {
   if (active) check(ips_worker_mark_n(&w, begin ? 'b' : 'e', span, strlen(span)));
+}
+
+void ips_xs_command_span(const char *span, int begin) {
+  if (command_spans) ips_xs_span(span, begin);
 }
 
 /* ---- ipcstamp-worker-xs-dev only (dev.c defines ips_xs_dev) -------------

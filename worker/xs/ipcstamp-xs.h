@@ -31,6 +31,11 @@ char *ips_xs_okay(char *prefix);
  * Outside a command, or with stamps off, nothing is recorded. */
 void ips_xs_span(const char *name, int begin);
 
+/* The same for the spans every delivery has (the command, its promise
+ * jobs): recorded only with IPCSTAMP_XS_SPANS=1, for they cost more than
+ * the stamps themselves (docs/xsnap.md). */
+void ips_xs_command_span(const char *name, int begin);
+
 /* ipcstamp-worker-xs-dev only (dev.c): performance.mark(name), and
  * performance.measure(name, start, end) from the latest mark named start
  * (NULL: the command's start) to the latest named end (NULL: now).
