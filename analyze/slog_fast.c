@@ -30,7 +30,7 @@ static inline __attribute__((always_inline)) int count(cur_t *c,
                                                       long long *out) {
   size_t b = c->i, e;
   uint64_t v = 0;
-  e = digits(c->s, b, c->n, &v);
+  e = ips__digits(c->s, b, c->n, &v);
   if (e == b || e - b > 18 || (c->s[b] == '0' && e - b > 1))
     return 0;
   c->i = e;
@@ -219,9 +219,9 @@ static int value_ends(const char *s, size_t from, size_t end) {
     case '{': return last == '}';
     case '"': return last == '"' && end - from >= 2;
     default:
-      return (first == '-' || digit(first) || first == 't' || first == 'f' ||
+      return (first == '-' || ips__is_digit(first) || first == 't' || first == 'f' ||
               first == 'n') &&
-             (digit(last) || last == 'e' || last == 'l');
+             (ips__is_digit(last) || last == 'e' || last == 'l');
   }
 }
 

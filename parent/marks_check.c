@@ -15,7 +15,7 @@
 
 #include "ipcstamp-parent.h"
 #include "marks_check.h"
-#include "metering.h"
+#include "digits.h"
 
 enum { MK_NONE, MK_NAMES, MK_EVENTS, MK_DROPPED, MK_UNBAL, MK_OTHER };
 

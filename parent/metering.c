@@ -17,6 +17,7 @@
 #include <yajl/yajl_parse.h>
 
 #include "ipcstamp-parent.h"
+#include "digits.h"
 #include "json.h"
 #include "marks_check.h"
 #include "metering.h"
@@ -62,22 +63,6 @@ static int fail(mp_t *p, int rc, const char *fmt, ...) {
   /* A copy goes on to the end of the value: valid JSON that is bad
    * metering is still embedded whole in the slogfile. */
   return p->copying && rc != IPS_ENOMEM;
-}
-
-/* A non-negative integer of at most 18 digits (fits int64 with room), as
- * the worker writes counts; marks_check.c reads its counts with it too. */
-int ips__parse_uint(const char *s, size_t n, int64_t *out) {
-  int64_t v = 0;
-  size_t i;
-  if (n == 0 || n > 18)
-    return 0;
-  for (i = 0; i < n; i++) {
-    if (s[i] < '0' || s[i] > '9')
-      return 0;
-    v = v * 10 + (s[i] - '0');
-  }
-  *out = v;
-  return 1;
 }
 
 /* Seconds ("1795300856.504227", or any JSON number) into microseconds.

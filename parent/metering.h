@@ -10,9 +10,6 @@
 
 #include "ipcstamp-parent.h"
 
-/* A count as the worker writes it: 1 to 18 digits. */
-int ips__parse_uint(const char *s, size_t n, int64_t *out);
-
 /* The general reader, yajl on every byte (what ips__metering_parse does
  * when the matcher declines; the tests compare the two). */
 int ips__metering_parse_general(const char *buf, size_t n, ips_metering_t *m,
