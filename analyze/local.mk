@@ -13,7 +13,10 @@ analyze_libanalyze_core_la_SOURCES = \
 	analyze/bus_guard.c \
 	analyze/flight.c \
 	analyze/slog_ahead.c \
+	analyze/slog_parse.h \
 	analyze/slog_parse.c \
+	analyze/slog_fields.c \
+	analyze/desc.c \
 	analyze/decimal.h \
 	analyze/slog_fast.c \
 	analyze/json_skip.c \
