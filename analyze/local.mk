@@ -12,7 +12,11 @@ analyze_libanalyze_core_la_SOURCES = \
 	analyze/bus_guard.h \
 	analyze/bus_guard.c \
 	analyze/flight.c \
+	analyze/flight_spool.h \
+	analyze/flight_spool.c \
 	analyze/slog_ahead.c \
+	analyze/slog_block.h \
+	analyze/slog_block.c \
 	analyze/slog_parse.h \
 	analyze/slog_parse.c \
 	analyze/slog_fields.c \

@@ -124,6 +124,7 @@ void ips__flight_progress(const ips__flight_t *f, uint64_t *done,
                           uint64_t *total);
 void ips__flight_close(ips__flight_t *f);
 
+
 /* 1-based number of the line returned last. */
 long ips__slog_lineno(const ips__slog_in_t *in);
 /* Bytes of input consumed so far and total size (0 if unknown), for the
