@@ -369,29 +369,36 @@ static void on_result(ips_child_t *w, const char *p, size_t n) {
     res.metering_raw = p;
     res.metering_len = mlen;
     /* One parse: the metering and the slogfile's copy of it.  Our worker's
-     * exact form is matched into the child's store (m borrows it), and
-     * being canonical JSON its bytes are the copy: no re-serialising.
-     * The general reader allocates (m owns) and re-serialises. */
+     * exact form is matched into the child's store, and being canonical
+     * JSON its bytes are the copy: no re-serialising.  The general reader
+     * allocates and re-serialises; what it read moves into the store.
+     * Either way the store owns the arrays and m borrows them, until the
+     * next result or the child's release: one owner, whichever reader
+     * ran. */
     if (ips__metering_fast(p, mlen, &m, NULL, NULL, &w->mstore)) {
       res.metering = &m;
       res.metering_json = p;
       res.metering_json_len = mlen;
       complete(w, dequeue(w), &res);
-      return; /* nothing to free: m borrowed the store */
+      return;
     }
     yajl_gen_clear(w->mgen);
     yajl_gen_reset(w->mgen, NULL);
     rc = ips__metering_parse(p, mlen, &m, w->merr, sizeof w->merr, w->mgen,
                              &copied);
+    if (rc == 0 && ips__mstore_take(&w->mstore, &m) != 0) {
+      ips_metering_free(&m);
+      fault(w, IPS_ENOMEM, "out of memory");
+      return;
+    }
     if (rc == 0)
       res.metering = &m;
     else
-      res.metering_error = w->merr;
+      res.metering_error = w->merr; /* m is empty */
     if (!copied) {
       yajl_gen_clear(w->mgen);
       yajl_gen_reset(w->mgen, NULL);
       if (ips__json_base64(w->mgen, p, mlen) != 0) {
-        ips_metering_free(&m);
         fault(w, IPS_ENOMEM, "out of memory");
         return;
       }
@@ -402,7 +409,6 @@ static void on_result(ips_child_t *w, const char *p, size_t n) {
     }
   }
   complete(w, dequeue(w), &res);
-  ips_metering_free(&m);
 }
 
 static void on_frame(ips_child_t *w, const char *p, size_t n) {

@@ -56,8 +56,10 @@ struct ips_child_s {
   size_t msgcap;
   char merr[200];      /* why the metering was invalid */
   yajl_gen mgen;       /* the metering re-serialised by its one parse */
-  ips__mstore_t mstore; /* the matched metering's arrays, kept for the
-                           next result: no allocation per result */
+  ips__mstore_t mstore; /* the owner of every result's metering arrays,
+                           whichever reader filled them (the result's
+                           ips_metering_t borrows them), kept for the next
+                           result: no allocation per result */
   int state;
   int pid;
   int exited, eof;

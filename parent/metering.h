@@ -31,6 +31,13 @@ typedef struct {
 /* Release the store's arrays and empty it. */
 void ips__mstore_free(ips__mstore_t *s);
 
+/* A metering the general reader filled (*m owns its arrays) moved into the
+ * store: its arrays copied there and released, *m borrowing the store's
+ * from then on, as after the matcher.  So whichever reader ran, the store
+ * owns the arrays and *m never does.  Returns 0, or IPS_ENOMEM with *m
+ * unchanged (still owning). */
+int ips__mstore_take(ips__mstore_t *s, ips_metering_t *m);
+
 /* buf[0..n) in exactly the form proto/metering.c writes (v1): fills *m as
  * the general reader would, writes the bytes into copy (when not NULL,
  * *copied = 1) and returns 1; else 0 with *m empty, and the general reader

@@ -186,6 +186,38 @@ void ips__mstore_free(ips__mstore_t *s) {
   memset(s, 0, sizeof *s);
 }
 
+int ips__mstore_take(ips__mstore_t *s, ips_metering_t *m) {
+  size_t n = m->n, nv = (size_t)n * 2;
+  if (s->cap < nv) {
+    int64_t *g = realloc(s->v, nv * sizeof *g);
+    if (!g)
+      return IPS_ENOMEM;
+    s->v = g;
+    s->cap = nv;
+  }
+  if (m->kinds && s->kcap < n + 1) {
+    char *g = realloc(s->kinds, n + 1);
+    if (!g)
+      return IPS_ENOMEM;
+    s->kinds = g;
+    s->kcap = n + 1;
+  }
+  /* the walls, then the monos after them: the matcher's layout */
+  if (m->wall_us)
+    memcpy(s->v, m->wall_us, n * sizeof *s->v);
+  if (m->mono_ns)
+    memcpy(s->v + n, m->mono_ns, n * sizeof *s->v);
+  if (m->kinds)
+    memcpy(s->kinds, m->kinds, n + 1);
+  free(m->wall_us);
+  free(m->mono_ns);
+  free(m->kinds);
+  m->wall_us = m->wall_us ? s->v : NULL;
+  m->mono_ns = m->mono_ns ? s->v + n : NULL;
+  m->kinds = m->kinds ? s->kinds : NULL;
+  return 0;
+}
+
 int ips__metering_fast(const char *buf, size_t n, ips_metering_t *m,
                        yajl_gen copy, int *copied, ips__mstore_t *store) {
   cur_t c = {buf, 0, n};
