@@ -18,6 +18,10 @@
  * closes or frees it.  Everything a callback receives (the delivery, its
  * stamp arrays and strings, a skip's detail) is owned by the analysis and
  * valid only during the call: copy what you keep.
+ *
+ * Each function below has its contract above it (what it returns, who owns
+ * what, what it never does): keep them true when the code changes, as the
+ * other installed headers (ipcstamp-proto.h, -worker.h, -parent.h) do.
  */
 #ifndef IPCSTAMP_ANALYZE_H
 #define IPCSTAMP_ANALYZE_H
