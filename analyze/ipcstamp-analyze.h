@@ -280,6 +280,31 @@ typedef struct ips_stats_s {
   int64_t run_time, run_mono;
 } ips_stats_t;
 
+/* The one keeper of the N slowest deliveries of a stream (the analysis's
+ * own list, and any output's), by total: one as slow as the fastest kept
+ * does not displace it; a slower one displaces, of the fastest kept, the
+ * one of largest order (order: what the caller lists ties by, e.g. the
+ * arrival or the line).  The caller keeps its entries in an array of cap
+ * slots; the keeper says which slot a delivery goes in.  Its arrays are
+ * its own until ips_slowest_free. */
+typedef struct ips_slowest_s {
+  size_t cap, n;      /* slots; slots used */
+  int64_t *total;     /* per slot */
+  uint64_t *order;    /* per slot */
+  size_t next;        /* n == cap: the slot a slower delivery replaces */
+} ips_slowest_t;
+
+/* cap slots (0: keeps none).  Returns 0 or IPS_ENOMEM. */
+IPS_EXTERN int ips_slowest_init(ips_slowest_t *k, size_t cap);
+/* Where a delivery of this total and order goes: the slot to fill (what
+ * the caller kept there is out), or -1 when it is not among the slowest. */
+IPS_EXTERN long ips_slowest_slot(ips_slowest_t *k, int64_t total,
+                                 uint64_t order);
+/* The slots used, slowest first (ties: smaller order first), into
+ * slots[0..k->n). */
+IPS_EXTERN void ips_slowest_order(const ips_slowest_t *k, size_t *slots);
+IPS_EXTERN void ips_slowest_free(ips_slowest_t *k);
+
 /* One of the slowest deliveries (by total). */
 typedef struct ips_slow_s {
   char vat[64];
