@@ -39,7 +39,8 @@ analyze_libanalyze_core_la_SOURCES = \
 	analyze/mark_pair.c \
 	analyze/analysis.c \
 	analyze/hist.c \
-	analyze/ring_read.c
+	analyze/ring_read.c \
+	analyze/ring_join.c
 analyze_libanalyze_core_la_LIBADD = proto/libipcstamp-proto.la \
 	$(YAJL_LIBS) $(ZLIB_LIBS) -lm -lpthread
 
