@@ -46,6 +46,7 @@ static void on_deliver(ips_analysis_t *a, ips__vat_t *v, const ips__rec_t *r,
     drop_open(a, v, NULL);
   }
   v->open = 1;
+  a->delivered = 1;
   /* A replayed delivery has no crank: never the last record's. */
   v->crank = (r->have & IPS__F_CRANK) ? r->crank : -1;
   v->replay = (r->have & IPS__F_REPLAY) != 0;
@@ -103,11 +104,27 @@ static void add_upcall(ips_analysis_t *a, ips__vat_t *v, const ips__rec_t *r,
   u->snum = !console && (r->have & IPS__F_SNUM) ? r->snum : -1;
 }
 
+/* Whether a record of v's with no delivery in progress belongs to a
+ * delivery that started before the input does: read before any deliver
+ * record, it is one (a wrapped flight recorder's oldest records, a rotated
+ * or tailed slogfile: the kernel runs one delivery at a time, so only the
+ * first can have been cut).  Expected, not bad input: counted in st.cut,
+ * which the summary notes, not skipped. */
+int ips__cut_at_start(ips_analysis_t *a, const ips__vat_t *v) {
+  if (a->delivered)
+    return 0;
+  if (v->shown) /* of the vats the filter shows, as skips are */
+    a->st.cut++;
+  return 1;
+}
+
 static void on_syscall(ips_analysis_t *a, ips__vat_t *v, const ips__rec_t *r,
                        long line, int is_result) {
   char d[200];
   ips__up_t *u;
   if (!ips__matches(v, r)) {
+    if (ips__cut_at_start(a, v))
+      return;
     snprintf(d, sizeof d, "%s of %s (no delivery in progress)",
              is_result ? "syscall-result" : "syscall", v->name);
     ips__skip_of(a, v, line, IPS_SKIP_ORPHAN, d);

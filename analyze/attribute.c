@@ -47,6 +47,8 @@ typedef struct {
 static int validate(ips_analysis_t *a, ips__vat_t *v, res_t *c) {
   const ips__rec_t *r = c->r;
   if (!ips__matches(v, r)) {
+    if (ips__cut_at_start(a, v))
+      return -1;
     snprintf(c->d, sizeof c->d,
              "deliver-result of %s (no delivery in progress)", v->name);
     ips__skip_of(a, v, c->line, IPS_SKIP_ORPHAN, c->d);

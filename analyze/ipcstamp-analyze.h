@@ -279,6 +279,10 @@ typedef struct ips_stats_s {
    * the library hands out this struct, programs do not allocate it.) */
   int run_ok;
   int64_t run_time, run_mono;
+  /* Records of a delivery that started before the input does (a wrapped
+   * flight recorder's oldest records): syscalls and results read before
+   * the first deliver record.  Expected, so not skipped. */
+  uint64_t cut;
 } ips_stats_t;
 
 /* The one keeper of the N slowest deliveries of a stream (the analysis's

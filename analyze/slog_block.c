@@ -77,10 +77,12 @@ static int keep(block_t *b, line_t *l, const ips__rec_t *r, const char *err) {
     return -1;
   l->cold = at;
   {
-    uint32_t walls, wmono, kinds;
+    uint32_t walls, wmono, wrunq, kinds;
     if ((walls = reserve(&b->stamps, r->n_walls * sizeof *r->walls)) ==
             NOROOM ||
         (wmono = reserve(&b->stamps, r->n_wmono * sizeof *r->wmono)) ==
+            NOROOM ||
+        (wrunq = reserve(&b->stamps, r->n_wrunq * sizeof *r->wrunq)) ==
             NOROOM ||
         (kinds = reserve(&b->text, r->n_kinds + 1)) == NOROOM)
       return -1;
@@ -89,9 +91,11 @@ static int keep(block_t *b, line_t *l, const ips__rec_t *r, const char *err) {
     memcpy(c->plain, (const char *)r + IPS__REC_HOT, sizeof c->plain);
     c->walls = walls;
     c->wmono = wmono;
+    c->wrunq = wrunq;
     c->kinds = kinds;
     memcpy(b->stamps.p + walls, r->walls, r->n_walls * sizeof *r->walls);
     memcpy(b->stamps.p + wmono, r->wmono, r->n_wmono * sizeof *r->wmono);
+    memcpy(b->stamps.p + wrunq, r->wrunq, r->n_wrunq * sizeof *r->wrunq);
     memcpy(b->text.p + kinds, r->kinds, r->n_kinds + 1);
   }
   /* The marks' arrays are the parser's too, overwritten by the next line

@@ -41,6 +41,7 @@ typedef struct {
 typedef struct {
   unsigned char plain[IPS__REC_PLAIN - IPS__REC_HOT];
   uint32_t walls, wmono, kinds;           /* stamps, stamps, text */
+  uint32_t wrunq;                         /* stamps */
   uint32_t marks, mname_off, mnames;      /* ipcstamp.marks, when present */
 } cold_t;
 
@@ -99,6 +100,7 @@ static inline const ips__rec_t *ips__block_unkeep(ips__rec_t *out,
     memcpy((char *)r + IPS__REC_HOT, c->plain, sizeof c->plain);
     r->walls = (int64_t *)(void *)(b->stamps.p + c->walls);
     r->wmono = (int64_t *)(void *)(b->stamps.p + c->wmono);
+    r->wrunq = (int64_t *)(void *)(b->stamps.p + c->wrunq);
     r->kinds = b->text.p + c->kinds;
     if (r->have & IPS__F_MARKS) {
       r->marks = (ips__mark_t *)(void *)(b->stamps.p + c->marks);
@@ -112,7 +114,7 @@ static inline const ips__rec_t *ips__block_unkeep(ips__rec_t *out,
     *out_cold = 1;
   } else if (*out_cold || !r->kinds) {
     memset((char *)r + IPS__REC_HOT, 0, IPS__REC_PLAIN - IPS__REC_HOT);
-    r->walls = r->wmono = no_stamps;
+    r->walls = r->wmono = r->wrunq = no_stamps;
     r->kinds = no_kinds;
     r->marks = NULL;
     r->mname_off = NULL;

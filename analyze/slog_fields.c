@@ -57,6 +57,7 @@ static int child_ctx(const ips__parser_t *p, char type) {
       break;
     case C_IPS:
       if (k == K_WMONO && type == 'a') return C_WMONO;
+      if (k == K_WRUNQ && type == 'a') return C_WRUNQ;
       if (k == K_MARKS && type == 'm') return C_MARKS;
       break;
     case C_MARKS:
@@ -215,6 +216,7 @@ static int cb_key(void *ctx, const unsigned char *s, size_t n) {
       else if (is(s, n, "ipcstamp")) k = K_IPCSTAMP;
       else if (is(s, n, "replay")) k = K_REPLAY;
       else if (is(s, n, "pid")) k = K_PID;
+      else if (is(s, n, "runDelayNs")) k = K_PRUNQ;
       else if (is(s, n, "vatSourceBundle"))
         skip = 1; /* SwingSet's create-vat: the vat's whole code */
       else if (is(s, n, "vsc") || is(s, n, "vsr"))
@@ -254,6 +256,7 @@ static int cb_key(void *ctx, const unsigned char *s, size_t n) {
       else if (is(s, n, "mono")) k = K_WMONO;
       else if (is(s, n, "dropped")) k = K_DROPPED;
       else if (is(s, n, "cpu_ns")) k = K_CPU;
+      else if (is(s, n, "run_delay_ns")) k = K_WRUNQ;
       else if (is(s, n, "marks")) k = K_MARKS;
       break;
     case C_MARKS:
@@ -436,6 +439,11 @@ static int cb_number(void *ctx, const char *s, size_t n) {
             return fail(p, "pid is not a process id (a count from 1)");
           r->have |= IPS__F_PID;
           break;
+        case K_PRUNQ:
+          if (to_ll(u, n, &ll)) return fail(p, "runDelayNs is not a count");
+          r->prunq = ll;
+          r->have |= IPS__F_PRUNQ;
+          break;
       }
       break;
     case C_WALLS:
@@ -453,6 +461,15 @@ static int cb_number(void *ctx, const char *s, size_t n) {
         return fail(p, "an ipcstamp.mono stamp is not integer nanoseconds");
       r->wmono[r->n_wmono++] = ll;
       r->have |= IPS__F_WMONO;
+      break;
+    case C_WRUNQ:
+      if (r->n_wrunq == IPS__MAX_STAMPS)
+        return fail(p, "ipcstamp.run_delay_ns has too many entries");
+      if (to_ll(u, n, &ll))
+        return fail(p, "an ipcstamp.run_delay_ns entry is not integer "
+                       "nanoseconds");
+      r->wrunq[r->n_wrunq++] = ll;
+      r->have |= IPS__F_WRUNQ;
       break;
     case C_IPS:
       switch (cur_key(p)) {

@@ -36,8 +36,9 @@ ips__parser_t *ips__parser_new(int mode) {
   p->fast = !strict && !(mode & IPS__PARSE_NOFAST);
   p->rec.walls = malloc(IPS__MAX_STAMPS * sizeof(int64_t));
   p->rec.wmono = malloc(IPS__MAX_STAMPS * sizeof(int64_t));
+  p->rec.wrunq = malloc(IPS__MAX_STAMPS * sizeof(int64_t));
   p->rec.kinds = malloc(IPS__MAX_STAMPS + 1);
-  if (!p->rec.walls || !p->rec.wmono || !p->rec.kinds) {
+  if (!p->rec.walls || !p->rec.wmono || !p->rec.wrunq || !p->rec.kinds) {
     ips__parser_free(p);
     return NULL;
   }
@@ -54,6 +55,7 @@ void ips__parser_free(ips__parser_t *p) {
     return;
   free(p->rec.walls);
   free(p->rec.wmono);
+  free(p->rec.wrunq);
   free(p->rec.kinds);
   free(p->rec.marks);
   free(p->rec.mname_off);
@@ -177,7 +179,8 @@ static void reset(ips__parser_t *p) {
   r->vat = r->vatbuf;
   r->desc = r->descbuf;
   r->pid = 0;
-  r->n_walls = r->n_wmono = r->n_kinds = 0;
+  r->n_walls = r->n_wmono = r->n_kinds = r->n_wrunq = 0;
+  r->prunq = 0;
   r->kinds[0] = '\0';
   r->dropped = 0;
   r->cpu_ns = 0;

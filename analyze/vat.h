@@ -65,6 +65,9 @@ ips__vat_t *ips__vat_find(ips_analysis_t *a, const ips__rec_t *r);
 ips__pst_t ips__pstamp(const ips__rec_t *r);
 /* Whether v's delivery in progress is the one r is of. */
 int ips__matches(const ips__vat_t *v, const ips__rec_t *r);
+/* Whether a record of v's with no delivery in progress belongs to a
+ * delivery that started before the input does (counted in st.cut). */
+int ips__cut_at_start(ips_analysis_t *a, const ips__vat_t *v);
 /* A skip of v's delivery (NULL: of a line), unless the filters hide it. */
 void ips__skip_of(ips_analysis_t *a, const ips__vat_t *v, long line,
                   int reason, const char *detail);

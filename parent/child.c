@@ -67,11 +67,24 @@ int ips__child_set_msg(ips_child_t *w, const char *p, size_t n) {
   return 0;
 }
 
+/* With the run-queue delay (options.run_delay), it is read before the
+ * clocks for a stamp taken before a write (D, R) and after them for one
+ * taken on arrival (U, E): the reading's cost is the parent's own time. */
 int ips__child_push_stamp(ips_child_t *w, char kind, ips_stamp_t *out) {
   ips_stamp_t s;
-  int rc = ips_clock_read(&s);
+  int64_t delay = 0;
+  int before = kind == 'D' || kind == 'R', rc;
+  if (w->runq.fd >= 0 && before && ips_runq_take(&w->runq, &delay) != 0)
+    return IPS_ERUNQ;
+  rc = ips_clock_read(&s);
   if (rc)
     return rc;
+  if (w->runq.fd >= 0) {
+    if (!before && ips_runq_take(&w->runq, &delay) != 0)
+      return IPS_ERUNQ;
+    s.has_run_delay = 1;
+    s.run_delay_ns = delay;
+  }
   s.kind = kind;
   if (w->nst == w->stcap) {
     size_t nc = w->stcap ? w->stcap * 2 : 16;
@@ -460,6 +473,7 @@ void ips__child_free_worker(ips_child_t *w) {
   ips__mstore_free(&w->mstore);
   free(w->st);
   free(w->msg);
+  ips_runq_close(&w->runq);
   free(w);
 }
 

@@ -91,6 +91,7 @@ int ips_child_spawn(uv_loop_t *loop, const ips_child_options_t *opts,
   w = calloc(1, sizeof *w);
   if (!w)
     return IPS_ENOMEM;
+  w->runq.fd = -1;
   w->loop = loop;
   w->o = *opts;
   ips__child_ring_init(w, opts);
@@ -121,6 +122,12 @@ int ips_child_spawn(uv_loop_t *loop, const ips_child_options_t *opts,
   if (!ok) {
     ips__child_free_worker(w);
     return IPS_ENOMEM;
+  }
+  /* Each worker its own reader of the loop thread's schedstat: its
+   * readings pair with that worker's previous stamp. */
+  if (opts->run_delay && ips_runq_open(&w->runq) != 0) {
+    ips__child_free_worker(w);
+    return IPS_ERUNQ;
   }
   ips_ns_decoder_init(&w->dec, w->o.max_frame);
 

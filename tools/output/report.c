@@ -419,6 +419,11 @@ void report_summary_text(report_out_t *r, const ips_analysis_t *a, int gap) {
   fprintf(f, "lines: %" PRIu64 " read, %" PRIu64 " skipped, %" PRIu64
              " other records ignored\n",
           st->lines, st->skipped_lines, st->other);
+  /* A note, not a skip: the normal state of a busy node's flight recorder. */
+  if (st->cut)
+    fprintf(f, "cut at the start: %" PRIu64 " records of the delivery that began "
+               "before the input does (a wrapped flight recorder's oldest: "
+               "expected, not used)\n", st->cut);
   /* What only a real kernel's slogfile has: said only when present. */
   if (t->n_replay)
     fprintf(f, "replayed: %" PRIu64 " deliveries (after a restart; no crank)\n",
@@ -544,6 +549,8 @@ void report_summary_json(report_out_t *r, const ips_analysis_t *a) {
   gi(g, "lines_skipped", (long long)st->skipped_lines);
   gi(g, "deliveries_skipped", (long long)st->skipped_deliveries);
   gi(g, "other_records", (long long)st->other);
+  if (st->cut) /* only a file that starts mid-delivery has them */
+    gi(g, "records_cut", (long long)st->cut);
   gi(g, "restarts", (long long)st->restarts);
   gi(g, "kernel_between_ns", t->gap);
   gi(g, "timequakes", (long long)t->n_quake);
