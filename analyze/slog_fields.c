@@ -10,6 +10,7 @@
 #include <yajl/yajl_parse.h>
 
 #include "ipcstamp-slog.h"
+#include "ipcstamp-metering.h"
 #include "slog.h"
 #include "slog_parse.h"
 
@@ -247,23 +248,23 @@ static int cb_key(void *ctx, const unsigned char *s, size_t n) {
       }
       break;
     case C_METER:
-      if (is(s, n, "timestamps")) k = K_TIMESTAMPS;
-      else if (is(s, n, "ipcstamp")) k = K_IPCSTAMP;
+      if (is(s, n, IPS_MK_TIMESTAMPS)) k = K_TIMESTAMPS;
+      else if (is(s, n, IPS_MK_IPCSTAMP)) k = K_IPCSTAMP;
       break;
     case C_IPS:
-      if (is(s, n, "v")) k = K_V;
-      else if (is(s, n, "kinds")) k = K_KINDS;
-      else if (is(s, n, "mono")) k = K_WMONO;
-      else if (is(s, n, "dropped")) k = K_DROPPED;
-      else if (is(s, n, "cpu_ns")) k = K_CPU;
-      else if (is(s, n, "run_delay_ns")) k = K_WRUNQ;
-      else if (is(s, n, "marks")) k = K_MARKS;
+      if (is(s, n, IPS_MK_V)) k = K_V;
+      else if (is(s, n, IPS_MK_KINDS)) k = K_KINDS;
+      else if (is(s, n, IPS_MK_MONO)) k = K_WMONO;
+      else if (is(s, n, IPS_MK_DROPPED)) k = K_DROPPED;
+      else if (is(s, n, IPS_MK_CPU_NS)) k = K_CPU;
+      else if (is(s, n, IPS_MK_RUN_DELAY_NS)) k = K_WRUNQ;
+      else if (is(s, n, IPS_MK_MARKS)) k = K_MARKS;
       break;
     case C_MARKS:
-      if (is(s, n, "names")) k = K_MNAMES;
-      else if (is(s, n, "events")) k = K_MEVENTS;
-      else if (is(s, n, "dropped")) k = K_DROPPED;
-      else if (is(s, n, "unbalanced")) k = K_MUNBAL;
+      if (is(s, n, IPS_MK_NAMES)) k = K_MNAMES;
+      else if (is(s, n, IPS_MK_EVENTS)) k = K_MEVENTS;
+      else if (is(s, n, IPS_MK_DROPPED)) k = K_DROPPED;
+      else if (is(s, n, IPS_MK_UNBALANCED)) k = K_MUNBAL;
       break;
   }
   if (p->depth < MAXD)

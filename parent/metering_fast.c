@@ -25,6 +25,7 @@
 #include "cursor.h"
 #include "digits.h"
 #include "ipcstamp-parent.h"
+#include "ipcstamp-metering.h"
 #include "json.h"
 #include "metering.h"
 
@@ -246,15 +247,15 @@ int ips__metering_fast(const char *buf, size_t n, ips_metering_t *m,
     }
     if (kn == 0 || !LIT(&c, "\":") || !count(&c, &v, NULL) || !LIT(&c, ",\""))
       goto no;
-    if ((kn == 8 && !memcmp(k, "ipcstamp", 8)) ||
-        (kn == 10 && !memcmp(k, "timestamps", 10)))
+    if ((kn == 8 && !memcmp(k, IPS_MK_IPCSTAMP, 8)) ||
+        (kn == 10 && !memcmp(k, IPS_MK_TIMESTAMPS, 10)))
       goto no;
-    if (kn == 7 && !memcmp(k, "compute", 7)) {
+    if (kn == 7 && !memcmp(k, IPS_MK_COMPUTE, 7)) {
       if (seen_compute++)
         goto no; /* a duplicate: the general path refuses it */
       m->has_compute = 1;
       m->compute = v;
-    } else if (kn == 8 && !memcmp(k, "allocate", 8)) {
+    } else if (kn == 8 && !memcmp(k, IPS_MK_ALLOCATE, 8)) {
       if (seen_allocate++)
         goto no;
       m->has_allocate = 1;
@@ -273,7 +274,8 @@ int ips__metering_fast(const char *buf, size_t n, ips_metering_t *m,
     return 1;
   }
   if (!list(&c, wa, wc, 0, &nwall, 1) ||
-      !LIT(&c, ",\"ipcstamp\":{\"v\":1,\"kinds\":\""))
+      !LIT(&c, ",\"" IPS_MK_IPCSTAMP "\":{\"" IPS_MK_V "\":1,\"" IPS_MK_KINDS
+               "\":\""))
     goto no;
   for (k = buf + c.i, kn = 0; c.i < n && buf[c.i] != '"'; c.i++, kn++)
     if (buf[c.i] != 'd' && buf[c.i] != 'u' && buf[c.i] != 'r' &&
@@ -281,11 +283,11 @@ int ips__metering_fast(const char *buf, size_t n, ips_metering_t *m,
       goto no;
   /* in a store, the monos follow the walls in the one array */
   moff = store ? nwall : 0;
-  if (kn != nwall || !LIT(&c, "\",\"mono\":") ||
+  if (kn != nwall || !LIT(&c, "\",\"" IPS_MK_MONO "\":") ||
       !list(&c, ma, mc, moff, &nmono, 0) || nmono != nwall ||
-      !LIT(&c, ",\"dropped\":") || !count(&c, &m->dropped, NULL))
+      !LIT(&c, ",\"" IPS_MK_DROPPED "\":") || !count(&c, &m->dropped, NULL))
     goto no;
-  if (LIT(&c, ",\"cpu_ns\":")) {
+  if (LIT(&c, ",\"" IPS_MK_CPU_NS "\":")) {
     if (!count(&c, &m->cpu_ns, NULL))
       goto no;
     m->has_cpu_ns = 1;
@@ -293,7 +295,7 @@ int ips__metering_fast(const char *buf, size_t n, ips_metering_t *m,
   /* One count per stamp (IPCSTAMP_RUN_DELAY): the parent does not use
    * it, the slogfile keeps it in the bytes; matched so that asking for it
    * does not cost a yajl parse. */
-  if (LIT(&c, ",\"run_delay_ns\":[")) {
+  if (LIT(&c, ",\"" IPS_MK_RUN_DELAY_NS "\":[")) {
     int64_t d;
     for (i = 0; i < nwall; i++)
       if (!count(&c, &d, NULL) ||
