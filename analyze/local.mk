@@ -40,7 +40,8 @@ analyze_libanalyze_core_la_SOURCES = \
 	analyze/analysis.c \
 	analyze/hist.c \
 	analyze/ring_read.c \
-	analyze/ring_join.c
+	analyze/ring_join.c \
+	analyze/ring_dir.c
 analyze_libanalyze_core_la_LIBADD = proto/libipcstamp-proto.la \
 	$(YAJL_LIBS) $(ZLIB_LIBS) -lm -lpthread
 
