@@ -77,6 +77,20 @@ int ips__counts(const ips_analysis_t *a, const ips__vat_t *v) {
          !(a->o.limit && a->shown >= a->o.limit);
 }
 
+/* Whether a record of v's with no delivery in progress belongs to a
+ * delivery that started before the input does: read before any deliver
+ * record, it is one (a wrapped flight recorder's oldest records, a rotated
+ * or tailed slogfile: the kernel runs one delivery at a time, so only the
+ * first can have been cut).  Expected, not bad input: counted in st.cut,
+ * which the summary notes, not skipped. */
+int ips__cut_at_start(ips_analysis_t *a, const ips__vat_t *v) {
+  if (a->delivered)
+    return 0;
+  if (v->shown) /* of the vats the filter shows, as skips are */
+    a->st.cut++;
+  return 1;
+}
+
 void ips__skip_of(ips_analysis_t *a, const ips__vat_t *v, long line,
                   int reason, const char *detail) {
   if (v && (!in_window(a, v) || (a->o.limit && a->shown >= a->o.limit)))

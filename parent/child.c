@@ -29,10 +29,6 @@
 #include "json.h"
 #include "ring.h"
 
-/* How long a worker that exited may still deliver frames already in the
- * pipe, and how long a closed worker gets to obey 'q'. */
-#define EXIT_GRACE_MS 200
-#define QUIT_GRACE_MS 2000
 
 
 static void run_deferred(ips_child_t *w);
@@ -52,7 +48,6 @@ static void defer(ips_child_t *w) {
   if (w->defer.data == w && !uv_is_closing((uv_handle_t *)&w->defer))
     uv_idle_start(&w->defer, on_defer);
 }
-static void on_grace(uv_timer_t *t);
 
 int ips__child_set_msg(ips_child_t *w, const char *p, size_t n) {
   if (n + 1 > w->msgcap) {
@@ -162,7 +157,7 @@ static void run_deferred(ips_child_t *w) {
   ips__child_start_next(w);
 }
 
-static void stop_reading(ips_child_t *w) {
+void ips__child_stop_reading(ips_child_t *w) {
   if (!uv_is_closing((uv_handle_t *)&w->from))
     uv_read_stop((uv_stream_t *)&w->from);
 }
@@ -183,7 +178,7 @@ void ips__child_fault(ips_child_t *w, int status, const char *fmt, ...) {
   vsnprintf(msg, sizeof msg, fmt, ap);
   va_end(ap);
   uv_timer_stop(&w->timeout);
-  stop_reading(w);
+  ips__child_stop_reading(w);
   /* SIGKILL at once, never SIGTERM first: the worker is untrusted and a
    * handler could keep it running (and holding its memory) forever. */
   if (!w->exited)
@@ -342,12 +337,7 @@ int ips_child_ready(ips_child_t *w, ips_result_cb cb, void *arg) {
 }
 
 
-void ips__child_alloc_cb(uv_handle_t *h, size_t suggested, uv_buf_t *buf) {
-  ips_child_t *w = h->data;
-  *buf = uv_buf_init(w->rbuf, sizeof w->rbuf);
-}
-
-static void exit_fault(ips_child_t *w) {
+void ips__child_exit_fault(ips_child_t *w) {
   const char *when = w->head && w->head->sent ? "during a command"
                                               : "between commands";
   if (w->term_signal)
@@ -374,39 +364,7 @@ static void eof_fault(ips_child_t *w) {
   }
 }
 
-void ips__child_on_read(uv_stream_t *s, ssize_t nread, const uv_buf_t *buf) {
-  ips_child_t *w = s->data;
-  size_t off = 0;
-  if (nread < 0) {
-    w->eof = 1;
-    stop_reading(w);
-    if (w->state == IPS__ALIVE && w->exited && w->head && w->head->sent)
-      exit_fault(w);
-    else if (w->state == IPS__ALIVE && !w->exited)
-      /* A dying worker's fd 4 often ends just before its exit is seen:
-       * wait briefly, so that the exit (the better cause) is reported. */
-      uv_timer_start(&w->grace, on_grace, EXIT_GRACE_MS, 0);
-    ips__child_maybe_finish_close(w);
-    return;
-  }
-  while (off < (size_t)nread && w->state == IPS__ALIVE) {
-    const char *frame;
-    size_t flen;
-    ssize_t r = ips_ns_feed(&w->dec, buf->base + off, (size_t)nread - off,
-                            &frame, &flen);
-    if (r < 0) {
-      char d[256];
-      ips_ns_describe(&w->dec, d, sizeof d);
-      ips__child_fault(w, (int)r, "%s (from the worker)", d);
-      return;
-    }
-    off += (size_t)r;
-    if (frame)
-      ips__child_on_frame(w, frame, flen);
-  }
-}
-
-static void on_grace(uv_timer_t *t) {
+void ips__child_on_grace(uv_timer_t *t) {
   ips_child_t *w = container_of(t, ips_child_t, grace);
   if (!w->exited) {
     if (w->state == IPS__ALIVE && w->eof) {
@@ -419,7 +377,7 @@ static void on_grace(uv_timer_t *t) {
   }
   w->grace_expired = 1;
   if (w->state == IPS__ALIVE && w->head && w->head->sent)
-    exit_fault(w);
+    ips__child_exit_fault(w);
   ips__child_maybe_finish_close(w);
 }
 
@@ -431,13 +389,13 @@ void ips__child_on_exit_cb(uv_process_t *p, int64_t status, int sig) {
   if (w->state == IPS__ALIVE && w->head && w->head->sent) {
     /* Frames may still be in the pipe: wait for EOF, briefly. */
     if (w->eof)
-      exit_fault(w);
+      ips__child_exit_fault(w);
     else
-      uv_timer_start(&w->grace, on_grace, EXIT_GRACE_MS, 0);
+      uv_timer_start(&w->grace, ips__child_on_grace, EXIT_GRACE_MS, 0);
   } else if (w->state == IPS__ALIVE) {
     /* Not asked to quit (ips_child_close makes the state DEAD first), no
      * command to fail: a fault of its own. */
-    exit_fault(w);
+    ips__child_exit_fault(w);
   }
   /* Results owed from a close come first: the host sees a command end
    * before the process that ran it. */
@@ -446,7 +404,7 @@ void ips__child_on_exit_cb(uv_process_t *p, int64_t status, int sig) {
   if (w->o.exit_cb)
     w->o.exit_cb(w, status, sig);
   if (w->closing && !uv_is_active((uv_handle_t *)&w->grace))
-    uv_timer_start(&w->grace, on_grace, EXIT_GRACE_MS, 0);
+    uv_timer_start(&w->grace, ips__child_on_grace, EXIT_GRACE_MS, 0);
   ips__child_maybe_finish_close(w);
 }
 
@@ -539,11 +497,11 @@ void ips_child_close(ips_child_t *w, ips_close_cb cb) {
     if (w->state == IPS__ALIVE)
       (void)write_bytes(w, "1:q,", 4);
     w->state = IPS__DEAD;
-    uv_timer_start(&w->grace, on_grace, QUIT_GRACE_MS, 0);
+    uv_timer_start(&w->grace, ips__child_on_grace, QUIT_GRACE_MS, 0);
   } else {
-    uv_timer_start(&w->grace, on_grace, EXIT_GRACE_MS, 0);
+    uv_timer_start(&w->grace, ips__child_on_grace, EXIT_GRACE_MS, 0);
   }
-  stop_reading(w);
+  ips__child_stop_reading(w);
   ips__child_maybe_finish_close(w);
 }
 

@@ -104,7 +104,7 @@ static void on_result(ips_child_t *w, const char *p, size_t n) {
   ips__child_complete(w, ips__child_dequeue(w), &res);
 }
 
-void ips__child_on_frame(ips_child_t *w, const char *p, size_t n) {
+static void on_frame(ips_child_t *w, const char *p, size_t n) {
   ips_stamp_t s;
   ips__cmd_t *c = w->head;
   char tag;
@@ -177,5 +177,44 @@ void ips__child_on_frame(ips_child_t *w, const char *p, size_t n) {
   default:
     ips__child_fault(w, IPS_EBAD_TAG, "protocol: unknown tag 0x%02x from the worker",
           (unsigned char)tag);
+  }
+}
+
+/* The read callback of fd 4: bytes into frames, each handled above; the
+ * end of the pipe handed to the close path (child.c). */
+void ips__child_alloc_cb(uv_handle_t *h, size_t suggested, uv_buf_t *buf) {
+  ips_child_t *w = h->data;
+  *buf = uv_buf_init(w->rbuf, sizeof w->rbuf);
+}
+
+void ips__child_on_read(uv_stream_t *s, ssize_t nread, const uv_buf_t *buf) {
+  ips_child_t *w = s->data;
+  size_t off = 0;
+  if (nread < 0) {
+    w->eof = 1;
+    ips__child_stop_reading(w);
+    if (w->state == IPS__ALIVE && w->exited && w->head && w->head->sent)
+      ips__child_exit_fault(w);
+    else if (w->state == IPS__ALIVE && !w->exited)
+      /* A dying worker's fd 4 often ends just before its exit is seen:
+       * wait briefly, so that the exit (the better cause) is reported. */
+      uv_timer_start(&w->grace, ips__child_on_grace, EXIT_GRACE_MS, 0);
+    ips__child_maybe_finish_close(w);
+    return;
+  }
+  while (off < (size_t)nread && w->state == IPS__ALIVE) {
+    const char *frame;
+    size_t flen;
+    ssize_t r = ips_ns_feed(&w->dec, buf->base + off, (size_t)nread - off,
+                            &frame, &flen);
+    if (r < 0) {
+      char d[256];
+      ips_ns_describe(&w->dec, d, sizeof d);
+      ips__child_fault(w, (int)r, "%s (from the worker)", d);
+      return;
+    }
+    off += (size_t)r;
+    if (frame)
+      on_frame(w, frame, flen);
   }
 }
