@@ -30,6 +30,7 @@ analyze_libanalyze_core_la_SOURCES = \
 	analyze/assemble.c \
 	analyze/attribute.c \
 	analyze/stats.c \
+	analyze/delivery.c \
 	analyze/slowest.c \
 	proto/attribution.h \
 	proto/attribution.c \

@@ -250,6 +250,7 @@ static int cb_key(void *ctx, const unsigned char *s, size_t n) {
     case C_METER:
       if (is(s, n, IPS_MK_TIMESTAMPS)) k = K_TIMESTAMPS;
       else if (is(s, n, IPS_MK_IPCSTAMP)) k = K_IPCSTAMP;
+      else if (is(s, n, "meterType")) p->rec.have |= IPS__F_XSMETER;
       break;
     case C_IPS:
       if (is(s, n, IPS_MK_V)) k = K_V;
@@ -350,8 +351,12 @@ static int cb_string(void *ctx, const unsigned char *s, size_t n) {
         if (!p->noskip) {
           ips__parse_elem_done(p);
           p->pending = P_SKIP_ELEM; /* the result or the error message */
+          p->dr_msg = !p->rec.ok;
           return 0;
         }
+      } else if (i == 1 && !p->rec.ok &&
+                 ips__meter_killed((const char *)s, n)) {
+        p->rec.have |= IPS__F_METERKILL;
       }
       break;
     case C_MNAMES: {

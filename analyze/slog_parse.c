@@ -195,6 +195,7 @@ static void reset(ips__parser_t *p) {
   p->nvp = 0;
   p->to_tail = 0;
   p->extract = 0;
+  p->dr_msg = 0;
 }
 
 static int parse_line(ips__parser_t *p, const char *line, size_t len,
@@ -315,6 +316,13 @@ static int parse_line(ips__parser_t *p, const char *line, size_t len,
         }
         p->extract = 0;
         p->to_tail = 0;
+        /* An error's message may say which meter killed the worker: read
+         * as the fast path reads it (a string without escapes). */
+        if (p->dr_msg && line[from] == '"' && (size_t)e - from >= 2 &&
+            !memchr(line + from + 1, '\\', (size_t)e - from - 2) &&
+            ips__meter_killed(line + from + 1, (size_t)e - from - 2))
+          p->rec.have |= IPS__F_METERKILL;
+        p->dr_msg = 0;
         if (what == P_SKIP_ELEM)
           ips__parse_elem_done(p);
       } else {

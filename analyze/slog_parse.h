@@ -33,6 +33,7 @@ struct ips__parser {
   int mute, depth, pending, extract, vdtype, nvp;
   unsigned top_seen;    /* K_* bits of the record's fields read so far */
   int to_tail;          /* the skipped value runs to the tail anchor */
+  int dr_msg;           /* the element skipped next is an error's message */
   const char *line;     /* the line being parsed, and its tail anchor: */
   size_t len;           /* the index of its last `,"time":`, or 0 */
   long anchor;
