@@ -143,62 +143,6 @@ IPS_EXTERN int ips_ring_reader_set_paused(ips_ring_reader_t *r, int paused);
 /* The message of the last failure ("" when none).  Owned by the reader. */
 IPS_EXTERN const char *ips_ring_reader_message(const ips_ring_reader_t *r);
 
-/* ------------------------------------------------------------------------
- * A directory of rings (analyze/ring_dir.c): every "<pid>.ring" in it
- * followed, new ones picked up at each poll, each ring's events handed to
- * the caller with the ring they came from.  What `ipcstamp top`, `watch`
- * and `otel --ring` read, and what ips_analysis_read_rings() turns into
- * deliveries (ipcstamp-analyze.h).
- */
-
-#define IPS_RING_DIR_MAX 256 /* rings followed at once; more are counted */
-
-/* One ring of the directory, as of the last poll.  Owned by the directory
- * (valid until ips_ring_dir_close); the caller may set hold and user. */
-typedef struct ips_ring_proc_s {
-  long pid;
-  char path[4400];
-  ips_ring_info_t info;  /* its header, as of the last poll */
-  char vat[16];          /* from its events ("vat"), else its header's */
-  uint64_t lost;         /* events its reader was lapped over */
-  char error[256];       /* why it cannot be followed ("" while it can) */
-  int more;              /* the last poll left events in it (poll_max) */
-  int hold;              /* the caller's: skip it at the next poll (a
-                            reader of several rings keeping them level) */
-  void *user;            /* the caller's */
-} ips_ring_proc_t;
-
-typedef struct ips_ring_dir_options_s {
-  /* Each new ring, once, before its first event (NULL: none). */
-  void (*on_ring)(void *arg, ips_ring_proc_t *p);
-  /* Each event, in each ring's order (NULL: none). */
-  void (*on_event)(void *arg, ips_ring_proc_t *p, const ips_ring_event_t *ev);
-  /* Each gap a reader was lapped over (NULL: none). */
-  void (*on_lost)(void *arg, ips_ring_proc_t *p, uint64_t lost);
-  void *arg;
-  size_t poll_max;       /* events read from one ring per poll (0: 10^6) */
-} ips_ring_dir_options_t;
-
-typedef struct ips_ring_dir_s ips_ring_dir_t;
-
-/* Follow the rings of dir (nothing is read yet).  *out is the caller's
- * until ips_ring_dir_close.  Returns 0 or IPS_ENOMEM. */
-IPS_EXTERN int ips_ring_dir_open(ips_ring_dir_t **out, const char *dir,
-                                 const ips_ring_dir_options_t *o);
-/* Find new rings and poll every ring not held, running the callbacks.
- * Returns 0, or -errno when the directory cannot be read (msg says so).
- * A ring that fails is kept, with its error, and not read again. */
-IPS_EXTERN int ips_ring_dir_poll(ips_ring_dir_t *d, char *msg, size_t size);
-/* The rings so far, in the order found. */
-IPS_EXTERN size_t ips_ring_dir_count(const ips_ring_dir_t *d);
-IPS_EXTERN ips_ring_proc_t *ips_ring_dir_proc(ips_ring_dir_t *d, size_t i);
-/* Whether the last poll left events in some ring; rings beyond
- * IPS_RING_DIR_MAX at the last poll; the directory's path. */
-IPS_EXTERN int ips_ring_dir_more(const ips_ring_dir_t *d);
-IPS_EXTERN size_t ips_ring_dir_skipped(const ips_ring_dir_t *d);
-IPS_EXTERN const char *ips_ring_dir_path(const ips_ring_dir_t *d);
-IPS_EXTERN void ips_ring_dir_close(ips_ring_dir_t *d);
-
 #ifdef __cplusplus
 }
 #endif

@@ -21,6 +21,7 @@
 
 #include "cli.h"
 #include "otel/otel.h"
+#include "top/top.h"
 
 static const char usage_text[] =
     "usage: ipcstamp otel SLOG [--endpoint URL] [options]\n"
@@ -277,13 +278,13 @@ static void on_ring_delivery(void *arg, const ips_delivery_t *d,
   otlp_req_delivery(&c->req, &ids, st, d);
 }
 
-static void on_ring_event(void *arg, ips_ring_proc_t *p,
+static void on_ring_event(void *arg, const top_proc_t *p,
                           const ips_ring_event_t *ev) {
   otel_cmd_t *c = arg;
   ips_ring_join_event(c->ring, p->pid, &p->info, p->vat, ev);
 }
 
-static void on_ring_lost(void *arg, ips_ring_proc_t *p, uint64_t lost) {
+static void on_ring_lost(void *arg, const top_proc_t *p, uint64_t lost) {
   otel_cmd_t *c = arg;
   c->ring_lost += lost;
   ips_ring_join_lost(c->ring, p->pid);
@@ -299,67 +300,66 @@ static void on_ring_stop(int sig) {
 /* Holds, for the next refresh, each ring with more to read that is ahead
  * in time of the latest-behind ring with more to read (which is never
  * held, so every refresh makes progress). */
-static void level_rings(otel_cmd_t *c, ips_ring_dir_t *t) {
+static void level_rings(otel_cmd_t *c, top_t *t) {
   int64_t lo = INT64_MAX;
-  size_t i, n = ips_ring_dir_count(t);
-  for (i = 0; i < n; i++) {
-    ips_ring_proc_t *p = ips_ring_dir_proc(t, i);
+  size_t i;
+  for (i = 0; i < t->nprocs; i++) {
+    top_proc_t *p = t->procs[i];
     int64_t m = ips_ring_join_last_mono(c->ring, p->pid);
     if (p->more && m < lo)
       lo = m;
   }
-  for (i = 0; i < n; i++) {
-    ips_ring_proc_t *p = ips_ring_dir_proc(t, i);
+  for (i = 0; i < t->nprocs; i++) {
+    top_proc_t *p = t->procs[i];
     p->hold = p->more && ips_ring_join_last_mono(c->ring, p->pid) > lo;
   }
 }
 
-/* --ring: polls every ring of dir (the library's ring directory: new rings
- * are picked up at each poll, each poll is bounded) and sends what was joined after
+/* --ring: polls every ring of dir (tools/top's model: new rings are picked
+ * up at each poll, each poll is bounded) and sends what was joined after
  * each poll, until a signal (or after one poll with once).  Memory is
- * bounded by the directory, the joiner (analyze/ring_join.c) and the queue.  Returns
+ * bounded by the model, the joiner (analyze/ring_join.c) and the queue.  Returns
  * an exit code. */
 static int follow_rings(otel_cmd_t *c, const char *dir, long long interval,
                         int once) {
-  ips_ring_dir_t *t = NULL;
-  ips_ring_dir_options_t o;
+  top_t *t = malloc(sizeof *t); /* large: a history per process */
   struct sigaction sa;
   char msg[512];
   int rc = CLI_EXIT_OK;
   size_t i;
-  memset(&o, 0, sizeof o);
-  o.on_event = on_ring_event;
-  o.on_lost = on_ring_lost;
-  o.arg = c;
-  /* A backlog (rings written before otel started) is read 256 events at a
-   * time from each ring in turn, so the halves waiting for the other ring
-   * stay far below the joiner's bound. */
-  o.poll_max = 256;
-  if (!(c->ring = ips_ring_join_new(on_ring_delivery, c)) ||
-      ips_ring_dir_open(&t, dir, &o) != 0) {
+  if (!t || !(c->ring = ips_ring_join_new(on_ring_delivery, c))) {
+    free(t);
     fprintf(stderr, "ipcstamp otel: out of memory\n");
     return CLI_EXIT_IO;
   }
+  top_init(t, dir);
+  t->event_cb = on_ring_event;
+  t->lost_cb = on_ring_lost;
+  t->cb_arg = c;
+  /* A backlog (rings written before otel started) is read 256 events at a
+   * time from each ring in turn, so the halves waiting for the other ring
+   * stay far below the joiner's bound. */
+  t->poll_max = 256;
   memset(&sa, 0, sizeof sa);
   sa.sa_handler = on_ring_stop;
   sigaction(SIGINT, &sa, NULL);
   sigaction(SIGTERM, &sa, NULL);
   for (;;) {
     struct timespec ts;
-    if (ips_ring_dir_poll(t, msg, sizeof msg) != 0) {
+    if (top_refresh(t, msg, sizeof msg) != 0) {
       fprintf(stderr, "ipcstamp otel: %s\n", msg);
       rc = CLI_EXIT_IO;
       break;
     }
-    if (ips_ring_dir_more(t) && !ring_stop) {
+    if (t->more && !ring_stop) {
       /* A backlog: read on at once (no tick: no time passed), the rings
        * that are ahead in time held until the others catch up, so that
        * one ring's halves do not wait long for another's. */
       level_rings(c, t);
       continue;
     }
-    for (i = 0; i < ips_ring_dir_count(t); i++)
-      ips_ring_dir_proc(t, i)->hold = 0;
+    for (i = 0; i < t->nprocs; i++)
+      t->procs[i]->hold = 0;
     ips_ring_join_tick(c->ring, 0);
     on_idle(c);
     if (once || ring_stop)
@@ -369,7 +369,8 @@ static int follow_rings(otel_cmd_t *c, const char *dir, long long interval,
     nanosleep(&ts, NULL);
   }
   ips_ring_join_tick(c->ring, 1);
-  ips_ring_dir_close(t);
+  top_free(t);
+  free(t);
   return rc;
 }
 

@@ -85,34 +85,34 @@ static void render(FILE *f, const top_t *t, int64_t now, int64_t interval_ns,
   struct tm tm;
   localtime_r(&wall, &tm);
   fprintf(f, "ipcstamp top  %s  %zu process%s  every %d ms  %02d:%02d:%02d\n",
-          ips_ring_dir_path(t->dir), t->nprocs, t->nprocs == 1 ? "" : "es", interval_ms,
+          t->dir, t->nprocs, t->nprocs == 1 ? "" : "es", interval_ms,
           tm.tm_hour, tm.tm_min, tm.tm_sec);
-  if (ips_ring_dir_skipped(t->dir))
-    fprintf(f, "(%zu more rings not followed: at most %d)\n",
-            ips_ring_dir_skipped(t->dir), TOP_MAX_PROCS);
+  if (t->skipped)
+    fprintf(f, "(%zu more rings not followed: at most %d)\n", t->skipped,
+            TOP_MAX_PROCS);
   fprintf(f, "%-8s %-6s %-18s %-8s %-8s %8s %10s %10s %5s %6s %6s %6s\n",
           "PID", "ROLE", "PROGRAM", "VAT", "STATE", "DELIV/S", "P50", "P99",
           "PIPE", "WORKER", "KERNEL", "LOST");
   for (i = 0; i < t->nprocs; i++) {
     const top_proc_t *p = t->procs[i];
     top_stats_t last, win;
-    if (p->ring->error[0]) {
-      fprintf(f, "%-8ld %s\n", p->ring->pid, p->ring->error);
+    if (!p->reader && p->error[0]) {
+      fprintf(f, "%-8ld %s\n", p->pid, p->error);
       continue;
     }
     top_stats(p, now, interval_ns, &last);
     top_stats(p, now, PERCENTILE_WINDOW_NS, &win);
     fprintf(f, "%-8ld %-6s %-18.18s %-8.8s %-8s %8.1f %10s %10s %5s %6s %6s "
                "%6llu\n",
-            p->ring->pid, role(p->ring->info.role), p->ring->info.program,
-            p->ring->vat[0] ? p->ring->vat : "-",
-            p->ring->info.paused ? "paused" : p->ring->info.alive ? "running" : "exited",
+            p->pid, role(p->info.role), p->info.program,
+            p->vat[0] ? p->vat : "-",
+            p->info.paused ? "paused" : p->info.alive ? "running" : "exited",
             last.per_s, dur(a, sizeof a, win.p50_ns),
             dur(b, sizeof b, win.p99_ns),
             share(c, sizeof c, last.pipe_ns, last.total_ns, last.have_pipe),
             share(d, sizeof d, last.worker_ns, last.total_ns, 1),
             share(e, sizeof e, last.kernel_ns, last.total_ns, 1),
-            (unsigned long long)p->ring->lost);
+            (unsigned long long)p->lost);
     if (p->in_delivery) inflight++;
   }
   fprintf(f, "\nin flight: %zu\n", inflight);
@@ -123,8 +123,8 @@ static void render(FILE *f, const top_t *t, int64_t now, int64_t interval_ns,
     what = p->seg_kind == 'u' ? "waiting on the kernel"
            : p->seg_kind == 'r' ? "worker computing"
                                 : "worker computing";
-    if (p->ring->info.alive) {
-      fprintf(f, "  %ld %s #%llu: %s", p->ring->pid, p->ring->vat[0] ? p->ring->vat : "-",
+    if (p->info.alive) {
+      fprintf(f, "  %ld %s #%llu: %s", p->pid, p->vat[0] ? p->vat : "-",
               (unsigned long long)p->in_delivery, what);
       if (p->seg_kind == 'u') fprintf(f, " (upcall %u)", p->upcall);
       fprintf(f, " for %s %s (%s in all)\n", dur(a, sizeof a, now - p->seg_mono_ns),
@@ -135,9 +135,9 @@ static void render(FILE *f, const top_t *t, int64_t now, int64_t interval_ns,
     } else {
       fprintf(f, "  %ld %s #%llu: the process exited during this delivery "
                  "(%s%s, begun %s ago)\n",
-              p->ring->pid, p->ring->vat[0] ? p->ring->vat : "-",
+              p->pid, p->vat[0] ? p->vat : "-",
               (unsigned long long)p->in_delivery, what,
-              p->ring->info.torn ? ", a torn event" : "",
+              p->info.torn ? ", a torn event" : "",
               dur(a, sizeof a, now - p->d_mono_ns));
     }
   }
@@ -292,11 +292,11 @@ int cmd_top(int argc, char **argv) {
     return CLI_EXIT_USAGE;
   }
   t = malloc(sizeof *t);
-  if (!t || top_init(t, dir) != 0) {
-    free(t);
+  if (!t) {
     fprintf(stderr, "ipcstamp top: out of memory\n");
     return CLI_EXIT_FAIL;
   }
+  top_init(t, dir);
   if (once) {
     rc = top_refresh(t, msg, sizeof msg);
     if (rc != 0) {

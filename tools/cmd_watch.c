@@ -1,7 +1,7 @@
 /* cmd_watch.c — `ipcstamp watch`: every event of every ring in a directory
  * as JSON lines, for scripts (docs/cli.md).  The rings are followed by the
- * analysis library's ring directory (ips_ring_dir_*), as `top` and
- * `otel --ring` follow them, which hands each event here as it is read. */
+ * same model as `ipcstamp top` (tools/top/), which hands each event here as
+ * it is read; nothing is decoded twice. */
 #include "config.h"
 
 #include <signal.h>
@@ -12,7 +12,7 @@
 
 #include "cli.h"
 #include "output/output.h"
-#include "ipcstamp-ring-read.h"
+#include "top/top.h"
 
 static const char usage_text[] =
     "usage: ipcstamp watch [--dir DIR] [--interval MS] [--once]\n"
@@ -58,14 +58,14 @@ static void text(yajl_gen g, const char *s, size_t n) {
   yajl_gen_string(g, (const unsigned char *)buf, n);
 }
 
-static void head(watch_t *w, const ips_ring_proc_t *p) {
+static void head(watch_t *w, const top_proc_t *p) {
   yajl_gen_map_open(w->g);
   out_int(w->g, "pid", p->pid);
   out_str(w->g, "vat");
   text(w->g, p->vat, strlen(p->vat));
 }
 
-static void on_event(void *arg, ips_ring_proc_t *p, const ips_ring_event_t *ev) {
+static void on_event(void *arg, const top_proc_t *p, const ips_ring_event_t *ev) {
   watch_t *w = arg;
   size_t i;
   head(w, p);
@@ -93,7 +93,7 @@ static void on_event(void *arg, ips_ring_proc_t *p, const ips_ring_event_t *ev) 
   out_flush(w->g, w->out, 1);
 }
 
-static void on_lost(void *arg, ips_ring_proc_t *p, uint64_t lost) {
+static void on_lost(void *arg, const top_proc_t *p, uint64_t lost) {
   watch_t *w = arg;
   head(w, p);
   out_int(w->g, "lost", (long long)lost);
@@ -106,8 +106,7 @@ int cmd_watch(int argc, char **argv) {
   long long interval = 100;
   int once = 0, rc = CLI_EXIT_OK;
   char msg[512];
-  ips_ring_dir_t *t = NULL;
-  ips_ring_dir_options_t o;
+  top_t *t;
   watch_t w;
   struct sigaction sa;
   rc = cli_ring_options(argc, argv, "watch", usage_text, 10, &dir, &interval,
@@ -115,24 +114,24 @@ int cmd_watch(int argc, char **argv) {
   if (rc >= 0)
     return rc;
   rc = CLI_EXIT_OK;
-  memset(&o, 0, sizeof o);
-  o.on_event = on_event;
-  o.on_lost = on_lost;
-  o.arg = &w;
-  if (!(w.g = out_gen()) || ips_ring_dir_open(&t, dir, &o) != 0) {
-    if (w.g)
-      yajl_gen_free(w.g);
+  /* The model is large (a history per process): on the heap. */
+  if (!(t = malloc(sizeof *t)) || !(w.g = out_gen())) {
+    free(t);
     fprintf(stderr, "ipcstamp watch: out of memory\n");
     return CLI_EXIT_IO;
   }
   w.out = stdout;
+  top_init(t, dir);
+  t->event_cb = on_event;
+  t->lost_cb = on_lost;
+  t->cb_arg = &w;
   memset(&sa, 0, sizeof sa);
   sa.sa_handler = on_stop;
   sigaction(SIGINT, &sa, NULL);
   sigaction(SIGTERM, &sa, NULL);
   for (;;) {
     struct timespec ts;
-    if (ips_ring_dir_poll(t, msg, sizeof msg) != 0) {
+    if (top_refresh(t, msg, sizeof msg) != 0) {
       fprintf(stderr, "ipcstamp watch: %s\n", msg);
       rc = CLI_EXIT_IO;
       break;
@@ -148,7 +147,8 @@ int cmd_watch(int argc, char **argv) {
     ts.tv_nsec = interval % 1000 * 1000000L;
     nanosleep(&ts, NULL);
   }
-  ips_ring_dir_close(t);
+  top_free(t);
+  free(t);
   yajl_gen_free(w.g);
   return rc;
 }

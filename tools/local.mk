@@ -53,6 +53,8 @@ tools_ipcstamp_otel_CFLAGS = $(AM_CFLAGS) $(UV_CFLAGS) $(YAJL_CFLAGS) $(CURL_CFL
 tools_ipcstamp_otel_SOURCES = \
 	tools/otel/main.c \
 	tools/options.c \
+	tools/top/top.h \
+	tools/top/model.c \
 	tools/cmd_otel.c \
 	tools/otel/ids.c \
 	tools/otel/otlp_json.c \

@@ -85,9 +85,9 @@ int main(int argc, char **argv) {
       nanosleep(&ts, NULL);
   }
   for (i = 0; i < t->nprocs; i++) {
-    lost += t->procs[i]->ring->lost;
-    read_events += t->procs[i]->ring->info.written - t->procs[i]->ring->lost;
-    unlink(t->procs[i]->ring->path);
+    lost += t->procs[i]->lost;
+    read_events += t->procs[i]->info.written - t->procs[i]->lost;
+    unlink(t->procs[i]->path);
   }
   rmdir(dir);
   printf("bench_top: %ld events/s for %d s into a default ring, read every "

@@ -1,8 +1,9 @@
-/* model.c — `ipcstamp top`'s model: every ring of a directory, followed
- * by the analysis library's ring directory (ips_ring_dir_*), and per
- * process the delivery in flight and the latest finished ones. */
+/* model.c — `ipcstamp top`'s model: follow every ring of a directory and
+ * keep, per process, the delivery in flight and the latest finished ones. */
 #include "config.h"
 
+#include <dirent.h>
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,28 +11,18 @@
 #include "ipcstamp-ring.h"
 #include "top.h"
 
-static void on_ring(void *arg, ips_ring_proc_t *r);
-static void on_event(void *arg, ips_ring_proc_t *r, const ips_ring_event_t *ev);
-static void on_lost(void *arg, ips_ring_proc_t *r, uint64_t n);
-
-int top_init(top_t *t, const char *dir) {
-  ips_ring_dir_options_t o;
+void top_init(top_t *t, const char *dir) {
   memset(t, 0, sizeof *t);
-  memset(&o, 0, sizeof o);
-  o.on_ring = on_ring;
-  o.on_event = on_event;
-  o.on_lost = on_lost;
-  o.arg = t;
-  return ips_ring_dir_open(&t->dir, dir, &o);
+  snprintf(t->dir, sizeof t->dir, "%s", dir);
 }
 
 void top_free(top_t *t) {
   size_t i;
-  for (i = 0; i < t->nprocs; i++)
+  for (i = 0; i < t->nprocs; i++) {
+    ips_ring_reader_close(t->procs[i]->reader);
     free(t->procs[i]);
+  }
   t->nprocs = 0;
-  ips_ring_dir_close(t->dir);
-  t->dir = NULL;
 }
 
 static void push_done(top_proc_t *p, const top_done_t *d) {
@@ -46,11 +37,16 @@ static void push_done(top_proc_t *p, const top_done_t *d) {
  * here: its attribution events say more. */
 static void on_stamp(top_proc_t *p, const ips_ring_event_t *ev) {
   const char *kind = ips_ring_event_str(ev, "kind");
+  const char *vat = ips_ring_event_str(ev, "vat");
   int64_t mono = ips_ring_event_int(ev, "mono_ns", 0);
-  /* A parent's ring mixes the stamps of all its workers (its vat is "*"):
-   * the in-flight view comes from the workers' own rings. */
-  if (p->ring->info.role == IPS_RING_ROLE_PARENT)
+  /* A parent's ring mixes the stamps of all its workers: its row is the
+   * whole process ("*"), and the in-flight view comes from the workers'
+   * own rings. */
+  if (p->info.role == IPS_RING_ROLE_PARENT) {
+    snprintf(p->vat, sizeof p->vat, "*");
     return;
+  }
+  if (vat[0]) snprintf(p->vat, sizeof p->vat, "%s", vat);
   switch (kind[0]) {
   case 'd':
     p->in_delivery = (uint64_t)ips_ring_event_int(ev, "delivery", 0);
@@ -89,23 +85,8 @@ static void on_stamp(top_proc_t *p, const ips_ring_event_t *ev) {
   }
 }
 
-/* A new ring: its process gets a row (none past TOP_MAX_PROCS, which is
- * the directory's own bound; out of memory, the ring has no row). */
-static void on_ring(void *arg, ips_ring_proc_t *r) {
-  top_t *t = arg;
-  top_proc_t *p;
-  if (t->nprocs == TOP_MAX_PROCS || !(p = calloc(1, sizeof *p)))
-    return;
-  p->ring = r;
-  r->user = p;
-  t->procs[t->nprocs++] = p;
-}
-
-static void on_event(void *arg, ips_ring_proc_t *r, const ips_ring_event_t *ev) {
-  top_proc_t *p = r->user;
-  (void)arg;
-  if (!p)
-    return;
+static int on_event(void *arg, const ips_ring_event_t *ev) {
+  top_proc_t *p = arg;
   if (strcmp(ev->name, "stamp") == 0) {
     on_stamp(p, ev);
   } else if (strcmp(ev->name, "attribution") == 0) {
@@ -118,20 +99,99 @@ static void on_event(void *arg, ips_ring_proc_t *r, const ips_ring_event_t *ev) 
     push_done(p, &d);
   }
   /* Other events (marks, newer kinds) do not change the figures. */
+  if (p->top->event_cb)
+    p->top->event_cb(p->top->cb_arg, p, ev);
+  return 0;
 }
 
-static void on_lost(void *arg, ips_ring_proc_t *r, uint64_t n) {
-  top_proc_t *p = r->user;
-  (void)arg;
-  (void)n;
+static void on_lost(void *arg, uint64_t n) {
+  top_proc_t *p = arg;
+  p->lost += n;
+  if (p->top->lost_cb)
+    p->top->lost_cb(p->top->cb_arg, p, n);
   /* The delivery in flight may have ended in the gap: forget it rather
    * than show a stall that is not there. */
-  if (p)
-    p->in_delivery = 0;
+  p->in_delivery = 0;
+}
+
+/* "<digits>.ring" only: temporary files and anything else are not rings. */
+static long ring_pid(const char *name) {
+  long pid = 0;
+  const char *s = name;
+  for (; *s >= '0' && *s <= '9'; s++) {
+    if (pid > 100000000L) return -1;
+    pid = pid * 10 + (*s - '0');
+  }
+  if (s == name || strcmp(s, ".ring") != 0 || pid <= 0) return -1;
+  return pid;
+}
+
+static void add_proc(top_t *t, const char *name, long pid) {
+  top_proc_t *p;
+  char msg[256];
+  size_t i;
+  for (i = 0; i < t->nprocs; i++)
+    if (t->procs[i]->pid == pid) return;
+  if (t->nprocs == TOP_MAX_PROCS) {
+    t->skipped++;
+    return;
+  }
+  p = calloc(1, sizeof *p);
+  if (!p) return;
+  p->pid = pid;
+  p->top = t;
+  snprintf(p->path, sizeof p->path, "%s/%s", t->dir, name);
+  if (ips_ring_reader_open(&p->reader, p->path, msg, sizeof msg) != 0)
+    snprintf(p->error, sizeof p->error, "%s", msg);
+  else
+    (void)ips_ring_reader_info(p->reader, &p->info); /* the role, first */
+  t->procs[t->nprocs++] = p;
 }
 
 int top_refresh(top_t *t, char *msg, size_t size) {
-  return ips_ring_dir_poll(t->dir, msg, size);
+  DIR *d = opendir(t->dir);
+  struct dirent *e;
+  size_t i;
+  if (!d) {
+    int rc = -errno;
+    snprintf(msg, size, "cannot read the directory %s: %s", t->dir,
+             strerror(errno));
+    return rc;
+  }
+  t->skipped = 0;
+  t->more = 0;
+  while ((e = readdir(d)) != NULL) {
+    long pid = ring_pid(e->d_name);
+    if (pid > 0) add_proc(t, e->d_name, pid);
+  }
+  closedir(d);
+  for (i = 0; i < t->nprocs; i++) {
+    top_proc_t *p = t->procs[i];
+    int rc;
+    if (!p->reader) continue;
+    if (p->hold) { /* the caller reads the others first */
+      if (p->more) t->more = 1;
+      continue;
+    }
+    /* Bounded per refresh, so one flooding producer cannot starve the
+     * view; what is left is read at the next refresh (or lost, counted). */
+    rc = ips_ring_reader_poll(p->reader, t->poll_max ? t->poll_max : 1000000,
+                              on_event, on_lost, p);
+    p->more = t->poll_max && rc >= 0 && (size_t)rc == t->poll_max;
+    if (p->more)
+      t->more = 1;
+    if (rc >= 0) rc = ips_ring_reader_info(p->reader, &p->info);
+    if (rc < 0) {
+      snprintf(p->error, sizeof p->error, "%s",
+               ips_ring_reader_message(p->reader));
+      ips_ring_reader_close(p->reader);
+      p->reader = NULL;
+      continue;
+    }
+    if (!p->vat[0] && p->info.vat[0])
+      snprintf(p->vat, sizeof p->vat, "%s", p->info.vat);
+  }
+  return 0;
 }
 
 static int cmp_i64(const void *a, const void *b) {

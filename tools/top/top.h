@@ -9,10 +9,9 @@
 
 #include "ipcstamp-ring-read.h"
 
-/* Most processes followed at once (the ring directory's bound), and
- * finished deliveries remembered per process (for the percentiles): both
- * bound the memory of a long watch. */
-#define TOP_MAX_PROCS IPS_RING_DIR_MAX
+/* Most processes followed at once, and finished deliveries remembered per
+ * process (for the percentiles): both bound the memory of a long watch. */
+#define TOP_MAX_PROCS 256
 #define TOP_HISTORY 4096
 
 /* One finished delivery.  pipe_ns is -1 when only the worker's stamps are
@@ -23,10 +22,17 @@ typedef struct top_done_s {
   int64_t total_ns, pipe_ns, worker_ns, kernel_ns;
 } top_done_t;
 
-/* One ring's process: the directory's view of its ring (ring: pid, path,
- * header, vat, lost, error; analyze/ring_dir.c) and top's figures. */
+struct top_s;
+
 typedef struct top_proc_s {
-  ips_ring_proc_t *ring;      /* the directory's, not owned */
+  struct top_s *top;          /* the watch it belongs to */
+  char path[4400];
+  long pid;
+  ips_ring_reader_t *reader;  /* owned; NULL after a failure */
+  char error[256];            /* why the ring cannot be followed */
+  ips_ring_info_t info;       /* as of the last poll */
+  char vat[16];               /* from the events, else the header */
+  uint64_t lost;
   /* The delivery in flight (from the stamps): in_delivery is 0 when none. */
   uint64_t in_delivery;
   int64_t d_mono_ns;          /* its 'd' */
@@ -37,16 +43,32 @@ typedef struct top_proc_s {
   uint64_t finished;          /* deliveries finished, in all */
   top_done_t done[TOP_HISTORY];  /* a circle of the latest */
   size_t ndone, next;
+  /* With top_t.poll_max: more is set when the last refresh left events
+   * in this ring; a caller sets hold to skip it at the next refresh (a
+   * reader of several rings keeping them level in time). */
+  int more, hold;
 } top_proc_t;
 
 typedef struct top_s {
-  ips_ring_dir_t *dir;               /* owned: the rings, followed */
-  top_proc_t *procs[TOP_MAX_PROCS];  /* owned, one per ring, in its order */
+  char dir[4096];
+  top_proc_t *procs[TOP_MAX_PROCS];  /* owned */
   size_t nprocs;
+  size_t skipped;                    /* rings beyond TOP_MAX_PROCS */
+  /* Optional: every event and every gap, as read (ipcstamp watch), after
+   * the model has taken it.  NULL for top. */
+  void (*event_cb)(void *arg, const top_proc_t *p, const ips_ring_event_t *ev);
+  void (*lost_cb)(void *arg, const top_proc_t *p, uint64_t lost);
+  void *cb_arg;
+  /* Events read from one ring per refresh, at most (0: 1000000).  A
+   * reader that joins rings (otel --ring) reads a backlog in small steps,
+   * ring after ring, so that what it holds waiting for another ring stays
+   * small; more is set when a ring had more than that. */
+  size_t poll_max;
+  int more;
 } top_t;
 
-/* Start watching dir (nothing is read yet).  Returns 0 or IPS_ENOMEM. */
-int top_init(top_t *t, const char *dir);
+/* Start watching dir (nothing is read yet).  Returns 0. */
+void top_init(top_t *t, const char *dir);
 void top_free(top_t *t);
 
 /* Find new rings in the directory and poll every ring.  Returns 0, or
