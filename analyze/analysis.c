@@ -91,9 +91,13 @@ int ips_analysis_new(ips_analysis_t **out, const ips_analysis_options_t *o) {
   a->P = malloc(sizeof(int64_t) * (2 + (size_t)IPS__MAX_STAMPS));
   a->W = malloc(sizeof(int64_t) * (2 + (size_t)IPS__MAX_STAMPS));
   a->slow = calloc(o->top ? o->top : 1, sizeof *a->slow);
+  a->slow_sorted = calloc(o->top ? o->top : 1, sizeof *a->slow_sorted);
+  a->slow_order = calloc(o->top ? o->top : 1, sizeof *a->slow_order);
   if (o->vat)
     a->vat_filter = strdup(o->vat);
-  if (!a->hash || !a->P || !a->W || !a->slow || (o->vat && !a->vat_filter)) {
+  if (!a->hash || !a->P || !a->W || !a->slow || !a->slow_sorted ||
+      !a->slow_order || ips_slowest_init(&a->keeper, o->top) != 0 ||
+      (o->vat && !a->vat_filter)) {
     ips_analysis_free(a);
     return IPS_ENOMEM;
   }
@@ -106,6 +110,9 @@ void ips_analysis_free(ips_analysis_t *a) {
     return;
   ips__attr_free(a);
   free(a->slow);
+  free(a->slow_sorted);
+  free(a->slow_order);
+  ips_slowest_free(&a->keeper);
   free(a->vat_filter);
   free(a);
 }

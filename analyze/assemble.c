@@ -13,15 +13,6 @@
 
 #include "vat.h"
 
-ips__pst_t ips__pstamp(const ips__rec_t *r) {
-  ips__pst_t s;
-  s.w = r->time_ns;
-  s.m = r->mono_ns;
-  s.has_m = (r->have & IPS__F_MONO) != 0;
-  if (!(r->have & IPS__F_TIME))
-    s.w = s.m; /* only monotime: there is no wall clock on this side */
-  return s;
-}
 
 /* The previous delivery of this vat never got its result. */
 static void drop_open(ips_analysis_t *a, ips__vat_t *v, const char *why) {
@@ -62,10 +53,6 @@ static void on_deliver(ips_analysis_t *a, ips__vat_t *v, const ips__rec_t *r,
     memcpy(v->desc, "?", 2);
 }
 
-int ips__matches(const ips__vat_t *v, const ips__rec_t *r) {
-  return v->open && (!(r->have & IPS__F_DNUM) || r->dnum == v->dnum) &&
-         (!(r->have & IPS__F_CRANK) || r->crank == v->crank);
-}
 
 /* The next upcall of v's delivery: a syscall (its result comes later) or
  * a console line (the kernel's record is both its arrival and its
@@ -103,20 +90,6 @@ static void add_upcall(ips_analysis_t *a, ips__vat_t *v, const ips__rec_t *r,
   u->has_R = console;
   u->console = console;
   u->snum = !console && (r->have & IPS__F_SNUM) ? r->snum : -1;
-}
-
-/* Whether a record of v's with no delivery in progress belongs to a
- * delivery that started before the input does: read before any deliver
- * record, it is one (a wrapped flight recorder's oldest records, a rotated
- * or tailed slogfile: the kernel runs one delivery at a time, so only the
- * first can have been cut).  Expected, not bad input: counted in st.cut,
- * which the summary notes, not skipped. */
-int ips__cut_at_start(ips_analysis_t *a, const ips__vat_t *v) {
-  if (a->delivered)
-    return 0;
-  if (v->shown) /* of the vats the filter shows, as skips are */
-    a->st.cut++;
-  return 1;
 }
 
 static void on_syscall(ips_analysis_t *a, ips__vat_t *v, const ips__rec_t *r,

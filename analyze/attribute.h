@@ -36,8 +36,10 @@ struct ips_analysis_s {
   size_t n_mono_runs;
   uint64_t mono_runs_over;
   ips_stats_t st;
-  ips_slow_t *slow;              /* o.top entries, nslow used */
-  size_t nslow;
+  ips_slowest_t keeper;          /* which of slow[] goes (stats.c) */
+  ips_slow_t *slow;              /* o.top slots, as the keeper says */
+  ips_slow_t *slow_sorted;       /* o.top: ips_analysis_slowest()'s */
+  size_t *slow_order;            /* o.top: the slots, slowest first */
   uint64_t shown;                /* deliveries that passed the filters */
   /* Marks (issue 14): a delivery's, for the callback (allocated on the
    * first delivery with marks), and the per-name totals. */

@@ -1,7 +1,8 @@
 /* decimal.h — decimal text to integers, fast: the digits of stamps and
  * counts in every line of a slogfile.  Internal to the analysis; included
  * by the fast path (slog_fast.c) and the general reader (json_skip.c), so
- * that both read a number the same way, with the same limits.
+ * that both read a number the same way, with the same limits.  The digits
+ * themselves are proto/digits.h's, the parent's too.
  */
 #ifndef IPCSTAMP_ANALYZE_DECIMAL_H
 #define IPCSTAMP_ANALYZE_DECIMAL_H
@@ -10,57 +11,7 @@
 #include <stdint.h>
 #include <string.h>
 
-static inline int digit(char ch) { return (unsigned)(ch - '0') < 10; }
-
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-#define IPS_SWAR 1
-/* How many of the eight bytes of the little-endian word x are digits
- * before the first one that is not, and, in *v, their value.  Stamps are
- * 13 to 20 digits and a report reads millions of them: a digit at a time,
- * their conversion was a fifth of the run time.  The digits are moved to
- * the top of the word (zeros come in below, the rest goes out), then
- * neighbouring lanes are combined (10a+b, then 100a+b, then 10000a+b),
- * none of which can carry into the next lane. */
-static inline __attribute__((always_inline)) unsigned eight(uint64_t x, uint64_t *v) {
-  const uint64_t hi = 0xF0F0F0F0F0F0F0F0u, zeros = 0x3030303030303030u;
-  uint64_t bad = ((x & hi) ^ zeros) | (((x + 0x0606060606060606u) & hi) ^ zeros);
-  unsigned k = bad ? (unsigned)__builtin_ctzll(bad) / 8 : 8;
-  if (k == 0)
-    return 0;
-  /* A byte below '0' borrows from the bytes after it: shifted out. */
-  x = (x - zeros) << (8 * (8 - k));
-  x = (x * 10 + (x >> 8)) & 0x00FF00FF00FF00FFu;
-  x = (x * 100 + (x >> 16)) & 0x0000FFFF0000FFFFu;
-  *v = (x * 10000 + (x >> 32)) & 0xFFFFFFFFu;
-  return k;
-}
-#endif
-
-/* The run of digits from s[i] (before n) added to *v; returns its end.
- * *v wraps on long runs: the callers bound the length. */
-static inline __attribute__((always_inline)) size_t digits(const char *s, size_t i, size_t n, uint64_t *v) {
-  static const uint32_t pow10[9] = {1,      10,      100,      1000,     10000,
-                                    100000, 1000000, 10000000, 100000000};
-  uint64_t a = *v; /* a local: *v could alias s, and be stored each time */
-#ifdef IPS_SWAR
-  while (n - i >= 8) {
-    uint64_t x, d = 0;
-    unsigned k;
-    memcpy(&x, s + i, 8);
-    k = eight(x, &d);
-    a = a * pow10[k] + d;
-    i += k;
-    if (k < 8) {
-      *v = a;
-      return i;
-    }
-  }
-#endif
-  while (i < n && digit(s[i]))
-    a = a * 10 + (uint64_t)(s[i++] - '0');
-  *v = a;
-  return i;
-}
+#include "digits.h"
 
 #define IPS__DECIMAL_BAD ((size_t)-1)
 
@@ -79,17 +30,17 @@ static inline size_t ips__decimal_any(const char *s, size_t i, size_t n,
     i++;
   }
   d = i;
-  i = digits(s, i, n, &v);
+  i = ips__digits(s, i, n, &v);
   if (i == d || i - d > 10 || v > 9223372035u || (s[d] == '0' && i - d > 1))
     return IPS__DECIMAL_BAD;
   if (i < n && s[i] == '.') {
     size_t fs = ++i;
-    i = digits(s, i, n, &f);
+    i = ips__digits(s, i, n, &f);
     if (i == fs)
       return IPS__DECIMAL_BAD;
     if (i - fs > 9) { /* only the first nine count */
       f = 0;
-      digits(s, fs, fs + 9, &f);
+      ips__digits(s, fs, fs + 9, &f);
       f *= scale[9];
     } else {
       f *= scale[i - fs];
@@ -113,8 +64,8 @@ ips__decimal_wall(const char *s, size_t i, size_t n, int64_t *ns) {
     memcpy(&z, s + i + 11, 8);
     /* Eight digits, two more and the point, then one to seven digits and
      * what ends them (eight would leave the end unseen). */
-    if (eight(x, &hi) == 8 && eight(y, &lo) == 2 && s[i + 10] == '.' &&
-        (k = eight(z, &f)) - 1u < 7u) {
+    if (ips__eight(x, &hi) == 8 && ips__eight(y, &lo) == 2 && s[i + 10] == '.' &&
+        (k = ips__eight(z, &f)) - 1u < 7u) {
       uint64_t v = hi * 100 + lo;
       if (v <= 9223372035u) {
         *ns = (int64_t)(v * 1000000000u + f * ips__dec_scale[k]);
@@ -133,20 +84,20 @@ ips__decimal_mono(const char *s, size_t i, size_t n, int64_t *ns) {
     unsigned k, kf;
     size_t fs, e;
     memcpy(&x, s + i, 8);
-    k = eight(x, &v);
+    k = ips__eight(x, &v);
     fs = i + k + 1;
     /* "0.5" is a number, "01.5" is not (the general way refuses it). */
     if (k - 1u < 7u && s[i + k] == '.' && (s[i] != '0' || k == 1) &&
         n - fs >= 8) {
       memcpy(&y, s + fs, 8);
-      kf = eight(y, &f);
+      kf = ips__eight(y, &f);
       if (kf != 0) {
         e = fs + kf;
         if (kf == 8) {
           f *= 10;
-          if (e < n && digit(s[e])) {
+          if (e < n && ips__is_digit(s[e])) {
             f += (uint64_t)(s[e] - '0');
-            for (e++; e < n && digit(s[e]); e++)
+            for (e++; e < n && ips__is_digit(s[e]); e++)
               ;
           }
         } else {

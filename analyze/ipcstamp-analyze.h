@@ -18,6 +18,10 @@
  * closes or frees it.  Everything a callback receives (the delivery, its
  * stamp arrays and strings, a skip's detail) is owned by the analysis and
  * valid only during the call: copy what you keep.
+ *
+ * Each function below has its contract above it (what it returns, who owns
+ * what, what it never does): keep them true when the code changes, as the
+ * other installed headers (ipcstamp-proto.h, -worker.h, -parent.h) do.
  */
 #ifndef IPCSTAMP_ANALYZE_H
 #define IPCSTAMP_ANALYZE_H
@@ -26,6 +30,7 @@
 #include <stdint.h>
 
 #include "ipcstamp-proto.h"
+#include "ipcstamp-ring-read.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -320,6 +325,31 @@ typedef struct ips_stats_s {
   int64_t snap_save, snap_load;
 } ips_stats_t;
 
+/* The one keeper of the N slowest deliveries of a stream (the analysis's
+ * own list, and any output's), by total: one as slow as the fastest kept
+ * does not displace it; a slower one displaces, of the fastest kept, the
+ * one of largest order (order: what the caller lists ties by, e.g. the
+ * arrival or the line).  The caller keeps its entries in an array of cap
+ * slots; the keeper says which slot a delivery goes in.  Its arrays are
+ * its own until ips_slowest_free. */
+typedef struct ips_slowest_s {
+  size_t cap, n;      /* slots; slots used */
+  int64_t *total;     /* per slot */
+  uint64_t *order;    /* per slot */
+  size_t next;        /* n == cap: the slot a slower delivery replaces */
+} ips_slowest_t;
+
+/* cap slots (0: keeps none).  Returns 0 or IPS_ENOMEM. */
+IPS_EXTERN int ips_slowest_init(ips_slowest_t *k, size_t cap);
+/* Where a delivery of this total and order goes: the slot to fill (what
+ * the caller kept there is out), or -1 when it is not among the slowest. */
+IPS_EXTERN long ips_slowest_slot(ips_slowest_t *k, int64_t total,
+                                 uint64_t order);
+/* The slots used, slowest first (ties: smaller order first), into
+ * slots[0..k->n). */
+IPS_EXTERN void ips_slowest_order(const ips_slowest_t *k, size_t *slots);
+IPS_EXTERN void ips_slowest_free(ips_slowest_t *k);
+
 /* One kernel run's mono offset (docs/report.md, Clocks 3): a SwingSet
  * kernel's monotime is CLOCK_MONOTONIC less a constant, estimated from
  * the run's round trips; as the run's last delivery on it had it. */
@@ -533,6 +563,54 @@ IPS_EXTERN int64_t ips_hist_high(int i);
 IPS_EXTERN const char *ips_format_us(char *buf, int64_t ns);
 /* The same text without its NUL; returns its length. */
 IPS_EXTERN size_t ips_put_us(char *buf, int64_t ns);
+
+/* ------------------------------------------------------------------------
+ * The live rings as a source (analyze/ring_join.c; docs/ring.md): the
+ * events of a directory's rings, as a reader of ipcstamp-ring-read.h
+ * hands them over, joined into deliveries like a slogfile's: the parent's
+ * D (U R)* E and its attribution, the worker's d (u r)* e and its VM
+ * marks.  Bounded: a few thousand stamps per ring, a thousand halves
+ * waiting for their other half, which wait a hundred ticks at most.
+ */
+
+typedef struct ips_ring_join_s ips_ring_join_t;
+
+/* Each joined delivery, with the anchor of its times in st (first_time and
+ * first_mono: the parent ring's start, wall and mono; each parent ring is
+ * a run of its own).  Everything is valid only during the call. */
+typedef void (*ips_ring_join_cb)(void *arg, const ips_delivery_t *d,
+                                 const ips_stats_t *st);
+
+typedef struct ips_ring_join_counts_s {
+  uint64_t joined;   /* deliveries handed to the callback */
+  uint64_t unjoined; /* attributed by the parent, but not joined: their
+                        stamps were not found or not whole, the worker's
+                        half never came, or they waited too long */
+  uint64_t marks_dropped; /* VM marks of the joined deliveries left out
+                             (malformed, out of d..e, past the bounds) */
+} ips_ring_join_counts_t;
+
+/* NULL when out of memory.  The caller owns it until ips_ring_join_free. */
+IPS_EXTERN ips_ring_join_t *ips_ring_join_new(ips_ring_join_cb cb, void *arg);
+/* One event of the ring of process pid (info: its header as last read;
+ * vat: the ring's vat as known so far); the callback runs from here. */
+IPS_EXTERN void ips_ring_join_event(ips_ring_join_t *r, long pid,
+                                    const ips_ring_info_t *info,
+                                    const char *vat,
+                                    const ips_ring_event_t *ev);
+/* The monotonic time of the latest event read from pid's ring (INT64_MIN
+ * before one): a reader of several rings keeps them level with it, so
+ * that a backlog does not leave many halves waiting. */
+IPS_EXTERN int64_t ips_ring_join_last_mono(const ips_ring_join_t *r,
+                                           long pid);
+/* pid's reader was lapped: what was in flight is forgotten. */
+IPS_EXTERN void ips_ring_join_lost(ips_ring_join_t *r, long pid);
+/* Once per poll: halves that waited too long are dropped (counted); final:
+ * all of them (the input ends). */
+IPS_EXTERN void ips_ring_join_tick(ips_ring_join_t *r, int final);
+IPS_EXTERN void ips_ring_join_get_counts(const ips_ring_join_t *r,
+                                         ips_ring_join_counts_t *c);
+IPS_EXTERN void ips_ring_join_free(ips_ring_join_t *r);
 
 #ifdef __cplusplus
 }

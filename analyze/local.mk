@@ -12,8 +12,15 @@ analyze_libanalyze_core_la_SOURCES = \
 	analyze/bus_guard.h \
 	analyze/bus_guard.c \
 	analyze/flight.c \
+	analyze/flight_spool.h \
+	analyze/flight_spool.c \
 	analyze/slog_ahead.c \
+	analyze/slog_block.h \
+	analyze/slog_block.c \
+	analyze/slog_parse.h \
 	analyze/slog_parse.c \
+	analyze/slog_fields.c \
+	analyze/desc.c \
 	analyze/decimal.h \
 	analyze/slog_fast.c \
 	analyze/json_skip.c \
@@ -23,6 +30,8 @@ analyze_libanalyze_core_la_SOURCES = \
 	analyze/assemble.c \
 	analyze/attribute.c \
 	analyze/stats.c \
+	analyze/delivery.c \
+	analyze/slowest.c \
 	proto/attribution.h \
 	proto/attribution.c \
 	analyze/blocks.h \
@@ -33,7 +42,8 @@ analyze_libanalyze_core_la_SOURCES = \
 	analyze/mark_pair.c \
 	analyze/analysis.c \
 	analyze/hist.c \
-	analyze/ring_read.c
+	analyze/ring_read.c \
+	analyze/ring_join.c
 analyze_libanalyze_core_la_LIBADD = proto/libipcstamp-proto.la \
 	$(YAJL_LIBS) $(ZLIB_LIBS) -lm -lpthread
 

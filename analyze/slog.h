@@ -125,6 +125,7 @@ void ips__flight_progress(const ips__flight_t *f, uint64_t *done,
                           uint64_t *total);
 void ips__flight_close(ips__flight_t *f);
 
+
 /* 1-based number of the line returned last. */
 long ips__slog_lineno(const ips__slog_in_t *in);
 /* Bytes of input consumed so far and total size (0 if unknown), for the
@@ -332,7 +333,7 @@ void ips__slog_ahead_close(ips__slog_ahead_t *a);
  * caller parses the line with yajl. */
 int ips__slog_fast(ips__rec_t *r, const char *line, size_t len);
 
-/* The description of a delivery: desc (IPS__DESC_MAX bytes) gets the text
+/* The description of a delivery (desc.c): desc (IPS__DESC_MAX bytes) gets the text
  * with control bytes as '?', or the method named first in a methargs body
  * (raw JSON text, quotes escaped; desc unchanged if there is none). */
 void ips__desc_set(char *desc, const char *text, size_t n);
@@ -341,7 +342,7 @@ void ips__desc_method(char *desc, const char *body, size_t n);
  * four are shown, then " ..." from the sixth. */
 void ips__desc_vpid(char *desc, int *nvp, const char *vpid, size_t n);
 
-/* ---- helpers (slog_skip.c) ----------------------------------------- */
+/* ---- helpers (json_skip.c) ------------------------------------------ */
 
 /* Scans JSON structure from p[pos].  With depth 0 it skips one value
  * (leading whitespace allowed); with depth > 0 it goes on until that many

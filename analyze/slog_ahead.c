@@ -38,72 +38,12 @@
 
 #include "bus_guard.h"
 #include "slog.h"
+#include "slog_block.h"
 
 #define NBLOCK 8
-#define BLOCK_LINES 4096u /* a block ends here or when its buffer is full */
 /* Following, how often the reader looks for more: a line shows within this
  * of being written, and an idle follower wakes 20 times a second. */
 #define FOLLOW_POLL_NS 50000000L
-
-/* A line, and what the reader's parse of it gave.  The record is kept as
- * its hot fields, its cold ones only when they are not all zero (in the
- * block's stamps arena, with its arrays), and its two strings in the
- * block's text: the whole record, with its 64- and 96-byte buffers mostly
- * empty, was more bytes than the line it came from, written on one core
- * and read on the other (a twentieth of the time); then, as 152 plain
- * bytes, still 216 a line, against 96 now.  hand_out() makes a record of
- * it again. */
-/* No cold part; an empty string.  Never an offset of anything of one byte
- * or more (reserve() gives those below UINT32_MAX - 1), nor NOROOM. */
-#define NONE (UINT32_MAX - 1)
-typedef struct {
-  const char *p;     /* the line's bytes, in data (none if dropped) */
-  size_t len;
-  int flags;
-  int parsed;        /* ips__slog_parse()'s result; 1 when not parsed */
-  _Alignas(8) unsigned char hot[IPS__REC_HOT]; /* the record's start */
-  /* Offsets into the block's arenas (bounded: reserve()), or NONE. */
-  uint32_t vat, desc; /* text: the strings */
-  uint32_t cold;      /* stamps: a cold_t; text: the error when parsed < 0 */
-} line_t;
-
-/* The rest of a record that has any: its cold fields and where its arrays
- * are in the block's arenas. */
-typedef struct {
-  unsigned char plain[IPS__REC_PLAIN - IPS__REC_HOT];
-  uint32_t walls, wmono, kinds;           /* stamps, stamps, text */
-  uint32_t wrunq;                         /* stamps */
-  uint32_t marks, mname_off, mnames;      /* ipcstamp.marks, when present */
-} cold_t;
-
-/* A buffer that grows; offsets into it stay valid when it moves. */
-typedef struct {
-  char *p;
-  size_t used, cap;
-} arena_t;
-
-/* Who parses a block.  FILLED blocks are free to take; the reader's are
- * handed out from their records, the caller's line by line. */
-enum { FILLED, BY_READER, PARSED, BY_CALLER };
-
-typedef struct {
-  char *data;      /* the buffer the lines are in */
-  size_t cap;
-  line_t *lines;   /* BLOCK_LINES */
-  size_t n;
-  arena_t stamps;  /* int64_t walls and wmono of the reader's records */
-  arena_t text;    /* their kinds strings and parse errors */
-  int state;       /* under the lock */
-  int status;      /* after these lines: 1 more to come, 0 end, -1 error,
-                      IPS__SLOG_AGAIN none yet (following) */
-  char err[256];
-  uint64_t done;   /* input consumed when the block was filled */
-  /* Mapped: the block is the range [from, to) of the mapping, cut into
-   * lines by whoever parses it; the lines in lines[] (parsed by the
-   * reader, at most BLOCK_LINES) end at cut, and the caller cuts and
-   * parses the rest itself. */
-  size_t from, to, cut;
-} block_t;
 
 /* Blocks go round the ring: filled at tail, handed out at head (counters
  * taken mod NBLOCK; tail - head <= NBLOCK). */
@@ -199,181 +139,6 @@ static int fill(ips__slog_ahead_t *a, block_t *b) {
 
 /* ---- parsing a block ahead ------------------------------------------ */
 
-/* Room for n more bytes at an 8-byte aligned offset, which it returns, or
- * NOROOM when out of memory or past what an offset holds (a block's lines
- * are far fewer bytes: a stamp is at least two bytes of text and takes
- * eight here).  The arena always has a buffer after it, even for n == 0
- * (memcpy wants a pointer). */
-#define NOROOM UINT32_MAX
-static uint32_t reserve(arena_t *ar, size_t n) {
-  size_t at = (ar->used + 7) & ~(size_t)7;
-  if (n >= NOROOM || at >= NOROOM - n)
-    return NOROOM;
-  if (at + n > ar->cap || !ar->p) {
-    size_t cap = ar->cap ? ar->cap : 4096;
-    char *p;
-    while (cap < at + n)
-      cap *= 2;
-    p = realloc(ar->p, cap);
-    if (!p)
-      return NOROOM;
-    ar->p = p;
-    ar->cap = cap;
-  }
-  ar->used = at + n;
-  return (uint32_t)at;
-}
-
-/* A NUL-terminated string of n bytes into b's text; its offset, or NOROOM. */
-static uint32_t keep_text(block_t *b, const char *s, size_t n) {
-  uint32_t at = reserve(&b->text, n + 1);
-  if (at != NOROOM) {
-    memcpy(b->text.p + at, s, n);
-    b->text.p[at + n] = '\0';
-  }
-  return at;
-}
-
-/* A string into b's text: its offset, NONE when empty, or NOROOM. */
-static uint32_t keep_str(block_t *b, const char *s, size_t n) {
-  return n ? keep_text(b, s, n) : NONE;
-}
-
-/* Whether the record has anything in its cold part: a result's metering,
- * a start's version, a worker's pid (the parser's reset() zeroes it). */
-static int has_cold(const ips__rec_t *r) {
-  static const unsigned char zero[IPS__REC_PLAIN - IPS__REC_HOT];
-  return (r->have & IPS__F_MARKS) || r->kinds[0] ||
-         memcmp((const char *)r + IPS__REC_HOT, zero, sizeof zero) != 0;
-}
-
-/* Keeps a copy of what the parser's record points to (its arrays are
- * reused on the next line) in the block's arenas.  Returns 0 or -1. */
-static int keep(block_t *b, line_t *l, const ips__rec_t *r, const char *err) {
-  uint32_t at;
-  cold_t *c;
-  if (l->parsed < 0)
-    return (l->cold = keep_text(b, err, strlen(err))) == NOROOM ? -1 : 0;
-  memcpy(l->hot, r, IPS__REC_HOT);
-  /* Both are NUL-terminated in their buffers: vat at vat_len. */
-  if ((l->vat = keep_str(b, r->vat, r->vat_len)) == NOROOM ||
-      (l->desc = keep_str(b, r->desc, r->desc[0] ? strlen(r->desc) : 0)) ==
-          NOROOM)
-    return -1;
-  l->cold = NONE;
-  if (!has_cold(r))
-    return 0;
-  if ((at = reserve(&b->stamps, sizeof *c)) == NOROOM)
-    return -1;
-  l->cold = at;
-  {
-    uint32_t walls, wmono, wrunq, kinds;
-    if ((walls = reserve(&b->stamps, r->n_walls * sizeof *r->walls)) ==
-            NOROOM ||
-        (wmono = reserve(&b->stamps, r->n_wmono * sizeof *r->wmono)) ==
-            NOROOM ||
-        (wrunq = reserve(&b->stamps, r->n_wrunq * sizeof *r->wrunq)) ==
-            NOROOM ||
-        (kinds = reserve(&b->text, r->n_kinds + 1)) == NOROOM)
-      return -1;
-    /* The arena may have moved: c is taken after every reserve. */
-    c = (cold_t *)(void *)(b->stamps.p + at);
-    memcpy(c->plain, (const char *)r + IPS__REC_HOT, sizeof c->plain);
-    c->walls = walls;
-    c->wmono = wmono;
-    c->wrunq = wrunq;
-    c->kinds = kinds;
-    memcpy(b->stamps.p + walls, r->walls, r->n_walls * sizeof *r->walls);
-    memcpy(b->stamps.p + wmono, r->wmono, r->n_wmono * sizeof *r->wmono);
-    memcpy(b->stamps.p + wrunq, r->wrunq, r->n_wrunq * sizeof *r->wrunq);
-    memcpy(b->text.p + kinds, r->kinds, r->n_kinds + 1);
-  }
-  /* The marks' arrays are the parser's too, overwritten by the next line
-   * with marks: without this copy a delivery parsed ahead was attributed
-   * with a later delivery's marks. */
-  if (!(r->have & IPS__F_MARKS))
-    return 0;
-  {
-    uint32_t marks, mname_off, mnames;
-    if ((marks = reserve(&b->stamps, r->n_marks * sizeof *r->marks)) ==
-            NOROOM ||
-        (mname_off = reserve(&b->stamps,
-                             r->n_mnames * sizeof *r->mname_off)) == NOROOM ||
-        (mnames = reserve(&b->text, r->mnames_len)) == NOROOM)
-      return -1;
-    c = (cold_t *)(void *)(b->stamps.p + at);
-    c->marks = marks;
-    c->mname_off = mname_off;
-    c->mnames = mnames;
-    memcpy(b->stamps.p + marks, r->marks, r->n_marks * sizeof *r->marks);
-    memcpy(b->stamps.p + mname_off, r->mname_off,
-           r->n_mnames * sizeof *r->mname_off);
-    memcpy(b->text.p + mnames, r->mnames, r->mnames_len);
-  }
-  return 0;
-}
-
-/* Parses every line of b into its records.  Returns 0, or -1 when out of
- * memory: then b is left to the caller to parse. */
-static int parse_line(ips__parser_t *p, block_t *b, line_t *l) {
-  const ips__rec_t *r = NULL;
-  char err[256];
-  if (l->flags & IPS__LINE_TOOLONG)
-    return 0;
-  l->parsed = ips__slog_parse(p, l->p, l->len, &r, err, sizeof err);
-  return keep(b, l, r, err);
-}
-
-static int parse_block(ips__parser_t *p, block_t *b) {
-  size_t i;
-  b->stamps.used = b->text.used = 0;
-  for (i = 0; i < b->n; i++)
-    if (parse_line(p, b, &b->lines[i]) < 0)
-      return -1;
-  return 0;
-}
-
-/* The record the reader parsed l into, made again in *a->out, pointing
- * into b's arenas (which no longer move once the block is parsed): its
- * hot bytes, and its cold ones when it has any, else zeros (written only
- * when the record before had some). */
-static const ips__rec_t *unkeep(ips__slog_ahead_t *a, const block_t *b,
-                                const line_t *l) {
-  static int64_t no_stamps[1];
-  static char no_kinds[1];
-  ips__rec_t *r = &a->out;
-  memcpy(r, l->hot, IPS__REC_HOT);
-  r->vat = l->vat == NONE ? "" : b->text.p + l->vat;
-  r->desc = l->desc == NONE ? "" : b->text.p + l->desc;
-  if (l->cold != NONE) {
-    const cold_t *c = (const cold_t *)(const void *)(b->stamps.p + l->cold);
-    memcpy((char *)r + IPS__REC_HOT, c->plain, sizeof c->plain);
-    r->walls = (int64_t *)(void *)(b->stamps.p + c->walls);
-    r->wmono = (int64_t *)(void *)(b->stamps.p + c->wmono);
-    r->wrunq = (int64_t *)(void *)(b->stamps.p + c->wrunq);
-    r->kinds = b->text.p + c->kinds;
-    if (r->have & IPS__F_MARKS) {
-      r->marks = (ips__mark_t *)(void *)(b->stamps.p + c->marks);
-      r->mname_off = (uint32_t *)(void *)(b->stamps.p + c->mname_off);
-      r->mnames = b->text.p + c->mnames;
-    } else { /* nothing of the parser's is pointed to */
-      r->marks = NULL;
-      r->mname_off = NULL;
-      r->mnames = NULL;
-    }
-    a->out_cold = 1;
-  } else if (a->out_cold || !r->kinds) {
-    memset((char *)r + IPS__REC_HOT, 0, IPS__REC_PLAIN - IPS__REC_HOT);
-    r->walls = r->wmono = r->wrunq = no_stamps;
-    r->kinds = no_kinds;
-    r->marks = NULL;
-    r->mname_off = NULL;
-    r->mnames = NULL;
-    a->out_cold = 0;
-  }
-  return r;
-}
-
 /* parse_block on the reader's thread.  Mapped, the range is cut into
  * lines here, up to BLOCK_LINES of them (the caller cuts the rest), as the
  * reader would have found them, and they are read under a guard: if the
@@ -385,9 +150,9 @@ static int parse_ahead(ips__slog_ahead_t *a, block_t *b) {
   ips__guard_t g;
   volatile int r = -1; /* set after the guard's entry */
   if (!a->map)
-    return parse_block(a->rparser, b);
+    return ips__block_parse(a->rparser, b);
   if (IPS__GUARD(&g, a->map, a->map_len) == 0) {
-    /* cut() and parse_block() in one: each line parsed as soon as it is
+    /* cut() and ips__block_parse() in one: each line parsed as soon as it is
      * found, while it is in this core's first-level cache. */
     size_t pos = b->from;
     int ok = 0; /* r stays -1 until the end: a fault jumps back above */
@@ -397,7 +162,7 @@ static int parse_ahead(ips__slog_ahead_t *a, block_t *b) {
       line_t *l = &b->lines[b->n++];
       pos = ips__slog_line_at(a->in, pos, b->to, &l->p, &l->len, &l->flags);
       l->parsed = 1;
-      ok = parse_line(a->rparser, b, l);
+      ok = ips__block_parse_line(a->rparser, b, l);
     }
     b->cut = pos;
     ips__guard_leave(&g);
@@ -619,7 +384,7 @@ static int hand_out(ips__slog_ahead_t *a, ips__slog_item_t *it) {
     if (parse_here(a, l, it) < 0)
       return -1;
   } else if (l->parsed == 0) {
-    it->rec = unkeep(a, b, l);
+    it->rec = ips__block_unkeep(&a->out, &a->out_cold, b, l);
   }
   it->parsed = l->parsed;
   if (l->parsed != 0)

@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "cursor.h"
+#include "ipcstamp-metering.h"
 #include "decimal.h"
 #include "blocks.h"
 #include "slog.h"
@@ -31,7 +32,7 @@ static inline __attribute__((always_inline)) int count(cur_t *c,
                                                       long long *out) {
   size_t b = c->i, e;
   uint64_t v = 0;
-  e = digits(c->s, b, c->n, &v);
+  e = ips__digits(c->s, b, c->n, &v);
   if (e == b || e - b > 18 || (c->s[b] == '0' && e - b > 1))
     return 0;
   c->i = e;
@@ -220,9 +221,9 @@ static int value_ends(const char *s, size_t from, size_t end) {
     case '{': return last == '}';
     case '"': return last == '"' && end - from >= 2;
     default:
-      return (first == '-' || digit(first) || first == 't' || first == 'f' ||
+      return (first == '-' || ips__is_digit(first) || first == 't' || first == 'f' ||
               first == 'n') &&
-             (digit(last) || last == 'e' || last == 'l');
+             (ips__is_digit(last) || last == 'e' || last == 'l');
   }
 }
 
@@ -361,7 +362,7 @@ static int marks(cur_t *c, ips__rec_t *r) {
   const char *k;
   size_t n;
   long long v;
-  if (!r->marks || !LIT(c, "{\"names\":["))
+  if (!r->marks || !LIT(c, "{\"" IPS_MK_NAMES "\":["))
     return 0;
   r->have |= IPS__F_MARKS;
   if (!LIT(c, "]")) {
@@ -380,7 +381,7 @@ static int marks(cur_t *c, ips__rec_t *r) {
         return 0;
     }
   }
-  if (!LIT(c, ",\"events\":["))
+  if (!LIT(c, ",\"" IPS_MK_EVENTS "\":["))
     return 0;
   if (!LIT(c, "]")) {
     for (;;) {
@@ -405,8 +406,8 @@ static int marks(cur_t *c, ips__rec_t *r) {
         return 0;
     }
   }
-  return LIT(c, ",\"dropped\":") && count(c, &r->mdropped) &&
-         LIT(c, ",\"unbalanced\":") && count(c, &r->munbalanced) &&
+  return LIT(c, ",\"" IPS_MK_DROPPED "\":") && count(c, &r->mdropped) &&
+         LIT(c, ",\"" IPS_MK_UNBALANCED "\":") && count(c, &r->munbalanced) &&
          LIT(c, "}");
 }
 
@@ -417,35 +418,35 @@ static int ipcstamp(cur_t *c, ips__rec_t *r) {
   const char *k;
   size_t n;
   long long v;
-  if (!LIT(c, "{\"v\":") || !count(c, &v))
+  if (!LIT(c, "{\"" IPS_MK_V "\":") || !count(c, &v))
     return 0;
   r->ipsv = (long)v;
   r->have |= IPS__F_IPSV;
-  if (!LIT(c, ",\"kinds\":\"") || !text(c, &k, &n) || n >= IPS__MAX_STAMPS)
+  if (!LIT(c, ",\"" IPS_MK_KINDS "\":\"") || !text(c, &k, &n) || n >= IPS__MAX_STAMPS)
     return 0;
   memcpy(r->kinds, k, n);
   r->kinds[n] = '\0';
   r->n_kinds = n;
   r->have |= IPS__F_KINDS;
-  if (!LIT(c, ",\"mono\":") || !stamps(c, r->wmono, &r->n_wmono, 0))
+  if (!LIT(c, ",\"" IPS_MK_MONO "\":") || !stamps(c, r->wmono, &r->n_wmono, 0))
     return 0;
   if (r->n_wmono > 0)
     r->have |= IPS__F_WMONO;
-  if (!LIT(c, ",\"dropped\":") || !count(c, &r->dropped))
+  if (!LIT(c, ",\"" IPS_MK_DROPPED "\":") || !count(c, &r->dropped))
     return 0;
-  if (LIT(c, ",\"cpu_ns\":")) {
+  if (LIT(c, ",\"" IPS_MK_CPU_NS "\":")) {
     if (!count(c, &v))
       return 0;
     r->cpu_ns = v;
     r->have |= IPS__F_CPU;
   }
-  if (LIT(c, ",\"run_delay_ns\":")) {
+  if (LIT(c, ",\"" IPS_MK_RUN_DELAY_NS "\":")) {
     if (!stamps(c, r->wrunq, &r->n_wrunq, 0))
       return 0;
     if (r->n_wrunq > 0)
       r->have |= IPS__F_WRUNQ;
   }
-  if (LIT(c, ",\"marks\":") && !marks(c, r))
+  if (LIT(c, ",\"" IPS_MK_MARKS "\":") && !marks(c, r))
     return 0;
   return LIT(c, "}");
 }
@@ -456,14 +457,14 @@ static int ipcstamp(cur_t *c, ips__rec_t *r) {
 static int meter_member(cur_t *c, const char *k, size_t n, void *ctx) {
   ips__rec_t *r = ctx;
   long long v;
-  if (n == 10 && EQ(k, "timestamps")) {
+  if (n == 10 && EQ(k, IPS_MK_TIMESTAMPS)) {
     if (!stamps(c, r->walls, &r->n_walls, 1))
       return 0;
     if (r->n_walls > 0)
       r->have |= IPS__F_WALLS;
     return 1;
   }
-  if (n == 8 && EQ(k, "ipcstamp"))
+  if (n == 8 && EQ(k, IPS_MK_IPCSTAMP))
     return ipcstamp(c, r);
   if (n == 9 && EQ(k, "meterType"))
     r->have |= IPS__F_XSMETER;

@@ -24,6 +24,7 @@
 #include <zlib.h>
 
 #include "bus_guard.h"
+#include "flight_spool.h"
 #include "slog.h"
 
 /* zlib reads straight into our buffer, without a copy through its own,
@@ -53,131 +54,6 @@ struct ips__slog_in {
   int began;              /* the stream's first bytes were looked at */
 };
 
-/* The largest arena a gzipped flight recorder is unpacked for (Agoric's
- * default is 100 MiB): a small file claiming more cannot fill the disk. */
-#define FLIGHT_GZ_MAX ((uint64_t)4 << 30)
-
-static int write_all(int fd, const void *buf, size_t n) {
-  const char *p = buf;
-  while (n > 0) {
-    ssize_t w = write(fd, p, n);
-    if (w < 0 && errno == EINTR)
-      continue;
-    if (w < 0)
-      return -1;
-    p += w;
-    n -= (size_t)w;
-  }
-  return 0;
-}
-
-/* Copies a flight recorder into an unlinked file in $TMPDIR (or /tmp),
- * gone when closed: its first nhead bytes (at least its 32-byte header)
- * are head, the rest comes from g, and at most the header and the arena
- * it names are copied (above FLIGHT_GZ_MAX it is refused).  The reason:
- * its records wrap around the arena, so flight.c reads it by offset,
- * which neither a gzip stream nor a pipe can give.  in->buf is the
- * scratch buffer (head may lie in it: it is written first).  Returns the
- * file, or -1 with a message about name. */
-static int spool_flight(ips__slog_in_t *in, gzFile g, const char *head,
-                        size_t nhead, const char *name, char *err,
-                        size_t errlen) {
-  char tpl[4096];
-  const char *dir = getenv("TMPDIR");
-  uint64_t arena = 0, want, done;
-  int i, tmp, zerr;
-  for (i = 8; i < 16; i++)
-    arena = arena << 8 | (unsigned char)head[i];
-  if (arena > FLIGHT_GZ_MAX) {
-    snprintf(err, errlen,
-             "%s: flight recorder with an arena of %llu bytes: more than "
-             "the %llu copied here; give it as a plain file",
-             name, (unsigned long long)arena,
-             (unsigned long long)FLIGHT_GZ_MAX);
-    return -1;
-  }
-  want = 32 + arena;
-  snprintf(tpl, sizeof tpl, "%s/ipcstamp-flight-XXXXXX",
-           dir && *dir ? dir : "/tmp");
-  if ((tmp = mkostemp(tpl, O_CLOEXEC)) < 0) {
-    snprintf(err, errlen, "%s: cannot copy it into %s: %s", name, tpl,
-             strerror(errno));
-    return -1;
-  }
-  unlink(tpl);
-  done = nhead < want ? nhead : want;
-  if (write_all(tmp, head, (size_t)done) < 0)
-    goto write_error;
-  while (done < want) {
-    size_t ask = want - done < in->cap ? (size_t)(want - done) : in->cap;
-    int n = gzread(g, in->buf, (unsigned)ask);
-    if (n < 0 || (n == 0 && (gzerror(g, &zerr), zerr != Z_OK))) {
-      const char *m = gzerror(g, &zerr);
-      snprintf(err, errlen, "%s: gzip input is %s after %llu bytes", name,
-               zerr == Z_BUF_ERROR ? "truncated" : m,
-               (unsigned long long)done);
-      close(tmp);
-      return -1;
-    }
-    if (n == 0)
-      break; /* shorter than its arena: flight.c says so */
-    if (write_all(tmp, in->buf, (size_t)n) < 0)
-      goto write_error;
-    done += (uint64_t)n;
-  }
-  return tmp;
-write_error:
-  snprintf(err, errlen, "%s: cannot copy it into %s: %s", name,
-           dir && *dir ? dir : "/tmp", strerror(errno));
-  close(tmp);
-  return -1;
-}
-
-/* A flight recorder sent gzipped (as one is, attached to a bug report)
- * is read through an unpacked copy (spool_flight).  Returns 1 with in->fd
- * replaced by the copy, 0 when the file is not a gzipped flight recorder
- * (in->fd untouched, at its start), -1 with a message. */
-static int unpack_flight(ips__slog_in_t *in, const char *path, char *err,
-                         size_t errlen) {
-  unsigned char h[32];
-  int d, r, tmp;
-  gzFile g;
-  if (pread(in->fd, h, 2, 0) != 2 || h[0] != 0x1f || h[1] != 0x8b)
-    return 0;
-  /* A dup, so that closing the peek leaves in->fd open (its offset is
-   * shared, and put back). */
-  if ((d = dup(in->fd)) < 0)
-    return 0;
-  if (!(g = gzdopen(d, "rb"))) {
-    close(d);
-    return 0;
-  }
-  r = gzread(g, h, sizeof h);
-  if (r < 8 || memcmp(h, "AG-SLOG!", 8)) {
-    gzclose(g);
-    if (lseek(in->fd, 0, SEEK_SET) == 0)
-      return 0;
-    snprintf(err, errlen, "cannot read %s: %s", path, strerror(errno));
-    return -1;
-  }
-  if (r < (int)sizeof h) {
-    snprintf(err, errlen,
-             "%s: gzipped flight recorder: its header ends after %d of 32 "
-             "bytes",
-             path, r);
-    gzclose(g);
-    return -1;
-  }
-  tmp = spool_flight(in, g, (const char *)h, sizeof h, path, err, errlen);
-  gzclose(g);
-  if (tmp < 0)
-    return -1;
-  close(in->fd);
-  in->fd = tmp;
-  in->total = 0; /* the flight reader tells the progress */
-  return 1;
-}
-
 ips__slog_in_t *ips__slog_open(const char *path, size_t max_line, char *err,
                                size_t errlen) {
   ips__slog_in_t *in = calloc(1, sizeof *in);
@@ -206,9 +82,12 @@ ips__slog_in_t *ips__slog_open(const char *path, size_t max_line, char *err,
   if (fstat(in->fd, &st) == 0 && S_ISREG(st.st_mode)) {
     in->began = 1; /* a file is a flight recorder only by its header */
     in->total = (uint64_t)st.st_size;
-    if (unpack_flight(in, path, err, errlen) < 0) {
-      close(in->fd);
-      goto error;
+    switch (ips__flight_unpack(&in->fd, in->buf, in->cap, path, err, errlen)) {
+      case -1:
+        close(in->fd);
+        goto error;
+      case 1:
+        in->total = 0; /* the flight reader tells the progress */
     }
   }
   switch (ips__flight_open(in->fd, &in->fr, err, errlen)) {
@@ -394,7 +273,7 @@ static int reopen(ips__slog_in_t *in, char *err, size_t errlen) {
 static long fill(ips__slog_in_t *in, char *err, size_t errlen);
 
 /* The flight recorder whose first n bytes fill() just read into in->buf at
- * in->end is copied whole (spool_flight), then read from the copy like
+ * in->end is copied whole (ips__flight_spool), then read from the copy like
  * any flight recorder.  Returns what fill() returns. */
 static long from_pipe(ips__slog_in_t *in, size_t n, char *err,
                       size_t errlen) {
@@ -406,8 +285,8 @@ static long from_pipe(ips__slog_in_t *in, size_t n, char *err,
              n);
     return -1;
   }
-  tmp = spool_flight(in, in->gz, in->buf + in->end, n, "standard input",
-                     err, errlen);
+  tmp = ips__flight_spool(in->gz, in->buf + in->end, n, in->buf, in->cap,
+                          "standard input", err, errlen);
   if (tmp < 0)
     return -1;
   if ((r = ips__flight_open(tmp, &in->fr, err, errlen)) != 1) {

@@ -79,6 +79,20 @@ int ips__counts(const ips_analysis_t *a, const ips__vat_t *v) {
          !(a->o.limit && a->shown >= a->o.limit);
 }
 
+/* Whether a record of v's with no delivery in progress belongs to a
+ * delivery that started before the input does: read before any deliver
+ * record, it is one (a wrapped flight recorder's oldest records, a rotated
+ * or tailed slogfile: the kernel runs one delivery at a time, so only the
+ * first can have been cut).  Expected, not bad input: counted in st.cut,
+ * which the summary notes, not skipped. */
+int ips__cut_at_start(ips_analysis_t *a, const ips__vat_t *v) {
+  if (a->delivered)
+    return 0;
+  if (v->shown) /* of the vats the filter shows, as skips are */
+    a->st.cut++;
+  return 1;
+}
+
 void ips__skip_of(ips_analysis_t *a, const ips__vat_t *v, long line,
                   int reason, const char *detail) {
   if (v && (!in_window(a, v) || (a->o.limit && a->shown >= a->o.limit)))
@@ -143,20 +157,14 @@ static void add_totals(ips_totals_t *t, const ips_delivery_t *d) {
     t->n_error++;
 }
 
-/* The slowest deliveries, kept sorted by insertion; ties keep file order. */
+/* One of the slowest, in the slot the keeper gives (ties: arrival
+ * order, which is file order). */
 static void keep_slow(ips_analysis_t *a, const ips_delivery_t *d) {
-  size_t i, top = a->o.top;
+  long slot = ips_slowest_slot(&a->keeper, d->total, a->shown);
   ips_slow_t *s;
-  if (top == 0)
+  if (slot < 0)
     return;
-  if (a->nslow == top && a->slow[a->nslow - 1].total >= d->total)
-    return;
-  i = a->nslow < top ? a->nslow++ : a->nslow - 1;
-  while (i > 0 && a->slow[i - 1].total < d->total) {
-    a->slow[i] = a->slow[i - 1];
-    i--;
-  }
-  s = &a->slow[i];
+  s = &a->slow[slot];
   snprintf(s->vat, sizeof s->vat, "%s", d->vat);
   snprintf(s->desc, sizeof s->desc, "%s", d->desc);
   s->crank = d->crank;
@@ -169,8 +177,12 @@ static void keep_slow(ips_analysis_t *a, const ips_delivery_t *d) {
 }
 
 const ips_slow_t *ips_analysis_slowest(const ips_analysis_t *a, size_t *n) {
-  *n = a->nslow;
-  return a->slow;
+  size_t i;
+  ips_slowest_order(&a->keeper, a->slow_order);
+  for (i = 0; i < a->keeper.n; i++)
+    a->slow_sorted[i] = a->slow[a->slow_order[i]];
+  *n = a->keeper.n;
+  return a->slow_sorted;
 }
 
 /* A result without worker stamps (dr[2] null): a local vat's delivery, or a

@@ -61,23 +61,34 @@ typedef struct ips__vat ips__vat_t;
 ips__vat_t *ips__vat_lookup(ips_analysis_t *a, const char *name, size_t n);
 ips__vat_t *ips__vat_find(ips_analysis_t *a, const ips__rec_t *r);
 
-/* assemble.c */
 /* The record's stamp (its time, or its monotime when it has no time). */
-ips__pst_t ips__pstamp(const ips__rec_t *r);
+static inline ips__pst_t ips__pstamp(const ips__rec_t *r) {
+  ips__pst_t s;
+  s.w = r->time_ns;
+  s.m = r->mono_ns;
+  s.has_m = (r->have & IPS__F_MONO) != 0;
+  if (!(r->have & IPS__F_TIME))
+    s.w = s.m; /* only monotime: there is no wall clock on this side */
+  return s;
+}
+
 /* Whether v's delivery in progress is the one r is of. */
-int ips__matches(const ips__vat_t *v, const ips__rec_t *r);
-/* Whether a record of v's with no delivery in progress belongs to a
- * delivery that started before the input does (counted in st.cut). */
-int ips__cut_at_start(ips_analysis_t *a, const ips__vat_t *v);
-/* A skip of v's delivery (NULL: of a line), unless the filters hide it. */
-void ips__skip_of(ips_analysis_t *a, const ips__vat_t *v, long line,
-                  int reason, const char *detail);
+static inline int ips__matches(const ips__vat_t *v, const ips__rec_t *r) {
+  return v->open && (!(r->have & IPS__F_DNUM) || r->dnum == v->dnum) &&
+         (!(r->have & IPS__F_CRANK) || r->crank == v->crank);
+}
 
 /* attribute.c: v's deliver-result r, at line. */
 void ips__on_result(ips_analysis_t *a, ips__vat_t *v, const ips__rec_t *r,
                     long line);
 
 /* stats.c */
+/* Whether a record of v's with no delivery in progress belongs to a
+ * delivery that started before the input does (counted in st.cut). */
+int ips__cut_at_start(ips_analysis_t *a, const ips__vat_t *v);
+/* A skip of v's delivery (NULL: of a line), unless the filters hide it. */
+void ips__skip_of(ips_analysis_t *a, const ips__vat_t *v, long line,
+                  int reason, const char *detail);
 /* Whether v's delivery passes the filters (vat, time, crank, limit). */
 int ips__counts(const ips_analysis_t *a, const ips__vat_t *v);
 /* A result without worker stamps: counted, not attributed. */

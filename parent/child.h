@@ -56,8 +56,10 @@ struct ips_child_s {
   size_t msgcap;
   char merr[200];      /* why the metering was invalid */
   yajl_gen mgen;       /* the metering re-serialised by its one parse */
-  ips__mstore_t mstore; /* the matched metering's arrays, kept for the
-                           next result: no allocation per result */
+  ips__mstore_t mstore; /* the owner of every result's metering arrays,
+                           whichever reader filled them (the result's
+                           ips_metering_t borrows them), kept for the next
+                           result: no allocation per result */
   int state;
   int pid;
   int exited, eof;
@@ -75,5 +77,46 @@ struct ips_child_s {
                                fd -1 without options.run_delay */
   char rbuf[65536];
 };
+
+/* Inside the child, its three files, each calling only the ones before
+ * it: child.c (commands, writes, faults, the close path), child_frames.c
+ * (fd 4 read: what the worker says), child_spawn.c (the process and its
+ * pipes).  Everything here runs on the loop's thread;
+ * a host's callback is only ever called from the loop (ips__child_complete
+ * and the close callback), never from inside an API call. */
+
+/* How long a worker that exited may still deliver frames already in the
+ * pipe, and how long a closed worker gets to obey 'q'. */
+#define EXIT_GRACE_MS 200
+#define QUIT_GRACE_MS 2000
+
+/* A libuv handle's way back to the struct that embeds it. */
+#define container_of(ptr, type, member)                                      \
+  ((type *)((char *)(ptr) - offsetof(type, member)))
+
+/* child.c */
+int ips__child_set_msg(ips_child_t *w, const char *p, size_t n);
+int ips__child_push_stamp(ips_child_t *w, char kind, ips_stamp_t *out);
+ips__cmd_t *ips__child_dequeue(ips_child_t *w);
+void ips__child_complete(ips_child_t *w, ips__cmd_t *c, ips_result_t *res);
+/* The one way into DEAD: kill what runs, fail what waits. */
+void ips__child_fault(ips_child_t *w, int status, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+int ips__child_write_bufs(ips_child_t *w, uv_buf_t *bufs, unsigned nb);
+void ips__child_start_next(ips_child_t *w);
+void ips__child_exit_fault(ips_child_t *w);
+void ips__child_stop_reading(ips_child_t *w);
+void ips__child_on_grace(uv_timer_t *t);
+void ips__child_on_exit_cb(uv_process_t *p, int64_t status, int sig);
+void ips__child_free_worker(ips_child_t *w);
+void ips__child_close_handle(ips_child_t *w, uv_handle_t *h);
+void ips__child_maybe_finish_close(ips_child_t *w);
+/* child_frames.c: fd 4's read callbacks (the frames the worker sends). */
+void ips__child_alloc_cb(uv_handle_t *h, size_t suggested, uv_buf_t *buf);
+void ips__child_on_read(uv_stream_t *s, ssize_t nread, const uv_buf_t *buf);
+/* child_spawn.c: the console pipes' read callbacks. */
+void ips__child_console_alloc(uv_handle_t *h, size_t suggested, uv_buf_t *buf);
+void ips__child_console_read(uv_stream_t *s, ssize_t nread,
+                             const uv_buf_t *buf);
 
 #endif

@@ -80,7 +80,9 @@ typedef enum {
 } ips_result_kind_t;
 
 /* What a delivery or evaluation came back with.  Everything it points to is
- * owned by the worker and valid only during the result callback. */
+ * owned by the worker and valid only during the result callback: the
+ * metering's arrays too, whichever way they were read (never pass
+ * metering to ips_metering_free). */
 typedef struct ips_result_s {
   ips_result_kind_t kind;
   int status;               /* 0, or the fault's code (IPS_E*, -errno) */

@@ -13,7 +13,9 @@ parent_libipcstamp_parent_la_SOURCES = \
 	parent/ring.c \
 	proto/attribution.h \
 	proto/attribution.c \
-	parent/child.c
+	parent/child.c \
+	parent/child_frames.c \
+	parent/child_spawn.c
 parent_libipcstamp_parent_la_CFLAGS = $(AM_CFLAGS) $(UV_CFLAGS) $(YAJL_CFLAGS)
 parent_libipcstamp_parent_la_LIBADD = proto/libipcstamp-proto.la $(UV_LIBS) $(YAJL_LIBS)
 parent_libipcstamp_parent_la_LDFLAGS = $(AM_LDFLAGS) -no-undefined -version-info 0:0:0

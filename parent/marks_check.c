@@ -14,8 +14,9 @@
 #include <yajl/yajl_parse.h>
 
 #include "ipcstamp-parent.h"
+#include "ipcstamp-metering.h"
 #include "marks_check.h"
-#include "metering.h"
+#include "digits.h"
 
 enum { MK_NONE, MK_NAMES, MK_EVENTS, MK_DROPPED, MK_UNBAL, MK_OTHER };
 
@@ -114,10 +115,10 @@ static int value(mc_t *c, int t, const char *s, size_t n) {
     c->key3 = MK_NONE;
     if ((k == MK_NAMES || k == MK_EVENTS) && t != '[')
       return bad(c, "ipcstamp.marks.%s is not a list",
-                 k == MK_NAMES ? "names" : "events");
+                 k == MK_NAMES ? IPS_MK_NAMES : IPS_MK_EVENTS);
     if ((k == MK_DROPPED || k == MK_UNBAL) && (t != 'n' || !ips__parse_uint(s, n, &v)))
       return bad(c, "ipcstamp.marks.%s is not a count",
-                 k == MK_DROPPED ? "dropped" : "unbalanced");
+                 k == MK_DROPPED ? IPS_MK_DROPPED : IPS_MK_UNBALANCED);
     if (t == '[' && (k == MK_NAMES || k == MK_EVENTS))
       c->in = k;
     return 1;
@@ -177,14 +178,14 @@ static int cb_key(void *ctx, const unsigned char *s, size_t n) {
   mc_t *c = ctx;
 #define IS(lit) (n == sizeof(lit) - 1 && !memcmp(s, lit, n))
   if (c->depth == 1)
-    c->key1 = IS("ipcstamp");
+    c->key1 = IS(IPS_MK_IPCSTAMP);
   else if (c->depth == 2 && c->path == 1)
-    c->key2 = IS("marks");
+    c->key2 = IS(IPS_MK_MARKS);
   else if (c->depth == 3 && c->path == 2)
-    c->key3 = IS("names")        ? MK_NAMES
-              : IS("events")     ? MK_EVENTS
-              : IS("dropped")    ? MK_DROPPED
-              : IS("unbalanced") ? MK_UNBAL
+    c->key3 = IS(IPS_MK_NAMES)        ? MK_NAMES
+              : IS(IPS_MK_EVENTS)     ? MK_EVENTS
+              : IS(IPS_MK_DROPPED)    ? MK_DROPPED
+              : IS(IPS_MK_UNBALANCED) ? MK_UNBAL
                                  : MK_OTHER;
 #undef IS
   return 1;

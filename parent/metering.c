@@ -17,6 +17,8 @@
 #include <yajl/yajl_parse.h>
 
 #include "ipcstamp-parent.h"
+#include "ipcstamp-metering.h"
+#include "digits.h"
 #include "json.h"
 #include "marks_check.h"
 #include "metering.h"
@@ -62,22 +64,6 @@ static int fail(mp_t *p, int rc, const char *fmt, ...) {
   /* A copy goes on to the end of the value: valid JSON that is bad
    * metering is still embedded whole in the slogfile. */
   return p->copying && rc != IPS_ENOMEM;
-}
-
-/* A non-negative integer of at most 18 digits (fits int64 with room), as
- * the worker writes counts; marks_check.c reads its counts with it too. */
-int ips__parse_uint(const char *s, size_t n, int64_t *out) {
-  int64_t v = 0;
-  size_t i;
-  if (n == 0 || n > 18)
-    return 0;
-  for (i = 0; i < n; i++) {
-    if (s[i] < '0' || s[i] > '9')
-      return 0;
-    v = v * 10 + (s[i] - '0');
-  }
-  *out = v;
-  return 1;
 }
 
 /* Seconds ("1795300856.504227", or any JSON number) into microseconds.
@@ -141,16 +127,16 @@ static int grow(int64_t **v, uint32_t *cap, uint32_t n) {
 static int key_id(int level, const unsigned char *s, size_t n) {
 #define IS(lit) (n == sizeof(lit) - 1 && !memcmp(s, lit, n))
   if (level == 1) {
-    if (IS("timestamps")) return K_TS;
-    if (IS("ipcstamp")) return K_IPC;
-    if (IS("compute")) return K_COMPUTE;
-    if (IS("allocate")) return K_ALLOCATE;
+    if (IS(IPS_MK_TIMESTAMPS)) return K_TS;
+    if (IS(IPS_MK_IPCSTAMP)) return K_IPC;
+    if (IS(IPS_MK_COMPUTE)) return K_COMPUTE;
+    if (IS(IPS_MK_ALLOCATE)) return K_ALLOCATE;
   } else {
-    if (IS("v")) return K_V;
-    if (IS("kinds")) return K_KINDS;
-    if (IS("mono")) return K_MONO;
-    if (IS("dropped")) return K_DROPPED;
-    if (IS("cpu_ns")) return K_CPU;
+    if (IS(IPS_MK_V)) return K_V;
+    if (IS(IPS_MK_KINDS)) return K_KINDS;
+    if (IS(IPS_MK_MONO)) return K_MONO;
+    if (IS(IPS_MK_DROPPED)) return K_DROPPED;
+    if (IS(IPS_MK_CPU_NS)) return K_CPU;
   }
   return K_OTHER;
 #undef IS
@@ -158,8 +144,8 @@ static int key_id(int level, const unsigned char *s, size_t n) {
 
 static const char *key_name(int k) {
   switch (k) {
-  case K_TS: return "timestamps";
-  case K_IPC: return "ipcstamp";
+  case K_TS: return IPS_MK_TIMESTAMPS;
+  case K_IPC: return IPS_MK_IPCSTAMP;
   case K_V: return "ipcstamp.v";
   case K_KINDS: return "ipcstamp.kinds";
   case K_MONO: return "ipcstamp.mono";
@@ -439,7 +425,7 @@ static int check(mp_t *p) {
     return fail(p, IPS_EMETERING, "metering: ipcstamp.v is missing");
   if (!(p->seen & (1u << K_KINDS)) || !(p->seen & (1u << K_MONO)))
     return fail(p, IPS_EMETERING, "metering: ipcstamp.%s is missing",
-                (p->seen & (1u << K_KINDS)) ? "mono" : "kinds");
+                (p->seen & (1u << K_KINDS)) ? IPS_MK_MONO : IPS_MK_KINDS);
   if ((uint32_t)p->kinds_len != m->n || p->nmono != m->n)
     return fail(p, IPS_EMETERING,
                 "metering: %" PRIu32 " timestamps but %d kinds and %" PRIu32

@@ -10,9 +10,6 @@
 
 #include "ipcstamp-parent.h"
 
-/* A count as the worker writes it: 1 to 18 digits. */
-int ips__parse_uint(const char *s, size_t n, int64_t *out);
-
 /* The general reader, yajl on every byte (what ips__metering_parse does
  * when the matcher declines; the tests compare the two). */
 int ips__metering_parse_general(const char *buf, size_t n, ips_metering_t *m,
@@ -33,6 +30,13 @@ typedef struct {
 
 /* Release the store's arrays and empty it. */
 void ips__mstore_free(ips__mstore_t *s);
+
+/* A metering the general reader filled (*m owns its arrays) moved into the
+ * store: its arrays copied there and released, *m borrowing the store's
+ * from then on, as after the matcher.  So whichever reader ran, the store
+ * owns the arrays and *m never does.  Returns 0, or IPS_ENOMEM with *m
+ * unchanged (still owning). */
+int ips__mstore_take(ips__mstore_t *s, ips_metering_t *m);
 
 /* buf[0..n) in exactly the form proto/metering.c writes (v1): fills *m as
  * the general reader would, writes the bytes into copy (when not NULL,

@@ -23,44 +23,12 @@
 #include <string.h>
 
 #include "cursor.h"
+#include "digits.h"
 #include "ipcstamp-parent.h"
+#include "ipcstamp-metering.h"
 #include "json.h"
 #include "metering.h"
 
-
-static int digit(char ch) { return ch >= '0' && ch <= '9'; }
-
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__ && \
-    defined(__GNUC__)
-/* Eight bytes at a time (issue 16: a digit at a time, with a branch on
- * each, the matcher spent about 1 ns a digit, 350 digits a 4-upcall
- * metering).  The bytes are loaded as one little-endian word, so the
- * first byte in memory is the lowest; nothing is read past the buffer's
- * end (the word is loaded only when eight bytes remain). */
-#define IPS_SWAR 1
-
-/* 0x80 in each byte of x that is not an ASCII digit, 0 in the others. */
-static uint64_t nondigits(uint64_t x) {
-  const uint64_t lo7 = 0x7f7f7f7f7f7f7f7full;
-  /* non-zero where the high nibble is not 3, or the low nibble is over 9
-   * (+6 carries into the high nibble; 0x0f + 6 stays within the byte) */
-  uint64_t v = ((x & 0xf0f0f0f0f0f0f0f0ull) ^ 0x3030303030303030ull) |
-               (((x & 0x0f0f0f0f0f0f0f0full) + 0x0606060606060606ull) &
-                0xf0f0f0f0f0f0f0f0ull);
-  /* a byte's high bit, set when any of its bits is (no carry between
-   * bytes: 0x7f + 0x7f fits one) */
-  return (((v & lo7) + lo7) | v) & ~lo7;
-}
-
-/* The value of eight digit values (0..9, first byte the most significant):
- * adjacent bytes, then adjacent pairs, then the two halves combined, each
- * step in place in its lanes (99 fits a byte, 9999 sixteen bits). */
-static uint32_t value8(uint64_t d) {
-  d = (d * 10 + (d >> 8)) & 0x00ff00ff00ff00ffull;
-  d = (d * 100 + (d >> 16)) & 0x0000ffff0000ffffull;
-  return (uint32_t)((d & 0xffff) * 10000 + (d >> 32));
-}
-#endif
 
 /* The last first word of eight digits converted in a list, and its value:
  * a delivery's stamps share their leading digits, so the next number's
@@ -94,7 +62,7 @@ static int run(cur_t *c, size_t max, int64_t *out, size_t *len,
       k = 8;
       continue;
     }
-    bad = nondigits(x);
+    bad = ips__nondigits(x);
     d = bad ? (size_t)__builtin_ctzll(bad) >> 3 : 8;
     if (k + d > max)
       return 0;
@@ -104,17 +72,17 @@ static int run(cur_t *c, size_t max, int64_t *out, size_t *len,
     if (d == 8 && k == 0 && memo) {
       memo->set = 1;
       memo->x = x;
-      memo->v = value8(x - 0x3030303030303030ull);
+      memo->v = ips__value8(x - 0x3030303030303030ull);
       v = memo->v;
     } else if (d) {
-      v = v * p10[d] + value8((x - 0x3030303030303030ull) << (8 * (8 - d)));
+      v = v * p10[d] + ips__value8((x - 0x3030303030303030ull) << (8 * (8 - d)));
     }
     k += d;
     if (d < 8)
       goto done;
   }
 #endif
-  for (; k < left && digit(p[k]); k++) {
+  for (; k < left && ips__is_digit(p[k]); k++) {
     if (k == max)
       return 0;
     v = v * 10 + (uint64_t)(p[k] - '0');
@@ -152,18 +120,18 @@ static int wall(cur_t *c, int64_t *us, memo_t *memo) {
     memcpy(&w1, c->s + b + 8, 8);  /* d d . d d d d d */
     memcpy(&w2, c->s + b + 10, 8); /* . d d d d d d x */
     int same = memo->set && w0 == memo->x; /* checked, converted before */
-    if ((same || (nondigits(w0) == 0 && c->s[b] != '0')) &&
-        c->s[b + 10] == '.' && nondigits(w1) == 0x800000ull &&
-        nondigits(w2) == 0x8000000000000080ull) {
+    if ((same || (ips__nondigits(w0) == 0 && c->s[b] != '0')) &&
+        c->s[b + 10] == '.' && ips__nondigits(w1) == 0x800000ull &&
+        ips__nondigits(w2) == 0x8000000000000080ull) {
       if (!same) {
         memo->set = 1;
         memo->x = w0;
-        memo->v = value8(w0 - 0x3030303030303030ull);
+        memo->v = ips__value8(w0 - 0x3030303030303030ull);
       }
       sec = (int64_t)memo->v * 100 +
             (c->s[b + 8] - '0') * 10 + (c->s[b + 9] - '0');
       /* the six decimals to the top six bytes, the point dropped */
-      frac = value8(((w2 << 8) & 0xffffffffffff0000ull) -
+      frac = ips__value8(((w2 << 8) & 0xffffffffffff0000ull) -
                     0x3030303030300000ull);
       c->i = b + 17;
       *us = sec * 1000000 + frac;
@@ -220,6 +188,38 @@ void ips__mstore_free(ips__mstore_t *s) {
   memset(s, 0, sizeof *s);
 }
 
+int ips__mstore_take(ips__mstore_t *s, ips_metering_t *m) {
+  size_t n = m->n, nv = (size_t)n * 2;
+  if (s->cap < nv) {
+    int64_t *g = realloc(s->v, nv * sizeof *g);
+    if (!g)
+      return IPS_ENOMEM;
+    s->v = g;
+    s->cap = nv;
+  }
+  if (m->kinds && s->kcap < n + 1) {
+    char *g = realloc(s->kinds, n + 1);
+    if (!g)
+      return IPS_ENOMEM;
+    s->kinds = g;
+    s->kcap = n + 1;
+  }
+  /* the walls, then the monos after them: the matcher's layout */
+  if (m->wall_us)
+    memcpy(s->v, m->wall_us, n * sizeof *s->v);
+  if (m->mono_ns)
+    memcpy(s->v + n, m->mono_ns, n * sizeof *s->v);
+  if (m->kinds)
+    memcpy(s->kinds, m->kinds, n + 1);
+  free(m->wall_us);
+  free(m->mono_ns);
+  free(m->kinds);
+  m->wall_us = m->wall_us ? s->v : NULL;
+  m->mono_ns = m->mono_ns ? s->v + n : NULL;
+  m->kinds = m->kinds ? s->kinds : NULL;
+  return 0;
+}
+
 int ips__metering_fast(const char *buf, size_t n, ips_metering_t *m,
                        yajl_gen copy, int *copied, ips__mstore_t *store) {
   cur_t c = {buf, 0, n};
@@ -241,21 +241,21 @@ int ips__metering_fast(const char *buf, size_t n, ips_metering_t *m,
   while (!LIT(&c, "timestamps\":")) {
     for (k = buf + c.i, kn = 0; c.i < n; c.i++, kn++) {
       char ch = buf[c.i];
-      if (!(digit(ch) || (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') ||
+      if (!(ips__is_digit(ch) || (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') ||
             ch == '_'))
         break;
     }
     if (kn == 0 || !LIT(&c, "\":") || !count(&c, &v, NULL) || !LIT(&c, ",\""))
       goto no;
-    if ((kn == 8 && !memcmp(k, "ipcstamp", 8)) ||
-        (kn == 10 && !memcmp(k, "timestamps", 10)))
+    if ((kn == 8 && !memcmp(k, IPS_MK_IPCSTAMP, 8)) ||
+        (kn == 10 && !memcmp(k, IPS_MK_TIMESTAMPS, 10)))
       goto no;
-    if (kn == 7 && !memcmp(k, "compute", 7)) {
+    if (kn == 7 && !memcmp(k, IPS_MK_COMPUTE, 7)) {
       if (seen_compute++)
         goto no; /* a duplicate: the general path refuses it */
       m->has_compute = 1;
       m->compute = v;
-    } else if (kn == 8 && !memcmp(k, "allocate", 8)) {
+    } else if (kn == 8 && !memcmp(k, IPS_MK_ALLOCATE, 8)) {
       if (seen_allocate++)
         goto no;
       m->has_allocate = 1;
@@ -274,7 +274,8 @@ int ips__metering_fast(const char *buf, size_t n, ips_metering_t *m,
     return 1;
   }
   if (!list(&c, wa, wc, 0, &nwall, 1) ||
-      !LIT(&c, ",\"ipcstamp\":{\"v\":1,\"kinds\":\""))
+      !LIT(&c, ",\"" IPS_MK_IPCSTAMP "\":{\"" IPS_MK_V "\":1,\"" IPS_MK_KINDS
+               "\":\""))
     goto no;
   for (k = buf + c.i, kn = 0; c.i < n && buf[c.i] != '"'; c.i++, kn++)
     if (buf[c.i] != 'd' && buf[c.i] != 'u' && buf[c.i] != 'r' &&
@@ -282,11 +283,11 @@ int ips__metering_fast(const char *buf, size_t n, ips_metering_t *m,
       goto no;
   /* in a store, the monos follow the walls in the one array */
   moff = store ? nwall : 0;
-  if (kn != nwall || !LIT(&c, "\",\"mono\":") ||
+  if (kn != nwall || !LIT(&c, "\",\"" IPS_MK_MONO "\":") ||
       !list(&c, ma, mc, moff, &nmono, 0) || nmono != nwall ||
-      !LIT(&c, ",\"dropped\":") || !count(&c, &m->dropped, NULL))
+      !LIT(&c, ",\"" IPS_MK_DROPPED "\":") || !count(&c, &m->dropped, NULL))
     goto no;
-  if (LIT(&c, ",\"cpu_ns\":")) {
+  if (LIT(&c, ",\"" IPS_MK_CPU_NS "\":")) {
     if (!count(&c, &m->cpu_ns, NULL))
       goto no;
     m->has_cpu_ns = 1;
@@ -294,7 +295,7 @@ int ips__metering_fast(const char *buf, size_t n, ips_metering_t *m,
   /* One count per stamp (IPCSTAMP_RUN_DELAY): the parent does not use
    * it, the slogfile keeps it in the bytes; matched so that asking for it
    * does not cost a yajl parse. */
-  if (LIT(&c, ",\"run_delay_ns\":[")) {
+  if (LIT(&c, ",\"" IPS_MK_RUN_DELAY_NS "\":[")) {
     int64_t d;
     for (i = 0; i < nwall; i++)
       if (!count(&c, &d, NULL) ||

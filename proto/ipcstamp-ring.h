@@ -7,7 +7,8 @@
  * never waits for them: when the ring is full it overwrites the oldest
  * events and counts them.  The file describes itself (docs/ring.md): a
  * reader decodes events by name through the table in the header, so readers
- * and producers of different versions work together.
+ * and producers of different versions work together.  Keep it so: a new
+ * field or event is a new name in the table, never a new fixed offset.
  *
  * Conventions are ipcstamp-proto.h's: 0 or a negative IPS_E* / -errno code.
  * One producer per ring: the ips_ring_* event functions must not be called

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "ipcstamp-proto.h"
+#include "ipcstamp-metering.h"
 
 /* A bounded output cursor: writes past the end are counted, not done. */
 typedef struct {
@@ -221,7 +222,7 @@ static int key_ok(const char *k) {
     if (!(is_alpha(c) || (c >= '0' && c <= '9') || c == '_') || n >= 64)
       return 0;
   }
-  return n > 0 && strcmp(k, "timestamps") != 0 && strcmp(k, "ipcstamp") != 0;
+  return n > 0 && strcmp(k, IPS_MK_TIMESTAMPS) != 0 && strcmp(k, IPS_MK_IPCSTAMP) != 0;
 }
 
 size_t ips_metering_max_size(uint32_t nstamps, size_t nfields) {
@@ -270,14 +271,14 @@ static void put_name(out_t *o, const char *s, size_t n) {
  *          "dropped":N,"unbalanced":N} */
 static void put_marks(out_t *o, const ips_marks_t *mk) {
   uint32_t i;
-  puts_(o, ",\"marks\":{\"names\":[");
+  puts_(o, ",\"" IPS_MK_MARKS "\":{\"" IPS_MK_NAMES "\":[");
   for (i = 0; i < mk->nnames; i++) {
     if (i > 0)
       put(o, ",", 1);
     put_name(o, mk->names + mk->name_off[i],
              mk->name_off[i + 1] - mk->name_off[i]);
   }
-  puts_(o, "],\"events\":[");
+  puts_(o, "],\"" IPS_MK_EVENTS "\":[");
   for (i = 0; i < mk->n; i++) {
     const ips_mark_t *e = &mk->v[i];
     char k[6] = {'[', '"', e->kind, '"', ','};
@@ -291,9 +292,9 @@ static void put_marks(out_t *o, const ips_marks_t *mk) {
     put_i64(o, e->mono_ns);
     put(o, "]", 1);
   }
-  puts_(o, "],\"dropped\":");
+  puts_(o, "],\"" IPS_MK_DROPPED "\":");
   put_i64(o, mk->dropped);
-  puts_(o, ",\"unbalanced\":");
+  puts_(o, ",\"" IPS_MK_UNBALANCED "\":");
   put_i64(o, (int64_t)mk->unbalanced + ips_marks_open(mk));
   put(o, "}", 1);
 }
@@ -322,27 +323,27 @@ static int put_ipcstamp(out_t *o, const ips_stamps_t *t,
   uint32_t k;
   /* v1 exactly as before unless this command used marks. */
   int v2 = marks != NULL && marks->used;
-  puts_(o, v2 ? "\"ipcstamp\":{\"v\":2,\"kinds\":\""
-              : "\"ipcstamp\":{\"v\":1,\"kinds\":\"");
+  puts_(o, v2 ? "\"" IPS_MK_IPCSTAMP "\":{\"" IPS_MK_V "\":2,\"" IPS_MK_KINDS "\":\""
+              : "\"" IPS_MK_IPCSTAMP "\":{\"" IPS_MK_V "\":1,\"" IPS_MK_KINDS "\":\"");
   for (k = 0; k < t->n; k++) {
     if (!is_alpha(t->v[k].kind))
       return IPS_EINVAL;
     put(o, &t->v[k].kind, 1);
   }
-  puts_(o, "\",\"mono\":[");
+  puts_(o, "\",\"" IPS_MK_MONO "\":[");
   for (k = 0; k < t->n; k++) {
     if (k > 0)
       put(o, ",", 1);
     put_mono(o, t->v[k].mono_ns, &lm);
   }
-  puts_(o, "],\"dropped\":");
+  puts_(o, "],\"" IPS_MK_DROPPED "\":");
   put_i64(o, t->dropped);
   if (m != NULL && m->has_cpu_ns) {
-    puts_(o, ",\"cpu_ns\":");
+    puts_(o, ",\"" IPS_MK_CPU_NS "\":");
     put_i64(o, m->cpu_ns);
   }
   if (all_run_delays(t)) {
-    puts_(o, ",\"run_delay_ns\":[");
+    puts_(o, ",\"" IPS_MK_RUN_DELAY_NS "\":[");
     for (k = 0; k < t->n; k++) {
       if (k > 0)
         put(o, ",", 1);
@@ -390,7 +391,7 @@ int ips_metering_write_marks(char *dst, size_t cap, const ips_stamps_t *t,
       put(&o, ",", 1);
     }
   }
-  puts_(&o, "\"timestamps\":[");
+  puts_(&o, "\"" IPS_MK_TIMESTAMPS "\":[");
   for (k = 0; t != NULL && k < t->n; k++) {
     if (k > 0)
       put(&o, ",", 1);

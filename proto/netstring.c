@@ -3,7 +3,12 @@
  * The decoder is a small state machine so that it resumes across partial
  * reads, which is what both a blocking worker and a libuv read callback
  * need.  Each rule of docs/protocol.md fails with its own code at the offset of
- * the byte that broke it. */
+ * the byte that broke it.
+ *
+ * Keep that when changing this file: a peer that breaks the framing is
+ * told which rule and where (IPS_ENS_* and the offset), never just "bad
+ * frame"; it is what makes a hostile or buggy worker diagnosable from one
+ * line of the parent's log. */
 #include "config.h"
 
 #include <stdio.h>

@@ -12,6 +12,7 @@
 #include "ipcstamp-parent.h"
 #include "ipcstamp-proto.h"
 #include "ipcstamp-slog.h"
+#include "ipcstamp-metering.h"
 #include "ipcstamp-ring-read.h"
 #include "ipcstamp-ring.h"
 #include "ipcstamp-worker.h"
@@ -28,6 +29,7 @@ START_TEST(test_both_sides_link) {
   ck_assert_ptr_nonnull((void *)(uintptr_t)analyse);
   ck_assert_str_eq(ips_err_name(IPS_EPIPE), "IPS_EPIPE");
   ck_assert_str_eq(ips_skip_name(IPS_SKIP_ORPHAN), "ORPHAN");
+  ck_assert_str_eq(IPS_MK_MONO, "mono"); /* the metering schema installs */
   {
     void (*stamp)(ips_ring_t *, const ips_stamp_t *, uint64_t, uint32_t) =
         ips_ring_stamp;

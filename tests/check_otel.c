@@ -592,11 +592,10 @@ typedef struct {
 } joined_t;
 
 static void on_joined(void *arg, const ips_delivery_t *d,
-                      const ips_stats_t *st, const otel_ids_t *ids) {
+                      const ips_stats_t *st) {
   joined_t *j = arg;
   size_t i, k = j->n++;
   ck_assert_uint_lt(k, 8);
-  ck_assert_int_eq(ids->with_pid, 1);
   j->pid[k] = d->worker_pid;
   j->dnum[k] = d->dnum;
   j->nup[k] = d->n_up;
@@ -676,39 +675,39 @@ static const ips_ring_event_t *mark_ev(const char *kind, uint64_t k,
 
 /* The parent's D U R U R E of delivery k (P2 moved by off), its
  * attribution, and one worker's d u r u r e (W2 moved by off). */
-static void parent_side(otel_ring_t *r, const ips_ring_info_t *pi,
+static void parent_side(ips_ring_join_t *r, const ips_ring_info_t *pi,
                         uint64_t k, int64_t off) {
   static const char kinds[] = "DURURE";
   size_t i;
   for (i = 0; i < 6; i++)
-    otel_ring_event(r, 100, pi, "*", stamp_ev(kinds[i], k, P2[i] + off, ""));
-  otel_ring_event(r, 100, pi, "*", attr_ev("v1", k, P2[5] + off, 154));
+    ips_ring_join_event(r, 100, pi, "*", stamp_ev(kinds[i], k, P2[i] + off, ""));
+  ips_ring_join_event(r, 100, pi, "*", attr_ev("v1", k, P2[5] + off, 154));
 }
 
-static void worker_side(otel_ring_t *r, const ips_ring_info_t *wi, long pid,
+static void worker_side(ips_ring_join_t *r, const ips_ring_info_t *wi, long pid,
                         uint64_t k, int64_t off) {
   static const char kinds[] = "durure";
   size_t i;
   for (i = 0; i < 6; i++)
-    otel_ring_event(r, pid, wi, "v1", stamp_ev(kinds[i], k, W2[i] + off, "v1"));
+    ips_ring_join_event(r, pid, wi, "v1", stamp_ev(kinds[i], k, W2[i] + off, "v1"));
 }
 
 /* One worker stamp of W2 (index i, moved by off) of delivery k. */
-static void wstamp(otel_ring_t *r, const ips_ring_info_t *wi, long pid,
+static void wstamp(ips_ring_join_t *r, const ips_ring_info_t *wi, long pid,
                    uint64_t k, int64_t off, size_t i) {
-  otel_ring_event(r, pid, wi, "v1", stamp_ev("durure"[i], k, W2[i] + off,
+  ips_ring_join_event(r, pid, wi, "v1", stamp_ev("durure"[i], k, W2[i] + off,
                                              "v1"));
 }
 
 /* Delivery k of W2 (moved by off) in the worker ring pid, with n marks
  * "m" named name just after its d; then, with pi, its parent's side. */
-static void marks_delivery(otel_ring_t *r, const ips_ring_info_t *pi,
+static void marks_delivery(ips_ring_join_t *r, const ips_ring_info_t *pi,
                            const ips_ring_info_t *wi, long pid, uint64_t k,
                            int64_t off, size_t n, const char *name) {
   size_t i;
   wstamp(r, wi, pid, k, off, 0);
   for (i = 0; i < n; i++)
-    otel_ring_event(r, pid, wi, "v1", mark_ev("m", k, W2[0] + off + 10, name));
+    ips_ring_join_event(r, pid, wi, "v1", mark_ev("m", k, W2[0] + off + 10, name));
   for (i = 1; i < 6; i++)
     wstamp(r, wi, pid, k, off, i);
   if (pi)
@@ -721,8 +720,8 @@ static void marks_delivery(otel_ring_t *r, const ips_ring_info_t *pi,
 START_TEST(ring_marks) {
   static joined_t j; /* large */
   ips_ring_info_t pi, wi;
-  otel_ring_counts_t c;
-  otel_ring_t *r;
+  ips_ring_join_counts_t c;
+  ips_ring_join_t *r;
   char longname[301];
   size_t i, k;
   memset(&j, 0, sizeof j);
@@ -732,37 +731,37 @@ START_TEST(ring_marks) {
   wi.role = IPS_RING_ROLE_WORKER;
   memset(longname, 'n', 300);
   longname[300] = '\0';
-  r = otel_ring_new(on_joined, &j);
+  r = ips_ring_join_new(on_joined, &j);
   ck_assert_ptr_nonnull(r);
 
   /* W2: d 1010, u 1050, r 1075, u 1095, r 1110, e 1150. */
   wstamp(r, &wi, 200, 1, 0, 0);
-  otel_ring_event(r, 200, &wi, "v1", mark_ev("b", 1, 1020, "outer"));
-  otel_ring_event(r, 200, &wi, "v1", mark_ev("m", 1, 1030, "tick"));
-  otel_ring_event(r, 200, &wi, "v1", mark_ev("e", 1, 1040, "nobegin"));
+  ips_ring_join_event(r, 200, &wi, "v1", mark_ev("b", 1, 1020, "outer"));
+  ips_ring_join_event(r, 200, &wi, "v1", mark_ev("m", 1, 1030, "tick"));
+  ips_ring_join_event(r, 200, &wi, "v1", mark_ev("e", 1, 1040, "nobegin"));
   wstamp(r, &wi, 200, 1, 0, 1);
   wstamp(r, &wi, 200, 1, 0, 2);
-  otel_ring_event(r, 200, &wi, "v1", mark_ev("e", 1, 1100, "outer"));
+  ips_ring_join_event(r, 200, &wi, "v1", mark_ev("e", 1, 1100, "outer"));
   /* a measure: recorded after, earlier in time */
-  otel_ring_event(r, 200, &wi, "v1", mark_ev("b", 1, 1080, "measure"));
-  otel_ring_event(r, 200, &wi, "v1", mark_ev("e", 1, 1090, "measure"));
+  ips_ring_join_event(r, 200, &wi, "v1", mark_ev("b", 1, 1080, "measure"));
+  ips_ring_join_event(r, 200, &wi, "v1", mark_ev("e", 1, 1090, "measure"));
   /* dropped: after e, before d, a bad kind, no name, too long a name,
    * another delivery's, a stamp below 0 */
-  otel_ring_event(r, 200, &wi, "v1", mark_ev("m", 1, 1200, "late"));
-  otel_ring_event(r, 200, &wi, "v1", mark_ev("m", 1, 1000, "early"));
-  otel_ring_event(r, 200, &wi, "v1", mark_ev("x", 1, 1120, "kind"));
-  otel_ring_event(r, 200, &wi, "v1", mark_ev("mm", 1, 1120, "kind"));
-  otel_ring_event(r, 200, &wi, "v1", mark_ev("m", 1, 1120, ""));
-  otel_ring_event(r, 200, &wi, "v1", mark_ev("m", 1, 1120, longname));
-  otel_ring_event(r, 200, &wi, "v1", mark_ev("m", 9, 1120, "other"));
-  otel_ring_event(r, 200, &wi, "v1", mark_ev("m", 1, -5, "negative"));
+  ips_ring_join_event(r, 200, &wi, "v1", mark_ev("m", 1, 1200, "late"));
+  ips_ring_join_event(r, 200, &wi, "v1", mark_ev("m", 1, 1000, "early"));
+  ips_ring_join_event(r, 200, &wi, "v1", mark_ev("x", 1, 1120, "kind"));
+  ips_ring_join_event(r, 200, &wi, "v1", mark_ev("mm", 1, 1120, "kind"));
+  ips_ring_join_event(r, 200, &wi, "v1", mark_ev("m", 1, 1120, ""));
+  ips_ring_join_event(r, 200, &wi, "v1", mark_ev("m", 1, 1120, longname));
+  ips_ring_join_event(r, 200, &wi, "v1", mark_ev("m", 9, 1120, "other"));
+  ips_ring_join_event(r, 200, &wi, "v1", mark_ev("m", 1, -5, "negative"));
   wstamp(r, &wi, 200, 1, 0, 3);
   wstamp(r, &wi, 200, 1, 0, 4);
-  otel_ring_event(r, 200, &wi, "v1", mark_ev("b", 1, 1130, "open"));
-  otel_ring_event(r, 200, &wi, "v1", mark_ev("m", 1, 1140, "caf\xc3"));
+  ips_ring_join_event(r, 200, &wi, "v1", mark_ev("b", 1, 1130, "open"));
+  ips_ring_join_event(r, 200, &wi, "v1", mark_ev("m", 1, 1140, "caf\xc3"));
   wstamp(r, &wi, 200, 1, 0, 5);
   /* a mark between two deliveries belongs to none */
-  otel_ring_event(r, 200, &wi, "v1", mark_ev("m", 1, 1160, "between"));
+  ips_ring_join_event(r, 200, &wi, "v1", mark_ev("m", 1, 1160, "between"));
   parent_side(r, &pi, 1, 0);
   ck_assert_uint_eq(j.n, 1);
   ck_assert_uint_eq(j.nm[0], 4);
@@ -788,7 +787,7 @@ START_TEST(ring_marks) {
   ck_assert_uint_eq(j.m[0][3].wseg, 2);
   ck_assert_int_eq(j.mdropped[0], 8);
   ck_assert_int_eq(j.munbalanced[0], 2); /* nobegin, open */
-  otel_ring_get_counts(r, &c);
+  ips_ring_join_get_counts(r, &c);
   ck_assert_uint_eq(c.marks_dropped, 8);
 
   /* A delivery of more marks than RING_MARKS (4096): the rest dropped. */
@@ -806,7 +805,7 @@ START_TEST(ring_marks) {
   ck_assert_uint_eq(j.nm[2], 0);
   ck_assert_int_eq(j.mdropped[2], 1);
   /* the waiting halves go: room again */
-  otel_ring_tick(r, 1);
+  ips_ring_join_tick(r, 1);
   marks_delivery(r, &pi, &wi, 200, 4, 30000, 1, "room");
   ck_assert_uint_eq(j.n, 4);
   ck_assert_uint_eq(j.nm[3], 1);
@@ -814,25 +813,25 @@ START_TEST(ring_marks) {
 
   /* Times outside [0, 2^62) ns, the stamps' or the anchor's: not joined
    * (the spans' times would overflow), counted. */
-  otel_ring_get_counts(r, &c);
+  ips_ring_join_get_counts(r, &c);
   ck_assert_uint_eq(c.unjoined, 0);
   worker_side(r, &wi, 200, 5, -1000000);
   parent_side(r, &pi, 5, -1000000);
   pi.start_wall_us = INT64_MAX / 100;
   worker_side(r, &wi, 200, 6, 50000);
   parent_side(r, &pi, 6, 50000);
-  otel_ring_get_counts(r, &c);
+  ips_ring_join_get_counts(r, &c);
   ck_assert_uint_eq(c.unjoined, 2);
   ck_assert_uint_eq(j.n, 4);
-  otel_ring_free(r);
+  ips_ring_join_free(r);
 }
 END_TEST
 
 START_TEST(ring_join) {
   joined_t j;
   ips_ring_info_t pi, wi;
-  otel_ring_counts_t c;
-  otel_ring_t *r;
+  ips_ring_join_counts_t c;
+  ips_ring_join_t *r;
   size_t i;
   memset(&j, 0, sizeof j);
   memset(&pi, 0, sizeof pi);
@@ -841,7 +840,7 @@ START_TEST(ring_join) {
   pi.start_wall_us = 1700000000000000LL;
   pi.start_mono_ns = 500;
   wi.role = IPS_RING_ROLE_WORKER;
-  r = otel_ring_new(on_joined, &j);
+  r = ips_ring_join_new(on_joined, &j);
   ck_assert_ptr_nonnull(r);
 
   /* The parent's ring read first, then the worker's: joined once the
@@ -872,32 +871,32 @@ START_TEST(ring_join) {
 
   /* Another child's U R with the same number inside the window: the shape
    * is broken, so the delivery is counted and not exported. */
-  otel_ring_event(r, 100, &pi, "*", stamp_ev('D', 2, 20000, ""));
-  otel_ring_event(r, 100, &pi, "*", stamp_ev('U', 2, 20010, ""));
-  otel_ring_event(r, 100, &pi, "*", stamp_ev('D', 2, 20020, ""));
-  otel_ring_event(r, 100, &pi, "*", stamp_ev('E', 2, 20050, ""));
-  otel_ring_event(r, 100, &pi, "*", attr_ev("v1", 2, 20050, 50));
-  otel_ring_get_counts(r, &c);
+  ips_ring_join_event(r, 100, &pi, "*", stamp_ev('D', 2, 20000, ""));
+  ips_ring_join_event(r, 100, &pi, "*", stamp_ev('U', 2, 20010, ""));
+  ips_ring_join_event(r, 100, &pi, "*", stamp_ev('D', 2, 20020, ""));
+  ips_ring_join_event(r, 100, &pi, "*", stamp_ev('E', 2, 20050, ""));
+  ips_ring_join_event(r, 100, &pi, "*", attr_ev("v1", 2, 20050, 50));
+  ips_ring_join_get_counts(r, &c);
   ck_assert_uint_eq(c.joined, 2);
   ck_assert_uint_eq(c.unjoined, 1);
 
   /* A parent's half whose worker never shows waits 100 ticks at most. */
   parent_side(r, &pi, 7, 90000);
   for (i = 0; i < 100; i++)
-    otel_ring_tick(r, 0);
-  otel_ring_get_counts(r, &c);
+    ips_ring_join_tick(r, 0);
+  ips_ring_join_get_counts(r, &c);
   ck_assert_uint_eq(c.unjoined, 1);
-  otel_ring_tick(r, 0);
-  otel_ring_get_counts(r, &c);
+  ips_ring_join_tick(r, 0);
+  ips_ring_join_get_counts(r, &c);
   ck_assert_uint_eq(c.unjoined, 2);
   /* ... and its worker, come too late, is not joined with anything. */
   worker_side(r, &wi, 300, 7, 90000);
   ck_assert_uint_eq(j.n, 2);
-  otel_ring_tick(r, 1);
-  otel_ring_get_counts(r, &c);
+  ips_ring_join_tick(r, 1);
+  ips_ring_join_get_counts(r, &c);
   ck_assert_uint_eq(c.joined, 2);
   ck_assert_uint_eq(c.unjoined, 2); /* a worker's half alone: not counted */
-  otel_ring_free(r);
+  ips_ring_join_free(r);
 }
 END_TEST
 

@@ -5,8 +5,7 @@
 check_PROGRAMS += tests/check_otel
 TESTS += tests/check_otel
 tests_check_otel_SOURCES = tests/check_otel.c \
-	tools/otel/ids.c tools/otel/otlp_json.c tools/otel/config.c \
-	tools/otel/ring.c
+	tools/otel/ids.c tools/otel/otlp_json.c tools/otel/config.c
 tests_check_otel_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/analyze -I$(top_srcdir)/tools
 tests_check_otel_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS) $(YAJL_CFLAGS)
 tests_check_otel_LDADD = analyze/libanalyze-core.la $(CHECK_LIBS) $(YAJL_LIBS) -lm -lpthread

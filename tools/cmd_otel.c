@@ -100,7 +100,7 @@ typedef struct {
   int failed;           /* not following: a batch could not be delivered */
   int oom;
   uint64_t sent, dropped, rejected, unsent, requests;
-  otel_ring_t *ring;    /* --ring: the deliveries joined from the rings */
+  ips_ring_join_t *ring;    /* --ring: the deliveries joined from the rings */
   uint64_t ring_lost;   /* events the readers were lapped over */
 } otel_cmd_t;
 
@@ -267,24 +267,27 @@ static void on_idle(void *arg) {
 /* --ring: a delivery joined from the rings, with its own anchor and ids
  * (each parent ring is a run of its own). */
 static void on_ring_delivery(void *arg, const ips_delivery_t *d,
-                             const ips_stats_t *st, const otel_ids_t *ids) {
+                             const ips_stats_t *st) {
   otel_cmd_t *c = arg;
   size_t n = otlp_delivery_nspans(d);
+  otel_ids_t ids;
+  otel_ids_init(&ids, st);
+  ids.with_pid = 1; /* a ring's worker is known by its pid */
   if (c->req.nspans && c->req.nspans + n > c->batch)
     seal(c);
-  otlp_req_delivery(&c->req, ids, st, d);
+  otlp_req_delivery(&c->req, &ids, st, d);
 }
 
 static void on_ring_event(void *arg, const top_proc_t *p,
                           const ips_ring_event_t *ev) {
   otel_cmd_t *c = arg;
-  otel_ring_event(c->ring, p->pid, &p->info, p->vat, ev);
+  ips_ring_join_event(c->ring, p->pid, &p->info, p->vat, ev);
 }
 
 static void on_ring_lost(void *arg, const top_proc_t *p, uint64_t lost) {
   otel_cmd_t *c = arg;
   c->ring_lost += lost;
-  otel_ring_lost(c->ring, p->pid);
+  ips_ring_join_lost(c->ring, p->pid);
 }
 
 static volatile sig_atomic_t ring_stop;
@@ -302,20 +305,20 @@ static void level_rings(otel_cmd_t *c, top_t *t) {
   size_t i;
   for (i = 0; i < t->nprocs; i++) {
     top_proc_t *p = t->procs[i];
-    int64_t m = otel_ring_last_mono(c->ring, p->pid);
+    int64_t m = ips_ring_join_last_mono(c->ring, p->pid);
     if (p->more && m < lo)
       lo = m;
   }
   for (i = 0; i < t->nprocs; i++) {
     top_proc_t *p = t->procs[i];
-    p->hold = p->more && otel_ring_last_mono(c->ring, p->pid) > lo;
+    p->hold = p->more && ips_ring_join_last_mono(c->ring, p->pid) > lo;
   }
 }
 
 /* --ring: polls every ring of dir (tools/top's model: new rings are picked
  * up at each poll, each poll is bounded) and sends what was joined after
  * each poll, until a signal (or after one poll with once).  Memory is
- * bounded by the model, the joiner (otel/ring.c) and the queue.  Returns
+ * bounded by the model, the joiner (analyze/ring_join.c) and the queue.  Returns
  * an exit code. */
 static int follow_rings(otel_cmd_t *c, const char *dir, long long interval,
                         int once) {
@@ -324,7 +327,7 @@ static int follow_rings(otel_cmd_t *c, const char *dir, long long interval,
   char msg[512];
   int rc = CLI_EXIT_OK;
   size_t i;
-  if (!t || !(c->ring = otel_ring_new(on_ring_delivery, c))) {
+  if (!t || !(c->ring = ips_ring_join_new(on_ring_delivery, c))) {
     free(t);
     fprintf(stderr, "ipcstamp otel: out of memory\n");
     return CLI_EXIT_IO;
@@ -357,7 +360,7 @@ static int follow_rings(otel_cmd_t *c, const char *dir, long long interval,
     }
     for (i = 0; i < t->nprocs; i++)
       t->procs[i]->hold = 0;
-    otel_ring_tick(c->ring, 0);
+    ips_ring_join_tick(c->ring, 0);
     on_idle(c);
     if (once || ring_stop)
       break;
@@ -365,7 +368,7 @@ static int follow_rings(otel_cmd_t *c, const char *dir, long long interval,
     ts.tv_nsec = interval % 1000 * 1000000L;
     nanosleep(&ts, NULL);
   }
-  otel_ring_tick(c->ring, 1);
+  ips_ring_join_tick(c->ring, 1);
   top_free(t);
   free(t);
   return rc;
@@ -602,8 +605,8 @@ int cmd_otel(int argc, char **argv) {
     fputc('\n', stderr);
   }
   if (c.ring) {
-    otel_ring_counts_t rcn;
-    otel_ring_get_counts(c.ring, &rcn);
+    ips_ring_join_counts_t rcn;
+    ips_ring_join_get_counts(c.ring, &rcn);
     fprintf(stderr, "ipcstamp otel: %llu deliveries from the rings",
             (unsigned long long)rcn.joined);
     if (rcn.unjoined)
@@ -632,7 +635,7 @@ out:
   free(res);
   otel_target_free(&target);
   otel_attrs_free(&env_attrs);
-  otel_ring_free(c.ring);
+  ips_ring_join_free(c.ring);
   ips_analysis_free(c.a);
   return rc;
 usage:

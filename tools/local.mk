@@ -57,8 +57,8 @@ tools/output/report_html.h: tools/output/report.html.in tools/output/report.css 
 # `ipcstamp otel` is this program, which ipcstamp runs in its place: only
 # it links libcurl, whose two dozen libraries made every other
 # subcommand's start 3 ms slower (tools/otel/exec.c).
-# analyze/mark_pair.c is compiled in: --ring pairs the worker ring's marks
-# with the analysis' own code, which the installed library does not export.
+# --ring's deliveries come joined from the analysis library
+# (ips_ring_join_*), as a slogfile's do.
 pkglibexec_PROGRAMS = tools/ipcstamp-otel
 tools_ipcstamp_otel_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/analyze -I$(top_srcdir)/tools
 tools_ipcstamp_otel_CFLAGS = $(AM_CFLAGS) $(UV_CFLAGS) $(YAJL_CFLAGS) $(CURL_CFLAGS)
@@ -72,10 +72,7 @@ tools_ipcstamp_otel_SOURCES = \
 	tools/otel/ids.c \
 	tools/otel/otlp_json.c \
 	tools/otel/config.c \
-	tools/otel/send.c \
-	tools/otel/ring.c \
-	analyze/mark_pair.h \
-	analyze/mark_pair.c
+	tools/otel/send.c
 tools_ipcstamp_otel_LDADD = analyze/libipcstamp-analyze.la \
 	proto/libipcstamp-proto.la $(CURL_LIBS) \
 	$(YAJL_LIBS) $(UV_LIBS) -lm

@@ -30,7 +30,7 @@
 typedef struct {
   uint64_t next, events, lost;
   int have;
-  otel_ring_t *join;
+  ips_ring_join_t *join;
   ips_ring_info_t info;
 } state_t;
 
@@ -51,10 +51,13 @@ static int utf8_printable(const char *s) {
 }
 
 static void on_joined(void *arg, const ips_delivery_t *d,
-                      const ips_stats_t *st, const otel_ids_t *ids) {
+                      const ips_stats_t *st) {
   size_t i, k = 2 + 2 * d->n_up;
   otlp_req_t req;
+  otel_ids_t ids;
   (void)arg;
+  otel_ids_init(&ids, st);
+  ids.with_pid = 1;
   CHECK(d->n_up < 4096);
   CHECK(d->marks_dropped >= 0 && d->marks_unbalanced >= 0);
   CHECK(d->n_marks == 0 || d->marks != NULL);
@@ -69,7 +72,7 @@ static void on_joined(void *arg, const ips_delivery_t *d,
     CHECK(i == 0 || m->at >= d->marks[i - 1].at);
   }
   if (otlp_req_init(&req, "\"k\":1") == 0) {
-    otlp_req_delivery(&req, ids, st, d);
+    otlp_req_delivery(&req, &ids, st, d);
     size_t n;
     (void)otlp_req_end(&req, &n);
     otlp_req_free(&req);
@@ -93,9 +96,9 @@ static int on_event(void *arg, const ips_ring_event_t *ev) {
   if (s->join) {
     ips_ring_info_t as = s->info;
     as.role = IPS_RING_ROLE_WORKER;
-    otel_ring_event(s->join, 2, &as, as.vat, ev);
+    ips_ring_join_event(s->join, 2, &as, as.vat, ev);
     as.role = IPS_RING_ROLE_PARENT;
-    otel_ring_event(s->join, 1, &as, as.vat, ev);
+    ips_ring_join_event(s->join, 1, &as, as.vat, ev);
   }
   return 0;
 }
@@ -126,7 +129,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     return 0;
   }
   memset(&s, 0, sizeof s);
-  s.join = otel_ring_new(on_joined, NULL);
+  s.join = ips_ring_join_new(on_joined, NULL);
   if (ips_ring_reader_info(r, &s.info) != 0) memset(&s.info, 0, sizeof s.info);
   /* A static file: one poll reads everything; a second finds nothing. */
   for (rounds = 0; rounds < 3; rounds++) {
@@ -143,8 +146,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     CHECK(ips_ring_reader_lost(r) == s.lost);
   }
   if (s.join) {
-    otel_ring_tick(s.join, 1);
-    otel_ring_free(s.join);
+    ips_ring_join_tick(s.join, 1);
+    ips_ring_join_free(s.join);
   }
   ips_ring_reader_close(r);
   return 0;

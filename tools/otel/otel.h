@@ -156,45 +156,11 @@ int otel_attrs_parse(otel_attrs_t *a, const char *list, const char *what,
 const char *otel_attrs_get(const otel_attrs_t *a, const char *key);
 void otel_attrs_free(otel_attrs_t *a);
 
-/* ---- the live rings (ring.c) ----------------------------------------- */
+/* ---- the live rings ------------------------------------------------- */
 
+/* The rings' deliveries come joined from the analysis library
+ * (ips_ring_join_*, ipcstamp-analyze.h). */
 #include "ipcstamp-ring-read.h"
-
-typedef struct otel_ring_s otel_ring_t;
-
-/* Called with each delivery joined from the rings, with the anchor of its
- * times (st: the parent ring's start, wall and mono) and its ids (the
- * parent ring's start, and the worker's pid).  Everything is valid only
- * during the call. */
-typedef void (*otel_ring_cb)(void *arg, const ips_delivery_t *d,
-                             const ips_stats_t *st, const otel_ids_t *ids);
-
-typedef struct {
-  uint64_t joined;   /* deliveries handed to the callback */
-  uint64_t unjoined; /* attributed by the parent, but not exported: their
-                        stamps were not found or not whole, the worker's
-                        half never came, or they waited too long */
-  uint64_t marks_dropped; /* VM marks of the joined deliveries not exported
-                             (malformed, out of d..e, past the bounds) */
-} otel_ring_counts_t;
-
-/* NULL when out of memory.  Bounded: see ring.c. */
-otel_ring_t *otel_ring_new(otel_ring_cb cb, void *arg);
-/* One event of the ring of process pid (info: its header as last read;
- * vat: the ring's vat as known so far). */
-void otel_ring_event(otel_ring_t *r, long pid, const ips_ring_info_t *info,
-                     const char *vat, const ips_ring_event_t *ev);
-/* The monotonic time of the latest event read from pid's ring (INT64_MIN
- * before one): a reader of several rings keeps them level with it, so
- * that a backlog does not leave many halves waiting. */
-int64_t otel_ring_last_mono(const otel_ring_t *r, long pid);
-/* pid's reader was lapped: what was in flight is forgotten. */
-void otel_ring_lost(otel_ring_t *r, long pid);
-/* Once per poll: halves that waited too long are dropped (counted); final:
- * all of them (the export ends). */
-void otel_ring_tick(otel_ring_t *r, int final);
-void otel_ring_get_counts(const otel_ring_t *r, otel_ring_counts_t *c);
-void otel_ring_free(otel_ring_t *r);
 
 /* ---- sending (send.c) ------------------------------------------------- */
 

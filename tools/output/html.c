@@ -106,8 +106,9 @@ struct html_out {
   char methods[HTML_METHODS][DESC_MAX_];
   size_t nmethods;
   uint64_t vats_over; /* deliveries of vats past HTML_VATS */
-  hslow_t *slow;
-  size_t nslow, maxslow;
+  hslow_t *slow;         /* maxslow slots, as the keeper says */
+  ips_slowest_t keeper;
+  size_t maxslow;
   mark_t quakes[HTML_MARKS], skips[HTML_MARKS];
   size_t nquakes, nskips;
   uint64_t all_quakes, all_skips;
@@ -130,7 +131,8 @@ html_out_t *html_open(FILE *f, const char *title, size_t top, int by_method) {
   h->alls.cap = HTML_BUCKETS;
   h->alls.b = calloc(HTML_BUCKETS, sizeof *h->alls.b);
   h->alls.width = 1;
-  if (!h->vats || !h->slow || !h->alls.b) {
+  if (!h->vats || !h->slow || !h->alls.b ||
+      ips_slowest_init(&h->keeper, h->maxslow) != 0) {
     free(h->vats);
     free(h->slow);
     free(h->alls.b);
@@ -245,21 +247,11 @@ static void copy_cut(char *dst, size_t n, const char *s) {
 
 static void slow_add(html_t *h, const ips_delivery_t *d, int64_t t) {
   hslow_t *s;
-  size_t i, j, ns;
-  if (!h->maxslow)
+  size_t j, ns;
+  long slot = ips_slowest_slot(&h->keeper, d->total, (uint64_t)d->line);
+  if (slot < 0)
     return;
-  if (h->nslow < h->maxslow) {
-    s = &h->slow[h->nslow++];
-  } else {
-    /* replace the fastest kept, only by a slower one (ties: the first) */
-    s = &h->slow[0];
-    for (i = 1; i < h->nslow; i++)
-      if (h->slow[i].total < s->total ||
-          (h->slow[i].total == s->total && h->slow[i].line > s->line))
-        s = &h->slow[i];
-    if (d->total <= s->total)
-      return;
-  }
+  s = &h->slow[slot];
   copy_cut(s->vat, sizeof s->vat, d->vat);
   copy_cut(s->desc, sizeof s->desc, d->desc);
   copy_cut(s->method, sizeof s->method, d->method);
@@ -417,13 +409,6 @@ static void series_json(yajl_gen g, const series_t *s) {
   yajl_gen_map_close(g);
 }
 
-static int slow_cmp(const void *a, const void *b) {
-  const hslow_t *x = a, *y = b;
-  if (x->total != y->total)
-    return x->total > y->total ? -1 : 1;
-  return x->line < y->line ? -1 : x->line > y->line;
-}
-
 static void totals_json(yajl_gen g, const ips_totals_t *t) {
   gi(g, "deliveries", (long long)t->n);
   gi(g, "pipe_ns", t->pipe);
@@ -452,7 +437,7 @@ static void slow_marks_json(yajl_gen g, const hslow_t *s) {
 static void data_json(html_t *h, yajl_gen g, const ips_analysis_t *a,
                       const char *only, groups_t *groups) {
   const ips_stats_t *st = ips_analysis_stats(a);
-  size_t i, j, nv = ips_analysis_nvats(a);
+  size_t i, j, nv = ips_analysis_nvats(a), order[HTML_SLOW];
   int k;
   yajl_gen_map_open(g);
   out_kv(g, "title", h->title);
@@ -520,11 +505,11 @@ static void data_json(html_t *h, yajl_gen g, const ips_analysis_t *a,
   yajl_gen_map_close(g);
   out_methods(g, groups);
   out_mark_names(g, a);
-  qsort(h->slow, h->nslow, sizeof *h->slow, slow_cmp);
+  ips_slowest_order(&h->keeper, order); /* slowest first, ties by line */
   gs(g, "slowest");
   yajl_gen_array_open(g);
-  for (i = 0; i < h->nslow; i++) {
-    const hslow_t *s = &h->slow[i];
+  for (i = 0; i < h->keeper.n; i++) {
+    const hslow_t *s = &h->slow[order[i]];
     yajl_gen_map_open(g);
     out_kv(g, "vat", s->vat);
     out_kv(g, "description", s->desc);
@@ -612,6 +597,7 @@ int html_close(html_t *h, const ips_analysis_t *a, const char *only,
     free(h->vats[i].s.b);
   free(h->vats);
   free(h->slow);
+  ips_slowest_free(&h->keeper);
   free(h->alls.b);
   free(h);
   return rc;

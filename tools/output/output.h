@@ -37,7 +37,7 @@ enum { REPORT_TEXT, REPORT_JSON, REPORT_CSV, REPORT_HTML };
  * summary's slowest list.  at is relative to the worker's d there. */
 struct slow_marks_entry;
 typedef struct {
-  size_t cap, n;
+  ips_slowest_t keeper; /* which of e[] goes */
   uint64_t seq;
   struct slow_marks_entry *e;
 } slow_marks_t;

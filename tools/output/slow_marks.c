@@ -18,19 +18,20 @@
 
 struct slow_marks_entry {
   long line;
-  int64_t total;
-  uint64_t seq;           /* arrival order: ties keep the earlier one */
   size_t n, more;
   ips_delivery_mark_t m[SHOWN];
   char names[SHOWN][64];  /* names cut to 63 bytes for the list */
 };
 
 int slow_marks_init(slow_marks_t *s, size_t top) {
-  s->cap = top;
-  s->n = 0;
   s->seq = 0;
   s->e = top ? calloc(top, sizeof *s->e) : NULL;
-  return top && !s->e ? -1 : 0;
+  if ((top && !s->e) || ips_slowest_init(&s->keeper, top) != 0) {
+    free(s->e);
+    s->e = NULL;
+    return -1;
+  }
+  return 0;
 }
 
 /* Cut name to fit, at a UTF-8 character boundary. */
@@ -47,25 +48,13 @@ static void copy_name(char *dst, const char *src) {
 
 void slow_marks_add(slow_marks_t *s, const ips_delivery_t *d) {
   struct slow_marks_entry *e;
-  size_t i, min = 0;
-  uint64_t seq = s->seq++;
-  if (d->n_marks == 0 || s->cap == 0)
+  size_t i;
+  uint64_t seq = s->seq++; /* arrival order: ties keep the earlier one */
+  long slot;
+  if (d->n_marks == 0 || (slot = ips_slowest_slot(&s->keeper, d->total, seq)) < 0)
     return;
-  if (s->n < s->cap) {
-    e = &s->e[s->n++];
-  } else {
-    /* The fastest kept (the latest among equals) makes room, if slower. */
-    for (i = 1; i < s->n; i++)
-      if (s->e[i].total < s->e[min].total ||
-          (s->e[i].total == s->e[min].total && s->e[i].seq > s->e[min].seq))
-        min = i;
-    if (d->total <= s->e[min].total)
-      return;
-    e = &s->e[min];
-  }
+  e = &s->e[slot];
   e->line = d->line;
-  e->total = d->total;
-  e->seq = seq;
   e->n = d->n_marks < SHOWN ? d->n_marks : SHOWN;
   e->more = d->n_marks - e->n;
   for (i = 0; i < e->n; i++) {
@@ -79,7 +68,7 @@ void slow_marks_add(slow_marks_t *s, const ips_delivery_t *d) {
 const struct slow_marks_entry *slow_marks_find(const slow_marks_t *s,
                                                long line) {
   size_t i;
-  for (i = 0; i < s->n; i++)
+  for (i = 0; i < s->keeper.n; i++)
     if (s->e[i].line == line)
       return &s->e[i];
   return NULL;
@@ -98,5 +87,5 @@ const ips_delivery_mark_t *slow_marks_get(const struct slow_marks_entry *e,
 void slow_marks_free(slow_marks_t *s) {
   free(s->e);
   s->e = NULL;
-  s->n = s->cap = 0;
+  ips_slowest_free(&s->keeper);
 }

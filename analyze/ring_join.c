@@ -1,9 +1,11 @@
-/* ring.c — deliveries assembled from the live rings (docs/ring.md) for
- * `ipcstamp otel --ring DIR`: the parent's ring gives each delivery's D (U
- * R)* E stamps and, for a command answered '.' whose stamps pair up, an
+/* ring_join.c — deliveries assembled from the live rings (docs/ring.md):
+ * the analysis' source of live deliveries (ipcstamp-analyze.h,
+ * ips_ring_join_*; `ipcstamp otel --ring DIR` sends them).  The parent's
+ * ring gives each delivery's D (U R)* E stamps and, for a command answered
+ * '.' whose stamps pair up, an
  * attribution event (vat, delivery number, end, shares); the worker's own
  * ring gives its d (u r)* e.  Joined, they are the same P and W a slogfile
- * gives the analysis, so the spans are built by the same encoder.
+ * gives the analysis, so every output reads them the same way.
  *
  * The parent's stamps carry no vat (its ring mixes its children): a
  * delivery's stamps are found from its attribution, as those with its
@@ -25,7 +27,7 @@
  *
  * The VM's own marks and spans (the worker ring's "mark" events) between
  * a worker's d and e go with its half, paired by the analysis' own code
- * (analyze/mark_pair.c), so that they are the spans a slogfile gives.
+ * (mark_pair.c), so that they are the spans a slogfile gives.
  * The ring is untrusted: a mark of another delivery number, of a kind not
  * m/b/e, with an empty name or one longer than a worker writes
  * (RING_NAME_MAX), or at a time outside the worker's d..e (or outside
@@ -46,9 +48,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ipcstamp-analyze.h"
 #include "ipcstamp-ring.h"
 #include "mark_pair.h"
-#include "otel.h"
 
 #define RING_STAMPS 4096
 #define RING_PENDING 1024
@@ -108,20 +110,20 @@ typedef struct {
   long long mdropped;
 } proc_t;
 
-struct otel_ring_s {
-  otel_ring_cb cb;
+struct ips_ring_join_s {
+  ips_ring_join_cb cb;
   void *arg;
   proc_t procs[RING_PROCS];
   size_t nprocs;
   half_t p[RING_PENDING], w[RING_PENDING];
   unsigned long tick;
-  otel_ring_counts_t c;
+  ips_ring_join_counts_t c;
   size_t held;              /* marks in flight and in waiting halves */
   int64_t tmp[RING_STAMPS]; /* a parent half being collected */
 };
 
-otel_ring_t *otel_ring_new(otel_ring_cb cb, void *arg) {
-  otel_ring_t *r = calloc(1, sizeof *r);
+ips_ring_join_t *ips_ring_join_new(ips_ring_join_cb cb, void *arg) {
+  ips_ring_join_t *r = calloc(1, sizeof *r);
   if (r) {
     r->cb = cb;
     r->arg = arg;
@@ -129,7 +131,7 @@ otel_ring_t *otel_ring_new(otel_ring_cb cb, void *arg) {
   return r;
 }
 
-static void drop(otel_ring_t *r, half_t *h) {
+static void drop(ips_ring_join_t *r, half_t *h) {
   r->held -= h->n_marks;
   free(h->s);
   free(h->marks);
@@ -141,7 +143,7 @@ static void drop(otel_ring_t *r, half_t *h) {
  * end whole).  Storage grown past the usual is let go, so that a ring
  * that once had many marks does not keep it: what is held stays within
  * RING_MARKS_HELD. */
-static void forget_marks(otel_ring_t *r, proc_t *pr) {
+static void forget_marks(ips_ring_join_t *r, proc_t *pr) {
   r->held -= pr->mn;
   pr->mn = pr->nnames = pr->mnames_len = 0;
   pr->mdropped = 0;
@@ -160,7 +162,7 @@ static void forget_marks(otel_ring_t *r, proc_t *pr) {
   }
 }
 
-void otel_ring_free(otel_ring_t *r) {
+void ips_ring_join_free(ips_ring_join_t *r) {
   size_t i;
   if (!r)
     return;
@@ -178,11 +180,11 @@ void otel_ring_free(otel_ring_t *r) {
   free(r);
 }
 
-void otel_ring_get_counts(const otel_ring_t *r, otel_ring_counts_t *c) {
+void ips_ring_join_get_counts(const ips_ring_join_t *r, ips_ring_join_counts_t *c) {
   *c = r->c;
 }
 
-static proc_t *proc_of(otel_ring_t *r, long pid, int role) {
+static proc_t *proc_of(ips_ring_join_t *r, long pid, int role) {
   size_t i;
   proc_t *p;
   for (i = 0; i < r->nprocs; i++)
@@ -207,7 +209,7 @@ static proc_t *proc_of(otel_ring_t *r, long pid, int role) {
 
 /* A free slot of tab, the oldest dropped when there is none (counted when
  * it was a parent's half: a worker's alone was never attributed). */
-static half_t *slot(otel_ring_t *r, half_t *tab) {
+static half_t *slot(ips_ring_join_t *r, half_t *tab) {
   size_t i, old = 0;
   for (i = 0; i < RING_PENDING; i++) {
     if (!tab[i].used)
@@ -222,10 +224,9 @@ static half_t *slot(otel_ring_t *r, half_t *tab) {
 }
 
 /* The two halves of one delivery: out it goes. */
-static void emit(otel_ring_t *r, const half_t *p, const half_t *w) {
+static void emit(ips_ring_join_t *r, const half_t *p, const half_t *w) {
   ips_delivery_t d;
   ips_stats_t st;
-  otel_ids_t ids;
   memset(&d, 0, sizeof d);
   d.vat = p->vat;
   /* The rings know no method, cranks or slogfile lines: left out of the
@@ -253,11 +254,9 @@ static void emit(otel_ring_t *r, const half_t *p, const half_t *w) {
   st.first_time_ok = st.first_mono_ok = 1;
   st.first_time = p->anchor_wall;
   st.first_mono = p->anchor_mono;
-  otel_ids_init(&ids, &st);
-  ids.with_pid = 1;
   r->c.joined++;
   r->c.marks_dropped += (uint64_t)w->mdropped;
-  r->cb(r->arg, &d, &st, &ids);
+  r->cb(r->arg, &d, &st);
 }
 
 /* Whether w is p's worker half: same vat and number, d..e inside D..E,
@@ -267,7 +266,7 @@ static int pair(const half_t *p, const half_t *w) {
          w->s[0] >= p->s[0] && w->s[w->n - 1] <= p->s[p->n - 1];
 }
 
-static void try_join(otel_ring_t *r, half_t *h, int parent) {
+static void try_join(ips_ring_join_t *r, half_t *h, int parent) {
   half_t *other = parent ? r->w : r->p;
   size_t i;
   for (i = 0; i < RING_PENDING; i++) {
@@ -285,7 +284,7 @@ static int in_range(int64_t t) { return t >= 0 && t < IPS_STAMP_LIMIT; }
 
 /* An attribution: the parent's stamps of that delivery, D at end - total
  * and E at end, with its number, and U R pairs between. */
-static void on_attribution(otel_ring_t *r, proc_t *pr,
+static void on_attribution(ips_ring_join_t *r, proc_t *pr,
                            const ips_ring_info_t *info,
                            const ips_ring_event_t *ev) {
   uint64_t k = (uint64_t)ips_ring_event_int(ev, "delivery", 0);
@@ -398,7 +397,7 @@ static uint32_t intern(proc_t *pr, const char *name, size_t len) {
  * it can be, else counted as dropped for it (see the top).  Outside a
  * delivery in flight (its d not read, or lost) there is nothing to count
  * it for. */
-static void on_worker_mark(otel_ring_t *r, proc_t *pr,
+static void on_worker_mark(ips_ring_join_t *r, proc_t *pr,
                            const ips_ring_event_t *ev) {
   const char *kind = ips_ring_event_str(ev, "kind");
   const char *name = ips_ring_event_str(ev, "name");
@@ -431,7 +430,7 @@ static void on_worker_mark(otel_ring_t *r, proc_t *pr,
 /* pr's marks, its delivery's e just read (pr->w whole), paired onto h:
  * those after e dropped; names sanitised into h's own copy.  Out of
  * memory, they are all counted as dropped. */
-static void take_marks(otel_ring_t *r, proc_t *pr, half_t *h) {
+static void take_marks(ips_ring_join_t *r, proc_t *pr, half_t *h) {
   size_t i, keep = 0, unbalanced = 0;
   int64_t e = pr->w[pr->wn - 1];
   ips__mopen_t *op = NULL;
@@ -466,7 +465,7 @@ static void take_marks(otel_ring_t *r, proc_t *pr, half_t *h) {
   r->held += h->n_marks;
 }
 
-static void on_worker_stamp(otel_ring_t *r, proc_t *pr, const char *vat,
+static void on_worker_stamp(ips_ring_join_t *r, proc_t *pr, const char *vat,
                             const ips_ring_event_t *ev) {
   const char *kind = ips_ring_event_str(ev, "kind");
   uint64_t k = (uint64_t)ips_ring_event_int(ev, "delivery", 0);
@@ -515,7 +514,7 @@ static void on_worker_stamp(otel_ring_t *r, proc_t *pr, const char *vat,
   try_join(r, h, 0);
 }
 
-void otel_ring_event(otel_ring_t *r, long pid, const ips_ring_info_t *info,
+void ips_ring_join_event(ips_ring_join_t *r, long pid, const ips_ring_info_t *info,
                      const char *vat, const ips_ring_event_t *ev) {
   proc_t *pr = proc_of(r, pid, (int)info->role);
   const ips_ring_field_t *m;
@@ -545,7 +544,7 @@ void otel_ring_event(otel_ring_t *r, long pid, const ips_ring_info_t *info,
   }
 }
 
-int64_t otel_ring_last_mono(const otel_ring_t *r, long pid) {
+int64_t ips_ring_join_last_mono(const ips_ring_join_t *r, long pid) {
   size_t i;
   for (i = 0; i < r->nprocs; i++)
     if (r->procs[i].pid == pid)
@@ -553,7 +552,7 @@ int64_t otel_ring_last_mono(const otel_ring_t *r, long pid) {
   return INT64_MIN;
 }
 
-void otel_ring_lost(otel_ring_t *r, long pid) {
+void ips_ring_join_lost(ips_ring_join_t *r, long pid) {
   size_t i;
   for (i = 0; i < r->nprocs; i++)
     if (r->procs[i].pid == pid) {
@@ -564,7 +563,7 @@ void otel_ring_lost(otel_ring_t *r, long pid) {
     }
 }
 
-void otel_ring_tick(otel_ring_t *r, int final) {
+void ips_ring_join_tick(ips_ring_join_t *r, int final) {
   size_t i;
   r->tick++;
   for (i = 0; i < RING_PENDING; i++) {
