@@ -173,7 +173,7 @@ enum {
                                  " meter exceeded": xsnap's meter killed it */
   IPS__F_XSMETER = 1 << 20,   /* the metering has xsnap's meterType: its
                                  timestamps are xsnap's own stamps */
-  IPS__F_NOTIFY = 1 << 21     /* deliver: a notify (desc: "notify" and its ids) */
+  IPS__F_NOTIFY = 1 << 21   /* deliver: a notify (desc: "notify" and its ids) */
 };
 
 /* One event of ipcstamp.marks as sent: kind 'm', 'b' or 'e', an index into
