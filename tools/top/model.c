@@ -11,6 +11,18 @@
 #include "ipcstamp-ring.h"
 #include "top.h"
 
+void top_printable(char *s) {
+  for (; *s; s++)
+    if ((unsigned char)*s < 0x20 || (unsigned char)*s >= 0x7f)
+      *s = '?';
+}
+
+/* The header's text as the views may print it. */
+static void info_printable(ips_ring_info_t *info) {
+  top_printable(info->program);
+  top_printable(info->vat);
+}
+
 void top_init(top_t *t, const char *dir) {
   memset(t, 0, sizeof *t);
   snprintf(t->dir, sizeof t->dir, "%s", dir);
@@ -46,7 +58,10 @@ static void on_stamp(top_proc_t *p, const ips_ring_event_t *ev) {
     snprintf(p->vat, sizeof p->vat, "*");
     return;
   }
-  if (vat[0]) snprintf(p->vat, sizeof p->vat, "%s", vat);
+  if (vat[0]) {
+    snprintf(p->vat, sizeof p->vat, "%s", vat);
+    top_printable(p->vat);
+  }
   switch (kind[0]) {
   case 'd':
     p->in_delivery = (uint64_t)ips_ring_event_int(ev, "delivery", 0);
@@ -157,8 +172,10 @@ static void add_proc(top_t *t, const char *name, long pid) {
   snprintf(p->path, sizeof p->path, "%s/%s", t->dir, name);
   if (ips_ring_reader_open(&p->reader, p->path, msg, sizeof msg) != 0) {
     snprintf(p->error, sizeof p->error, "%s", msg);
+    top_printable(p->error);
   } else {
     (void)ips_ring_reader_info(p->reader, &p->info); /* the role, first */
+    info_printable(&p->info);
     p->ppid = p->info.ppid;
     /* Once, here: a pid used again is told by the mappings, which cost
      * a read of /proc per ring. */
@@ -209,9 +226,11 @@ int top_refresh(top_t *t, char *msg, size_t size) {
     if (p->more)
       t->more = 1;
     if (rc >= 0) rc = ips_ring_reader_info(p->reader, &p->info);
+    if (rc >= 0) info_printable(&p->info);
     if (rc < 0) {
       snprintf(p->error, sizeof p->error, "%s",
                ips_ring_reader_message(p->reader));
+      top_printable(p->error);
       ips_ring_reader_close(p->reader);
       p->reader = NULL;
       continue;

@@ -114,6 +114,11 @@ long top_run(const top_proc_t *p);
 size_t top_order(const top_t *t, int64_t now_ns, int64_t window_ns,
                  const top_proc_t **out);
 
+/* A ring is untrusted: the model keeps its text (program, vat) as
+ * printable ASCII only, every other byte made '?', so that no view writes
+ * a producer's escape sequence to a terminal.  In place. */
+void top_printable(char *s);
+
 /* The pid of a ring's file name, "<digits>.ring" only (temporary files
  * and anything else are not rings); -1 otherwise. */
 long top_ring_pid(const char *name);
