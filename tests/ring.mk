@@ -49,3 +49,11 @@ tests_check_ring_hostile_SOURCES = \
 tests_check_ring_hostile_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS) $(YAJL_CFLAGS)
 tests_check_ring_hostile_LDADD = analyze/libanalyze-core.la \
 	proto/libipcstamp-proto.la $(CHECK_LIBS) $(YAJL_LIBS) -lpthread
+
+# The live surfaces (top, watch, otel --ring, run --ring) against hostile
+# ring directories; ring_writer writes the rings as a worker would.
+check_PROGRAMS += tests/ring_writer
+tests_ring_writer_SOURCES = tests/ring_writer.c
+tests_ring_writer_LDADD = proto/libipcstamp-proto.la
+TESTS += tests/live-hostile.test
+EXTRA_DIST += tests/live-hostile.test

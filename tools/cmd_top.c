@@ -127,23 +127,73 @@ static void render(FILE *f, const top_t *t, int64_t now, int64_t interval_ns,
       fprintf(f, "  %ld %s #%llu: %s", p->pid, p->vat[0] ? p->vat : "-",
               (unsigned long long)p->in_delivery, what);
       if (p->seg_kind == 'u') fprintf(f, " (upcall %u)", p->upcall);
-      fprintf(f, " for %s %s (%s in all)\n", dur(a, sizeof a, now - p->seg_mono_ns),
+      fprintf(f, " for %s %s (%s in all)\n", dur(a, sizeof a, top_sub(now, p->seg_mono_ns)),
               p->seg_kind == 'r'   ? "since its last upcall reply"
               : p->seg_kind == 'd' ? "since the delivery began"
                                    : "since the upcall",
-              dur(b, sizeof b, now - p->d_mono_ns));
+              dur(b, sizeof b, top_sub(now, p->d_mono_ns)));
     } else {
       fprintf(f, "  %ld %s #%llu: the process exited during this delivery "
                  "(%s%s, begun %s ago)\n",
               p->pid, p->vat[0] ? p->vat : "-",
               (unsigned long long)p->in_delivery, what,
               p->info.torn ? ", a torn event" : "",
-              dur(a, sizeof a, now - p->d_mono_ns));
+              dur(a, sizeof a, top_sub(now, p->d_mono_ns)));
     }
   }
   fprintf(f, "\nshares over the last interval; p50/p99 of the total over the "
              "last 10 s.  A worker's ring alone has no pipe figure:\n"
              "its KERNEL is the wait for upcall replies.\n");
+}
+
+/* What reaches the terminal is the view with every control character of
+ * it made a '?', but its line ends: a ring's program name, vat and the
+ * reader's messages (which quote the file) are written by whoever owns the
+ * ring, and ESC, OSC or BEL bytes would drive the terminal (its title, the
+ * clipboard, the screen).  Valid UTF-8 stays, but the C1 controls
+ * (U+0080..U+009F: CSI is U+009B); any other byte >= 0x80 is a '?' too. */
+static void term_clean(char *buf, size_t len) {
+  size_t i = 0, k, j;
+  while (i < len) {
+    unsigned char c = (unsigned char)buf[i];
+    if (c < 0x80) {
+      if ((c < 0x20 && c != '\n') || c == 0x7f) buf[i] = '?';
+      i++;
+      continue;
+    }
+    k = c >= 0xc2 && c <= 0xdf ? 1 : c >= 0xe0 && c <= 0xef ? 2
+        : c >= 0xf0 && c <= 0xf4 ? 3 : 0;
+    for (j = 1; k && j <= k; j++)
+      if (i + j >= len || ((unsigned char)buf[i + j] & 0xc0) != 0x80) k = 0;
+    /* overlong, surrogates, past U+10FFFF, C1 */
+    if (k && ((c == 0xe0 && (unsigned char)buf[i + 1] < 0xa0) ||
+              (c == 0xed && (unsigned char)buf[i + 1] >= 0xa0) ||
+              (c == 0xf0 && (unsigned char)buf[i + 1] < 0x90) ||
+              (c == 0xf4 && (unsigned char)buf[i + 1] >= 0x90) ||
+              (c == 0xc2 && (unsigned char)buf[i + 1] < 0xa0)))
+      k = 0;
+    if (!k) {
+      buf[i++] = '?';
+      continue;
+    }
+    i += k + 1;
+  }
+}
+
+/* The view, rendered and cleaned: the only way it reaches the terminal.
+ * NULL when out of memory. */
+static char *view(const top_t *t, int64_t now, int64_t interval_ns,
+                  int interval_ms, size_t *len) {
+  char *buf = NULL;
+  FILE *m = open_memstream(&buf, len);
+  if (!m) return NULL;
+  render(m, t, now, interval_ns, interval_ms);
+  if (fclose(m) != 0) {
+    free(buf);
+    return NULL;
+  }
+  term_clean(buf, *len);
+  return buf;
 }
 
 /* ---- the full-screen view -------------------------------------------- */
@@ -225,19 +275,17 @@ static int run_screen(top_t *t, int interval_ms) {
   sigaction(SIGWINCH, &sa, NULL);
   term_setup();
   while (!stop_flag) {
-    char *buf = NULL;
+    char *buf;
     size_t len = 0;
-    FILE *m;
     int64_t deadline;
     if (top_refresh(t, msg, sizeof msg) != 0) {
       term_restore();
       fprintf(stderr, "ipcstamp top: %s\n", msg);
       return CLI_EXIT_IO;
     }
-    m = open_memstream(&buf, &len);
-    if (!m) break;
-    render(m, t, now_mono(), (int64_t)interval_ms * 1000000, interval_ms);
-    fclose(m);
+    buf = view(t, now_mono(), (int64_t)interval_ms * 1000000, interval_ms,
+               &len);
+    if (!buf) break;
     paint(buf, len);
     free(buf);
     /* Wait for the next refresh, a key or a signal. */
@@ -303,8 +351,12 @@ int cmd_top(int argc, char **argv) {
       fprintf(stderr, "ipcstamp top: %s\n", msg);
       rc = CLI_EXIT_IO;
     } else {
-      render(stdout, t, now_mono(), interval * 1000000, (int)interval);
-      rc = fflush(stdout) == 0 ? CLI_EXIT_OK : CLI_EXIT_IO;
+      size_t len = 0;
+      char *buf = view(t, now_mono(), interval * 1000000, (int)interval, &len);
+      rc = buf && fwrite(buf, 1, len, stdout) == len && fflush(stdout) == 0
+               ? CLI_EXIT_OK
+               : CLI_EXIT_IO;
+      free(buf);
     }
   } else {
     rc = run_screen(t, (int)interval);
