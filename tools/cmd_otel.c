@@ -142,6 +142,15 @@ static void drain(otel_cmd_t *c, int final) {
       return;
     r = otel_send(c->snd, p->body, p->len, c->down ? 1 : 0, &rej, err,
                   sizeof err);
+    if (r == 0 && rej > p->nspans) {
+      /* Not a count of these spans (negative, or more than were sent):
+       * what was taken cannot be known. */
+      snprintf(err, sizeof err, "the receiver's partial success counts %s "
+               "rejected spans of the %zu sent: not a count, so they are not "
+               "taken as received", rej == UINT64_MAX ? "nonsense" : "more",
+               p->nspans);
+      r = -1;
+    }
     if (r == 0) {
       if (c->down)
         fprintf(stderr, "ipcstamp otel: the receiver is back: sending\n");
