@@ -1,7 +1,8 @@
 # tests/ of tools/: the slog reader, the histogram, and the three commands
 # against golden outputs (tests/data/).
 check_PROGRAMS += tests/check_tools
-TESTS += tests/check_tools tests/follow.test tests/recompute.test tests/watch.test
+TESTS += tests/check_tools tests/follow.test tests/follow-hostile.test \
+	tests/recompute.test tests/watch.test
 tests_check_tools_SOURCES = \
 	tests/check_report.h \
 	tests/check_report_main.c \
@@ -22,7 +23,8 @@ tests_check_tools_LDADD = analyze/libanalyze-core.la $(CHECK_LIBS) $(YAJL_LIBS) 
 # The commands are run as programs: build them first.
 EXTRA_tests_check_tools_DEPENDENCIES = tools/ipcstamp$(EXEEXT)
 
-EXTRA_DIST += tests/follow.test tests/recompute.test tests/recompute.py \
+EXTRA_DIST += tests/follow.test tests/follow-hostile.test tests/recompute.test \
+	tests/recompute.py \
 	tests/watch.test \
 	tests/data/swingset-shapes.slog tests/data/xsnap-truncated.slog \
 	tests/gen_truncated.py \
