@@ -88,3 +88,12 @@ EXTRA_DIST += tests/viewers/speedscope.test tests/viewers/speedscope-check.mjs \
 TESTS += tests/html.test
 EXTRA_DIST += tests/html.test
 CLEANFILES += tests/html-screenshot.png
+
+# Every JSON output is valid UTF-8: the test scripts' checker, and the
+# outputs made from hostile text (a vatID, a file name, a description cut
+# at its width, OTEL_SERVICE_NAME) checked with it.
+check_PROGRAMS += tests/utf8_check
+tests_utf8_check_SOURCES = tests/utf8_check.c
+tests_utf8_check_LDADD = proto/libipcstamp-proto.la
+TESTS += tests/utf8.test
+EXTRA_DIST += tests/utf8.test
