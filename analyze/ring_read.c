@@ -277,13 +277,16 @@ int ips_ring_reader_open(ips_ring_reader_t **out, const char *path, char *msg,
   }
   if (!S_ISREG(st.st_mode) || st.st_size < (off_t)IPS__RING_HDR_FIXED ||
       (uint64_t)st.st_size > (uint64_t)IPS_RING_MAX_SIZE + IPS__RING_MAX_HEADER) {
-    fail(r, IPS_ERING, "%s: %s of %lld bytes is not a ring file", path,
-         S_ISREG(st.st_mode) ? "a file"
-         : S_ISFIFO(st.st_mode) ? "not a regular file (a FIFO)"
-         : S_ISCHR(st.st_mode) || S_ISBLK(st.st_mode)
-             ? "not a regular file (a device)"
-             : "not a regular file",
-         (long long)st.st_size);
+    if (S_ISREG(st.st_mode))
+      fail(r, IPS_ERING, "%s: a file of %lld bytes is not a ring file", path,
+           (long long)st.st_size);
+    else
+      fail(r, IPS_ERING, "%s: not a regular file (%s): not a ring file, "
+           "not opened", path,
+           S_ISFIFO(st.st_mode)                        ? "a FIFO"
+           : S_ISCHR(st.st_mode) || S_ISBLK(st.st_mode) ? "a device"
+           : S_ISDIR(st.st_mode)                       ? "a directory"
+                                                       : "a socket");
     rc = IPS_ERING;
     if (fd >= 0) close(fd);
     goto error;
