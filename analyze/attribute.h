@@ -39,6 +39,7 @@ struct ips_analysis_s {
   ips_mark_stats_t *mstats;      /* IPS_MAX_MARK_NAMES */
   size_t nmstats;
   uint64_t marks_over;
+  int delivered;                 /* a deliver record was read */
   int read_err;                  /* the source failed: returned again */
   char read_msg[256];
 };

@@ -164,7 +164,10 @@ enum {
   IPS__F_REPLAY = 1 << 13,  /* "replay": true (SwingSet replaying a transcript) */
   IPS__F_DRNULL = 1 << 14,  /* dr[2] is null: no metering (a local vat) */
   IPS__F_MARKS = 1 << 15,   /* ipcstamp.marks (metering v2) */
-  IPS__F_PID = 1 << 16      /* pid (create-vat, worker-start: the worker's) */
+  IPS__F_PID = 1 << 16,     /* pid (create-vat, worker-start: the worker's) */
+  IPS__F_PRUNQ = 1 << 17,   /* runDelayNs: the parent's wait for a CPU at
+                               this record's stamp (U or E) */
+  IPS__F_WRUNQ = 1 << 18    /* metering.ipcstamp.run_delay_ns */
 };
 
 /* One event of ipcstamp.marks as sent: kind 'm', 'b' or 'e', an index into
@@ -209,6 +212,8 @@ typedef struct {
   size_t n_walls, n_wmono, n_kinds;
   size_t n_marks, n_mnames, mnames_len; /* ipcstamp.marks, below */
   long long mdropped, munbalanced;
+  int64_t prunq;                  /* IPS__F_PRUNQ: runDelayNs, ns */
+  size_t n_wrunq;                 /* IPS__F_WRUNQ: run_delay_ns entries */
   /* not kept */
   int mev_have;                   /* parser: fields of the event being read */
   /* NUL-terminated, vat_len bytes and at most IPS__DESC_MAX - 1: the
@@ -218,6 +223,8 @@ typedef struct {
   const char *desc;               /* deliver: the description */
   int64_t *walls;                 /* worker wall stamps, ns */
   int64_t *wmono;                 /* worker mono stamps, ns */
+  int64_t *wrunq;                 /* the worker's wait for a CPU at each
+                                     stamp (run_delay_ns), ns */
   char *kinds;                    /* NUL-terminated */
   /* ipcstamp.marks (v2; read by the yajl path only: the fast path leaves
    * a line with marks to it, so a delivery without marks costs nothing

@@ -72,6 +72,7 @@ typedef struct {
 typedef struct {
   unsigned char plain[IPS__REC_PLAIN - IPS__REC_HOT];
   uint32_t walls, wmono, kinds;           /* stamps, stamps, text */
+  uint32_t wrunq;                         /* stamps */
   uint32_t marks, mname_off, mnames;      /* ipcstamp.marks, when present */
 } cold_t;
 
@@ -266,10 +267,12 @@ static int keep(block_t *b, line_t *l, const ips__rec_t *r, const char *err) {
     return -1;
   l->cold = at;
   {
-    uint32_t walls, wmono, kinds;
+    uint32_t walls, wmono, wrunq, kinds;
     if ((walls = reserve(&b->stamps, r->n_walls * sizeof *r->walls)) ==
             NOROOM ||
         (wmono = reserve(&b->stamps, r->n_wmono * sizeof *r->wmono)) ==
+            NOROOM ||
+        (wrunq = reserve(&b->stamps, r->n_wrunq * sizeof *r->wrunq)) ==
             NOROOM ||
         (kinds = reserve(&b->text, r->n_kinds + 1)) == NOROOM)
       return -1;
@@ -278,9 +281,11 @@ static int keep(block_t *b, line_t *l, const ips__rec_t *r, const char *err) {
     memcpy(c->plain, (const char *)r + IPS__REC_HOT, sizeof c->plain);
     c->walls = walls;
     c->wmono = wmono;
+    c->wrunq = wrunq;
     c->kinds = kinds;
     memcpy(b->stamps.p + walls, r->walls, r->n_walls * sizeof *r->walls);
     memcpy(b->stamps.p + wmono, r->wmono, r->n_wmono * sizeof *r->wmono);
+    memcpy(b->stamps.p + wrunq, r->wrunq, r->n_wrunq * sizeof *r->wrunq);
     memcpy(b->text.p + kinds, r->kinds, r->n_kinds + 1);
   }
   /* The marks' arrays are the parser's too, overwritten by the next line
@@ -345,6 +350,7 @@ static const ips__rec_t *unkeep(ips__slog_ahead_t *a, const block_t *b,
     memcpy((char *)r + IPS__REC_HOT, c->plain, sizeof c->plain);
     r->walls = (int64_t *)(void *)(b->stamps.p + c->walls);
     r->wmono = (int64_t *)(void *)(b->stamps.p + c->wmono);
+    r->wrunq = (int64_t *)(void *)(b->stamps.p + c->wrunq);
     r->kinds = b->text.p + c->kinds;
     if (r->have & IPS__F_MARKS) {
       r->marks = (ips__mark_t *)(void *)(b->stamps.p + c->marks);
@@ -358,7 +364,7 @@ static const ips__rec_t *unkeep(ips__slog_ahead_t *a, const block_t *b,
     a->out_cold = 1;
   } else if (a->out_cold || !r->kinds) {
     memset((char *)r + IPS__REC_HOT, 0, IPS__REC_PLAIN - IPS__REC_HOT);
-    r->walls = r->wmono = no_stamps;
+    r->walls = r->wmono = r->wrunq = no_stamps;
     r->kinds = no_kinds;
     r->marks = NULL;
     r->mname_off = NULL;

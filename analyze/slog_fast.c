@@ -408,9 +408,9 @@ static int marks(cur_t *c, ips__rec_t *r) {
          LIT(c, "}");
 }
 
-/* `"ipcstamp":{"v":1,"kinds":"d...e","mono":[...],"dropped":0,"cpu_ns":N}`,
- * keys in the order our worker library writes them, cpu_ns optional; v2
- * adds "marks" last. */
+/* `"ipcstamp":{"v":1,"kinds":"d...e","mono":[...],"dropped":0,"cpu_ns":N,
+ * "run_delay_ns":[...]}`, keys in the order our worker library writes them,
+ * cpu_ns and run_delay_ns optional; v2 adds "marks" last. */
 static int ipcstamp(cur_t *c, ips__rec_t *r) {
   const char *k;
   size_t n;
@@ -436,6 +436,12 @@ static int ipcstamp(cur_t *c, ips__rec_t *r) {
       return 0;
     r->cpu_ns = v;
     r->have |= IPS__F_CPU;
+  }
+  if (LIT(c, ",\"run_delay_ns\":")) {
+    if (!stamps(c, r->wrunq, &r->n_wrunq, 0))
+      return 0;
+    if (r->n_wrunq > 0)
+      r->have |= IPS__F_WRUNQ;
   }
   if (LIT(c, ",\"marks\":") && !marks(c, r))
     return 0;
@@ -493,7 +499,16 @@ static int dr(cur_t *c, size_t anchor, ips__rec_t *r) {
     return 0;
   if (c->i == anchor) /* SwingSet: seconds comes after monotime */
     return 1;
-  return LIT(c, ",\"seconds\":") && decimal(c, &ns) && c->i == anchor;
+  if (!LIT(c, ",\"seconds\":") || !decimal(c, &ns))
+    return 0;
+  if (LIT(c, ",\"runDelayNs\":")) { /* the parent's wait at E */
+    long long v;
+    if (!count(c, &v))
+      return 0;
+    r->prunq = v;
+    r->have |= IPS__F_PRUNQ;
+  }
+  return c->i == anchor;
 }
 
 int ips__slog_fast(ips__rec_t *r, const char *s, size_t len) {
@@ -551,6 +566,13 @@ int ips__slog_fast(ips__rec_t *r, const char *s, size_t len) {
       if (!LIT(&c, ",\"syscallNum\":") || !count(&c, &r->snum))
         return 0;
       r->have |= IPS__F_SNUM;
+      if (r->type == IPS__REC_SYSCALL && LIT(&c, ",\"runDelayNs\":")) {
+        long long v; /* the parent's wait at U */
+        if (!count(&c, &v))
+          return 0;
+        r->prunq = v;
+        r->have |= IPS__F_PRUNQ;
+      }
       if (r->type == IPS__REC_SYSCALL
               ? !SWINGSET(&c, anchor, r, ",\"syscall\":\"", ",\"ksc\":") ||
                     !LIT(&c, ",\"vsc\":")

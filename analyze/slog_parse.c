@@ -22,11 +22,12 @@
 #define MAXD 16
 
 enum { C_NONE, C_TOP, C_VD, C_MSG, C_METHARGS, C_NOTIFY, C_NENTRY, C_DR,
-       C_METER, C_WALLS, C_IPS, C_WMONO, C_MARKS, C_MNAMES, C_MEVENTS, C_MEV };
+       C_METER, C_WALLS, C_IPS, C_WMONO, C_MARKS, C_MNAMES, C_MEVENTS, C_MEV,
+       C_WRUNQ };
 enum { K_NONE, K_TYPE, K_CRANK, K_VAT, K_DNUM, K_SNUM, K_TIME, K_MONO, K_VD,
        K_DR, K_IPCSTAMP, K_METHARGS, K_BODY, K_METHOD, K_TIMESTAMPS, K_V,
        K_KINDS, K_WMONO, K_DROPPED, K_CPU, K_REPLAY, K_MARKS, K_MNAMES,
-       K_MEVENTS, K_MUNBAL, K_PID };
+       K_MEVENTS, K_MUNBAL, K_PID, K_PRUNQ, K_WRUNQ };
 enum { P_NONE, P_STOP, P_SKIP_KEYVAL, P_SKIP_ELEM, P_SKIP_REST, P_ERR };
 enum { V_OTHER, V_MESSAGE, V_NOTIFY };
 
@@ -98,6 +99,7 @@ static int child_ctx(const ips__parser_t *p, char type) {
       break;
     case C_IPS:
       if (k == K_WMONO && type == 'a') return C_WMONO;
+      if (k == K_WRUNQ && type == 'a') return C_WRUNQ;
       if (k == K_MARKS && type == 'm') return C_MARKS;
       break;
     case C_MARKS:
@@ -256,6 +258,7 @@ static int cb_key(void *ctx, const unsigned char *s, size_t n) {
       else if (is(s, n, "ipcstamp")) k = K_IPCSTAMP;
       else if (is(s, n, "replay")) k = K_REPLAY;
       else if (is(s, n, "pid")) k = K_PID;
+      else if (is(s, n, "runDelayNs")) k = K_PRUNQ;
       else if (is(s, n, "vatSourceBundle"))
         skip = 1; /* SwingSet's create-vat: the vat's whole code */
       else if (is(s, n, "vsc") || is(s, n, "vsr"))
@@ -295,6 +298,7 @@ static int cb_key(void *ctx, const unsigned char *s, size_t n) {
       else if (is(s, n, "mono")) k = K_WMONO;
       else if (is(s, n, "dropped")) k = K_DROPPED;
       else if (is(s, n, "cpu_ns")) k = K_CPU;
+      else if (is(s, n, "run_delay_ns")) k = K_WRUNQ;
       else if (is(s, n, "marks")) k = K_MARKS;
       break;
     case C_MARKS:
@@ -521,6 +525,11 @@ static int cb_number(void *ctx, const char *s, size_t n) {
             return fail(p, "pid is not a process id (a count from 1)");
           r->have |= IPS__F_PID;
           break;
+        case K_PRUNQ:
+          if (to_ll(u, n, &ll)) return fail(p, "runDelayNs is not a count");
+          r->prunq = ll;
+          r->have |= IPS__F_PRUNQ;
+          break;
       }
       break;
     case C_WALLS:
@@ -538,6 +547,15 @@ static int cb_number(void *ctx, const char *s, size_t n) {
         return fail(p, "an ipcstamp.mono stamp is not integer nanoseconds");
       r->wmono[r->n_wmono++] = ll;
       r->have |= IPS__F_WMONO;
+      break;
+    case C_WRUNQ:
+      if (r->n_wrunq == IPS__MAX_STAMPS)
+        return fail(p, "ipcstamp.run_delay_ns has too many entries");
+      if (to_ll(u, n, &ll))
+        return fail(p, "an ipcstamp.run_delay_ns entry is not integer "
+                       "nanoseconds");
+      r->wrunq[r->n_wrunq++] = ll;
+      r->have |= IPS__F_WRUNQ;
       break;
     case C_IPS:
       switch (cur_key(p)) {
@@ -623,8 +641,9 @@ ips__parser_t *ips__parser_new(int mode) {
   p->fast = !strict && !(mode & IPS__PARSE_NOFAST);
   p->rec.walls = malloc(IPS__MAX_STAMPS * sizeof(int64_t));
   p->rec.wmono = malloc(IPS__MAX_STAMPS * sizeof(int64_t));
+  p->rec.wrunq = malloc(IPS__MAX_STAMPS * sizeof(int64_t));
   p->rec.kinds = malloc(IPS__MAX_STAMPS + 1);
-  if (!p->rec.walls || !p->rec.wmono || !p->rec.kinds) {
+  if (!p->rec.walls || !p->rec.wmono || !p->rec.wrunq || !p->rec.kinds) {
     ips__parser_free(p);
     return NULL;
   }
@@ -649,6 +668,7 @@ void ips__parser_free(ips__parser_t *p) {
     return;
   free(p->rec.walls);
   free(p->rec.wmono);
+  free(p->rec.wrunq);
   free(p->rec.kinds);
   free(p->rec.marks);
   free(p->rec.mname_off);
@@ -772,7 +792,8 @@ static void reset(ips__parser_t *p) {
   r->vat = r->vatbuf;
   r->desc = r->descbuf;
   r->pid = 0;
-  r->n_walls = r->n_wmono = r->n_kinds = 0;
+  r->n_walls = r->n_wmono = r->n_kinds = r->n_wrunq = 0;
+  r->prunq = 0;
   r->kinds[0] = '\0';
   r->dropped = 0;
   r->cpu_ns = 0;

@@ -1,7 +1,8 @@
 /* examples/host.c — a small host on libipcstamp-parent.
  *
  * Starts one worker (any program speaking the xsnap worker protocol on fd
- * 3/4, e.g. examples/worker.c), sends it a few deliveries, answers its
+ * 3/4, e.g. examples/worker.c), waits until it answers the readiness ping
+ * (as xsnap's parent does), sends it a few deliveries, answers its
  * upcalls and records it all in a slogfile that `ipcstamp report` reads.
  * The library runs on a libuv loop: nothing blocks, every event arrives in
  * a callback.
@@ -18,10 +19,12 @@ static const char *const keys[] = {"apple", "pear", "plum"};
 #define NKEYS (sizeof keys / sizeof keys[0])
 
 /* What the callbacks share.  One worker, so one vat ("v1"), and one
- * delivery at a time, so the crank and delivery numbers are both `sent`. */
+ * delivery at a time, so the crank and delivery numbers are both `sent`.
+ * `ready` is set once the worker answered the readiness ping. */
 typedef struct host_s {
   ips_slog_t *slog;
   unsigned sent, snum, failed;
+  int ready;
 } host_t;
 
 static void on_result(ips_child_t *w, void *arg, const ips_result_t *res);
@@ -47,8 +50,11 @@ static void send_next(ips_child_t *w, host_t *h) {
 static void on_start(ips_child_t *w, void *arg, const ips_stamp_t *D) {
   host_t *h = arg;
   char vd[64];
-  int n = snprintf(vd, sizeof vd, "[\"message\",\"%s\"]", keys[h->sent - 1]);
+  int n;
   (void)w;
+  if (!h->ready) /* the readiness ping: not a delivery */
+    return;
+  n = snprintf(vd, sizeof vd, "[\"message\",\"%s\"]", keys[h->sent - 1]);
   h->snum = 0;
   ips_slog_deliver(h->slog, h->sent, "v1", h->sent, vd, (size_t)n, D);
 }
@@ -61,6 +67,10 @@ static void on_upcall(ips_child_t *w, void *arg, const char *req, size_t n,
   char reply[32];
   ips_stamp_t R;
   int len = snprintf(reply, sizeof reply, "%zu", n);
+  if (!h->ready) { /* no delivery to charge it to: a broken worker */
+    ips_child_kill(w);
+    return;
+  }
   ips_slog_syscall(h->slog, h->sent, "v1", h->sent, h->snum, req, n, U);
   if (ips_child_reply(w, reply, (size_t)len, &R) == 0)
     ips_slog_syscall_result(h->slog, h->sent, "v1", h->sent, h->snum, reply,
@@ -81,10 +91,25 @@ static void on_result(ips_child_t *w, void *arg, const ips_result_t *res) {
   send_next(w, h);
 }
 
+/* The worker answered the readiness ping: its start-up is over, so the
+ * first delivery's pipe time is the pipe's, not the worker's exec and
+ * initialisation.  Only now do the deliveries start. */
+static void on_ready(ips_child_t *w, void *arg, const ips_result_t *res) {
+  host_t *h = arg;
+  if (res->kind != IPS_RESULT_OK) {
+    fprintf(stderr, "host: the worker did not start: %s\n", res->message);
+    h->failed++;
+    ips_child_close(w, NULL);
+    return;
+  }
+  h->ready = 1;
+  send_next(w, h);
+}
+
 int main(int argc, char **argv) {
   ips_child_options_t o;
   ips_child_t *w;
-  host_t h = {NULL, 0, 0, 0};
+  host_t h = {NULL, 0, 0, 0, 0};
   int rc;
 
   if (argc != 3) {
@@ -107,7 +132,12 @@ int main(int argc, char **argv) {
     return 1;
   }
   ips_slog_worker_start(h.slog, "v1", ips_child_pid(w));
-  send_next(w, &h);
+  if ((rc = ips_child_ready(w, on_ready, &h)) != 0) {
+    fprintf(stderr, "host: cannot send the readiness ping: %s\n",
+            ips_strerror(rc));
+    h.failed++;
+    ips_child_close(w, NULL);
+  }
   uv_run(uv_default_loop(), UV_RUN_DEFAULT);
   uv_loop_close(uv_default_loop());
 

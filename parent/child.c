@@ -63,11 +63,24 @@ static int set_msg(ips_child_t *w, const char *p, size_t n) {
   return 0;
 }
 
+/* With the run-queue delay (options.run_delay), it is read before the
+ * clocks for a stamp taken before a write (D, R) and after them for one
+ * taken on arrival (U, E): the reading's cost is the parent's own time. */
 static int push_stamp(ips_child_t *w, char kind, ips_stamp_t *out) {
   ips_stamp_t s;
-  int rc = ips_clock_read(&s);
+  int64_t delay = 0;
+  int before = kind == 'D' || kind == 'R', rc;
+  if (w->runq.fd >= 0 && before && ips_runq_take(&w->runq, &delay) != 0)
+    return IPS_ERUNQ;
+  rc = ips_clock_read(&s);
   if (rc)
     return rc;
+  if (w->runq.fd >= 0) {
+    if (!before && ips_runq_take(&w->runq, &delay) != 0)
+      return IPS_ERUNQ;
+    s.has_run_delay = 1;
+    s.run_delay_ns = delay;
+  }
   s.kind = kind;
   if (w->nst == w->stcap) {
     size_t nc = w->stcap ? w->stcap * 2 : 16;
@@ -647,6 +660,7 @@ static void free_worker(ips_child_t *w) {
   ips__mstore_free(&w->mstore);
   free(w->st);
   free(w->msg);
+  ips_runq_close(&w->runq);
   free(w);
 }
 
@@ -771,6 +785,7 @@ int ips_child_spawn(uv_loop_t *loop, const ips_child_options_t *opts,
   w = calloc(1, sizeof *w);
   if (!w)
     return IPS_ENOMEM;
+  w->runq.fd = -1;
   w->loop = loop;
   w->o = *opts;
   ips__child_ring_init(w, opts);
@@ -801,6 +816,12 @@ int ips_child_spawn(uv_loop_t *loop, const ips_child_options_t *opts,
   if (!ok) {
     free_worker(w);
     return IPS_ENOMEM;
+  }
+  /* Each worker its own reader of the loop thread's schedstat: its
+   * readings pair with that worker's previous stamp. */
+  if (opts->run_delay && ips_runq_open(&w->runq) != 0) {
+    free_worker(w);
+    return IPS_ERUNQ;
   }
   ips_ns_decoder_init(&w->dec, w->o.max_frame);
 

@@ -71,6 +71,8 @@ struct ips_child_s {
   struct ips_ring_s *ring;  /* not owned (options.ring) */
   uint64_t ring_delivery;   /* commands sent, for the ring's events */
   char ring_vat[16];
+  ips_runq_t runq;          /* the loop thread's schedstat (fd owned), or
+                               fd -1 without options.run_delay */
   char rbuf[65536];
 };
 

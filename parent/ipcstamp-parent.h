@@ -183,6 +183,13 @@ typedef struct ips_child_options_s {
                                 bytes kept), or NULL */
   ips_attribution_cb attribution_cb; /* optional: each command's split, in
                                         process (ipcstamp-ring.h's struct) */
+  int run_delay;             /* 1: read the calling thread's run-queue
+                                delay (/proc/thread-self/schedstat) with
+                                every stamp (ips_stamp_t.run_delay_ns: its
+                                wait for a CPU since this worker's previous
+                                stamp), which the slogfile writes on syscall
+                                and deliver-result records as runDelayNs.
+                                Spawn from the loop's thread. */
 } ips_child_options_t;
 
 /* Fill *o with the defaults: every field zero/NULL, which means no file
@@ -196,7 +203,8 @@ IPS_EXTERN void ips_child_options_init(ips_child_options_t *o);
  * worker->parent (pipes), stdin /dev/null.  Sets SIGPIPE to SIG_IGN in the
  * process: a worker dying while we write must not kill the parent.  The options are copied; the
  * strings they point to need not outlive the call.  On success *out is the
- * worker, owned by the library until ips_child_close()'s callback. */
+ * worker, owned by the library until ips_child_close()'s callback.
+ * IPS_ERUNQ: run_delay was asked for and schedstat cannot be read. */
 IPS_EXTERN int ips_child_spawn(uv_loop_t *loop,
                                 const ips_child_options_t *opts,
                                 ips_child_t **out);

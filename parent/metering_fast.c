@@ -5,7 +5,8 @@
  * The form (proto/metering.c writes it so): counters "key":N with keys of
  * [A-Za-z0-9_] and integers, then "timestamps":[S.ffffff,...], then
  * "ipcstamp":{"v":1,"kinds":"d(ur)*e","mono":[N,...],"dropped":N} with an
- * optional ,"cpu_ns":N, and nothing else: no space, no escape, no exponent;
+ * optional ,"cpu_ns":N and ,"run_delay_ns":[N,...] (one per stamp), and
+ * nothing else: no space, no escape, no exponent;
  * or, from a worker whose stamps are off, the counters and
  * "timestamps":[] alone.
  * What the matcher accepts is valid metering that the yajl path
@@ -289,6 +290,16 @@ int ips__metering_fast(const char *buf, size_t n, ips_metering_t *m,
     if (!count(&c, &m->cpu_ns, NULL))
       goto no;
     m->has_cpu_ns = 1;
+  }
+  /* One count per stamp (IPCSTAMP_RUN_DELAY): the parent does not use
+   * it, the slogfile keeps it in the bytes; matched so that asking for it
+   * does not cost a yajl parse. */
+  if (LIT(&c, ",\"run_delay_ns\":[")) {
+    int64_t d;
+    for (i = 0; i < nwall; i++)
+      if (!count(&c, &d, NULL) ||
+          !(i + 1 < nwall ? LIT(&c, ",") : LIT(&c, "]")))
+        goto no;
   }
   if (!LIT(&c, "}}") || c.i != n)
     goto no;

@@ -311,6 +311,18 @@ int ips_slog_deliver(ips_slog_t *s, uint64_t crank, const char *vat,
   return end(s, ok, D, 0);
 }
 
+/* "runDelayNs": the parent's wait for a CPU since its previous stamp of
+ * this worker, when the stamp carries it (ips_child_options_t.run_delay);
+ * nothing otherwise.  In a syscall it goes before vsc: the reader skips
+ * from vsc, a payload, straight to the record's time. */
+static int run_delay(ips_slog_t *s, const ips_stamp_t *st) {
+  if (!st || !st->has_run_delay)
+    return 1;
+  return gen_key(s->g, "runDelayNs") &&
+         gen_u64(s->g, (uint64_t)(st->run_delay_ns < 0 ? 0
+                                                       : st->run_delay_ns));
+}
+
 int ips_slog_syscall(ips_slog_t *s, uint64_t crank, const char *vat,
                      uint64_t dnum, uint64_t snum, const void *vsc, size_t n,
                      const ips_stamp_t *U) {
@@ -319,7 +331,7 @@ int ips_slog_syscall(ips_slog_t *s, uint64_t crank, const char *vat,
     return IPS_EINVAL;
   ok = begin(s, IPS_SLOG_SYSCALL) && crank_fields(s, crank, vat, dnum) &&
        gen_key(s->g, "syscallNum") && gen_u64(s->g, snum) &&
-       gen_key(s->g, "vsc") && embed(s, vsc, n);
+       run_delay(s, U) && gen_key(s->g, "vsc") && embed(s, vsc, n);
   return end(s, ok, U, 0);
 }
 
@@ -371,7 +383,8 @@ int ips_slog_deliver_result(ips_slog_t *s, uint64_t crank, const char *vat,
     ok = OK(yajl_gen_null(s->g));
   ok = ok && OK(yajl_gen_array_close(s->g));
   n = ips_fmt_mono(tmp, ns < 0 ? 0 : ns);
-  ok = ok && gen_key(s->g, "seconds") && OK(yajl_gen_number(s->g, tmp, n));
+  ok = ok && gen_key(s->g, "seconds") && OK(yajl_gen_number(s->g, tmp, n)) &&
+       run_delay(s, E);
   if (ok && res->kind == IPS_RESULT_FAULT)
     ok = gen_key(s->g, "fault") && gen_str(s->g, ips_err_name(res->status));
   if (ok && res->metering_error)

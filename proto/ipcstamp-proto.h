@@ -54,7 +54,8 @@ extern "C" {
   XX(METERING, "invalid metering")                                             \
   XX(VERSION, "unknown format version")                                        \
   XX(IO, "cannot read the input")                                             \
-  XX(RING, "corrupt ring file")
+  XX(RING, "corrupt ring file")                                                \
+  XX(RUNQ, "cannot read the run-queue delay (/proc/thread-self/schedstat)")
 
 /* IPS_ENS_DIGIT is -19999, the next -19998, and so on: every code is
  * negative and far below any -errno. */
@@ -193,11 +194,48 @@ typedef struct ips_stamp_s {
   int64_t wall_us;  /* gettimeofday(): microseconds since the epoch */
   int64_t mono_ns;  /* CLOCK_MONOTONIC: nanoseconds, absolute */
   char kind;        /* 'd','u','r','e' (worker) or 'D','U','R','E' (parent) */
+  char has_run_delay; /* 1 when run_delay_ns was measured */
+  int64_t run_delay_ns; /* the stamping thread's time runnable but not on a
+                           CPU since the previous stamp of its table (or
+                           since the run-queue reader was opened), ns */
 } ips_stamp_t;
 
-/* Read both clocks into s (kind is left alone).  The one place either clock
- * is read.  Returns 0, or IPS_ECLOCK when a clock cannot be read. */
+/* Read both clocks into s (kind is left alone; has_run_delay and
+ * run_delay_ns are cleared).  The one place either clock is read.  Returns
+ * 0, or IPS_ECLOCK when a clock cannot be read. */
 IPS_EXTERN int ips_clock_read(ips_stamp_t *s);
+
+/* The run-queue delay of one thread (docs/protocol.md, "Waiting for a
+ * CPU"): Linux's /proc/thread-self/schedstat, whose second number is the
+ * time the thread has spent runnable on a run queue, waiting for a CPU,
+ * in ns since it started.  The file stays open and is read with pread(),
+ * so a reading makes no allocation and opens nothing.  It is the thread's
+ * that called ips_runq_open(): read it from that thread. */
+typedef struct ips_runq_s {
+  int fd;           /* the open schedstat file, or -1 */
+  int64_t last_ns;  /* the reading of the previous stamp (private) */
+} ips_runq_t;
+
+/* Open the calling thread's schedstat and take a first reading.  Returns 0,
+ * or IPS_ERUNQ (the file cannot be opened or read, or does not hold three
+ * numbers: a kernel built without CONFIG_SCHED_INFO, or no /proc); then
+ * q->fd is -1 and errno says why the open or the read failed. */
+IPS_EXTERN int ips_runq_open(ips_runq_t *q);
+
+/* Close the file (safe on a reader that failed to open, and twice). */
+IPS_EXTERN void ips_runq_close(ips_runq_t *q);
+
+/* The thread's cumulative run-queue delay now, in ns: the one place it is
+ * read.  Returns 0 or IPS_ERUNQ. */
+IPS_EXTERN int ips_runq_read(const ips_runq_t *q, int64_t *run_delay_ns);
+
+/* The delay since the previous call on q (or since ips_runq_open), in ns,
+ * into *delay, for a stamp's run_delay_ns.  Take it just after the clocks
+ * for a stamp taken on arrival (d, r, U, E) and just before them for one
+ * taken before a write (u, e, D, R), so that the reading's own cost is the
+ * stamping side's work, never the pipe's.  Returns 0 or IPS_ERUNQ (q
+ * unchanged). */
+IPS_EXTERN int ips_runq_take(ips_runq_t *q, int64_t *delay);
 
 /* The stamps of one delivery.  The table is allocated once; adding never
  * allocates.  One slot is always kept for the final 'e' stamp.  When the

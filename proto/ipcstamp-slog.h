@@ -117,6 +117,7 @@ typedef enum {
   X(SYSCALL, "vatID", IPS_SLOG_STRING, IPS_SLOG_REQ)                         \
   X(SYSCALL, "deliveryNum", IPS_SLOG_UINT, IPS_SLOG_REQ)                     \
   X(SYSCALL, "syscallNum", IPS_SLOG_UINT, IPS_SLOG_REQ)                      \
+  X(SYSCALL, "runDelayNs", IPS_SLOG_UINT, IPS_SLOG_OPT)                      \
   X(SYSCALL, "vsc", IPS_SLOG_JSON, IPS_SLOG_REQ)                             \
   X(SYSCALL_RESULT, "crankNum", IPS_SLOG_UINT, IPS_SLOG_REQ)                 \
   X(SYSCALL_RESULT, "vatID", IPS_SLOG_STRING, IPS_SLOG_REQ)                  \
@@ -128,6 +129,7 @@ typedef enum {
   X(DELIVER_RESULT, "deliveryNum", IPS_SLOG_UINT, IPS_SLOG_REQ)              \
   X(DELIVER_RESULT, "dr", IPS_SLOG_JSON, IPS_SLOG_REQ)                       \
   X(DELIVER_RESULT, "seconds", IPS_SLOG_DECIMAL, IPS_SLOG_EXTRA)             \
+  X(DELIVER_RESULT, "runDelayNs", IPS_SLOG_UINT, IPS_SLOG_OPT)               \
   X(DELIVER_RESULT, "fault", IPS_SLOG_STRING, IPS_SLOG_OPT)                  \
   X(DELIVER_RESULT, "meteringError", IPS_SLOG_STRING, IPS_SLOG_OPT)          \
   X(CRANK_FINISH, "crankNum", IPS_SLOG_UINT, IPS_SLOG_REQ)                   \

@@ -225,9 +225,10 @@ static int key_ok(const char *k) {
 }
 
 size_t ips_metering_max_size(uint32_t nstamps, size_t nfields) {
-  /* A stamp costs at most 1 kind letter + 27 (wall) + 21 (mono) bytes with
-   * separators; a field at most 64 (key) + 24 (value) + 4. */
-  return 256 + (size_t)nstamps * 64 + nfields * 96;
+  /* A stamp costs at most 1 kind letter + 27 (wall) + 21 (mono) + 21
+   * (run_delay_ns) bytes with separators; a field at most 64 (key) + 24
+   * (value) + 4. */
+  return 256 + (size_t)nstamps * 88 + nfields * 96;
 }
 
 /* Per event: `["b",` 5 + index 10 + `,` + wall 27 + `,` + mono 21 + `],` 2;
@@ -297,6 +298,18 @@ static void put_marks(out_t *o, const ips_marks_t *mk) {
   put(o, "}", 1);
 }
 
+/* "run_delay_ns" is written only when every stamp has its reading: one
+ * number per stamp, so that a reader pairs them with "kinds" by index. */
+static int all_run_delays(const ips_stamps_t *t) {
+  uint32_t k;
+  if (t->n == 0)
+    return 0;
+  for (k = 0; k < t->n; k++)
+    if (!t->v[k].has_run_delay)
+      return 0;
+  return 1;
+}
+
 int ips_metering_write(char *dst, size_t cap, const ips_stamps_t *t,
                        const ips_meter_t *m, size_t *written) {
   return ips_metering_write_marks(dst, cap, t, NULL, m, written);
@@ -350,6 +363,15 @@ int ips_metering_write_marks(char *dst, size_t cap, const ips_stamps_t *t,
     if (m != NULL && m->has_cpu_ns) {
       puts_(&o, ",\"cpu_ns\":");
       put_i64(&o, m->cpu_ns);
+    }
+    if (all_run_delays(t)) {
+      puts_(&o, ",\"run_delay_ns\":[");
+      for (k = 0; k < t->n; k++) {
+        if (k > 0)
+          put(&o, ",", 1);
+        put_i64(&o, t->v[k].run_delay_ns);
+      }
+      put(&o, "]", 1);
     }
     if (v2)
       put_marks(&o, marks);

@@ -26,13 +26,18 @@ static yajl_val get(yajl_val obj, const char *a, const char *b) {
   return yajl_tree_get(obj, path, yajl_t_any);
 }
 
-/* A table of n stamps with known values, including awkward ones. */
+/* A table of n stamps with known values, including awkward ones; with
+ * run-queue delays on every stamp for an odd seed (the largest on one). */
 static void fill(ips_stamps_t *t, uint32_t n, uint64_t seed) {
   uint32_t i;
+  int delays = (int)(seed & 1);
   ips_stamps_reset(t);
   for (i = 0; i < n; i++) {
     ips_stamp_t s;
     uint64_t r = test_rand(&seed);
+    memset(&s, 0, sizeof s);
+    s.has_run_delay = (char)delays;
+    s.run_delay_ns = i == 3 ? INT64_MAX : (int64_t)(r % 5000000);
     s.kind = i == 0 ? 'd' : i + 1 == n ? 'e' : i % 2 ? 'u' : 'r';
     s.wall_us = (int64_t)1795300856 * 1000000 + (int64_t)(r % 4000000000ULL);
     if (i == 1)
@@ -89,6 +94,22 @@ static void check_round_trip(const ips_stamps_t *t, const ips_meter_t *m) {
     ck_assert_int_eq(YAJL_GET_INTEGER(get(ipc, "cpu_ns", NULL)), m->cpu_ns);
   else
     ck_assert_ptr_null(get(ipc, "cpu_ns", NULL));
+  /* One run-queue delay per stamp, when every stamp has one. */
+  {
+    yajl_val rd = get(ipc, "run_delay_ns", NULL);
+    int all = t->n > 0;
+    for (i = 0; i < t->n; i++)
+      all = all && t->v[i].has_run_delay;
+    if (!all) {
+      ck_assert_ptr_null(rd);
+    } else {
+      ck_assert(YAJL_IS_ARRAY(rd));
+      ck_assert_uint_eq(rd->u.array.len, t->n);
+      for (i = 0; i < t->n; i++)
+        ck_assert_int_eq(YAJL_GET_INTEGER(rd->u.array.values[i]),
+                         t->v[i].run_delay_ns);
+    }
+  }
   for (i = 0; m != NULL && i < m->nfields; i++)
     ck_assert_int_eq(YAJL_GET_INTEGER(get(v, m->fields[i].key, NULL)),
                      m->fields[i].value);
@@ -178,6 +199,7 @@ START_TEST(test_shared_leading_digits) {
   for (i = 0; i < nt; i++) {
     uint64_t r = test_rand(&seed);
     ips_stamp_t s;
+    memset(&s, 0, sizeof s);
     s.kind = i == 0 ? 'd' : i + 1 == nt ? 'e' : i % 2 ? 'u' : 'r';
     w += (int64_t)(r % 400);
     mo += (int64_t)((r >> 16) % 40000);
@@ -250,6 +272,8 @@ START_TEST(test_full_and_empty_tables) {
   ck_assert_int_eq(ips_stamps_init(&t, 1024), 0);
   check_round_trip(&t, NULL); /* no stamps yet */
   fill(&t, 1024, 42);
+  check_round_trip(&t, NULL);
+  fill(&t, 1024, 43); /* with run-queue delays: the bound holds them */
   check_round_trip(&t, NULL);
   ips_stamps_free(&t);
 }

@@ -112,13 +112,18 @@ static size_t canonical(char *out, size_t cap, int upcalls, int cpu,
     ips_stamps_add(&t, 'r');
   }
   ips_stamps_add(&t, 'e');
+  /* cpu 2: the run-queue delays too (IPCSTAMP_RUN_DELAY) */
+  for (i = 0; cpu == 2 && i < (int)t.n; i++) {
+    t.v[i].has_run_delay = 1;
+    t.v[i].run_delay_ns = i == 1 ? 0 : 1000 * i + 7;
+  }
   f[0].key = "compute";
   f[0].value = 12345;
   f[1].key = "allocate";
   f[1].value = 678;
   mt.fields = f;
   mt.nfields = (size_t)counters;
-  mt.has_cpu_ns = cpu;
+  mt.has_cpu_ns = cpu != 0;
   mt.cpu_ns = 1530000;
   /* upcalls < 0: a worker with its stamps off (no table) */
   ck_assert_int_eq(ips_metering_write(out, cap, upcalls < 0 ? NULL : &t, &mt, &n), 0);
@@ -131,10 +136,10 @@ START_TEST(test_canonical_taken) {
   int u, cpu, k;
   accepted = 0;
   for (u = -1; u < 5; u++)
-    for (cpu = 0; cpu < 2; cpu++)
+    for (cpu = 0; cpu < 3; cpu++)
       for (k = 0; k < 3; k++)
         same(buf, canonical(buf, sizeof buf, u, cpu, k));
-  ck_assert_int_eq(accepted, 36); /* all of them: the point of it */
+  ck_assert_int_eq(accepted, 54); /* all of them: the point of it */
 }
 END_TEST
 
@@ -144,7 +149,7 @@ START_TEST(test_every_one_byte_change) {
   size_t n, i, j, a;
   int u;
   for (u = -1; u < 3; u += 1 + (u >= 0)) {
-    n = canonical(buf, sizeof buf, u, u == 2, u != 0 ? 2 : 0);
+    n = canonical(buf, sizeof buf, u, u == 2 ? 2 : 0, u != 0 ? 2 : 0);
     for (i = 0; i < n; i++) {
       /* deletion */
       memcpy(m, buf, i);
@@ -190,6 +195,9 @@ START_TEST(test_digit_runs) {
        "\"kinds\":\"de\",\"mono\":[5,6],\"dropped\":0,\"cpu_ns\":", "}}"},
       {"{\"timestamps\":[1.000001,2.000002],\"ipcstamp\":{\"v\":1,"
        "\"kinds\":\"de\",\"mono\":[5,6],\"dropped\":", "}}"},
+      {"{\"timestamps\":[1.000001,2.000002],\"ipcstamp\":{\"v\":1,"
+       "\"kinds\":\"de\",\"mono\":[5,6],\"dropped\":0,\"run_delay_ns\":[3,",
+       "]}}"},
   };
 
   char num[32], buf[512];

@@ -240,6 +240,56 @@ START_TEST(test_records) {
 }
 END_TEST
 
+/* The parent's wait for a CPU (ips_child_options_t.run_delay) rides on
+ * the records stamped on arrival, U and E, in the schema's place; a stamp
+ * without it writes nothing (test_records holds that). */
+START_TEST(test_run_delay_fields) {
+  ips_slog_t *s;
+  ips_stamp_t D = {1795300856504227LL, 8123456789012LL, 'D', 1, 5};
+  ips_stamp_t U = {1795300856504400LL, 8123456800000LL, 'U', 1, 4321};
+  ips_stamp_t R = {1795300856504500LL, 8123456900000LL, 'R', 1, 6};
+  ips_stamp_t st[4];
+  ips_result_t res;
+  char *buf, *line, keys[512];
+  int n, i, seen = 0;
+  ck_assert_int_eq(ips_slog_open(&s, path, 0, 0, NULL), 0);
+  ck_assert_int_eq(ips_slog_deliver(s, 1, "v1", 1, "[]", 2, &D), 0);
+  ck_assert_int_eq(ips_slog_syscall(s, 1, "v1", 1, 0, "[]", 2, &U), 0);
+  ck_assert_int_eq(ips_slog_syscall_result(s, 1, "v1", 1, 0, "1", 1, &R), 0);
+  st[0] = D;
+  st[1] = U;
+  st[2] = R;
+  st[3] = (ips_stamp_t){1795300856504800LL, 8123457000000LL, 'E', 1, 99};
+  memset(&res, 0, sizeof res);
+  res.kind = IPS_RESULT_OK;
+  res.message = "";
+  res.data = "1";
+  res.len = 1;
+  res.stamps = st;
+  res.nstamps = 4;
+  ck_assert_int_eq(ips_slog_deliver_result(s, 1, "v1", 1, &res), 0);
+  ck_assert_int_eq(ips_slog_close(s), 0);
+  buf = read_lines(path, &n);
+  for (line = buf, i = 0; i < n; i++, line += strlen(line) + 1) {
+    if (strstr(line, "\"type\":\"syscall\"")) {
+      /* before vsc: the reader skips from vsc to the record's time */
+      yajl_tree_free(check_line(
+          line, "type crankNum vatID deliveryNum syscallNum runDelayNs vsc "
+                "time monotime"));
+      ck_assert_str_eq(field_text(line, "runDelayNs"), "4321");
+      seen++;
+    } else if (strstr(line, "\"type\":\"deliver-result\"")) {
+      ck_assert(strstr(line, "\"seconds\":0.000210988,\"runDelayNs\":99,"));
+      seen++;
+    } else {
+      ck_assert(!strstr(line, "runDelayNs"));
+    }
+  }
+  ck_assert_int_eq(seen, 2);
+  free(buf);
+}
+END_TEST
+
 /* crank-start's message: a run-queue item type Agoric's readers know,
  * derived from the start of vd; names are smallcaps-quoted; nothing from vd
  * beyond its first tokens. */
@@ -424,6 +474,7 @@ Suite *slog_suite(void) {
   TCase *tc = tcase_create("Core");
   tcase_add_checked_fixture(tc, setup, NULL);
   tcase_add_test(tc, test_records);
+  tcase_add_test(tc, test_run_delay_fields);
   tcase_add_test(tc, test_crank_message);
   tcase_add_test(tc, test_vat_limit);
   suite_add_tcase(s, tc);

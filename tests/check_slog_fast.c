@@ -64,6 +64,18 @@ static const char *const canon[] = {
     "\"deliveryNum\":1,\"dr\":[\"error\",\"nope\",null],"
     "\"seconds\":0.009777617,\"time\":1795420106.269052,"
     "\"monotime\":12125.737747215}",
+    /* With the run-queue delays (issue 30): the parent's on U and E, the
+     * worker's in its metering. */
+    "{\"type\":\"syscall\",\"crankNum\":2,\"vatID\":\"v1\",\"deliveryNum\":2,"
+    "\"syscallNum\":0,\"runDelayNs\":1389534,\"vsc\":[\"vatstoreSet\","
+    "\"balance\",1000],\"time\":1795665294.638589,\"monotime\":631.304547233}",
+    "{\"type\":\"deliver-result\",\"crankNum\":3,\"vatID\":\"v2\","
+    "\"deliveryNum\":1,\"dr\":[\"ok\",{\"base64\":\"\"},{\"allocate\":1,"
+    "\"timestamps\":[1.000001,1.000002,1.000003,1.000004],\"ipcstamp\":{"
+    "\"v\":1,\"kinds\":\"dure\",\"mono\":[10,20,30,40],\"dropped\":0,"
+    "\"cpu_ns\":7,\"run_delay_ns\":[5351136,0,24657,0]}}],"
+    "\"seconds\":0.001728981,\"runDelayNs\":0,\"time\":1795665294.640382,"
+    "\"monotime\":631.306339959}",
     "{\"type\":\"crank-start\",\"crankType\":\"delivery\",\"crankNum\":1,"
     "\"time\":1795300856.499995,\"monotime\":8123.399995000}",
 };
@@ -93,6 +105,9 @@ static void same_rec(const ips__rec_t *a, const ips__rec_t *b,
   ck_assert_msg(a->n_walls == b->n_walls && a->n_wmono == b->n_wmono &&
                     a->n_kinds == b->n_kinds,
                 "counts: %s", line);
+  ck_assert_msg(a->prunq == b->prunq && a->n_wrunq == b->n_wrunq &&
+                    !memcmp(a->wrunq, b->wrunq, a->n_wrunq * sizeof *a->wrunq),
+                "run delays: %s", line);
   ck_assert_msg(!memcmp(a->walls, b->walls, a->n_walls * sizeof *a->walls) &&
                     !memcmp(a->wmono, b->wmono, a->n_wmono * sizeof *a->wmono) &&
                     !strcmp(a->kinds, b->kinds),
@@ -123,13 +138,15 @@ static void rec_new(ips__rec_t *r) {
   memset(r, 0, sizeof *r);
   r->walls = malloc(IPS__MAX_STAMPS * sizeof *r->walls);
   r->wmono = malloc(IPS__MAX_STAMPS * sizeof *r->wmono);
+  r->wrunq = malloc(IPS__MAX_STAMPS * sizeof *r->wrunq);
   r->kinds = malloc(IPS__MAX_STAMPS + 1);
-  ck_assert(r->walls && r->wmono && r->kinds);
+  ck_assert(r->walls && r->wmono && r->wrunq && r->kinds);
 }
 
 static void rec_free(ips__rec_t *r) {
   free(r->walls);
   free(r->wmono);
+  free(r->wrunq);
   free(r->kinds);
 }
 
@@ -157,7 +174,7 @@ START_TEST(test_fast_used) {
   for (i = 0; i < NCANON; i++) {
     r.type = IPS__REC_OTHER;
     r.have = 0;
-    r.n_walls = r.n_wmono = r.n_kinds = 0;
+    r.n_walls = r.n_wmono = r.n_kinds = r.n_wrunq = 0;
     ck_assert_msg(ips__slog_fast(&r, canon[i], strlen(canon[i])) == 1,
                   "refused: %s", canon[i]);
     same(f, y, canon[i], strlen(canon[i]));
@@ -172,22 +189,22 @@ END_TEST
  * one our parent wrote (tests/data/run.slog). */
 START_TEST(test_fast_data_files) {
   static const char *const files[] = {"ours.slog", "xsnap.slog", "bad.slog",
-                                      "run.slog"};
+                                      "rundelay.slog", "run.slog"};
   ips__parser_t *f = ips__parser_new(0), *y = ips__parser_new(IPS__PARSE_NOFAST);
   ips__rec_t r;
   size_t i, taken = 0, lines = 0;
   rec_new(&r);
-  for (i = 0; i < 4; i++) {
+  for (i = 0; i < 5; i++) {
     char *text = tt_read(tt_data(files[i]), NULL), *line = text, *nl;
     for (; *line; line = nl ? nl + 1 : line + strlen(line)) {
       size_t n;
       nl = strchr(line, '\n');
       n = nl ? (size_t)(nl - line) : strlen(line);
       same(f, y, line, n);
-      if (i == 3) {
+      if (i == 4) {
         r.type = IPS__REC_OTHER;
         r.have = 0;
-        r.n_walls = r.n_wmono = r.n_kinds = 0;
+        r.n_walls = r.n_wmono = r.n_kinds = r.n_wrunq = 0;
         taken += (size_t)ips__slog_fast(&r, line, n);
         lines++;
       }
@@ -407,7 +424,7 @@ START_TEST(test_fast_refuses) {
   rec_new(&r);
   for (i = 0; i < sizeof other / sizeof other[0]; i++) {
     r.have = 0;
-    r.n_walls = r.n_wmono = r.n_kinds = 0;
+    r.n_walls = r.n_wmono = r.n_kinds = r.n_wrunq = 0;
     ck_assert_msg(ips__slog_fast(&r, other[i], strlen(other[i])) == 0,
                   "taken: %s", other[i]);
     same(f, y, other[i], strlen(other[i]));

@@ -511,6 +511,7 @@ int main(void) {
   srunner_add_suite(sr, worker_c_suite());
   srunner_add_suite(sr, worker_js_suite());
   srunner_add_suite(sr, worker_marks_suite());
+  srunner_add_suite(sr, worker_run_delay_suite());
   srunner_run_all(sr, CK_NORMAL);
   failed = srunner_ntests_failed(sr);
   srunner_free(sr);

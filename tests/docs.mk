@@ -3,6 +3,10 @@
 # installed), every sh block of the README and docs run as written, and the
 # ABI rule of docs/embedding.md.
 TESTS += tests/report_schema.test tests/doclinks.test tests/readme.test
+# What make (and so make demo) builds: tests/readme.test follows the README
+# in a tree that has only these.
+AM_TESTS_ENVIRONMENT += IPCSTAMP_MADE='$(bin_PROGRAMS) $(pkglibexec_PROGRAMS) $(noinst_PROGRAMS)'; \
+	export IPCSTAMP_MADE;
 EXTRA_DIST += tests/report_schema.test tests/schema_check.py \
 	tests/doclinks.test tests/doclinks.py tests/readme.test
 

@@ -1,4 +1,19 @@
 # tests/: Check suites, one binary per module (tests/check_<module>.c).
+
+# The test suite's peers (Debian packages, the test-only npm projects),
+# which neither the build nor make demo needs: installed by make check
+# first, cached (tests/peers.sh).  The stamp changes only when what is
+# installed does: a rule building from the npm packages depends on it.
+check_DATA += tests/peers.stamp
+EXTRA_DIST += tests/peers.sh
+CLEANFILES += tests/peers.stamp
+tests/peers.stamp: FORCE
+	@$(MKDIR_P) tests && \
+	if test -z "$${IPCSTAMP_INTEROP_DIR-}" && test -n '$(INTEROP_DIR)'; then \
+	  IPCSTAMP_INTEROP_DIR='$(INTEROP_DIR)'; export IPCSTAMP_INTEROP_DIR; fi; \
+	$(SHELL) $(srcdir)/tests/peers.sh '$(abs_top_srcdir)' $@
+FORCE:
+PHONY_TARGETS += FORCE
 check_PROGRAMS += tests/check_proto
 TESTS += tests/check_proto
 tests_check_proto_SOURCES = \
@@ -183,3 +198,12 @@ EXTRA_PROGRAMS += tests/bench/bench_mark
 BENCH_PROGS += tests/bench/bench_mark
 tests_bench_bench_mark_SOURCES = tests/bench/bench_mark.c
 tests_bench_bench_mark_LDADD = proto/libipcstamp-proto.la
+
+# The attribution itself (tests/analyze/): the formula and the stages,
+# from hand-worked deliveries.  Run alone: make check TESTS=tests/analyze/check_attribution
+check_PROGRAMS += tests/analyze/check_attribution
+TESTS += tests/analyze/check_attribution
+tests_analyze_check_attribution_SOURCES = tests/analyze/check_attribution.c
+tests_analyze_check_attribution_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS) $(YAJL_CFLAGS)
+tests_analyze_check_attribution_LDADD = analyze/libanalyze-core.la $(CHECK_LIBS) \
+	$(YAJL_LIBS) $(ZLIB_LIBS) -lm -lpthread

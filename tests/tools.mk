@@ -32,6 +32,7 @@ EXTRA_DIST += tests/follow.test tests/follow-hostile.test tests/recompute.test \
 	tests/data/xsnap.slog \
 	tests/data/bad.slog \
 	tests/data/run.slog \
+	tests/data/rundelay.slog \
 	tests/data/run.report.txt \
 	tests/data/run.latency.txt \
 	tests/data/marks.slog.gz \

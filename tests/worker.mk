@@ -8,6 +8,9 @@ tests_check_worker_SOURCES = \
 	tests/check_worker_c.c \
 	tests/check_worker_js.c \
 	tests/check_worker_marks.c \
+	tests/check_worker_run_delay.c \
+	tests/loaded_cpu.c \
+	tests/loaded_cpu.h \
 	tests/worker_suites.h \
 	tests/worker_driver.c \
 	tests/worker_driver.h
@@ -21,6 +24,15 @@ EXTRA_PROGRAMS += tests/bench/bench_cputime
 BENCH_PROGS += tests/bench/bench_cputime
 tests_bench_bench_cputime_SOURCES = tests/bench/bench_cputime.c tests/bench/common.c tests/bench/common.h
 tests_bench_bench_cputime_LDADD = proto/libipcstamp-proto.la
+
+# What the run-queue delay costs against cpu_ns (BENCHMARKS.md).
+EXTRA_PROGRAMS += tests/bench/bench_rundelay
+BENCH_PROGS += tests/bench/bench_rundelay
+tests_bench_bench_rundelay_SOURCES = tests/bench/bench_rundelay.c tests/bench/common.c tests/bench/common.h \
+	tests/worker_driver.c tests/worker_driver.h
+tests_bench_bench_rundelay_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/tests
+tests_bench_bench_rundelay_CFLAGS = $(AM_CFLAGS) $(YAJL_CFLAGS)
+tests_bench_bench_rundelay_LDADD = proto/libipcstamp-proto.la $(YAJL_LIBS)
 
 EXTRA_PROGRAMS += tests/bench/bench_upcall
 BENCH_PROGS += tests/bench/bench_upcall

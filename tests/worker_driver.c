@@ -371,7 +371,7 @@ int wd_meter_parse(const char *json, const char *const *names, wd_meter_t *m,
   if (ips) {
     const char *vp[] = {"v", NULL}, *kp[] = {"kinds", NULL},
                *mp[] = {"mono", NULL}, *dp[] = {"dropped", NULL},
-               *cp[] = {"cpu_ns", NULL};
+               *cp[] = {"cpu_ns", NULL}, *rp[] = {"run_delay_ns", NULL};
     yajl_val kinds = yajl_tree_get(ips, kp, yajl_t_string);
     yajl_val mono = yajl_tree_get(ips, mp, yajl_t_array);
     m->has_ipcstamp = 1;
@@ -394,6 +394,15 @@ int wd_meter_parse(const char *json, const char *const *names, wd_meter_t *m,
       if (!YAJL_IS_INTEGER(v)) goto bad;
       m->mono_ns[i] = YAJL_GET_INTEGER(v);
     }
+    v = yajl_tree_get(ips, rp, yajl_t_array);
+    if (v) {
+      if (v->u.array.len != m->n) goto bad;
+      m->run_delay_ns = calloc(m->n + 1, sizeof *m->run_delay_ns);
+      for (i = 0; i < m->n; i++) {
+        if (!YAJL_IS_INTEGER(v->u.array.values[i])) goto bad;
+        m->run_delay_ns[i] = YAJL_GET_INTEGER(v->u.array.values[i]);
+      }
+    }
   }
   yajl_tree_free(root);
   return 0;
@@ -409,6 +418,7 @@ void wd_meter_free(wd_meter_t *m) {
   free(m->kinds);
   free(m->wall_us);
   free(m->mono_ns);
+  free(m->run_delay_ns);
   m->kinds = NULL;
-  m->wall_us = m->mono_ns = NULL;
+  m->wall_us = m->mono_ns = m->run_delay_ns = NULL;
 }

@@ -112,6 +112,7 @@ typedef struct wd_meter_s {
   int64_t dropped;
   int has_cpu_ns;
   int64_t cpu_ns;
+  int64_t *run_delay_ns; /* n, from "run_delay_ns", or NULL without it */
   int64_t fields[8];     /* other top-level integers, by fields_names */
   int has_field[8];
 } wd_meter_t;

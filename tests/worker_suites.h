@@ -11,6 +11,7 @@ Suite *worker_lib_suite(void);
 Suite *worker_c_suite(void);
 Suite *worker_js_suite(void);
 Suite *worker_marks_suite(void);
+Suite *worker_run_delay_suite(void);
 
 /* Paths of the programs under test (relative to the build directory). */
 #define WORKER_C "worker/ipcstamp-worker-c"

@@ -36,7 +36,8 @@ static void usage(FILE *f) {
           "\n"
           "exit codes: 0 ok, 1 the run failed, 2 bad usage, 3 bad input "
           "(records skipped),\n"
-          "            4 cannot read or write a file\n");
+          "            4 cannot read or write a file, 5 (otel) the receiver did not\n"
+          "            take the spans\n");
 }
 
 static const command_t *command_of(const char *name) {

@@ -73,6 +73,10 @@ extern "C" {
                                             ("cpu_ns", CLOCK_PROCESS_CPUTIME_ID)
                                             to the metering */
 #define IPS_WORKER_KEEP_SIGPIPE (1u << 2) /* leave SIGPIPE alone (see init) */
+#define IPS_WORKER_RUN_DELAY (1u << 4)   /* add each stamp's run-queue delay
+                                            ("run_delay_ns", the thread's
+                                            wait for a CPU since its previous
+                                            stamp) to the metering */
 
 typedef struct ips_worker_options_s {
   int fd_in;                /* the parent's commands; default 3 */
@@ -138,6 +142,8 @@ typedef struct ips_worker_s {
   char msg[320];
   struct ips_ring_s *ring; /* the live ring (owned), or NULL */
   uint64_t delivery;      /* commands handed to the VM so far */
+  ips_runq_t runq;        /* the init thread's schedstat (fd owned), or
+                             fd -1 without IPS_WORKER_RUN_DELAY */
 } ips_worker_t;
 
 /* Fill o with the defaults. */
@@ -148,6 +154,8 @@ IPS_EXTERN void ips_worker_options_init(ips_worker_options_t *o);
  *   IPCSTAMP_STAMP_CAPACITY  stamps per command (2–16777216)
  *   IPCSTAMP_DISABLE         1: no stamps at all (and no cpu_ns); 0: stamps
  *   IPCSTAMP_CPU_TIME        1: set IPS_WORKER_CPU_TIME (cpu_ns); 0: clear it
+ *   IPCSTAMP_RUN_DELAY       1: set IPS_WORKER_RUN_DELAY (run_delay_ns); 0:
+ *                            clear it
  *   IPCSTAMP_RING_DIR        the live ring's directory (ring_dir)
  *   IPCSTAMP_RING_SIZE       its data bytes (4096–1073741824)
  *   IPCSTAMP_VAT             the vat this worker serves, for the ring
@@ -163,9 +171,12 @@ IPS_EXTERN int ips_worker_options_env(ips_worker_options_t *o, char *msg,
  * process the VM starts must not hold the parent's pipe open), allocate the
  * buffers, and — unless IPS_WORKER_KEEP_SIGPIPE — ignore SIGPIPE for the
  * whole process, so that a parent gone away is an error return naming the
- * pipe (IPS_EPIPE) instead of a silent death.  Returns 0, IPS_EINVAL (bad
- * option; ips_worker_message() says which), -EBADF (an fd is not open) or
- * IPS_ENOMEM.  On failure nothing is left to free, but the message is kept
+ * pipe (IPS_EPIPE) instead of a silent death.  With IPS_WORKER_RUN_DELAY
+ * (and stamps), open the calling thread's /proc/thread-self/schedstat: the
+ * thread whose wait for a CPU the stamps then carry, so call the worker
+ * from this thread.  Returns 0, IPS_EINVAL (bad option;
+ * ips_worker_message() says which), -EBADF (an fd is not open), IPS_ERUNQ
+ * (the run-queue delay cannot be read) or IPS_ENOMEM.  On failure nothing is left to free, but the message is kept
  * for ips_worker_exit(). */
 IPS_EXTERN int ips_worker_init(ips_worker_t *w, const ips_worker_options_t *o);
 
@@ -196,7 +207,7 @@ IPS_EXTERN int ips_worker_upcall(ips_worker_t *w, const void *request,
 
 /* Answer the pending command with '.': stamps 'e' just before writing, then
  * sends the metering JSON (the VM's counters from m, the stamps, cpu_ns when
- * IPS_WORKER_CPU_TIME), byte 0x01 and result[0..n).  m may be NULL; its
+ * IPS_WORKER_CPU_TIME, run_delay_ns when IPS_WORKER_RUN_DELAY), byte 0x01 and result[0..n).  m may be NULL; its
  * fields are copied into the frame, nothing is kept.  Returns 0, IPS_EINVAL
  * (no pending command, more than max_meter_fields fields, a bad key, a
  * frame over 999999999 bytes — nothing sent, the command is still pending)

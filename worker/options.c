@@ -121,6 +121,10 @@ int ips_worker_options_env(ips_worker_options_t *o, char *msg, size_t size) {
   if (env_flag("IPCSTAMP_CPU_TIME", IPS_WORKER_CPU_TIME, "1 (add cpu_ns) or 0 "
                "(none)", &n.flags, msg, size) != 0)
     return IPS_EINVAL;
+  /* A pread() of /proc per stamp (BENCHMARKS.md): asked for, like cpu_ns. */
+  if (env_flag("IPCSTAMP_RUN_DELAY", IPS_WORKER_RUN_DELAY, "1 (add "
+               "run_delay_ns) or 0 (none)", &n.flags, msg, size) != 0)
+    return IPS_EINVAL;
   {
     ips_ring_options_t ro;
     ips_ring_options_init(&ro);

@@ -530,8 +530,9 @@ static void usage(FILE *f) {
           "                 the vat's name first)\n"
           "Environment: IPCSTAMP_MAX_FRAME (bytes), IPCSTAMP_STAMP_CAPACITY\n"
           "(default 1024), IPCSTAMP_DISABLE=1 (no stamps), IPCSTAMP_CPU_TIME=1\n"
-          "(add cpu_ns, the command's CPU time), IPCSTAMP_MAX_MARKS (default\n"
-          "256), IPCSTAMP_MAX_MARK_BYTES (default 4096).\n"
+          "(add cpu_ns, the command's CPU time), IPCSTAMP_RUN_DELAY=1 (add\n"
+          "run_delay_ns, each stamp's wait for a CPU), IPCSTAMP_MAX_MARKS\n"
+          "(default 256), IPCSTAMP_MAX_MARK_BYTES (default 4096).\n"
           "Exit status: 0 after 'q' or end of input, 1 bad usage or\n"
           "environment, 2 framing, protocol or I/O error, 3 engine fatal "
           "error.\n",

@@ -26,14 +26,48 @@ static int stamping(const ips_worker_t *w) {
   return !(w->flags & IPS_WORKER_NO_STAMPS);
 }
 
+#if defined(__GNUC__)
+__attribute__((format(printf, 3, 4)))
+#endif
+static int fail(ips_worker_t *w, int err, const char *fmt, ...);
+
+static int run_delays(const ips_worker_t *w) { return w->runq.fd >= 0; }
+
+/* Read a stamp of this kind and record it; returns what ips_stamps_put
+ * does, or IPS_ECLOCK / IPS_ERUNQ.  With the run-queue delay, it is read
+ * before the clocks for a stamp taken before a write (u, e) and after them
+ * for one taken on arrival (d, r): the reading's cost is the worker's own
+ * time.  A dropped stamp gives its reading back, so the next recorded one
+ * covers the time since the last recorded one, as its clocks do. */
+static int take_stamp(ips_worker_t *w, char kind) {
+  ips_stamp_t s;
+  int64_t delay = 0, last = w->runq.last_ns;
+  int before = kind == 'u' || kind == 'e', rc;
+  if (!run_delays(w)) return ips_stamps_add(&w->stamps, kind);
+  if (before && ips_runq_take(&w->runq, &delay) != 0) return IPS_ERUNQ;
+  if (ips_clock_read(&s) != 0) return IPS_ECLOCK;
+  if (!before && ips_runq_take(&w->runq, &delay) != 0) return IPS_ERUNQ;
+  s.kind = kind;
+  s.has_run_delay = 1;
+  s.run_delay_ns = delay;
+  rc = ips_stamps_put(&w->stamps, &s);
+  if (rc != 0) w->runq.last_ns = last;
+  return rc;
+}
+
 /* Record a stamp, and hand it to the live ring when it was recorded (not
  * dropped): the ring then holds exactly the stamps of the metering. */
 static int stamp(ips_worker_t *w, char kind, uint32_t upcall) {
-  int rc = ips_stamps_add(&w->stamps, kind);
+  int rc = take_stamp(w, kind);
   if (rc == 0 && w->ring)
     ips_ring_stamp(w->ring, &w->stamps.v[w->stamps.n - 1], w->delivery,
                    upcall);
   return rc;
+}
+
+/* A clock or the run-queue delay that cannot be read: a stream error. */
+static int stamp_failed(ips_worker_t *w, int rc) {
+  return fail(w, rc, "%s", ips_strerror(rc));
 }
 
 /* A stream error: remembered, so that every later call returns it. */
@@ -168,6 +202,7 @@ void ips_worker_close(ips_worker_t *w) {
   }
   ips_ring_close(w->ring);
   w->ring = NULL;
+  ips_runq_close(&w->runq);
   free(w->rbuf);
   free(w->meter);
   w->rbuf = NULL;
@@ -198,6 +233,7 @@ int ips_worker_init(ips_worker_t *w, const ips_worker_options_t *o) {
     o = &d;
   }
   memset(w, 0, sizeof *w);
+  w->runq.fd = -1;
   w->fd_in = o->fd_in;
   w->fd_out = o->fd_out;
   w->flags = o->flags;
@@ -249,6 +285,17 @@ int ips_worker_init(ips_worker_t *w, const ips_worker_options_t *o) {
   w->meter_cap =
       ips_metering_max_size_marks(stamping(w) ? cap : 0, w->max_fields,
                                   w->marks.cap, w->marks.name_cap) + 1;
+  if (stamping(w) && (w->flags & IPS_WORKER_RUN_DELAY) &&
+      ips_runq_open(&w->runq) != 0) {
+    int e = errno;
+    ips_stamps_free(&w->stamps);
+    ips_marks_free(&w->marks);
+    snprintf(w->msg, sizeof w->msg,
+             "IPCSTAMP_RUN_DELAY: cannot read /proc/thread-self/schedstat: "
+             "%s (a kernel without CONFIG_SCHED_INFO, or no /proc)",
+             strerror(e));
+    return IPS_ERUNQ;
+  }
   w->rbuf = malloc(w->rsize);
   w->meter = malloc(w->meter_cap);
   w->ready = 1;
@@ -301,6 +348,13 @@ int ips_worker_next(ips_worker_t *w, ips_command_t *cmd) {
     rc = ips_worker_reply_error(w, no_reply, sizeof no_reply - 1);
     if (rc != 0) return rc;
   }
+  /* The first 'd' has no 'e' before it: its reading starts here, not at
+   * init, so the VM's own start-up waits are not counted as the pipe's. */
+  if (w->delivery == 0 && run_delays(w)) {
+    int64_t skip;
+    if (ips_runq_take(&w->runq, &skip) != 0)
+      return stamp_failed(w, IPS_ERUNQ);
+  }
   for (;;) {
     rc = read_frame(w, &f, &n);
     if (rc == IPS_EEOF) return IPS_WORKER_DONE;
@@ -310,8 +364,13 @@ int ips_worker_next(ips_worker_t *w, ips_command_t *cmd) {
         ips_stamp_t s;
         /* Read the clock first: the reset is not part of the transit. */
         if (ips_clock_read(&s) != 0)
-          return fail(w, IPS_ECLOCK, "%s", ips_strerror(IPS_ECLOCK));
+          return stamp_failed(w, IPS_ECLOCK);
         s.kind = 'd';
+        if (run_delays(w)) {
+          if (ips_runq_take(&w->runq, &s.run_delay_ns) != 0)
+            return stamp_failed(w, IPS_ERUNQ);
+          s.has_run_delay = 1;
+        }
         ips_stamps_reset(&w->stamps);
         ips_stamps_put(&w->stamps, &s);
         w->delivery++;
@@ -358,8 +417,8 @@ int ips_worker_upcall(ips_worker_t *w, const void *request, size_t n,
   if (!w->pending || ips_ns_iov(iov, hdr, '?', request, n) != 0)
     return IPS_EINVAL;
   w->upcalls++;
-  if (stamping(w) && stamp(w, 'u', w->upcalls) < 0)
-    return fail(w, IPS_ECLOCK, "%s", ips_strerror(IPS_ECLOCK));
+  if (stamping(w) && (rc = stamp(w, 'u', w->upcalls)) < 0)
+    return stamp_failed(w, rc);
   rc = write_all(w, iov, 3);
   if (rc != 0) return rc;
   rc = read_frame(w, &f, &len);
@@ -369,8 +428,8 @@ int ips_worker_upcall(ips_worker_t *w, const void *request, size_t n,
                 "the parent closed fd %d",
                 w->upcalls, w->fd_in);
   if (rc != 0) return rc;
-  if (stamping(w) && stamp(w, 'r', w->upcalls) < 0)
-    return fail(w, IPS_ECLOCK, "%s", ips_strerror(IPS_ECLOCK));
+  if (stamping(w) && (rc = stamp(w, 'r', w->upcalls)) < 0)
+    return stamp_failed(w, rc);
   if (len == 0 || f[0] != '/')
     return fail(w, IPS_EPROTO,
                 "protocol error: the parent answered upcall %u with %s, "
@@ -388,6 +447,7 @@ int ips_worker_reply_ok(ips_worker_t *w, const void *result, size_t n,
   ips_meter_t mm;
   const ips_meter_t *mp = m;
   uint32_t n0 = w->stamps.n, dropped0 = w->stamps.dropped;
+  int64_t runq0 = w->runq.last_ns;
   size_t mlen;
   int rc;
 
@@ -403,8 +463,8 @@ int ips_worker_reply_ok(ips_worker_t *w, const void *result, size_t n,
       mm.cpu_ns = cpu_now_ns() - w->cpu_start_ns;
       mp = &mm;
     }
-    if (ips_stamps_add(&w->stamps, 'e') < 0)
-      return fail(w, IPS_ECLOCK, "%s", ips_strerror(IPS_ECLOCK));
+    if ((rc = take_stamp(w, 'e')) < 0)
+      return stamp_failed(w, rc);
   }
   /* The 'e' stamp is part of the JSON, so the JSON is written after it. */
   rc = ips_metering_write_marks(w->meter, w->meter_cap - 1,
@@ -417,6 +477,7 @@ int ips_worker_reply_ok(ips_worker_t *w, const void *result, size_t n,
      * stamps must read as if this call had not happened. */
     w->stamps.n = n0;
     w->stamps.dropped = dropped0;
+    w->runq.last_ns = runq0;
     return rc == IPS_ENOBUFS ? IPS_EINVAL : rc;
   }
   /* The 'e' reaches the ring only now: before this point it could still

@@ -45,6 +45,10 @@ static void same(const ips__rec_t *a, const ips__rec_t *b) {
                         memcmp(a->wmono, b->wmono,
                                a->n_wmono * sizeof *a->wmono) == 0));
   CHECK(!HAS(KINDS) || strcmp(a->kinds, b->kinds) == 0);
+  CHECK(!HAS(PRUNQ) || a->prunq == b->prunq);
+  CHECK(!HAS(WRUNQ) || (a->n_wrunq == b->n_wrunq &&
+                        memcmp(a->wrunq, b->wrunq,
+                               a->n_wrunq * sizeof *a->wrunq) == 0));
 #undef HAS
 }
 

@@ -48,6 +48,9 @@ static void usage(FILE *f) {
       "                    none); one more is a fault\n"
       "  --max-frame BYTES largest frame accepted from a worker (default\n"
       "                    64 MiB); a longer one is a fault\n"
+      "  --run-delay       stamp each side's wait for a CPU too (Linux\n"
+      "                    schedstat; IPCSTAMP_RUN_DELAY=1 does the same), so\n"
+      "                    the report splits pipe into transit and waiting\n"
       "  --ring DIR        write the live rings of stamps of the parent and of\n"
       "                    every worker into DIR, for ipcstamp top and watch\n"
       "                    (the same as IPCSTAMP_RING_DIR=DIR)\n"
@@ -174,11 +177,16 @@ static char **env_with_vat(char *var) {
 static int start_vats(run_t *r, char **wargv, uint64_t timeout_ms,
                       size_t max_frame, uint64_t max_upcalls) {
   kernel_t *k = &r->k;
-  int i, rc;
+  int i, rc, run_delay;
   /* A development run wants the on/off-CPU split; a worker pays two
    * system calls a command for it, so the worker programs leave it off
    * unless asked.  A value the user set stands. */
   setenv("IPCSTAMP_CPU_TIME", "1", 0);
+  /* The run-queue delay costs a /proc read a stamp on each side: only when
+   * asked, for both sides at once, so that every pipe segment can be
+   * split. */
+  run_delay = getenv("IPCSTAMP_RUN_DELAY") &&
+              strcmp(getenv("IPCSTAMP_RUN_DELAY"), "1") == 0;
   for (i = 0; i < k->nvats; i++) {
     vat_t *v = &k->vats[i];
     ips_child_options_t o;
@@ -194,6 +202,7 @@ static int start_vats(run_t *r, char **wargv, uint64_t timeout_ms,
     o.data = v;
     o.ring = r->ring;
     o.ring_vat = v->id;
+    o.run_delay = run_delay;
     kernel_worker_options(k, &o);
     if (r->ring) {
       /* The workers' rings are theirs (they inherit IPCSTAMP_RING_DIR);
@@ -261,6 +270,7 @@ int cmd_run(int argc, char **argv) {
       {"max-frame", required_argument, NULL, 'm'},
       {"max-upcalls", required_argument, NULL, 'u'},
       {"ring", required_argument, NULL, 'g'},
+      {"run-delay", no_argument, NULL, 'D'},
       {"quiet", no_argument, NULL, 'q'},
       {"help", no_argument, NULL, 'h'},
       {NULL, 0, NULL, 0}};
@@ -283,6 +293,10 @@ int cmd_run(int argc, char **argv) {
     case 's': slog_path = optarg; break;
     case 'f': force = 1; break;
     case 'q': quiet = 1; break;
+    case 'D':
+      /* The workers inherit it; the parent reads it below. */
+      setenv("IPCSTAMP_RUN_DELAY", "1", 1);
+      break;
     case 'n':
       if (parse_num(optarg, 1, MAX_VATS, &vats))
         return bad_usage("--vats wants a number from 1 to 256, not '%s'",
@@ -442,14 +456,23 @@ int cmd_run(int argc, char **argv) {
     if (rc)
       kernel_slog_check(&r.k, rc);
   }
-  if (!quiet)
-    printf("ipcstamp run: %d vat%s, %" PRIu64 " deliveries and %" PRIu64
-           " evaluations (%" PRIu64 " errors, %" PRIu64 " faults, %" PRIu64
-           " not run), %" PRIu64 " upcalls (%" PRIu64 " sends) in %.3f s\n",
-           r.k.nvats, r.k.nvats == 1 ? "" : "s", r.k.deliveries,
-           r.k.evaluations, r.k.errors, r.k.faults, r.k.skipped, r.k.upcalls,
-           r.k.sends, (double)(t1.mono_ns - t0.mono_ns) / 1e9);
-  if (!quiet && started) {
+  if (r.k.slog_failed)
+    exit_code = CLI_EXIT_IO;
+  else if (exit_code == CLI_EXIT_OK && (r.k.faults || r.interrupted))
+    exit_code = CLI_EXIT_FAIL;
+  /* The counts of a run that failed are part of its error (stderr, never
+   * a summary that reads as a success); a run that could not start has
+   * none (its error said why). */
+  if (started && (!quiet || exit_code != CLI_EXIT_OK))
+    fprintf(exit_code == CLI_EXIT_OK ? stdout : stderr,
+            "ipcstamp run: %s%d vat%s, %" PRIu64 " deliveries and %" PRIu64
+            " evaluations (%" PRIu64 " errors, %" PRIu64 " faults, %" PRIu64
+            " not run), %" PRIu64 " upcalls (%" PRIu64 " sends) in %.3f s\n",
+            exit_code == CLI_EXIT_OK ? "" : "failed: ", r.k.nvats,
+            r.k.nvats == 1 ? "" : "s", r.k.deliveries, r.k.evaluations,
+            r.k.errors, r.k.faults, r.k.skipped, r.k.upcalls, r.k.sends,
+            (double)(t1.mono_ns - t0.mono_ns) / 1e9);
+  if (!quiet && started && exit_code == CLI_EXIT_OK) {
     /* Timed apart (the readiness ping), so no first delivery carries it. */
     int shown = 0;
     for (i = 0; i < r.k.nvats; i++)
@@ -459,10 +482,6 @@ int cmd_run(int argc, char **argv) {
     if (shown)
       putchar('\n');
   }
-  if (r.k.slog_failed)
-    exit_code = CLI_EXIT_IO;
-  else if (exit_code == CLI_EXIT_OK && (r.k.faults || r.interrupted))
-    exit_code = CLI_EXIT_FAIL;
   if (slog_path && !r.k.slog_failed)
     keep_slogfile(slog_path, exit_code, started, quiet);
 

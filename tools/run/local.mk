@@ -10,15 +10,14 @@ tools_ipcstamp_SOURCES += \
 	tools/run/demo_vats.c
 tools_ipcstamp_LDADD += parent/libipcstamp-parent.la proto/libipcstamp-proto.la
 
-# README command 1: several JavaScript workers doing real work with
-# upcalls, one slogfile, and the run summary.
-DEMO_WORKER = worker/ipcstamp-worker-js
-DEMO_VATS = 3
+# README command 1: builds what make builds (so every README block after
+# it works), then tools/run/demo.sh: several JavaScript workers doing real
+# work with upcalls, one slogfile, its summary and what to run next.
 PHONY_TARGETS += demo
-demo: tools/ipcstamp $(DEMO_WORKER)
-	./tools/ipcstamp run --worker '$(abs_builddir)/$(DEMO_WORKER)' --vats $(DEMO_VATS) --demo --slog demo.slog --force
-	./tools/ipcstamp report demo.slog
-CLEANFILES += demo.slog
+EXTRA_DIST += tools/run/demo.sh
+demo: all
+	@$(SHELL) $(srcdir)/tools/run/demo.sh
+CLEANFILES += demo.slog demo.report.txt demo.html demo.trace.json
 
 # make bench: peak RSS of `ipcstamp run` at 10k and 1M deliveries (issue 6).
 EXTRA_PROGRAMS += tests/bench/bench_memory

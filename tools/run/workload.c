@@ -189,6 +189,12 @@ int run_load_workload(kernel_t *k, run_feed_t *f, const char *path,
   free(line);
   if (in != stdin)
     fclose(in);
+  if (rc == 0 && !f->items) {
+    /* A run that would deliver nothing is not a success. */
+    fprintf(stderr, "ipcstamp run: the workload %s has no line to run\n",
+            path);
+    rc = CLI_EXIT_INPUT;
+  }
   if (rc) {
     run_feed_free(f);
     return rc;

@@ -1,0 +1,121 @@
+#!/bin/sh
+# usage: tests/peers.sh SRCDIR STAMP
+#
+# The test suite's peers, which the build and `make demo` do not need:
+# `make check` runs this first (tests/local.mk: the stamp is in check_DATA).
+#
+# - Debian packages (installed as root where apt-get exists; elsewhere the
+#   apt-get line is printed and the tests that need them are skipped):
+#   faketime (the timequake test), groff (the man pages), python3 (the
+#   report's JSON schema), node and npm (the interop tests), chromium
+#   (headless: the HTML report's and speedscope's tests).
+# - The test-only npm projects, each installed with `npm ci` from its lock
+#   file: tests/interop (Agoric's xsnap; npm builds xsnap-worker from C),
+#   tests/interop/swingset (Agoric's SwingSet kernel and telemetry),
+#   tests/otel (Elastic's mockotlpserver), tests/viewers (speedscope).
+#
+# Idempotent and cached: a project is installed again only when its
+# package-lock.json changed since (the lock's hash is recorded in
+# node_modules/.ipcstamp-lock) or its package is missing.  Nothing is
+# installed when the peers are somewhere else (IPCSTAMP_INTEROP_DIR, or
+# configure --with-interop-dir: make distcheck, whose source tree is
+# read-only), nor with IPCSTAMP_NO_NPM=1 (npm) or IPCSTAMP_NO_TEST_DEPS=1
+# (apt-get).  A failed install is reported and the tests that need it are
+# skipped (or fail where IPCSTAMP_REQUIRE_INTEROP=1): this script never
+# fails `make check` itself.
+#
+# STAMP is rewritten only when what it records changes (which peers are
+# there, from which lock file), so a rule that depends on it (building
+# from the installed packages) runs again only then.
+set -u
+src=$1
+stamp=$2
+own=$src/tests/interop
+dir=${IPCSTAMP_INTEROP_DIR:-$own}
+say() { echo "tests/peers.sh: $*" >&2; }
+
+# The peers are this tree's own (and may be installed) when DIR is the
+# source tree's tests/interop.
+install=no
+if [ "$(cd "$dir" 2>/dev/null && pwd -P)" = "$(cd "$own" && pwd -P)" ] &&
+   [ -w "$own" ]; then
+    install=yes
+fi
+
+# tool : Debian package
+test_deps="faketime:faketime groff:groff-base python3:python3 node:nodejs npm:npm chromium:chromium"
+missing=
+for d in $test_deps; do
+    command -v "${d%%:*}" >/dev/null 2>&1 || missing="$missing ${d##*:}"
+done
+if [ -n "$missing" ]; then
+    if [ $install = yes ] && [ "${IPCSTAMP_NO_TEST_DEPS:-0}" != 1 ] &&
+       [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
+        say "installing what the tests need:$missing"
+        export DEBIAN_FRONTEND=noninteractive
+        # shellcheck disable=SC2086
+        { apt-get update -qq && apt-get install -y -qq --no-install-recommends $missing; } ||
+            say "could not install$missing: the tests that need them are skipped"
+    else
+        say "the tests that need these are skipped:$missing"
+        say "    sudo apt-get install$missing"
+    fi
+fi
+
+# lock_hash FILE: a hash of FILE's content.
+lock_hash() {
+    if command -v sha256sum >/dev/null 2>&1; then
+        sha256sum <"$1" | cut -d' ' -f1
+    else
+        cksum <"$1" | tr ' ' -
+    fi
+}
+
+# peer DIR PACKAGE WHAT: makes DIR/node_modules hold DIR/package-lock.json's
+# packages (PACKAGE among them), and prints the stamp's line for DIR.  WHAT
+# names the tests that are skipped without it.
+peer() {
+    p=$1 pkg=$2 what=$3
+    nm=$p/node_modules
+    want=$(lock_hash "$p/package-lock.json" 2>/dev/null) || want=
+    have=$(cat "$nm/.ipcstamp-lock" 2>/dev/null) || have=
+    # An install made before the hash was recorded (by npm ci after the
+    # lock last changed) is taken as it is.
+    if [ -z "$have" ] && [ -d "$nm/$pkg" ] && [ $install = yes ] &&
+       [ "$nm/.package-lock.json" -nt "$p/package-lock.json" ]; then
+        echo "$want" >"$nm/.ipcstamp-lock" && have=$want
+    fi
+    if [ $install = yes ] && [ -n "$want" ] &&
+       { [ "$have" != "$want" ] || [ ! -d "$nm/$pkg" ]; } &&
+       [ "${IPCSTAMP_NO_NPM:-0}" != 1 ]; then
+        if command -v npm >/dev/null 2>&1; then
+            say "installing the npm packages of $what ($p): npm ci"
+            if (cd "$p" && npm ci --no-audit --no-fund --loglevel=error) >&2; then
+                echo "$want" >"$nm/.ipcstamp-lock"
+            else
+                say "npm ci failed in $p: $what are skipped"
+            fi
+        else
+            say "npm is not installed: $what are skipped"
+        fi
+    fi
+    if [ -d "$nm/$pkg" ]; then
+        echo "$p $pkg $(cat "$nm/.ipcstamp-lock" 2>/dev/null || echo installed)"
+    else
+        [ $install = yes ] || say "no $pkg in $nm: $what are skipped"
+        echo "$p $pkg missing"
+    fi
+}
+
+{
+    peer "$dir" @agoric/xsnap "the xsnap interop tests"
+    peer "$dir/swingset" @agoric/swingset-vat "the SwingSet interop tests"
+    peer "${dir%/interop}/otel" @elastic/mockotlpserver "the otel tests"
+    peer "${dir%/interop}/viewers" speedscope "the speedscope test"
+} >"$stamp.tmp" || exit 1
+if cmp -s "$stamp.tmp" "$stamp"; then
+    rm -f "$stamp.tmp"
+else
+    mv "$stamp.tmp" "$stamp"
+fi
+exit 0
