@@ -116,8 +116,9 @@ tests_fuzz_fuzz_ring_LDADD = analyze/libanalyze-core.la $(YAJL_LIBS) $(ZLIB_LIBS
 endif
 EXTRA_PROGRAMS += $(FUZZ_TARGETS)
 # The seed corpus of fuzz_ring comes from the real producer (make
-# ring-seeds rewrites tests/fuzz/corpus/ring/).
-EXTRA_PROGRAMS += tests/fuzz/gen_ring_seeds
+# ring-seeds rewrites tests/fuzz/corpus/ring/); so do the hostile rings of
+# tests/live-hostile.test.
+check_PROGRAMS += tests/fuzz/gen_ring_seeds
 tests_fuzz_gen_ring_seeds_SOURCES = tests/fuzz/gen_ring_seeds.c
 tests_fuzz_gen_ring_seeds_LDADD = proto/libipcstamp-proto.la
 PHONY_TARGETS += ring-seeds

@@ -51,9 +51,7 @@ tests_check_ring_hostile_LDADD = analyze/libanalyze-core.la \
 	proto/libipcstamp-proto.la $(CHECK_LIBS) $(YAJL_LIBS) -lpthread
 
 # The live surfaces (top, watch, otel --ring, run --ring) against hostile
-# ring directories; ring_writer writes the rings as a worker would.
-check_PROGRAMS += tests/ring_writer
-tests_ring_writer_SOURCES = tests/ring_writer.c
-tests_ring_writer_LDADD = proto/libipcstamp-proto.la
+# ring directories (the rings written by tests/fuzz/gen_ring_seeds, as a
+# worker would).
 TESTS += tests/live-hostile.test
 EXTRA_DIST += tests/live-hostile.test
