@@ -40,6 +40,12 @@ enum {
 CLI_COMMANDS(XX)
 #undef XX
 
+/* Untrusted text (a ring's names, a worker's output) made safe for a
+ * terminal, in place: every control character but '\n' and '\t' (C0,
+ * DEL, and the C1 controls U+0080..U+009F, CSI among them) and every byte
+ * that is not part of strict UTF-8 becomes '?'; valid UTF-8 text stays. */
+void cli_term_clean(char *buf, size_t len);
+
 /* ---- the analysis subcommands' shared options ------------------------ */
 
 /* Option codes above any character, so a subcommand's own short options

@@ -146,40 +146,10 @@ static void render(FILE *f, const top_t *t, int64_t now, int64_t interval_ns,
              "its KERNEL is the wait for upcall replies.\n");
 }
 
-/* What reaches the terminal is the view with every control character of
- * it made a '?', but its line ends: a ring's program name, vat and the
- * reader's messages (which quote the file) are written by whoever owns the
- * ring, and ESC, OSC or BEL bytes would drive the terminal (its title, the
- * clipboard, the screen).  Valid UTF-8 stays, but the C1 controls
- * (U+0080..U+009F: CSI is U+009B); any other byte >= 0x80 is a '?' too. */
-static void term_clean(char *buf, size_t len) {
-  size_t i = 0, k, j;
-  while (i < len) {
-    unsigned char c = (unsigned char)buf[i];
-    if (c < 0x80) {
-      if ((c < 0x20 && c != '\n') || c == 0x7f) buf[i] = '?';
-      i++;
-      continue;
-    }
-    k = c >= 0xc2 && c <= 0xdf ? 1 : c >= 0xe0 && c <= 0xef ? 2
-        : c >= 0xf0 && c <= 0xf4 ? 3 : 0;
-    for (j = 1; k && j <= k; j++)
-      if (i + j >= len || ((unsigned char)buf[i + j] & 0xc0) != 0x80) k = 0;
-    /* overlong, surrogates, past U+10FFFF, C1 */
-    if (k && ((c == 0xe0 && (unsigned char)buf[i + 1] < 0xa0) ||
-              (c == 0xed && (unsigned char)buf[i + 1] >= 0xa0) ||
-              (c == 0xf0 && (unsigned char)buf[i + 1] < 0x90) ||
-              (c == 0xf4 && (unsigned char)buf[i + 1] >= 0x90) ||
-              (c == 0xc2 && (unsigned char)buf[i + 1] < 0xa0)))
-      k = 0;
-    if (!k) {
-      buf[i++] = '?';
-      continue;
-    }
-    i += k + 1;
-  }
-}
-
+/* What reaches the terminal is the view cleaned (cli_term_clean): a
+ * ring's program name, vat and the reader's messages (which quote the file)
+ * are written by whoever owns the ring, and ESC, OSC or BEL bytes would
+ * drive the terminal (its title, the clipboard, the screen). */
 /* The view, rendered and cleaned: the only way it reaches the terminal.
  * NULL when out of memory. */
 static char *view(const top_t *t, int64_t now, int64_t interval_ns,
@@ -192,7 +162,7 @@ static char *view(const top_t *t, int64_t now, int64_t interval_ns,
     free(buf);
     return NULL;
   }
-  term_clean(buf, *len);
+  cli_term_clean(buf, *len);
   return buf;
 }
 

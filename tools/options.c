@@ -402,3 +402,31 @@ int cli_analyze(cli_input_t *in, ips_analysis_t **out) {
     rc = CLI_EXIT_INPUT;
   return rc;
 }
+
+void cli_term_clean(char *buf, size_t len) {
+  size_t i = 0, k, j;
+  while (i < len) {
+    unsigned char c = (unsigned char)buf[i];
+    if (c < 0x80) {
+      if ((c < 0x20 && c != '\n' && c != '\t') || c == 0x7f) buf[i] = '?';
+      i++;
+      continue;
+    }
+    k = c >= 0xc2 && c <= 0xdf ? 1 : c >= 0xe0 && c <= 0xef ? 2
+        : c >= 0xf0 && c <= 0xf4 ? 3 : 0;
+    for (j = 1; k && j <= k; j++)
+      if (i + j >= len || ((unsigned char)buf[i + j] & 0xc0) != 0x80) k = 0;
+    /* overlong, surrogates, past U+10FFFF, C1 */
+    if (k && ((c == 0xe0 && (unsigned char)buf[i + 1] < 0xa0) ||
+              (c == 0xed && (unsigned char)buf[i + 1] >= 0xa0) ||
+              (c == 0xf0 && (unsigned char)buf[i + 1] < 0x90) ||
+              (c == 0xf4 && (unsigned char)buf[i + 1] >= 0x90) ||
+              (c == 0xc2 && (unsigned char)buf[i + 1] < 0xa0)))
+      k = 0;
+    if (!k) {
+      buf[i++] = '?';
+      continue;
+    }
+    i += k + 1;
+  }
+}
