@@ -3,10 +3,12 @@
 #include "config.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -429,4 +431,27 @@ void cli_term_clean(char *buf, size_t len) {
     }
     i += k + 1;
   }
+}
+
+FILE *cli_create(const char *path, const char *prog) {
+  struct stat st;
+  FILE *f;
+  int fd = open(path, O_WRONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY |
+                          O_NONBLOCK, 0644);
+  if (fd < 0) {
+    fprintf(stderr, "ipcstamp %s: cannot write %s: %s\n", prog, path,
+            errno == ELOOP ? "it is a symbolic link, not followed (name the "
+                             "file it points to)"
+                           : strerror(errno));
+    return NULL;
+  }
+  if (fstat(fd, &st) != 0 || (S_ISREG(st.st_mode) && ftruncate(fd, 0) != 0) ||
+      fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK) != 0 ||
+      !(f = fdopen(fd, "w"))) {
+    fprintf(stderr, "ipcstamp %s: cannot write %s: %s\n", prog, path,
+            strerror(errno));
+    close(fd);
+    return NULL;
+  }
+  return f;
 }
