@@ -131,9 +131,12 @@ static void model_error(void *arg, const top_proc_t *p) {
     CHECK((unsigned char)p->error[i] >= 0x20 && (unsigned char)p->error[i] < 0x7f);
 }
 
+static char dir[64]; /* the model's ring directory, one per process */
+
+static void remove_dir(void) { rmdir(dir); }
+
 /* The ring as the live tools read it (top --once, watch, otel --ring). */
 static void through_model(const uint8_t *data, size_t size) {
-  static char dir[64];
   static top_t t;
   char file[96], tmp[96];
   top_stats_t st;
@@ -142,6 +145,7 @@ static void through_model(const uint8_t *data, size_t size) {
   if (!dir[0]) {
     snprintf(dir, sizeof dir, "/tmp/fuzz_ring.XXXXXX");
     if (!mkdtemp(dir)) return;
+    atexit(remove_dir);
   }
   snprintf(file, sizeof file, "%s/1.ring", dir);
   snprintf(tmp, sizeof tmp, "%s/x", dir);
