@@ -160,12 +160,9 @@ int cmd_report(int argc, char **argv) {
   if (cli_input_path(&in, argc, argv) < 0)
     return CLI_EXIT_USAGE;
   if (outpath && strcmp(outpath, "-")) {
-    r.out.out = fopen(outpath, "w");
-    if (!r.out.out) {
-      fprintf(stderr, "ipcstamp report: cannot write %s: %s\n", outpath,
-              strerror(errno));
+    r.out.out = cli_create(outpath, "report");
+    if (!r.out.out)
       return CLI_EXIT_IO;
-    }
   }
   /* Not to a terminal, the report goes out in large pieces: stdio's
    * 4 KiB meant 2,300 write() calls for a 90 MB slogfile's report, 3 ms

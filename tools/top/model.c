@@ -79,7 +79,8 @@ static void on_stamp(top_proc_t *p, const ips_ring_event_t *ev) {
     break;
   case 'r':
     if (!p->in_delivery) break;
-    if (p->seg_kind == 'u') p->wait_ns += mono - p->seg_mono_ns;
+    if (p->seg_kind == 'u')
+      p->wait_ns = top_add(p->wait_ns, top_sub(mono, p->seg_mono_ns));
     p->seg_kind = 'r';
     p->seg_mono_ns = mono;
     break;
@@ -87,10 +88,10 @@ static void on_stamp(top_proc_t *p, const ips_ring_event_t *ev) {
     if (p->in_delivery) {
       top_done_t d;
       d.end_mono_ns = mono;
-      d.total_ns = mono - p->d_mono_ns;
+      d.total_ns = top_sub(mono, p->d_mono_ns);
       d.pipe_ns = -1;
       d.kernel_ns = p->wait_ns;
-      d.worker_ns = d.total_ns - p->wait_ns;
+      d.worker_ns = top_sub(d.total_ns, p->wait_ns);
       push_done(p, &d);
     }
     p->in_delivery = 0;
@@ -154,6 +155,15 @@ static int listed(const long *l, size_t n, long pid) {
   return 0;
 }
 
+/* p can no longer be read: why, kept as printable ASCII (the reader's
+ * messages quote the file, which anyone owning it wrote), and said once
+ * to the error callback. */
+static void set_error(top_t *t, top_proc_t *p, const char *msg) {
+  snprintf(p->error, sizeof p->error, "%s", msg);
+  top_printable(p->error);
+  if (t->error_cb) t->error_cb(t->cb_arg, p);
+}
+
 static void add_proc(top_t *t, const char *name, long pid) {
   top_proc_t *p;
   char msg[256];
@@ -170,10 +180,7 @@ static void add_proc(top_t *t, const char *name, long pid) {
   p->pid = pid;
   p->top = t;
   snprintf(p->path, sizeof p->path, "%s/%s", t->dir, name);
-  if (ips_ring_reader_open(&p->reader, p->path, msg, sizeof msg) != 0) {
-    snprintf(p->error, sizeof p->error, "%s", msg);
-    top_printable(p->error);
-  } else {
+  if (ips_ring_reader_open(&p->reader, p->path, msg, sizeof msg) == 0) {
     (void)ips_ring_reader_info(p->reader, &p->info); /* the role, first */
     info_printable(&p->info);
     p->ppid = p->info.ppid;
@@ -191,6 +198,8 @@ static void add_proc(top_t *t, const char *name, long pid) {
     return;
   }
   t->procs[t->nprocs++] = p;
+  if (!p->reader)
+    set_error(t, p, msg);
 }
 
 int top_refresh(top_t *t, char *msg, size_t size) {
@@ -228,11 +237,11 @@ int top_refresh(top_t *t, char *msg, size_t size) {
     if (rc >= 0) rc = ips_ring_reader_info(p->reader, &p->info);
     if (rc >= 0) info_printable(&p->info);
     if (rc < 0) {
-      snprintf(p->error, sizeof p->error, "%s",
-               ips_ring_reader_message(p->reader));
-      top_printable(p->error);
+      char m[sizeof p->error];
+      snprintf(m, sizeof m, "%s", ips_ring_reader_message(p->reader));
       ips_ring_reader_close(p->reader);
       p->reader = NULL;
+      set_error(t, p, m);
       continue;
     }
     if (!p->vat[0] && p->info.vat[0])
@@ -255,16 +264,16 @@ void top_stats(const top_proc_t *p, int64_t now_ns, int64_t window_ns,
   s->have_pipe = 1;
   for (i = 0; i < p->ndone; i++) {
     const top_done_t *d = &p->done[i];
-    if (d->end_mono_ns < now_ns - window_ns || d->end_mono_ns > now_ns)
+    if (d->end_mono_ns < top_sub(now_ns, window_ns) || d->end_mono_ns > now_ns)
       continue;
     totals[s->n++] = d->total_ns;
-    s->total_ns += d->total_ns;
-    s->worker_ns += d->worker_ns;
-    s->kernel_ns += d->kernel_ns;
+    s->total_ns = top_add(s->total_ns, d->total_ns);
+    s->worker_ns = top_add(s->worker_ns, d->worker_ns);
+    s->kernel_ns = top_add(s->kernel_ns, d->kernel_ns);
     if (d->pipe_ns < 0)
       s->have_pipe = 0;
     else
-      s->pipe_ns += d->pipe_ns;
+      s->pipe_ns = top_add(s->pipe_ns, d->pipe_ns);
   }
   if (!s->n) return;
   s->per_s = (double)s->n * 1e9 / (double)window_ns;
