@@ -23,6 +23,7 @@ void ips__desc_method(char *d, const char *s, size_t n) {
     unsigned char c = (unsigned char)s[i++];
     d[o++] = (c < 0x20 || c == 0x7f) ? '?' : (char)c;
   }
+  o = ips_utf8_cut(d, o); /* cut short: never inside a character */
   if (o > 0)
     d[o] = '\0';
 }
@@ -30,7 +31,7 @@ void ips__desc_method(char *d, const char *s, size_t n) {
 void ips__desc_set(char *d, const char *text, size_t n) {
   const unsigned char *s = (const unsigned char *)text;
   size_t i;
-  if (n >= IPS__DESC_MAX) n = IPS__DESC_MAX - 1;
+  if (n >= IPS__DESC_MAX) n = ips_utf8_cut(s, IPS__DESC_MAX - 1);
   for (i = 0; i < n; i++)
     d[i] = (s[i] < 0x20 || s[i] == 0x7f) ? '?' : (char)s[i];
   d[n] = '\0';

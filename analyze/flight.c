@@ -222,6 +222,15 @@ static long records(ips__flight_t *f, char *buf, size_t cap, size_t *np) {
         k--;
       }
       f->first = 0;
+      /* Record N is line N: a raw newline inside a record would split it
+       * and shift every later line number.  It becomes a CR, which JSON
+       * takes exactly as it takes a newline (whitespace between tokens,
+       * invalid inside a string). */
+      {
+        char *q = buf + n, *end = buf + n + k;
+        while ((q = memchr(q, '\n', (size_t)(end - q))) != NULL)
+          *q++ = '\r';
+      }
       n += k;
     }
     if (f->rec_left == 0) {

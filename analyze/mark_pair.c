@@ -44,28 +44,45 @@ void ips__marks_sanitise(char *d, const char *s) {
   d[o] = '\0';
 }
 
+/* In time order, each begin is pushed on its name's own stack (a chain
+ * through op: op[i].name links event i to the begin of the same name
+ * opened before it) and an end pops its name's stack: the innermost open
+ * span of that name, as the worker paired them, in constant time.  Only
+ * the count of open spans (the depth) concerns the others.  It was a
+ * search and a memmove through all open spans per end: quadratic in a
+ * pathological order (thousands of begins, then as many ends of another
+ * name). */
 size_t ips__marks_pair(ips__mev_t *ev, size_t n, ips__mopen_t *op,
                        const char *names, const uint32_t *name_off,
                        const int64_t *W, size_t n_up,
                        ips_delivery_mark_t *out, size_t *unbalanced) {
   size_t i, nout = 0, nopen = 0, keep, lone = 0;
+  uint32_t maxname = 0, *top;
 
   qsort(ev, n, sizeof *ev, cmp_ev);
+  for (i = 0; i < n; i++)
+    if (ev[i].name > maxname)
+      maxname = ev[i].name;
+  top = malloc(((size_t)maxname + 1) * sizeof *top);
+  if (!top) { /* none paired: every event counted as unbalanced */
+    if (unbalanced)
+      *unbalanced = n;
+    return 0;
+  }
+  memset(top, 0xff, ((size_t)maxname + 1) * sizeof *top); /* UINT32_MAX */
   for (i = 0; i < n; i++) {
     ips_delivery_mark_t *o;
+    uint32_t *t = &top[ev[i].name];
     if (ev[i].kind == 'e') {
-      /* The innermost open span of that name, as the worker paired them;
-       * an end without one was counted as unbalanced by the worker. */
-      size_t j = nopen;
-      while (j > 0 && op[j - 1].name != ev[i].name)
-        j--;
-      if (j == 0) {
+      /* An end without an open begin of its name was counted as
+       * unbalanced by the worker. */
+      if (*t == UINT32_MAX) {
         lone++;
         continue;
       }
-      o = &out[op[j - 1].out];
+      o = &out[op[*t].out];
       o->dur = ev[i].t - o->at;
-      memmove(op + j - 1, op + j, (nopen - j) * sizeof *op);
+      *t = op[*t].name;
       nopen--;
       continue;
     }
@@ -89,12 +106,14 @@ size_t ips__marks_pair(ips__mev_t *ev, size_t n, ips__mopen_t *op,
       o->wseg = lo;
     }
     if (ev[i].kind == 'b') {
-      op[nopen].out = nout;
-      op[nopen].name = ev[i].name;
+      op[i].out = nout;
+      op[i].name = *t; /* the begin of this name opened before */
+      *t = (uint32_t)i;
       nopen++;
     }
     nout++;
   }
+  free(top);
   /* Spans left open were reported by the worker; they have no length. */
   for (i = keep = 0; i < nout; i++)
     if (out[i].dur >= 0)

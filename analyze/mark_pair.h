@@ -21,8 +21,9 @@ typedef struct {
   char kind;
 } ips__mev_t;
 
-/* An open span while pairing (private to the pairing; the caller only
- * gives room for as many as there are events). */
+/* Per event while pairing (private to the pairing; the caller only gives
+ * room for as many as there are events): a begin's mark in out, and the
+ * begin of the same name open before it. */
 typedef struct {
   size_t out;
   uint32_t name;
@@ -37,7 +38,8 @@ typedef struct {
  * caller checks its own input.  name i is names + name_off[i] (kept, not
  * copied).  Returns how many went into out; *unbalanced (may be NULL) gets
  * the ends that closed no begin plus the begins left open, which are left
- * out as they have no length. */
+ * out as they have no length.  O(n log n); out of memory (a table of the
+ * names), none is paired and all n are counted as unbalanced. */
 size_t ips__marks_pair(ips__mev_t *ev, size_t n, ips__mopen_t *op,
                        const char *names, const uint32_t *name_off,
                        const int64_t *W, size_t n_up,

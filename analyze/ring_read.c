@@ -14,6 +14,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "bus_guard.h"
 #include "ipcstamp-ring-read.h"
 #include "ring-format.h"
 
@@ -51,6 +52,13 @@ struct ips_ring_reader_s {
                              the next record's (after seek_end); 0: start
                              at tail */
   uint64_t lost;
+  /* The "stamp" events' mono_ns field (NULL when the table has none) and
+   * the last one read: a ring's stamps come from one monotonic clock in
+   * the order taken, so one below its predecessor is corruption. */
+  const rtype *stamp_type;
+  const rfield *stamp_mono;
+  int64_t last_mono;
+  int have_mono;
   int err;
   unsigned char rec[16 + IPS__RING_MAX_PAYLOAD];
   char msg[512];
@@ -203,7 +211,27 @@ static int check_header(ips_ring_reader_t *r) {
   r->data = r->map + h.header_size;
   r->size = h.data_size;
   r->pid = (long)h.pid;
+  for (i = 0; i < r->ntypes; i++) {
+    if (strcmp(r->types[i].name, "stamp") != 0) continue;
+    for (j = 0; j < r->types[i].nfields; j++) {
+      const rfield *f = &r->types[i].fields[j];
+      if (!strcmp(f->name, "mono_ns") && f->kind == IPS__RING_INT &&
+          f->size == 8) {
+        r->stamp_type = &r->types[i];
+        r->stamp_mono = f;
+      }
+    }
+  }
   return 0;
+}
+
+/* A read of the mapping faulted at `at`: the file was truncated under us
+ * (a producer never truncates; someone else did).  Sticky, like any
+ * other corruption. */
+static int shrank(ips_ring_reader_t *r, const char *at) {
+  size_t off = at ? (size_t)(at - (const char *)r->map) : 0;
+  return fail(r, IPS_ERING, "the file was truncated while being read: byte "
+              "%zu of its %zu is gone", off, r->map_size);
 }
 
 int ips_ring_reader_open(ips_ring_reader_t **out, const char *path, char *msg,
@@ -217,28 +245,55 @@ int ips_ring_reader_open(ips_ring_reader_t **out, const char *path, char *msg,
   if (msg && size) msg[0] = '\0';
   r = calloc(1, sizeof *r);
   if (!r) return IPS_ENOMEM;
-  /* Read-write when allowed, so that this reader may pause the producer
-   * through the control word; read-only otherwise. */
-  fd = open(path, O_RDWR | O_CLOEXEC);
-  r->writable = fd >= 0;
-  if (fd < 0) fd = open(path, O_RDONLY | O_CLOEXEC);
-  if (fd < 0) {
+  /* Only a regular file is opened: opening a FIFO waits for a writer
+   * (forever), and opening a device may do anything, so what the name is
+   * is checked before it is opened, and what was opened after (the name
+   * may have been swapped between the two: O_NONBLOCK keeps such an open
+   * from waiting).  Anyone who can write the ring directory can put
+   * anything there. */
+  if (stat(path, &st) != 0) {
     rc = -errno;
     fail(r, rc, "%s: %s", path, strerror(errno));
     goto error;
   }
-  if (fstat(fd, &st) != 0) {
-    rc = -errno;
-    fail(r, rc, "%s: %s", path, strerror(errno));
-    close(fd);
-    goto error;
+  fd = -1;
+  if (S_ISREG(st.st_mode)) {
+    /* Read-write when allowed, so that this reader may pause the producer
+     * through the control word; read-only otherwise. */
+    fd = open(path, O_RDWR | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+    r->writable = fd >= 0;
+    if (fd < 0) fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+    if (fd < 0) {
+      rc = -errno;
+      fail(r, rc, "%s: %s", path, strerror(errno));
+      goto error;
+    }
+    if (fstat(fd, &st) != 0) {
+      rc = -errno;
+      fail(r, rc, "%s: %s", path, strerror(errno));
+      close(fd);
+      goto error;
+    }
   }
   if (!S_ISREG(st.st_mode) || st.st_size < (off_t)IPS__RING_HDR_FIXED ||
       (uint64_t)st.st_size > (uint64_t)IPS_RING_MAX_SIZE + IPS__RING_MAX_HEADER) {
-    fail(r, IPS_ERING, "%s: %s of %lld bytes is not a ring file", path,
-         S_ISREG(st.st_mode) ? "a file" : "not a regular file",
-         (long long)st.st_size);
+    if (S_ISREG(st.st_mode))
+      fail(r, IPS_ERING, "%s: a file of %lld bytes is not a ring file", path,
+           (long long)st.st_size);
+    else
+      fail(r, IPS_ERING, "%s: not a regular file (%s): not a ring file, "
+           "not opened", path,
+           S_ISFIFO(st.st_mode)                        ? "a FIFO"
+           : S_ISCHR(st.st_mode) || S_ISBLK(st.st_mode) ? "a device"
+           : S_ISDIR(st.st_mode)                       ? "a directory"
+                                                       : "a socket");
     rc = IPS_ERING;
+    if (fd >= 0) close(fd);
+    goto error;
+  }
+  if (ips__guard_init() != 0) {
+    rc = fail(r, IPS_ERING, "%s: cannot guard a mapping against truncation "
+              "(SIGBUS handler)", path);
     close(fd);
     goto error;
   }
@@ -254,7 +309,16 @@ int ips_ring_reader_open(ips_ring_reader_t **out, const char *path, char *msg,
   }
   r->map = m;
   r->hdr = m;
-  rc = check_header(r);
+  {
+    /* The file may be cut between fstat and here. */
+    ips__guard_t g;
+    if (IPS__GUARD(&g, (const char *)r->map, r->map_size)) {
+      rc = shrank(r, g.at);
+    } else {
+      rc = check_header(r);
+      ips__guard_leave(&g);
+    }
+  }
   if (rc != 0) {
     char tmp[sizeof r->msg];
     memcpy(tmp, r->msg, sizeof tmp);
@@ -299,13 +363,18 @@ const char *ips_ring_reader_message(const ips_ring_reader_t *r) {
 uint64_t ips_ring_reader_lost(const ips_ring_reader_t *r) { return r->lost; }
 
 int ips_ring_reader_set_paused(ips_ring_reader_t *r, int paused) {
+  ips__guard_t g;
   if (!r->writable) return -EACCES;
+  if (r->err) return r->err;
+  if (IPS__GUARD(&g, (const char *)r->map, r->map_size))
+    return shrank(r, g.at);
   if (paused)
     atomic_fetch_or_explicit(&r->hdr->control, IPS_RING_CTL_PAUSED,
                              memory_order_relaxed);
   else
     atomic_fetch_and_explicit(&r->hdr->control, ~IPS_RING_CTL_PAUSED,
                               memory_order_relaxed);
+  ips__guard_leave(&g);
   return 0;
 }
 
@@ -417,13 +486,29 @@ static void decode(ips_ring_reader_t *r, const rtype *t,
   ev->fields = r->out;
 }
 
-int ips_ring_reader_poll(ips_ring_reader_t *r, size_t max,
-                         ips_ring_event_cb on_event, ips_ring_lost_cb on_lost,
-                         void *arg) {
+/* A stamp's mono_ns below the previous stamp's: the clock of one process
+ * never goes back, so the ring is corrupt (otherwise its deliveries would
+ * have negative durations, which the analysis refuses in a slogfile). */
+static int stamp_goes_back(ips_ring_reader_t *r, const rtype *t,
+                           const unsigned char *p, uint64_t pos) {
+  int64_t mono;
+  if (t != r->stamp_type || !r->stamp_mono) return 0;
+  memcpy(&mono, p + r->stamp_mono->offset, sizeof mono);
+  if (r->have_mono && mono < r->last_mono)
+    return fail(r, IPS_ERING, "stamp at position %" PRIu64 ": mono_ns %"
+                PRId64 " is before the previous stamp's %" PRId64 " (one "
+                "process's clock never goes back)", pos, mono, r->last_mono);
+  r->last_mono = mono;
+  r->have_mono = 1;
+  return 0;
+}
+
+static int poll_mapped(ips_ring_reader_t *r, size_t max,
+                       ips_ring_event_cb on_event, ips_ring_lost_cb on_lost,
+                       void *arg) {
   uint64_t head;
   int delivered = 0, rc;
 
-  if (r->err) return r->err;
   /* Acquire: every record below head is whole (ring.c, rule 2). */
   head = atomic_load_explicit(&r->hdr->head, memory_order_acquire);
   if (head % 16)
@@ -490,6 +575,7 @@ int ips_ring_reader_poll(ips_ring_reader_t *r, size_t max,
       return fail(r, IPS_ERING, "record at position %" PRIu64 ": %" PRIu32
                   " bytes, too short for a \"%s\" event (%zu)", r->pos,
                   rec.len, t->name, sizeof rec + t->payload);
+    if (stamp_goes_back(r, t, r->rec, r->pos)) return r->err;
     decode(r, t, r->rec, &ev);
     ev.seq = rec.seq;
     r->pos += rec.len;
@@ -500,13 +586,37 @@ int ips_ring_reader_poll(ips_ring_reader_t *r, size_t max,
   return delivered;
 }
 
+/* Every read of the mapping is guarded: a file truncated under this
+ * reader (its producer never does it; anyone who can write the file can)
+ * is an error, not SIGBUS.  The callbacks run inside the guard but read
+ * only the decoded copies. */
+int ips_ring_reader_poll(ips_ring_reader_t *r, size_t max,
+                         ips_ring_event_cb on_event, ips_ring_lost_cb on_lost,
+                         void *arg) {
+  ips__guard_t g;
+  int rc;
+  if (r->err) return r->err;
+  if (IPS__GUARD(&g, (const char *)r->map, r->map_size))
+    return shrank(r, g.at);
+  rc = poll_mapped(r, max, on_event, on_lost, arg);
+  ips__guard_leave(&g);
+  return rc;
+}
+
 void ips_ring_reader_seek_end(ips_ring_reader_t *r) {
+  ips__guard_t g;
   if (r->err) return;
+  if (IPS__GUARD(&g, (const char *)r->map, r->map_size)) {
+    shrank(r, g.at);
+    return;
+  }
   /* Not the header's written count: it is stored just before head moves,
    * so it may already count an event head does not cover yet.  The next
    * record tells its own number. */
   r->pos = atomic_load_explicit(&r->hdr->head, memory_order_acquire);
   r->synced = 2;
+  r->have_mono = 0;  /* the stamps before are not read */
+  ips__guard_leave(&g);
 }
 
 /* A record begun at head but never published: the producer died between
@@ -534,8 +644,13 @@ static const char *torn_at(ips_ring_reader_t *r, uint64_t head) {
 
 int ips_ring_reader_info(ips_ring_reader_t *r, ips_ring_info_t *info) {
   ips__ring_hdr_t *h = r->hdr;
+  ips__guard_t g;
   memset(info, 0, sizeof *info);
   if (r->err) return r->err;
+  if (IPS__GUARD(&g, (const char *)r->map, r->map_size)) {
+    memset(info, 0, sizeof *info);
+    return shrank(r, g.at);
+  }
   info->pid = r->pid;
   info->role = h->role;
   memcpy(info->program, h->program, sizeof h->program);
@@ -557,6 +672,7 @@ int ips_ring_reader_info(ips_ring_reader_t *r, ips_ring_info_t *info) {
   if (!info->alive && r->synced == 1 && r->pos == info->head &&
       info->head % 16 == 0)
     info->torn = torn_at(r, info->head);
+  ips__guard_leave(&g);
   return 0;
 }
 

@@ -317,6 +317,7 @@ ips__slog_ahead_t *ips__slog_ahead_open(const char *path, size_t max_line,
 nomem:
   snprintf(err, errlen, "out of memory");
 fail:
+  ips__slog_close(a->in); /* opened, then refused (a flight recorder) */
   ips__parser_free(a->rparser);
   ips__parser_free(a->cparser);
   free_blocks(a);

@@ -70,6 +70,14 @@ typedef enum {
 /* 1 when s[0..n) is strict UTF-8 (no overlong forms, no surrogates, no
  * code point past U+10FFFF), else 0. */
 IPS_EXTERN int ips_utf8_valid(const void *s, size_t n);
+/* The length of the longest prefix of s[0..n) that is strict UTF-8: n
+ * when all of it is; else where the first bad byte or cut character
+ * starts. */
+IPS_EXTERN size_t ips_utf8_prefix(const void *s, size_t n);
+/* Where to cut UTF-8 text s to at most n bytes without splitting a
+ * character: n, or less when n falls inside a multi-byte character (only
+ * the bytes around n are read: s holds at least n bytes). */
+IPS_EXTERN size_t ips_utf8_cut(const void *s, size_t n);
 
 /* A description of err: an IPS_E* message, strerror(-err) for an errno, or
  * "unknown error".  The string is static; never NULL. */

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "ipcstamp-ring.h"
@@ -206,9 +207,13 @@ int ips_ring_open(ips_ring_t **out, const ips_ring_options_t *o, char *msg,
   }
   /* Built under a temporary name and renamed into place, so that a reader
    * never maps a file whose header is half written, and a reader still
-   * mapping an older <pid>.ring keeps its own inode. */
-  snprintf(tmp, sizeof tmp, "%s.tmp", r->path);
-  fd = open(tmp, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+   * mapping an older <pid>.ring keeps its own inode.  The temporary name is
+   * a new one (mkostemp: O_EXCL, so a name planted in a shared directory,
+   * a symlink above all, is never followed or reused), and readers skip it
+   * (only <digits>.ring is a ring).  rename() replaces whatever is at
+   * <pid>.ring without following it. */
+  n = snprintf(tmp, sizeof tmp, "%s.XXXXXX", r->path);
+  fd = n > 0 && (size_t)n < sizeof tmp ? mkostemp(tmp, O_CLOEXEC) : -1;
   if (fd < 0) {
     rc = -errno;
     SAY("ring: cannot create %s: %s", tmp, strerror(errno));
@@ -216,10 +221,24 @@ int ips_ring_open(ips_ring_t **out, const ips_ring_options_t *o, char *msg,
     return rc;
   }
   r->map_size = hsize + data;
-  if (ftruncate(fd, (off_t)r->map_size) != 0) {
-    rc = -errno;
-    SAY("ring: cannot size %s to %zu bytes: %s", tmp, r->map_size,
-        strerror(errno));
+  /* Readable by others (mkostemp makes it 0600): watchers run as anyone. */
+  (void)fchmod(fd, 0644);
+  /* Every page reserved now: a ring is written through its mapping, and a
+   * page the filesystem cannot back then is SIGBUS in the middle of a run.
+   * A full filesystem is a refusal at start-up instead (docs/ring.md). */
+  rc = posix_fallocate(fd, 0, (off_t)r->map_size);
+  if (rc == EINVAL || rc == EOPNOTSUPP) {
+    /* No fallocate here (glibc emulates it, other libcs may not): size the
+     * file and write a byte into each block, which allocates it. */
+    size_t at;
+    rc = ftruncate(fd, (off_t)r->map_size) != 0 ? errno : 0;
+    for (at = 0; !rc && at < r->map_size; at += (size_t)pagesz)
+      if (pwrite(fd, "", 1, (off_t)at) != 1) rc = errno ? errno : ENOSPC;
+  }
+  if (rc != 0) {
+    SAY("ring: no room for %s (%zu bytes): %s", tmp, r->map_size,
+        strerror(rc));
+    rc = -rc;
     goto error;
   }
   m = mmap(NULL, r->map_size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);

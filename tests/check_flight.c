@@ -202,6 +202,44 @@ START_TEST(test_gzipped_recorder) {
 }
 END_TEST
 
+/* Record N is line N, whatever a record holds: a raw newline inside one
+ * (between tokens: valid JSON) shifted every later line number, so the
+ * fault in record 4 was reported at line 5. */
+START_TEST(test_raw_newline_keeps_numbers) {
+  static const char *const nl[] = {
+      "{\"type\":\"crank-start\",\n\"crankNum\":1}",
+      "{\"type\":\"deliver\",\"crankNum\":1,\"vatID\":\"v1\",\"deliveryNum\":0,\"vd\":[\"x\"],\"monotime\":1.0}",
+      "{\"type\":\"deliver-result\",\"crankNum\":1,\"vatID\":\"v1\",\"deliveryNum\":0,\"dr\":[\"ok\",null,{\"ipcstamp\":{\"v\":1,\"kinds\":\"de\",\"mono\":[1000100000,1000400000]}}],\"monotime\":1.0005}",
+      "{\"type\":\"crank-finish\",\"crankNum\":1}"};
+  char out[4096], err[256];
+  int rc;
+  const char *p = write_recorder("nl.bin", 600, 0, nl, 4, 0);
+  read_lines(p, out, sizeof out, &rc, err, sizeof err);
+  ck_assert_int_eq(rc, 0);
+  ck_assert_ptr_nonnull(strstr(out, "\"crank-start\",\r\"crankNum\":1}|"));
+  /* The delivery is read (the CR is whitespace to JSON), and a cut last
+   * record is reported at its own number. */
+  ck_assert_int_eq(tt_sh("$IPS report $TMP/nl.bin | grep -q 'crank 1 v1 #0 x'"),
+                   0);
+  write_recorder("nl2.bin", 600, 100, nl, 4, -3);
+  ck_assert_int_eq(tt_sh("$IPS report $TMP/nl2.bin > /dev/null 2> $TMP/nl2.err; "
+                         "test $? = 4 && grep -q 'nl2.bin:4: flight recorder "
+                         "record 4' $TMP/nl2.err"),
+                   0);
+}
+END_TEST
+
+/* A recorder cannot be followed (its records wrap around its arena): said,
+ * exit 4, nothing leaked on the way out (the sanitizer build checks). */
+START_TEST(test_follow_refused) {
+  write_recorder("ff.bin", 400, 0, recs, 4, 0);
+  ck_assert_int_eq(tt_sh("$IPS report --follow $TMP/ff.bin > /dev/null "
+                         "2> $TMP/ff.err; test $? = 4 && grep -q 'cannot "
+                         "follow a flight recorder' $TMP/ff.err"),
+                   0);
+}
+END_TEST
+
 Suite *flight_suite(void) {
   Suite *s = suite_create("flight");
   TCase *tc = tcase_create("Core");
@@ -209,8 +247,10 @@ Suite *flight_suite(void) {
   tcase_add_test(tc, test_records_oldest_first_across_the_end);
   tcase_add_test(tc, test_report_reads_a_recorder);
   tcase_add_test(tc, test_empty_recorder);
+  tcase_add_test(tc, test_raw_newline_keeps_numbers);
   tcase_add_test(bad, test_damaged);
   tcase_add_test(bad, test_gzipped_recorder);
+  tcase_add_test(bad, test_follow_refused);
   suite_add_tcase(s, tc);
   suite_add_tcase(s, bad);
   return s;

@@ -10,6 +10,7 @@
 
 #include "check_report.h"
 #include "ipcstamp-analyze.h"
+#include "mark_pair.h"
 #include "slog.h"
 
 #define MAXD 8
@@ -267,6 +268,66 @@ START_TEST(test_fast_path_marks) {
 }
 END_TEST
 
+/* The pairing: each end closes the innermost open begin of its own name,
+ * whatever other names are open between (their depth counts them). */
+START_TEST(test_pair_names_interleaved) {
+  /* b A 10, b B 20, b A 30, e A 40, e B 50, e A 60, e C 70, m B 80 */
+  ips__mev_t ev[8] = {{10, 0, 0, 'b'}, {20, 1, 1, 'b'}, {30, 2, 0, 'b'},
+                      {40, 3, 0, 'e'}, {50, 4, 1, 'e'}, {60, 5, 0, 'e'},
+                      {70, 6, 2, 'e'}, {80, 7, 1, 'm'}};
+  ips__mopen_t op[8];
+  ips_delivery_mark_t out[8];
+  static const char names[] = "A\0B\0C";
+  static const uint32_t off[] = {0, 2, 4};
+  int64_t W[2] = {0, 100};
+  size_t unb = 99, n = ips__marks_pair(ev, 8, op, names, off, W, 0, out, &unb);
+  ck_assert_uint_eq(n, 4);
+  ck_assert_uint_eq(unb, 1); /* the end of C */
+  ck_assert_str_eq(out[0].name, "A");
+  ck_assert_int_eq(out[0].at, 10);
+  ck_assert_int_eq(out[0].dur, 50);
+  ck_assert_int_eq(out[0].depth, 0);
+  ck_assert_str_eq(out[1].name, "B");
+  ck_assert_int_eq(out[1].dur, 30);
+  ck_assert_int_eq(out[1].depth, 1);
+  ck_assert_str_eq(out[2].name, "A");
+  ck_assert_int_eq(out[2].at, 30);
+  ck_assert_int_eq(out[2].dur, 10);
+  ck_assert_int_eq(out[2].depth, 2);
+  ck_assert_int_eq(out[3].kind, 'm');
+  ck_assert_int_eq(out[3].depth, 0);
+}
+END_TEST
+
+/* A pathological order: 300,000 begins of one name, then as many ends of
+ * another.  Each end searched all the open begins (9 x 10^10 steps, far
+ * past the test's timeout even at 5 times its length); now each is a
+ * step. */
+START_TEST(test_pair_not_quadratic) {
+  enum { M = 300000 };
+  ips__mev_t *ev = malloc(2 * M * sizeof *ev);
+  ips__mopen_t *op = malloc(2 * M * sizeof *op);
+  ips_delivery_mark_t *out = malloc(2 * M * sizeof *out);
+  static const char names[] = "a\0b";
+  static const uint32_t off[] = {0, 2};
+  int64_t W[2] = {0, 4 * M};
+  size_t i, unb = 0;
+  ck_assert(ev && op && out);
+  for (i = 0; i < 2 * M; i++) {
+    ev[i].t = (int64_t)i;
+    ev[i].seq = (uint32_t)i;
+    ev[i].name = i < M ? 0 : 1;
+    ev[i].kind = i < M ? 'b' : 'e';
+  }
+  ck_assert_uint_eq(ips__marks_pair(ev, 2 * M, op, names, off, W, 0, out, &unb),
+                    0);
+  ck_assert_uint_eq(unb, 2 * M);
+  free(ev);
+  free(op);
+  free(out);
+}
+END_TEST
+
 Suite *marks_slog_suite(void) {
   Suite *s = suite_create("marks in the analysis");
   TCase *tc = tcase_create("Core");
@@ -274,6 +335,8 @@ Suite *marks_slog_suite(void) {
   tcase_add_test(tc, test_marks_strict);
   tcase_add_test(tc, test_mark_names_sanitised);
   tcase_add_test(tc, test_fast_path_marks);
+  tcase_add_test(tc, test_pair_names_interleaved);
+  tcase_add_test(tc, test_pair_not_quadratic);
   suite_add_tcase(s, tc);
   return s;
 }

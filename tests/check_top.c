@@ -160,6 +160,30 @@ START_TEST(test_clean) {
 }
 END_TEST
 
+/* A producer's escape sequences never reach the views: the model keeps
+ * the header's text printable. */
+START_TEST(test_printable) {
+  static top_t t;
+  ips_ring_options_t ro;
+  ips_ring_t *r;
+  char msg[512];
+  ips_ring_options_init(&ro);
+  ro.dir = ru_tmpdir();
+  ro.size = 4096;
+  ro.program = "evil\033]0;owned\007\033[2J";
+  ro.vat = "v1\033[31m";
+  ck_assert_msg(ips_ring_open(&r, &ro, msg, sizeof msg) == 0, "%s", msg);
+  top_init(&t, ru_tmpdir());
+  ck_assert_int_eq(top_refresh(&t, msg, sizeof msg), 0);
+  ck_assert_uint_eq(t.nprocs, 1);
+  ck_assert_str_eq(t.procs[0]->info.program, "evil?]0;owned??[2J");
+  ck_assert_str_eq(t.procs[0]->vat, "v1?[31m");
+  top_free(&t);
+  ips_ring_close(r);
+  ru_cleanup();
+}
+END_TEST
+
 int main(void) {
   Suite *s = suite_create("top");
   TCase *tc = tcase_create("model");
@@ -168,6 +192,7 @@ int main(void) {
   tcase_add_test(tc, test_order);
   tcase_add_test(tc, test_writer_dead);
   tcase_add_test(tc, test_clean);
+  tcase_add_test(tc, test_printable);
   suite_add_tcase(s, tc);
   sr = srunner_create(s);
   srunner_run_all(sr, CK_NORMAL);

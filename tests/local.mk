@@ -114,15 +114,18 @@ tests_fuzz_fuzz_metering_fast_LDFLAGS = $(AM_LDFLAGS) -fsanitize=fuzzer
 tests_fuzz_fuzz_metering_fast_LDADD = proto/libipcstamp-proto.la $(YAJL_LIBS)
 FUZZ_TARGETS += tests/fuzz/fuzz_ring
 tests_fuzz_fuzz_ring_SOURCES = tests/fuzz/fuzz_ring.c tests/fuzz/fuzz.h \
-	tools/otel/ids.c tools/otel/otlp_json.c tools/otel/config.c
-tests_fuzz_fuzz_ring_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/analyze -I$(top_srcdir)/tools/otel
+	tools/otel/ids.c tools/otel/otlp_json.c tools/otel/config.c \
+	tools/top/model.c
+tests_fuzz_fuzz_ring_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/analyze -I$(top_srcdir)/tools/otel \
+	-I$(top_srcdir)/tools/top
 tests_fuzz_fuzz_ring_LDFLAGS = $(AM_LDFLAGS) -fsanitize=fuzzer
 tests_fuzz_fuzz_ring_LDADD = analyze/libanalyze-core.la $(YAJL_LIBS) $(ZLIB_LIBS) -lm -lpthread
 endif
 EXTRA_PROGRAMS += $(FUZZ_TARGETS)
 # The seed corpus of fuzz_ring comes from the real producer (make
-# ring-seeds rewrites tests/fuzz/corpus/ring/).
-EXTRA_PROGRAMS += tests/fuzz/gen_ring_seeds
+# ring-seeds rewrites tests/fuzz/corpus/ring/); so do the hostile rings of
+# tests/live-hostile.test.
+check_PROGRAMS += tests/fuzz/gen_ring_seeds
 tests_fuzz_gen_ring_seeds_SOURCES = tests/fuzz/gen_ring_seeds.c
 tests_fuzz_gen_ring_seeds_LDADD = proto/libipcstamp-proto.la
 PHONY_TARGETS += ring-seeds

@@ -10,7 +10,8 @@ tests_check_otel_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/analyze -I$(top_srcdi
 tests_check_otel_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS) $(YAJL_CFLAGS)
 tests_check_otel_LDADD = analyze/libanalyze-core.la $(CHECK_LIBS) $(YAJL_LIBS) -lm -lpthread
 
-TESTS += tests/otel.test tests/otel-ring.test tests/otel-exec.test
-EXTRA_DIST += tests/otel.test tests/otel-ring.test tests/otel-exec.test tests/otel/compare-ring.cjs \
+TESTS += tests/otel.test tests/otel-ring.test tests/otel-exec.test tests/otel-hostile.test
+EXTRA_DIST += tests/otel.test tests/otel-ring.test tests/otel-exec.test tests/otel-hostile.test \
+	tests/otel/compare-ring.cjs \
 	tests/otel/package.json tests/otel/package-lock.json \
 	tests/otel/receiver.cjs tests/otel/compare.cjs

@@ -44,3 +44,24 @@ EXTRA_DIST += tests/top.test
 # report's attribution of the same run.
 TESTS += tests/ring-run.test
 EXTRA_DIST += tests/ring-run.test
+
+# The ring against whoever else can write its directory or its file:
+# planted names, a full filesystem, FIFOs and devices, truncation under a
+# reader, stamps going back (issue 27).
+check_PROGRAMS += tests/check_ring_hostile
+TESTS += tests/check_ring_hostile
+tests_check_ring_hostile_SOURCES = \
+	tests/check_ring_hostile.c \
+	tests/ring_util.c \
+	tests/ring_util.h \
+	tests/worker_driver.c \
+	tests/worker_driver.h
+tests_check_ring_hostile_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS) $(YAJL_CFLAGS)
+tests_check_ring_hostile_LDADD = analyze/libanalyze-core.la \
+	proto/libipcstamp-proto.la $(CHECK_LIBS) $(YAJL_LIBS) -lpthread
+
+# The live surfaces (top, watch, otel --ring, run --ring) against hostile
+# ring directories (the rings written by tests/fuzz/gen_ring_seeds, as a
+# worker would).
+TESTS += tests/live-hostile.test
+EXTRA_DIST += tests/live-hostile.test

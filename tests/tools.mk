@@ -1,8 +1,8 @@
 # tests/ of tools/: the slog reader, the histogram, and the three commands
 # against golden outputs (tests/data/).
 check_PROGRAMS += tests/check_tools
-TESTS += tests/check_tools tests/follow.test tests/recompute.test tests/watch.test \
-	tests/report_filters.test tests/blocks.test
+TESTS += tests/check_tools tests/follow.test tests/follow-hostile.test \
+	tests/recompute.test tests/watch.test tests/report_filters.test tests/blocks.test
 tests_check_tools_SOURCES = \
 	tests/check_report.h \
 	tests/check_report_main.c \
@@ -33,7 +33,7 @@ EXTRA_DIST += tests/interop/chain/gen-chain.mjs tests/interop/chain/README.md \
 	tests/interop/chain/package-lock.json
 EXTRA_DIST += tests/blocks.test tests/blocks_recompute.py tests/data/chain.slog.gz \
 	tests/data/blocks-shapes.slog tests/data/blocks-shapes.json \
-	tests/follow.test tests/recompute.test tests/recompute.py \
+	tests/follow.test tests/follow-hostile.test tests/recompute.test tests/recompute.py \
 	tests/report_filters.test \
 	tests/watch.test \
 	tests/data/swingset-shapes.slog tests/data/xsnap-truncated.slog \
@@ -100,3 +100,12 @@ EXTRA_DIST += tests/viewers/speedscope.test tests/viewers/speedscope-check.mjs \
 TESTS += tests/html.test
 EXTRA_DIST += tests/html.test
 CLEANFILES += tests/html-screenshot.png tests/html-details.png
+
+# Every JSON output is valid UTF-8: the test scripts' checker, and the
+# outputs made from hostile text (a vatID, a file name, a description cut
+# at its width, OTEL_SERVICE_NAME) checked with it.
+check_PROGRAMS += tests/utf8_check
+tests_utf8_check_SOURCES = tests/utf8_check.c
+tests_utf8_check_LDADD = proto/libipcstamp-proto.la
+TESTS += tests/utf8.test
+EXTRA_DIST += tests/utf8.test

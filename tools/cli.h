@@ -42,6 +42,22 @@ enum {
 CLI_COMMANDS(XX)
 #undef XX
 
+/* Untrusted text (a ring's names, a worker's output) made safe for a
+ * terminal, in place: every control character but '\n' and '\t' (C0,
+ * DEL, and the C1 controls U+0080..U+009F, CSI among them) and every byte
+ * that is not part of strict UTF-8 becomes '?'; valid UTF-8 text stays. */
+void cli_term_clean(char *buf, size_t len);
+
+/* The output file path, opened for writing as `-o` asks (created 0644, or
+ * a regular file emptied), but never through a symbolic link: a name
+ * planted in a shared directory (a link to another file of the user's)
+ * must not be followed.  A FIFO or device named directly is written as
+ * such, a FIFO without a reader refused at once instead of waited on.
+ * NULL with a message "ipcstamp PROG: cannot write PATH: why" said. */
+FILE *cli_create(const char *path, const char *prog);
+/* -o PATH: stdout for NULL or "-", else cli_create(path, prog). */
+FILE *cli_output(const char *path, const char *prog);
+
 /* ---- the analysis subcommands' shared options ------------------------ */
 
 /* Option codes above any character, so a subcommand's own short options

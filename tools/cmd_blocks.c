@@ -126,7 +126,7 @@ int cmd_blocks(int argc, char **argv) {
   }
   if (cli_input_path(&in, argc, argv) < 0)
     return CLI_EXIT_USAGE;
-  if (!(r.out.out = out_open(in.prog, outpath)))
+  if (!(r.out.out = cli_output(outpath, "blocks")))
     return CLI_EXIT_IO;
   if (blocks_out_init(&r.out, (size_t)top) < 0 ||
       (r.format == REPORT_JSON && !(r.out.g = out_gen())) ||

@@ -102,6 +102,7 @@ typedef struct {
   uint64_t sent, dropped, rejected, unsent, requests;
   ips_ring_join_t *ring;    /* --ring: the deliveries joined from the rings */
   uint64_t ring_lost;   /* events the readers were lapped over */
+  uint64_t ring_bad;    /* rings that could not be read (each said) */
 } otel_cmd_t;
 
 #define DOWN_RETRY_MS 5000
@@ -141,6 +142,15 @@ static void drain(otel_cmd_t *c, int final) {
       return;
     r = otel_send(c->snd, p->body, p->len, c->down ? 1 : 0, &rej, err,
                   sizeof err);
+    if (r == 0 && rej > p->nspans) {
+      /* Not a count of these spans (negative, or more than were sent):
+       * what was taken cannot be known. */
+      snprintf(err, sizeof err, "the receiver's partial success counts %s "
+               "rejected spans of the %zu sent: not a count, so they are not "
+               "taken as received", rej == UINT64_MAX ? "nonsense" : "more",
+               p->nspans);
+      r = -1;
+    }
     if (r == 0) {
       if (c->down)
         fprintf(stderr, "ipcstamp otel: the receiver is back: sending\n");
@@ -290,6 +300,16 @@ static void on_ring_lost(void *arg, const top_proc_t *p, uint64_t lost) {
   ips_ring_join_lost(c->ring, p->pid);
 }
 
+/* A ring that cannot be read (corrupt, another format version, not a
+ * file) is said, once, and makes the exit code 3: not silence. */
+static void on_ring_error(void *arg, const top_proc_t *p) {
+  otel_cmd_t *c = arg;
+  fprintf(stderr, "ipcstamp otel: ring of pid %ld not read: %s\n", p->pid,
+          p->error);
+  c->ring_bad++;
+  ips_ring_join_lost(c->ring, p->pid); /* what it had in flight never ends */
+}
+
 static volatile sig_atomic_t ring_stop;
 
 static void on_ring_stop(int sig) {
@@ -335,6 +355,7 @@ static int follow_rings(otel_cmd_t *c, const char *dir, long long interval,
   top_init(t, dir);
   t->event_cb = on_ring_event;
   t->lost_cb = on_ring_lost;
+  t->error_cb = on_ring_error;
   t->cb_arg = c;
   /* A backlog (rings written before otel started) is read 256 events at a
    * time from each ring in turn, so the halves waiting for the other ring
@@ -620,7 +641,12 @@ int cmd_otel(int argc, char **argv) {
       fprintf(stderr, ", %llu VM marks not exported (malformed, outside "
                       "their delivery, or past the bounds)",
               (unsigned long long)rcn.marks_dropped);
+    if (c.ring_bad)
+      fprintf(stderr, ", %llu ring%s not read (said above)",
+              (unsigned long long)c.ring_bad, c.ring_bad == 1 ? "" : "s");
     fputc('\n', stderr);
+    if (c.ring_bad && rc == CLI_EXIT_OK)
+      rc = CLI_EXIT_INPUT;
   }
   if (!c.dry) {
     if (c.failed || c.unsent || c.dropped || c.rejected)

@@ -155,7 +155,7 @@ int cmd_report(int argc, char **argv) {
     return rc;
   if (cli_input_path(&in, argc, argv) < 0)
     return CLI_EXIT_USAGE;
-  if (!(r.out.out = out_open(in.prog, outpath)))
+  if (!(r.out.out = cli_output(outpath, "report")))
     return CLI_EXIT_IO;
   /* Not to a terminal, the report goes out in large pieces: stdio's
    * 4 KiB meant 2,300 write() calls for a 90 MB slogfile's report, 3 ms

@@ -176,18 +176,18 @@ static void render(FILE *f, const top_t *t, int64_t now, int64_t interval_ns,
       fprintf(f, "  %ld %s #%llu: %s", p->pid, p->vat[0] ? p->vat : "-",
               (unsigned long long)p->in_delivery, what);
       if (p->seg_kind == 'u') fprintf(f, " to upcall %u", p->upcall);
-      fprintf(f, " for %s %s (%s in all)\n", dur(a, sizeof a, now - p->seg_mono_ns),
+      fprintf(f, " for %s %s (%s in all)\n", dur(a, sizeof a, top_sub(now, p->seg_mono_ns)),
               p->seg_kind == 'r'   ? "since its last upcall reply"
               : p->seg_kind == 'd' ? "since the delivery began"
                                    : "since the upcall",
-              dur(b, sizeof b, now - p->d_mono_ns));
+              dur(b, sizeof b, top_sub(now, p->d_mono_ns)));
     } else {
       fprintf(f, "  %ld %s #%llu: the process exited during this delivery "
                  "(%s%s, begun %s ago)\n",
               p->pid, p->vat[0] ? p->vat : "-",
               (unsigned long long)p->in_delivery, what,
               p->info.torn ? ", a torn event" : "",
-              dur(a, sizeof a, now - p->d_mono_ns));
+              dur(a, sizeof a, top_sub(now, p->d_mono_ns)));
     }
   }
   fprintf(f, "\nshares over the last interval; p50/p99 of the total over the "
@@ -197,6 +197,26 @@ static void render(FILE *f, const top_t *t, int64_t now, int64_t interval_ns,
   if (dead)
     fprintf(f, "%zu ring%s of exited processes: 'ipcstamp top --clean %s' "
                "removes them.\n", dead, dead == 1 ? "" : "s", t->dir);
+}
+
+/* What reaches the terminal is the view cleaned (cli_term_clean): a
+ * ring's program name, vat and the reader's messages (which quote the file)
+ * are written by whoever owns the ring, and ESC, OSC or BEL bytes would
+ * drive the terminal (its title, the clipboard, the screen). */
+/* The view, rendered and cleaned: the only way it reaches the terminal.
+ * NULL when out of memory. */
+static char *view(const top_t *t, int64_t now, int64_t interval_ns,
+                  int interval_ms, size_t *len) {
+  char *buf = NULL;
+  FILE *m = open_memstream(&buf, len);
+  if (!m) return NULL;
+  render(m, t, now, interval_ns, interval_ms);
+  if (fclose(m) != 0) {
+    free(buf);
+    return NULL;
+  }
+  cli_term_clean(buf, *len);
+  return buf;
 }
 
 /* ---- the full-screen view -------------------------------------------- */
@@ -278,19 +298,17 @@ static int run_screen(top_t *t, int interval_ms) {
   sigaction(SIGWINCH, &sa, NULL);
   term_setup();
   while (!stop_flag) {
-    char *buf = NULL;
+    char *buf;
     size_t len = 0;
-    FILE *m;
     int64_t deadline;
     if (top_refresh(t, msg, sizeof msg) != 0) {
       term_restore();
       fprintf(stderr, "ipcstamp top: %s\n", msg);
       return CLI_EXIT_IO;
     }
-    m = open_memstream(&buf, &len);
-    if (!m) break;
-    render(m, t, now_mono(), (int64_t)interval_ms * 1000000, interval_ms);
-    fclose(m);
+    buf = view(t, now_mono(), (int64_t)interval_ms * 1000000, interval_ms,
+               &len);
+    if (!buf) break;
     paint(buf, len);
     free(buf);
     /* Wait for the next refresh, a key or a signal. */
@@ -376,8 +394,12 @@ int cmd_top(int argc, char **argv) {
       fprintf(stderr, "ipcstamp top: %s\n", msg);
       rc = CLI_EXIT_IO;
     } else {
-      render(stdout, t, now_mono(), ro.interval * 1000000, (int)ro.interval);
-      rc = fflush(stdout) == 0 ? CLI_EXIT_OK : CLI_EXIT_IO;
+      size_t len = 0;
+      char *buf = view(t, now_mono(), ro.interval * 1000000, (int)ro.interval, &len);
+      rc = buf && fwrite(buf, 1, len, stdout) == len && fflush(stdout) == 0
+               ? CLI_EXIT_OK
+               : CLI_EXIT_IO;
+      free(buf);
     }
   } else {
     rc = run_screen(t, (int)ro.interval);

@@ -55,11 +55,9 @@ int cmd_trace(int argc, char **argv) {
   }
   if (cli_input_path(&in, argc, argv) < 0)
     return CLI_EXIT_USAGE;
-  f = strcmp(outpath, "-") ? fopen(outpath, "w") : stdout;
-  if (!f) {
-    perror(outpath);
+  f = strcmp(outpath, "-") ? cli_create(outpath, "trace") : stdout;
+  if (!f)
     return CLI_EXIT_IO;
-  }
   tc.a = NULL;
   tc.t = trace_open(f);
   if (!tc.t) {

@@ -31,7 +31,8 @@ static const char usage_text[] =
     "  --once          print what the rings hold now and exit\n"
     "  -h, --help      this text\n"
     "\n"
-    "exit codes: 0 ok, 2 bad usage, 4 cannot read the directory or write\n";
+    "exit codes: 0 ok, 2 bad usage, 3 a ring could not be read (each said),\n"
+    "4 cannot read the directory or write\n";
 
 static volatile sig_atomic_t stop;
 
@@ -43,6 +44,7 @@ static void on_stop(int sig) {
 typedef struct {
   yajl_gen g;
   FILE *out;
+  int bad; /* a ring could not be read */
 } watch_t;
 
 /* A ring is untrusted: its text goes out as printable ASCII only, so the
@@ -102,6 +104,18 @@ static void on_lost(void *arg, const top_proc_t *p, uint64_t lost) {
   out_flush(w->g, w->out, 1);
 }
 
+/* A ring that cannot be read is said, once (its row in top), and makes
+ * the exit code 3: a corrupt ring is not an empty one. */
+static void on_error(void *arg, const top_proc_t *p) {
+  watch_t *w = arg;
+  fprintf(stderr, "ipcstamp watch: ring of pid %ld not read: %s\n", p->pid,
+          p->error);
+  w->bad = 1;
+}
+
+/* Events read from one ring per refresh at most: bounds one refresh. */
+#define WATCH_POLL_MAX 1000000
+
 int cmd_watch(int argc, char **argv) {
   cli_ring_t ro;
   int rc = CLI_EXIT_OK;
@@ -121,11 +135,14 @@ int cmd_watch(int argc, char **argv) {
     return CLI_EXIT_IO;
   }
   w.out = stdout;
+  w.bad = 0;
   top_init(t, ro.dir);
   top_follow_pids(t, ro.pids, ro.npids);
   t->event_cb = on_event;
   t->lost_cb = on_lost;
+  t->error_cb = on_error;
   t->cb_arg = &w;
+  t->poll_max = WATCH_POLL_MAX;
   memset(&sa, 0, sizeof sa);
   sa.sa_handler = on_stop;
   sigaction(SIGINT, &sa, NULL);
@@ -142,6 +159,15 @@ int cmd_watch(int argc, char **argv) {
       rc = CLI_EXIT_IO;
       break;
     }
+    if (ro.once && t->more) {
+      size_t i;
+      for (i = 0; i < t->nprocs; i++)
+        if (t->procs[i]->more)
+          fprintf(stderr, "ipcstamp watch: --once stopped after %d events "
+                          "of the ring of pid %ld: it holds more (without "
+                          "--once, the rest is read at the next polls)\n",
+                  WATCH_POLL_MAX, t->procs[i]->pid);
+    }
     if (ro.once || stop)
       break;
     ts.tv_sec = ro.interval / 1000;
@@ -151,5 +177,7 @@ int cmd_watch(int argc, char **argv) {
   top_free(t);
   free(t);
   yajl_gen_free(w.g);
+  if (rc == CLI_EXIT_OK && w.bad)
+    rc = CLI_EXIT_INPUT;
   return rc;
 }

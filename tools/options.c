@@ -3,10 +3,12 @@
 #include "config.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -552,4 +554,59 @@ int cli_analyze(cli_input_t *in, ips_analysis_t **out) {
     rc = named_nothing(in, *out, &relay, rc);
   names_free(&relay.methods);
   return rc;
+}
+
+void cli_term_clean(char *buf, size_t len) {
+  size_t i = 0, k, j;
+  while (i < len) {
+    unsigned char c = (unsigned char)buf[i];
+    if (c < 0x80) {
+      if ((c < 0x20 && c != '\n' && c != '\t') || c == 0x7f) buf[i] = '?';
+      i++;
+      continue;
+    }
+    k = c >= 0xc2 && c <= 0xdf ? 1 : c >= 0xe0 && c <= 0xef ? 2
+        : c >= 0xf0 && c <= 0xf4 ? 3 : 0;
+    for (j = 1; k && j <= k; j++)
+      if (i + j >= len || ((unsigned char)buf[i + j] & 0xc0) != 0x80) k = 0;
+    /* overlong, surrogates, past U+10FFFF, C1 */
+    if (k && ((c == 0xe0 && (unsigned char)buf[i + 1] < 0xa0) ||
+              (c == 0xed && (unsigned char)buf[i + 1] >= 0xa0) ||
+              (c == 0xf0 && (unsigned char)buf[i + 1] < 0x90) ||
+              (c == 0xf4 && (unsigned char)buf[i + 1] >= 0x90) ||
+              (c == 0xc2 && (unsigned char)buf[i + 1] < 0xa0)))
+      k = 0;
+    if (!k) {
+      buf[i++] = '?';
+      continue;
+    }
+    i += k + 1;
+  }
+}
+
+FILE *cli_create(const char *path, const char *prog) {
+  struct stat st;
+  FILE *f;
+  int fd = open(path, O_WRONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY |
+                          O_NONBLOCK, 0644);
+  if (fd < 0) {
+    fprintf(stderr, "ipcstamp %s: cannot write %s: %s\n", prog, path,
+            errno == ELOOP ? "it is a symbolic link, not followed (name the "
+                             "file it points to)"
+                           : strerror(errno));
+    return NULL;
+  }
+  if (fstat(fd, &st) != 0 || (S_ISREG(st.st_mode) && ftruncate(fd, 0) != 0) ||
+      fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK) != 0 ||
+      !(f = fdopen(fd, "w"))) {
+    fprintf(stderr, "ipcstamp %s: cannot write %s: %s\n", prog, path,
+            strerror(errno));
+    close(fd);
+    return NULL;
+  }
+  return f;
+}
+
+FILE *cli_output(const char *path, const char *prog) {
+  return path && strcmp(path, "-") ? cli_create(path, prog) : stdout;
 }

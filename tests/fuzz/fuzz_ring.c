@@ -11,21 +11,30 @@
  * a parent's (one file has one role; as both, its own stamps and
  * attributions can join into deliveries): a delivery it hands out has
  * whole stamps, and VM marks inside the worker's d..e, of a length >= 0,
- * named in printable UTF-8; and encodes as OTLP. */
+ * named in printable UTF-8; and encodes as OTLP.
+ *
+ * Then the file is read as `top --once`, `watch` and `otel --ring` read it:
+ * through tools/top's model, from a directory (the ring as 1.ring), every
+ * event and any refusal through its callbacks, and its figures computed
+ * (top_stats: the sums of hostile values must not overflow, which UBSan
+ * checks). */
 #define _GNU_SOURCE
 #include "config.h"
 
+#include <fcntl.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "fuzz.h"
 #include "ipcstamp-ring-read.h"
 #include "ipcstamp-ring.h"
 #include "otel.h"
+#include "top.h"
 
 typedef struct {
   uint64_t next, events, lost;
@@ -110,12 +119,74 @@ static void on_lost(void *arg, uint64_t n) {
   s->next += n;
 }
 
+static void model_event(void *arg, const top_proc_t *p,
+                        const ips_ring_event_t *ev) {
+  (void)arg;
+  CHECK(p->reader != NULL && ev->name[0]);
+}
+
+static void model_error(void *arg, const top_proc_t *p) {
+  size_t i;
+  ++*(int *)arg;
+  /* The message top shows and watch prints: printable ASCII only. */
+  CHECK(p->error[0]);
+  for (i = 0; p->error[i]; i++)
+    CHECK((unsigned char)p->error[i] >= 0x20 && (unsigned char)p->error[i] < 0x7f);
+}
+
+static char dir[64]; /* the model's ring directory, one per process */
+
+static void remove_dir(void) { rmdir(dir); }
+
+/* The ring as the live tools read it (top --once, watch, otel --ring). */
+static void through_model(const uint8_t *data, size_t size) {
+  static top_t t;
+  char file[96], tmp[96];
+  top_stats_t st;
+  int fd, errors = 0;
+  size_t i;
+  if (!dir[0]) {
+    snprintf(dir, sizeof dir, "/tmp/fuzz_ring.XXXXXX");
+    if (!mkdtemp(dir)) return;
+    atexit(remove_dir);
+  }
+  snprintf(file, sizeof file, "%s/1.ring", dir);
+  snprintf(tmp, sizeof tmp, "%s/x", dir);
+  fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+  if (fd < 0) return;
+  if (size && write(fd, data, size) != (ssize_t)size) {
+    close(fd);
+    return;
+  }
+  close(fd);
+  if (rename(tmp, file) != 0) return;
+  top_init(&t, dir);
+  t.event_cb = model_event;
+  t.error_cb = model_error;
+  t.cb_arg = &errors;
+  t.poll_max = 5; /* several refreshes, as a backlog is read */
+  for (i = 0; i < 4; i++) {
+    char msg[256];
+    CHECK(top_refresh(&t, msg, sizeof msg) == 0);
+  }
+  CHECK(t.nprocs == 1);
+  CHECK(errors <= 1);
+  CHECK((t.procs[0]->reader == NULL) == (errors == 1));
+  top_stats(t.procs[0], INT64_MAX, INT64_MAX, &st);
+  top_stats(t.procs[0], INT64_MIN, 1000000000, &st);
+  top_stats(t.procs[0], 0, 1, &st);
+  top_free(&t);
+  unlink(file);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   char path[64], msg[256];
   ips_ring_reader_t *r;
   ips_ring_info_t info;
   state_t s;
-  int fd = memfd_create("fuzz_ring", MFD_CLOEXEC), rc, rounds;
+  int fd, rc, rounds;
+  through_model(data, size);
+  fd = memfd_create("fuzz_ring", MFD_CLOEXEC);
   if (fd < 0) return 0;
   if (size && write(fd, data, size) != (ssize_t)size) {
     close(fd);

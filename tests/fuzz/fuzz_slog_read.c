@@ -9,7 +9,11 @@
  * end of line) and numbers, and the read-ahead reader the same parse
  * result as parsing the read path's line; and read from a pipe, the same
  * lines as from the file (check_pipe).  A small --max-line makes long
- * lines common. */
+ * lines common.
+ *
+ * Then the follow path (report --follow): the same whole lines, and once
+ * at the end of the file, the path replaced by a FIFO is an error saying
+ * so, never a wait (check_follow). */
 #include "config.h"
 
 #include <fcntl.h>
@@ -17,6 +21,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "slog.h"
@@ -83,6 +88,49 @@ static void check_pipe(size_t size) {
   ips__slog_close(pi);
 }
 
+static void check_follow(void) {
+  char e1[512], e2[512], old[80];
+  ips__slog_in_t *fo = ips__slog_open(path, MAX_LINE, e1, sizeof e1);
+  ips__slog_in_t *ref = ips__slog_open(path, MAX_LINE, e2, sizeof e2);
+  int c, i;
+  CHECK(!fo == !ref);
+  if (!fo)
+    return;
+  if (ips__slog_follow(fo, path) != 0) { /* a flight recorder */
+    ips__slog_close(fo);
+    ips__slog_close(ref);
+    return;
+  }
+  for (;;) {
+    const char *l1, *l2;
+    size_t n1, n2;
+    int f1, f2;
+    c = ips__slog_next(fo, &l1, &n1, &f1, e1, sizeof e1);
+    if (c != 1)
+      break;
+    CHECK(ips__slog_next(ref, &l2, &n2, &f2, e2, sizeof e2) == 1);
+    CHECK(n1 == n2 && f1 == f2);
+    if (!(f1 & IPS__LINE_TOOLONG))
+      CHECK(memcmp(l1, l2, n1) == 0);
+  }
+  if (c == IPS__SLOG_AGAIN) {
+    snprintf(old, sizeof old, "%s.old", path);
+    CHECK(rename(path, old) == 0 && mkfifo(path, 0600) == 0);
+    /* the old file's unfinished line may come first */
+    for (i = 0; i < 4 && (c == 1 || c == IPS__SLOG_AGAIN); i++) {
+      const char *l;
+      size_t n;
+      int f;
+      c = ips__slog_next(fo, &l, &n, &f, e1, sizeof e1);
+    }
+    CHECK(c == -1 && strstr(e1, "replaced by a FIFO") != NULL);
+    unlink(path);
+    CHECK(rename(old, path) == 0);
+  }
+  ips__slog_close(fo);
+  ips__slog_close(ref);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   ips__slog_in_t *rd, *mp;
   ips__slog_ahead_t *ah;
@@ -137,5 +185,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   ips__slog_close(rd);
   ips__slog_close(mp);
   ips__slog_ahead_close(ah);
+  check_follow();
   return 0;
 }

@@ -181,9 +181,11 @@ otel_sender_t *otel_sender_new(const otel_send_options_t *o, char *err,
  * options' retries + 1), waiting between them: on a connection failure or
  * an answer 429, 502, 503 or 504, the Retry-After the answer gives, else
  * the backoff.  Returns 0 when it was accepted (*rejected gets the spans
- * the receiver said it rejected, from a partial success), 1 after the last
- * try of a retryable failure, -1 on a failure a retry cannot fix (another
- * 4xx): err says what happened and how often it was tried. */
+ * the receiver said it rejected, from a partial success; UINT64_MAX when
+ * its count is not one: negative, a fraction, not a number), 1 after the
+ * last try of a retryable failure, -1 on a failure a retry cannot fix
+ * (another 4xx, a 2xx whose body is too long to read whole): err says what
+ * happened and how often it was tried. */
 int otel_send(otel_sender_t *s, const char *body, size_t len, unsigned tries,
               uint64_t *rejected, char *err, size_t errlen);
 void otel_sender_free(otel_sender_t *s);

@@ -51,14 +51,22 @@ static void put(otlp_req_t *r, const char *s, size_t n) {
 
 static void puts_(otlp_req_t *r, const char *s) { put(r, s, strlen(s)); }
 
-/* Strings from the slogfile are valid UTF-8 (its parser kept them so):
- * only JSON's own specials need escaping. */
+/* JSON's own specials escaped, and the request valid UTF-8 whatever the
+ * text came from (a vatID, OTEL_SERVICE_NAME, a name cut to a width): a
+ * protobuf-JSON receiver refuses a whole batch for one bad byte, so each
+ * byte that does not start a whole, strict UTF-8 character is U+FFFD. */
 void otlp_put_string(otlp_req_t *r, const char *s) {
   static const char hex[] = "0123456789abcdef";
   const unsigned char *p = (const unsigned char *)s;
+  size_t left = strlen(s), ok = ips_utf8_prefix(p, left);
   put(r, "\"", 1);
-  for (; *p; p++) {
+  for (; *p; p++, left--, ok--) {
     char e[7];
+    if (!ok) {
+      ok = ips_utf8_prefix(p + 1, left - 1) + 1;
+      put(r, "\xef\xbf\xbd", 3);
+      continue;
+    }
     if (*p == '"' || *p == '\\') {
       e[0] = '\\';
       e[1] = (char)*p;

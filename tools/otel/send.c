@@ -39,6 +39,7 @@ struct otel_sender_s {
   otel_send_options_t o;
   char body[BODY_MAX + 1];
   size_t blen;
+  int bcut;            /* the answer's body was longer than BODY_MAX */
   long retry_after_ms; /* from the last answer; -1: none */
 };
 
@@ -47,6 +48,8 @@ static size_t on_body(char *p, size_t size, size_t n, void *arg) {
   size_t len = size * n, room = BODY_MAX - s->blen;
   if (len < room)
     room = len;
+  else if (len > room)
+    s->bcut = 1;
   memcpy(s->body + s->blen, p, room);
   s->blen += room;
   s->body[s->blen] = '\0';
@@ -131,7 +134,10 @@ otel_sender_t *otel_sender_new(const otel_send_options_t *o, char *err,
   return s;
 }
 
-/* rejectedSpans of a partial success (an int64: a string or a number). */
+/* rejectedSpans of a partial success (an int64: a number, or a string of
+ * digits as protobuf-JSON writes 64-bit integers); 0 when there is none.
+ * UINT64_MAX when it is there but not a count (negative, a fraction, past
+ * int64, not a number): the caller cannot know what was taken. */
 static uint64_t rejected_of(const char *body) {
   static const char *path[] = {"partialSuccess", "rejectedSpans", NULL};
   yajl_val root, v;
@@ -142,10 +148,19 @@ static uint64_t rejected_of(const char *body) {
   if (!root)
     return 0;
   v = yajl_tree_get(root, path, yajl_t_any);
-  if (v && YAJL_IS_INTEGER(v) && YAJL_GET_INTEGER(v) > 0)
-    n = (uint64_t)YAJL_GET_INTEGER(v);
-  else if (v && YAJL_IS_STRING(v) && v->u.string)
-    n = strtoull(v->u.string, NULL, 10);
+  if (!v || YAJL_IS_NULL(v)) {
+    n = 0;
+  } else if (YAJL_IS_INTEGER(v)) {
+    n = YAJL_GET_INTEGER(v) >= 0 ? (uint64_t)YAJL_GET_INTEGER(v) : UINT64_MAX;
+  } else if (YAJL_IS_STRING(v) && v->u.string) {
+    const char *p = v->u.string;
+    size_t len = strlen(p);
+    n = len && len <= 18 && strspn(p, "0123456789") == len
+            ? strtoull(p, NULL, 10)
+            : UINT64_MAX;
+  } else {
+    n = UINT64_MAX;
+  }
   yajl_tree_free(root);
   return n;
 }
@@ -181,12 +196,22 @@ int otel_send(otel_sender_t *s, const char *body, size_t len, unsigned tries,
     char sn[256];
     CURLcode cc;
     s->blen = 0;
+    s->bcut = 0;
     s->body[0] = '\0';
     s->retry_after_ms = -1;
     cc = curl_easy_perform(s->curl);
     if (cc == CURLE_OK) {
       curl_easy_getinfo(s->curl, CURLINFO_RESPONSE_CODE, &code);
       if (code >= 200 && code < 300) {
+        /* A partial success we could not read whole is no confirmation:
+         * it may say any number of spans were rejected. */
+        if (s->bcut) {
+          say(err, errlen, "%s answered HTTP %ld with a body of more than %d "
+              "bytes: its partial success cannot be read whole, so the "
+              "spans are not taken as received", s->o.target->url, code,
+              BODY_MAX);
+          return -1;
+        }
         *rejected = rejected_of(s->body);
         return 0;
       }

@@ -2,12 +2,42 @@
 #include "config.h"
 
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
+
+#include "ipcstamp-proto.h"
 
 #include "output.h"
 
+/* Every string an output writes is valid UTF-8, whatever it came from (a
+ * file name, a vatID, text cut to a width): each byte that does not start
+ * a whole, strict UTF-8 character is written as U+FFFD.  yajl writes a
+ * string in one call, so a string that needs it is mended into a copy. */
 void out_str(yajl_gen g, const char *s) {
-  yajl_gen_string(g, (const unsigned char *)s, strlen(s));
+  size_t n = strlen(s), i = 0, o = 0, k;
+  char *m;
+  if ((k = ips_utf8_prefix(s, n)) == n) {
+    yajl_gen_string(g, (const unsigned char *)s, n);
+    return;
+  }
+  m = malloc(3 * n);
+  if (!m) { /* the text is lost, not the output's validity */
+    yajl_gen_string(g, (const unsigned char *)s, k);
+    return;
+  }
+  while (i < n) {
+    memcpy(m + o, s + i, k);
+    o += k;
+    i += k;
+    if (i == n)
+      break;
+    memcpy(m + o, "\xef\xbf\xbd", 3);
+    o += 3;
+    i++;
+    k = ips_utf8_prefix(s + i, n - i);
+  }
+  yajl_gen_string(g, (const unsigned char *)m, o);
+  free(m);
 }
 
 void out_int(yajl_gen g, const char *key, long long v) {
@@ -45,15 +75,6 @@ int out_format(const char *arg) {
   if (!strcmp(arg, "csv")) return REPORT_CSV;
   if (!strcmp(arg, "html")) return REPORT_HTML;
   return -1;
-}
-
-FILE *out_open(const char *prog, const char *path) {
-  FILE *f;
-  if (!path || !strcmp(path, "-"))
-    return stdout;
-  if (!(f = fopen(path, "w")))
-    fprintf(stderr, "%s: cannot write %s: %s\n", prog, path, strerror(errno));
-  return f;
 }
 
 int out_close(const char *prog, FILE *f, const char *path, const char *what) {

@@ -20,8 +20,6 @@ void out_us(yajl_gen g, const char *key, int64_t ns);     /* "key": 1.234 */
 void out_flush(yajl_gen g, FILE *f, int nl);
 /* --format's value as REPORT_* (below), or -1. */
 int out_format(const char *arg);
-/* -o PATH ("-" or NULL: stdout), or NULL after saying why on stderr. */
-FILE *out_open(const char *prog, const char *path);
 /* Flush f and close it unless it is stdout: 0, or -1 after saying on
  * stderr that PATH (or, for stdout, what) could not be written. */
 int out_close(const char *prog, FILE *f, const char *path, const char *what);

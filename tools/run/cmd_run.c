@@ -386,21 +386,11 @@ int cmd_run(int argc, char **argv) {
     run_demo_workload(&r.k, &r.feed, (int)rounds);
   }
 
-  if (slog_path) {
-    rc = ips_slog_open(&r.k.slog, slog_path, force ? IPS_SLOG_FORCE : 0, argc,
-                       argv);
-    if (rc) {
-      fprintf(stderr, "ipcstamp run: cannot write the slogfile %s: %s%s\n",
-              slog_path, ips_strerror(rc),
-              rc == -EEXIST ? " (use --force to replace it)" : "");
-      exit_code = CLI_EXIT_IO;
-      goto out;
-    }
-  }
-
   {
     /* IPCSTAMP_RING_DIR: the parent's ring (its stamps and each delivery's
-     * attribution); the workers inherit the variable and write their own. */
+     * attribution); the workers inherit the variable and write their own.
+     * Opened before the slogfile: a ring that cannot be made must not
+     * leave a slogfile behind (the retry would stop at "use --force"). */
     ips_ring_options_t ro;
     char m[300];
     ips_ring_options_init(&ro);
@@ -414,6 +404,20 @@ int cmd_run(int argc, char **argv) {
     if (ro.dir && ips_ring_open(&r.ring, &ro, m, sizeof m) != 0) {
       fprintf(stderr, "ipcstamp run: %s\n", m);
       exit_code = CLI_EXIT_IO;
+      goto out;
+    }
+  }
+
+  if (slog_path) {
+    rc = ips_slog_open(&r.k.slog, slog_path, force ? IPS_SLOG_FORCE : 0, argc,
+                       argv);
+    if (rc) {
+      fprintf(stderr, "ipcstamp run: cannot write the slogfile %s: %s%s\n",
+              slog_path, ips_strerror(rc),
+              rc == -EEXIST ? " (use --force to replace it)" : "");
+      exit_code = CLI_EXIT_IO;
+      if (r.ring) /* nothing ran: no ring of a run to look at */
+        unlink(ips_ring_path(r.ring));
       goto out;
     }
   }

@@ -259,13 +259,27 @@ static void on_result(ips_child_t *w, void *arg, const ips_result_t *res) {
   kernel_pump(k);
 }
 
+/* A worker's output line on stderr, which is often a terminal: the worker
+ * is untrusted, so its escapes are shown, not obeyed (cli_term_clean). */
+static void relay(const char *vat, const char *line, size_t n) {
+  char *c = malloc(n ? n : 1);
+  if (!c) {
+    fprintf(stderr, "[%s] (a line of %zu bytes: out of memory)\n", vat, n);
+    return;
+  }
+  memcpy(c, line, n);
+  cli_term_clean(c, n);
+  fprintf(stderr, "[%s] %.*s\n", vat, (int)n, c);
+  free(c);
+}
+
 static void on_console(ips_child_t *w, int fd, const char *line, size_t n) {
   vat_t *v = ips_child_data(w);
   kernel_t *k = v->k;
   if (k->slog)
     kernel_slog_check(k, ips_slog_console(k->slog, v->id, fd, line, n));
   else
-    fprintf(stderr, "[%s] %.*s\n", v->id, (int)n, line);
+    relay(v->id, line, n);
 }
 
 static void on_exit_(ips_child_t *w, int64_t status, int sig) {

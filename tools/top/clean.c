@@ -37,13 +37,6 @@ static int maps_file(long pid, dev_t dev, ino_t ino) {
   return found;
 }
 
-/* A ring is untrusted: its text is said as printable ASCII only. */
-static void printable(char *s) {
-  for (; *s; s++)
-    if ((unsigned char)*s < 0x20 || (unsigned char)*s >= 0x7f)
-      *s = '?';
-}
-
 int top_writer_dead(const char *path, long pid) {
   struct stat st;
   if (kill((pid_t)pid, 0) != 0 && errno == ESRCH)
@@ -98,8 +91,8 @@ int top_clean(const char *dir, FILE *out, size_t *removed, size_t *kept,
       continue;
     }
     ips_ring_reader_close(r);
-    printable(info.program);
-    printable(info.vat);
+    top_printable(info.program);
+    top_printable(info.vat);
     dead = top_writer_dead(path, pid);
     if (!dead) {
       fprintf(out, "kept %s: %s (pid %ld) is running\n", path,

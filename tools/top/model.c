@@ -11,6 +11,18 @@
 #include "ipcstamp-ring.h"
 #include "top.h"
 
+void top_printable(char *s) {
+  for (; *s; s++)
+    if ((unsigned char)*s < 0x20 || (unsigned char)*s >= 0x7f)
+      *s = '?';
+}
+
+/* The header's text as the views may print it. */
+static void info_printable(ips_ring_info_t *info) {
+  top_printable(info->program);
+  top_printable(info->vat);
+}
+
 void top_init(top_t *t, const char *dir) {
   memset(t, 0, sizeof *t);
   snprintf(t->dir, sizeof t->dir, "%s", dir);
@@ -46,7 +58,10 @@ static void on_stamp(top_proc_t *p, const ips_ring_event_t *ev) {
     snprintf(p->vat, sizeof p->vat, "*");
     return;
   }
-  if (vat[0]) snprintf(p->vat, sizeof p->vat, "%s", vat);
+  if (vat[0]) {
+    snprintf(p->vat, sizeof p->vat, "%s", vat);
+    top_printable(p->vat);
+  }
   switch (kind[0]) {
   case 'd':
     p->in_delivery = (uint64_t)ips_ring_event_int(ev, "delivery", 0);
@@ -64,7 +79,8 @@ static void on_stamp(top_proc_t *p, const ips_ring_event_t *ev) {
     break;
   case 'r':
     if (!p->in_delivery) break;
-    if (p->seg_kind == 'u') p->wait_ns += mono - p->seg_mono_ns;
+    if (p->seg_kind == 'u')
+      p->wait_ns = top_add(p->wait_ns, top_sub(mono, p->seg_mono_ns));
     p->seg_kind = 'r';
     p->seg_mono_ns = mono;
     break;
@@ -72,10 +88,10 @@ static void on_stamp(top_proc_t *p, const ips_ring_event_t *ev) {
     if (p->in_delivery) {
       top_done_t d;
       d.end_mono_ns = mono;
-      d.total_ns = mono - p->d_mono_ns;
+      d.total_ns = top_sub(mono, p->d_mono_ns);
       d.pipe_ns = -1;
       d.kernel_ns = p->wait_ns;
-      d.worker_ns = d.total_ns - p->wait_ns;
+      d.worker_ns = top_sub(d.total_ns, p->wait_ns);
       push_done(p, &d);
     }
     p->in_delivery = 0;
@@ -139,6 +155,15 @@ static int listed(const long *l, size_t n, long pid) {
   return 0;
 }
 
+/* p can no longer be read: why, kept as printable ASCII (the reader's
+ * messages quote the file, which anyone owning it wrote), and said once
+ * to the error callback. */
+static void set_error(top_t *t, top_proc_t *p, const char *msg) {
+  snprintf(p->error, sizeof p->error, "%s", msg);
+  top_printable(p->error);
+  if (t->error_cb) t->error_cb(t->cb_arg, p);
+}
+
 static void add_proc(top_t *t, const char *name, long pid) {
   top_proc_t *p;
   char msg[256];
@@ -155,10 +180,9 @@ static void add_proc(top_t *t, const char *name, long pid) {
   p->pid = pid;
   p->top = t;
   snprintf(p->path, sizeof p->path, "%s/%s", t->dir, name);
-  if (ips_ring_reader_open(&p->reader, p->path, msg, sizeof msg) != 0) {
-    snprintf(p->error, sizeof p->error, "%s", msg);
-  } else {
+  if (ips_ring_reader_open(&p->reader, p->path, msg, sizeof msg) == 0) {
     (void)ips_ring_reader_info(p->reader, &p->info); /* the role, first */
+    info_printable(&p->info);
     p->ppid = p->info.ppid;
     /* Once, here: a pid used again is told by the mappings, which cost
      * a read of /proc per ring. */
@@ -174,6 +198,8 @@ static void add_proc(top_t *t, const char *name, long pid) {
     return;
   }
   t->procs[t->nprocs++] = p;
+  if (!p->reader)
+    set_error(t, p, msg);
 }
 
 int top_refresh(top_t *t, char *msg, size_t size) {
@@ -209,11 +235,13 @@ int top_refresh(top_t *t, char *msg, size_t size) {
     if (p->more)
       t->more = 1;
     if (rc >= 0) rc = ips_ring_reader_info(p->reader, &p->info);
+    if (rc >= 0) info_printable(&p->info);
     if (rc < 0) {
-      snprintf(p->error, sizeof p->error, "%s",
-               ips_ring_reader_message(p->reader));
+      char m[sizeof p->error];
+      snprintf(m, sizeof m, "%s", ips_ring_reader_message(p->reader));
       ips_ring_reader_close(p->reader);
       p->reader = NULL;
+      set_error(t, p, m);
       continue;
     }
     if (!p->vat[0] && p->info.vat[0])
@@ -236,16 +264,16 @@ void top_stats(const top_proc_t *p, int64_t now_ns, int64_t window_ns,
   s->have_pipe = 1;
   for (i = 0; i < p->ndone; i++) {
     const top_done_t *d = &p->done[i];
-    if (d->end_mono_ns < now_ns - window_ns || d->end_mono_ns > now_ns)
+    if (d->end_mono_ns < top_sub(now_ns, window_ns) || d->end_mono_ns > now_ns)
       continue;
     totals[s->n++] = d->total_ns;
-    s->total_ns += d->total_ns;
-    s->worker_ns += d->worker_ns;
-    s->kernel_ns += d->kernel_ns;
+    s->total_ns = top_add(s->total_ns, d->total_ns);
+    s->worker_ns = top_add(s->worker_ns, d->worker_ns);
+    s->kernel_ns = top_add(s->kernel_ns, d->kernel_ns);
     if (d->pipe_ns < 0)
       s->have_pipe = 0;
     else
-      s->pipe_ns += d->pipe_ns;
+      s->pipe_ns = top_add(s->pipe_ns, d->pipe_ns);
   }
   if (!s->n) return;
   s->per_s = (double)s->n * 1e9 / (double)window_ns;

@@ -32,7 +32,8 @@ typedef struct top_proc_s {
   long ppid;                  /* its parent when it opened the ring; 0 */
   int gone;                   /* its pid is another process's now */
   ips_ring_reader_t *reader;  /* owned; NULL after a failure */
-  char error[256];            /* why the ring cannot be followed */
+  char error[256];            /* why the ring cannot be followed
+                                 (printable ASCII) */
   ips_ring_info_t info;       /* as of the last poll */
   char vat[16];               /* from the events, else the header */
   uint64_t lost;
@@ -69,6 +70,11 @@ typedef struct top_s {
    * the model has taken it.  NULL for top. */
   void (*event_cb)(void *arg, const top_proc_t *p, const ips_ring_event_t *ev);
   void (*lost_cb)(void *arg, const top_proc_t *p, uint64_t lost);
+  /* Optional: a ring found unreadable (refused at open, or failed since;
+   * p->error says why), once per ring, so that a reader that prints only
+   * events (watch, otel --ring) does not turn a corrupt ring into
+   * silence.  top shows it as the ring's row instead. */
+  void (*error_cb)(void *arg, const top_proc_t *p);
   void *cb_arg;
   /* Events read from one ring per refresh, at most (0: 1000000).  A
    * reader that joins rings (otel --ring) reads a backlog in small steps,
@@ -77,6 +83,17 @@ typedef struct top_s {
   size_t poll_max;
   int more;
 } top_t;
+
+/* a - b, and a + b, held at the int64 bounds instead of overflowing: a
+ * ring's values are whatever its writer put there. */
+static inline int64_t top_sub(int64_t a, int64_t b) {
+  int64_t r;
+  return __builtin_sub_overflow(a, b, &r) ? (b < 0 ? INT64_MAX : INT64_MIN) : r;
+}
+static inline int64_t top_add(int64_t a, int64_t b) {
+  int64_t r;
+  return __builtin_add_overflow(a, b, &r) ? (b < 0 ? INT64_MIN : INT64_MAX) : r;
+}
 
 /* Start watching dir (nothing is read yet).  Returns 0. */
 void top_init(top_t *t, const char *dir);
@@ -113,6 +130,11 @@ long top_run(const top_proc_t *p);
  * by pid.  Rings that cannot be followed come last.  out gets t->nprocs pointers.  Returns out's count. */
 size_t top_order(const top_t *t, int64_t now_ns, int64_t window_ns,
                  const top_proc_t **out);
+
+/* A ring is untrusted: the model keeps its text (program, vat) as
+ * printable ASCII only, every other byte made '?', so that no view writes
+ * a producer's escape sequence to a terminal.  In place. */
+void top_printable(char *s);
 
 /* The pid of a ring's file name, "<digits>.ring" only (temporary files
  * and anything else are not rings); -1 otherwise. */
