@@ -205,6 +205,29 @@ IPS_EXTERN size_t ips_delivery_nsegments(const ips_delivery_t *d);
 IPS_EXTERN int64_t ips_delivery_segment(const ips_delivery_t *d, size_t j,
                                         const char **name);
 
+/* The segments' kinds, as ips_delivery_segments() gives them; a kind's
+ * name is the one ips_delivery_segment() gives ("?" for none). */
+enum {
+  IPS_SEG_SEND, IPS_SEG_WORKER, IPS_SEG_UPCALL, IPS_SEG_KERNEL,
+  IPS_SEG_REPLY, IPS_SEG_RESULT, IPS_SEG_UNMATCHED, IPS_SEG_N
+};
+IPS_EXTERN const char *ips_segment_name(int kind);
+/* Segments from, from + 1, ... (at most cap, up to the last) into the
+ * caller's len[] and kind[]: returns how many (0 when from is past the
+ * last).  One call for a run of segments: what an output that writes
+ * them all calls, rather than ips_delivery_segment() for each. */
+IPS_EXTERN size_t ips_delivery_segments(const ips_delivery_t *d, size_t from,
+                                        size_t cap, int64_t *len,
+                                        unsigned char *kind);
+
+/* The upcalls the worker stamped: all of them, but for a truncated
+ * delivery's (xsnap's cap) the first n_up - n_unmatched. */
+IPS_EXTERN size_t ips_delivery_stamped_upcalls(const ips_delivery_t *d);
+/* Upcall i's time as the worker waited for it, r - u (upcall + kernel +
+ * reply), for i < ips_delivery_stamped_upcalls(d). */
+IPS_EXTERN int64_t ips_delivery_upcall_wait(const ips_delivery_t *d,
+                                            size_t i);
+
 /* ------------------------------------------------------------------------
  * Statistics.
  */

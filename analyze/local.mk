@@ -18,7 +18,13 @@ analyze_libanalyze_core_la_SOURCES = \
 	analyze/slog_fast.c \
 	analyze/json_skip.c \
 	analyze/attribute.h \
+	analyze/vat.h \
+	analyze/vats.c \
+	analyze/assemble.c \
 	analyze/attribute.c \
+	analyze/stats.c \
+	proto/attribution.h \
+	proto/attribution.c \
 	analyze/marks.h \
 	analyze/marks.c \
 	analyze/mark_pair.h \
@@ -34,6 +40,6 @@ include_HEADERS += analyze/ipcstamp-analyze.h analyze/ipcstamp-ring-read.h
 pkgconfig_DATA += analyze/ipcstamp-analyze.pc
 analyze_libipcstamp_analyze_la_SOURCES =
 analyze_libipcstamp_analyze_la_LIBADD = analyze/libanalyze-core.la
-analyze_libipcstamp_analyze_la_LDFLAGS = $(AM_LDFLAGS) -no-undefined -version-info 0:0:0
+analyze_libipcstamp_analyze_la_LDFLAGS = $(AM_LDFLAGS) -no-undefined -version-info 1:0:1
 
 dist_docs_DATA += docs/analyze.md

@@ -11,6 +11,8 @@ parent_libipcstamp_parent_la_SOURCES = \
 	parent/marks_check.c \
 	parent/slog.c \
 	parent/ring.c \
+	proto/attribution.h \
+	proto/attribution.c \
 	parent/child.c
 parent_libipcstamp_parent_la_CFLAGS = $(AM_CFLAGS) $(UV_CFLAGS) $(YAJL_CFLAGS)
 parent_libipcstamp_parent_la_LIBADD = proto/libipcstamp-proto.la $(UV_LIBS) $(YAJL_LIBS)

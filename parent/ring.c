@@ -4,9 +4,9 @@
  *
  * The attribution is the formula of docs/report.md over the two stamp lists the
  * parent holds at that moment (its own D (U R)* E and the worker's d (u r)*
- * e from the metering), computed here rather than by the analysis library:
- * linking libipcstamp-analyze (yajl, zlib, the slogfile reader) into the
- * libuv parent for four subtractions would tie the lower layer to the
+ * e from the metering), by the formula's one copy, proto/attribution.c,
+ * which is libc only: linking libipcstamp-analyze (yajl, zlib, the
+ * slogfile reader) into the libuv parent would tie the lower layer to the
  * higher one.  When the lists do not pair up (no mono clock, dropped
  * stamps, a different number of upcalls) no attribution is emitted: the
  * stamps are in the ring, and a reader can still see the delivery. */
@@ -14,6 +14,7 @@
 
 #include <string.h>
 
+#include "attribution.h"
 #include "ipcstamp-ring.h"
 #include "ring.h"
 #include "child.h"
@@ -47,10 +48,12 @@ void ips__child_ring_result(ips_child_t *w, const ips_result_t *res,
                             void *arg) {
   const ips_metering_t *m = res->metering;
   ips_ring_attribution_t a;
+  ips__attr_in_t in;
+  ips__attr_out_t out;
   char pk[64];
+  int64_t pm[sizeof pk];
   size_t n = res->nstamps, kp, kw, i;
   const ips_stamp_t *P = res->stamps;
-  int64_t pipe, kernel, total;
 
   if ((!w->ring && !w->o.attribution_cb) || res->kind != IPS_RESULT_OK || !m || !m->mono_ns ||
       m->dropped || !P || n > sizeof pk || n != m->n)
@@ -59,20 +62,20 @@ void ips__child_ring_result(ips_child_t *w, const ips_result_t *res,
   if (!shape(pk, n, 'D', 'U', 'R', 'E', &kp) ||
       !shape(m->kinds, m->n, 'd', 'u', 'r', 'e', &kw) || kp != kw)
     return;
-  /* P[0] = D, P[2i+1] = U, P[2i+2] = R, P[n-1] = E; the same for the
-   * worker's d, u, r, e. */
-  pipe = (m->mono_ns[0] - P[0].mono_ns) + (P[n - 1].mono_ns - m->mono_ns[n - 1]);
-  kernel = 0;
-  for (i = 1; i + 1 < n; i += 2) {
-    pipe += (P[i].mono_ns - m->mono_ns[i]) + (m->mono_ns[i + 1] - P[i + 1].mono_ns);
-    kernel += P[i + 1].mono_ns - P[i].mono_ns;
-  }
-  total = P[n - 1].mono_ns - P[0].mono_ns;
+  /* Both lists on the one mono clock the two processes share. */
+  for (i = 0; i < n; i++) pm[i] = P[i].mono_ns;
+  memset(&in, 0, sizeof in);
+  in.P = pm;
+  in.W = m->mono_ns;
+  in.n_up = kp;
+  if (!ips__attr_in_range(pm, n) || !ips__attr_in_range(m->mono_ns, n))
+    return; /* not a clock's: the worker's metering is untrusted */
+  if (ips__attribute(&in, &out) != 0) return; /* a hostile worker's sums */
   memset(&a, 0, sizeof a);
-  a.pipe_ns = pipe;
-  a.kernel_ns = kernel;
-  a.worker_ns = total - pipe - kernel;
-  a.total_ns = total;
+  a.pipe_ns = out.pipe;
+  a.kernel_ns = out.kernel;
+  a.worker_ns = out.worker;
+  a.total_ns = out.total;
   a.delivery = w->ring_delivery;
   a.vat = w->ring_vat;
   a.mono_ns = P[n - 1].mono_ns;

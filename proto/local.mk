@@ -13,4 +13,8 @@ proto_libipcstamp_proto_la_SOURCES = \
 	proto/marks.c \
 	proto/utf8.c
 proto_libipcstamp_proto_la_LDFLAGS = $(AM_LDFLAGS) -no-undefined -version-info 0:0:0
+# proto/attribution.c, the formula of the attribution (libc only), is not in
+# this library: its symbols are internal, and the two libraries that use it
+# (parent/ for its live-ring events, analyze/ for everything else) list it
+# among their own sources, so that the one copy is compiled into each.
 dist_docs_DATA += docs/protocol.md docs/ring.md

@@ -50,6 +50,11 @@ START_TEST(test_internals_hidden) {
   ck_assert_ptr_nonnull(dlsym(self, "ips_analysis_read"));
   ck_assert_ptr_null(dlsym(self, "ips__slog_parse"));
   ck_assert_ptr_null(dlsym(self, "ips__attr_feed"));
+  /* The formula's one copy is compiled into the parent and the analysis,
+   * hidden in both; the analysis exports its segment walk. */
+  ck_assert_ptr_null(dlsym(self, "ips__attribute"));
+  ck_assert_ptr_nonnull(dlsym(self, "ips_delivery_segments"));
+  ck_assert_ptr_nonnull(dlsym(self, "ips_delivery_upcall_wait"));
   /* The ring: the producer from proto, the reader from the analysis. */
   ck_assert_ptr_nonnull(dlsym(self, "ips_ring_open"));
   ck_assert_ptr_nonnull(dlsym(self, "ips_ring_stamp"));

@@ -183,3 +183,12 @@ EXTRA_PROGRAMS += tests/bench/bench_mark
 BENCH_PROGS += tests/bench/bench_mark
 tests_bench_bench_mark_SOURCES = tests/bench/bench_mark.c
 tests_bench_bench_mark_LDADD = proto/libipcstamp-proto.la
+
+# The attribution itself (tests/analyze/): the formula and the stages,
+# from hand-worked deliveries.  Run alone: make check TESTS=tests/analyze/check_attribution
+check_PROGRAMS += tests/analyze/check_attribution
+TESTS += tests/analyze/check_attribution
+tests_analyze_check_attribution_SOURCES = tests/analyze/check_attribution.c
+tests_analyze_check_attribution_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS) $(YAJL_CFLAGS)
+tests_analyze_check_attribution_LDADD = analyze/libanalyze-core.la $(CHECK_LIBS) \
+	$(YAJL_LIBS) $(ZLIB_LIBS) -lm -lpthread

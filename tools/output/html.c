@@ -37,9 +37,6 @@
 enum { Q_PIPE, Q_WORKER, Q_KERNEL, Q_TOTAL, Q_UPCALL, Q_N };
 static const char *const q_names[Q_N] = {"pipe", "worker", "kernel", "total",
                                          "upcall"};
-static const char *const seg_kinds[] = {"send",  "worker", "upcall", "kernel",
-                                        "reply", "result", "unmatched"};
-#define NKINDS (sizeof seg_kinds / sizeof seg_kinds[0])
 
 typedef struct {
   int64_t t, total;
@@ -135,13 +132,13 @@ static int bin_of(int64_t v) {
 }
 
 static void hist_add(hists_t *h, const ips_delivery_t *d) {
-  size_t i;
+  size_t i, ns = ips_delivery_stamped_upcalls(d);
   h->h[Q_PIPE][bin_of(d->pipe)]++;
   h->h[Q_WORKER][bin_of(d->worker)]++;
   h->h[Q_KERNEL][bin_of(d->kernel)]++;
   h->h[Q_TOTAL][bin_of(d->total)]++;
-  for (i = 0; i < d->n_up - (d->truncated ? d->n_unmatched : 0); i++)
-    h->h[Q_UPCALL][bin_of(d->W[2 + 2 * i] - d->W[1 + 2 * i])]++;
+  for (i = 0; i < ns; i++)
+    h->h[Q_UPCALL][bin_of(ips_delivery_upcall_wait(d, i))]++;
 }
 
 /* Adds a point; when the buckets are full, each pair of neighbours becomes
@@ -196,17 +193,9 @@ static hvat_t *vat_of(html_t *h, const char *name) {
   return &h->vats[h->nvats++];
 }
 
-static int kind_of(const char *name) {
-  size_t k;
-  for (k = 0; k < NKINDS; k++)
-    if (!strcmp(seg_kinds[k], name))
-      return (int)k;
-  return (int)NKINDS - 1;
-}
-
 static void slow_add(html_t *h, const ips_delivery_t *d, int64_t t) {
   hslow_t *s;
-  size_t i, j, ns;
+  size_t i, ns;
   if (!h->maxslow)
     return;
   if (h->nslow < h->maxslow) {
@@ -236,11 +225,7 @@ static void slow_add(html_t *h, const ips_delivery_t *d, int64_t t) {
   ns = ips_delivery_nsegments(d);
   s->nseg = ns < HTML_SEGS ? ns : HTML_SEGS;
   s->more = ns - s->nseg;
-  for (j = 0; j < s->nseg; j++) {
-    const char *name;
-    s->len[j] = ips_delivery_segment(d, j, &name);
-    s->kind[j] = (unsigned char)kind_of(name);
-  }
+  (void)ips_delivery_segments(d, 0, s->nseg, s->len, s->kind);
 }
 
 void html_delivery(html_t *h, const ips_stats_t *st, const ips_delivery_t *d) {
@@ -453,7 +438,7 @@ static void data_json(html_t *h, yajl_gen g, const ips_analysis_t *a,
     yajl_gen_array_open(g);
     for (j = 0; j < s->nseg; j++) {
       yajl_gen_array_open(g);
-      gs(g, seg_kinds[s->kind[j]]);
+      gs(g, ips_segment_name(s->kind[j]));
       yajl_gen_integer(g, s->len[j]);
       yajl_gen_array_close(g);
     }

@@ -12,7 +12,7 @@ const char *const latency_names[LAT_N] = {"pipe", "worker", "kernel",
                                           "total", "upcall"};
 
 void latency_add(ips_hist_t *h, int what, const ips_delivery_t *d) {
-  size_t i;
+  size_t i, ns;
   switch (what) {
     case LAT_PIPE: ips_hist_add(h, d->pipe); break;
     case LAT_WORKER: ips_hist_add(h, d->worker); break;
@@ -20,8 +20,9 @@ void latency_add(ips_hist_t *h, int what, const ips_delivery_t *d) {
     case LAT_TOTAL: ips_hist_add(h, d->total); break;
     default:
       /* the upcalls the worker stamped (xsnap stops at 250) */
-      for (i = 0; i < d->n_up - (d->truncated ? d->n_unmatched : 0); i++)
-        ips_hist_add(h, d->W[2 + 2 * i] - d->W[1 + 2 * i]);
+      ns = ips_delivery_stamped_upcalls(d);
+      for (i = 0; i < ns; i++)
+        ips_hist_add(h, ips_delivery_upcall_wait(d, i));
   }
 }
 

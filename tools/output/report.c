@@ -52,19 +52,39 @@ static void tb_us(tb_t *t, int64_t ns) {
   t->n += ips_put_us(t->b + t->n, ns);
 }
 
-/* A segment: the literal before it (a constant: " | worker "), then its
- * figure, with room for both made once.  The name is not looked up and
- * measured per segment: a report prints some 600,000 of them. */
-#define TB_SEG(t, lit, ns)                                 \
-  do {                                                     \
-    if ((t)->n + sizeof(lit) - 1 + 32 > sizeof (t)->b) {   \
-      fwrite((t)->b, 1, (t)->n, (t)->f);                   \
-      (t)->n = 0;                                          \
-    }                                                      \
-    memcpy((t)->b + (t)->n, (lit), sizeof(lit) - 1);       \
-    (t)->n += sizeof(lit) - 1;                             \
-    (t)->n += ips_put_us((t)->b + (t)->n, (ns));           \
-  } while (0)
+/* The segments' literals, " | worker " and so on, each in 16 bytes so that
+ * it is copied as one constant-size move (a report prints some 600,000);
+ * the row after the last is room for the last's copy to read. */
+static const struct {
+  char s[16];
+  size_t n;
+} seg_lit[IPS_SEG_N + 1] = {
+#define SEG_LIT(s) {" | " s " ", sizeof(" | " s " ") - 1}
+    SEG_LIT("send"),  SEG_LIT("worker"), SEG_LIT("upcall"),   SEG_LIT("kernel"),
+    SEG_LIT("reply"), SEG_LIT("result"), SEG_LIT("unmatched"), {"", 0}
+#undef SEG_LIT
+};
+
+/* The delivery's segments as the library walks them, a run at a time:
+ * "send 1.0 | worker 2.0 | ...". */
+static void tb_segments(tb_t *t, const ips_delivery_t *d) {
+  int64_t len[64];
+  unsigned char kind[64];
+  size_t from = 0, got, j, skip = 3; /* no " | " before the first */
+  while ((got = ips_delivery_segments(d, from, 64, len, kind)) > 0) {
+    for (j = 0; j < got; j++) {
+      if (t->n + 16 + 32 > sizeof t->b) {
+        fwrite(t->b, 1, t->n, t->f);
+        t->n = 0;
+      }
+      memcpy(t->b + t->n, seg_lit[kind[j]].s + skip, 16 - 3);
+      t->n += seg_lit[kind[j]].n - skip;
+      t->n += ips_put_us(t->b + t->n, len[j]);
+      skip = 0;
+    }
+    from += got;
+  }
+}
 
 static void tb_ll(tb_t *t, long long v) {
   char b[32];
@@ -114,33 +134,7 @@ void report_delivery_text(report_out_t *r, const ips_delivery_t *d) {
     tb_us(&t, d->unmatched);
   }
   TB_LIT(&t, "\n  ");
-  if (!d->n_unmatched && !d->truncated) {
-    /* Every upcall matched: ips_delivery_segment()'s segments written
-     * straight from P and W (send; worker, upcall, kernel, reply per
-     * upcall; the last worker run; result), the names as literals. */
-    const int64_t *P = d->P, *W = d->W;
-    size_t i, n = d->n_up;
-    TB_SEG(&t, "send ", W[0] - P[0]);
-    for (i = 0; i < n; i++) {
-      TB_SEG(&t, " | worker ", W[2 * i + 1] - W[2 * i]);
-      TB_SEG(&t, " | upcall ", P[2 * i + 1] - W[2 * i + 1]);
-      TB_SEG(&t, " | kernel ", P[2 * i + 2] - P[2 * i + 1]);
-      TB_SEG(&t, " | reply ", W[2 * i + 2] - P[2 * i + 2]);
-    }
-    TB_SEG(&t, " | worker ", W[2 * n + 1] - W[2 * n]);
-    TB_SEG(&t, " | result ", P[2 * n + 1] - W[2 * n + 1]);
-  } else {
-    size_t ns = ips_delivery_nsegments(d);
-    for (j = 0; j < ns; j++) {
-      const char *name;
-      int64_t v = ips_delivery_segment(d, j, &name);
-      if (j)
-        TB_LIT(&t, " | ");
-      tb_str(&t, name);
-      TB_LIT(&t, " ");
-      tb_us(&t, v);
-    }
-  }
+  tb_segments(&t, d);
   TB_LIT(&t, "\n");
   /* The VM's own marks and spans (issue 14), in time order, indented by
    * nesting, each with the worker stretch it starts in. */

@@ -313,7 +313,7 @@ void trace_delivery(trace_t *t, const ips_stats_t *st,
    * whole; truncated (xsnap's 502 stamps), the worker's side after its
    * last stamp mirrors the kernel's and is named so. */
   int matched = d->n_unmatched == 0 || d->truncated, kl, wl, pid, kt, wt;
-  size_t stamped = d->truncated ? d->n_up - d->n_unmatched : d->n_up;
+  size_t stamped = ips_delivery_stamped_upcalls(d);
   long vi;
   vat_t *v;
   char name[96 + VAT_NAME_MAX + 32], wait[VAT_NAME_MAX + 16], up[48];

@@ -1,0 +1,204 @@
+/* stats.c — what the analysis keeps of each delivery: the skips, the
+ * filters, the sums per vat and over the input, the slowest deliveries;
+ * and the delivery's way out to the caller (ips__account). */
+#include "config.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "marks.h"
+#include "vat.h"
+
+static const char *const skip_msgs[] = {
+#define XX(name, msg) msg,
+    IPS_SKIP_MAP(XX)
+#undef XX
+};
+
+static const char *const skip_names[] = {
+#define XX(name, msg) #name,
+    IPS_SKIP_MAP(XX)
+#undef XX
+};
+
+const char *ips_skip_name(int reason) {
+  return reason >= 0 && reason < IPS_SKIP_N ? skip_names[reason] : "?";
+}
+
+const char *ips_skip_message(int reason) {
+  return reason >= 0 && reason < IPS_SKIP_N ? skip_msgs[reason] : "?";
+}
+
+void ips__skip(ips_analysis_t *a, const char *vat, long line, int reason,
+               const char *detail) {
+  ips_skip_t sk;
+  /* A delivery of a vat the filter hides is nobody's business; a bad line
+   * may have been anybody's, so it always counts. */
+  if (vat && a->vat_filter && strcmp(vat, a->vat_filter))
+    return;
+  a->st.skipped[reason]++;
+  if (reason <= IPS_SKIP_TOO_LONG)
+    a->st.skipped_lines++;
+  else
+    a->st.skipped_deliveries++;
+  if (a->o.on_skip) {
+    sk.reason = reason;
+    sk.line = line;
+    sk.detail = detail ? detail : "";
+    a->o.on_skip(a->o.arg, &sk);
+  }
+}
+
+/* Whether the delivery in progress of v passes the time and crank
+ * filters (the vat filter is v->shown). */
+static int in_window(const ips_analysis_t *a, const ips__vat_t *v) {
+  const ips_stats_t *st = &a->st;
+  int64_t t;
+  /* A replayed delivery has no crank (-1): outside any crank window, but
+   * shown when there is none. */
+  if (v->crank < 0 ? a->o.crank_min > 0 || a->o.crank_max > 0
+                   : v->crank < a->o.crank_min ||
+                         (a->o.crank_max && v->crank > a->o.crank_max))
+    return 0;
+  if (!a->o.since_ns && !a->o.until_ns)
+    return 1;
+  /* On the clock the trace and the report measure from. */
+  if (v->D.has_m && st->first_mono_ok)
+    t = v->D.m - st->first_mono;
+  else if (st->first_time_ok)
+    t = v->D.w - st->first_time;
+  else
+    return 1;
+  return t >= a->o.since_ns && (!a->o.until_ns || t < a->o.until_ns);
+}
+
+int ips__counts(const ips_analysis_t *a, const ips__vat_t *v) {
+  return v->shown && in_window(a, v) &&
+         !(a->o.limit && a->shown >= a->o.limit);
+}
+
+void ips__skip_of(ips_analysis_t *a, const ips__vat_t *v, long line,
+                  int reason, const char *detail) {
+  if (v && (!in_window(a, v) || (a->o.limit && a->shown >= a->o.limit)))
+    return;
+  ips__skip(a, v ? v->name : NULL, line, reason, detail);
+}
+
+/* Whether adding d to t keeps every sum in range. */
+static int totals_fit(const ips_totals_t *t, const ips_delivery_t *d) {
+  int64_t x;
+  return !__builtin_add_overflow(t->pipe, d->pipe, &x) &&
+         !__builtin_add_overflow(t->worker, d->worker, &x) &&
+         !__builtin_add_overflow(t->kernel, d->kernel, &x) &&
+         !__builtin_add_overflow(t->total, d->total, &x) &&
+         !__builtin_add_overflow(t->unmatched, d->unmatched, &x) &&
+         !__builtin_add_overflow(t->cpu, d->cpu_ns, &x) &&
+         !__builtin_add_overflow(t->offcpu, d->offcpu_ns, &x) &&
+         !__builtin_add_overflow(t->cpu_worker, d->worker, &x) &&
+         !__builtin_add_overflow(t->gap, d->gap_ns, &x);
+}
+
+/* One place adds a delivery to a set's sums: a vat's and the whole
+ * input's. */
+static void add_totals(ips_totals_t *t, const ips_delivery_t *d) {
+  t->n++;
+  if (d->clock == 'm')
+    t->n_mono++;
+  else
+    t->n_wall++;
+  t->pipe += d->pipe;
+  t->worker += d->worker;
+  t->kernel += d->kernel;
+  t->total += d->total;
+  if (d->has_cpu) {
+    t->n_cpu++;
+    t->cpu += d->cpu_ns;
+    t->offcpu += d->offcpu_ns;
+    t->cpu_worker += d->worker;
+  }
+  if (d->has_gap) {
+    t->n_gap++;
+    t->gap += d->gap_ns;
+  }
+  if (d->quake)
+    t->n_quake++;
+  if (d->replay)
+    t->n_replay++;
+  if (d->n_unmatched) {
+    t->n_unmatched++;
+    t->unmatched += d->unmatched;
+  }
+  if (d->truncated)
+    t->n_truncated++;
+  if (!d->ok)
+    t->n_error++;
+}
+
+/* The slowest deliveries, kept sorted by insertion; ties keep file order. */
+static void keep_slow(ips_analysis_t *a, const ips_delivery_t *d) {
+  size_t i, top = a->o.top;
+  ips_slow_t *s;
+  if (top == 0)
+    return;
+  if (a->nslow == top && a->slow[a->nslow - 1].total >= d->total)
+    return;
+  i = a->nslow < top ? a->nslow++ : a->nslow - 1;
+  while (i > 0 && a->slow[i - 1].total < d->total) {
+    a->slow[i] = a->slow[i - 1];
+    i--;
+  }
+  s = &a->slow[i];
+  snprintf(s->vat, sizeof s->vat, "%s", d->vat);
+  snprintf(s->desc, sizeof s->desc, "%s", d->desc);
+  s->crank = d->crank;
+  s->dnum = d->dnum;
+  s->line = d->line;
+  s->pipe = d->pipe;
+  s->worker = d->worker;
+  s->kernel = d->kernel;
+  s->total = d->total;
+}
+
+const ips_slow_t *ips_analysis_slowest(const ips_analysis_t *a, size_t *n) {
+  *n = a->nslow;
+  return a->slow;
+}
+
+/* A result without worker stamps (dr[2] null): a local vat's delivery, or a
+ * worker's error with no metering.  Counted, not skipped: nothing in the
+ * file is wrong. */
+void ips__count_unstamped(ips_analysis_t *a, ips__vat_t *v,
+                          const ips__rec_t *r) {
+  if (!ips__counts(a, v))
+    return;
+  if (r->ok) {
+    v->s.t.n_local++;
+    a->st.all.n_local++;
+  } else {
+    v->s.t.n_error++;
+    a->st.all.n_error++;
+  }
+}
+
+void ips__account(ips_analysis_t *a, ips__vat_t *v, ips_delivery_t *dv) {
+  if (!ips__counts(a, v))
+    return;
+  if (!totals_fit(&v->s.t, dv) || !totals_fit(&a->st.all, dv)) {
+    ips__skip_of(a, v, v->line, IPS_SKIP_RANGE,
+                 "the file's totals would overflow");
+    return;
+  }
+  if (dv->clock == 'w') {
+    v->s.has_offset = 1;
+    v->s.offset_ns = dv->offset_ns;
+    v->s.bound_ns = dv->bound_ns;
+  }
+  add_totals(&v->s.t, dv);
+  add_totals(&a->st.all, dv);
+  a->shown++;
+  keep_slow(a, dv);
+  if (dv->n_marks)
+    ips__marks_count(a, dv);
+  if (a->o.on_delivery)
+    a->o.on_delivery(a->o.arg, dv);
+}
