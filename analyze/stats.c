@@ -95,7 +95,15 @@ static int totals_fit(const ips_totals_t *t, const ips_delivery_t *d) {
          !__builtin_add_overflow(t->cpu, d->cpu_ns, &x) &&
          !__builtin_add_overflow(t->offcpu, d->offcpu_ns, &x) &&
          !__builtin_add_overflow(t->cpu_worker, d->worker, &x) &&
-         !__builtin_add_overflow(t->gap, d->gap_ns, &x);
+         !__builtin_add_overflow(t->gap, d->gap_ns, &x) &&
+         !__builtin_add_overflow(t->wait_pipe, d->pipe, &x) &&
+         !__builtin_add_overflow(t->pipe_wait, d->pipe_wait, &x) &&
+         !__builtin_add_overflow(t->pipe_transit, d->pipe_transit, &x) &&
+         !__builtin_add_overflow(t->pipe_unsplit, d->pipe_unsplit, &x) &&
+         !__builtin_add_overflow(t->runnable, d->runnable_ns, &x) &&
+         !__builtin_add_overflow(t->blocked, d->blocked_ns, &x) &&
+         !__builtin_add_overflow(t->split_offcpu, d->offcpu_ns, &x) &&
+         !__builtin_add_overflow(t->split_runnable, d->runnable_ns, &x);
 }
 
 /* One place adds a delivery to a set's sums: a vat's and the whole
@@ -115,6 +123,24 @@ static void add_totals(ips_totals_t *t, const ips_delivery_t *d) {
     t->cpu += d->cpu_ns;
     t->offcpu += d->offcpu_ns;
     t->cpu_worker += d->worker;
+  }
+  if (d->has_wait) { /* its whole pipe, split as it is */
+    t->n_wait++;
+    t->wait_pipe += d->pipe;
+    t->pipe_wait += d->pipe_wait;
+    t->pipe_transit += d->pipe_transit;
+    t->pipe_unsplit += d->pipe_unsplit;
+    t->wait_worker += d->wait_worker;
+  }
+  if (d->has_runnable) {
+    t->n_runnable++;
+    t->runnable += d->runnable_ns;
+    if (d->has_cpu) {
+      t->n_blocked++;
+      t->blocked += d->blocked_ns;
+      t->split_offcpu += d->offcpu_ns;
+      t->split_runnable += d->runnable_ns;
+    }
   }
   if (d->has_gap) {
     t->n_gap++;
