@@ -26,6 +26,8 @@ struct ips_analysis_s {
   int has_mono;                  /* the latest parent monotime seen */
   int64_t last_mono;
   int64_t *P, *W;                /* a delivery's stamps, for the callback */
+  int64_t *PQ, *WQ;              /* beside them, the run-queue delays (-1:
+                                    not measured) */
   ips_stats_t st;
   ips_slow_t *slow;              /* o.top entries, nslow used */
   size_t nslow;

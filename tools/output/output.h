@@ -103,7 +103,8 @@ int html_close(html_out_t *h, const ips_analysis_t *a, const char *only);
 
 /* ---- latency (latency.c) ----------------------------------------------- */
 
-enum { LAT_PIPE, LAT_WORKER, LAT_KERNEL, LAT_TOTAL, LAT_UPCALL, LAT_N };
+enum { LAT_PIPE, LAT_WORKER, LAT_KERNEL, LAT_TOTAL, LAT_UPCALL, LAT_TRANSIT,
+       LAT_WAIT, LAT_RUNNABLE, LAT_BLOCKED, LAT_N };
 extern const char *const latency_names[LAT_N];
 
 /* Adds what of d to h (LAT_UPCALL: each upcall as the worker waits). */
