@@ -28,7 +28,7 @@
 #include "loaded_cpu.h"
 #include "run_suites.h"
 
-#define NDELIV 150
+#define NDELIV 60
 
 static long long num(yajl_val o, const char *k) {
   const char *p[] = {k, NULL};
