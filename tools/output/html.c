@@ -378,14 +378,7 @@ static void data_json(html_t *h, yajl_gen g, const ips_analysis_t *a,
   gi(g, "timequakes", (long long)st->all.n_quake);
   gi(g, "restarts", (long long)st->restarts);
   gi(g, "replayed", (long long)st->all.n_replay);
-  if (st->wait.n_wait) { /* issue 30: the pipe split, over those deliveries */
-    gi(g, "wait_deliveries", (long long)st->wait.n_wait);
-    gi(g, "wait_pipe_ns", st->wait.wait_pipe);
-    gi(g, "pipe_transit_ns", st->wait.pipe_transit);
-    gi(g, "pipe_wait_ns", st->wait.pipe_wait);
-    gi(g, "pipe_wait_worker_ns", st->wait.wait_worker);
-  }
-  out_kv(g, "kernel_stamps", st->ipcstamp_parent ? "pipe" : "records");
+  out_wait_totals(g, st);
   yajl_gen_map_close(g);
   gs(g, "vats");
   yajl_gen_array_open(g);

@@ -669,29 +669,7 @@ void report_summary_json(report_out_t *r, const ips_analysis_t *a) {
     gi(g, "cpu_ns", t->cpu);
     gi(g, "offcpu_ns", t->offcpu);
   }
-  {
-    const ips_wait_totals_t *w = &st->wait;
-    if (w->n_wait) { /* over those deliveries: pipe = transit + wait + unsplit */
-      gi(g, "wait_deliveries", (long long)w->n_wait);
-      gi(g, "wait_pipe_ns", w->wait_pipe);
-      gi(g, "pipe_transit_ns", w->pipe_transit);
-      gi(g, "pipe_wait_ns", w->pipe_wait);
-      gi(g, "pipe_wait_worker_ns", w->wait_worker);
-      gi(g, "pipe_unsplit_ns", w->pipe_unsplit);
-    }
-    if (w->n_runnable) {
-      gi(g, "runnable_deliveries", (long long)w->n_runnable);
-      gi(g, "runnable_ns", w->runnable);
-    }
-    if (w->n_blocked) {
-      gi(g, "blocked_deliveries", (long long)w->n_blocked);
-      gi(g, "split_offcpu_ns", w->split_offcpu);
-      gi(g, "split_runnable_ns", w->split_runnable);
-      gi(g, "blocked_ns", w->blocked);
-    }
-  }
-  gs(g, "kernel_stamps");
-  gs(g, st->ipcstamp_parent ? "pipe" : "records");
+  out_wait_totals(g, st);
   gs(g, "vats");
   yajl_gen_array_open(g);
   for (i = 0; i < nv; i++) {
