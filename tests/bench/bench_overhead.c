@@ -284,7 +284,7 @@ static void compare(uv_loop_t *loop, ips_child_t *on, ips_child_t *off,
     if (a.mlen && ips_metering_parse(a.metering, a.mlen, &m, err, sizeof err) == 0 &&
         m.mono_ns && ips_stamps_init(&t, m.n + 1) == 0) {
       for (j = 0; j < m.n; j++) {
-        ips_stamp_t st = {m.wall_us[j], m.mono_ns[j], m.kinds[j]};
+        ips_stamp_t st = {m.wall_us[j], m.mono_ns[j], m.kinds[j], 0, 0};
         ips_stamps_put(&t, &st);
       }
       for (i = 0; i < 2000; i++) /* warm: code, table, output page */
@@ -324,8 +324,7 @@ int main(int argc, char **argv) {
   off = spawn(&loop, path, vs ? SIDE_CPU : SIDE_OFF);
   if (vs)
     printf("IPCSTAMP_BENCH_VS=run-delay: 'on' is the run-queue delay on both "
-           "sides, 'off' cpu_ns, stamps on in both
-");
+           "sides, 'off' cpu_ns, stamps on in both\n");
   printf("bench_overhead: deliveries through the libuv parent to %s,\n"
          "stamps on vs IPCSTAMP_DISABLE=1, alternating, median of per-round "
          "ratios;\n%s\n",
