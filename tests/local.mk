@@ -5,7 +5,8 @@
 # first, cached (tests/peers.sh).  The stamp changes only when what is
 # installed does: a rule building from the npm packages depends on it.
 check_DATA += tests/peers.stamp
-EXTRA_DIST += tests/peers.sh
+EXTRA_DIST += tests/peers.sh tests/peers.test
+TESTS += tests/peers.test
 CLEANFILES += tests/peers.stamp
 tests/peers.stamp: FORCE
 	@$(MKDIR_P) tests && \

@@ -82,7 +82,7 @@ peer() {
     # An install made before the hash was recorded (by npm ci after the
     # lock last changed) is taken as it is.
     if [ -z "$have" ] && [ -d "$nm/$pkg" ] && [ $install = yes ] &&
-       [ "$nm/.package-lock.json" -nt "$p/package-lock.json" ]; then
+       [ -n "$(find "$nm/.package-lock.json" -newer "$p/package-lock.json" 2>/dev/null)" ]; then
         echo "$want" >"$nm/.ipcstamp-lock" && have=$want
     fi
     if [ $install = yes ] && [ -n "$want" ] &&
@@ -93,16 +93,16 @@ peer() {
             if (cd "$p" && npm ci --no-audit --no-fund --loglevel=error) >&2; then
                 echo "$want" >"$nm/.ipcstamp-lock"
             else
-                say "npm ci failed in $p: $what are skipped"
+                say "npm ci failed in $p"
             fi
         else
-            say "npm is not installed: $what are skipped"
+            say "npm is not installed"
         fi
     fi
     if [ -d "$nm/$pkg" ]; then
         echo "$p $pkg $(cat "$nm/.ipcstamp-lock" 2>/dev/null || echo installed)"
     else
-        [ $install = yes ] || say "no $pkg in $nm: $what are skipped"
+        say "no $pkg in $nm: skipping $what"
         echo "$p $pkg missing"
     fi
 }
