@@ -31,6 +31,7 @@ EXTRA_DIST += tests/follow.test tests/recompute.test tests/recompute.py \
 	tests/data/bad.slog \
 	tests/data/run.slog \
 	tests/data/rundelay.slog \
+	tests/data/xs-rundelay.slog.gz \
 	tests/data/run.report.txt \
 	tests/data/run.latency.txt \
 	tests/data/marks.slog.gz \
