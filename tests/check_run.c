@@ -213,6 +213,11 @@ START_TEST(test_bad_workload) {
   write_file(wl, "{\"vat\":\"v1\",\"vd\":1,\"evaluate\":\"x\"}\n");
   ck_assert_int_eq(run(args), 3);
   assert_err("exactly one of \"evaluate\" and \"vd\"");
+  /* A run that would deliver nothing is not a success. */
+  write_file(wl, "\n\n");
+  ck_assert_int_eq(run(args), 3);
+  assert_err("has no line to run");
+  ck_assert_int_ne(access(slog, F_OK), 0);
 }
 END_TEST
 
@@ -250,6 +255,9 @@ START_TEST(test_fault_exit_code) {
   write_file(wl, "{\"vat\":\"v1\",\"vd\":1}\n{\"vat\":\"v1\",\"vd\":2}\n");
   ck_assert_int_eq(run(args), 1);
   assert_err("missing comma after the payload");
+  /* The counts of a failed run are part of its error, never a summary
+   * that reads as a success. */
+  assert_err("ipcstamp run: failed: 1 vat, ");
   ck_assert_int_eq(check_slog(failed_slog(), "deliver-result"), 1);
   s = slurp(failed_slog());
   ck_assert(strstr(s, "\"fault\":\"IPS_ENS_NO_COMMA\"") != NULL);

@@ -6,7 +6,8 @@ bin_PROGRAMS += tools/ipcstamp
 noinst_HEADERS += tools/cli.h tools/output/output.h tools/otel/otel.h
 tools_ipcstamp_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/analyze -I$(top_srcdir)/tools \
 	-I$(top_builddir)/tools/output \
-	-DIPS_OTEL_PROGRAM='"$(pkglibexecdir)/ipcstamp-otel"'
+	-DIPS_OTEL_PROGRAM='"$(pkglibexecdir)/ipcstamp-otel"' \
+	-DIPS_XS_WORKER='"$(bindir)/ipcstamp-worker-xs"'
 tools_ipcstamp_CFLAGS = $(AM_CFLAGS) $(UV_CFLAGS) $(YAJL_CFLAGS)
 tools_ipcstamp_SOURCES = \
 	tools/main.c \
@@ -16,6 +17,7 @@ tools_ipcstamp_SOURCES = \
 	tools/cmd_latency.c \
 	tools/cmd_top.c \
 	tools/cmd_watch.c \
+	tools/cmd_xsnap.c \
 	tools/top/top.h \
 	tools/top/model.c \
 	tools/otel/exec.c \

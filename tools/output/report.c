@@ -186,7 +186,7 @@ void report_delivery_text(report_out_t *r, const ips_delivery_t *d) {
     TB_LIT(&t, "\n");
   }
   if (d->has_cpu || d->has_gap || d->quake || d->clock == 'w' ||
-      d->has_runnable) {
+      d->mono_offset || d->has_runnable) {
     const char *sep = "";
     TB_LIT(&t, "  ");
     if (d->has_gap) {
@@ -214,12 +214,19 @@ void report_delivery_text(report_out_t *r, const ips_delivery_t *d) {
       tb_us(&t, d->runnable_ns);
       sep = "; ";
     }
-    if (d->clock == 'w') {
+    if (d->clock == 'w' || d->mono_offset) {
       tb_str(&t, sep);
+      if (d->mono_offset)
+        TB_LIT(&t, "mono ");
       TB_LIT(&t, "offset ");
       tb_us(&t, d->offset_ns);
       TB_LIT(&t, " +- ");
       tb_us(&t, d->bound_ns);
+      sep = "; ";
+    }
+    if (d->offset_mismatch) {
+      tb_str(&t, sep);
+      TB_LIT(&t, "OFFSET MISMATCH");
       sep = "; ";
     }
     if (d->quake) {
@@ -308,9 +315,13 @@ void report_delivery_json(report_out_t *r, const ips_delivery_t *d) {
   }
   if (d->has_gap)
     gi(g, "kernel_before_ns", d->gap_ns);
-  if (d->clock == 'w') {
+  if (d->clock == 'w' || d->mono_offset) {
     gi(g, "offset_ns", d->offset_ns);
     gi(g, "offset_bound_ns", d->bound_ns);
+  }
+  if (d->offset_mismatch) {
+    gs(g, "offset_mismatch");
+    yajl_gen_bool(g, 1);
   }
   if (d->quake)
     gi(g, "timequake_ns", d->quake_ns);
@@ -509,6 +520,13 @@ static void pipe_split_text(report_out_t *r, const ips_stats_t *st) {
                       : "");
 }
 
+/* Every deliver record not attributed: those counted by reason and the
+ * skipped ones. */
+static uint64_t not_attributed(const ips_stats_t *st) {
+  return st->skipped_deliveries + st->all.n_local + st->n_meter_kill +
+         st->n_error_unstamped + st->n_restart_cut;
+}
+
 void report_summary_text(report_out_t *r, const ips_analysis_t *a, int gap) {
   FILE *f = r->out;
   char b[4][IPS_US_BUF];
@@ -525,7 +543,7 @@ void report_summary_text(report_out_t *r, const ips_analysis_t *a, int gap) {
     fprintf(f, " (%" PRIu64 " on the mono clock, %" PRIu64
                " on wall clocks with an offset estimate)",
             t->n_mono, t->n_wall);
-  fprintf(f, ", %" PRIu64 " not attributed\n", st->skipped_deliveries);
+  fprintf(f, ", %" PRIu64 " not attributed\n", not_attributed(st));
   fprintf(f, "lines: %" PRIu64 " read, %" PRIu64 " skipped, %" PRIu64
              " other records ignored\n",
           st->lines, st->skipped_lines, st->other);
@@ -555,9 +573,38 @@ void report_summary_text(report_out_t *r, const ips_analysis_t *a, int gap) {
   if (t->n_local)
     fprintf(f, "without metering: %" PRIu64 " (local vats: not attributed)\n",
             t->n_local);
+  if (st->n_meter_kill)
+    fprintf(f, "killed by its meter: %" PRIu64 " (xsnap's compute, stack or "
+               "allocate meter: no stamps, not attributed)\n",
+            st->n_meter_kill);
+  if (st->n_error_unstamped)
+    fprintf(f, "errors without metering: %" PRIu64 " (not attributed)\n",
+            st->n_error_unstamped);
   if (st->restarts)
     fprintf(f, "restarts: %" PRIu64 " (monotime went back: the kernel "
                "restarted and appended)\n", st->restarts);
+  if (st->n_restart_cut)
+    fprintf(f, "the kernel restarted before its result: %" PRIu64
+               " (the next kernel made the crank again; not attributed)\n",
+            st->n_restart_cut);
+  if (st->n_offset_mismatch)
+    fprintf(f, "%soffset mismatches: %" PRIu64 "%s (a transit below -bound: "
+               "the offset estimate does not fit them)\n",
+            r->color ? C_WARN : "", st->n_offset_mismatch,
+            r->color ? C_OFF : "");
+  {
+    size_t nm;
+    const ips_mono_run_t *mr = ips_analysis_mono_runs(a, &nm);
+    for (i = 0; i < nm; i++)
+      fprintf(f, "mono offset, kernel run %" PRIu64 " (worker CLOCK_MONOTONIC "
+                 "- kernel monotime): %s +- %s over %" PRIu64
+                 " deliveries\n", mr[i].run + 1,
+              ips_format_us(b[0], mr[i].offset_ns),
+              ips_format_us(b[1], mr[i].bound_ns), mr[i].deliveries);
+    if (ips_analysis_mono_runs_over(a))
+      fprintf(f, "mono offset: %" PRIu64 " more kernel runs\n",
+              ips_analysis_mono_runs_over(a));
+  }
   fprintf(f, "%-12s %8s %14s %6s %14s %6s %14s %6s %14s\n", "vat", "count",
           "pipe", "", "worker", "", "kernel", "", "total");
   for (i = 0; i < nv; i++) {
@@ -659,6 +706,31 @@ void report_summary_json(report_out_t *r, const ips_analysis_t *a) {
   gi(g, "lines", (long long)st->lines);
   gi(g, "lines_skipped", (long long)st->skipped_lines);
   gi(g, "deliveries_skipped", (long long)st->skipped_deliveries);
+  gs(g, "not_attributed");
+  yajl_gen_map_open(g);
+  gi(g, "LOCAL", (long long)t->n_local);
+  gi(g, "METER", (long long)st->n_meter_kill);
+  gi(g, "ERROR", (long long)st->n_error_unstamped);
+  gi(g, "RESTART", (long long)st->n_restart_cut);
+  yajl_gen_map_close(g);
+  gi(g, "offset_mismatches", (long long)st->n_offset_mismatch);
+  {
+    size_t nm, j;
+    const ips_mono_run_t *mr = ips_analysis_mono_runs(a, &nm);
+    gs(g, "mono_runs");
+    yajl_gen_array_open(g);
+    for (j = 0; j < nm; j++) {
+      yajl_gen_map_open(g);
+      gi(g, "run", (long long)mr[j].run + 1);
+      gi(g, "offset_ns", mr[j].offset_ns);
+      gi(g, "offset_bound_ns", mr[j].bound_ns);
+      gi(g, "deliveries", (long long)mr[j].deliveries);
+      yajl_gen_map_close(g);
+    }
+    yajl_gen_array_close(g);
+    if (ips_analysis_mono_runs_over(a))
+      gi(g, "mono_runs_more", (long long)ips_analysis_mono_runs_over(a));
+  }
   gi(g, "other_records", (long long)st->other);
   if (st->cut) /* only a file that starts mid-delivery has them */
     gi(g, "records_cut", (long long)st->cut);
