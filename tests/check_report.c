@@ -39,9 +39,9 @@ START_TEST(test_swingset_run_delay) {
                          ">\"$TMP/x.txt\""), 0);
   s = tt_read(tt_tmp("x.txt"), NULL);
   ck_assert_msg(strstr(s, "pipe over 56 deliveries with run-queue delays: "
-                          "1629006.795 = transit 121151.179 (7.4%) + waiting "
-                          "for a CPU 581088.575 (35.7%: worker 581088.575, "
-                          "kernel 0.000) + not measured 926767.041 (56.9%)\n"),
+                          "1476593.266 = transit 113916.259 (7.7%) + waiting "
+                          "for a CPU 579163.490 (39.2%: worker 579163.490, "
+                          "kernel 0.000) + not measured 783513.517 (53.1%)\n"),
                 "%s", s);
   ck_assert_msg(strstr(s, "\npipe on this file: the kernel's stamps are the "
                           "times it wrote its deliver, syscall and result "

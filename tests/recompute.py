@@ -472,18 +472,20 @@ def main():
         elif "pipe_wait_ns" in got:
             diffs.append("a split where nothing was measured")
         if wq is not None and "cpu_ns" in ipc:
-            stamped = m if truncated else n
-            run = sum(int(wq[1 + 2 * i]) for i in range(stamped))
-            if not truncated:
-                run += int(wq[-1])
-            run = min(run, max(want["worker_ns"], 0))
+            # the worker's own stretches: up to its last stamped upcall at
+            # xsnap's cap (its e, if any, is not among them)
+            stamped = m if mode == "truncated" else n
+            runq = sum(int(wq[1 + 2 * i]) for i in range(stamped))
+            if mode not in ("truncated", "replaycap"):
+                runq += int(wq[-1])
+            runq = min(runq, max(want["worker_ns"], 0))
             off_cpu = max(want["worker_ns"] - int(ipc["cpu_ns"]), 0)
-            run = min(run, off_cpu)
-            if got.get("runnable_ns") != run or \
-                    got.get("blocked_ns") != off_cpu - run:
+            runq = min(runq, off_cpu)
+            if got.get("runnable_ns") != runq or \
+                    got.get("blocked_ns") != off_cpu - runq:
                 diffs.append(f"runnable/blocked {got.get('runnable_ns')}/"
-                             f"{got.get('blocked_ns')} != {run}/"
-                             f"{off_cpu - run}")
+                             f"{got.get('blocked_ns')} != {runq}/"
+                             f"{off_cpu - runq}")
         if got.get("timequake_ns") is not None:
             v.est = {}  # the estimate starts again after a timequake
         for k in sums:
