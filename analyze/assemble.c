@@ -50,6 +50,7 @@ static void on_deliver(ips_analysis_t *a, ips__vat_t *v, const ips__rec_t *r,
   /* A replayed delivery has no crank: never the last record's. */
   v->crank = (r->have & IPS__F_CRANK) ? r->crank : -1;
   v->replay = (r->have & IPS__F_REPLAY) != 0;
+  v->notify = (r->have & IPS__F_NOTIFY) != 0;
   v->dnum = r->dnum;
   v->line = line;
   v->D = ips__pstamp(r);

@@ -494,6 +494,7 @@ static int attribute(ips_analysis_t *a, ips__vat_t *v, res_t *c,
   }
   dv->vat = v->name;
   dv->desc = v->desc;
+  dv->method = v->notify ? "notify" : v->desc;
   dv->crank = v->crank;
   dv->replay = v->replay;
   dv->dnum = v->dnum;

@@ -192,6 +192,10 @@ typedef struct ips_delivery_s {
   /* A transit (send, upcall, reply, result) is below -bound_ns: the
    * offset does not fit this delivery (docs/report.md, Clocks). */
   int offset_mismatch;
+  /* What was delivered, without a notify's promise ids: the method of a
+   * message, "notify", or the delivery type ("bringOutYourDead", ...).
+   * The key `report --by method` and `--method` go by. */
+  const char *method;
   /* Waiting for a CPU (issue 30; docs/report.md, "Waiting for a CPU"),
    * from the run-queue delays the stamps carry (IPCSTAMP_RUN_DELAY): each
    * pipe segment whose receiver measured its wait at its receive stamp is
@@ -393,6 +397,11 @@ typedef struct ips_analysis_options_s {
   int64_t since_ns, until_ns;
   long long crank_min, crank_max;
   uint64_t limit;
+  /* Optional, a filter of the caller's own (a method, a duration): called
+   * for each attributed delivery that passes the filters above, before it
+   * is counted; returning 0 leaves it out as they do (not counted, not
+   * reported, not in limit).  Called with arg. */
+  int (*select)(void *arg, const ips_delivery_t *d);
   ips_delivery_cb on_delivery; /* optional */
   ips_skip_cb on_skip;         /* optional */
   void *arg;                   /* passed to both */

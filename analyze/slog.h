@@ -171,8 +171,9 @@ enum {
   IPS__F_WRUNQ = 1 << 18,   /* metering.ipcstamp.run_delay_ns */
   IPS__F_METERKILL = 1 << 19, /* dr[0] "error", dr[1] a string ending in
                                  " meter exceeded": xsnap's meter killed it */
-  IPS__F_XSMETER = 1 << 20    /* the metering has xsnap's meterType: its
+  IPS__F_XSMETER = 1 << 20,   /* the metering has xsnap's meterType: its
                                  timestamps are xsnap's own stamps */
+  IPS__F_NOTIFY = 1 << 21   /* deliver: a notify (desc: "notify" and its ids) */
 };
 
 /* One event of ipcstamp.marks as sent: kind 'm', 'b' or 'e', an index into

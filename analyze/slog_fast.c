@@ -272,6 +272,7 @@ static int flat_args(cur_t *c) {
 static int notify(cur_t *c, size_t anchor, ips__rec_t *r) {
   int nvp = 0;
   memcpy(r->descbuf, "notify", 7);
+  r->have |= IPS__F_NOTIFY;
   if (!LIT(c, ",["))
     return 0;
   if (!LIT(c, "]")) {

@@ -405,6 +405,8 @@ static int cb_string(void *ctx, const unsigned char *s, size_t n) {
         ips__desc_set(p->rec.descbuf, (const char *)s, n);
         p->vdtype = is(s, n, "message") ? V_MESSAGE
                     : is(s, n, "notify") ? V_NOTIFY : V_OTHER;
+        if (p->vdtype == V_NOTIFY)
+          p->rec.have |= IPS__F_NOTIFY;
         if (p->vdtype == V_OTHER && !p->noskip) {
           elem_done(p);
           p->pending = P_SKIP_REST;

@@ -249,7 +249,7 @@ uint64_t ips_analysis_mono_runs_over(const ips_analysis_t *a) {
 }
 
 void ips__account(ips_analysis_t *a, ips__vat_t *v, ips_delivery_t *dv) {
-  if (!ips__counts(a, v))
+  if (!ips__counts(a, v) || (a->o.select && !a->o.select(a->o.arg, dv)))
     return;
   if (!totals_fit(&v->s.t, dv) || !totals_fit(&a->st.all, dv) ||
       !wait_fits(&a->st.wait, dv)) {

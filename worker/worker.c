@@ -22,6 +22,23 @@ static const char *worker_name(const ips_worker_t *w) {
   return w->name ? w->name : "ipcstamp-worker";
 }
 
+/* The vat in a SwingSet worker's name: its kernel starts each worker with
+ * "vatID:vatName" as the first argument (xsnap's name, shown by ps), the
+ * only place the protocol says which vat a worker serves before its first
+ * delivery.  "v12:bank" gives "v12" in buf; anything else NULL. */
+static const char *vat_of_name(const char *name, char *buf, size_t size) {
+  size_t n = 1;
+  if (!name || name[0] != 'v' || name[1] < '0' || name[1] > '9')
+    return NULL;
+  while (name[n] >= '0' && name[n] <= '9')
+    n++;
+  if ((name[n] != ':' && name[n] != '\0') || n >= size)
+    return NULL;
+  memcpy(buf, name, n);
+  buf[n] = '\0';
+  return buf;
+}
+
 static int stamping(const ips_worker_t *w) {
   return !(w->flags & IPS_WORKER_NO_STAMPS);
 }
@@ -310,13 +327,14 @@ int ips_worker_init(ips_worker_t *w, const ips_worker_options_t *o) {
     /* Asked for explicitly, so a ring that cannot be made stops the
      * worker at start-up rather than leaving the watcher blind. */
     ips_ring_options_t ro;
-    char m[256];
+    char m[256], vat[16];
     ips_ring_options_init(&ro);
     ro.dir = o->ring_dir;
     ro.size = o->ring_size;
     ro.role = IPS_RING_ROLE_WORKER;
     ro.program = worker_name(w);
-    ro.vat = o->ring_vat;
+    /* In the header from the start, so every event carries it. */
+    ro.vat = o->ring_vat ? o->ring_vat : vat_of_name(o->name, vat, sizeof vat);
     rc = ips_ring_open(&w->ring, &ro, m, sizeof m);
     if (rc != 0) {
       ips_worker_close(w);

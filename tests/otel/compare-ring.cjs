@@ -120,6 +120,8 @@ for (const d of report) {
     for (const k of ['pipe_ns', 'worker_ns', 'kernel_ns', 'total_ns'])
         if (a[`ipcstamp.${k}`] !== d[k]) fail(`${key}: ${k} ${a[`ipcstamp.${k}`]}, the report says ${d[k]}`);
     if (a['ipcstamp.clock'] !== 'mono' || 'ipcstamp.crank' in a) fail(`${key}: ${JSON.stringify(a)}`);
+    // What the rings do not carry is left out, not sent empty.
+    if ('ipcstamp.description' in a || 'ipcstamp.line' in a) fail(`${key}: sends what the rings lack: ${JSON.stringify(a)}`);
     if (r.name !== `deliver ${key}`) fail(`${key}: name ${r.name}`);
     if (r.resource['ipcstamp.vat'] !== d.vat || r.resource['process.pid'] !== pids[d.vat])
         fail(`${key}: resource ${JSON.stringify(r.resource)}, the slogfile's pid ${pids[d.vat]}`);

@@ -371,12 +371,14 @@ static void delivery_spans(otlp_req_t *r, const otel_ids_t *ids,
     attr_int(r, &first, "ipcstamp.crank", d->crank);
   attr_str(r, &first, "ipcstamp.vat", d->vat);
   attr_int(r, &first, "ipcstamp.delivery_num", d->dnum);
-  attr_str(r, &first, "ipcstamp.description", d->desc);
+  if (d->desc) /* the rings do not carry it */
+    attr_str(r, &first, "ipcstamp.description", d->desc);
   attr_bool(r, &first, "ipcstamp.replay", d->replay);
   attr_str(r, &first, "ipcstamp.clock", d->clock == 'm' ? "mono" : "wall");
   attr_str(r, &first, "ipcstamp.parent_clock",
            d->pclock == 'm' ? "monotime" : "time");
-  attr_int(r, &first, "ipcstamp.line", d->line);
+  if (d->line > 0) /* from a slogfile; the rings have no lines */
+    attr_int(r, &first, "ipcstamp.line", d->line);
   attr_int(r, &first, "ipcstamp.upcalls", (int64_t)d->n_up);
   attr_int(r, &first, "ipcstamp.pipe_ns", d->pipe);
   attr_int(r, &first, "ipcstamp.worker_ns", d->worker);
