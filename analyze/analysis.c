@@ -152,13 +152,14 @@ long ips_analysis_read(ips_analysis_t *a, ips_source_t *s, size_t max_lines,
     /* The anchors are the first record the analysis read before pids were
      * (create-vat was not): ids and times derived from them stay the same
      * for the same file (docs/otel.md). */
-    if (rec->type == IPS__REC_WORKER)
-      ;
+    if (rec->type == IPS__REC_WORKER || rec->type == IPS__REC_BLOCK)
+      ; /* (nor were block records, read since) */
     else if (!st->first_time_ok && (rec->have & IPS__F_TIME)) {
       st->first_time_ok = 1;
       st->first_time = rec->time_ns;
     }
-    if (!st->first_mono_ok && (rec->have & IPS__F_MONO)) {
+    if (!st->first_mono_ok && rec->type != IPS__REC_BLOCK &&
+        (rec->have & IPS__F_MONO)) {
       st->first_mono_ok = 1;
       st->first_mono = rec->mono_ns;
     }

@@ -199,6 +199,9 @@ void ips__attr_feed(ips_analysis_t *a, const ips__rec_t *r, long line) {
   ips__vat_t *v;
   const char *miss = NULL;
   check_restart(a, r);
+  ips__snap_feed(&a->snap, r);
+  if (a->blocks)
+    ips__blocks_record(a->blocks, &a->snap, r, line);
   if (a->st.restarts && !a->st.run_ok &&
       (r->have & (IPS__F_TIME | IPS__F_MONO)) == (IPS__F_TIME | IPS__F_MONO)) {
     a->st.run_ok = 1;
@@ -207,6 +210,13 @@ void ips__attr_feed(ips_analysis_t *a, const ips__rec_t *r, long line) {
   }
   if (r->type == IPS__REC_OTHER)
     return;
+  if (r->type == IPS__REC_BLOCK) {
+    const char *no = ips__block_missing(r);
+    a->st.other++; /* still other records to the report, as before */
+    if (no) /* a block's step that cannot be placed: said, not guessed */
+      ips__skip(a, NULL, line, IPS_SKIP_MISSING, no);
+    return;
+  }
   if (r->type == IPS__REC_CONSOLE) {
     on_console(a, r, line);
     return;
@@ -274,4 +284,6 @@ void ips_analysis_finish(ips_analysis_t *a) {
   size_t i;
   for (i = 0; i < a->nvats; i++)
     drop_open(a, a->vats[i], "the file ends first");
+  if (a->blocks)
+    ips__blocks_finish(a->blocks);
 }

@@ -8,6 +8,7 @@
 #ifndef IPCSTAMP_ANALYZE_ATTRIBUTE_H
 #define IPCSTAMP_ANALYZE_ATTRIBUTE_H
 
+#include "blocks.h"
 #include "ipcstamp-analyze.h"
 #include "slog.h"
 
@@ -50,6 +51,10 @@ struct ips_analysis_s {
   size_t nmstats;
   uint64_t marks_over;
   int delivered;                 /* a deliver record was read */
+  /* Heap snapshots between deliveries, and the blocks of a chain node
+   * (blocks.h; blocks is NULL unless ips_analysis_on_block asked). */
+  ips__snap_clock_t snap;
+  ips__blocks_t *blocks;
   int read_err;                  /* the source failed: returned again */
   char read_msg[256];
 };

@@ -25,6 +25,8 @@ analyze_libanalyze_core_la_SOURCES = \
 	analyze/stats.c \
 	proto/attribution.h \
 	proto/attribution.c \
+	analyze/blocks.h \
+	analyze/blocks.c \
 	analyze/marks.h \
 	analyze/marks.c \
 	analyze/mark_pair.h \

@@ -143,8 +143,10 @@ enum {
   IPS__REC_SYSCALL_RESULT,
   IPS__REC_RESULT,    /* deliver-result */
   IPS__REC_CONSOLE,   /* console: a worker's console line, an upcall */
-  IPS__REC_WORKER     /* create-vat (or format 1's worker-start): a vat's
+  IPS__REC_WORKER,    /* create-vat (or format 1's worker-start): a vat's
                          worker begins; its pid when ipcstamp wrote it */
+  IPS__REC_BLOCK      /* a chain node's block record or a heap snapshot:
+                         sub says which (IPS__BLK_*, blocks.h) */
 };
 
 /* Field-presence bits in ips__rec_t.have. */
@@ -173,7 +175,12 @@ enum {
                                  " meter exceeded": xsnap's meter killed it */
   IPS__F_XSMETER = 1 << 20,   /* the metering has xsnap's meterType: its
                                  timestamps are xsnap's own stamps */
-  IPS__F_NOTIFY = 1 << 21   /* deliver: a notify (desc: "notify" and its ids) */
+  IPS__F_HEIGHT = 1 << 21,  /* blockHeight (a block record) */
+  IPS__F_BTIME = 1 << 22,   /* blockTime: the chain's, integer seconds */
+  IPS__F_COMPRESS = 1 << 23, /* compressSeconds (heap-snapshot-save) */
+  IPS__F_DBSAVE = 1 << 24,  /* dbSaveSeconds (heap-snapshot-save) */
+  IPS__F_COMPUTE = 1 << 25,  /* the metering's compute: computrons */
+  IPS__F_NOTIFY = 1 << 26   /* deliver: a notify (desc: "notify" and its ids) */
 };
 
 /* One event of ipcstamp.marks as sent: kind 'm', 'b' or 'e', an index into
@@ -220,6 +227,10 @@ typedef struct {
   long long mdropped, munbalanced;
   int64_t prunq;                  /* IPS__F_PRUNQ: runDelayNs, ns */
   size_t n_wrunq;                 /* IPS__F_WRUNQ: run_delay_ns entries */
+  /* A block record (IPS__REC_BLOCK) and the metering's computrons. */
+  int sub;                        /* IPS__BLK_* */
+  long long height, btime, compute;
+  int64_t compress_ns, dbsave_ns;
   /* not kept */
   int mev_have;                   /* parser: fields of the event being read */
   /* NUL-terminated, vat_len bytes and at most IPS__DESC_MAX - 1: the

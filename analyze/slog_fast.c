@@ -18,6 +18,7 @@
 
 #include "cursor.h"
 #include "decimal.h"
+#include "blocks.h"
 #include "slog.h"
 
 /* Whether the bytes at p are the literal lit (cursor.h's compare). */
@@ -466,6 +467,12 @@ static int meter_member(cur_t *c, const char *k, size_t n, void *ctx) {
     return ipcstamp(c, r);
   if (n == 9 && EQ(k, "meterType"))
     r->have |= IPS__F_XSMETER;
+  if (n == 7 && EQ(k, "compute")) { /* computrons, for the blocks */
+    if (!count(c, &r->compute))
+      return 0;
+    r->have |= IPS__F_COMPUTE;
+    return 1;
+  }
   if (LIT(c, "\"")) /* xsnap's meterType */
     return text(c, &k, &n);
   return count(c, &v);
@@ -524,13 +531,20 @@ static int dr(cur_t *c, size_t anchor, ips__rec_t *r) {
   return c->i == anchor;
 }
 
+/* A record of a type the analysis does not read: 1, matched (its type is
+ * all there is to know); 0 for a block record, which yajl reads. */
+static int other(const char *t, size_t n) {
+  return ips__block_type(t, n) == IPS__BLK_NONE;
+}
+
 int ips__slog_fast(ips__rec_t *r, const char *s, size_t len) {
   cur_t c = {s, 0, len};
   const char *t;
   size_t n, anchor;
   if (!LIT(&c, "{\"type\":\"") || !text(&c, &t, &n))
     return 0;
-  /* The type decides; the yajl path stops at an unknown one too. */
+  /* The type decides; the yajl path stops at an unknown one too, and
+   * reads the block records (other() leaves them to it). */
   switch (n) {
     case 7:
       if (EQ(t, "deliver"))
@@ -540,7 +554,7 @@ int ips__slog_fast(ips__rec_t *r, const char *s, size_t len) {
       else if (EQ(t, "console"))
         return 0; /* an upcall: yajl reads its fields */
       else
-        return 1;
+        return other(t, n);
       break;
     case 14:
       if (EQ(t, "syscall-result"))
@@ -548,24 +562,24 @@ int ips__slog_fast(ips__rec_t *r, const char *s, size_t len) {
       else if (EQ(t, "deliver-result"))
         r->type = IPS__REC_RESULT;
       else
-        return 1;
+        return other(t, n);
       break;
     case 10:
       if (EQ(t, "slog-start"))
         return 0; /* once per file: yajl reads its ipcstamp.v */
       if (EQ(t, "create-vat"))
         return 0; /* once per worker: yajl reads its pid */
-      return 1;
+      return other(t, n);
     case 12:
       if (EQ(t, "worker-start"))
         return 0; /* the same, in slog format 1 */
-      return 1;
+      return other(t, n);
     case 17:
       if (EQ(t, "kernel-init-start"))
         return 0; /* the same, in slog format 2 */
-      return 1;
+      return other(t, n);
     default:
-      return 1;
+      return other(t, n);
   }
   anchor = tail(s, len, r);
   if (!anchor || !crank_fields(&c, r))

@@ -16,6 +16,7 @@
 #include <string.h>
 #include <yajl/yajl_parse.h>
 
+#include "blocks.h"
 #include "ipcstamp-slog.h"
 #include "slog.h"
 
@@ -27,7 +28,8 @@ enum { C_NONE, C_TOP, C_VD, C_MSG, C_METHARGS, C_NOTIFY, C_NENTRY, C_DR,
 enum { K_NONE, K_TYPE, K_CRANK, K_VAT, K_DNUM, K_SNUM, K_TIME, K_MONO, K_VD,
        K_DR, K_IPCSTAMP, K_METHARGS, K_BODY, K_METHOD, K_TIMESTAMPS, K_V,
        K_KINDS, K_WMONO, K_DROPPED, K_CPU, K_REPLAY, K_MARKS, K_MNAMES,
-       K_MEVENTS, K_MUNBAL, K_PID, K_PRUNQ, K_WRUNQ };
+       K_MEVENTS, K_MUNBAL, K_PID, K_PRUNQ, K_WRUNQ, K_HEIGHT, K_BTIME,
+       K_COMPRESS, K_DBSAVE, K_COMPUTE };
 enum { P_NONE, P_STOP, P_SKIP_KEYVAL, P_SKIP_ELEM, P_SKIP_REST, P_ERR };
 enum { V_OTHER, V_MESSAGE, V_NOTIFY };
 
@@ -37,7 +39,7 @@ struct ips__parser {
   int noskip;           /* tokenise payloads too: strict, or a retry */
   ips__rec_t rec;
   int mute, depth, pending, extract, vdtype, nvp;
-  unsigned top_seen;    /* K_* bits of the record's fields read so far */
+  uint64_t top_seen;    /* K_* bits of the record's fields read so far */
   int to_tail;          /* the skipped value runs to the tail anchor */
   int dr_msg;           /* the element skipped next is an error's message */
   const char *line;     /* the line being parsed, and its tail anchor: */
@@ -227,7 +229,7 @@ static int rec_of(int id) {
   }
 }
 
-static int rec_type(const char *s, size_t n) {
+static int rec_type(ips__rec_t *r, const char *s, size_t n) {
   static const char *const names[IPS_SLOG_NTYPES] = {
 #define X(id, type, status) type,
       IPS_SLOG_RECORDS(X)
@@ -237,6 +239,9 @@ static int rec_type(const char *s, size_t n) {
   for (i = 0; i < IPS_SLOG_NTYPES; i++)
     if (strlen(names[i]) == n && !memcmp(names[i], s, n))
       return rec_of(i);
+  /* A chain node's block records and SwingSet's heap snapshots. */
+  if ((r->sub = ips__block_type(s, n)) != IPS__BLK_NONE)
+    return IPS__REC_BLOCK;
   return IPS__REC_OTHER;
 }
 
@@ -260,6 +265,10 @@ static int cb_key(void *ctx, const unsigned char *s, size_t n) {
       else if (is(s, n, "replay")) k = K_REPLAY;
       else if (is(s, n, "pid")) k = K_PID;
       else if (is(s, n, "runDelayNs")) k = K_PRUNQ;
+      else if (is(s, n, "blockHeight")) k = K_HEIGHT;
+      else if (is(s, n, "blockTime")) k = K_BTIME;
+      else if (is(s, n, "compressSeconds")) k = K_COMPRESS;
+      else if (is(s, n, "dbSaveSeconds")) k = K_DBSAVE;
       else if (is(s, n, "vatSourceBundle"))
         skip = 1; /* SwingSet's create-vat: the vat's whole code */
       else if (is(s, n, "vsc") || is(s, n, "vsr"))
@@ -268,13 +277,13 @@ static int cb_key(void *ctx, const unsigned char *s, size_t n) {
         skip = 1; /* SwingSet's: vd, vsc or vsr follow */
       /* A field given twice is ambiguous (JSON leaves it open), and the
        * fast path, which stops early, could read a different copy. */
-      if (k != K_NONE && (p->top_seen & (1u << k))) {
+      if (k != K_NONE && (p->top_seen & (1ull << k))) {
         snprintf(p->err, sizeof p->err, "the field \"%.*s\" appears twice",
                  (int)n, (const char *)s);
         p->pending = P_ERR;
         return 0;
       }
-      p->top_seen |= 1u << k;
+      p->top_seen |= 1ull << k;
       break;
     case C_MSG:
       if (is(s, n, "methargs")) k = K_METHARGS;
@@ -293,6 +302,7 @@ static int cb_key(void *ctx, const unsigned char *s, size_t n) {
       if (is(s, n, "timestamps")) k = K_TIMESTAMPS;
       else if (is(s, n, "ipcstamp")) k = K_IPCSTAMP;
       else if (is(s, n, "meterType")) p->rec.have |= IPS__F_XSMETER;
+      else if (is(s, n, "compute")) k = K_COMPUTE;
       break;
     case C_IPS:
       if (is(s, n, "v")) k = K_V;
@@ -380,11 +390,15 @@ static int cb_string(void *ctx, const unsigned char *s, size_t n) {
     case C_TOP:
       if (k == K_TYPE) {
         ips__rec_t *r = &p->rec;
-        r->type = rec_type((const char *)s, n);
+        r->type = rec_type(r, (const char *)s, n);
         if (r->type == IPS__REC_OTHER && !p->noskip) {
           p->pending = P_STOP; /* other SwingSet records: not read */
           return 0;
         }
+      } else if ((k == K_HEIGHT || k == K_BTIME) &&
+                 p->rec.type == IPS__REC_BLOCK) {
+        return fail(p, k == K_HEIGHT ? "blockHeight is not a count"
+                                     : "blockTime is not integer seconds");
       } else if (k == K_VAT) {
         if (n >= IPS__VAT_MAX)
           return fail(p, "vatID is longer than 63 bytes");
@@ -537,7 +551,33 @@ static int cb_number(void *ctx, const char *s, size_t n) {
           r->prunq = ll;
           r->have |= IPS__F_PRUNQ;
           break;
+        case K_HEIGHT: /* a block record's; another's is not read */
+        case K_BTIME: {
+          int h = cur_key(p) == K_HEIGHT;
+          if (r->type != IPS__REC_BLOCK)
+            break;
+          if (to_ll(u, n, h ? &r->height : &r->btime))
+            return fail(p, h ? "blockHeight is not a count"
+                             : "blockTime is not integer seconds");
+          r->have |= h ? IPS__F_HEIGHT : IPS__F_BTIME;
+          break;
+        }
+        /* Figures SwingSet measured, shown as they are: one it wrote with
+         * an exponent (a float below 1e-6 s) is left out, not an error. */
+        case K_COMPRESS:
+          if (!ips__dec_to_ns(s, n, &r->compress_ns))
+            r->have |= IPS__F_COMPRESS;
+          break;
+        case K_DBSAVE:
+          if (!ips__dec_to_ns(s, n, &r->dbsave_ns))
+            r->have |= IPS__F_DBSAVE;
+          break;
       }
+      break;
+    case C_METER:
+      /* computrons: xsnap's compute count; another form is left out */
+      if (cur_key(p) == K_COMPUTE && !to_ll(u, n, &r->compute))
+        r->have |= IPS__F_COMPUTE;
       break;
     case C_WALLS:
       if (r->n_walls == IPS__MAX_STAMPS)
@@ -807,6 +847,9 @@ static void reset(ips__parser_t *p) {
   r->ipsv = 0;
   r->n_marks = r->n_mnames = r->mnames_len = 0;
   r->mdropped = r->munbalanced = 0;
+  r->sub = 0;
+  r->height = r->btime = r->compute = 0;
+  r->compress_ns = r->dbsave_ns = 0;
   p->depth = 0;
   p->top_seen = 0;
   p->mute = 0;
@@ -876,7 +919,7 @@ static int parse_line(ips__parser_t *p, const char *line, size_t len,
       st = yajl_complete_parse(h);
       if (st == yajl_status_ok) {
         yajl_free(h);
-        if (!(p->top_seen & (1u << K_TYPE))) {
+        if (!(p->top_seen & (1ull << K_TYPE))) {
           snprintf(err, errlen, "the record has no type");
           return -2;
         }

@@ -32,6 +32,8 @@ const char *ips_skip_message(int reason) {
 void ips__skip(ips_analysis_t *a, const char *vat, long line, int reason,
                const char *detail) {
   ips_skip_t sk;
+  if (a->blocks && reason >= IPS_SKIP_ORPHAN)
+    ips__blocks_skipped(a->blocks); /* its block says its time is unsplit */
   /* A delivery of a vat the filter hides is nobody's business; a bad line
    * may have been anybody's, so it always counts. */
   if (vat && a->vat_filter && strcmp(vat, a->vat_filter))
@@ -135,6 +137,13 @@ static void add_wait(ips_wait_totals_t *t, const ips_delivery_t *d) {
 
 /* One place adds a delivery to a set's sums: a vat's and the whole
  * input's. */
+/* The same for the heap snapshots' sums, which are the input's only. */
+static int snaps_fit(const ips_stats_t *st, const ips_delivery_t *d) {
+  int64_t x;
+  return !__builtin_add_overflow(st->snap_save, d->snap_save_ns, &x) &&
+         !__builtin_add_overflow(st->snap_load, d->snap_load_ns, &x);
+}
+
 static void add_totals(ips_totals_t *t, const ips_delivery_t *d) {
   t->n++;
   if (d->clock == 'm')
@@ -252,7 +261,7 @@ void ips__account(ips_analysis_t *a, ips__vat_t *v, ips_delivery_t *dv) {
   if (!ips__counts(a, v) || (a->o.select && !a->o.select(a->o.arg, dv)))
     return;
   if (!totals_fit(&v->s.t, dv) || !totals_fit(&a->st.all, dv) ||
-      !wait_fits(&a->st.wait, dv)) {
+      !snaps_fit(&a->st, dv) || !wait_fits(&a->st.wait, dv)) {
     ips__skip_of(a, v, v->line, IPS_SKIP_RANGE,
                  "the file's totals would overflow");
     return;
@@ -268,6 +277,14 @@ void ips__account(ips_analysis_t *a, ips__vat_t *v, ips_delivery_t *dv) {
     a->st.n_offset_mismatch++;
   add_totals(&v->s.t, dv);
   add_totals(&a->st.all, dv);
+  if (dv->snap_save_ns) {
+    a->st.n_snap_save++;
+    a->st.snap_save += dv->snap_save_ns;
+  }
+  if (dv->snap_load_ns) {
+    a->st.n_snap_load++;
+    a->st.snap_load += dv->snap_load_ns;
+  }
   add_wait(&a->st.wait, dv);
   a->shown++;
   keep_slow(a, dv);

@@ -21,6 +21,7 @@ void ips__attr_free(ips_analysis_t *a) {
   free(a->PQ);
   free(a->WQ);
   ips__marks_free(a);
+  ips__blocks_free(a->blocks);
 }
 
 size_t ips_analysis_nvats(const ips_analysis_t *a) { return a->nvats; }

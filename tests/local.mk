@@ -73,6 +73,12 @@ tests_fuzz_fuzz_slog_CPPFLAGS = $(AM_CPPFLAGS)
 tests_fuzz_fuzz_slog_CFLAGS = $(AM_CFLAGS) $(YAJL_CFLAGS)
 tests_fuzz_fuzz_slog_LDFLAGS = $(AM_LDFLAGS) -fsanitize=fuzzer
 tests_fuzz_fuzz_slog_LDADD = analyze/libanalyze-core.la $(YAJL_LIBS) $(ZLIB_LIBS) -lm -lpthread
+# The block assembler and snapshot clock, through the public analysis.
+FUZZ_TARGETS += tests/fuzz/fuzz_blocks
+tests_fuzz_fuzz_blocks_SOURCES = tests/fuzz/fuzz_blocks.c tests/fuzz/fuzz.h
+tests_fuzz_fuzz_blocks_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/analyze
+tests_fuzz_fuzz_blocks_LDFLAGS = $(AM_LDFLAGS) -fsanitize=fuzzer
+tests_fuzz_fuzz_blocks_LDADD = analyze/libanalyze-core.la $(YAJL_LIBS) $(ZLIB_LIBS) -lm -lpthread
 FUZZ_TARGETS += tests/fuzz/fuzz_flight
 tests_fuzz_fuzz_flight_SOURCES = tests/fuzz/fuzz_flight.c tests/fuzz/fuzz.h
 tests_fuzz_fuzz_flight_CPPFLAGS = $(AM_CPPFLAGS)

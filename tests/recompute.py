@@ -11,7 +11,8 @@ record), this program rebuilds the delivery from the file's records: the
 parent's stamps D, U/R per syscall or console line, E (on monotime when all
 the delivery's records have it, else time); the worker's stamps from the
 metering; the console fallback (a worker that does not stamp its console
-lines), the replay case (more worker upcalls than records: unmatched) and
+lines), the replay and live testLog case (more worker upcalls than
+records: unmatched) and
 xsnap's cap of 502 stamps (a live delivery whose calls, console lines
 included, need more is truncated, whatever the count; a replay with 502 is
 possibly truncated); and, on wall clocks, the per-vat offset estimate (the
@@ -153,8 +154,8 @@ def segments(P, W, n, unmatched):
 def classify(d, nw, xs):
     """How a delivery's worker stamps line up with its records: (mode, up)
     with mode "full" (every upcall stamped), "truncated" (live, past
-    xsnap's cap), "unmatched" (a replay with more worker upcalls than
-    records) or "replaycap" (a replay at the cap), and up the records
+    xsnap's cap), "unmatched" (a replay, or a live delivery with testLog
+    calls, with more worker upcalls than records) or "replaycap" (a replay at the cap), and up the records
     paired with the stamps."""
     up = d["up"]
     if d["replay"]:
@@ -172,6 +173,11 @@ def classify(d, nw, xs):
         sys_only = [u for u in up if not u["console"]]
         if len(sys_only) < len(up) and nw == 2 + 2 * len(sys_only):
             return "full", sys_only
+    # Live, a vat's testLog is a worker call the kernel never records: more
+    # worker upcalls than records is split as a replay is (but at the cap,
+    # where the last stamp may not be the end).
+    if nw > 2 + 2 * len(up) and nw % 2 == 0 and not (xs and nw == CAP):
+        return "unmatched", up
     return "full", up
 
 

@@ -2,7 +2,7 @@
 # against golden outputs (tests/data/).
 check_PROGRAMS += tests/check_tools
 TESTS += tests/check_tools tests/follow.test tests/recompute.test tests/watch.test \
-	tests/report_filters.test
+	tests/report_filters.test tests/blocks.test
 tests_check_tools_SOURCES = \
 	tests/check_report.h \
 	tests/check_report_main.c \
@@ -23,7 +23,17 @@ tests_check_tools_LDADD = analyze/libanalyze-core.la $(CHECK_LIBS) $(YAJL_LIBS) 
 # The commands are run as programs: build them first.
 EXTRA_tests_check_tools_DEPENDENCIES = tools/ipcstamp$(EXEEXT)
 
-EXTRA_DIST += tests/follow.test tests/recompute.test tests/recompute.py \
+# `ipcstamp blocks` (issue 31): its page, its fixture from Agoric's real block
+# loop and the generator's npm project (tests/interop/chain, test-only).
+dist_docs_DATA += docs/blocks.md
+EXTRA_DIST += tests/interop/chain/gen-chain.mjs tests/interop/chain/README.md \
+	tests/interop/chain/builders-hook.mjs \
+	tests/interop/chain/vats/work.js \
+	tests/interop/chain/package.json \
+	tests/interop/chain/package-lock.json
+EXTRA_DIST += tests/blocks.test tests/blocks_recompute.py tests/data/chain.slog.gz \
+	tests/data/blocks-shapes.slog tests/data/blocks-shapes.json \
+	tests/follow.test tests/recompute.test tests/recompute.py \
 	tests/report_filters.test \
 	tests/watch.test \
 	tests/data/swingset-shapes.slog tests/data/xsnap-truncated.slog \

@@ -30,6 +30,7 @@ enum {
 #define CLI_COMMANDS(XX)                                                   \
   XX(run, "drive a workload through workers and write a slogfile")        \
   XX(report, "where the time of each delivery went: pipe, worker, kernel") \
+  XX(blocks, "where the time of each block of a chain node went")           \
   XX(trace, "a Chrome/Perfetto trace of a slogfile")                      \
   XX(latency, "percentiles of pipe, worker, kernel or total time")       \
   XX(top, "live view of the rings of stamps of running processes")       \
@@ -118,6 +119,9 @@ typedef struct {
   const char *method;
   int has_over;
   int64_t over_ns;
+  /* Each block of a chain node (ips_analysis_on_block), with an.arg;
+   * NULL for none. */
+  ips_block_cb on_block;
 } cli_input_t;
 
 /* Defaults for prog, whose --help text is usage. */

@@ -5,7 +5,6 @@
 #ifdef HAVE___FSETLOCKING
 #include <stdio_ext.h>
 #endif
-#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -128,11 +127,8 @@ int cmd_report(int argc, char **argv) {
         outpath = optarg;
         break;
       case OPT_FORMAT:
-        if (!strcmp(optarg, "text")) r.out.format = REPORT_TEXT;
-        else if (!strcmp(optarg, "json")) r.out.format = REPORT_JSON;
-        else if (!strcmp(optarg, "csv")) r.out.format = REPORT_CSV;
-        else if (!strcmp(optarg, "html")) r.out.format = REPORT_HTML;
-        else return cli_bad_value(&in, "--format takes text, json, csv or html", optarg);
+        if ((r.out.format = out_format(optarg)) < 0)
+          return cli_bad_value(&in, "--format takes text, json, csv or html", optarg);
         break;
       case OPT_SUMMARY:
         r.summary_only = 1;
@@ -159,14 +155,8 @@ int cmd_report(int argc, char **argv) {
     return rc;
   if (cli_input_path(&in, argc, argv) < 0)
     return CLI_EXIT_USAGE;
-  if (outpath && strcmp(outpath, "-")) {
-    r.out.out = fopen(outpath, "w");
-    if (!r.out.out) {
-      fprintf(stderr, "ipcstamp report: cannot write %s: %s\n", outpath,
-              strerror(errno));
-      return CLI_EXIT_IO;
-    }
-  }
+  if (!(r.out.out = out_open(in.prog, outpath)))
+    return CLI_EXIT_IO;
   /* Not to a terminal, the report goes out in large pieces: stdio's
    * 4 KiB meant 2,300 write() calls for a 90 MB slogfile's report, 3 ms
    * of the thread that attributes (the buffer lives as long as stdout).
@@ -231,12 +221,8 @@ int cmd_report(int argc, char **argv) {
     else if (r.summary_only) /* CSV: the table, or the deliveries alone */
       report_summary_csv(&r.out, a);
   }
-  if (fflush(r.out.out) != 0 || ferror(r.out.out) ||
-      (r.out.out != stdout && fclose(r.out.out) != 0)) {
-    fprintf(stderr, "ipcstamp report: cannot write %s\n",
-            outpath && strcmp(outpath, "-") ? outpath : "the report");
+  if (out_close(in.prog, r.out.out, outpath, "the report") < 0)
     rc = CLI_EXIT_IO;
-  }
   if (r.out.g)
     yajl_gen_free(r.out.g);
   slow_marks_free(&r.out.slow);

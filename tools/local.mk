@@ -13,6 +13,7 @@ tools_ipcstamp_SOURCES = \
 	tools/main.c \
 	tools/options.c \
 	tools/cmd_report.c \
+	tools/cmd_blocks.c \
 	tools/cmd_trace.c \
 	tools/cmd_latency.c \
 	tools/cmd_top.c \
@@ -24,6 +25,8 @@ tools_ipcstamp_SOURCES = \
 	tools/otel/exec.c \
 	tools/output/json.c \
 	tools/output/report.c \
+	tools/output/blocks.c \
+	tools/output/blocks_html.c \
 	tools/output/slow_marks.c \
 	tools/output/groups.c \
 	tools/output/keep.c \

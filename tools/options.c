@@ -515,6 +515,8 @@ int cli_analyze(cli_input_t *in, ips_analysis_t **out) {
   ao.on_skip = on_skip;
   ao.arg = &relay;
   rc = ips_analysis_new(out, &ao);
+  if (rc == 0 && in->on_block)
+    rc = ips_analysis_on_block(*out, in->on_block, in->an.arg);
   if (rc < 0) {
     fprintf(stderr, "%s: %s\n", in->prog, ips_strerror(rc));
     return CLI_EXIT_IO;

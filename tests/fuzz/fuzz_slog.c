@@ -49,6 +49,12 @@ static void same(const ips__rec_t *a, const ips__rec_t *b) {
   CHECK(!HAS(WRUNQ) || (a->n_wrunq == b->n_wrunq &&
                         memcmp(a->wrunq, b->wrunq,
                                a->n_wrunq * sizeof *a->wrunq) == 0));
+  CHECK(!HAS(COMPUTE) || a->compute == b->compute);
+  CHECK(a->type != IPS__REC_BLOCK || a->sub == b->sub);
+  CHECK(!HAS(HEIGHT) || a->height == b->height);
+  CHECK(!HAS(BTIME) || a->btime == b->btime);
+  CHECK(!HAS(COMPRESS) || a->compress_ns == b->compress_ns);
+  CHECK(!HAS(DBSAVE) || a->dbsave_ns == b->dbsave_ns);
 #undef HAS
 }
 

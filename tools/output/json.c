@@ -1,6 +1,7 @@
 /* json.c — the little JSON vocabulary every output format speaks. */
 #include "config.h"
 
+#include <errno.h>
 #include <string.h>
 
 #include "output.h"
@@ -36,6 +37,32 @@ void out_flush(yajl_gen g, FILE *f, int nl) {
     fputc('\n', f);
     yajl_gen_reset(g, NULL);
   }
+}
+
+int out_format(const char *arg) {
+  if (!strcmp(arg, "text")) return REPORT_TEXT;
+  if (!strcmp(arg, "json")) return REPORT_JSON;
+  if (!strcmp(arg, "csv")) return REPORT_CSV;
+  if (!strcmp(arg, "html")) return REPORT_HTML;
+  return -1;
+}
+
+FILE *out_open(const char *prog, const char *path) {
+  FILE *f;
+  if (!path || !strcmp(path, "-"))
+    return stdout;
+  if (!(f = fopen(path, "w")))
+    fprintf(stderr, "%s: cannot write %s: %s\n", prog, path, strerror(errno));
+  return f;
+}
+
+int out_close(const char *prog, FILE *f, const char *path, const char *what) {
+  if (fflush(f) != 0 || ferror(f) || (f != stdout && fclose(f) != 0)) {
+    fprintf(stderr, "%s: cannot write %s\n", prog,
+            path && strcmp(path, "-") ? path : what);
+    return -1;
+  }
+  return 0;
 }
 
 yajl_gen out_gen(void) {

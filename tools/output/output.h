@@ -21,6 +21,13 @@ void out_us(yajl_gen g, const char *key, int64_t ns);     /* "key": 1.234 */
 /* Writes what g holds to f and empties g; with nl, that was one whole
  * JSON line: a newline follows and g is ready for the next value. */
 void out_flush(yajl_gen g, FILE *f, int nl);
+/* --format's value as REPORT_* (below), or -1. */
+int out_format(const char *arg);
+/* -o PATH ("-" or NULL: stdout), or NULL after saying why on stderr. */
+FILE *out_open(const char *prog, const char *path);
+/* Flush f and close it unless it is stdout: 0, or -1 after saying on
+ * stderr that PATH (or, for stdout, what) could not be written. */
+int out_close(const char *prog, FILE *f, const char *path, const char *what);
 /* A generator for output: no UTF-8 validation (strings come from the
  * slogfile's parser, which kept them valid), NULL when out of memory. */
 yajl_gen out_gen(void);
@@ -185,5 +192,54 @@ void out_mark_names(yajl_gen g, const ips_analysis_t *a);
 /* "methods": the groups by method, busiest first, then "methods_over"
  * (NULL: an empty table). */
 void out_methods(yajl_gen g, groups_t *gr);
+
+/* ---- blocks.c: `ipcstamp blocks`, one row per block ---------------- */
+
+/* The parts of a block the summary gives percentiles of. */
+enum { BLK_BLOCK, BLK_LAG, BLK_SWINGSET, BLK_DELIVERIES, BLK_PIPE,
+       BLK_WORKER, BLK_KERNEL, BLK_UNMATCHED, BLK_SAVE, BLK_LOAD, BLK_OWN,
+       BLK_COMMIT, BLK_PARTS };
+extern const char *const blocks_part_names[BLK_PARTS];
+enum { BLK_FIGURES = 5 }; /* p50, p90, p99, max, total */
+
+typedef struct {
+  FILE *out;
+  yajl_gen g;                 /* JSON */
+  size_t top;                 /* slowest blocks kept */
+  ips_block_t *slow;          /* top of them, slowest first */
+  size_t nslow;
+  uint64_t n, n_boot, n_del, n_skip, n_save, n_load;
+  long long computrons;
+  int64_t boot_ns;
+  int64_t sum[BLK_PARTS];
+  ips_hist_t *h[BLK_PARTS];   /* owned */
+} blocks_out_t;
+
+/* o->out and o->g are the caller's; init allocates the rest (-1: out of
+ * memory, nothing to free), free releases it. */
+int blocks_out_init(blocks_out_t *o, size_t top);
+void blocks_out_free(blocks_out_t *o);
+/* ns as milliseconds with three decimals, exact to the microsecond (the
+ * rest cut, never rounded up), in buf (IPS_US_BUF bytes).  Returns buf. */
+const char *blocks_ms(char *buf, int64_t ns);
+/* Part i's figures (BLK_*) over the blocks: p50, p90, p99, max and
+ * total, in ns.  Returns 0 when no block had it (v unset). */
+int blocks_part(const blocks_out_t *o, int i, int64_t v[BLK_FIGURES]);
+/* A block into the summary's figures (each block once, printed or not). */
+void blocks_add(blocks_out_t *o, const ips_block_t *b);
+void blocks_header_text(blocks_out_t *o);
+void blocks_row_text(blocks_out_t *o, const ips_block_t *b);
+void blocks_row_json(blocks_out_t *o, const ips_block_t *b);
+void blocks_header_csv(blocks_out_t *o);
+void blocks_row_csv(blocks_out_t *o, const ips_block_t *b);
+void blocks_summary_text(blocks_out_t *o);
+void blocks_summary_json(blocks_out_t *o);
+
+/* blocks_html.c: the page (--format html), written at close from its
+ * bars and o's summary; NULL when out of memory.  close frees h. */
+typedef struct blocks_html blocks_html_t;
+blocks_html_t *blocks_html_open(FILE *f, const char *title);
+void blocks_html_block(blocks_html_t *h, const ips_block_t *b);
+int blocks_html_close(blocks_html_t *h, blocks_out_t *o);
 
 #endif

@@ -194,6 +194,12 @@ void report_delivery_text(report_out_t *r, const ips_delivery_t *d) {
       tb_us(&t, d->gap_ns);
       sep = "; ";
     }
+    if (d->snap_save_ns || d->snap_load_ns) { /* heap snapshots, apart */
+      TB_LIT(&t, "; snapshot save ");
+      tb_us(&t, d->snap_save_ns);
+      TB_LIT(&t, " load ");
+      tb_us(&t, d->snap_load_ns);
+    }
     if (d->has_cpu) {
       tb_str(&t, sep);
       TB_LIT(&t, "worker on-cpu ");
@@ -315,6 +321,10 @@ void report_delivery_json(report_out_t *r, const ips_delivery_t *d) {
   }
   if (d->has_gap)
     gi(g, "kernel_before_ns", d->gap_ns);
+  if (d->snap_save_ns || d->snap_load_ns) {
+    gi(g, "snapshot_save_ns", d->snap_save_ns);
+    gi(g, "snapshot_load_ns", d->snap_load_ns);
+  }
   if (d->clock == 'w' || d->mono_offset) {
     gi(g, "offset_ns", d->offset_ns);
     gi(g, "offset_bound_ns", d->bound_ns);
@@ -586,9 +596,10 @@ void report_summary_text(report_out_t *r, const ips_analysis_t *a, int gap) {
     uint64_t replayed = t->n_unmatched - t->n_truncated;
     fprintf(f, "unmatched: %s (%.1f%%) not split between pipe and worker, in",
             ips_format_us(b[0], t->unmatched), pct(t->unmatched, t->total));
-    if (replayed)
-      fprintf(f, " %" PRIu64 " replayed deliveries with upcalls the kernel did "
-                 "not record%s", replayed, t->n_truncated ? " and" : "");
+    if (replayed) /* (or a vat's testLog calls, which SwingSet never records) */
+      fprintf(f, " %" PRIu64 " %sdeliveries with upcalls the kernel did "
+                 "not record%s", replayed, t->n_replay ? "replayed " : "",
+              t->n_truncated ? " and" : "");
     if (t->n_truncated)
       fprintf(f, " %" PRIu64 " deliveries past xsnap's 502 stamps",
               t->n_truncated);
@@ -647,6 +658,11 @@ void report_summary_text(report_out_t *r, const ips_analysis_t *a, int gap) {
   if (t->n_gap)
     fprintf(f, "kernel between deliveries: %s over %" PRIu64 " gaps\n",
             ips_format_us(b[0], t->gap), t->n_gap);
+  if (st->n_snap_save || st->n_snap_load)
+    fprintf(f, "heap snapshots between deliveries (not in the kernel's): "
+               "save %s in %" PRIu64 " gaps, load %s in %" PRIu64 "\n",
+            ips_format_us(b[0], st->snap_save), st->n_snap_save,
+            ips_format_us(b[1], st->snap_load), st->n_snap_load);
   if (t->n_cpu)
     fprintf(f, "worker on-cpu %s (%.1f%%), off-cpu %s (%.1f%%) over %" PRIu64
                " deliveries with cpu_ns\n",
@@ -766,6 +782,10 @@ void report_summary_json(report_out_t *r, const ips_analysis_t *a) {
     gi(g, "records_cut", (long long)st->cut);
   gi(g, "restarts", (long long)st->restarts);
   gi(g, "kernel_between_ns", t->gap);
+  if (st->n_snap_save || st->n_snap_load) {
+    gi(g, "snapshot_save_ns", st->snap_save);
+    gi(g, "snapshot_load_ns", st->snap_load);
+  }
   gi(g, "timequakes", (long long)t->n_quake);
   if (t->n_cpu) {
     gi(g, "cpu_ns", t->cpu);

@@ -1,0 +1,165 @@
+/* cmd_blocks.c — `ipcstamp blocks`: where each block of a chain node's
+ * slogfile went (docs/blocks.md).
+ *
+ * A command of its own rather than a mode of `report`: its rows are blocks,
+ * not deliveries, and its options mean other things (--top counts blocks,
+ * the clock is the records' time by default, as Agoric's own tools
+ * measure blocks). */
+#include "config.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "output/output.h"
+
+static const char usage_text[] =
+    "usage: ipcstamp blocks SLOG [options]\n"
+    "\n"
+    "Where the time of each block of a chain node went (Agoric's\n"
+    "cosmic-swingset slogfile, or its flight recorder): the block's swingset\n"
+    "time split into deliveries (pipe, worker, kernel), heap snapshots (save,\n"
+    "load) and the kernel's own time, with its commit, deliveries,\n"
+    "computrons, busiest vat and longest delivery (see docs/blocks.md).\n"
+    "SLOG may be gzip-compressed; '-' reads stdin.\n"
+    "\n"
+    "  --format F        text (default), json (JSON lines), csv, or html (a\n"
+    "                    page: each block's time stacked by part)\n"
+    "  -o, --output FILE write to FILE instead of stdout\n"
+    "  --summary         print only the summary\n"
+    "  --top N           how many slowest blocks to explain (default 5)\n"
+    "  --clock C         wall (default: the records' time, as Agoric's\n"
+    "                    tools), mono or auto (monotime where there is one)\n"
+    "  --follow          keep reading a file being written: each block shows\n"
+    "                    when it is committed; Ctrl-C ends\n"
+    "  --quake-us US     timequake threshold in microseconds (default 1000)\n"
+    "  --strict          validate every byte as JSON (slower)\n"
+    "  --max-line BYTES  longest line read (default 67108864)\n"
+    "  -h, --help        this text\n"
+    "\n"
+    "exit codes: 0 ok, 2 bad usage, 3 records skipped (each reported on\n"
+    "stderr with its line number), 4 cannot read the input\n";
+
+typedef struct {
+  blocks_out_t out;
+  int format;           /* REPORT_TEXT, _JSON, _CSV or _HTML */
+  blocks_html_t *html;  /* REPORT_HTML */
+  int summary_only;
+} blocks_t;
+
+static void on_block(void *arg, const ips_block_t *b) {
+  blocks_t *r = arg;
+  blocks_add(&r->out, b);
+  if (r->html)
+    blocks_html_block(r->html, b);
+  if (r->summary_only || r->html)
+    return;
+  switch (r->format) {
+    case REPORT_TEXT:
+      blocks_row_text(&r->out, b);
+      break;
+    case REPORT_JSON:
+      blocks_row_json(&r->out, b);
+      break;
+    default:
+      blocks_row_csv(&r->out, b);
+      break;
+  }
+}
+
+/* Following: the blocks so far are in the output (a file too) while the
+ * reader waits for more. */
+static void on_idle(void *arg) {
+  blocks_t *r = arg;
+  fflush(r->out.out);
+}
+
+enum { OPT_FORMAT = OPT_FIRST_OWN, OPT_SUMMARY, OPT_TOP };
+
+int cmd_blocks(int argc, char **argv) {
+  static const struct option opts[] = {
+      CLI_INPUT_OPTIONS,
+      {"format", required_argument, NULL, OPT_FORMAT},
+      {"summary", no_argument, NULL, OPT_SUMMARY},
+      {"top", required_argument, NULL, OPT_TOP},
+      {"output", required_argument, NULL, 'o'},
+      {NULL, 0, NULL, 0}};
+  const char *outpath = NULL;
+  blocks_t r;
+  cli_input_t in;
+  ips_analysis_t *a = NULL;
+  long long v, top = 5;
+  int c, rc;
+  memset(&r, 0, sizeof r);
+  cli_input_init(&in, "ipcstamp blocks", usage_text);
+  in.an.clock = IPS_CLOCK_WALL; /* block times as Agoric's tools read them */
+  r.out.out = stdout;
+  while ((c = cli_next_option(&in, argc, argv, "ho:", opts, &rc)) != -1) {
+    switch (c) {
+      case 'o':
+        outpath = optarg;
+        break;
+      case OPT_FORMAT:
+        if ((r.format = out_format(optarg)) < 0)
+          return cli_bad_value(&in, "--format takes text, json, csv or html", optarg);
+        break;
+      case OPT_SUMMARY:
+        r.summary_only = 1;
+        break;
+      case OPT_TOP:
+        if (cli_count(optarg, 1000, &v))
+          return cli_bad_value(&in, "--top takes a count up to 1000", optarg);
+        top = v;
+        break;
+    }
+  }
+  if (rc >= 0)
+    return rc;
+  if (in.an.vat || in.an.since_ns || in.an.until_ns || in.an.crank_min ||
+      in.an.crank_max || in.an.limit) {
+    fprintf(stderr, "ipcstamp blocks: --vat, --since, --until, --crank and "
+                    "--limit choose deliveries; a block has them all\n");
+    return CLI_EXIT_USAGE;
+  }
+  if (cli_input_path(&in, argc, argv) < 0)
+    return CLI_EXIT_USAGE;
+  if (!(r.out.out = out_open(in.prog, outpath)))
+    return CLI_EXIT_IO;
+  if (blocks_out_init(&r.out, (size_t)top) < 0 ||
+      (r.format == REPORT_JSON && !(r.out.g = out_gen())) ||
+      (r.format == REPORT_HTML && !(r.html = blocks_html_open(r.out.out, in.path)))) {
+    fprintf(stderr, "ipcstamp blocks: out of memory\n");
+    blocks_out_free(&r.out);
+    if (r.out.out != stdout)
+      fclose(r.out.out);
+    return CLI_EXIT_IO;
+  }
+  if (!r.summary_only) {
+    if (r.format == REPORT_TEXT)
+      blocks_header_text(&r.out);
+    else if (r.format == REPORT_CSV)
+      blocks_header_csv(&r.out);
+  }
+  in.on_block = on_block;
+  in.on_idle = on_idle;
+  in.idle_arg = &r;
+  in.an.arg = &r;
+  rc = cli_analyze(&in, &a);
+  if (r.html) {
+    blocks_html_close(r.html, &r.out); /* what was read, even after a fault */
+  } else if (a && rc != CLI_EXIT_IO) {
+    if (r.format == REPORT_JSON)
+      blocks_summary_json(&r.out);
+    else if (r.format == REPORT_TEXT || r.summary_only)
+      blocks_summary_text(&r.out); /* CSV: rows only */
+  }
+  if (out_close(in.prog, r.out.out, outpath, "the blocks") < 0)
+    rc = CLI_EXIT_IO;
+  if (r.out.g)
+    yajl_gen_free(r.out.g);
+  blocks_out_free(&r.out);
+  ips_analysis_free(a);
+  return rc;
+}
