@@ -90,12 +90,14 @@ int ips_analysis_new(ips_analysis_t **out, const ips_analysis_options_t *o) {
    * for the largest delivery accepted. */
   a->P = malloc(sizeof(int64_t) * (2 + (size_t)IPS__MAX_STAMPS));
   a->W = malloc(sizeof(int64_t) * (2 + (size_t)IPS__MAX_STAMPS));
+  a->PQ = malloc(sizeof(int64_t) * (2 + (size_t)IPS__MAX_STAMPS));
+  a->WQ = malloc(sizeof(int64_t) * (2 + (size_t)IPS__MAX_STAMPS));
   a->slow = calloc(o->top ? o->top : 1, sizeof *a->slow);
   a->slow_sorted = calloc(o->top ? o->top : 1, sizeof *a->slow_sorted);
   a->slow_order = calloc(o->top ? o->top : 1, sizeof *a->slow_order);
   if (o->vat)
     a->vat_filter = strdup(o->vat);
-  if (!a->hash || !a->P || !a->W || !a->slow || !a->slow_sorted ||
+  if (!a->hash || !a->P || !a->W || !a->PQ || !a->WQ || !a->slow || !a->slow_sorted ||
       !a->slow_order || ips_slowest_init(&a->keeper, o->top) != 0 ||
       (o->vat && !a->vat_filter)) {
     ips_analysis_free(a);

@@ -90,6 +90,7 @@ static void add_upcall(ips_analysis_t *a, ips__vat_t *v, const ips__rec_t *r,
   u->has_R = console;
   u->console = console;
   u->snum = !console && (r->have & IPS__F_SNUM) ? r->snum : -1;
+  u->Uq = !console && (r->have & IPS__F_PRUNQ) ? r->prunq : -1;
 }
 
 static void on_syscall(ips_analysis_t *a, ips__vat_t *v, const ips__rec_t *r,
@@ -206,6 +207,8 @@ void ips__attr_feed(ips_analysis_t *a, const ips__rec_t *r, long line) {
     return;
   }
   if (r->type == IPS__REC_START) {
+    if (r->have & IPS__F_IPSV)
+      a->st.ipcstamp_parent = 1;
     if ((r->have & IPS__F_IPSV) && r->ipsv != 1) {
       char d[80];
       snprintf(d, sizeof d, "the slogfile's start says ipcstamp.v %ld (this "

@@ -38,6 +38,7 @@ typedef struct {
   int unmatched, truncated;
   int64_t kernel_recorded; /* unmatched: the kernel's R - U, summed */
   int kovf;                /* ... and that sum overflowed */
+  int has_pq, has_wq;   /* a->PQ, a->WQ hold run-queue delays */
   int use_wall;         /* clock 'w': the worker's wall stamps were moved */
   int64_t off;          /* ... by this offset */
   char d[160];          /* a skip's detail */
@@ -442,11 +443,39 @@ static int clock(ips_analysis_t *a, ips__vat_t *v, res_t *c,
   return shift_worker(a, v, c, dv);
 }
 
+/* The run-queue delays beside the stamps (issue 30): the parent's at each
+ * U (its syscall record) and E (the result's), the worker's at each stamp
+ * when its metering has one per stamp; -1 where there is none.  Nothing
+ * is made up: a side that measured nothing leaves its segments unsplit. */
+static void run_delays(ips_analysis_t *a, const ips__vat_t *v, res_t *c) {
+  const ips__rec_t *r = c->r;
+  size_t i, last = c->k - 1;
+  for (i = 0; i < c->k; i++)
+    a->PQ[i] = -1;
+  for (i = 0; i < c->nrec && !c->unmatched; i++) {
+    a->PQ[1 + 2 * i] = v->up[i].Uq;
+    c->has_pq |= v->up[i].Uq >= 0;
+  }
+  if (r->have & IPS__F_PRUNQ) {
+    a->PQ[last] = r->prunq;
+    c->has_pq = 1;
+  }
+  /* Where W mirrors P (xsnap's cap: shift_worker), the worker has no
+   * stamp, so no delay either. */
+  c->has_wq = (r->have & IPS__F_WRUNQ) && r->n_wrunq == c->nw;
+  for (i = 0; i < c->k && c->has_wq; i++)
+    a->WQ[i] = i >= c->nw || (c->truncated &&
+                              (i == last || (!c->unmatched && i > 2 * c->m)))
+                   ? -1
+                   : r->wrunq[i];
+}
+
 /* Stage 4: the formula, and what the delivery is. */
 static int attribute(ips_analysis_t *a, ips__vat_t *v, res_t *c,
                      ips_delivery_t *dv) {
   ips__attr_in_t in;
   ips__attr_out_t out;
+  ips__attr_wait_t w;
   size_t i;
   if (c->unmatched) /* P mirrors W: every upcall segment is the worker's */
     for (i = 0; i < c->n; i++) {
@@ -459,7 +488,11 @@ static int attribute(ips_analysis_t *a, ips__vat_t *v, res_t *c,
   in.n_unmatched = c->unmatched ? c->n : c->truncated ? c->n - c->m : 0;
   in.truncated = c->truncated;
   in.kernel_recorded = c->kernel_recorded;
-  if (c->kovf || ips__attribute(&in, &out) != 0) {
+  run_delays(a, v, c);
+  in.PQ = c->has_pq ? a->PQ : NULL;
+  in.WQ = c->has_wq ? a->WQ : NULL;
+  if (c->kovf || ips__attribute(&in, &out) != 0 ||
+      ips__attr_wait(&in, &w) != 0) {
     ips__skip_of(a, v, v->line, IPS_SKIP_RANGE,
                  "the segments' sum overflows");
     return -1;
@@ -484,6 +517,19 @@ static int attribute(ips_analysis_t *a, ips__vat_t *v, res_t *c,
   dv->worker = out.worker;
   dv->kernel = out.kernel;
   dv->unmatched = out.unmatched;
+  dv->PQ = in.PQ;
+  dv->WQ = in.WQ;
+  dv->has_wait = w.split > 0;
+  dv->pipe_wait = w.wait;
+  dv->pipe_transit = w.transit;
+  dv->pipe_unsplit = w.unsplit;
+  dv->wait_worker = w.wait_worker;
+  dv->has_runnable = w.has_runnable;
+  /* Each delay fits its stretch; over a wall clock's offset, the sum is
+   * held to the worker time all the same. */
+  dv->runnable_ns = w.runnable < out.worker ? w.runnable
+                    : out.worker > 0        ? out.worker
+                                            : 0;
   return 0;
 }
 
@@ -569,6 +615,12 @@ static int annotate(ips_analysis_t *a, ips__vat_t *v, res_t *c,
      * which fall in pipe segments: it may exceed the worker time a little,
      * and then nothing of the worker time was off the CPU. */
     dv->offcpu_ns = dv->worker > dv->cpu_ns ? dv->worker - dv->cpu_ns : 0;
+    /* Off the CPU: runnable (measured) or blocked (the rest). */
+    if (dv->has_runnable) {
+      if (dv->runnable_ns > dv->offcpu_ns)
+        dv->runnable_ns = dv->offcpu_ns;
+      dv->blocked_ns = dv->offcpu_ns - dv->runnable_ns;
+    }
   }
   dv->offset_mismatch = offset_mismatch(c, dv);
   dv->quake_ns = quake_ns(v, c, dv);

@@ -35,6 +35,8 @@ struct ips_analysis_s {
   ips_mono_run_t mono_runs[IPS_MAX_MONO_RUNS];
   size_t n_mono_runs;
   uint64_t mono_runs_over;
+  int64_t *PQ, *WQ;              /* beside them, the run-queue delays (-1:
+                                    not measured) */
   ips_stats_t st;
   ips_slowest_t keeper;          /* which of slow[] goes (stats.c) */
   ips_slow_t *slow;              /* o.top slots, as the keeper says */

@@ -15,6 +15,8 @@ static ips__attr_in_t attr_in(const ips_delivery_t *d) {
   in.n_unmatched = d->n_unmatched;
   in.truncated = d->truncated;
   in.kernel_recorded = d->kernel;
+  in.PQ = d->PQ;
+  in.WQ = d->WQ;
   return in;
 }
 
@@ -54,4 +56,14 @@ size_t ips_delivery_stamped_upcalls(const ips_delivery_t *d) {
 int64_t ips_delivery_upcall_wait(const ips_delivery_t *d, size_t i) {
   ips__attr_in_t in = attr_in(d);
   return ips__attr_upcall_wait(&in, i);
+}
+
+int64_t ips_delivery_segment_wait(const ips_delivery_t *d, size_t j) {
+  ips__attr_in_t in = attr_in(d);
+  int kind;
+  int64_t len;
+  if (j >= ips__attr_nsegments(&in))
+    return -1;
+  len = ips__attr_segment(&in, j, &kind);
+  return ips__attr_seg_wait(&in, j, kind, len);
 }

@@ -210,6 +210,26 @@ typedef struct ips_delivery_s {
    * it into a new worker).  gap_ns is the kernel's own time, without it:
    * gap_ns + snap_save_ns + snap_load_ns is D - E(previous). */
   int64_t snap_save_ns, snap_load_ns;
+  /* Waiting for a CPU (issue 30; docs/report.md, "Waiting for a CPU"),
+   * from the run-queue delays the stamps carry (IPCSTAMP_RUN_DELAY): each
+   * pipe segment whose receiver measured its wait at its receive stamp is
+   * split into that wait (at most the segment) and the rest, transit.
+   * pipe == pipe_wait + pipe_transit + pipe_unsplit, exactly; unsplit is
+   * the segments whose receiver measured nothing (all of pipe without
+   * run-queue delays; the kernel's side on SwingSet's own slogfiles). */
+  int has_wait;          /* at least one segment was split */
+  int64_t pipe_wait, pipe_transit, pipe_unsplit;
+  int64_t wait_worker;   /* of pipe_wait: the worker's (send and replies) */
+  /* The worker's own time it was runnable but not on a CPU (its delays at
+   * u and e, each over exactly one of its stretches).  With cpu_ns,
+   * offcpu_ns == runnable_ns + blocked_ns exactly (runnable_ns then at
+   * most offcpu_ns: cpu_ns also counts a few us of the worker's system
+   * calls, in the pipe). */
+  int has_runnable;
+  int64_t runnable_ns, blocked_ns;
+  /* Per stamp beside P and W: the run-queue delay in ns, -1 where not
+   * measured; NULL when not at all.  For ips_delivery_segment_wait(). */
+  const int64_t *PQ, *WQ;
 } ips_delivery_t;
 
 /* One mark or span of a delivery, on the same clock as W.  name is owned
@@ -258,6 +278,13 @@ IPS_EXTERN size_t ips_delivery_segments(const ips_delivery_t *d, size_t from,
 IPS_EXTERN size_t ips_delivery_stamped_upcalls(const ips_delivery_t *d);
 /* Upcall i's time as the worker waited for it, r - u (upcall + kernel +
  * reply), for i < ips_delivery_stamped_upcalls(d). */
+/* Segment j's waiting for a CPU: for a pipe segment (send, upcall,
+ * reply, result) whose receiver measured its run-queue delay, that wait
+ * in ns (at most the segment; its transit is the rest); -1 for any other
+ * segment, or when not measured. */
+IPS_EXTERN int64_t ips_delivery_segment_wait(const ips_delivery_t *d,
+                                             size_t j);
+
 IPS_EXTERN int64_t ips_delivery_upcall_wait(const ips_delivery_t *d,
                                             size_t i);
 
@@ -279,6 +306,19 @@ typedef struct ips_totals_s {
   int64_t cpu, offcpu, cpu_worker; /* over the deliveries with cpu_ns */
   int64_t gap;                     /* kernel time between deliveries */
 } ips_totals_t;
+
+/* Waiting for a CPU (issue 30) over a set of deliveries: over those with
+ * has_wait, their pipe (wait_pipe) split as theirs is, wait_pipe =
+ * pipe_transit + pipe_wait + pipe_unsplit exactly; over those with
+ * has_runnable, the worker's runnable time; over those of them with cpu_ns
+ * too, their off-CPU time, split_offcpu = split_runnable + blocked
+ * exactly. */
+typedef struct ips_wait_totals_s {
+  uint64_t n_wait, n_runnable, n_blocked;
+  int64_t wait_pipe, pipe_wait, pipe_transit, pipe_unsplit, wait_worker;
+  int64_t runnable;
+  int64_t split_offcpu, split_runnable, blocked;
+} ips_wait_totals_t;
 
 /* One vat's figures.  The offset is the latest estimate (clock 'w'). */
 typedef struct ips_vat_stats_s {
@@ -323,6 +363,13 @@ typedef struct ips_stats_s {
    * their time is not in all.gap.  (Added at the end, as above.) */
   uint64_t n_snap_save, n_snap_load;
   int64_t snap_save, snap_load;
+  /* Whose stamps the parent's are (issue 30): 1 when the file's start
+   * record carries ipcstamp's header (kernel-init-start or slog-start with
+   * "ipcstamp"), so that they were taken at the pipe; 0 for SwingSet's own
+   * slogfiles, whose times are when the kernel wrote its records, in
+   * JavaScript, around its own marshalling (docs/report.md). */
+  int ipcstamp_parent;
+  ips_wait_totals_t wait;       /* every attributed delivery's (issue 30) */
 } ips_stats_t;
 
 /* The one keeper of the N slowest deliveries of a stream (the analysis's

@@ -114,6 +114,41 @@ static int totals_fit(const ips_totals_t *t, const ips_delivery_t *d) {
          !__builtin_add_overflow(t->gap, d->gap_ns, &x);
 }
 
+/* The same for the pipe split's sums (issue 30). */
+static int wait_fits(const ips_wait_totals_t *t, const ips_delivery_t *d) {
+  int64_t x;
+  return !__builtin_add_overflow(t->wait_pipe, d->pipe, &x) &&
+         !__builtin_add_overflow(t->pipe_wait, d->pipe_wait, &x) &&
+         !__builtin_add_overflow(t->pipe_transit, d->pipe_transit, &x) &&
+         !__builtin_add_overflow(t->pipe_unsplit, d->pipe_unsplit, &x) &&
+         !__builtin_add_overflow(t->wait_worker, d->wait_worker, &x) &&
+         !__builtin_add_overflow(t->runnable, d->runnable_ns, &x) &&
+         !__builtin_add_overflow(t->blocked, d->blocked_ns, &x) &&
+         !__builtin_add_overflow(t->split_offcpu, d->offcpu_ns, &x) &&
+         !__builtin_add_overflow(t->split_runnable, d->runnable_ns, &x);
+}
+
+static void add_wait(ips_wait_totals_t *t, const ips_delivery_t *d) {
+  if (d->has_wait) { /* its whole pipe, split as it is */
+    t->n_wait++;
+    t->wait_pipe += d->pipe;
+    t->pipe_wait += d->pipe_wait;
+    t->pipe_transit += d->pipe_transit;
+    t->pipe_unsplit += d->pipe_unsplit;
+    t->wait_worker += d->wait_worker;
+  }
+  if (d->has_runnable) {
+    t->n_runnable++;
+    t->runnable += d->runnable_ns;
+    if (d->has_cpu) {
+      t->n_blocked++;
+      t->blocked += d->blocked_ns;
+      t->split_offcpu += d->offcpu_ns;
+      t->split_runnable += d->runnable_ns;
+    }
+  }
+}
+
 /* One place adds a delivery to a set's sums: a vat's and the whole
  * input's. */
 /* The same for the heap snapshots' sums, which are the input's only. */
@@ -238,7 +273,7 @@ void ips__account(ips_analysis_t *a, ips__vat_t *v, ips_delivery_t *dv) {
   if (!ips__counts(a, v) || (a->o.select && !a->o.select(a->o.arg, dv)))
     return;
   if (!totals_fit(&v->s.t, dv) || !totals_fit(&a->st.all, dv) ||
-      !snaps_fit(&a->st, dv)) {
+      !snaps_fit(&a->st, dv) || !wait_fits(&a->st.wait, dv)) {
     ips__skip_of(a, v, v->line, IPS_SKIP_RANGE,
                  "the file's totals would overflow");
     return;
@@ -262,6 +297,7 @@ void ips__account(ips_analysis_t *a, ips__vat_t *v, ips_delivery_t *dv) {
     a->st.n_snap_load++;
     a->st.snap_load += dv->snap_load_ns;
   }
+  add_wait(&a->st.wait, dv);
   a->shown++;
   keep_slow(a, dv);
   if (dv->n_marks)

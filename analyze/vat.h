@@ -31,6 +31,7 @@ typedef struct {
   ips__pst_t U, R;
   int has_R, console;
   long long snum;
+  int64_t Uq;      /* the parent's wait for a CPU at U (runDelayNs), or -1 */
 } ips__up_t;
 
 /* A vat: its statistics and its delivery in progress. */

@@ -18,6 +18,8 @@ void ips__attr_free(ips_analysis_t *a) {
   free(a->hash);
   free(a->P);
   free(a->W);
+  free(a->PQ);
+  free(a->WQ);
   ips__marks_free(a);
   ips__blocks_free(a->blocks);
 }

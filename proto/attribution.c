@@ -2,6 +2,8 @@
  * libc only: the parent and the analysis both compile it in. */
 #include "config.h"
 
+#include <string.h>
+
 #include "attribution.h"
 
 /* *a += b; 1 when that overflows. */
@@ -257,4 +259,68 @@ size_t ips__attr_stamped(const ips__attr_in_t *in) {
 
 int64_t ips__attr_upcall_wait(const ips__attr_in_t *in, size_t i) {
   return in->W[2 + 2 * i] - in->W[1 + 2 * i];
+}
+
+/* The stamp whose receiver ends pipe segment j, and its delay: a send and
+ * each reply end at the worker's d and r (W), an upcall and the result at
+ * the parent's U and E (P).  -1 when not measured. */
+static int64_t receiver_delay(const ips__attr_in_t *in, size_t j, int kind) {
+  size_t last = 1 + 2 * in->n_up, i = (j - 1) / 4;
+  switch (kind) {
+    case IPS__SEG_SEND:
+      return in->WQ ? in->WQ[0] : -1;
+    case IPS__SEG_REPLY:
+      return in->WQ ? in->WQ[2 * i + 2] : -1;
+    case IPS__SEG_UPCALL:
+      return in->PQ ? in->PQ[2 * i + 1] : -1;
+    case IPS__SEG_RESULT:
+      return in->PQ ? in->PQ[last] : -1;
+    default:
+      return -1;
+  }
+}
+
+int64_t ips__attr_seg_wait(const ips__attr_in_t *in, size_t j, int kind,
+                           int64_t len) {
+  int64_t q = receiver_delay(in, j, kind);
+  if (q < 0)
+    return -1;
+  /* The reading covers the receiver's time since its own previous stamp,
+   * which can begin before the segment: never more than the segment. */
+  return len <= 0 ? 0 : q < len ? q : len;
+}
+
+int ips__attr_wait(const ips__attr_in_t *in, ips__attr_wait_t *o) {
+  size_t ns = ips__attr_nsegments(in), j, last = 1 + 2 * in->n_up, i, m;
+  int ovf = 0;
+  memset(o, 0, sizeof *o);
+  for (j = 0; j < ns && !ovf; j++) {
+    int kind;
+    int64_t len = segment(in, ns, j, &kind), w;
+    if (kind != IPS__SEG_SEND && kind != IPS__SEG_UPCALL &&
+        kind != IPS__SEG_REPLY && kind != IPS__SEG_RESULT)
+      continue;
+    w = ips__attr_seg_wait(in, j, kind, len);
+    if (w < 0) {
+      ovf = add_ovf(&o->unsplit, len);
+      continue;
+    }
+    o->split++;
+    ovf = add_ovf(&o->wait, w) || add_ovf(&o->transit, len - w) ||
+          ((kind == IPS__SEG_SEND || kind == IPS__SEG_REPLY) &&
+           add_ovf(&o->wait_worker, w));
+  }
+  if (in->WQ) {
+    /* The worker's delays at u and e cover exactly its own stretches
+     * (read after the clocks at d and r, before them at u and e); the
+     * truncated delivery's stamps stop at its last stamped upcall. */
+    m = ips__attr_stamped(in);
+    o->has_runnable = 1;
+    for (i = 0; i < m && !ovf; i++)
+      if (in->WQ[2 * i + 1] > 0)
+        ovf = add_ovf(&o->runnable, in->WQ[2 * i + 1]);
+    if (!in->truncated && in->WQ[last] > 0 && !ovf)
+      ovf = add_ovf(&o->runnable, in->WQ[last]);
+  }
+  return ovf ? -1 : 0;
 }

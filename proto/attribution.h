@@ -47,6 +47,12 @@ typedef struct ips__attr_in_s {
   size_t n_unmatched;
   int truncated;
   int64_t kernel_recorded; /* replay only */
+  /* Waiting for a CPU (issue 30, docs/report.md): per stamp, the stamping
+   * thread's run-queue delay since its previous stamp, in ns, or -1 where
+   * it was not measured; NULL when not at all.  PQ beside P (the parent's
+   * at U and E are the ones used), WQ beside W (the worker's at d and r
+   * split the pipe, at u and e its own time). */
+  const int64_t *PQ, *WQ;
 } ips__attr_in_t;
 
 /* The figures; total = pipe + worker + kernel + unmatched, exactly. */
@@ -56,6 +62,17 @@ typedef struct ips__attr_out_s {
                         record; truncated: the time after the worker's
                         stamps ran out that no stamp splits */
 } ips__attr_out_t;
+
+/* The pipe split by the receivers' waits for a CPU (ips__attr_wait):
+ * pipe = wait + transit + unsplit, exactly; wait and transit over the
+ * segments whose receiver measured its wait, unsplit the others'. */
+typedef struct ips__attr_wait_s {
+  int64_t wait, transit, unsplit;
+  int64_t wait_worker;  /* of wait: the worker's (send, reply segments) */
+  size_t split;         /* pipe segments split */
+  int has_runnable;     /* the worker measured its own stretches */
+  int64_t runnable;     /* its run-queue delay over its own time (u, e) */
+} ips__attr_wait_t;
 
 /* The stamps the formula takes: in (-2^62, 2^62), so that any difference
  * of two fits in an int64_t. */
@@ -99,6 +116,18 @@ int64_t ips__attr_segment(const ips__attr_in_t *in, size_t j, int *kind);
  * for the outputs that write them all. */
 size_t ips__attr_segments(const ips__attr_in_t *in, size_t from, size_t cap,
                           int64_t *len, unsigned char *kind);
+
+/* Segment j's waiting for a CPU (len and kind: ips__attr_segment's): for
+ * a pipe segment whose receiver measured its run-queue delay at its
+ * receive stamp (d, r: the worker; U, E: the parent), that delay, at most
+ * the segment (and 0 for a segment not above 0); -1 otherwise.  transit is
+ * len minus it. */
+int64_t ips__attr_seg_wait(const ips__attr_in_t *in, size_t j, int kind,
+                           int64_t len);
+
+/* The delivery's pipe split (ips__attr_wait_t), from in's PQ and WQ.
+ * Returns 0, or -1 when a sum overflows (hostile input). */
+int ips__attr_wait(const ips__attr_in_t *in, ips__attr_wait_t *out);
 
 /* Whether the shape is a replay at xsnap's cap. */
 static inline int ips__attr_replay_cap(const ips__attr_in_t *in) {

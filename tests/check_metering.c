@@ -159,7 +159,7 @@ START_TEST(test_digit_boundaries) {
     int64_t v = vals[i];
     ips_meter_field_t f = {"c", v};
     ips_meter_t m = {&f, 1, 0, 0};
-    ips_stamp_t s[2] = {{v, v, 'd'}, {0, 0, 'e'}};
+    ips_stamp_t s[2] = {{v, v, 'd', 0, 0}, {0, 0, 'e', 0, 0}};
     ips_stamps_t t;
     char buf[512], want[512], wall[48];
     uint64_t u = v < 0 ? (uint64_t)0 - (uint64_t)v : (uint64_t)v;
@@ -228,10 +228,10 @@ END_TEST
 
 START_TEST(test_design_example) {
   /* The example of protocol.md, "The metering", to the byte. */
-  static const ips_stamp_t s[] = {{1795300856504227LL, 8123456789012LL, 'd'},
-                                  {1795300856504354LL, 8123456916000LL, 'u'},
-                                  {1795300856504830LL, 8123457392000LL, 'r'},
-                                  {1795300856507209LL, 8123459771000LL, 'e'}};
+  static const ips_stamp_t s[] = {{1795300856504227LL, 8123456789012LL, 'd', 0, 0},
+                                  {1795300856504354LL, 8123456916000LL, 'u', 0, 0},
+                                  {1795300856504830LL, 8123457392000LL, 'r', 0, 0},
+                                  {1795300856507209LL, 8123459771000LL, 'e', 0, 0}};
   static const ips_meter_field_t f[] = {{"compute", 1234}, {"allocate", 56789}};
   ips_meter_t m = {f, 2, 1, 1530000};
   ips_stamps_t t;
@@ -324,7 +324,7 @@ END_TEST
 
 START_TEST(test_bad_kind) {
   ips_stamps_t t;
-  ips_stamp_t s = {1, 2, '"'};
+  ips_stamp_t s = {1, 2, '"', 0, 0};
   char buf[512];
   ck_assert_int_eq(ips_stamps_init(&t, 4), 0);
   ips_stamps_put(&t, &s);

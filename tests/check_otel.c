@@ -202,6 +202,70 @@ START_TEST(request_tree_and_times) {
 }
 END_TEST
 
+/* Issue 30: the pipe split on the delivery's span, each split segment's
+ * wait and transit on its own; a segment whose receiver measured nothing
+ * (the second upcall) has neither. */
+START_TEST(run_delay_attributes) {
+  static const int64_t PQ[] = {-1, 2, -1, -1, -1, 4};
+  static const int64_t WQ[] = {7, 0, 1, 0, 50, 0};
+  static const char *const want_wait[] = {"7", NULL, "2", NULL, "1", NULL,
+                                          NULL, NULL, "3", NULL, "4"};
+  ips_delivery_t d;
+  ips_stats_t st;
+  otel_ids_t ids;
+  otlp_req_t r;
+  yajl_val root, spans, sp;
+  const char *body, *p[] = {"resourceSpans", NULL};
+  char *res, errbuf[200];
+  size_t len, i;
+  delivery(&d, "v1", 3);
+  d.PQ = PQ;
+  d.WQ = WQ;
+  d.has_wait = 1;
+  d.pipe_wait = 7 + 2 + 1 + 3 + 4;
+  d.pipe_transit = 3 + 1 + 1;
+  d.pipe_unsplit = 2;
+  d.wait_worker = 7 + 1 + 3;
+  stats(&st);
+  otel_ids_init(&ids, &st);
+  res = otlp_resource("svc", "host1", "run.slog", NULL);
+  ck_assert_int_eq(otlp_req_init(&r, res), 0);
+  otlp_req_delivery(&r, &ids, &st, &d);
+  body = otlp_req_end(&r, &len);
+  root = yajl_tree_parse(body, errbuf, sizeof errbuf);
+  ck_assert_msg(root, "not JSON: %s", errbuf);
+  sp = YAJL_GET_ARRAY(yajl_tree_get(root, p, yajl_t_array))->values[0];
+  {
+    const char *q[] = {"scopeSpans", NULL};
+    yajl_val ss = yajl_tree_get(sp, q, yajl_t_array);
+    spans = at(YAJL_GET_ARRAY(ss)->values[0], "spans");
+  }
+  sp = YAJL_GET_ARRAY(spans)->values[0];
+  ck_assert_str_eq(str_at(attr(sp, "ipcstamp.pipe_wait_ns"), "intValue", NULL),
+                   "17");
+  ck_assert_str_eq(str_at(attr(sp, "ipcstamp.pipe_transit_ns"), "intValue",
+                          NULL), "5");
+  ck_assert_str_eq(str_at(attr(sp, "ipcstamp.pipe_unsplit_ns"), "intValue",
+                          NULL), "2");
+  for (i = 1; i < YAJL_GET_ARRAY(spans)->len; i++) {
+    yajl_val w;
+    sp = YAJL_GET_ARRAY(spans)->values[i];
+    w = attr(sp, "ipcstamp.wait_ns");
+    if (!want_wait[i - 1]) {
+      ck_assert_msg(w == NULL, "segment %zu has a wait", i - 1);
+      ck_assert_ptr_null(attr(sp, "ipcstamp.transit_ns"));
+      continue;
+    }
+    ck_assert_msg(w != NULL, "segment %zu has no wait", i - 1);
+    ck_assert_str_eq(str_at(w, "intValue", NULL), want_wait[i - 1]);
+    ck_assert_ptr_nonnull(attr(sp, "ipcstamp.transit_ns"));
+  }
+  yajl_tree_free(root);
+  otlp_req_free(&r);
+  free(res);
+}
+END_TEST
+
 /* An error result, a replay, wall clocks: status 2, no crank, stamps as
  * they are, the offset attributes; marks left out are counted. */
 START_TEST(error_replay_wall) {
@@ -906,6 +970,7 @@ static Suite *otel_suite(void) {
   tcase_add_test(c, escaping);
   tcase_add_test(c, hex_lowercase);
   tcase_add_test(c, request_tree_and_times);
+  tcase_add_test(c, run_delay_attributes);
   tcase_add_test(c, error_replay_wall);
   tcase_add_test(c, ids_stable_and_distinct);
   tcase_add_test(c, one_resource_per_worker);

@@ -122,9 +122,9 @@ static const char *type_of(int id) {
 
 START_TEST(test_records) {
   ips_slog_t *s;
-  ips_stamp_t D = {1795300856504227LL, 8123456789012LL, 'D'};
-  ips_stamp_t U = {1795300856504400LL, 8123456800000LL, 'U'};
-  ips_stamp_t R = {1795300856504500LL, 8123456900000LL, 'R'};
+  ips_stamp_t D = {1795300856504227LL, 8123456789012LL, 'D', 0, 0};
+  ips_stamp_t U = {1795300856504400LL, 8123456800000LL, 'U', 0, 0};
+  ips_stamp_t R = {1795300856504500LL, 8123456900000LL, 'R', 0, 0};
   ips_stamp_t st[4];
   const char *metering =
       "{\"compute\":3,\"timestamps\":[1795300856.504300,1795300856.504350,"
@@ -154,7 +154,7 @@ START_TEST(test_records) {
   st[0] = D;
   st[1] = U;
   st[2] = R;
-  st[3] = (ips_stamp_t){1795300856504800LL, 8123457000000LL, 'E'};
+  st[3] = (ips_stamp_t){1795300856504800LL, 8123457000000LL, 'E', 0, 0};
   memset(&res, 0, sizeof res);
   res.kind = IPS_RESULT_OK;
   res.message = "";
@@ -316,7 +316,7 @@ START_TEST(test_crank_message) {
   };
   char big[1000];
   ips_slog_t *s;
-  ips_stamp_t D = {1, 1, 'D'};
+  ips_stamp_t D = {1, 1, 'D', 0, 0};
   size_t i, nc = sizeof c / sizeof *c;
   int n;
   char *buf, *line;
@@ -350,7 +350,7 @@ END_TEST
 START_TEST(test_vat_limit) {
   /* A vatID no reader would take is refused; the writer goes on. */
   ips_slog_t *s;
-  ips_stamp_t D = {1, 1, 'D'};
+  ips_stamp_t D = {1, 1, 'D', 0, 0};
   char vat[IPS_SLOG_VAT_MAX + 2];
   memset(vat, 'v', sizeof vat - 1);
   vat[sizeof vat - 1] = 0;
@@ -366,7 +366,7 @@ END_TEST
 
 START_TEST(test_hostile_payloads) {
   ips_slog_t *s;
-  ips_stamp_t D = {1, 1, 'D'};
+  ips_stamp_t D = {1, 1, 'D', 0, 0};
   static const char *p[] = {
       "line1\nline2\r\n\"quoted\"",
       "\xff\xfe\xc3\x28",
@@ -430,7 +430,7 @@ END_TEST
 
 START_TEST(test_dev_full) {
   ips_slog_t *s;
-  ips_stamp_t D = {1, 1, 'D'};
+  ips_stamp_t D = {1, 1, 'D', 0, 0};
   int rc;
   if (access("/dev/full", W_OK) != 0)
     return;
@@ -446,7 +446,7 @@ START_TEST(test_sticky_error) {
   /* A file-size limit makes a write fail halfway through a line: the error
    * sticks, and the file is cut back to whole lines. */
   ips_slog_t *s;
-  ips_stamp_t D = {1, 1, 'D'};
+  ips_stamp_t D = {1, 1, 'D', 0, 0};
   struct rlimit rl = {10000, 10000};
   char payload[300];
   int i, rc = 0, n;

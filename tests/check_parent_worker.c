@@ -371,7 +371,7 @@ START_TEST(test_slog_uses_child_copy) {
   char p[600];
   ips_slog_t *s;
   ips_result_t res;
-  ips_stamp_t st[2] = {{1, 1000, 'D'}, {2, 2000, 'E'}};
+  ips_stamp_t st[2] = {{1, 1000, 'D', 0, 0}, {2, 2000, 'E', 0, 0}};
   snprintf(p, sizeof p, "%s/copy-%d", parent_tmpdir(), (int)getpid());
   memset(&res, 0, sizeof res);
   res.kind = IPS_RESULT_OK;

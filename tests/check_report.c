@@ -26,6 +26,35 @@ static void expect_golden(const char *cmd, const char *golden) {
   assert_same(tt_tmp("golden.out"), golden);
 }
 
+/* Issue 30 on Agoric's own kernel: tests/data/xs-rundelay.slog.gz is the
+ * start of a slogfile SwingSet wrote (tests/interop/swingset/gen-slog.mjs,
+ * its bundles cut), its xsnap vats run by ipcstamp-worker-xs with
+ * IPCSTAMP_RUN_DELAY=1.  The worker's waits before d and each r are split
+ * out of the send and reply segments; the kernel's side, which wrote no
+ * runDelayNs, is "not measured"; and the summary says what pipe is on such
+ * a file. */
+START_TEST(test_swingset_run_delay) {
+  char *s;
+  ck_assert_int_eq(tt_sh("\"$IPS\" report --summary \"$DATA/xs-rundelay.slog.gz\" "
+                         ">\"$TMP/x.txt\""), 0);
+  s = tt_read(tt_tmp("x.txt"), NULL);
+  ck_assert_msg(strstr(s, "pipe over 56 deliveries with run-queue delays: "
+                          "1476593.266 = transit 113916.259 (7.7%) + waiting "
+                          "for a CPU 579163.490 (39.2%: worker 579163.490, "
+                          "kernel 0.000) + not measured 783513.517 (53.1%)\n"),
+                "%s", s);
+  ck_assert_msg(strstr(s, "\npipe on this file: the kernel's stamps are the "
+                          "times it wrote its deliver, syscall and result "
+                          "records"), "%s", s);
+  free(s);
+  ck_assert_int_eq(tt_sh("\"$IPS\" report --format json \"$DATA/xs-rundelay.slog.gz\" "
+                         "| tail -n 1 | grep -q '\"kernel_stamps\":\"records\"'"), 0);
+  /* Our own parent's files say nothing of the kind. */
+  ck_assert_int_ne(tt_sh("\"$IPS\" report --summary \"$DATA/rundelay.slog\" "
+                         "| grep -q 'pipe on this file'"), 0);
+}
+END_TEST
+
 START_TEST(test_golden_ours) {
   expect_golden("\"$IPS\" report \"$DATA/ours.slog\"", "ours.report.txt");
   expect_golden("\"$IPS\" report --strict \"$DATA/ours.slog\"", "ours.report.txt");
@@ -360,6 +389,7 @@ Suite *report_suite(void) {
   Suite *s = suite_create("report");
   TCase *tc = tcase_create("Core");
   tcase_add_test(tc, test_golden_ours);
+  tcase_add_test(tc, test_swingset_run_delay);
   tcase_add_test(tc, test_golden_xsnap);
   tcase_add_test(tc, test_golden_latency);
   tcase_add_test(tc, test_golden_run);

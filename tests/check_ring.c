@@ -140,7 +140,7 @@ START_TEST(ring_round_trip) {
   ips_ring_reader_t *rd;
   ips_ring_info_t info;
   ips_ring_attribution_t a = {1, 2, 3, 6, 17, 42, NULL, 99};
-  ips_stamp_t s = {5, 7, 'd'};
+  ips_stamp_t s = {5, 7, 'd', 0, 0};
   names_t n;
   char path[4200];
 

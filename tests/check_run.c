@@ -419,6 +419,7 @@ int main(int argc, char **argv) {
   sr = srunner_create(run_suite());
   srunner_add_suite(sr, hostile_suite());
   srunner_add_suite(sr, hostile_faults_suite());
+  srunner_add_suite(sr, run_delay_suite());
   srunner_run_all(sr, CK_NORMAL);
   failed = srunner_ntests_failed(sr);
   srunner_free(sr);

@@ -100,7 +100,7 @@ END_TEST
 
 START_TEST(test_put) {
   ips_stamps_t t;
-  ips_stamp_t s = {5, 6, 'D'};
+  ips_stamp_t s = {5, 6, 'D', 0, 0};
   ck_assert_int_eq(ips_stamps_init(&t, 2), 0);
   ck_assert_int_eq(ips_stamps_put(&t, &s), 0);
   ck_assert_int_eq(ips_stamps_put(&t, &s), 1); /* last slot is E's */

@@ -266,6 +266,21 @@ START_TEST(test_trace_marks) {
 }
 END_TEST
 
+/* Issue 30: the receivers' waits for a CPU as slices nested in the
+ * kernel's "awaiting" slices, held by the checker to the nesting rules;
+ * rundelay.slog (a loaded run) has both sides' waits. */
+START_TEST(test_trace_run_delay) {
+  trace_counts_t c;
+  ck_assert_int_eq(tt_sh("\"$IPS\" trace \"$DATA/rundelay.slog\" -o \"$TMP/q.json\""), 0);
+  check_trace(tt_tmp("q.json"), &c);
+  ck_assert_int_eq(tt_sh("grep -q '\"name\":\"worker waiting for a CPU\",\"cat\":\"ipc\",\"ph\":\"B\"' \"$TMP/q.json\""), 0);
+  ck_assert_int_eq(tt_sh("grep -q '\"name\":\"kernel waiting for a CPU\",\"cat\":\"ipc\",\"ph\":\"B\"' \"$TMP/q.json\""), 0);
+  /* none without the delays */
+  ck_assert_int_eq(tt_sh("\"$IPS\" trace \"$DATA/run.slog\" -o \"$TMP/r.json\""), 0);
+  ck_assert_int_ne(tt_sh("grep -q 'waiting for a CPU' \"$TMP/r.json\""), 0);
+}
+END_TEST
+
 START_TEST(test_trace_run) {
   trace_counts_t c;
   ck_assert_int_eq(tt_sh("\"$IPS\" trace \"$DATA/run.slog\" -o \"$TMP/r.json\""), 0);
@@ -335,6 +350,7 @@ Suite *trace_suite(void) {
   tcase_add_test(tc, test_trace_ours);
   tcase_add_test(tc, test_trace_xsnap_stdout);
   tcase_add_test(tc, test_trace_run);
+  tcase_add_test(tc, test_trace_run_delay);
   tcase_add_test(tc, test_trace_marks);
   tcase_add_test(tc, test_trace_overlap);
   suite_add_tcase(s, tc);

@@ -30,7 +30,8 @@ check_PROGRAMS += tests/hostile_worker
 tests_hostile_worker_SOURCES = tests/hostile_worker.c
 RUN_TEST_UTIL = tests/run_util.c tests/run_suites.h
 tests_check_run_SOURCES = tests/check_run.c tests/check_hostile.c \
-	tests/check_hostile_faults.c \
+	tests/check_hostile_faults.c tests/check_run_delay.c \
+	tests/loaded_cpu.c tests/loaded_cpu.h \
 	$(RUN_TEST_UTIL) $(PARENT_TEST_PEER)
 tests_check_run_CFLAGS = $(tests_check_parent_CFLAGS)
 tests_check_run_LDADD = $(tests_check_parent_LDADD)

@@ -253,6 +253,7 @@ def main():
     last_mono = None
     sums = {"pipe_ns": 0, "worker_ns": 0, "kernel_ns": 0, "total_ns": 0,
             "unmatched_ns": 0}
+    wsums = {}  # the pipe split's, over the deliveries that have one
     # Every deliver record: attributed, or counted under one of these.
     delivers = 0
     counted = {"LOCAL": 0, "METER": 0, "ERROR": 0, "RESTART": 0}
@@ -422,6 +423,75 @@ def main():
             if got.get("cpu_ns") != c or got.get("offcpu_ns") != off_cpu:
                 diffs.append(f"cpu {got.get('cpu_ns')}/{got.get('offcpu_ns')}"
                              f" != {c}/{off_cpu}")
+        # Waiting for a CPU (issue 30): each pipe segment whose receiver
+        # carries its run-queue delay at its receive stamp (the worker's d
+        # and r in ipcstamp.run_delay_ns, the parent's U and E as
+        # runDelayNs) splits into min(delay, segment) and the rest.
+        wq = ipc.get("run_delay_ns")
+        if wq is not None and len(wq) != nw:
+            wq = None
+        pq_u = [u["U"].get("runDelayNs") if not u["console"] else None
+                for u in up]
+        pq_e = r.get("runDelayNs")
+        split, j_up = [], 0
+        for j, (k, x) in enumerate(segs):
+            q = None
+            if k == "send" and wq is not None:
+                q = int(wq[0])
+            elif k == "reply" and wq is not None:
+                q = int(wq[2 + 2 * ((j - 1) // 4)])
+            elif k == "upcall" and not unmatched:
+                q = pq_u[(j - 1) // 4]
+            elif k == "result":
+                q = pq_e
+            if k in ("send", "upcall", "reply", "result") and q is not None:
+                split.append((k, x, min(int(q), x) if x > 0 else 0))
+            elif k in ("send", "upcall", "reply", "result"):
+                split.append((k, x, None))
+        if any(w is not None for _, _, w in split):
+            sw = {"pipe_wait_ns": sum(w for _, _, w in split if w is not None),
+                  "pipe_transit_ns": sum(x - w for _, x, w in split
+                                         if w is not None),
+                  "pipe_unsplit_ns": sum(x for _, x, w in split if w is None),
+                  "pipe_wait_worker_ns": sum(w for k, _, w in split
+                                             if w is not None and
+                                             k in ("send", "reply"))}
+            for k, x in sw.items():
+                if got.get(k) != x:
+                    diffs.append(f"{k} {got.get(k)} != {x}")
+            for k, x in sw.items():
+                wsums[k] = wsums.get(k, 0) + x
+            wsums["wait_pipe_ns"] = wsums.get("wait_pipe_ns", 0) + \
+                want["pipe_ns"]
+            if sw["pipe_wait_ns"] + sw["pipe_transit_ns"] + \
+                    sw["pipe_unsplit_ns"] != want["pipe_ns"]:
+                diffs.append("the split does not add up to pipe")
+            gw = got.get("segments_wait_ns") or []
+            ww_ = [None if k not in ("send", "upcall", "reply", "result")
+                   else None for k, _ in segs]
+            it = iter(split)
+            for j, (k, x) in enumerate(segs):
+                if k in ("send", "upcall", "reply", "result"):
+                    ww_[j] = next(it)[2]
+            if gw != ww_:
+                diffs.append(f"segments_wait_ns {gw} != {ww_}")
+        elif "pipe_wait_ns" in got:
+            diffs.append("a split where nothing was measured")
+        if wq is not None and "cpu_ns" in ipc:
+            # the worker's own stretches: up to its last stamped upcall at
+            # xsnap's cap (its e, if any, is not among them)
+            stamped = m if mode == "truncated" else n
+            runq = sum(int(wq[1 + 2 * i]) for i in range(stamped))
+            if mode not in ("truncated", "replaycap"):
+                runq += int(wq[-1])
+            runq = min(runq, max(want["worker_ns"], 0))
+            off_cpu = max(want["worker_ns"] - int(ipc["cpu_ns"]), 0)
+            runq = min(runq, off_cpu)
+            if got.get("runnable_ns") != runq or \
+                    got.get("blocked_ns") != off_cpu - runq:
+                diffs.append(f"runnable/blocked {got.get('runnable_ns')}/"
+                             f"{got.get('blocked_ns')} != {runq}/"
+                             f"{off_cpu - runq}")
         if got.get("timequake_ns") is not None:
             v.est = {}  # the estimate starts again after a timequake
         for k in sums:
@@ -439,6 +509,8 @@ def main():
         return 1
     wrong = [f"{k} {summary.get(k)} != {x}" for k, x in sums.items()
              if summary.get(k, 0) != x]
+    wrong += [f"{k} {summary.get(k)} != {x}" for k, x in wsums.items()
+              if summary.get(k) != x]
     if summary.get("offset_mismatches", 0) != mismatches:
         wrong.append(f"offset_mismatches {summary.get('offset_mismatches')}"
                      f" != {mismatches}")

@@ -9,6 +9,7 @@
 
 Suite *hostile_suite(void);
 Suite *hostile_faults_suite(void);
+Suite *run_delay_suite(void);
 
 /* Paths set by run_setup() (a checked fixture), fresh for each test. */
 extern char ipcstamp[1024], dir[512], slog[600], errfile[600], wl[600];

@@ -43,6 +43,7 @@ EXTRA_DIST += tests/blocks.test tests/blocks_recompute.py tests/data/chain.slog.
 	tests/data/bad.slog \
 	tests/data/run.slog \
 	tests/data/rundelay.slog \
+	tests/data/xs-rundelay.slog.gz \
 	tests/data/run.report.txt \
 	tests/data/run.latency.txt \
 	tests/data/marks.slog.gz \

@@ -13,10 +13,14 @@ static const char usage_text[] =
     "\n"
     "Percentiles of one quantity over all deliveries of a slogfile.\n"
     "\n"
-    "  --what W          pipe, worker, kernel, total (default), upcall or\n"
-    "                    span:NAME (upcall: each upcall as the worker waits for\n"
-    "                    it, r - u; span:NAME: each span of that name that the\n"
-    "                    VM's code marked, e.g. performance.measure)\n"
+    "  --what W          pipe, worker, kernel, total (default), upcall,\n"
+    "                    transit, wait, runnable, blocked or span:NAME (upcall:\n"
+    "                    each upcall as the worker waits for it, r - u;\n"
+    "                    transit, wait: each pipe segment's transit and its\n"
+    "                    receiver's wait for a CPU; runnable, blocked: the\n"
+    "                    worker's off-CPU time split; these four only where\n"
+    "                    the stamps carry run-queue delays; span:NAME: each\n"
+    "                    span of that name that the VM's code marked)\n"
     "  --json            one JSON object instead of the table\n"
     CLI_INPUT_HELP
     "\n"
@@ -91,7 +95,8 @@ int cmd_latency(int argc, char **argv) {
         ;
       if (l.what == LAT_N)
         return cli_bad_value(
-            &in, "--what takes pipe, worker, kernel, total, upcall or span:NAME",
+            &in, "--what takes pipe, worker, kernel, total, upcall, transit, wait, "
+            "runnable, blocked or span:NAME",
             optarg);
     }
   }

@@ -24,6 +24,11 @@
  * IPCSTAMP_BENCH_AA=1 starts both workers without stamps: an A/A run that
  * shows how far apart two identical workers come out (within 1% here).
  *
+ * IPCSTAMP_BENCH_VS=run-delay compares two options instead, stamps on in
+ * both: the run-queue delay on both sides (IPCSTAMP_RUN_DELAY=1 for the
+ * worker, ips_child_options_t.run_delay for the parent, issue 30) against
+ * cpu_ns (IPCSTAMP_CPU_TIME=1); the floor is then the stamps' alone.
+ *
  * usage: bench_overhead [ROUNDS [BATCH]]   (default 41 rounds of 500)
  */
 #include "config.h"
@@ -87,30 +92,46 @@ static double batch(void *ctx) {
   return (double)(bench_now_ns() - t0) * 1e-9 / s->batch;
 }
 
-/* The parent's environment, IPCSTAMP_DISABLE set to 1 (or removed). */
-static char **env_with_disable(int disable) {
+/* The sides: stamps on (1), off (0), or with the run-queue delay (2) or
+ * cpu_ns (3), the other option off (IPCSTAMP_BENCH_VS=run-delay). */
+enum { SIDE_OFF, SIDE_ON, SIDE_RUNQ, SIDE_CPU };
+
+static int is_var(const char *e, const char *name) {
+  size_t n = strlen(name);
+  return !strncmp(e, name, n) && e[n] == '=';
+}
+
+/* The parent's environment with the side's IPCSTAMP_ variables. */
+static char **env_for(int side) {
   size_t n = 0, i, k = 0;
   char **env;
   while (environ[n])
     n++;
-  if (!(env = calloc(n + 2, sizeof *env)))
+  if (!(env = calloc(n + 3, sizeof *env)))
     exit(1);
   for (i = 0; i < n; i++)
-    if (strncmp(environ[i], "IPCSTAMP_DISABLE=", 17))
+    if (!is_var(environ[i], "IPCSTAMP_DISABLE") &&
+        !is_var(environ[i], "IPCSTAMP_RUN_DELAY") &&
+        !is_var(environ[i], "IPCSTAMP_CPU_TIME"))
       env[k++] = environ[i];
-  if (disable)
+  if (side == SIDE_OFF)
     env[k++] = "IPCSTAMP_DISABLE=1";
+  if (side == SIDE_RUNQ)
+    env[k++] = "IPCSTAMP_RUN_DELAY=1";
+  if (side == SIDE_CPU)
+    env[k++] = "IPCSTAMP_CPU_TIME=1";
   return env;
 }
 
-static ips_child_t *spawn(uv_loop_t *loop, const char *path, int disable) {
+static ips_child_t *spawn(uv_loop_t *loop, const char *path, int side) {
   ips_child_options_t o;
   ips_child_t *w;
-  char **env = env_with_disable(disable);
+  char **env = env_for(side);
   memset(&o, 0, sizeof o);
   o.file = path;
   o.env = env;
   o.upcall_cb = reply_null;
+  o.run_delay = side == SIDE_RUNQ; /* the parent's side of it too */
   if (ips_child_spawn(loop, &o, &w) != 0) {
     fprintf(stderr, "bench_overhead: cannot start %s\n", path);
     exit(1);
@@ -263,7 +284,7 @@ static void compare(uv_loop_t *loop, ips_child_t *on, ips_child_t *off,
     if (a.mlen && ips_metering_parse(a.metering, a.mlen, &m, err, sizeof err) == 0 &&
         m.mono_ns && ips_stamps_init(&t, m.n + 1) == 0) {
       for (j = 0; j < m.n; j++) {
-        ips_stamp_t st = {m.wall_us[j], m.mono_ns[j], m.kinds[j]};
+        ips_stamp_t st = {m.wall_us[j], m.mono_ns[j], m.kinds[j], 0, 0};
         ips_stamps_put(&t, &st);
       }
       for (i = 0; i < 2000; i++) /* warm: code, table, output page */
@@ -287,7 +308,7 @@ int main(int argc, char **argv) {
   char path[4096];
   uv_loop_t loop;
   ips_child_t *on, *off;
-  int cpu;
+  int cpu, vs;
   if (rounds < 1 || n < 1)
     return 2;
   bench_path(path, sizeof path, "worker/ipcstamp-worker-c");
@@ -295,8 +316,15 @@ int main(int argc, char **argv) {
   uv_loop_init(&loop);
   /* IPCSTAMP_BENCH_AA=1: both workers without stamps, to see how far
    * apart two identical workers come out (the bias of the method). */
-  on = spawn(&loop, path, getenv("IPCSTAMP_BENCH_AA") != NULL);
-  off = spawn(&loop, path, 1);
+  vs = getenv("IPCSTAMP_BENCH_VS") &&
+       !strcmp(getenv("IPCSTAMP_BENCH_VS"), "run-delay");
+  on = spawn(&loop, path,
+             vs ? SIDE_RUNQ
+                : getenv("IPCSTAMP_BENCH_AA") ? SIDE_OFF : SIDE_ON);
+  off = spawn(&loop, path, vs ? SIDE_CPU : SIDE_OFF);
+  if (vs)
+    printf("IPCSTAMP_BENCH_VS=run-delay: 'on' is the run-queue delay on both "
+           "sides, 'off' cpu_ns, stamps on in both\n");
   printf("bench_overhead: deliveries through the libuv parent to %s,\n"
          "stamps on vs IPCSTAMP_DISABLE=1, alternating, median of per-round "
          "ratios;\n%s\n",

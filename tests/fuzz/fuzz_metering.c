@@ -28,7 +28,7 @@ static void round_trip(const ips_metering_t *m) {
   if (ips_stamps_init(&t, m->n) != 0)
     return;
   for (i = 0; i < m->n; i++) {
-    ips_stamp_t s = {m->wall_us[i], m->mono_ns[i], m->kinds[i]};
+    ips_stamp_t s = {m->wall_us[i], m->mono_ns[i], m->kinds[i], 0, 0};
     t.v[i] = s;
   }
   t.n = m->n;

@@ -83,7 +83,7 @@ static int hostile(const char *dir, const char *mode, const char *count) {
 
 int main(int argc, char **argv) {
   ips_ring_t *r;
-  ips_stamp_t s = {1795300856504227, 1000, 'd'};
+  ips_stamp_t s = {1795300856504227, 1000, 'd', 0, 0};
   ips_ring_attribution_t a = {100, 2000, 300, 2400, 12, 3, NULL, 5000};
   int i, which;
   if ((argc == 3 || argc == 4) &&

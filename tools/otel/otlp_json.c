@@ -403,6 +403,17 @@ static void delivery_spans(otlp_req_t *r, const otel_ids_t *ids,
     attr_int(r, &first, "ipcstamp.cpu_ns", d->cpu_ns);
     attr_int(r, &first, "ipcstamp.offcpu_ns", d->offcpu_ns);
   }
+  if (d->has_wait) { /* issue 30: pipe = transit + wait + unsplit */
+    attr_int(r, &first, "ipcstamp.pipe_transit_ns", d->pipe_transit);
+    attr_int(r, &first, "ipcstamp.pipe_wait_ns", d->pipe_wait);
+    attr_int(r, &first, "ipcstamp.pipe_wait_worker_ns", d->wait_worker);
+    attr_int(r, &first, "ipcstamp.pipe_unsplit_ns", d->pipe_unsplit);
+  }
+  if (d->has_runnable) {
+    attr_int(r, &first, "ipcstamp.runnable_ns", d->runnable_ns);
+    if (d->has_cpu)
+      attr_int(r, &first, "ipcstamp.blocked_ns", d->blocked_ns);
+  }
   if (d->has_gap)
     attr_int(r, &first, "ipcstamp.kernel_before_ns", d->gap_ns);
   if (d->clock == 'w') {
@@ -434,6 +445,13 @@ static void delivery_spans(otlp_req_t *r, const otel_ids_t *ids,
     attr_str(r, &first, "ipcstamp.segment", kind);
     attr_int(r, &first, "ipcstamp.segment_index", (int64_t)j);
     attr_int(r, &first, "ipcstamp.duration_ns", len);
+    if (d->has_wait) { /* a pipe segment's receiver waiting for a CPU */
+      int64_t w = ips_delivery_segment_wait(d, j);
+      if (w >= 0) {
+        attr_int(r, &first, "ipcstamp.wait_ns", w);
+        attr_int(r, &first, "ipcstamp.transit_ns", len - w);
+      }
+    }
     puts_(r, "],\"status\":{\"code\":0}}");
     t += len;
   }

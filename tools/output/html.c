@@ -452,6 +452,7 @@ static void data_json(html_t *h, yajl_gen g, const ips_analysis_t *a,
   gi(g, "timequakes", (long long)st->all.n_quake);
   gi(g, "restarts", (long long)st->restarts);
   gi(g, "replayed", (long long)st->all.n_replay);
+  out_wait_totals(g, st);
   yajl_gen_map_close(g);
   gs(g, "vats");
   yajl_gen_array_open(g);

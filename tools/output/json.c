@@ -93,6 +93,29 @@ yajl_gen out_gen(void) {
   return g;
 }
 
+void out_wait_totals(yajl_gen g, const ips_stats_t *st) {
+  const ips_wait_totals_t *w = &st->wait;
+  if (w->n_wait) { /* over those deliveries: pipe = transit + wait + unsplit */
+    out_int(g, "wait_deliveries", (long long)w->n_wait);
+    out_int(g, "wait_pipe_ns", w->wait_pipe);
+    out_int(g, "pipe_transit_ns", w->pipe_transit);
+    out_int(g, "pipe_wait_ns", w->pipe_wait);
+    out_int(g, "pipe_wait_worker_ns", w->wait_worker);
+    out_int(g, "pipe_unsplit_ns", w->pipe_unsplit);
+  }
+  if (w->n_runnable) {
+    out_int(g, "runnable_deliveries", (long long)w->n_runnable);
+    out_int(g, "runnable_ns", w->runnable);
+  }
+  if (w->n_blocked) {
+    out_int(g, "blocked_deliveries", (long long)w->n_blocked);
+    out_int(g, "split_offcpu_ns", w->split_offcpu);
+    out_int(g, "split_runnable_ns", w->split_runnable);
+    out_int(g, "blocked_ns", w->blocked);
+  }
+  out_kv(g, "kernel_stamps", st->ipcstamp_parent ? "pipe" : "records");
+}
+
 void out_mark(yajl_gen g, const ips_delivery_mark_t *m, int64_t at) {
   yajl_gen_map_open(g);
   out_kv(g, "kind", m->kind == 's' ? "span" : "mark");

@@ -8,8 +8,9 @@
 
 static const double pcts[] = {25, 50, 75, 90, 95, 99, 99.9, 99.99, 99.999, 100};
 
-const char *const latency_names[LAT_N] = {"pipe", "worker", "kernel",
-                                          "total", "upcall"};
+const char *const latency_names[LAT_N] = {
+    "pipe", "worker", "kernel", "total", "upcall",
+    "transit", "wait", "runnable", "blocked"};
 
 void latency_add(ips_hist_t *h, int what, const ips_delivery_t *d) {
   size_t i, ns;
@@ -18,6 +19,25 @@ void latency_add(ips_hist_t *h, int what, const ips_delivery_t *d) {
     case LAT_WORKER: ips_hist_add(h, d->worker); break;
     case LAT_KERNEL: ips_hist_add(h, d->kernel); break;
     case LAT_TOTAL: ips_hist_add(h, d->total); break;
+    /* Issue 30: only deliveries that carry the figure; nothing invented.
+     * transit and wait are per pipe segment, over the split ones. */
+    case LAT_TRANSIT:
+    case LAT_WAIT:
+      ns = ips_delivery_nsegments(d);
+      for (i = 0; i < ns && d->has_wait; i++) {
+        const char *name;
+        int64_t len = ips_delivery_segment(d, i, &name),
+                w = ips_delivery_segment_wait(d, i);
+        if (w >= 0)
+          ips_hist_add(h, what == LAT_WAIT ? w : len - w);
+      }
+      break;
+    case LAT_RUNNABLE:
+      if (d->has_runnable) ips_hist_add(h, d->runnable_ns);
+      break;
+    case LAT_BLOCKED:
+      if (d->has_runnable && d->has_cpu) ips_hist_add(h, d->blocked_ns);
+      break;
     default:
       /* the upcalls the worker stamped (xsnap stops at 250) */
       ns = ips_delivery_stamped_upcalls(d);

@@ -14,6 +14,9 @@
 void out_str(yajl_gen g, const char *s);                  /* "s" */
 void out_int(yajl_gen g, const char *key, long long v);   /* "key": v */
 void out_kv(yajl_gen g, const char *key, const char *v);  /* "key": "v" */
+/* The summary's pipe split (issue 30): its sums where there are any, and
+ * "kernel_stamps" ("pipe", or "records" on SwingSet's own slogfiles). */
+void out_wait_totals(yajl_gen g, const ips_stats_t *st);
 void out_us(yajl_gen g, const char *key, int64_t ns);     /* "key": 1.234 */
 /* Writes what g holds to f and empties g; with nl, that was one whole
  * JSON line: a newline follows and g is ready for the next value. */
@@ -166,7 +169,8 @@ int html_close(html_out_t *h, const ips_analysis_t *a, const char *only,
 
 /* ---- latency (latency.c) ----------------------------------------------- */
 
-enum { LAT_PIPE, LAT_WORKER, LAT_KERNEL, LAT_TOTAL, LAT_UPCALL, LAT_N };
+enum { LAT_PIPE, LAT_WORKER, LAT_KERNEL, LAT_TOTAL, LAT_UPCALL, LAT_TRANSIT,
+       LAT_WAIT, LAT_RUNNABLE, LAT_BLOCKED, LAT_N };
 extern const char *const latency_names[LAT_N];
 
 /* Adds what of d to h (LAT_UPCALL: each upcall as the worker waits). */

@@ -166,8 +166,27 @@ void report_delivery_text(report_out_t *r, const ips_delivery_t *d) {
     tb_ll(&t, d->marks_unbalanced);
     TB_LIT(&t, "\n");
   }
+  if (d->has_wait) {
+    /* transit + waiting (+ not measured) == pipe, to the ns */
+    TB_LIT(&t, "  pipe ");
+    tb_us(&t, d->pipe);
+    TB_LIT(&t, " = transit ");
+    tb_us(&t, d->pipe_transit);
+    TB_LIT(&t, " + waiting for a CPU ");
+    tb_us(&t, d->pipe_wait);
+    TB_LIT(&t, " (worker ");
+    tb_us(&t, d->wait_worker);
+    TB_LIT(&t, ", kernel ");
+    tb_us(&t, d->pipe_wait - d->wait_worker);
+    TB_LIT(&t, ")");
+    if (d->pipe_unsplit) {
+      TB_LIT(&t, " + not measured ");
+      tb_us(&t, d->pipe_unsplit);
+    }
+    TB_LIT(&t, "\n");
+  }
   if (d->has_cpu || d->has_gap || d->quake || d->clock == 'w' ||
-      d->mono_offset) {
+      d->mono_offset || d->has_runnable) {
     const char *sep = "";
     TB_LIT(&t, "  ");
     if (d->has_gap) {
@@ -187,6 +206,18 @@ void report_delivery_text(report_out_t *r, const ips_delivery_t *d) {
       tb_us(&t, d->worker - d->offcpu_ns); /* the two add up to worker */
       TB_LIT(&t, " off-cpu ");
       tb_us(&t, d->offcpu_ns);
+      if (d->has_runnable) { /* the two add up to off-cpu */
+        TB_LIT(&t, " (runnable ");
+        tb_us(&t, d->runnable_ns);
+        TB_LIT(&t, ", blocked ");
+        tb_us(&t, d->blocked_ns);
+        TB_LIT(&t, ")");
+      }
+      sep = "; ";
+    } else if (d->has_runnable) {
+      tb_str(&t, sep);
+      TB_LIT(&t, "worker runnable ");
+      tb_us(&t, d->runnable_ns);
       sep = "; ";
     }
     if (d->clock == 'w' || d->mono_offset) {
@@ -249,10 +280,33 @@ void report_delivery_json(report_out_t *r, const ips_delivery_t *d) {
     yajl_gen_array_close(g);
   }
   yajl_gen_array_close(g);
+  if (d->has_wait) { /* one per segment: its wait for a CPU, or null */
+    gs(g, "segments_wait_ns");
+    yajl_gen_array_open(g);
+    for (j = 0; j < ns; j++) {
+      int64_t w = ips_delivery_segment_wait(d, j);
+      if (w < 0)
+        yajl_gen_null(g);
+      else
+        yajl_gen_integer(g, w);
+    }
+    yajl_gen_array_close(g);
+  }
   gi(g, "pipe_ns", d->pipe);
   gi(g, "worker_ns", d->worker);
   gi(g, "kernel_ns", d->kernel);
   gi(g, "total_ns", d->total);
+  if (d->has_wait) {
+    gi(g, "pipe_transit_ns", d->pipe_transit);
+    gi(g, "pipe_wait_ns", d->pipe_wait);
+    gi(g, "pipe_wait_worker_ns", d->wait_worker);
+    gi(g, "pipe_unsplit_ns", d->pipe_unsplit);
+  }
+  if (d->has_runnable) {
+    gi(g, "runnable_ns", d->runnable_ns);
+    if (d->has_cpu)
+      gi(g, "blocked_ns", d->blocked_ns);
+  }
   if (d->n_unmatched) {
     gi(g, "unmatched_ns", d->unmatched);
     gi(g, "unmatched_upcalls", (long long)d->n_unmatched);
@@ -309,7 +363,8 @@ static void csv_text(FILE *f, const char *s) {
 void report_csv_header(report_out_t *r) {
   fputs("crank,vat,deliveryNum,description,clock,pipe_ns,worker_ns,"
         "kernel_ns,total_ns,cpu_ns,gap_ns,timequake,upcalls,line,"
-        "unmatched_ns\n",
+        "unmatched_ns,pipe_transit_ns,pipe_wait_ns,pipe_unsplit_ns,"
+        "runnable_ns,blocked_ns\n",
         r->out);
 }
 
@@ -328,6 +383,16 @@ void report_delivery_csv(report_out_t *r, const ips_delivery_t *d) {
   if (d->has_gap) fprintf(f, "%" PRId64, d->gap_ns);
   fprintf(f, ",%d,%zu,%ld,", d->quake, d->n_up, d->line);
   if (d->n_unmatched) fprintf(f, "%" PRId64, d->unmatched);
+  /* empty where not measured: nothing is invented */
+  if (d->has_wait)
+    fprintf(f, ",%" PRId64 ",%" PRId64 ",%" PRId64, d->pipe_transit,
+            d->pipe_wait, d->pipe_unsplit);
+  else
+    fputs(",,,", f);
+  fputc(',', f);
+  if (d->has_runnable) fprintf(f, "%" PRId64, d->runnable_ns);
+  fputc(',', f);
+  if (d->has_runnable && d->has_cpu) fprintf(f, "%" PRId64, d->blocked_ns);
   fputc('\n', f);
 }
 
@@ -447,6 +512,50 @@ static void slow_marks_json(report_out_t *r, long line) {
     out_int(g, "marks_more", (long long)more);
 }
 
+/* What "pipe" holds (issue 30): how much of it was a receiver waiting for
+ * a CPU, where the stamps carry the run-queue delays, and, on SwingSet's
+ * own slogfiles, what the kernel's stamps are. */
+static void pipe_split_text(report_out_t *r, const ips_stats_t *st) {
+  FILE *f = r->out;
+  const ips_wait_totals_t *t = &st->wait;
+  char b[5][IPS_US_BUF];
+  if (t->n_wait) {
+    fprintf(f, "pipe over %" PRIu64 " deliveries with run-queue delays: %s = "
+               "transit %s (%.1f%%) + waiting for a CPU %s (%.1f%%: worker "
+               "%s, kernel %s)",
+            t->n_wait, ips_format_us(b[0], t->wait_pipe),
+            ips_format_us(b[1], t->pipe_transit),
+            pct(t->pipe_transit, t->wait_pipe),
+            ips_format_us(b[2], t->pipe_wait), pct(t->pipe_wait, t->wait_pipe),
+            ips_format_us(b[3], t->wait_worker),
+            ips_format_us(b[4], t->pipe_wait - t->wait_worker));
+    if (t->pipe_unsplit)
+      fprintf(f, " + not measured %s (%.1f%%)",
+              ips_format_us(b[1], t->pipe_unsplit),
+              pct(t->pipe_unsplit, t->wait_pipe));
+    fputc('\n', f);
+  }
+  if (t->n_blocked)
+    fprintf(f, "worker off-cpu %s = runnable %s (%.1f%%) + blocked %s (%.1f%%) "
+               "over %" PRIu64 " deliveries with run-queue delays and cpu_ns\n",
+            ips_format_us(b[0], t->split_offcpu),
+            ips_format_us(b[1], t->split_runnable),
+            pct(t->split_runnable, t->split_offcpu),
+            ips_format_us(b[2], t->blocked), pct(t->blocked, t->split_offcpu),
+            t->n_blocked);
+  else if (t->n_runnable)
+    fprintf(f, "worker runnable (off a CPU, waiting for one) %s over %" PRIu64
+               " deliveries with run-queue delays\n",
+            ips_format_us(b[0], t->runnable), t->n_runnable);
+  if (!st->ipcstamp_parent && st->all.n)
+    fprintf(f, "pipe on this file: the kernel's stamps are the times it wrote "
+               "its deliver, syscall and result records (in JavaScript, around "
+               "its own marshalling), so pipe holds the kernel's marshalling "
+               "and waits as well as the transit%s\n",
+            t->n_wait ? "; the worker's waits for a CPU are split out above"
+                      : "");
+}
+
 /* Every deliver record not attributed: those counted by reason and the
  * skipped ones. */
 static uint64_t not_attributed(const ips_stats_t *st) {
@@ -561,6 +670,7 @@ void report_summary_text(report_out_t *r, const ips_analysis_t *a, int gap) {
             pct(t->cpu_worker - t->offcpu, t->cpu_worker),
             ips_format_us(b[1], t->offcpu), pct(t->offcpu, t->cpu_worker),
             t->n_cpu);
+  pipe_split_text(r, st);
   fprintf(f, "%stimequakes: %" PRIu64 "%s (wall and mono differ by more than %s)\n",
           r->color && t->n_quake ? C_WARN : "", t->n_quake,
           r->color && t->n_quake ? C_OFF : "", ips_format_us(b[0], r->quake_ns));
@@ -681,6 +791,7 @@ void report_summary_json(report_out_t *r, const ips_analysis_t *a) {
     gi(g, "cpu_ns", t->cpu);
     gi(g, "offcpu_ns", t->offcpu);
   }
+  out_wait_totals(g, st);
   gs(g, "vats");
   yajl_gen_array_open(g);
   for (i = 0; i < nv; i++) {

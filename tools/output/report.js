@@ -105,12 +105,21 @@
     add(S.deliveries.toLocaleString('en'), 'deliveries');
     add(fmt(S.total_ns), 'total time');
     add(pct(S.pipe_ns, S.total_ns), 'pipe');
+    // Issue 30: how much of pipe was a receiver waiting for a CPU.
+    if (S.wait_deliveries)
+      add(pct(S.pipe_wait_ns, S.wait_pipe_ns), 'of pipe: waiting for a CPU', 'warn');
     add(pct(S.worker_ns, S.total_ns), 'worker');
     add(pct(S.kernel_ns, S.total_ns), 'kernel');
     add(String(S.timequakes), 'timequakes', S.timequakes ? 'warn' : '');
     add(String(S.deliveries_skipped), 'skipped deliveries', S.deliveries_skipped ? 'bad' : '');
     if (S.errors) add(String(S.errors), 'error results');
     if (S.restarts) add(String(S.restarts), 'restarts');
+    if (S.kernel_stamps === 'records')
+      h('p', {class: 'note'}, f, "Pipe on this file: the kernel's stamps are the times it " +
+        "wrote its deliver, syscall and result records (in JavaScript, around its own " +
+        "marshalling), so pipe holds the kernel's marshalling and waits as well as the transit" +
+        (S.wait_deliveries ? "; the worker's waits for a CPU are measured (" +
+         fmt(S.pipe_wait_worker_ns) + ")." : "."));
     document.getElementById('footer').textContent =
       'ipcstamp ' + D.version + ' · ' + S.lines.toLocaleString('en') + ' lines read';
   }

@@ -302,6 +302,31 @@ static void clamp(int64_t *x, const int64_t *src, size_t k, int64_t o,
   }
 }
 
+/* Inside the kernel's slice "awaiting" the worker, from `from` (D or R)
+ * to `to` (U or E): the receivers' waits for a CPU (issue 30), as nested
+ * slices where they were: the worker's just before its receive stamp wr
+ * (d or r: the send or reply segment, i's), the kernel's just before
+ * `to` (segment kj: the upcall or result).  Each is at most its segment,
+ * so the two never overlap; held inside the slice all the same. */
+static void cpu_waits(trace_t *t, const ips_delivery_t *d, size_t i, int kt,
+                      int64_t from, int64_t to, int64_t wr, size_t kj) {
+  int64_t ww = ips_delivery_segment_wait(d, i == 0 ? 0 : 4 * i);
+  int64_t kw = ips_delivery_segment_wait(d, kj), b, e;
+  int64_t at = from;
+  if (ww > 0) {
+    e = wr < from ? from : wr > to ? to : wr;
+    b = e - ww < at ? at : e - ww;
+    be(t, 'B', 1, kt, "worker waiting for a CPU", b);
+    be(t, 'E', 1, kt, "worker waiting for a CPU", e);
+    at = e;
+  }
+  if (kw > 0) {
+    b = to - kw < at ? at : to - kw;
+    be(t, 'B', 1, kt, "kernel waiting for a CPU", b);
+    be(t, 'E', 1, kt, "kernel waiting for a CPU", to);
+  }
+}
+
 void trace_delivery(trace_t *t, const ips_stats_t *st,
                     const ips_delivery_t *d) {
   int64_t o, kbuf[64], wbuf[64], *K = kbuf, *W = wbuf;
@@ -357,14 +382,19 @@ void trace_delivery(trace_t *t, const ips_stats_t *st,
   if (d->quake)
     instant(t, 1, kt, "timequake", CAT, K[0], quake_args, d);
   for (i = 0; i <= n; i++) {
+    int64_t end;
     if (!matched && i > 0)
       break;
+    end = matched ? K[2 * i + 1] : K[last];
     be(t, 'B', 1, kt, wait, K[2 * i]);
     if (i == 0)
       flow(t, 's', id + 1, "send", 1, kt, K[0]);
     else
       flow(t, 's', id + 2 * (long long)i + 1, "reply", 1, kt, K[2 * i]);
-    be(t, 'E', 1, kt, wait, matched ? K[2 * i + 1] : K[last]);
+    if (d->has_wait)
+      cpu_waits(t, d, i, kt, K[2 * i], end, W[2 * i],
+                i < n && matched ? 4 * i + 2 : ips_delivery_nsegments(d) - 1);
+    be(t, 'E', 1, kt, wait, end);
     if (matched && i < n) {
       be(t, 'B', 1, kt, "upcall", K[2 * i + 1]);
       flow(t, 'f', id + 2 * (long long)i + 2, "upcall", 1, kt, K[2 * i + 1]);
