@@ -100,6 +100,8 @@ typedef struct {
   int failed;           /* not following: a batch could not be delivered */
   int oom;
   uint64_t sent, dropped, rejected, unsent, requests;
+  otel_causes_t *causes; /* a slogfile: its deliveries' kinds and causes,
+                           read again beside the analysis (NULL: none) */
   otel_ring_t *ring;    /* --ring: the deliveries joined from the rings */
   uint64_t ring_lost;   /* events the readers were lapped over */
 } otel_cmd_t;
@@ -232,6 +234,8 @@ static void seal(otel_cmd_t *c) {
 static void on_delivery(void *arg, const ips_delivery_t *d) {
   otel_cmd_t *c = arg;
   size_t n = otlp_delivery_nspans(d);
+  otel_deliver_facts_t f;
+  int have = 0;
   if (c->failed) {
     c->unsent += n;
     return;
@@ -248,7 +252,12 @@ static void on_delivery(void *arg, const ips_delivery_t *d) {
       return;
     }
   }
-  otlp_req_delivery(&c->req, &c->ids, ips_analysis_stats(c->a), d);
+  if (c->causes) { /* the records up to its deliver record */
+    otel_causes_read_to(c->causes, d->line);
+    have = otel_causes_get(c->causes, d->line, &f);
+  }
+  otlp_req_delivery(&c->req, &c->ids, ips_analysis_stats(c->a), d,
+                    have ? &f : NULL);
 }
 
 /* Following, while the reader waits: what has come goes out now. */
@@ -272,7 +281,8 @@ static void on_ring_delivery(void *arg, const ips_delivery_t *d,
   size_t n = otlp_delivery_nspans(d);
   if (c->req.nspans && c->req.nspans + n > c->batch)
     seal(c);
-  otlp_req_delivery(&c->req, ids, st, d);
+  /* The rings carry no kd/vd: no kind, no causes. */
+  otlp_req_delivery(&c->req, ids, st, d, NULL);
 }
 
 static void on_ring_event(void *arg, const top_proc_t *p,
@@ -565,6 +575,13 @@ int cmd_otel(int argc, char **argv) {
   } else {
     in.an.on_delivery = on_delivery;
     in.an.arg = &c;
+    /* The kinds and causes: the same file read again, beside the analysis
+     * (not stdin, which cannot be: then the roots are named "deliver"). */
+    if (strcmp(in.path, "-") && (c.causes = otel_causes_new()) != NULL &&
+        otel_causes_open(c.causes, in.path) < 0) {
+      otel_causes_free(c.causes);
+      c.causes = NULL;
+    }
     if (c.follow) {
       in.on_idle = on_idle;
       in.idle_arg = &c;
@@ -633,6 +650,7 @@ out:
   otel_target_free(&target);
   otel_attrs_free(&env_attrs);
   otel_ring_free(c.ring);
+  otel_causes_free(c.causes);
   ips_analysis_free(c.a);
   return rc;
 usage:

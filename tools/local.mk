@@ -49,7 +49,7 @@ tools/output/report_html.h: tools/output/report.html.in tools/output/html_in.awk
 # with the analysis' own code, which the installed library does not export.
 pkglibexec_PROGRAMS = tools/ipcstamp-otel
 tools_ipcstamp_otel_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/analyze -I$(top_srcdir)/tools
-tools_ipcstamp_otel_CFLAGS = $(AM_CFLAGS) $(UV_CFLAGS) $(YAJL_CFLAGS) $(CURL_CFLAGS)
+tools_ipcstamp_otel_CFLAGS = $(AM_CFLAGS) $(UV_CFLAGS) $(YAJL_CFLAGS) $(ZLIB_CFLAGS) $(CURL_CFLAGS)
 tools_ipcstamp_otel_SOURCES = \
 	tools/otel/main.c \
 	tools/options.c \
@@ -61,11 +61,12 @@ tools_ipcstamp_otel_SOURCES = \
 	tools/otel/config.c \
 	tools/otel/send.c \
 	tools/otel/ring.c \
+	tools/otel/causes.c \
 	analyze/mark_pair.h \
 	analyze/mark_pair.c
 tools_ipcstamp_otel_LDADD = analyze/libipcstamp-analyze.la \
 	proto/libipcstamp-proto.la $(CURL_LIBS) \
-	$(YAJL_LIBS) $(UV_LIBS) -lm
+	$(YAJL_LIBS) $(ZLIB_LIBS) $(UV_LIBS) -lm
 
 include tools/run/local.mk
 
