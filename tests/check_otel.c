@@ -384,6 +384,59 @@ START_TEST(causes_from_records) {
 }
 END_TEST
 
+/* Metrics: a delivery's values in the scale-3 buckets (exact at the powers
+ * of two: 1 ns is bucket -1, 2 ns bucket 7, 256 ns bucket 63), zero in the
+ * zero count, counts and integer sums; the series bound keeps every
+ * delivery (in a coarser series). */
+START_TEST(metrics_buckets_and_bound) {
+  otel_metrics_t *m = otel_metrics_new();
+  ips_delivery_t d;
+  char *body, errbuf[200], vat[16];
+  size_t len, points, i;
+  yajl_val root;
+  ck_assert_ptr_nonnull(m);
+  delivery(&d, "v1", 1);
+  d.desc = "go";
+  d.total = 256;
+  d.pipe = 1;
+  d.worker = 2;
+  d.kernel = 0;
+  otel_metrics_add(m, &d, "message", 1000);
+  ck_assert_uint_eq(otel_metrics_fresh(m), 1);
+  body = otel_metrics_request(m, "", NULL, 500, &len, &points);
+  ck_assert_ptr_nonnull(body);
+  ck_assert_uint_eq(otel_metrics_fresh(m), 0);
+  root = yajl_tree_parse(body, errbuf, sizeof errbuf);
+  ck_assert_msg(root, "%s: %s", errbuf, body);
+  yajl_tree_free(root);
+  /* 1 total + 3 shares + 2 counters */
+  ck_assert_uint_eq(points, 6);
+  ck_assert_ptr_nonnull(strstr(body, "\"count\":\"1\",\"sum\":256,\"scale\":3,"
+                                     "\"zeroCount\":\"0\",\"min\":256,\"max\":256,"
+                                     "\"positive\":{\"offset\":63,"));
+  ck_assert_ptr_nonnull(strstr(body, "\"sum\":1,\"scale\":3,\"zeroCount\":\"0\","
+                                     "\"min\":1,\"max\":1,\"positive\":{\"offset\":-1,"));
+  ck_assert_ptr_nonnull(strstr(body, "\"positive\":{\"offset\":7,"));
+  ck_assert_ptr_nonnull(strstr(body, "\"sum\":0,\"scale\":3,\"zeroCount\":\"1\""));
+  ck_assert_ptr_nonnull(strstr(body, "\"startTimeUnixNano\":\"500\",\"timeUnixNano\":\"1000\""));
+  ck_assert_ptr_nonnull(strstr(body, "{\"key\":\"ipcstamp.method\",\"value\":{\"stringValue\":\"go\"}}"));
+  free(body);
+  /* past OTEL_MAX_SERIES: kept, in a series without the method */
+  for (i = 0; i < OTEL_MAX_SERIES + 10; i++) {
+    snprintf(vat, sizeof vat, "m%zu", i); /* a method per delivery */
+    d.desc = vat;
+    otel_metrics_add(m, &d, "message", 2000);
+  }
+  body = otel_metrics_request(m, "", NULL, 500, &len, &points);
+  ck_assert_ptr_nonnull(body);
+  root = yajl_tree_parse(body, errbuf, sizeof errbuf);
+  ck_assert_ptr_nonnull(root);
+  yajl_tree_free(root);
+  free(body);
+  otel_metrics_free(m);
+}
+END_TEST
+
 /* An error result, a replay, wall clocks: status 2, no crank, stamps as
  * they are, the offset attributes; marks left out are counted. */
 START_TEST(error_replay_wall) {
@@ -1097,6 +1150,7 @@ static Suite *otel_suite(void) {
   tcase_add_test(c, hex_lowercase);
   tcase_add_test(c, request_tree_and_times);
   tcase_add_test(c, causes_from_records);
+  tcase_add_test(c, metrics_buckets_and_bound);
   tcase_add_test(c, error_replay_wall);
   tcase_add_test(c, ids_stable_and_distinct);
   tcase_add_test(c, one_resource_per_worker);

@@ -62,6 +62,7 @@ tools_ipcstamp_otel_SOURCES = \
 	tools/otel/send.c \
 	tools/otel/ring.c \
 	tools/otel/causes.c \
+	tools/otel/metrics.c \
 	analyze/mark_pair.h \
 	analyze/mark_pair.c
 tools_ipcstamp_otel_LDADD = analyze/libipcstamp-analyze.la \

@@ -156,6 +156,13 @@ void otlp_req_free(otlp_req_t *r);
 int64_t otlp_wall_ns(const ips_stats_t *st, const ips_delivery_t *d,
                      int64_t stamp);
 
+/* Appends s as it is to r. */
+void otlp_put_raw(otlp_req_t *r, const char *s);
+/* Appends an attribute {"key":key,"value":{...}} to r, after a comma
+ * unless *first (which it clears). */
+void otlp_attr_str(otlp_req_t *r, int *first, const char *key,
+                   const char *v);
+void otlp_attr_int(otlp_req_t *r, int *first, const char *key, int64_t v);
 /* Appends s as a JSON string (quotes included) to r. */
 void otlp_put_string(otlp_req_t *r, const char *s);
 /* Lowercase hex of n bytes into out (2n + 1 bytes with the NUL). */
@@ -164,6 +171,35 @@ void otlp_hex(char *out, const uint8_t *b, size_t n);
 /* What a segment is called in the trace ("pipe-send", "worker",
  * "kernel-syscall", ...), from ips_delivery_segment()'s kind. */
 const char *otlp_segment_name(const char *kind);
+
+/* ---- metrics (metrics.c) ---------------------------------------------- */
+
+/* The deliveries' distributions, per series (vat, kind, method), as OTLP
+ * metrics: exponential histograms of the total time and of each share,
+ * counters of deliveries and timequakes; and the analysis' skip counts.
+ * Cumulative from the first delivery added.  Bounded: at most
+ * OTEL_MAX_SERIES series with a method; past that, a delivery goes to the
+ * series of its vat and kind (at most half as many more), then of its vat
+ * (as many again), then to one series of everything: never lost. */
+#define OTEL_MAX_SERIES 1024
+typedef struct otel_metrics_s otel_metrics_t;
+
+otel_metrics_t *otel_metrics_new(void);
+/* Adds d, of kind (NULL or "": unknown; then no method either), ending at
+ * end_ns (ns since the epoch). */
+void otel_metrics_add(otel_metrics_t *m, const ips_delivery_t *d,
+                      const char *kind, int64_t end_ns);
+/* Deliveries added since the last otel_metrics_request(). */
+uint64_t otel_metrics_fresh(const otel_metrics_t *m);
+/* An ExportMetricsServiceRequest of everything so far (cumulative: from
+ * start_ns, the export's start, to the latest delivery's end), under the
+ * resource attributes res, with st's skip counts (NULL: none), as a new
+ * string the caller frees (*len its length), or NULL when out of memory.
+ * *points gets the number of data points. */
+char *otel_metrics_request(otel_metrics_t *m, const char *res,
+                           const ips_stats_t *st, int64_t start_ns,
+                           size_t *len, size_t *points);
+void otel_metrics_free(otel_metrics_t *m);
 
 /* ---- settings (config.c) ---------------------------------------------- */
 
@@ -183,6 +219,10 @@ typedef struct {
  * err. */
 int otel_target_url(otel_target_t *t, const char *endpoint, char *err,
                     size_t errlen);
+/* The same for another signal ("metrics"): "/v1/metrics" appended, and
+ * OTEL_EXPORTER_OTLP_METRICS_ENDPOINT used as is. */
+int otel_target_url_for(otel_target_t *t, const char *endpoint,
+                        const char *signal, char *err, size_t errlen);
 /* Adds the headers of a list in OTEL_EXPORTER_OTLP_HEADERS' form (W3C
  * baggage: "k1=v1,k2=v2", values URL-encoded, spaces around items
  * ignored).  what names the source in messages.  Returns 0, or -1 with a

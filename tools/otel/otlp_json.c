@@ -127,6 +127,17 @@ static void attr_bool(otlp_req_t *r, int *first, const char *key, int v) {
   puts_(r, v ? "\"boolValue\":true}}" : "\"boolValue\":false}}");
 }
 
+void otlp_put_raw(otlp_req_t *r, const char *s) { puts_(r, s); }
+
+void otlp_attr_str(otlp_req_t *r, int *first, const char *key,
+                   const char *v) {
+  attr_str(r, first, key, v);
+}
+
+void otlp_attr_int(otlp_req_t *r, int *first, const char *key, int64_t v) {
+  attr_int(r, first, key, v);
+}
+
 /* Keys that describe the data: ipcstamp sets them, never the user. */
 static int own_key(const char *k) {
   return !strcmp(k, "service.name") || !strcmp(k, "host.name") ||
