@@ -15,4 +15,4 @@ TESTS += tests/otel.test tests/otel-ring.test tests/otel-exec.test
 EXTRA_DIST += tests/otel.test tests/otel-ring.test tests/otel-exec.test tests/otel/compare-ring.cjs \
 	tests/otel/package.json tests/otel/package-lock.json \
 	tests/otel/receiver.cjs tests/otel/compare.cjs tests/otel/join-agoric.cjs \
-	tests/otel/compare-metrics.cjs
+	tests/otel/compare-metrics.cjs tests/otel/attrs.cjs

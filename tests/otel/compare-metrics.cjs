@@ -27,7 +27,7 @@ fs.readFileSync(slog, 'utf8').split('\n').forEach((l, i) => {
     try { r = JSON.parse(l); } catch (e) { return; } // a bad line: skipped
     kindOf[i + 1] = (r.kd && r.kd[0]) || (r.vd && r.vd[0]);
 });
-const obj = (kvs) => Object.fromEntries((kvs || []).map(kv => [kv.key, kv.value.stringValue]));
+const obj = require('./attrs.cjs');
 const metrics = {};
 for (const rm of last.resourceMetrics) for (const sm of rm.scopeMetrics)
     for (const m of sm.metrics) metrics[m.name] = m;

@@ -21,6 +21,7 @@
 // their absolute times agree as the roots' do).
 'use strict';
 const fs = require('fs');
+const obj = require('./attrs.cjs');
 const [slog, reportFile, received, fromSlog] = process.argv.slice(2);
 const lines = (f) => fs.readFileSync(f, 'utf8').split('\n').filter(Boolean);
 const fail = (msg) => { throw Error(msg); };
@@ -60,15 +61,6 @@ for (const r of lines(file).map(JSON.parse)) {
             res[kv.key] = 'intValue' in kv.value ? Number(kv.value.intValue) : kv.value.stringValue;
         for (const ss of rs.scopeSpans)
             for (const s of ss.spans) {
-                const obj = (kvs) => {
-                    const a = {};
-                    for (const kv of kvs || []) {
-                        const v = kv.value;
-                        a[kv.key] = 'intValue' in v ? Number(v.intValue)
-                            : 'boolValue' in v ? v.boolValue : v.stringValue;
-                    }
-                    return a;
-                };
                 spans.push({...s, attributes: obj(s.attributes), resource: res,
                             events: (s.events || []).map(e => ({...e, attributes: obj(e.attributes)}))});
             }

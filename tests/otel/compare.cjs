@@ -18,6 +18,7 @@
 // Prints a summary line; throws on the first mismatch.
 'use strict';
 const fs = require('fs');
+const obj = require('./attrs.cjs');
 const [slog, reportFile, received] = process.argv.slice(2);
 
 const lines = (f) => fs.readFileSync(f, 'utf8').split('\n').filter(Boolean);
@@ -97,15 +98,6 @@ for (const r of lines(received).map(JSON.parse)) {
     if (r.errors) fail(`not an ExportTraceServiceRequest: ${r.errors}`);
     if (r.status !== undefined && r.status !== 200) continue;
     const req = r.trace || r.body;
-    const obj = (kvs) => {
-        const a = {};
-        for (const kv of kvs || []) {
-            const v = kv.value;
-            a[kv.key] = 'intValue' in v ? Number(v.intValue)
-                : 'boolValue' in v ? v.boolValue : v.stringValue;
-        }
-        return a;
-    };
     for (const rs of req.resourceSpans) {
         const process = obj(rs.resource.attributes)['ipcstamp.process'];
         for (const ss of rs.scopeSpans)

@@ -15,8 +15,7 @@
 const fs = require('fs');
 const [agFile, ipsFile, local] = process.argv.slice(2);
 const fail = (m) => { throw Error(m); };
-const obj = (kvs) => Object.fromEntries((kvs || []).map(kv => [kv.key,
-    'intValue' in kv.value ? Number(kv.value.intValue) : 'boolValue' in kv.value ? kv.value.boolValue : kv.value.stringValue]));
+const obj = require('./attrs.cjs');
 const key = (a) => `${a['agoric.vatID']}/${a['agoric.crankNum']}/${a['agoric.deliveryNum']}`;
 const ips = new Map(), ipsById = new Map(), byCrank = new Map();
 for (const l of fs.readFileSync(ipsFile, 'utf8').split('\n').filter(Boolean))
