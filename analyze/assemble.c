@@ -50,6 +50,7 @@ static void on_deliver(ips_analysis_t *a, ips__vat_t *v, const ips__rec_t *r,
   /* A replayed delivery has no crank: never the last record's. */
   v->crank = (r->have & IPS__F_CRANK) ? r->crank : -1;
   v->replay = (r->have & IPS__F_REPLAY) != 0;
+  v->notify = (r->have & IPS__F_NOTIFY) != 0;
   v->dnum = r->dnum;
   v->line = line;
   v->D = ips__pstamp(r);
@@ -166,23 +167,28 @@ static void on_console(ips_analysis_t *a, const ips__rec_t *r, long line) {
 /* SwingSet's monotime counts from the kernel's start: when it goes back,
  * the kernel restarted and appends to the same file.  What was in flight
  * never finishes, and the time between is not the kernel's. */
-static void check_restart(ips_analysis_t *a, const ips__rec_t *r, long line) {
+static void check_restart(ips_analysis_t *a, const ips__rec_t *r) {
   size_t i;
-  char why[96];
   if (!(r->have & IPS__F_MONO))
     return;
   if (a->has_mono && r->mono_ns + 1000000 < a->last_mono) {
     a->st.restarts++;
     a->st.run_ok = 0; /* the next record with both clocks anchors it */
-    snprintf(why, sizeof why, "the kernel restarted at line %ld", line);
     for (i = 0; i < a->nvats; i++) {
-      drop_open(a, a->vats[i], why);
+      ips__vat_t *v = a->vats[i];
+      /* The kernel died in this delivery and the next one makes its crank
+       * again: nothing in the file is wrong (docs/report.md, Restarts). */
+      if (v->open && !v->bad && ips__counts(a, v))
+        a->st.n_restart_cut++;
+      v->open = 0;
+      drop_open(a, v, NULL);
       memset(a->vats[i]->has_est, 0, sizeof a->vats[i]->has_est);
       /* the old kernel's workers are gone with it */
       a->vats[i]->pid = 0;
       a->vats[i]->pid_line = 0;
     }
     a->has_lastE[0] = a->has_lastE[1] = 0;
+    a->has_mono_run = 0; /* a new kernel, a new start */
   }
   a->has_mono = 1;
   a->last_mono = r->mono_ns;
@@ -191,7 +197,7 @@ static void check_restart(ips_analysis_t *a, const ips__rec_t *r, long line) {
 void ips__attr_feed(ips_analysis_t *a, const ips__rec_t *r, long line) {
   ips__vat_t *v;
   const char *miss = NULL;
-  check_restart(a, r, line);
+  check_restart(a, r);
   if (a->st.restarts && !a->st.run_ok &&
       (r->have & (IPS__F_TIME | IPS__F_MONO)) == (IPS__F_TIME | IPS__F_MONO)) {
     a->st.run_ok = 1;

@@ -156,28 +156,43 @@ static int kinds_ok(const ips__rec_t *r, size_t k) {
 static int align(ips_analysis_t *a, ips__vat_t *v, res_t *c) {
   const ips__rec_t *r = c->r;
   const char *bad;
+  int xsnap;
   c->k = 2 + 2 * c->n;
+  /* ipcstamp-worker-xs sends xsnap's own timestamps beside its mono
+   * stamps; cut at xsnap's cap they are fewer, and not used. */
+  if (c->have_ww && c->have_wm && r->n_walls != r->n_wmono)
+    c->have_ww = 0;
   c->nw = c->have_wm ? r->n_wmono : r->n_walls;
-  if (c->nw != c->k)
+  /* xsnap keeps at most IPS__XSNAP_MAX_STAMPS stamps (its MAX_TIMESTAMPS)
+   * for its calls, console lines included, and drops the rest without a
+   * word, e included.  Live, the kernel's records are its calls: when they
+   * need more than the cap, it was cut there, whatever else the count
+   * would match.  Replayed, the kernel records no console line, so a
+   * replay at the cap may have been cut: its own stamps up to its last
+   * reply are used, and the rest is unmatched. */
+  xsnap = c->have_ww && !c->have_wm && !(r->have & IPS__F_KINDS) &&
+          c->nw == IPS__XSNAP_MAX_STAMPS;
+  if (xsnap && v->replay) {
+    c->unmatched = c->truncated = 1;
+    c->n = (c->nw - 1) / 2;
+    c->k = c->nw;
+  } else if (xsnap && c->k > c->nw) {
+    c->truncated = 1;
+    c->m = (c->nw - 1) / 2;
+  }
+  if (!c->truncated && c->nw != c->k)
     drop_console(a, v, c);
   /* Replayed, the worker logs its console lines as it did live, but the
    * kernel writes no record of them: more worker upcalls than records. */
-  if (v->replay && c->nw > c->k && c->nw % 2 == 0 &&
+  if (!c->truncated && v->replay && c->nw > c->k && c->nw % 2 == 0 &&
       (!c->have_ww || r->n_walls == c->nw) &&
       (!(r->have & IPS__F_KINDS) || r->n_kinds == c->nw)) {
     c->unmatched = 1;
     c->n = (c->nw - 2) / 2;
     c->k = c->nw;
   }
-  /* xsnap keeps at most IPS__XSNAP_MAX_STAMPS stamps (its MAX_TIMESTAMPS)
-   * and drops the rest without a word, e included: its first m upcalls are
-   * stamped, the rest of the delivery is known from the kernel's records
-   * only. */
-  if (!c->unmatched && c->have_ww && !c->have_wm &&
-      !(r->have & IPS__F_KINDS) && c->nw == IPS__XSNAP_MAX_STAMPS &&
-      c->nw < c->k) {
-    c->truncated = 1;
-    c->m = (c->nw - 1) / 2;
+  if (c->truncated) {
+    /* the stamps are the prefix xsnap keeps */
   } else if ((c->have_ww && r->n_walls != c->k) ||
              (c->have_wm && r->n_wmono != c->k) ||
              ((r->have & IPS__F_KINDS) && r->n_kinds != c->k)) {
@@ -249,41 +264,106 @@ static int causal(const ips_analysis_t *a, const res_t *c) {
   return 1;
 }
 
-/* NTP-style offset (worker - parent) from the round trips of this delivery,
- * kept per vat when it beats the best so far (smallest delay). */
+/* The round trips of a delivery (docs/report.md, Clocks), each the
+ * interval of offsets (worker - parent) its causality allows: the
+ * delivery's, D -> d ... e -> E, [e - E, d - D] (first 1 leaves it out: no
+ * e), and each of n upcalls', u -> U ... R -> r, [u - U, r - R].  *blo,
+ * *bhi get the narrowest (the first of equals); returns whether they all
+ * have an offset in common (*lo <= *hi, their intersection). */
+static int round_trips(const int64_t *P, const int64_t *W, size_t n,
+                       size_t first, int64_t *lo, int64_t *hi, int64_t *blo,
+                       int64_t *bhi) {
+  size_t last = 1 + 2 * n, i, j;
+  for (i = first; i <= n; i++) {
+    int64_t l, h;
+    if (i == 0) {
+      l = W[last] - P[last];
+      h = W[0] - P[0];
+    } else {
+      j = 2 * i - 1;
+      l = W[j] - P[j];
+      h = W[j + 1] - P[j + 1];
+    }
+    if (i == first || h - l < *bhi - *blo) {
+      *blo = l;
+      *bhi = h;
+    }
+    if (i == first || l > *lo)
+      *lo = l;
+    if (i == first || h < *hi)
+      *hi = h;
+  }
+  return *lo <= *hi;
+}
+
+/* NTP-style offset (worker - parent) from the round trips of this
+ * delivery: its narrowest (smallest delay) is kept per vat when it beats
+ * the best so far.  A delivery whose round trips have no offset in common
+ * (a stamp contradicts the others) adds none of them: it uses the vat's
+ * estimate, or with none yet its own narrowest, for itself alone. */
 static void estimate(ips__vat_t *v, int slot, const int64_t *P,
                      const int64_t *W, size_t n, size_t first, int64_t *off,
                      int64_t *bound) {
-  size_t last = 1 + 2 * n, i;
-  int64_t bo = 0, bd = 0;
-  int have = 0;
-  /* first 1: the delivery's own round trip is unknown (no e) */
-  for (i = first; i <= n; i++) {
-    int64_t o, dl;
-    if (i == 0) { /* the delivery: D -> d ... e -> E */
-      o = ((W[0] - P[0]) + (W[last] - P[last])) / 2;
-      dl = (P[last] - P[0]) - (W[last] - W[0]);
-    } else { /* an upcall, the other way: u -> U ... R -> r */
-      size_t j = 2 * i - 1;
-      o = ((W[j] - P[j]) + (W[j + 1] - P[j + 1])) / 2;
-      dl = (W[j + 1] - W[j]) - (P[j + 1] - P[j]);
-    }
-    if (dl < 0 && have)
-      continue;
-    if (!have || dl < bd || bd < 0) {
-      bo = o;
-      bd = dl;
-      have = 1;
-    }
-  }
-  if (!v->has_est[slot] || (bd >= 0 && (bd < v->est_delay[slot] ||
-                                        v->est_delay[slot] < 0))) {
+  int64_t lo, hi, blo, bhi, d;
+  int agree = round_trips(P, W, n, first, &lo, &hi, &blo, &bhi);
+  /* Each bound is a difference of two stamps in [0, 2^62): the sums and
+   * differences below fit. */
+  d = bhi - blo;
+  if (agree && (!v->has_est[slot] || d < v->est_delay[slot])) {
     v->has_est[slot] = 1;
-    v->est_off[slot] = bo;
-    v->est_delay[slot] = bd;
+    v->est_off[slot] = (blo + bhi) / 2;
+    v->est_delay[slot] = d;
   }
-  *off = v->est_off[slot];
-  *bound = v->est_delay[slot] / 2;
+  if (v->has_est[slot]) {
+    *off = v->est_off[slot];
+    *bound = v->est_delay[slot] / 2;
+  } else {
+    *off = (blo + bhi) / 2;
+    *bound = d > 0 ? d / 2 : 0;
+  }
+}
+
+/* SwingSet's monotime counts from the kernel's start: a worker's
+ * CLOCK_MONOTONIC is ahead of it by a constant of the kernel run.  The
+ * run's round trips bound it: the interval all of them allow, narrowed by
+ * each delivery that agrees with it, gives the offset (its middle) and
+ * the bound (half its width, rounded up).  Returns 1 with a->W and *dv on
+ * that clock, 0 when the delivery's round trips leave it no offset in
+ * common with themselves or the run's. */
+static int mono_run(ips_analysis_t *a, res_t *c, ips_delivery_t *dv) {
+  const int64_t *P = a->P, *w = c->r->wmono;
+  int64_t lo, hi, blo, bhi, off;
+  size_t i, last = c->k - 1;
+  int agree;
+  if (c->unmatched) { /* the delivery's own round trip only */
+    int64_t p2[2] = {P[0], P[last]}, w2[2] = {w[0], w[last]};
+    agree = round_trips(p2, w2, 0, 0, &lo, &hi, &blo, &bhi);
+  } else {
+    agree = round_trips(P, w, c->n, 0, &lo, &hi, &blo, &bhi);
+  }
+  if (a->has_mono_run) {
+    if (a->mono_lo > lo)
+      lo = a->mono_lo;
+    if (a->mono_hi < hi)
+      hi = a->mono_hi;
+  }
+  if (!agree || lo > hi)
+    return 0;
+  off = lo + (hi - lo) / 2;
+  for (i = 0; i < c->k; i++) {
+    a->W[i] = w[i] - off; /* both in (-2^62, 2^62) */
+    if (!ips__attr_in_range(&a->W[i], 1))
+      return 0;
+  }
+  a->has_mono_run = 1;
+  a->mono_lo = lo;
+  a->mono_hi = hi;
+  dv->clock = 'm';
+  dv->mono_offset = 1;
+  dv->offset_ns = off;
+  dv->bound_ns = (hi - lo) / 2 + (hi - lo) % 2;
+  c->off = off;
+  return 1;
 }
 
 /* The worker's wall or mono stamps moved by the estimated offset, into
@@ -305,7 +385,9 @@ static int shift_worker(ips_analysis_t *a, ips__vat_t *v, res_t *c,
     estimate(v, slot, P, wsrc, c->n, 0, &off, &bound);
   }
   for (i = 0; i < c->k; i++) {
-    W[i] = c->truncated && (i > 2 * c->m || i == last)
+    /* Truncated, W mirrors P where the worker has no stamp; a replay at
+     * the cap, at E (its last stamp may not be e). */
+    W[i] = c->truncated && (i == last || (!c->unmatched && i > 2 * c->m))
                ? P[i]
                : wsrc[i] - off; /* both in range */
     if (W[i] <= -IPS_STAMP_LIMIT || W[i] >= IPS_STAMP_LIMIT) {
@@ -328,25 +410,31 @@ static int clock(ips_analysis_t *a, ips__vat_t *v, res_t *c,
   int on_mono;
   parent_stamps(a, v, c);
   on_mono = causal(a, c);
-  if (a->o.clock == IPS_CLOCK_MONO) {
-    if (!c->have_pm || !c->have_wm) {
-      ips__skip_of(a, v, v->line, IPS_SKIP_CLOCK,
-                   c->have_wm ? "the parent has no monotime"
-                              : "the worker has no ipcstamp.mono");
-      return -1;
-    }
-    on_mono = 1;
+  if (a->o.clock == IPS_CLOCK_MONO && (!c->have_pm || !c->have_wm)) {
+    ips__skip_of(a, v, v->line, IPS_SKIP_CLOCK,
+                 c->have_wm ? "the parent has no monotime"
+                            : "the worker has no ipcstamp.mono");
+    return -1;
   } else if (a->o.clock == IPS_CLOCK_WALL && !c->have_ww) {
     ips__skip_of(a, v, v->line, IPS_SKIP_CLOCK,
                  "the worker has no wall timestamps");
     return -1;
   }
   dv->pclock = c->have_pm ? 'm' : 'w';
-  if (!on_mono)
-    return shift_worker(a, v, c, dv);
-  memcpy(a->W, c->r->wmono, c->k * sizeof *a->W);
-  dv->clock = 'm';
-  return 0;
+  if (on_mono) {
+    memcpy(a->W, c->r->wmono, c->k * sizeof *a->W);
+    dv->clock = 'm';
+    return 0;
+  }
+  if (c->have_pm && c->have_wm && a->o.clock != IPS_CLOCK_WALL &&
+      mono_run(a, c, dv))
+    return 0;
+  if (a->o.clock == IPS_CLOCK_MONO) {
+    ips__skip_of(a, v, v->line, IPS_SKIP_CLOCK,
+                 "the worker's mono stamps fit no offset of the kernel run's");
+    return -1;
+  }
+  return shift_worker(a, v, c, dv);
 }
 
 /* Stage 4: the formula, and what the delivery is. */
@@ -373,6 +461,7 @@ static int attribute(ips_analysis_t *a, ips__vat_t *v, res_t *c,
   }
   dv->vat = v->name;
   dv->desc = v->desc;
+  dv->method = v->notify ? "notify" : v->desc;
   dv->crank = v->crank;
   dv->replay = v->replay;
   dv->dnum = v->dnum;
@@ -404,19 +493,51 @@ static int64_t quake_ns(const ips__vat_t *v, const res_t *c,
   const ips__rec_t *r = c->r;
   size_t last = c->k - 1;
   int64_t q = 0, x;
+  int same;
   if (v->D.has_m && c->E.has_m && (r->have & IPS__F_TIME))
     q = iabs((c->E.w - v->D.w) - (c->E.m - v->D.m));
-  if (c->have_ww && c->have_wm) {
+  /* The worker's two lists stamp the same moments, but for a worker that
+   * sends xsnap's own timestamps beside its mono stamps (ipcstamp-worker-
+   * xs): xsnap stamps elsewhere in its loop (its e before a GC the mono e
+   * comes after), so they are not compared. */
+  same = c->have_ww && c->have_wm && !(r->have & IPS__F_XSMETER);
+  if (same) {
     x = iabs((r->walls[last] - r->walls[0]) - (r->wmono[last] - r->wmono[0]));
     if (x > q)
       q = x;
   }
-  if (dv->clock == 'm' && c->have_ww) {
-    x = iabs((r->walls[0] - v->D.w) - (r->wmono[0] - v->D.m));
+  if (dv->clock == 'm' && same) {
+    x = iabs((r->walls[0] - v->D.w) -
+             (r->wmono[0] - (dv->mono_offset ? dv->offset_ns : 0) - v->D.m));
     if (x > q)
       q = x;
   }
   return q;
+}
+
+/* Whether a transit of the delivery (send, and with the worker's stamps
+ * on both sides of it upcall, reply and result) is below -bound: the
+ * offset it was split with does not fit it.  Only the wall estimate can:
+ * on the mono clock every transit is >= 0 (causal, or in the run's
+ * interval). */
+static int offset_mismatch(const res_t *c, const ips_delivery_t *dv) {
+  const int64_t *P = dv->P, *W = dv->W;
+  size_t i, last = c->k - 1, stamped;
+  int64_t low;
+  if (dv->clock != 'w')
+    return 0;
+  low = W[0] - P[0];
+  if (!c->truncated && P[last] - W[last] < low)
+    low = P[last] - W[last];
+  /* a replay's upcalls are not paired (P mirrors W there) */
+  stamped = c->unmatched ? 0 : c->truncated ? c->m : c->n;
+  for (i = 0; i < stamped; i++) {
+    if (P[1 + 2 * i] - W[1 + 2 * i] < low)
+      low = P[1 + 2 * i] - W[1 + 2 * i];
+    if (W[2 + 2 * i] - P[2 + 2 * i] < low)
+      low = W[2 + 2 * i] - P[2 + 2 * i];
+  }
+  return low < -dv->bound_ns;
 }
 
 /* Stage 5: what else is known of the delivery. */
@@ -444,6 +565,7 @@ static int annotate(ips_analysis_t *a, ips__vat_t *v, res_t *c,
      * and then nothing of the worker time was off the CPU. */
     dv->offcpu_ns = dv->worker > dv->cpu_ns ? dv->worker - dv->cpu_ns : 0;
   }
+  dv->offset_mismatch = offset_mismatch(c, dv);
   dv->quake_ns = quake_ns(v, c, dv);
   dv->quake = dv->quake_ns > a->o.quake_ns;
   if (dv->quake) /* the offset found before the quake is stale now */

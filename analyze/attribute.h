@@ -26,6 +26,14 @@ struct ips_analysis_s {
   int has_mono;                  /* the latest parent monotime seen */
   int64_t last_mono;
   int64_t *P, *W;                /* a delivery's stamps, for the callback */
+  /* The kernel run's mono offset (worker CLOCK_MONOTONIC - kernel
+   * monotime) as the interval its round trips allow so far; run is the
+   * run's number (restarts so far). */
+  int has_mono_run;
+  int64_t mono_lo, mono_hi;
+  ips_mono_run_t mono_runs[IPS_MAX_MONO_RUNS];
+  size_t n_mono_runs;
+  uint64_t mono_runs_over;
   ips_stats_t st;
   ips_slow_t *slow;              /* o.top entries, nslow used */
   size_t nslow;

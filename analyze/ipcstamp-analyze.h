@@ -133,7 +133,9 @@ typedef struct ips_delivery_s {
   int replay;           /* replayed from a transcript after a restart */
   long line;            /* line of the deliver record */
   int ok;               /* dr[0] was "ok" */
-  char clock;           /* 'm': both sides mono; 'w': offset-estimated */
+  char clock;           /* 'm': both sides mono (with mono_offset, the
+                           worker's moved by the kernel run's constant);
+                           'w': offset-estimated */
   char pclock;          /* parent clock: 'm' monotime, 'w' time */
   size_t n_up;          /* upcalls (syscalls and console lines) */
   /* P and W hold 2 + 2*n_up stamps (D,U1,R1,...,E and d,u1,r1,...,e), all
@@ -155,7 +157,11 @@ typedef struct ips_delivery_s {
    * final e included: then only the first (n_up - n_unmatched) upcalls
    * are stamped, W mirrors P after them, kernel is every syscall's (exact),
    * pipe and worker are those up to the last stamped reply (exact), and
-   * unmatched is the rest of the delivery. */
+   * unmatched is the rest of the delivery.  A replay (replay 1) with 502
+   * stamps may have been cut so (the kernel records no console line in
+   * replay): then n_unmatched is n_up, the worker's own upcalls up to its
+   * last reply, W[1 + 2n] mirrors E, and unmatched also holds the time
+   * from its last reply to E. */
   int truncated;
   int has_cpu;
   int64_t cpu_ns;
@@ -179,6 +185,17 @@ typedef struct ips_delivery_s {
    * reads what the library hands it, still works. */
   long long worker_pid;
   long worker_line;
+  /* clock == 'm' with mono_offset 1: the worker's CLOCK_MONOTONIC stamps
+   * against a SwingSet kernel's monotime (which counts from the kernel's
+   * start), moved by the kernel run's constant: offset_ns +- bound_ns. */
+  int mono_offset;
+  /* A transit (send, upcall, reply, result) is below -bound_ns: the
+   * offset does not fit this delivery (docs/report.md, Clocks). */
+  int offset_mismatch;
+  /* What was delivered, without a notify's promise ids: the method of a
+   * message, "notify", or the delivery type ("bringOutYourDead", ...).
+   * The key `report --by method` and `--method` go by. */
+  const char *method;
 } ips_delivery_t;
 
 /* One mark or span of a delivery, on the same clock as W.  name is owned
@@ -198,7 +215,9 @@ typedef struct ips_delivery_mark_s {
  * upcall, kernel, reply, worker; then result.  With unmatched upcalls, per
  * upcall one "unmatched" segment (r - u) stands for the three.  Truncated:
  * after the stamped upcalls, per other upcall "unmatched" (up to its
- * arrival) and "kernel", then a last "unmatched" (up to E). */
+ * arrival) and "kernel", then a last "unmatched" (up to E); a replay at
+ * the cap: send, per upcall "worker" and "unmatched", then "unmatched" up
+ * to E. */
 IPS_EXTERN size_t ips_delivery_nsegments(const ips_delivery_t *d);
 /* Segment j's length in ns (j < ips_delivery_nsegments(d)); *name gets its
  * kind ("send", "worker", "upcall", "kernel", "reply", "result"). */
@@ -220,7 +239,7 @@ IPS_EXTERN size_t ips_delivery_segments(const ips_delivery_t *d, size_t from,
                                         size_t cap, int64_t *len,
                                         unsigned char *kind);
 
-/* The upcalls the worker stamped: all of them, but for a truncated
+/* The upcalls the worker stamped: all of them, but for a live truncated
  * delivery's (xsnap's cap) the first n_up - n_unmatched. */
 IPS_EXTERN size_t ips_delivery_stamped_upcalls(const ips_delivery_t *d);
 /* Upcall i's time as the worker waited for it, r - u (upcall + kernel +
@@ -278,7 +297,24 @@ typedef struct ips_stats_s {
    * flight recorder's oldest records): syscalls and results read before
    * the first deliver record.  Expected, so not skipped. */
   uint64_t cut;
+  /* Deliveries not attributed that nothing is wrong with, by reason (the
+   * skips are above): results without metering that xsnap's meter
+   * killed (dr ["error", "... meter exceeded", null]) or other errors
+   * without metering, and deliveries a kernel restart cut before their
+   * result.  Local vats are all.n_local.  Then the attributed deliveries
+   * flagged offset_mismatch.  (Added at the end, as run_ok.) */
+  uint64_t n_meter_kill, n_error_unstamped, n_restart_cut;
+  uint64_t n_offset_mismatch;
 } ips_stats_t;
+
+/* One kernel run's mono offset (docs/report.md, Clocks 3): a SwingSet
+ * kernel's monotime is CLOCK_MONOTONIC less a constant, estimated from
+ * the run's round trips; as the run's last delivery on it had it. */
+typedef struct ips_mono_run_s {
+  uint64_t run;          /* 0 for the input's first kernel run, then 1, ... */
+  int64_t offset_ns, bound_ns;
+  uint64_t deliveries;   /* attributed with it */
+} ips_mono_run_t;
 
 /* One of the slowest deliveries (by total). */
 typedef struct ips_slow_s {
@@ -314,6 +350,11 @@ typedef struct ips_analysis_options_s {
   int64_t since_ns, until_ns;
   long long crank_min, crank_max;
   uint64_t limit;
+  /* Optional, a filter of the caller's own (a method, a duration): called
+   * for each attributed delivery that passes the filters above, before it
+   * is counted; returning 0 leaves it out as they do (not counted, not
+   * reported, not in limit).  Called with arg. */
+  int (*select)(void *arg, const ips_delivery_t *d);
   ips_delivery_cb on_delivery; /* optional */
   ips_skip_cb on_skip;         /* optional */
   void *arg;                   /* passed to both */
@@ -358,6 +399,15 @@ IPS_EXTERN const ips_vat_stats_t *ips_analysis_vat(const ips_analysis_t *a,
  * *n gets how many (at most the option top). */
 IPS_EXTERN const ips_slow_t *ips_analysis_slowest(const ips_analysis_t *a,
                                                   size_t *n);
+
+/* The kernel runs whose deliveries were attributed on the mono clock
+ * with the run's offset (ips_delivery_t.mono_offset), in input order: *n
+ * gets how many (at most IPS_MAX_MONO_RUNS; later runs are counted in
+ * ips_analysis_mono_runs_over()). */
+#define IPS_MAX_MONO_RUNS 64u
+IPS_EXTERN const ips_mono_run_t *ips_analysis_mono_runs(
+    const ips_analysis_t *a, size_t *n);
+IPS_EXTERN uint64_t ips_analysis_mono_runs_over(const ips_analysis_t *a);
 
 /* Per-name totals of the VM's marks and spans over the deliveries that
  * count, in order of first appearance.  At most IPS_MAX_MARK_NAMES names

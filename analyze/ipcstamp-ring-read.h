@@ -129,6 +129,10 @@ typedef struct ips_ring_info_s {
    * record was begun but never finished at the head (killed mid-event):
    * its event's name, else NULL.  Owned by the reader. */
   const char *torn;
+  /* The producer's parent process when it opened the ring (for a worker:
+   * its kernel, the run it belongs to); 0 when the producer did not say
+   * (older producers) or said something impossible. */
+  long ppid;
 } ips_ring_info_t;
 
 /* Fill info.  Returns 0, or the reader's sticky error. */

@@ -46,7 +46,7 @@ const char *ips__marks_build(ips_analysis_t *a, const ips__rec_t *r,
       return "a mark names an index past ipcstamp.marks.names";
     if (src < 0 || src >= IPS_STAMP_LIMIT)
       return "a mark's stamp is not in [0, 2^62) ns";
-    ev[i].t = dv->clock == 'w' ? src - off : src;
+    ev[i].t = dv->clock == 'w' || dv->mono_offset ? src - off : src;
     if (ev[i].t < W[0] || ev[i].t > W[k - 1])
       return "a mark lies outside the worker's d..e";
     ev[i].seq = (uint32_t)i;

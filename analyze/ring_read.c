@@ -544,6 +544,8 @@ int ips_ring_reader_info(ips_ring_reader_t *r, ips_ring_info_t *info) {
   info->vat[sizeof info->vat - 1] = '\0';
   info->start_wall_us = h->start_wall_us;
   info->start_mono_ns = h->start_mono_ns;
+  /* Untrusted like the rest: a pid is positive and fits a pid_t. */
+  info->ppid = h->ppid > 0 && h->ppid <= INT32_MAX ? (long)h->ppid : 0;
   info->data_size = r->size;
   info->head = atomic_load_explicit(&h->head, memory_order_acquire);
   info->tail = atomic_load_explicit(&h->tail, memory_order_acquire);

@@ -14,6 +14,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "ipcstamp-proto.h"
 
@@ -167,7 +168,12 @@ enum {
   IPS__F_PID = 1 << 16,     /* pid (create-vat, worker-start: the worker's) */
   IPS__F_PRUNQ = 1 << 17,   /* runDelayNs: the parent's wait for a CPU at
                                this record's stamp (U or E) */
-  IPS__F_WRUNQ = 1 << 18    /* metering.ipcstamp.run_delay_ns */
+  IPS__F_WRUNQ = 1 << 18,   /* metering.ipcstamp.run_delay_ns */
+  IPS__F_METERKILL = 1 << 19, /* dr[0] "error", dr[1] a string ending in
+                                 " meter exceeded": xsnap's meter killed it */
+  IPS__F_XSMETER = 1 << 20,   /* the metering has xsnap's meterType: its
+                                 timestamps are xsnap's own stamps */
+  IPS__F_NOTIFY = 1 << 21   /* deliver: a notify (desc: "notify" and its ids) */
 };
 
 /* One event of ipcstamp.marks as sent: kind 'm', 'b' or 'e', an index into
@@ -239,6 +245,15 @@ typedef struct {
   char descbuf[IPS__DESC_MAX];
 } ips__rec_t;
 #define IPS__REC_HOT offsetof(ips__rec_t, pid)
+
+/* Whether an error result's message (n bytes at s, as decoded) is
+ * xsnap's meter kill: "Compute meter exceeded", "Stack meter exceeded",
+ * "Allocate meter exceeded" (SwingSet's manager-subprocess-xsnap.js). */
+static inline int ips__meter_killed(const char *s, size_t n) {
+  static const char tail[] = " meter exceeded";
+  size_t t = sizeof tail - 1;
+  return n >= t && memcmp(s + n - t, tail, t) == 0;
+}
 #define IPS__REC_PLAIN offsetof(ips__rec_t, mev_have)
 
 /* Room for the names of one metering: the worker's bound on name bytes,

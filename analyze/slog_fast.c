@@ -272,6 +272,7 @@ static int flat_args(cur_t *c) {
 static int notify(cur_t *c, size_t anchor, ips__rec_t *r) {
   int nvp = 0;
   memcpy(r->descbuf, "notify", 7);
+  r->have |= IPS__F_NOTIFY;
   if (!LIT(c, ",["))
     return 0;
   if (!LIT(c, "]")) {
@@ -463,6 +464,8 @@ static int meter_member(cur_t *c, const char *k, size_t n, void *ctx) {
   }
   if (n == 8 && EQ(k, "ipcstamp"))
     return ipcstamp(c, r);
+  if (n == 9 && EQ(k, "meterType"))
+    r->have |= IPS__F_XSMETER;
   if (LIT(c, "\"")) /* xsnap's meterType */
     return text(c, &k, &n);
   return count(c, &v);
@@ -488,6 +491,16 @@ static int dr(cur_t *c, size_t anchor, ips__rec_t *r) {
   e = ips__json_skip(c->s, c->n, c->i, 0);
   if (e < 0 || (size_t)e >= anchor)
     return 0;
+  /* An error's message, as the yajl path reads it (one with an escape is
+   * left to it, which decodes). */
+  if (!r->ok && c->s[c->i] == '"') {
+    const char *m = c->s + c->i + 1;
+    size_t mn = (size_t)e - c->i - 2;
+    if (memchr(m, '\\', mn))
+      return 0;
+    if (ips__meter_killed(m, mn))
+      r->have |= IPS__F_METERKILL;
+  }
   c->i = (size_t)e;
   if (!LIT(c, ","))
     return 0;

@@ -39,6 +39,7 @@ struct ips__parser {
   int mute, depth, pending, extract, vdtype, nvp;
   unsigned top_seen;    /* K_* bits of the record's fields read so far */
   int to_tail;          /* the skipped value runs to the tail anchor */
+  int dr_msg;           /* the element skipped next is an error's message */
   const char *line;     /* the line being parsed, and its tail anchor: */
   size_t len;           /* the index of its last `,"time":`, or 0 */
   long anchor;
@@ -291,6 +292,7 @@ static int cb_key(void *ctx, const unsigned char *s, size_t n) {
     case C_METER:
       if (is(s, n, "timestamps")) k = K_TIMESTAMPS;
       else if (is(s, n, "ipcstamp")) k = K_IPCSTAMP;
+      else if (is(s, n, "meterType")) p->rec.have |= IPS__F_XSMETER;
       break;
     case C_IPS:
       if (is(s, n, "v")) k = K_V;
@@ -403,6 +405,8 @@ static int cb_string(void *ctx, const unsigned char *s, size_t n) {
         ips__desc_set(p->rec.descbuf, (const char *)s, n);
         p->vdtype = is(s, n, "message") ? V_MESSAGE
                     : is(s, n, "notify") ? V_NOTIFY : V_OTHER;
+        if (p->vdtype == V_NOTIFY)
+          p->rec.have |= IPS__F_NOTIFY;
         if (p->vdtype == V_OTHER && !p->noskip) {
           elem_done(p);
           p->pending = P_SKIP_REST;
@@ -434,8 +438,12 @@ static int cb_string(void *ctx, const unsigned char *s, size_t n) {
         if (!p->noskip) {
           elem_done(p);
           p->pending = P_SKIP_ELEM; /* the result or the error message */
+          p->dr_msg = !p->rec.ok;
           return 0;
         }
+      } else if (i == 1 && !p->rec.ok &&
+                 ips__meter_killed((const char *)s, n)) {
+        p->rec.have |= IPS__F_METERKILL;
       }
       break;
     case C_MNAMES: {
@@ -807,6 +815,7 @@ static void reset(ips__parser_t *p) {
   p->nvp = 0;
   p->to_tail = 0;
   p->extract = 0;
+  p->dr_msg = 0;
 }
 
 static int parse_line(ips__parser_t *p, const char *line, size_t len,
@@ -927,6 +936,13 @@ static int parse_line(ips__parser_t *p, const char *line, size_t len,
         }
         p->extract = 0;
         p->to_tail = 0;
+        /* An error's message may say which meter killed the worker: read
+         * as the fast path reads it (a string without escapes). */
+        if (p->dr_msg && line[from] == '"' && (size_t)e - from >= 2 &&
+            !memchr(line + from + 1, '\\', (size_t)e - from - 2) &&
+            ips__meter_killed(line + from + 1, (size_t)e - from - 2))
+          p->rec.have |= IPS__F_METERKILL;
+        p->dr_msg = 0;
         if (what == P_SKIP_ELEM)
           elem_done(p);
       } else {

@@ -174,14 +174,47 @@ void ips__count_unstamped(ips_analysis_t *a, ips__vat_t *v,
   if (r->ok) {
     v->s.t.n_local++;
     a->st.all.n_local++;
-  } else {
-    v->s.t.n_error++;
-    a->st.all.n_error++;
+    return;
   }
+  v->s.t.n_error++;
+  a->st.all.n_error++;
+  if (r->have & IPS__F_METERKILL)
+    a->st.n_meter_kill++;
+  else
+    a->st.n_error_unstamped++;
+}
+
+/* The kernel run's mono offset as its latest delivery had it. */
+static void keep_mono_run(ips_analysis_t *a, const ips_delivery_t *dv) {
+  ips_mono_run_t *m = a->n_mono_runs ? &a->mono_runs[a->n_mono_runs - 1]
+                                     : NULL;
+  if (!m || m->run != a->st.restarts) {
+    if (a->n_mono_runs == IPS_MAX_MONO_RUNS) {
+      if (m->run != a->st.restarts) /* counted once per run */
+        a->mono_runs_over++;
+      return;
+    }
+    m = &a->mono_runs[a->n_mono_runs++];
+    m->run = a->st.restarts;
+    m->deliveries = 0;
+  }
+  m->offset_ns = dv->offset_ns;
+  m->bound_ns = dv->bound_ns;
+  m->deliveries++;
+}
+
+const ips_mono_run_t *ips_analysis_mono_runs(const ips_analysis_t *a,
+                                             size_t *n) {
+  *n = a->n_mono_runs;
+  return a->mono_runs;
+}
+
+uint64_t ips_analysis_mono_runs_over(const ips_analysis_t *a) {
+  return a->mono_runs_over;
 }
 
 void ips__account(ips_analysis_t *a, ips__vat_t *v, ips_delivery_t *dv) {
-  if (!ips__counts(a, v))
+  if (!ips__counts(a, v) || (a->o.select && !a->o.select(a->o.arg, dv)))
     return;
   if (!totals_fit(&v->s.t, dv) || !totals_fit(&a->st.all, dv)) {
     ips__skip_of(a, v, v->line, IPS_SKIP_RANGE,
@@ -193,6 +226,10 @@ void ips__account(ips_analysis_t *a, ips__vat_t *v, ips_delivery_t *dv) {
     v->s.offset_ns = dv->offset_ns;
     v->s.bound_ns = dv->bound_ns;
   }
+  if (dv->mono_offset)
+    keep_mono_run(a, dv);
+  if (dv->offset_mismatch)
+    a->st.n_offset_mismatch++;
   add_totals(&v->s.t, dv);
   add_totals(&a->st.all, dv);
   a->shown++;

@@ -41,6 +41,7 @@ struct ips__vat {
   int shown;     /* passes the vat filter */
   int open, bad; /* bad: already reported, drop silently until the result */
   int replay;
+  int notify;    /* the delivery in progress is a notify */
   long long crank, dnum;
   long line;
   long long pid;   /* the worker's, from its create-vat; 0: unknown */

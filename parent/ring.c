@@ -29,8 +29,11 @@ void ips__child_ring_init(ips_child_t *w, const ips_child_options_t *o) {
 void ips__child_ring_stamp(ips_child_t *w, const ips_stamp_t *s) {
   if (!w->ring) return;
   if (s->kind == 'D') w->ring_delivery++;
-  ips_ring_stamp(w->ring, s, w->ring_delivery,
-                 s->kind == 'U' || s->kind == 'R' ? (uint32_t)w->nupcalls : 0);
+  /* The child's vat, not the ring's: a parent's ring is shared by all
+   * its children, so its own name for it is "". */
+  ips_ring_stamp_vat(w->ring, s, w->ring_delivery,
+                     s->kind == 'U' || s->kind == 'R' ? (uint32_t)w->nupcalls : 0,
+                     w->ring_vat[0] ? w->ring_vat : NULL);
 }
 
 /* True when kinds is first (up)* last, with *k pairs. */

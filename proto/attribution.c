@@ -35,6 +35,22 @@ static int attribute_truncated(const ips__attr_in_t *in, ips__attr_out_t *o) {
   return ovf ? -1 : 0;
 }
 
+/* A replay at the cap: the worker's runs up to its last reply are exact,
+ * the kernel is its records', and unmatched the rest (its waits, and
+ * from its last reply to E). */
+static int attribute_replay_cap(const ips__attr_in_t *in, ips__attr_out_t *o) {
+  const int64_t *W = in->W;
+  size_t n = in->n_up, i;
+  int ovf = 0;
+  o->kernel = in->kernel_recorded;
+  for (i = 0; i < n && !ovf; i++)
+    ovf = add_ovf(&o->worker, W[2 * i + 1] - W[2 * i]);
+  o->unmatched = o->total;
+  ovf = ovf || sub_ovf(&o->unmatched, o->pipe) ||
+        sub_ovf(&o->unmatched, o->worker) || sub_ovf(&o->unmatched, o->kernel);
+  return ovf ? -1 : 0;
+}
+
 int ips__attr_in_range(const int64_t *x, size_t n) {
   size_t i;
   for (i = 0; i < n; i++)
@@ -52,6 +68,8 @@ int ips__attribute(const ips__attr_in_t *in, ips__attr_out_t *o) {
   o->total = P[last] - P[0];
   o->pipe = W[0] - P[0];
   o->worker = o->kernel = o->unmatched = 0;
+  if (ips__attr_replay_cap(in))
+    return attribute_replay_cap(in, o);
   if (in->truncated)
     return attribute_truncated(in, o);
   ovf = add_ovf(&o->pipe, P[last] - W[last]);
@@ -74,6 +92,8 @@ int ips__attribute(const ips__attr_in_t *in, ips__attr_out_t *o) {
 }
 
 size_t ips__attr_nsegments(const ips__attr_in_t *in) {
+  if (ips__attr_replay_cap(in))
+    return 2 + 2 * in->n_up;
   if (in->truncated) /* send, 4 per stamped upcall, 2 per other, the rest */
     return 2 + 4 * (in->n_up - in->n_unmatched) + 2 * in->n_unmatched;
   return in->n_unmatched ? 3 + 2 * in->n_up : 3 + 4 * in->n_up;
@@ -113,6 +133,19 @@ static inline int64_t segment(const ips__attr_in_t *in, size_t ns, size_t j,
   if (j == 0) {
     *kind = IPS__SEG_SEND;
     return W[0] - P[0];
+  }
+  if (ips__attr_replay_cap(in)) { /* worker, unmatched per upcall; the rest */
+    i = (j - 1) / 2;
+    if (j == ns - 1) {
+      *kind = IPS__SEG_UNMATCHED;
+      return P[last] - W[2 * in->n_up];
+    }
+    if ((j - 1) % 2 == 0) {
+      *kind = IPS__SEG_WORKER;
+      return W[2 * i + 1] - W[2 * i];
+    }
+    *kind = IPS__SEG_UNMATCHED;
+    return W[2 * i + 2] - W[2 * i + 1];
   }
   if (in->truncated && j > 4 * (in->n_up - in->n_unmatched))
     return truncated_segment(in, j, kind);
@@ -217,6 +250,8 @@ size_t ips__attr_segments(const ips__attr_in_t *in, size_t from, size_t cap,
 }
 
 size_t ips__attr_stamped(const ips__attr_in_t *in) {
+  if (ips__attr_replay_cap(in))
+    return in->n_up;
   return in->n_up - (in->truncated ? in->n_unmatched : 0);
 }
 

@@ -35,7 +35,12 @@
  *              W[1..2n].
  *   truncated  truncated 1: the worker stamped only its first
  *              n_up - n_unmatched upcalls (xsnap's cap); W mirrors P after
- *              them, E included. */
+ *              them, E included.
+ *   replay at the cap  truncated 1 and n_unmatched = n_up: a replay whose
+ *              worker kept xsnap's 502 stamps, possibly cut: its n_up
+ *              upcalls are its own (as a replay's, P[1..2n] mirror W and
+ *              the kernel is kernel_recorded), and W[1+2n] mirrors E (its
+ *              last stamp may be e or another upcall's send). */
 typedef struct ips__attr_in_s {
   const int64_t *P, *W;
   size_t n_up;
@@ -72,7 +77,9 @@ int ips__attribute(const ips__attr_in_t *in, ips__attr_out_t *out);
  *              result (3 + 2n);
  *   truncated  send, per stamped upcall worker, upcall, kernel, reply;
  *              per other upcall unmatched, kernel; then unmatched (the
- *              rest, to E). */
+ *              rest, to E);
+ *   replay at the cap  send, per upcall worker, unmatched, then unmatched
+ *              (the rest, to E) (2 + 2n). */
 size_t ips__attr_nsegments(const ips__attr_in_t *in);
 
 /* The segments' kinds, in the order of their names' table. */
@@ -92,6 +99,11 @@ int64_t ips__attr_segment(const ips__attr_in_t *in, size_t j, int *kind);
  * for the outputs that write them all. */
 size_t ips__attr_segments(const ips__attr_in_t *in, size_t from, size_t cap,
                           int64_t *len, unsigned char *kind);
+
+/* Whether the shape is a replay at xsnap's cap. */
+static inline int ips__attr_replay_cap(const ips__attr_in_t *in) {
+  return in->truncated && in->n_unmatched == in->n_up;
+}
 
 /* The upcalls the worker stamped, and upcall i's time as the worker waited
  * for it (r - u: upcall + kernel + reply), i below that count. */

@@ -392,6 +392,16 @@ IPS_EXTERN int ips_metering_write_marks(char *dst, size_t cap,
                                         const ips_meter_t *m,
                                         size_t *written);
 
+/* Only the "ipcstamp":{...} member of ips_metering_write_marks()'s output
+ * (t not NULL), byte for byte, for a VM that writes the rest of its metering
+ * itself (Agoric's xsnap-worker: docs/xsnap.md).  ips_metering_max_size_marks()
+ * bounds it too.  Same returns as ips_metering_write_marks(). */
+IPS_EXTERN int ips_metering_write_ipcstamp(char *dst, size_t cap,
+                                           const ips_stamps_t *t,
+                                           const ips_marks_t *marks,
+                                           const ips_meter_t *m,
+                                           size_t *written);
+
 /* An upper bound of ips_metering_write_marks()'s output for nstamps stamps,
  * nfields fields and a mark table of max_marks events and max_mark_bytes
  * bytes of names (both 0: no marks, the same as ips_metering_max_size()). */

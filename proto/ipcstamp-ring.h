@@ -109,6 +109,11 @@ IPS_EXTERN int ips_ring_paused(const ips_ring_t *r);
  * paused or when r is NULL. */
 IPS_EXTERN void ips_ring_stamp(ips_ring_t *r, const ips_stamp_t *s,
                                uint64_t delivery, uint32_t upcall);
+/* The same, naming vat (NULL: the ring's): a parent's ring holds the
+ * stamps of all its workers. */
+IPS_EXTERN void ips_ring_stamp_vat(ips_ring_t *r, const ips_stamp_t *s,
+                                   uint64_t delivery, uint32_t upcall,
+                                   const char *vat);
 
 /* Event "attribution": a parent's finished delivery. */
 typedef struct ips_ring_attribution_s {

@@ -315,11 +315,66 @@ int ips_metering_write(char *dst, size_t cap, const ips_stamps_t *t,
   return ips_metering_write_marks(dst, cap, t, NULL, m, written);
 }
 
+/* The "ipcstamp":{...} member for table t (not NULL). */
+static int put_ipcstamp(out_t *o, const ips_stamps_t *t,
+                        const ips_marks_t *marks, const ips_meter_t *m) {
+  lead_t lm = {0, NULL, 0};
+  uint32_t k;
+  /* v1 exactly as before unless this command used marks. */
+  int v2 = marks != NULL && marks->used;
+  puts_(o, v2 ? "\"ipcstamp\":{\"v\":2,\"kinds\":\""
+              : "\"ipcstamp\":{\"v\":1,\"kinds\":\"");
+  for (k = 0; k < t->n; k++) {
+    if (!is_alpha(t->v[k].kind))
+      return IPS_EINVAL;
+    put(o, &t->v[k].kind, 1);
+  }
+  puts_(o, "\",\"mono\":[");
+  for (k = 0; k < t->n; k++) {
+    if (k > 0)
+      put(o, ",", 1);
+    put_mono(o, t->v[k].mono_ns, &lm);
+  }
+  puts_(o, "],\"dropped\":");
+  put_i64(o, t->dropped);
+  if (m != NULL && m->has_cpu_ns) {
+    puts_(o, ",\"cpu_ns\":");
+    put_i64(o, m->cpu_ns);
+  }
+  if (all_run_delays(t)) {
+    puts_(o, ",\"run_delay_ns\":[");
+    for (k = 0; k < t->n; k++) {
+      if (k > 0)
+        put(o, ",", 1);
+      put_i64(o, t->v[k].run_delay_ns);
+    }
+    put(o, "]", 1);
+  }
+  if (v2)
+    put_marks(o, marks);
+  put(o, "}", 1);
+  return 0;
+}
+
+int ips_metering_write_ipcstamp(char *dst, size_t cap, const ips_stamps_t *t,
+                                const ips_marks_t *marks,
+                                const ips_meter_t *m, size_t *written) {
+  out_t o = {dst, dst + cap, 0};
+  int rc = put_ipcstamp(&o, t, marks, m);
+  if (rc != 0)
+    return rc;
+  if (o.full)
+    return IPS_ENOBUFS;
+  if (written != NULL)
+    *written = (size_t)(o.p - dst);
+  return 0;
+}
+
 int ips_metering_write_marks(char *dst, size_t cap, const ips_stamps_t *t,
                              const ips_marks_t *marks, const ips_meter_t *m,
                              size_t *written) {
   out_t o = {dst, dst + cap, 0};
-  lead_t lw = {0, NULL, 0}, lm = {0, NULL, 0};
+  lead_t lw = {0, NULL, 0};
   size_t i;
   uint32_t k;
 
@@ -343,39 +398,10 @@ int ips_metering_write_marks(char *dst, size_t cap, const ips_stamps_t *t,
   }
   put(&o, "]", 1);
   if (t != NULL) {
-    /* v1 exactly as before unless this command used marks. */
-    int v2 = marks != NULL && marks->used;
-    puts_(&o, v2 ? ",\"ipcstamp\":{\"v\":2,\"kinds\":\""
-                 : ",\"ipcstamp\":{\"v\":1,\"kinds\":\"");
-    for (k = 0; k < t->n; k++) {
-      if (!is_alpha(t->v[k].kind))
-        return IPS_EINVAL;
-      put(&o, &t->v[k].kind, 1);
-    }
-    puts_(&o, "\",\"mono\":[");
-    for (k = 0; k < t->n; k++) {
-      if (k > 0)
-        put(&o, ",", 1);
-      put_mono(&o, t->v[k].mono_ns, &lm);
-    }
-    puts_(&o, "],\"dropped\":");
-    put_i64(&o, t->dropped);
-    if (m != NULL && m->has_cpu_ns) {
-      puts_(&o, ",\"cpu_ns\":");
-      put_i64(&o, m->cpu_ns);
-    }
-    if (all_run_delays(t)) {
-      puts_(&o, ",\"run_delay_ns\":[");
-      for (k = 0; k < t->n; k++) {
-        if (k > 0)
-          put(&o, ",", 1);
-        put_i64(&o, t->v[k].run_delay_ns);
-      }
-      put(&o, "]", 1);
-    }
-    if (v2)
-      put_marks(&o, marks);
-    put(&o, "}", 1);
+    int rc;
+    put(&o, ",", 1);
+    if ((rc = put_ipcstamp(&o, t, marks, m)) != 0)
+      return rc;
   }
   put(&o, "}", 1);
   if (o.full)

@@ -34,7 +34,10 @@ typedef struct ips__ring_hdr_s {
   int64_t start_mono_ns;      /*  56 gettimeofday µs, CLOCK_MONOTONIC ns */
   char program[32];           /*  64 NUL-padded */
   char vat[16];               /*  96 NUL-padded; "" when unknown */
-  uint8_t pad0[16];           /* 112 */
+  int64_t ppid;               /* 112 the parent process at open; 0 unknown
+                                 (written by producers since the run
+                                 grouping of `top`; older ones left 0) */
+  uint8_t pad0[8];            /* 120 */
   _Atomic uint64_t head;      /* 128 end of the last whole record */
   _Atomic uint64_t tail;      /* 136 start of the oldest intact record */
   _Atomic uint64_t written;   /* 144 events written (not padding) */

@@ -242,6 +242,7 @@ int ips_ring_open(ips_ring_t **out, const ips_ring_options_t *o, char *msg,
   h.types_off = IPS__RING_HDR_FIXED;
   h.role = o->role;
   h.pid = (int64_t)getpid();
+  h.ppid = (int64_t)getppid(); /* which run a worker belongs to (top) */
   h.start_wall_us = now.wall_us;
   h.start_mono_ns = now.mono_ns;
   copy_name(h.program, sizeof h.program, o->program);
@@ -394,9 +395,16 @@ static void emit(ips_ring_t *r, uint16_t type, const void *payload,
  * the payload exactly once (no memset), so nothing is read back. */
 void ips_ring_stamp(ips_ring_t *r, const ips_stamp_t *s, uint64_t delivery,
                     uint32_t upcall) {
+  ips_ring_stamp_vat(r, s, delivery, upcall, NULL);
+}
+
+void ips_ring_stamp_vat(ips_ring_t *r, const ips_stamp_t *s,
+                        uint64_t delivery, uint32_t upcall, const char *vat) {
   unsigned char *p;
-  char kind[4] = {0, 0, 0, 0};
+  char kind[4] = {0, 0, 0, 0}, v[sizeof r->vat];
   if (off_now(r)) return;
+  if (vat)
+    copy_name(v, sizeof v, vat);
   p = reserve(r, IPS__RING_T_STAMP, sizeof(ips__ring_stamp_t));
   kind[0] = s->kind;
 #define PUT(field, v)                                              \
@@ -407,7 +415,7 @@ void ips_ring_stamp(ips_ring_t *r, const ips_stamp_t *s, uint64_t delivery,
   PUT(delivery, &delivery);
   PUT(upcall, &upcall);
   PUT(kind, kind);
-  PUT(vat, r->vat);
+  PUT(vat, vat ? v : r->vat);
 #undef PUT
   publish(r);
 }

@@ -165,6 +165,57 @@ static void same(ips__parser_t *f, ips__parser_t *y, const char *line,
     same_rec(a, b, shown);
 }
 
+/* xsnap's meter kill, ["error","Compute meter exceeded",null], is known
+ * the same on every path (fast, yajl skipping the message, strict); an
+ * "ok" result or another message is not; xsnap's meterType is seen. */
+START_TEST(test_meter_kill) {
+  static const struct {
+    const char *line;
+    unsigned want;
+  } cases[] = {
+      {"{\"type\":\"deliver-result\",\"crankNum\":9,\"vatID\":\"v8\","
+       "\"deliveryNum\":2,\"dr\":[\"error\",\"Compute meter exceeded\",null],"
+       "\"seconds\":0.1,\"time\":2.5,\"monotime\":3.25}",
+       IPS__F_METERKILL},
+      {"{\"type\":\"deliver-result\",\"crankNum\":9,\"vatID\":\"v8\","
+       "\"deliveryNum\":2,\"replay\":false,\"dispatch\":\"message\","
+       "\"dr\":[\"error\",\"Allocate meter exceeded\",null],"
+       "\"time\":2.5,\"monotime\":3.25}",
+       IPS__F_METERKILL},
+      {"{\"type\":\"deliver-result\",\"crankNum\":9,\"vatID\":\"v8\","
+       "\"deliveryNum\":2,\"dr\":[\"ok\",\"Compute meter exceeded\",null],"
+       "\"seconds\":0.1,\"time\":2.5,\"monotime\":3.25}",
+       0},
+      {"{\"type\":\"deliver-result\",\"crankNum\":9,\"vatID\":\"v8\","
+       "\"deliveryNum\":2,\"dr\":[\"error\",\"oom\",null],"
+       "\"seconds\":0.1,\"time\":2.5,\"monotime\":3.25}",
+       0},
+      {"{\"type\":\"deliver-result\",\"crankNum\":9,\"vatID\":\"v8\","
+       "\"deliveryNum\":2,\"dr\":[\"ok\",null,{\"meterType\":\"xs-meter-36\","
+       "\"compute\":5,\"timestamps\":[1.000001,1.000002]}],"
+       "\"seconds\":0.1,\"time\":2.5,\"monotime\":3.25}",
+       IPS__F_XSMETER},
+  };
+  ips__parser_t *f = ips__parser_new(0), *y = ips__parser_new(IPS__PARSE_NOFAST),
+                *st = ips__parser_new(IPS__PARSE_STRICT);
+  size_t i;
+  for (i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+    const char *l = cases[i].line;
+    const ips__rec_t *r;
+    char e[256];
+    unsigned bits = IPS__F_METERKILL | IPS__F_XSMETER;
+    same(f, y, l, strlen(l));
+    ck_assert_int_eq(ips__slog_parse(f, l, strlen(l), &r, e, sizeof e), 0);
+    ck_assert_uint_eq(r->have & bits, cases[i].want);
+    ck_assert_int_eq(ips__slog_parse(st, l, strlen(l), &r, e, sizeof e), 0);
+    ck_assert_uint_eq(r->have & bits, cases[i].want);
+  }
+  ips__parser_free(f);
+  ips__parser_free(y);
+  ips__parser_free(st);
+}
+END_TEST
+
 /* The fast path takes every canonical line (so the tests below test it). */
 START_TEST(test_fast_used) {
   ips__parser_t *f = ips__parser_new(0), *y = ips__parser_new(IPS__PARSE_NOFAST);
@@ -533,6 +584,7 @@ END_TEST
 
 void slog_fast_tests(TCase *core, TCase *bad) {
   tcase_add_test(core, test_fast_used);
+  tcase_add_test(core, test_meter_kill);
   tcase_add_test(core, test_fast_data_files);
   tcase_add_test(core, test_fast_numbers);
   tcase_add_test(core, test_fast_strings);

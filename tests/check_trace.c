@@ -230,7 +230,12 @@ START_TEST(test_trace_ours) {
   ck_assert_int_eq(c.flows, 5 * 2 + 3 * 2);
   ck_assert_int_eq(c.workers, 2);
   ck_assert_int_eq(c.kernel, 1);
-  ck_assert_int_eq(c.instants, 0);
+  /* one "delivery" instant each, with the details the names leave out */
+  ck_assert_int_eq(c.instants, 5);
+  ck_assert_int_eq(tt_sh("test \"$(grep -o '\"name\":\"v1 getBalance\",\"cat\":\"ipc\",\"ph\":\"B\"' "
+                         "\"$TMP/t.json\" | wc -l)\" = 2"), 0);
+  ck_assert_int_eq(tt_sh("grep -q '\"name\":\"delivery\",.*\"args\":{\"crank\":2,\"vat\":\"v1\","
+                         "\"deliveryNum\":1,\"method\":\"getBalance\"' \"$TMP/t.json\""), 0);
 }
 END_TEST
 
@@ -239,8 +244,9 @@ START_TEST(test_trace_xsnap_stdout) {
   ck_assert_int_eq(tt_sh("\"$IPS\" trace \"$DATA/xsnap.slog\" -o - >\"$TMP/x.json\""), 0);
   check_trace(tt_tmp("x.json"), &c);
   ck_assert_int_eq(c.workers, 1);
-  /* the report counts one timequake in this file */
-  ck_assert_int_eq(c.instants, 1);
+  /* the report counts one timequake in this file, besides a details
+   * instant per delivery */
+  ck_assert_int_eq(c.instants, 1 + 4);
   ck_assert_int_eq(tt_sh("grep -c '\"ph\":\"i\",\"s\":\"t\"' \"$TMP/x.json\" >/dev/null"), 0);
 }
 END_TEST

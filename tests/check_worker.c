@@ -393,6 +393,71 @@ START_TEST(lib_no_stamps) {
 }
 END_TEST
 
+/* IPS_WORKER_HOST_IO (Agoric's xsnap-worker keeps its own I/O): the fds
+ * are not touched (an fd that is not open is no error), calls out of order
+ * are refused, and ips_worker_end() gives exactly the "ipcstamp" member
+ * that the library's own reply would carry for the same stamps. */
+START_TEST(lib_host_io) {
+  ips_worker_t w;
+  ips_worker_options_t o;
+  const char *j;
+  size_t n, k;
+  char full[4096];
+  ips_meter_t m = {NULL, 0, 1, 1234};
+
+  ips_worker_options_init(&o);
+  o.fd_in = 1000; /* not open: only the library's own I/O needs them */
+  o.fd_out = 1001;
+  o.flags = IPS_WORKER_HOST_IO;
+  ck_assert_int_eq(ips_worker_init(&w, &o), 0);
+  ck_assert_int_eq(ips_worker_stamp(&w, 'u'), IPS_EINVAL); /* no command */
+  ck_assert_int_eq(ips_worker_end(&w, NULL, &j, &n), IPS_EINVAL);
+  ck_assert_ptr_null(j);
+  ck_assert_int_eq(ips_worker_begin(&w, '?'), 0);
+  ck_assert_int_eq(ips_worker_stamp(&w, 'x'), IPS_EINVAL);
+  ck_assert_int_eq(ips_worker_stamp(&w, 'u'), 0);
+  ck_assert_int_eq(ips_worker_stamp(&w, 'r'), 0);
+  ck_assert_int_eq(ips_worker_span_begin(&w, "gc"), 0);
+  ck_assert_int_eq(ips_worker_span_end(&w, "gc"), 0);
+  ck_assert_int_eq(ips_worker_end(&w, &m, &j, &n), 0);
+  ck_assert_ptr_nonnull(j);
+  /* The same member as the whole metering's, from the same table. */
+  ck_assert_int_eq(ips_metering_write_marks(full, sizeof full, &w.stamps,
+                                            &w.marks, &m, &k), 0);
+  ck_assert_msg(k > n && memcmp(full + k - 1 - n, j, n) == 0 &&
+                    full[k - 1 - n - 1] == ',',
+                "member %.*s not at the end of %.*s", (int)n, j, (int)k,
+                full);
+  ck_assert_msg(strncmp(j, "\"ipcstamp\":{\"v\":2,\"kinds\":\"dure\",", 33) == 0,
+                "%.*s", (int)n, j);
+  ck_assert_msg(strstr(full, "\"cpu_ns\":1234") != NULL, "%s", full);
+  ck_assert_int_eq(w.stamps.n, 4);
+  /* Answered: nothing pending; a '!' answer is abandon(). */
+  ck_assert_int_eq(ips_worker_end(&w, NULL, &j, &n), IPS_EINVAL);
+  ck_assert_int_eq(ips_worker_begin(&w, 'e'), 0);
+  ips_worker_abandon(&w);
+  ck_assert_int_eq(ips_worker_stamp(&w, 'u'), IPS_EINVAL);
+  ips_worker_close(&w);
+
+  /* Without the flag, the calls are refused. */
+  ips_worker_options_init(&o);
+  o.fd_in = o.fd_out = 1;
+  ck_assert_int_eq(ips_worker_init(&w, &o), 0);
+  ck_assert_int_eq(ips_worker_begin(&w, '?'), IPS_EINVAL);
+  ips_worker_close(&w);
+
+  /* Stamps off: end() answers with no member at all. */
+  ips_worker_options_init(&o);
+  o.flags = IPS_WORKER_HOST_IO | IPS_WORKER_NO_STAMPS;
+  ck_assert_int_eq(ips_worker_init(&w, &o), 0);
+  ck_assert_int_eq(ips_worker_begin(&w, '?'), 0);
+  ck_assert_int_eq(ips_worker_end(&w, NULL, &j, &n), 0);
+  ck_assert_ptr_null(j);
+  ck_assert_uint_eq(n, 0);
+  ips_worker_close(&w);
+}
+END_TEST
+
 /* Descriptors a parent handed over non-blocking: reads and writes wait
  * with poll() instead of failing with EAGAIN. */
 START_TEST(lib_nonblocking_fds) {
@@ -497,6 +562,7 @@ Suite *worker_lib_suite(void) {
   tcase_add_test(tc, lib_usage_errors);
   tcase_add_test(tc, lib_unanswered_command);
   tcase_add_test(tc, lib_no_stamps);
+  tcase_add_test(tc, lib_host_io);
   tcase_add_test(tc, lib_nonblocking_fds);
   tcase_add_test(tc, lib_embedding_example);
   suite_add_tcase(s, tc);

@@ -189,11 +189,30 @@ EXTRA_DIST += tests/interop/swingset-fixture.test \
 	tests/interop/swingset/vats/carol.js \
 	tests/interop/swingset/vats/ledger.js \
 	tests/interop/swingset/vats/bootstrap.js
+# Real SwingSet slogfiles at xsnap's limits (issue 26): the 502-stamp cap
+# with console lines, replays at the cap, a meter kill, upgrades, a kernel
+# SIGKILLed mid-delivery (tests/interop/swingset/gen-shapes.mjs).
+TESTS += tests/xsnap-limits.test
+EXTRA_DIST += tests/xsnap-limits.test \
+	tests/data/swingset-cap.slog.gz \
+	tests/data/swingset-meter.slog.gz \
+	tests/data/swingset-upgrade.slog.gz \
+	tests/data/swingset-killed.slog.gz \
+	tests/data/swingset-xs.slog.gz \
+	tests/interop/swingset/cut-slog.mjs \
+	tests/interop/swingset/host.mjs \
+	tests/interop/swingset/gen-shapes.mjs \
+	tests/interop/swingset/shapes/bootstrap.js \
+	tests/interop/swingset/shapes/capper.js \
+	tests/interop/swingset/shapes/phoenix.js \
+	tests/interop/swingset/shapes/sleeper.js \
+	tests/interop/swingset/shapes/spinner.js
 # make bench: a mark against a stamp (issue 14).
 # make bench: top's model keeping up with a fast producer (issue 13).
 EXTRA_PROGRAMS += tests/bench/bench_top
 BENCH_PROGS += tests/bench/bench_top
-tests_bench_bench_top_SOURCES = tests/bench/bench_top.c tools/top/model.c tools/top/top.h
+tests_bench_bench_top_SOURCES = tests/bench/bench_top.c tools/top/model.c tools/top/clean.c \
+	tools/top/top.h
 tests_bench_bench_top_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/tools
 tests_bench_bench_top_LDADD = analyze/libanalyze-core.la proto/libipcstamp-proto.la \
 	$(YAJL_LIBS) $(ZLIB_LIBS) -lm -lpthread

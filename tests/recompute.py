@@ -11,14 +11,20 @@ record), this program rebuilds the delivery from the file's records: the
 parent's stamps D, U/R per syscall or console line, E (on monotime when all
 the delivery's records have it, else time); the worker's stamps from the
 metering; the console fallback (a worker that does not stamp its console
-lines) and the replay case (more worker upcalls than records: unmatched);
-and, on wall clocks, the per-vat offset estimate (the round trip with the
-smallest delay seen so far, started again after a restart or a timequake).
-Then it checks, to the nanosecond: the segments in order, pipe, worker,
-kernel, unmatched, total, the offset and its bound, cpu/off-cpu, and that
-the shares add up to the total; and that the summary's totals are the sums
-of the deliveries.  It prints what differs and a last line
-"N passed, M failed" (checks, one per delivery plus the summary's).
+lines), the replay case (more worker upcalls than records: unmatched) and
+xsnap's cap of 502 stamps (a live delivery whose calls, console lines
+included, need more is truncated, whatever the count; a replay with 502 is
+possibly truncated); and, on wall clocks, the per-vat offset estimate (the
+round trip with the smallest delay seen so far, started again after a
+restart or a timequake; a delivery whose round trips allow no common offset
+adds nothing to it).  Then it checks, to the nanosecond: the segments in
+order, pipe, worker, kernel, unmatched, total, the offset and its bound,
+cpu/off-cpu, and that the shares add up to the total; that a delivery is
+flagged (offset_mismatch) exactly when a transit is below -bound; that the
+summary's totals are the sums of the deliveries; and that every deliver
+record is attributed or counted (not_attributed by reason, or skipped).
+It prints what differs and a last line "N passed, M failed" (checks, one
+per delivery, the summary's and the count's).
 Exit 0 when everything matches, 1 otherwise, 2 on usage errors.
 """
 import gzip
@@ -52,34 +58,49 @@ def lines_of(path):
             yield raw.rstrip(b"\n")
 
 
+CAP = 502  # xsnap-worker's MAX_TIMESTAMPS
+
+
 class Vat:
     def __init__(self):
         self.open = None          # the delivery in progress
-        self.est = {}             # slot -> (offset, delay)
+        self.est = {}             # slot -> (lo, hi): the best round trip
+
+
+def samples(P, W, n, first=0):
+    """The round trips of docs/report.md (Clocks, 3), each as the interval
+    of offsets (worker - parent) it allows, (lo, hi): the delivery's
+    (D -> d ... e -> E; first=1 leaves it out) and each upcall's
+    (u -> U ... R -> r).  Its offset is the middle, its delay the width."""
+    last = 1 + 2 * n
+    out = []
+    for i in range(first, n + 1):
+        if i == 0:
+            out.append((W[last] - P[last], W[0] - P[0]))
+        else:
+            j = 2 * i - 1
+            out.append((W[j] - P[j], W[j + 1] - P[j + 1]))
+    return out
 
 
 def estimate(vat, slot, P, W, n, first=0):
-    """The streaming NTP-style estimate of docs/report.md (Clocks, 3);
-    first=1 leaves out the delivery's own round trip (no e)."""
-    last = 1 + 2 * n
-    bo = bd = None
-    for i in range(first, n + 1):
-        if i == 0:
-            o = trunc_half((W[0] - P[0]) + (W[last] - P[last]))
-            dl = (P[last] - P[0]) - (W[last] - W[0])
-        else:
-            j = 2 * i - 1
-            o = trunc_half((W[j] - P[j]) + (W[j + 1] - P[j + 1]))
-            dl = (W[j + 1] - W[j]) - (P[j + 1] - P[j])
-        if dl < 0 and bd is not None:
-            continue
-        if bd is None or dl < bd or bd < 0:
-            bo, bd = o, dl
-    old = vat.est.get(slot)
-    if old is None or (bd >= 0 and (bd < old[1] or old[1] < 0)):
-        vat.est[slot] = (bo, bd)
-    o, d = vat.est[slot]
-    return o, trunc_half(d)
+    """The streaming estimate: the delivery's round trip with the smallest
+    delay (the first of equals) replaces the vat's when its delay is
+    smaller.  A delivery whose round trips allow no common offset (max lo >
+    min hi: a stamp contradicts the others) adds nothing; if its vat has
+    no estimate yet, its own best round trip serves it alone.  Returns the
+    offset and its bound."""
+    ss = samples(P, W, n, first)
+    best = None
+    for lo, hi in ss:
+        if best is None or hi - lo < best[1] - best[0]:
+            best = (lo, hi)
+    agree = max(lo for lo, _ in ss) <= min(hi for _, hi in ss)
+    cur = vat.est.get(slot)
+    if agree and (cur is None or best[1] - best[0] < cur[1] - cur[0]):
+        vat.est[slot] = cur = best
+    lo, hi = cur if cur is not None else best
+    return trunc_half(lo + hi), trunc_half(max(hi - lo, 0))
 
 
 def trunc_half(x):
@@ -103,6 +124,17 @@ def truncated_segments(P, W, n, m):
     return out
 
 
+def replay_cap_segments(P, W, n):
+    """A replay at the cap: the worker's own stamps up to its n-th reply
+    (its runs exact, its waits unmatched), then unmatched up to E."""
+    out = [("send", W[0] - P[0])]
+    for i in range(n):
+        u, r = 1 + 2 * i, 2 + 2 * i
+        out += [("worker", W[u] - W[u - 1]), ("unmatched", W[r] - W[u])]
+    out.append(("unmatched", P[-1] - W[2 * n]))
+    return out
+
+
 def segments(P, W, n, unmatched):
     out = [("send", W[0] - P[0]), ("worker", (W[1] if n else W[-1]) - W[0])]
     for i in range(n):
@@ -116,6 +148,75 @@ def segments(P, W, n, unmatched):
         out.append(("worker", nxt - W[r]))
     out.append(("result", P[-1] - W[-1]))
     return out
+
+
+def classify(d, nw, xs):
+    """How a delivery's worker stamps line up with its records: (mode, up)
+    with mode "full" (every upcall stamped), "truncated" (live, past
+    xsnap's cap), "unmatched" (a replay with more worker upcalls than
+    records) or "replaycap" (a replay at the cap), and up the records
+    paired with the stamps."""
+    up = d["up"]
+    if d["replay"]:
+        if xs and nw == CAP:
+            return "replaycap", up
+        if nw > 2 + 2 * len(up):
+            return "unmatched", up
+        return "full", up
+    # Live, the console records are the worker's calls too: at the cap,
+    # calls that need more stamps than it mean truncated, whatever the
+    # count happens to equal.
+    if xs and nw == CAP and 2 + 2 * len(up) > CAP:
+        return "truncated", up
+    if nw != 2 + 2 * len(up):
+        sys_only = [u for u in up if not u["console"]]
+        if len(sys_only) < len(up) and nw == 2 + 2 * len(sys_only):
+            return "full", sys_only
+    return "full", up
+
+
+def causal(P, W, unmatched):
+    """Both sides on one mono clock as they stand: each receiver stamps
+    after its sender (D <= d, u <= U, R <= r, e <= E; a replay's upcalls
+    are not paired: D and E only) and the worker never goes back."""
+    last = len(W) - 1
+    for i in range(len(W)):
+        if i > 0 and W[i] < W[i - 1]:
+            return False
+        if unmatched and 0 < i < last:
+            continue
+        parent_sends = i == 0 or (i % 2 == 0 and i != last)
+        if (W[i] < P[i]) if parent_sends else (P[i] < W[i]):
+            return False
+    return True
+
+
+def mono_clock(run, P, W, n, unmatched):
+    """The worker's mono stamps against the kernel's monotime: as they
+    stand when causal (our parent: absolute CLOCK_MONOTONIC on both sides),
+    else shifted by the kernel run's constant (SwingSet's monotime counts
+    from the kernel's start), known as the interval every round trip of
+    the run so far allows: a delivery whose round trips leave none, or
+    none in common with the run's, is not on the mono clock.  Returns
+    (on mono, offset, bound); offset None when not shifted."""
+    if causal(P, W, unmatched):
+        return True, None, None
+    if unmatched:
+        ss = samples([P[0], P[-1]], [W[0], W[-1]], 0)
+    else:
+        ss = samples(P, W, n)
+    lo = max(a for a, _ in ss)
+    hi = min(b for _, b in ss)
+    if run:
+        lo, hi = max(lo, run["lo"]), min(hi, run["hi"])
+    if lo > hi:
+        return False, None, None
+    run["lo"], run["hi"] = lo, hi
+    return True, lo + (hi - lo) // 2, (hi - lo + 1) // 2
+
+
+def transits(segs):
+    return [x for k, x in segs if k in ("send", "upcall", "reply", "result")]
 
 
 def main():
@@ -136,14 +237,20 @@ def main():
             summary = o["summary"]
         else:
             reported[o["line"]] = o
+    n_reported = len(reported)
     clock = "auto"
     if "--clock" in extra:
         clock = extra[extra.index("--clock") + 1]
 
     vats, passed, failed = {}, 0, 0
+    run = {}  # this kernel run's interval of mono offsets: "lo", "hi"
     last_mono = None
     sums = {"pipe_ns": 0, "worker_ns": 0, "kernel_ns": 0, "total_ns": 0,
             "unmatched_ns": 0}
+    # Every deliver record: attributed, or counted under one of these.
+    delivers = 0
+    counted = {"LOCAL": 0, "METER": 0, "ERROR": 0, "RESTART": 0}
+    mismatches = 0
 
     def bad(line, what):
         nonlocal failed
@@ -162,10 +269,14 @@ def main():
             m = ns(r["monotime"])
             if last_mono is not None and m + 1000000 < last_mono:
                 for v in vats.values():  # a restart: nothing carries over
+                    if v.open is not None:
+                        counted["RESTART"] += 1
                     v.open, v.est = None, {}
+                run.clear()
             last_mono = m
         vid = r.get("vatID")
         if t == "deliver":
+            delivers += 1
             v = vats.setdefault(vid, Vat())
             v.open = {"line": lineno, "D": r, "up": [],
                       "replay": r.get("replay") is True}
@@ -185,24 +296,33 @@ def main():
             continue
         v = vats[vid]
         d, v.open = v.open, None
+        dr = r.get("dr")
+        if d is not None and isinstance(dr, list) and len(dr) > 2 and \
+                dr[2] is None:
+            if dr[0] == "ok":
+                counted["LOCAL"] += 1
+            elif isinstance(dr[1], str) and dr[1].endswith(" meter exceeded"):
+                counted["METER"] += 1
+            else:
+                counted["ERROR"] += 1
         if d is None or d["line"] not in reported:
             continue
         got = reported[d["line"]]
-        met = r["dr"][2]
+        met = dr[2]
         ipc = met.get("ipcstamp") or {}
         wm = ipc.get("mono")
         ww = met.get("timestamps") or None
-        up = d["up"]
+        if wm is not None and ww is not None and len(ww) != len(wm):
+            ww = None  # xsnap's own list, cut at its cap: mono is whole
+        diffs0 = []
         nw = len(wm if wm is not None else ww)
-        if nw != 2 + 2 * len(up):
-            no_console = [u for u in up if not u["console"]]
-            if len(no_console) < len(up) and nw == 2 + 2 * len(no_console):
-                up = no_console
-        unmatched = d["replay"] and nw > 2 + 2 * len(up)
-        truncated = (not unmatched and ww is not None and wm is None and
-                     "kinds" not in ipc and nw == 502 and nw < 2 + 2 * len(up))
-        m = (nw - 1) // 2 if truncated else None
+        xs = ww is not None and wm is None and "kinds" not in ipc
+        mode, up = classify(d, nw, xs)
+        unmatched = mode in ("unmatched", "replaycap")
+        m = (nw - 1) // 2 if mode == "truncated" else None
         n = (nw - 2) // 2 if unmatched else len(up)
+        if mode == "replaycap":
+            n = (nw - 1) // 2  # the stamps up to the n-th reply are known
         recs = [d["D"], r] + [u["U"] for u in up] + [u["R"] for u in up]
         pm = clock != "wall" and all("monotime" in x for x in recs)
         key = "monotime" if pm else "time"
@@ -215,49 +335,61 @@ def main():
         P.append(ns(r[key]))
         kernel = sum(ns(u["R"][key]) - ns(u["U"][key]) for u in up) \
             if unmatched else None
-        if got["clock"] == "mono":
-            W = [int(x) for x in wm]
-            off = bound = None
+        if pm and wm is not None and clock != "wall":
+            on_mono, off, bound = mono_clock(run, P, [int(x) for x in wm],
+                                             n, unmatched)
+        else:
+            on_mono, off, bound = False, None, None
+        if on_mono:
+            W = [int(x) - (off or 0) for x in wm]
+            if got["clock"] != "mono":
+                diffs0.append(f"clock {got['clock']}, not mono")
+        elif clock == "mono":
+            bad(d["line"], "reported, but its stamps fit no mono offset")
+            del reported[d["line"]]
+            continue
         else:
             src = [wns(x) for x in ww] if ww is not None and clock != "mono" \
                 else [int(x) for x in wm]
             slot = (0 if src is not None and ww is not None and clock != "mono"
                     else 2) + (1 if pm else 0)
-            if unmatched:
+            if unmatched:  # the delivery's own round trip (e: the last stamp)
                 off, bound = estimate(v, slot, [P[0], P[-1]],
                                       [src[0], src[-1]], 0)
-            elif truncated:
+            elif mode == "truncated":
                 off, bound = estimate(v, slot, P, src, m, 1)
             else:
                 off, bound = estimate(v, slot, P, src, n)
-            if truncated:
+            if mode == "truncated":
                 W = [src[i] - off if i <= 2 * m else P[i]
                      for i in range(len(P))]
+            elif mode == "replaycap":
+                W = [x - off for x in src[:2 * n + 1]] + [P[-1]]
             else:
                 W = [x - off for x in src]
         if unmatched:
             for i in range(n):
                 P[1 + 2 * i], P[2 + 2 * i] = W[1 + 2 * i], W[2 + 2 * i]
-        segs = truncated_segments(P, W, n, m) if truncated \
-            else segments(P, W, n, unmatched)
+        if mode == "truncated":
+            segs = truncated_segments(P, W, n, m)
+        elif mode == "replaycap":
+            segs = replay_cap_segments(P, W, n)
+        else:
+            segs = segments(P, W, n, unmatched)
         want = {"total_ns": P[-1] - P[0],
-                "pipe_ns": (W[0] - P[0]) + (P[-1] - W[-1]),
+                "pipe_ns": sum(transits(segs)),
                 "worker_ns": sum(x for k, x in segs if k == "worker")}
-        if truncated:
-            want["pipe_ns"] = sum(x for k, x in segs
-                                  if k in ("send", "upcall", "reply"))
-            want["kernel_ns"] = sum(x for k, x in segs if k == "kernel")
-            want["unmatched_ns"] = sum(x for k, x in segs if k == "unmatched")
-        elif unmatched:
+        if unmatched:
             want["kernel_ns"] = kernel
             want["unmatched_ns"] = sum(x for k, x in segs
                                        if k == "unmatched") - kernel
         else:
             want["kernel_ns"] = sum(x for k, x in segs if k == "kernel")
-            want["pipe_ns"] += sum(x for k, x in segs
-                                   if k in ("upcall", "reply"))
-        diffs = [f"{k} {got.get(k, 0)} != {x}" for k, x in want.items()
-                 if got.get(k, 0) != x]
+            if mode == "truncated":
+                want["unmatched_ns"] = sum(x for k, x in segs
+                                           if k == "unmatched")
+        diffs = diffs0 + [f"{k} {got.get(k, 0)} != {x}"
+                          for k, x in want.items() if got.get(k, 0) != x]
         gseg = [(k, x) for k, x in got["segments"]]
         if gseg != segs:
             diffs.append(f"segments {gseg} != {segs}")
@@ -265,6 +397,15 @@ def main():
                                 got.get("offset_bound_ns") != bound):
             diffs.append(f"offset {got.get('offset_ns')} +- "
                          f"{got.get('offset_bound_ns')} != {off} +- {bound}")
+        if mode in ("truncated", "replaycap") and got.get("truncated") is not True:
+            diffs.append("not marked truncated")
+        # No transit below -bound goes unflagged (none at all on mono).
+        low = min(transits(segs))
+        flag = low < -(bound or 0)
+        mismatches += flag
+        if bool(got.get("offset_mismatch")) != flag:
+            diffs.append(f"offset_mismatch {got.get('offset_mismatch')}, "
+                         f"lowest transit {low}, bound {bound}")
         s = want["pipe_ns"] + want["worker_ns"] + want["kernel_ns"] + \
             want.get("unmatched_ns", 0)
         if s != want["total_ns"]:
@@ -288,13 +429,31 @@ def main():
         bad(line, "reported, but not a delivery of this file with metering")
     if summary is None:
         bad(0, "no summary")
+        print(f"{passed} passed, {failed} failed")
+        return 1
+    wrong = [f"{k} {summary.get(k)} != {x}" for k, x in sums.items()
+             if summary.get(k, 0) != x]
+    if summary.get("offset_mismatches", 0) != mismatches:
+        wrong.append(f"offset_mismatches {summary.get('offset_mismatches')}"
+                     f" != {mismatches}")
+    if wrong:
+        bad(0, "summary: " + "; ".join(wrong))
     else:
-        wrong = [f"{k} {summary.get(k)} != {x}" for k, x in sums.items()
-                 if summary.get(k, 0) != x]
-        if wrong:
-            bad(0, "summary: " + "; ".join(wrong))
-        else:
-            passed += 1
+        passed += 1
+    # Every deliver record attributed or counted under a reason: those
+    # without metering by kind, those a restart cut, the skipped.
+    na = summary.get("not_attributed", {})
+    wrong = [f"not_attributed.{k} {na.get(k, 0)} != {x}"
+             for k, x in counted.items() if na.get(k, 0) != x]
+    total = n_reported + sum(na.values()) + summary.get("deliveries_skipped", 0)
+    if total != delivers:
+        wrong.append(f"{delivers} deliver records, but {n_reported} "
+                     f"attributed + {sum(na.values())} not attributed + "
+                     f"{summary.get('deliveries_skipped', 0)} skipped")
+    if wrong:
+        bad(0, "count: " + "; ".join(wrong))
+    else:
+        passed += 1
     print(f"{passed} passed, {failed} failed")
     return 1 if failed else 0
 

@@ -12,6 +12,16 @@ tests_check_ring_CFLAGS = $(AM_CFLAGS) -pthread $(CHECK_CFLAGS) $(YAJL_CFLAGS)
 tests_check_ring_LDADD = analyze/libanalyze-core.la proto/libipcstamp-proto.la \
 	$(CHECK_LIBS) $(YAJL_LIBS) -lpthread
 
+# top's model: the order of its rows, dead writers, --clean.
+check_PROGRAMS += tests/check_top
+TESTS += tests/check_top
+tests_check_top_SOURCES = tests/check_top.c tests/ring_util.c tests/ring_util.h \
+	tools/top/model.c tools/top/clean.c tools/top/top.h
+tests_check_top_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/tools
+tests_check_top_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
+tests_check_top_LDADD = analyze/libanalyze-core.la proto/libipcstamp-proto.la \
+	$(CHECK_LIBS) $(YAJL_LIBS) $(ZLIB_LIBS) -lm -lpthread
+
 # docs/ring.md's reader example, compiled from the page itself so that it
 # cannot rot, and run on a ring the real producer wrote.
 check_PROGRAMS += analyze/ring-example

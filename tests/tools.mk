@@ -1,7 +1,8 @@
 # tests/ of tools/: the slog reader, the histogram, and the three commands
 # against golden outputs (tests/data/).
 check_PROGRAMS += tests/check_tools
-TESTS += tests/check_tools tests/follow.test tests/recompute.test tests/watch.test
+TESTS += tests/check_tools tests/follow.test tests/recompute.test tests/watch.test \
+	tests/report_filters.test
 tests_check_tools_SOURCES = \
 	tests/check_report.h \
 	tests/check_report_main.c \
@@ -23,6 +24,7 @@ tests_check_tools_LDADD = analyze/libanalyze-core.la $(CHECK_LIBS) $(YAJL_LIBS) 
 EXTRA_tests_check_tools_DEPENDENCIES = tools/ipcstamp$(EXEEXT)
 
 EXTRA_DIST += tests/follow.test tests/recompute.test tests/recompute.py \
+	tests/report_filters.test \
 	tests/watch.test \
 	tests/data/swingset-shapes.slog tests/data/xsnap-truncated.slog \
 	tests/gen_truncated.py \
@@ -81,9 +83,10 @@ tests_bench_ab_SOURCES = tests/bench/ab.c
 # tests/viewers/package.json) in headless Chromium.
 TESTS += tests/viewers/speedscope.test
 EXTRA_DIST += tests/viewers/speedscope.test tests/viewers/speedscope-check.mjs \
-	tests/viewers/cdp.mjs tests/viewers/package.json tests/viewers/package-lock.json
+	tests/viewers/cdp.mjs tests/viewers/html-check.mjs tests/viewers/package.json \
+	tests/viewers/package-lock.json
 
 # The HTML report in headless Chromium; its screenshot is kept.
 TESTS += tests/html.test
 EXTRA_DIST += tests/html.test
-CLEANFILES += tests/html-screenshot.png
+CLEANFILES += tests/html-screenshot.png tests/html-details.png

@@ -34,7 +34,8 @@ enum {
   XX(latency, "percentiles of pipe, worker, kernel or total time")       \
   XX(top, "live view of the rings of stamps of running processes")       \
   XX(watch, "every event of the rings of stamps, as JSON lines")       \
-  XX(otel, "send the deliveries as OpenTelemetry spans (OTLP/HTTP)")
+  XX(otel, "send the deliveries as OpenTelemetry spans (OTLP/HTTP)")       \
+  XX(xsnap, "install ipcstamp-worker-xs in a SwingSet node, or restore")
 
 #define XX(name, summary) int cmd_##name(int argc, char **argv);
 CLI_COMMANDS(XX)
@@ -55,6 +56,8 @@ enum {
   OPT_CRANK,
   OPT_LIMIT,
   OPT_FOLLOW,
+  OPT_METHOD,
+  OPT_OVER,
   OPT_FIRST_OWN /* a subcommand numbers its own long options from here */
 };
 
@@ -71,11 +74,17 @@ enum {
   {"crank", required_argument, NULL, OPT_CRANK},          \
   {"limit", required_argument, NULL, OPT_LIMIT},          \
   {"follow", no_argument, NULL, OPT_FOLLOW},              \
+  {"method", required_argument, NULL, OPT_METHOD},        \
+  {"over", required_argument, NULL, OPT_OVER},            \
   {"help", no_argument, NULL, 'h'}
 
 /* Their lines in --help. */
 #define CLI_INPUT_HELP                                                     \
   "  --vat V           only deliveries to vat V (and only its skips)\n"  \
+  "  --method M        only deliveries of method M (a message's method,\n" \
+  "                    notify, or the delivery type: bringOutYourDead...)\n" \
+  "  --over D          only deliveries whose total is over D (250us, 1.5ms,\n" \
+  "                    2s; bare: microseconds)\n" \
   "  --clock C         auto (default), mono or wall\n"                   \
   "  --since S         only deliveries from S seconds after the first record\n" \
   "  --until S         only deliveries before S seconds after the first record\n" \
@@ -104,6 +113,11 @@ typedef struct {
    * for none. */
   void (*on_idle)(void *arg);
   void *idle_arg;
+  /* --method and --over (has_over): chosen among the attributed
+   * deliveries (ips_analysis_options_t.select). */
+  const char *method;
+  int has_over;
+  int64_t over_ns;
 } cli_input_t;
 
 /* Defaults for prog, whose --help text is usage. */
@@ -128,14 +142,33 @@ int cli_ring_interval(const char *name, const char *arg, long long min_ms,
                       long long *interval);
 
 /* The options of the subcommands that follow a ring directory (top,
- * watch): --dir DIR (default $IPCSTAMP_RING_DIR), --interval MS from
- * min_ms to 60000, --once, -h.  name is "top" or "watch"; usage the --help
- * text.  Returns -1 to go on (*dir set, never empty), or the exit code to
- * return now (CLI_EXIT_OK after --help, CLI_EXIT_USAGE after saying what
- * is wrong). */
+ * watch): the directory as --dir DIR or as an argument (default
+ * $IPCSTAMP_RING_DIR), process ids to follow as arguments (a number is a
+ * pid; a directory named by digits is written ./123), --interval MS from
+ * min_ms to 60000, --once, -h, and with with_clean --clean. */
+#define CLI_RING_PIDS 64
+typedef struct {
+  const char *dir;             /* never empty after a successful parse */
+  long long interval;          /* preset by the caller: its default */
+  int once, clean;
+  long pids[CLI_RING_PIDS];
+  size_t npids;
+} cli_ring_t;
+
+/* name is "top" or "watch"; usage the --help text.  Returns -1 to go on,
+ * or the exit code to return now (CLI_EXIT_OK after --help,
+ * CLI_EXIT_USAGE after saying what is wrong). */
 int cli_ring_options(int argc, char **argv, const char *name,
-                     const char *usage, long long min_ms, const char **dir,
-                     long long *interval, int *once);
+                     const char *usage, long long min_ms, int with_clean,
+                     cli_ring_t *o);
+
+/* Says on stderr that option (e.g. "--vat") with value names no kind
+ * ("vat") of the input, and lists the n names it has (more: and others);
+ * returns
+ * CLI_EXIT_USAGE. */
+int cli_names_nothing(const cli_input_t *in, const char *option,
+                      const char *value, const char *kind,
+                      const char *const *names, size_t n, int more);
 
 /* Says on stderr that an option's value is wrong ("--top takes a count up
  * to 10000, not 'x'") and returns CLI_EXIT_USAGE. */
@@ -146,12 +179,15 @@ int cli_count(const char *s, long long max, long long *out);
 
 /* Reads the whole slogfile into a new analysis (callbacks in in->an):
  * every skip reported on in->msgs with its line, a progress bar on a
- * terminal.  With --follow it reads until SIGINT or SIGTERM (then ends as
+ * terminal; --method and --over filter the deliveries.  A --vat or
+ * --method that names nothing in the input is said on stderr with the
+ * names there are, and makes the result CLI_EXIT_USAGE.  With --follow it reads until SIGINT or SIGTERM (then ends as
  * at the end of input: deliveries in flight are reported unfinished),
  * flushing stdout whenever it waits for more.  *out is the analysis, for the summary (free it): it is set
  * before the first callback (so a callback may read its statistics) and
  * also when reading stopped early.  Returns CLI_EXIT_OK, CLI_EXIT_INPUT
- * (something skipped) or CLI_EXIT_IO. */
+ * (something skipped), CLI_EXIT_USAGE (a filter named nothing) or
+ * CLI_EXIT_IO. */
 int cli_analyze(cli_input_t *in, ips_analysis_t **out);
 
 #endif

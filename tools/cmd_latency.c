@@ -38,6 +38,28 @@ static void on_delivery(void *arg, const ips_delivery_t *d) {
     latency_add(l->h, l->what, d);
 }
 
+/* --what span:NAME naming no span of the input: said, with the spans it
+ * has (an empty table would read as "no time spent"). */
+static int span_named(const cli_input_t *in, const ips_analysis_t *a,
+                      const char *span, const char *label, int rc) {
+  const char *names[32];
+  size_t i, n = 0, nm = ips_analysis_nmarks(a);
+  int more = ips_analysis_marks_over(a) > 0;
+  for (i = 0; i < nm; i++) {
+    const ips_mark_stats_t *m = ips_analysis_mark(a, i);
+    if (!m->n_spans)
+      continue;
+    if (!strcmp(m->name, span))
+      return rc;
+    if (n < sizeof names / sizeof names[0])
+      names[n++] = m->name;
+    else
+      more = 1;
+  }
+  return cli_names_nothing(in, "--what", label, "span",
+                           names, n, more);
+}
+
 enum { OPT_WHAT = OPT_FIRST_OWN, OPT_JSON };
 
 int cmd_latency(int argc, char **argv) {
@@ -86,7 +108,9 @@ int cmd_latency(int argc, char **argv) {
   in.an.on_delivery = on_delivery;
   in.an.arg = &l;
   rc = cli_analyze(&in, &a);
-  if (rc != CLI_EXIT_IO) {
+  if (l.span && (rc == CLI_EXIT_OK || rc == CLI_EXIT_INPUT))
+    rc = span_named(&in, a, l.span, l.label, rc);
+  if (rc == CLI_EXIT_OK || rc == CLI_EXIT_INPUT) {
     const char *label = l.span ? l.label : latency_names[l.what];
     if (json)
       latency_json(stdout, l.h, label);

@@ -24,14 +24,24 @@ static const char usage_text[] =
     "  -o, --output FILE write the report to FILE instead of stdout\n"
     "  --summary         print only the summary\n"
     "  --top N           how many slowest deliveries to list (default 10)\n"
+    "  --slowest N       show only the N slowest deliveries (up to 10000),\n"
+    "                    slowest first, before the summary of all\n"
+    "  --by K            the summary's table by vat (default) or by method,\n"
+    "                    busiest first (CSV: --summary writes the table)\n"
     CLI_INPUT_HELP
     "\n"
-    "exit codes: 0 ok, 2 bad usage, 3 records skipped (each reported on\n"
-    "stderr with its line number), 4 cannot read the input\n";
+    "exit codes: 0 ok, 2 bad usage (a --vat or --method that names nothing\n"
+    "in the input included: the names it has are listed), 3 records skipped\n"
+    "(each reported on stderr with its line number), 4 cannot read the\n"
+    "input or write the report\n";
 
 typedef struct {
   report_out_t out;
   int summary_only;
+  int grouped;          /* the groups are needed (by method, CSV, HTML) */
+  int slowest;          /* --slowest: deliveries are kept, shown at the end */
+  keep_t keep;
+  int keep_failed;      /* --slowest ran out of memory (said once) */
   html_out_t *html;     /* REPORT_HTML */
   ips_analysis_t *a;    /* set by cli_analyze() before the first delivery */
 } report_t;
@@ -42,9 +52,8 @@ static void on_skip(void *arg, const ips_skip_t *s) {
     html_skip(r->html, s);
 }
 
-static void on_delivery(void *arg, const ips_delivery_t *d) {
-  report_t *r = arg;
-  slow_marks_add(&r->out.slow, d);
+/* One delivery in the report's format. */
+static void show(report_t *r, const ips_delivery_t *d) {
   if (r->html) {
     html_delivery(r->html, ips_analysis_stats(r->a), d);
     return;
@@ -64,7 +73,30 @@ static void on_delivery(void *arg, const ips_delivery_t *d) {
   }
 }
 
-enum { OPT_FORMAT = OPT_FIRST_OWN, OPT_SUMMARY, OPT_TOP };
+static void on_delivery(void *arg, const ips_delivery_t *d) {
+  report_t *r = arg;
+  slow_marks_add(&r->out.slow, d);
+  if (r->grouped)
+    groups_add(&r->out.groups, d);
+  if (!r->slowest) {
+    show(r, d);
+  } else if (keep_add(&r->keep, d) != 0 && !r->keep_failed) {
+    r->keep_failed = 1;
+    fprintf(stderr, "ipcstamp report: out of memory keeping the %zu slowest "
+                    "deliveries (at most %zu MiB): ask --slowest for fewer\n",
+            r->keep.cap, KEEP_BUDGET >> 20);
+  }
+}
+
+/* --slowest: the kept deliveries, slowest first (the page: in file order,
+ * as its waterfall reads). */
+static void show_kept(report_t *r) {
+  size_t i, n = keep_sort(&r->keep, r->html != NULL);
+  for (i = 0; i < n; i++)
+    show(r, keep_get(&r->keep, i));
+}
+
+enum { OPT_FORMAT = OPT_FIRST_OWN, OPT_SUMMARY, OPT_TOP, OPT_SLOWEST, OPT_BY };
 
 int cmd_report(int argc, char **argv) {
   static const struct option opts[] = {
@@ -72,6 +104,8 @@ int cmd_report(int argc, char **argv) {
       {"format", required_argument, NULL, OPT_FORMAT},
       {"summary", no_argument, NULL, OPT_SUMMARY},
       {"top", required_argument, NULL, OPT_TOP},
+      {"slowest", required_argument, NULL, OPT_SLOWEST},
+      {"by", required_argument, NULL, OPT_BY},
       {"output", required_argument, NULL, 'o'},
       {NULL, 0, NULL, 0}};
   const char *outpath = NULL;
@@ -108,6 +142,17 @@ int cmd_report(int argc, char **argv) {
           return cli_bad_value(&in, "--top takes a count up to 10000", optarg);
         in.an.top = (size_t)v;
         break;
+      case OPT_SLOWEST:
+        if (cli_count(optarg, 10000, &v) || v == 0)
+          return cli_bad_value(&in, "--slowest takes a count from 1 to 10000",
+                               optarg);
+        r.slowest = (int)v;
+        break;
+      case OPT_BY:
+        if (!strcmp(optarg, "vat")) r.out.groups.by = GROUP_VAT;
+        else if (!strcmp(optarg, "method")) r.out.groups.by = GROUP_METHOD;
+        else return cli_bad_value(&in, "--by takes vat or method", optarg);
+        break;
     }
   }
   if (rc >= 0)
@@ -141,7 +186,8 @@ int cmd_report(int argc, char **argv) {
     return CLI_EXIT_IO;
   }
   if (r.out.format == REPORT_HTML &&
-      !(r.html = html_open(r.out.out, in.path, in.an.top))) {
+      !(r.html = html_open(r.out.out, in.path, in.an.top,
+                           r.out.groups.by == GROUP_METHOD))) {
     fprintf(stderr, "ipcstamp report: out of memory\n");
     if (r.out.out != stdout)
       fclose(r.out.out);
@@ -149,7 +195,12 @@ int cmd_report(int argc, char **argv) {
   }
   if (r.out.format == REPORT_CSV && !r.summary_only)
     report_csv_header(&r.out);
-  if (slow_marks_init(&r.out.slow, in.an.top) != 0) {
+  r.grouped = r.out.groups.by == GROUP_METHOD || r.html ||
+              (r.out.format == REPORT_CSV && r.summary_only);
+  if (r.html) /* the page has the vats from the analysis; it adds methods */
+    r.out.groups.by = GROUP_METHOD;
+  if (slow_marks_init(&r.out.slow, in.an.top) != 0 ||
+      keep_init(&r.keep, (size_t)r.slowest) != 0) {
     fprintf(stderr, "ipcstamp report: out of memory\n");
     if (r.out.g)
       yajl_gen_free(r.out.g);
@@ -160,16 +211,25 @@ int cmd_report(int argc, char **argv) {
   in.an.arg = &r;
   rc = cli_analyze(&in, &r.a);
   a = r.a;
+  if (r.keep_failed && rc != CLI_EXIT_USAGE)
+    rc = CLI_EXIT_IO;
+  if (r.slowest && !r.summary_only && (rc == CLI_EXIT_OK || rc == CLI_EXIT_INPUT))
+    show_kept(&r);
   if (r.html) {
-    if (html_close(r.html, rc != CLI_EXIT_IO ? a : NULL, in.an.vat) < 0) {
+    if (html_close(r.html, rc == CLI_EXIT_OK || rc == CLI_EXIT_INPUT ? a : NULL,
+                   in.an.vat, &r.out.groups) < 0) {
       fprintf(stderr, "ipcstamp report: out of memory\n");
       rc = CLI_EXIT_IO;
     }
-  } else if (a && rc != CLI_EXIT_IO) {
+  } else if (a && (rc == CLI_EXIT_OK || rc == CLI_EXIT_INPUT)) {
+    /* Not after a filter that named nothing: a summary of nothing would
+     * read as a finding. */
     if (r.out.format == REPORT_JSON)
       report_summary_json(&r.out, a);
-    else if (r.out.format == REPORT_TEXT || r.summary_only)
-      report_summary_text(&r.out, a, !r.summary_only); /* CSV: no summary */
+    else if (r.out.format == REPORT_TEXT)
+      report_summary_text(&r.out, a, !r.summary_only);
+    else if (r.summary_only) /* CSV: the table, or the deliveries alone */
+      report_summary_csv(&r.out, a);
   }
   if (fflush(r.out.out) != 0 || ferror(r.out.out) ||
       (r.out.out != stdout && fclose(r.out.out) != 0)) {
@@ -180,6 +240,8 @@ int cmd_report(int argc, char **argv) {
   if (r.out.g)
     yajl_gen_free(r.out.g);
   slow_marks_free(&r.out.slow);
+  keep_free(&r.keep);
+  groups_free(&r.out.groups);
   ips_analysis_free(a);
   return rc;
 }

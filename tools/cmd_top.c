@@ -22,21 +22,29 @@
 #include "top/top.h"
 
 static const char usage_text[] =
-    "usage: ipcstamp top [--dir DIR] [--interval MS] [--once]\n"
+    "usage: ipcstamp top [DIR] [PID...] [--interval MS] [--once]\n"
+    "       ipcstamp top --clean [DIR]\n"
     "\n"
     "Follow the live rings of stamps (docs/ring.md) of every process that\n"
-    "writes one into DIR (IPCSTAMP_RING_DIR), and show per process:\n"
-    "deliveries per second, the shares of pipe / worker / kernel over the\n"
-    "last interval, p50 / p99 of the total over the last 10 s, and the\n"
-    "delivery in flight with how long its current segment has lasted.\n"
+    "writes one into DIR (IPCSTAMP_RING_DIR), and show per process, grouped\n"
+    "by run and the busiest first: deliveries per second, the shares of\n"
+    "pipe / worker / kernel over the last interval, p50 / p99 of the total\n"
+    "over the last 10 s, and the delivery in flight with how long its\n"
+    "current segment has lasted.\n"
     "\n"
-    "  --dir DIR       the ring directory (default: $IPCSTAMP_RING_DIR)\n"
+    "  DIR, --dir DIR  the ring directory (default: $IPCSTAMP_RING_DIR)\n"
+    "  PID...          only these processes, and the workers of those that\n"
+    "                  are runs (a directory named by digits: ./123)\n"
     "  --interval MS   refresh period, 50..60000 (default 1000)\n"
     "  --once          print one snapshot and exit (no terminal needed)\n"
+    "  --clean         remove the rings of processes that have exited (only\n"
+    "                  files <pid>.ring that are rings of that pid), say\n"
+    "                  which, and exit\n"
     "  -h, --help      this text\n"
     "\n"
     "In the full-screen view, q quits.\n"
-    "exit codes: 0 ok, 2 bad usage, 4 cannot read the directory\n";
+    "exit codes: 0 ok, 2 bad usage, 4 cannot read the directory (or, with\n"
+    "--clean, remove a ring)\n";
 
 #define PERCENTILE_WINDOW_NS (10 * 1000000000LL)
 
@@ -76,11 +84,68 @@ static const char *role(unsigned r) {
                                      : "?";
 }
 
+/* A process's row.  A worker's own ring has no pipe and no kernel figure:
+ * what it knows is its wait for each upcall's reply (the pipe both ways,
+ * the kernel's handling, and the scheduling of both), shown as WAIT. */
+static void row(FILE *f, const top_proc_t *p, int64_t now, int64_t interval_ns) {
+  char a[32], b[32], c[32], d[32], e[32], w[32];
+  top_stats_t last, win;
+  int worker_only;
+  if (!p->reader && p->error[0]) {
+    fprintf(f, "%-8ld %s\n", p->pid, p->error);
+    return;
+  }
+  top_stats(p, now, interval_ns, &last);
+  top_stats(p, now, PERCENTILE_WINDOW_NS, &win);
+  worker_only = !last.have_pipe;
+  fprintf(f, "%-8ld %-6s %-18.18s %-8.8s %-8s %8.1f %10s %10s %5s %6s %6s "
+             "%5s %6llu\n",
+          p->pid, role(p->info.role), p->info.program,
+          p->vat[0] ? p->vat : "-",
+          p->info.paused                 ? "paused"
+          : p->info.alive && !p->gone    ? "running"
+                                         : "exited",
+          last.per_s, dur(a, sizeof a, win.p50_ns),
+          dur(b, sizeof b, win.p99_ns),
+          share(c, sizeof c, last.pipe_ns, last.total_ns, !worker_only),
+          share(d, sizeof d, last.worker_ns, last.total_ns, 1),
+          share(e, sizeof e, last.kernel_ns, last.total_ns, !worker_only),
+          share(w, sizeof w, last.kernel_ns, last.total_ns, worker_only),
+          (unsigned long long)p->lost);
+}
+
+/* The title of a run's rows: its parent's program, or only its pid when
+ * it writes no ring of its own (a SwingSet kernel with our workers). */
+static void run_title(FILE *f, const top_t *t, const top_proc_t *const *o,
+                      size_t from, size_t n) {
+  long run = top_run(o[from]);
+  size_t i, workers = 0;
+  const top_proc_t *parent = NULL;
+  (void)t;
+  if (run == 0) {
+    fprintf(f, "rings that cannot be followed:\n");
+    return;
+  }
+  for (i = from; i < n && top_run(o[i]) == run; i++) {
+    if (o[i]->info.role == IPS_RING_ROLE_PARENT)
+      parent = o[i];
+    else
+      workers++;
+  }
+  if (parent)
+    fprintf(f, "run %ld: %.32s, %zu worker%s\n", run, parent->info.program,
+            workers, workers == 1 ? "" : "s");
+  else
+    fprintf(f, "run %ld (no ring of its own): %zu worker%s\n", run, workers,
+            workers == 1 ? "" : "s");
+}
+
 /* The whole view, one line per '\n'. */
 static void render(FILE *f, const top_t *t, int64_t now, int64_t interval_ns,
                    int interval_ms) {
-  size_t i, inflight = 0;
-  char a[32], b[32], c[32], d[32], e[32];
+  const top_proc_t *o[TOP_MAX_PROCS];
+  size_t i, n, inflight = 0, dead = 0;
+  char a[32], b[32];
   time_t wall = time(NULL);
   struct tm tm;
   localtime_r(&wall, &tm);
@@ -90,43 +155,27 @@ static void render(FILE *f, const top_t *t, int64_t now, int64_t interval_ns,
   if (t->skipped)
     fprintf(f, "(%zu more rings not followed: at most %d)\n", t->skipped,
             TOP_MAX_PROCS);
-  fprintf(f, "%-8s %-6s %-18s %-8s %-8s %8s %10s %10s %5s %6s %6s %6s\n",
+  fprintf(f, "%-8s %-6s %-18s %-8s %-8s %8s %10s %10s %5s %6s %6s %5s %6s\n",
           "PID", "ROLE", "PROGRAM", "VAT", "STATE", "DELIV/S", "P50", "P99",
-          "PIPE", "WORKER", "KERNEL", "LOST");
-  for (i = 0; i < t->nprocs; i++) {
-    const top_proc_t *p = t->procs[i];
-    top_stats_t last, win;
-    if (!p->reader && p->error[0]) {
-      fprintf(f, "%-8ld %s\n", p->pid, p->error);
-      continue;
-    }
-    top_stats(p, now, interval_ns, &last);
-    top_stats(p, now, PERCENTILE_WINDOW_NS, &win);
-    fprintf(f, "%-8ld %-6s %-18.18s %-8.8s %-8s %8.1f %10s %10s %5s %6s %6s "
-               "%6llu\n",
-            p->pid, role(p->info.role), p->info.program,
-            p->vat[0] ? p->vat : "-",
-            p->info.paused ? "paused" : p->info.alive ? "running" : "exited",
-            last.per_s, dur(a, sizeof a, win.p50_ns),
-            dur(b, sizeof b, win.p99_ns),
-            share(c, sizeof c, last.pipe_ns, last.total_ns, last.have_pipe),
-            share(d, sizeof d, last.worker_ns, last.total_ns, 1),
-            share(e, sizeof e, last.kernel_ns, last.total_ns, 1),
-            (unsigned long long)p->lost);
-    if (p->in_delivery) inflight++;
+          "PIPE", "WORKER", "KERNEL", "WAIT", "LOST");
+  n = top_order(t, now, PERCENTILE_WINDOW_NS, o);
+  for (i = 0; i < n; i++) {
+    if (i == 0 || top_run(o[i]) != top_run(o[i - 1]))
+      run_title(f, t, o, i, n);
+    row(f, o[i], now, interval_ns);
+    if (o[i]->in_delivery) inflight++;
+    if (o[i]->reader && (!o[i]->info.alive || o[i]->gone)) dead++;
   }
   fprintf(f, "\nin flight: %zu\n", inflight);
-  for (i = 0; i < t->nprocs; i++) {
-    const top_proc_t *p = t->procs[i];
+  for (i = 0; i < n; i++) {
+    const top_proc_t *p = o[i];
     const char *what;
     if (!p->in_delivery) continue;
-    what = p->seg_kind == 'u' ? "waiting on the kernel"
-           : p->seg_kind == 'r' ? "worker computing"
-                                : "worker computing";
-    if (p->info.alive) {
+    what = p->seg_kind == 'u' ? "waiting for the reply" : "worker computing";
+    if (p->info.alive && !p->gone) {
       fprintf(f, "  %ld %s #%llu: %s", p->pid, p->vat[0] ? p->vat : "-",
               (unsigned long long)p->in_delivery, what);
-      if (p->seg_kind == 'u') fprintf(f, " (upcall %u)", p->upcall);
+      if (p->seg_kind == 'u') fprintf(f, " to upcall %u", p->upcall);
       fprintf(f, " for %s %s (%s in all)\n", dur(a, sizeof a, now - p->seg_mono_ns),
               p->seg_kind == 'r'   ? "since its last upcall reply"
               : p->seg_kind == 'd' ? "since the delivery began"
@@ -142,8 +191,12 @@ static void render(FILE *f, const top_t *t, int64_t now, int64_t interval_ns,
     }
   }
   fprintf(f, "\nshares over the last interval; p50/p99 of the total over the "
-             "last 10 s.  A worker's ring alone has no pipe figure:\n"
-             "its KERNEL is the wait for upcall replies.\n");
+             "last 10 s.  A worker's ring alone has\n"
+             "no pipe or kernel figure: WAIT is its wait for upcall replies "
+             "(pipe, kernel and scheduling).\n");
+  if (dead)
+    fprintf(f, "%zu ring%s of exited processes: 'ipcstamp top --clean %s' "
+               "removes them.\n", dead, dead == 1 ? "" : "s", t->dir);
 }
 
 /* ---- the full-screen view -------------------------------------------- */
@@ -274,19 +327,38 @@ static int run_screen(top_t *t, int interval_ms) {
   return rc;
 }
 
+/* --clean: the rings of exited processes removed, each said. */
+static int clean(const char *dir) {
+  size_t removed, kept;
+  char msg[512];
+  int rc = top_clean(dir, stdout, &removed, &kept, msg, sizeof msg);
+  printf("%zu ring%s removed, %zu kept\n", removed, removed == 1 ? "" : "s",
+         kept);
+  if (rc != 0)
+    fprintf(stderr, "ipcstamp top: %s\n", msg);
+  if (fflush(stdout) != 0)
+    rc = -EIO;
+  return rc ? CLI_EXIT_IO : CLI_EXIT_OK;
+}
+
 int cmd_top(int argc, char **argv) {
-  const char *dir;
-  long long interval = 1000;
-  int once = 0, rc;
+  cli_ring_t ro;
+  int rc;
   top_t *t;
   char msg[512];
 
-  rc = cli_ring_options(argc, argv, "top", usage_text, 50, &dir, &interval,
-                        &once);
+  ro.interval = 1000;
+  rc = cli_ring_options(argc, argv, "top", usage_text, 50, 1, &ro);
   if (rc >= 0)
     return rc;
-
-  if (!once && !isatty(STDOUT_FILENO)) {
+  if (ro.clean) {
+    if (ro.npids || ro.once) {
+      fprintf(stderr, "ipcstamp top: --clean takes the directory only\n");
+      return CLI_EXIT_USAGE;
+    }
+    return clean(ro.dir);
+  }
+  if (!ro.once && !isatty(STDOUT_FILENO)) {
     fprintf(stderr, "ipcstamp top: the output is not a terminal: use --once "
                     "for a plain snapshot\n");
     return CLI_EXIT_USAGE;
@@ -296,18 +368,19 @@ int cmd_top(int argc, char **argv) {
     fprintf(stderr, "ipcstamp top: out of memory\n");
     return CLI_EXIT_FAIL;
   }
-  top_init(t, dir);
-  if (once) {
+  top_init(t, ro.dir);
+  top_follow_pids(t, ro.pids, ro.npids);
+  if (ro.once) {
     rc = top_refresh(t, msg, sizeof msg);
     if (rc != 0) {
       fprintf(stderr, "ipcstamp top: %s\n", msg);
       rc = CLI_EXIT_IO;
     } else {
-      render(stdout, t, now_mono(), interval * 1000000, (int)interval);
+      render(stdout, t, now_mono(), ro.interval * 1000000, (int)ro.interval);
       rc = fflush(stdout) == 0 ? CLI_EXIT_OK : CLI_EXIT_IO;
     }
   } else {
-    rc = run_screen(t, (int)interval);
+    rc = run_screen(t, (int)ro.interval);
   }
   top_free(t);
   free(t);

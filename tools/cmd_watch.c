@@ -15,7 +15,7 @@
 #include "top/top.h"
 
 static const char usage_text[] =
-    "usage: ipcstamp watch [--dir DIR] [--interval MS] [--once]\n"
+    "usage: ipcstamp watch [DIR] [PID...] [--interval MS] [--once]\n"
     "\n"
     "Print every event of the live rings (docs/ring.md) in DIR\n"
     "(IPCSTAMP_RING_DIR) as one JSON object per line, as it is read:\n"
@@ -25,7 +25,8 @@ static const char usage_text[] =
     "and a gap a reader was lapped over as {\"pid\":P,\"lost\":N}.\n"
     "New rings are picked up at each poll; SIGINT or SIGTERM ends it.\n"
     "\n"
-    "  --dir DIR       the ring directory (default: $IPCSTAMP_RING_DIR)\n"
+    "  DIR, --dir DIR  the ring directory (default: $IPCSTAMP_RING_DIR)\n"
+    "  PID...          only these processes and their workers (their runs)\n"
     "  --interval MS   how often to poll, 10..60000 (default 100)\n"
     "  --once          print what the rings hold now and exit\n"
     "  -h, --help      this text\n"
@@ -102,15 +103,14 @@ static void on_lost(void *arg, const top_proc_t *p, uint64_t lost) {
 }
 
 int cmd_watch(int argc, char **argv) {
-  const char *dir;
-  long long interval = 100;
-  int once = 0, rc = CLI_EXIT_OK;
+  cli_ring_t ro;
+  int rc = CLI_EXIT_OK;
   char msg[512];
   top_t *t;
   watch_t w;
   struct sigaction sa;
-  rc = cli_ring_options(argc, argv, "watch", usage_text, 10, &dir, &interval,
-                        &once);
+  ro.interval = 100;
+  rc = cli_ring_options(argc, argv, "watch", usage_text, 10, 0, &ro);
   if (rc >= 0)
     return rc;
   rc = CLI_EXIT_OK;
@@ -121,7 +121,8 @@ int cmd_watch(int argc, char **argv) {
     return CLI_EXIT_IO;
   }
   w.out = stdout;
-  top_init(t, dir);
+  top_init(t, ro.dir);
+  top_follow_pids(t, ro.pids, ro.npids);
   t->event_cb = on_event;
   t->lost_cb = on_lost;
   t->cb_arg = &w;
@@ -141,10 +142,10 @@ int cmd_watch(int argc, char **argv) {
       rc = CLI_EXIT_IO;
       break;
     }
-    if (once || stop)
+    if (ro.once || stop)
       break;
-    ts.tv_sec = interval / 1000;
-    ts.tv_nsec = interval % 1000 * 1000000L;
+    ts.tv_sec = ro.interval / 1000;
+    ts.tv_nsec = ro.interval % 1000 * 1000000L;
     nanosleep(&ts, NULL);
   }
   top_free(t);

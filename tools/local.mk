@@ -6,7 +6,8 @@ bin_PROGRAMS += tools/ipcstamp
 noinst_HEADERS += tools/cli.h tools/output/output.h tools/otel/otel.h
 tools_ipcstamp_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/analyze -I$(top_srcdir)/tools \
 	-I$(top_builddir)/tools/output \
-	-DIPS_OTEL_PROGRAM='"$(pkglibexecdir)/ipcstamp-otel"'
+	-DIPS_OTEL_PROGRAM='"$(pkglibexecdir)/ipcstamp-otel"' \
+	-DIPS_XS_WORKER='"$(bindir)/ipcstamp-worker-xs"'
 tools_ipcstamp_CFLAGS = $(AM_CFLAGS) $(UV_CFLAGS) $(YAJL_CFLAGS)
 tools_ipcstamp_SOURCES = \
 	tools/main.c \
@@ -16,30 +17,38 @@ tools_ipcstamp_SOURCES = \
 	tools/cmd_latency.c \
 	tools/cmd_top.c \
 	tools/cmd_watch.c \
+	tools/cmd_xsnap.c \
 	tools/top/top.h \
 	tools/top/model.c \
+	tools/top/clean.c \
 	tools/otel/exec.c \
 	tools/output/json.c \
 	tools/output/report.c \
 	tools/output/slow_marks.c \
+	tools/output/groups.c \
+	tools/output/keep.c \
 	tools/output/trace.c \
 	tools/output/latency.c \
 	tools/output/html.c
 tools_ipcstamp_LDADD = analyze/libipcstamp-analyze.la
 
 # The HTML report's page is a template (an HTML file is easier to edit and
-# to check than C strings), made into C strings at build time: the program
-# carries it, and the page it writes needs no other file.
+# to check than C strings) with its style and script in files of their
+# own, made into C strings at build time: the program carries it, and the
+# page it writes needs no other file.
 BUILT_SOURCES = tools/output/report_html.h
 CLEANFILES += tools/output/report_html.h
-EXTRA_DIST += tools/output/report.html.in tools/output/html_in.awk
+EXTRA_DIST += tools/output/report.html.in tools/output/report.css \
+	tools/output/report.js tools/output/html_in.awk
 # BUILT_SOURCES are made first only by all, check and install: a target
 # such as `make demo` or `make tools/ipcstamp` needs the dependency itself.
 tools/output/ipcstamp-html.$(OBJEXT): tools/output/report_html.h
 tools/output/tests_bench_ipcstamp_direct-html.$(OBJEXT): tools/output/report_html.h
-tools/output/report_html.h: tools/output/report.html.in tools/output/html_in.awk
+tools/output/report_html.h: tools/output/report.html.in tools/output/report.css \
+		tools/output/report.js tools/output/html_in.awk
 	$(AM_V_GEN)$(MKDIR_P) tools/output && \
-	$(AWK) -f $(srcdir)/tools/output/html_in.awk $(srcdir)/tools/output/report.html.in >$@.tmp && \
+	$(AWK) -v dir=$(srcdir)/tools/output -f $(srcdir)/tools/output/html_in.awk \
+		$(srcdir)/tools/output/report.html.in >$@.tmp && \
 	mv $@.tmp $@
 
 # `ipcstamp otel` is this program, which ipcstamp runs in its place: only
@@ -55,6 +64,7 @@ tools_ipcstamp_otel_SOURCES = \
 	tools/options.c \
 	tools/top/top.h \
 	tools/top/model.c \
+	tools/top/clean.c \
 	tools/cmd_otel.c \
 	tools/otel/ids.c \
 	tools/otel/otlp_json.c \

@@ -34,16 +34,17 @@ int cli_count(const char *s, long long max, long long *out) {
   return 0;
 }
 
-/* Seconds as a decimal ("12", "0.25") into ns, exactly; -1 if it is not
- * one or is over a century. */
-static int seconds(const char *s, int64_t *ns) {
-  int64_t v = 0, f = 0, scale = 1000000000;
+/* A decimal ("12", "0.25") of unit_ns nanoseconds into ns, exactly (digits
+ * past the nanosecond are dropped); -1 if it is not one or is over a
+ * century. */
+static int decimal_ns(const char *s, int64_t unit_ns, int64_t *ns) {
+  int64_t v = 0, f = 0, scale = unit_ns;
   const char *p = s;
   if (!*p)
     return -1;
   while (*p >= '0' && *p <= '9') {
     v = v * 10 + (*p++ - '0');
-    if (v > 3155760000LL)
+    if (v > 3155760000000000000LL / unit_ns)
       return -1;
   }
   if (*p == '.') {
@@ -57,8 +58,29 @@ static int seconds(const char *s, int64_t *ns) {
   }
   if (*p || p == s)
     return -1;
-  *ns = v * 1000000000 + f;
+  *ns = v * unit_ns + f;
   return 0;
+}
+
+/* A duration with its unit ("250us", "1.5ms", "2s", "800ns"; without one,
+ * microseconds, the report's unit) into ns; -1 if it is not one. */
+static int duration(const char *s, int64_t *ns) {
+  static const struct {
+    const char *unit;
+    int64_t ns;
+  } units[] = {{"ns", 1}, {"us", 1000}, {"ms", 1000000}, {"s", 1000000000}};
+  char num[64];
+  size_t n = strspn(s, "0123456789."), i;
+  if (n == 0 || n >= sizeof num)
+    return -1;
+  memcpy(num, s, n);
+  num[n] = '\0';
+  if (!s[n])
+    return decimal_ns(num, 1000, ns);
+  for (i = 0; i < sizeof units / sizeof units[0]; i++)
+    if (!strcmp(s + n, units[i].unit))
+      return decimal_ns(num, units[i].ns, ns);
+  return -1;
 }
 
 /* "A..B", "A..", "..B" or "A" into [*lo, *hi] (*hi 0: no end). */
@@ -133,7 +155,7 @@ static int input_option(cli_input_t *in, int c, const char *arg, int *done) {
       return 0;
     case OPT_SINCE:
     case OPT_UNTIL:
-      if (seconds(arg, c == OPT_SINCE ? &in->an.since_ns : &in->an.until_ns)) {
+      if (decimal_ns(arg, 1000000000, c == OPT_SINCE ? &in->an.since_ns : &in->an.until_ns)) {
         cli_bad_value(in, c == OPT_SINCE ? "--since takes seconds"
                                          : "--until takes seconds", arg);
         return -1;
@@ -144,6 +166,17 @@ static int input_option(cli_input_t *in, int c, const char *arg, int *done) {
         cli_bad_value(in, "--crank takes A..B, A.., ..B or A", arg);
         return -1;
       }
+      return 0;
+    case OPT_METHOD:
+      in->method = arg;
+      return 0;
+    case OPT_OVER:
+      if (duration(arg, &in->over_ns)) {
+        cli_bad_value(in, "--over takes a duration (250us, 1.5ms, 2s; "
+                          "bare: microseconds)", arg);
+        return -1;
+      }
+      in->has_over = 1;
       return 0;
     case OPT_LIMIT:
       if (cli_count(arg, 1LL << 53, &v) || v == 0) {
@@ -216,11 +249,73 @@ int cli_input_path(cli_input_t *in, int argc, char **argv) {
   return 0;
 }
 
-/* The analysis has one argument for both callbacks: the relay stands in
- * between, to add the messages and pass each call on. */
+/* The names a filter could have named, for the message when it named
+ * none: the first NAMES_SHOWN, in order of appearance. */
+#define NAMES_SHOWN 32
+typedef struct {
+  char *name[NAMES_SHOWN];
+  size_t n;
+  int more; /* there were others */
+} names_t;
+
+static void names_add(names_t *l, const char *name) {
+  size_t i;
+  for (i = 0; i < l->n; i++)
+    if (!strcmp(l->name[i], name))
+      return;
+  if (l->n == NAMES_SHOWN || !(l->name[l->n] = strdup(name)))
+    l->more = 1;
+  else
+    l->n++;
+}
+
+static void names_free(names_t *l) {
+  while (l->n)
+    free(l->name[--l->n]);
+}
+
+int cli_names_nothing(const cli_input_t *in, const char *option,
+                      const char *value, const char *kind,
+                      const char *const *names, size_t n, int more) {
+  size_t i;
+  fprintf(stderr, "%s: %s %s names no %s of %s; ", in->prog, option, value,
+          kind,
+          !strcmp(in->path, "-") ? "the input" : in->path);
+  if (!n) {
+    fprintf(stderr, "it has none\n");
+    return CLI_EXIT_USAGE;
+  }
+  fprintf(stderr, "it has:");
+  for (i = 0; i < n; i++)
+    fprintf(stderr, " %s", names[i]);
+  fprintf(stderr, "%s\n", more ? " (and more)" : "");
+  return CLI_EXIT_USAGE;
+}
+
+/* The analysis has one argument for all its callbacks: the relay stands
+ * in between, to add the messages and the filters, and pass each call
+ * on. */
 typedef struct {
   cli_input_t *in;
+  names_t methods; /* with --method: those of the deliveries it saw */
+  uint64_t method_hits;
 } relay_t;
+
+/* --method and --over.  Each method is remembered while none matched, so
+ * that a --method naming nothing can say what there is. */
+static int select_delivery(void *arg, const ips_delivery_t *d) {
+  relay_t *r = arg;
+  cli_input_t *in = r->in;
+  if (in->method) {
+    if (strcmp(d->method, in->method)) {
+      if (!r->method_hits)
+        names_add(&r->methods, d->method);
+      return 0;
+    }
+    r->method_hits++;
+  }
+  return !in->has_over || d->total > in->over_ns;
+}
 
 static void on_delivery(void *arg, const ips_delivery_t *d) {
   relay_t *r = arg;
@@ -305,28 +400,36 @@ int cli_ring_interval(const char *name, const char *arg, long long min_ms,
 }
 
 int cli_ring_options(int argc, char **argv, const char *name,
-                     const char *usage, long long min_ms, const char **dir,
-                     long long *interval, int *once) {
+                     const char *usage, long long min_ms, int with_clean,
+                     cli_ring_t *o) {
   static const struct option opts[] = {
       {"dir", required_argument, NULL, 'd'},
       {"interval", required_argument, NULL, 'i'},
       {"once", no_argument, NULL, '1'},
+      {"clean", no_argument, NULL, 'c'},
       {"help", no_argument, NULL, 'h'},
       {NULL, 0, NULL, 0}};
+  const char *dir_opt = NULL, *dir_arg = NULL;
   int c;
-  *dir = getenv("IPCSTAMP_RING_DIR");
+  o->once = o->clean = 0;
+  o->npids = 0;
   opterr = 0;
   while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
     switch (c) {
     case 'd':
-      *dir = optarg;
+      dir_opt = optarg;
       break;
     case 'i':
-      if (cli_ring_interval(name, optarg, min_ms, interval) != 0)
+      if (cli_ring_interval(name, optarg, min_ms, &o->interval) != 0)
         return CLI_EXIT_USAGE;
       break;
     case '1':
-      *once = 1;
+      o->once = 1;
+      break;
+    case 'c':
+      if (!with_clean)
+        goto unknown;
+      o->clean = 1;
       break;
     case 'h':
       fputs(usage, stdout);
@@ -336,22 +439,63 @@ int cli_ring_options(int argc, char **argv, const char *name,
               argv[optind - 1]);
       return CLI_EXIT_USAGE;
     default:
+    unknown:
       fprintf(stderr, "ipcstamp %s: unknown option '%s' (try 'ipcstamp %s "
                       "--help')\n", name, argv[optind - 1], name);
       return CLI_EXIT_USAGE;
     }
   }
-  if (optind < argc) {
-    fprintf(stderr, "ipcstamp %s: unexpected argument '%s' (the directory "
-                    "goes after --dir)\n", name, argv[optind]);
-    return CLI_EXIT_USAGE;
+  /* What one would type: `ipcstamp top DIR`, `ipcstamp top DIR 4107`. */
+  for (; optind < argc; optind++) {
+    const char *a = argv[optind];
+    long long pid;
+    if (cli_count(a, 0x7fffffffLL, &pid) == 0) {
+      if (pid == 0 || o->npids == CLI_RING_PIDS) {
+        fprintf(stderr, "ipcstamp %s: %s, not '%s'\n", name,
+                pid ? "at most 64 process ids" : "a process id is from 1 up",
+                a);
+        return CLI_EXIT_USAGE;
+      }
+      o->pids[o->npids++] = (long)pid;
+    } else if (dir_opt || dir_arg) {
+      fprintf(stderr, "ipcstamp %s: one ring directory only, not '%s' as "
+                      "well (a process id is a number)\n", name, a);
+      return CLI_EXIT_USAGE;
+    } else {
+      dir_arg = a;
+    }
   }
-  if (!*dir || !**dir) {
-    fprintf(stderr, "ipcstamp %s: no ring directory: give --dir DIR or set "
-                    "IPCSTAMP_RING_DIR\n", name);
+  o->dir = dir_opt ? dir_opt : dir_arg ? dir_arg : getenv("IPCSTAMP_RING_DIR");
+  if (!o->dir || !*o->dir) {
+    fprintf(stderr, "ipcstamp %s: no ring directory: give it (ipcstamp %s "
+                    "DIR), or set IPCSTAMP_RING_DIR\n", name, name);
     return CLI_EXIT_USAGE;
   }
   return -1;
+}
+
+/* A --vat or --method that matched nothing the input has: said, with
+ * what it has, and CLI_EXIT_USAGE; else rc. */
+static int named_nothing(const cli_input_t *in, const ips_analysis_t *a,
+                         const relay_t *r, int rc) {
+  const char *names[NAMES_SHOWN];
+  size_t i, n = 0, nv = ips_analysis_nvats(a);
+  if (in->an.vat) {
+    for (i = 0; i < nv; i++)
+      if (!strcmp(ips_analysis_vat(a, i)->vat, in->an.vat))
+        break;
+    if (i == nv) {
+      for (i = 0; i < nv && n < NAMES_SHOWN; i++)
+        names[n++] = ips_analysis_vat(a, i)->vat;
+      return cli_names_nothing(in, "--vat", in->an.vat, "vat", names, n,
+                               nv > n);
+    }
+  }
+  if (in->method && !r->method_hits)
+    return cli_names_nothing(in, "--method", in->method, "delivered method",
+                             (const char *const *)r->methods.name,
+                             r->methods.n, r->methods.more);
+  return rc;
 }
 
 int cli_analyze(cli_input_t *in, ips_analysis_t **out) {
@@ -364,7 +508,9 @@ int cli_analyze(cli_input_t *in, ips_analysis_t **out) {
   long n;
   int rc, bar;
   *out = NULL;
+  memset(&relay, 0, sizeof relay);
   relay.in = in;
+  ao.select = in->method || in->has_over ? select_delivery : NULL;
   ao.on_delivery = in->an.on_delivery ? on_delivery : NULL;
   ao.on_skip = on_skip;
   ao.arg = &relay;
@@ -400,5 +546,8 @@ int cli_analyze(cli_input_t *in, ips_analysis_t **out) {
   ips_source_close(src);
   if (rc == CLI_EXIT_OK && (st->skipped_lines || st->skipped_deliveries))
     rc = CLI_EXIT_INPUT;
+  if (rc != CLI_EXIT_IO)
+    rc = named_nothing(in, *out, &relay, rc);
+  names_free(&relay.methods);
   return rc;
 }

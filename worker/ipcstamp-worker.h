@@ -73,6 +73,8 @@ extern "C" {
                                             ("cpu_ns", CLOCK_PROCESS_CPUTIME_ID)
                                             to the metering */
 #define IPS_WORKER_KEEP_SIGPIPE (1u << 2) /* leave SIGPIPE alone (see init) */
+#define IPS_WORKER_HOST_IO (1u << 3)     /* the VM reads and writes the frames
+                                            itself (see ips_worker_begin) */
 #define IPS_WORKER_RUN_DELAY (1u << 4)   /* add each stamp's run-queue delay
                                             ("run_delay_ns", the thread's
                                             wait for a CPU since its previous
@@ -256,6 +258,32 @@ IPS_EXTERN int ips_worker_mark_n(ips_worker_t *w, char kind, const char *name,
 IPS_EXTERN int ips_worker_mark_at(ips_worker_t *w, char kind,
                                   const char *name, size_t len,
                                   const ips_stamp_t *s);
+
+/* A VM that keeps its own frame reader and writer (Agoric's xsnap-worker,
+ * whose error paths must stay exactly its own: docs/xsnap.md) sets
+ * IPS_WORKER_HOST_IO.  Then ips_worker_init() leaves the fds, their flags
+ * and SIGPIPE alone and allocates no read buffer, and the VM calls, instead
+ * of next/upcall/reply_ok:
+ *
+ *   ips_worker_begin(w, tag)       just after a command's last byte: 'd'
+ *   ips_worker_stamp(w, 'u')       just before an upcall's first byte
+ *   ips_worker_stamp(w, 'r')       just after its reply's last byte
+ *   ips_worker_end(w, m, &j, &n)   just before the '.' result's first byte:
+ *                                  stamps 'e' and gives the "ipcstamp":{...}
+ *                                  member for the VM to put in its metering
+ *   ips_worker_abandon(w)          the command was answered some other way
+ *
+ * Marks and spans, the ring, cpu_ns and the stamp capacity work as with the
+ * library's own I/O.  ips_worker_end's *json (NULL and 0 when stamps are
+ * off) is owned by w and valid until the next call.  Each returns 0,
+ * IPS_EINVAL (out of order, or IPS_WORKER_HOST_IO not set) or the sticky
+ * error of a clock that could not be read; none of them does any I/O
+ * except the ring's stores. */
+IPS_EXTERN int ips_worker_begin(ips_worker_t *w, char tag);
+IPS_EXTERN int ips_worker_stamp(ips_worker_t *w, char kind);
+IPS_EXTERN int ips_worker_end(ips_worker_t *w, const ips_meter_t *m,
+                              const char **json, size_t *len);
+IPS_EXTERN void ips_worker_abandon(ips_worker_t *w);
 
 /* The sticky stream error, or 0. */
 IPS_EXTERN int ips_worker_failed(const ips_worker_t *w);

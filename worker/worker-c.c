@@ -1,12 +1,13 @@
 /* ipcstamp-worker-c: a plain C worker for tests and benchmarks.
  *
  * A delivery is a small JSON object; every field is optional:
- *   {"upcalls":3,"upcall_bytes":32,"spin_us":200,"sleep_us":0,
+ *   {"upcalls":3,"upcall_bytes":32,"spin_us":200,"cpu_us":0,"sleep_us":0,
  *    "reply_bytes":64,"fail":"message","exit":N,
  *    "marks":0,"spans":0,"open":0,"stray":0}
  * In that order, the worker makes `upcalls` upcalls of `upcall_bytes` bytes
  * each (["vatstoreGet","k<i>"] padded with spaces: valid JSON in the
- * kernel's syscall shape), busy-works `spin_us` microseconds, sleeps
+ * kernel's syscall shape), busy-works `spin_us` microseconds, then
+ * until it has used `cpu_us` microseconds of CPU in the command, sleeps
  * `sleep_us`, then exits at once with status `exit` when given (a crash in
  * the middle of a delivery), answers '!' + `fail` when given, and otherwise
  * answers '.' with a result of `reply_bytes` bytes (a JSON string "xx…x";
@@ -43,11 +44,12 @@
 #define MAX_TIME_US 600000000ull /* ten minutes */
 #define MAX_BYTES 900000000ull
 
-enum { K_NONE, K_UPCALLS, K_UPCALL_BYTES, K_SPIN, K_SLEEP, K_REPLY, K_FAIL,
+enum { K_NONE, K_UPCALLS, K_UPCALL_BYTES, K_SPIN, K_CPU, K_SLEEP, K_REPLY, K_FAIL,
        K_EXIT, K_MARKS, K_SPANS, K_OPEN, K_STRAY, K_OTHER };
 
 typedef struct command_s {
-  unsigned long long upcalls, upcall_bytes, spin_us, sleep_us, reply_bytes;
+  unsigned long long upcalls, upcall_bytes, spin_us, cpu_us, sleep_us;
+  unsigned long long reply_bytes;
   unsigned long long marks, spans, open, stray;
   int has_exit;
   int exit_code;
@@ -68,6 +70,7 @@ static const struct {
     {"upcalls", K_UPCALLS, MAX_UPCALLS},
     {"upcall_bytes", K_UPCALL_BYTES, MAX_BYTES},
     {"spin_us", K_SPIN, MAX_TIME_US},
+    {"cpu_us", K_CPU, MAX_TIME_US},
     {"sleep_us", K_SLEEP, MAX_TIME_US},
     {"reply_bytes", K_REPLY, MAX_BYTES},
     {"fail", K_FAIL, 0},
@@ -113,6 +116,7 @@ static int on_integer(void *ctx, long long v) {
   case K_UPCALLS: slot = &c->upcalls; break;
   case K_UPCALL_BYTES: slot = &c->upcall_bytes; break;
   case K_SPIN: slot = &c->spin_us; break;
+  case K_CPU: slot = &c->cpu_us; break;
   case K_SLEEP: slot = &c->sleep_us; break;
   case K_REPLY: slot = &c->reply_bytes; break;
   case K_MARKS: slot = &c->marks; break;
@@ -223,6 +227,21 @@ static void spin(unsigned long long us) {
   }
 }
 
+static long long cpu_now_ns(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+  return (long long)ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
+/* Spins until the process has used `us` more microseconds of CPU: unlike
+ * spin(), what it burns does not depend on how busy the machine is, so a
+ * test can require the CPU time it asked for. */
+static void spin_cpu(unsigned long long us) {
+  long long end = cpu_now_ns() + (long long)us * 1000;
+  while (cpu_now_ns() < end) {
+  }
+}
+
 static void pause_us(unsigned long long us) {
   struct timespec ts;
   ts.tv_sec = (time_t)(us / 1000000);
@@ -286,6 +305,7 @@ static int handle(ips_worker_t *w, const ips_command_t *cmd, void *arg) {
     spin(c.spin_us);
   }
 #undef MARK
+  if (c.cpu_us) spin_cpu(c.cpu_us);
   if (c.sleep_us) pause_us(c.sleep_us);
   if (c.has_exit) {
     fflush(NULL);

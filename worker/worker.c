@@ -22,6 +22,23 @@ static const char *worker_name(const ips_worker_t *w) {
   return w->name ? w->name : "ipcstamp-worker";
 }
 
+/* The vat in a SwingSet worker's name: its kernel starts each worker with
+ * "vatID:vatName" as the first argument (xsnap's name, shown by ps), the
+ * only place the protocol says which vat a worker serves before its first
+ * delivery.  "v12:bank" gives "v12" in buf; anything else NULL. */
+static const char *vat_of_name(const char *name, char *buf, size_t size) {
+  size_t n = 1;
+  if (!name || name[0] != 'v' || name[1] < '0' || name[1] > '9')
+    return NULL;
+  while (name[n] >= '0' && name[n] <= '9')
+    n++;
+  if ((name[n] != ':' && name[n] != '\0') || n >= size)
+    return NULL;
+  memcpy(buf, name, n);
+  buf[n] = '\0';
+  return buf;
+}
+
 static int stamping(const ips_worker_t *w) {
   return !(w->flags & IPS_WORKER_NO_STAMPS);
 }
@@ -255,7 +272,9 @@ int ips_worker_init(ips_worker_t *w, const ips_worker_options_t *o) {
              cap, IPS__WORKER_MAX_STAMPS);
     return IPS_EINVAL;
   }
-  if ((rc = claim_fd(w, w->fd_in)) != 0 || (rc = claim_fd(w, w->fd_out)) != 0)
+  /* A VM that does its own I/O keeps its fds as they are. */
+  if (!(w->flags & IPS_WORKER_HOST_IO) &&
+      ((rc = claim_fd(w, w->fd_in)) != 0 || (rc = claim_fd(w, w->fd_out)) != 0))
     return rc;
 
   ips_ns_decoder_init(&w->dec, o->max_frame);
@@ -296,10 +315,10 @@ int ips_worker_init(ips_worker_t *w, const ips_worker_options_t *o) {
              strerror(e));
     return IPS_ERUNQ;
   }
-  w->rbuf = malloc(w->rsize);
+  w->rbuf = (w->flags & IPS_WORKER_HOST_IO) ? NULL : malloc(w->rsize);
   w->meter = malloc(w->meter_cap);
   w->ready = 1;
-  if (!w->rbuf || !w->meter) {
+  if ((!w->rbuf && !(w->flags & IPS_WORKER_HOST_IO)) || !w->meter) {
     ips_worker_close(w);
     snprintf(w->msg, sizeof w->msg, "cannot allocate the worker's buffers");
     return IPS_ENOMEM;
@@ -308,13 +327,14 @@ int ips_worker_init(ips_worker_t *w, const ips_worker_options_t *o) {
     /* Asked for explicitly, so a ring that cannot be made stops the
      * worker at start-up rather than leaving the watcher blind. */
     ips_ring_options_t ro;
-    char m[256];
+    char m[256], vat[16];
     ips_ring_options_init(&ro);
     ro.dir = o->ring_dir;
     ro.size = o->ring_size;
     ro.role = IPS_RING_ROLE_WORKER;
     ro.program = worker_name(w);
-    ro.vat = o->ring_vat;
+    /* In the header from the start, so every event carries it. */
+    ro.vat = o->ring_vat ? o->ring_vat : vat_of_name(o->name, vat, sizeof vat);
     rc = ips_ring_open(&w->ring, &ro, m, sizeof m);
     if (rc != 0) {
       ips_worker_close(w);
@@ -324,7 +344,7 @@ int ips_worker_init(ips_worker_t *w, const ips_worker_options_t *o) {
     }
   }
 
-  if (!(w->flags & IPS_WORKER_KEEP_SIGPIPE)) {
+  if (!(w->flags & (IPS_WORKER_KEEP_SIGPIPE | IPS_WORKER_HOST_IO))) {
     struct sigaction sa;
     memset(&sa, 0, sizeof sa);
     sa.sa_handler = SIG_IGN;
@@ -335,6 +355,53 @@ int ips_worker_init(ips_worker_t *w, const ips_worker_options_t *o) {
 }
 
 static const char no_reply[] = "the worker did not reply to this command";
+
+/* A command for the VM has just been read: stamp 'd' and start its
+ * stamps, marks and CPU time afresh. */
+static int begin_command(ips_worker_t *w, char tag) {
+  if (stamping(w)) {
+    ips_stamp_t s;
+    /* Read the clock first: the reset is not part of the transit. */
+    if (ips_clock_read(&s) != 0)
+      return stamp_failed(w, IPS_ECLOCK);
+    s.kind = 'd';
+    if (run_delays(w)) {
+      if (ips_runq_take(&w->runq, &s.run_delay_ns) != 0)
+        return stamp_failed(w, IPS_ERUNQ);
+      s.has_run_delay = 1;
+    }
+    ips_stamps_reset(&w->stamps);
+    ips_stamps_put(&w->stamps, &s);
+    w->delivery++;
+    ips_ring_stamp(w->ring, &s, w->delivery, 0);
+    ips_marks_reset(&w->marks);
+    if (w->flags & IPS_WORKER_CPU_TIME) w->cpu_start_ns = cpu_now_ns();
+  }
+  w->pending = tag;
+  w->upcalls = 0;
+  return 0;
+}
+
+/* The end of the pending command's stamps: cpu_ns into *mm when asked
+ * for (*mp then points to it), and the 'e' stamp, not yet in the ring. */
+static int end_stamps(ips_worker_t *w, const ips_meter_t *m, ips_meter_t *mm,
+                      const ips_meter_t **mp) {
+  int rc;
+  *mp = m;
+  if (!stamping(w)) return 0;
+  if ((w->flags & IPS_WORKER_CPU_TIME) && !(m && m->has_cpu_ns)) {
+    if (m)
+      *mm = *m;
+    else
+      memset(mm, 0, sizeof *mm);
+    mm->has_cpu_ns = 1;
+    mm->cpu_ns = cpu_now_ns() - w->cpu_start_ns;
+    *mp = mm;
+  }
+  if ((rc = take_stamp(w, 'e')) < 0)
+    return stamp_failed(w, rc);
+  return 0;
+}
 
 int ips_worker_next(ips_worker_t *w, ips_command_t *cmd) {
   const char *f;
@@ -360,26 +427,7 @@ int ips_worker_next(ips_worker_t *w, ips_command_t *cmd) {
     if (rc == IPS_EEOF) return IPS_WORKER_DONE;
     if (rc != 0) return rc;
     if (n > 0 && f[0] != '\0' && strchr(w->tags, f[0])) {
-      if (stamping(w)) {
-        ips_stamp_t s;
-        /* Read the clock first: the reset is not part of the transit. */
-        if (ips_clock_read(&s) != 0)
-          return stamp_failed(w, IPS_ECLOCK);
-        s.kind = 'd';
-        if (run_delays(w)) {
-          if (ips_runq_take(&w->runq, &s.run_delay_ns) != 0)
-            return stamp_failed(w, IPS_ERUNQ);
-          s.has_run_delay = 1;
-        }
-        ips_stamps_reset(&w->stamps);
-        ips_stamps_put(&w->stamps, &s);
-        w->delivery++;
-        ips_ring_stamp(w->ring, &s, w->delivery, 0);
-        ips_marks_reset(&w->marks);
-        if (w->flags & IPS_WORKER_CPU_TIME) w->cpu_start_ns = cpu_now_ns();
-      }
-      w->pending = f[0];
-      w->upcalls = 0;
+      if ((rc = begin_command(w, f[0])) != 0) return rc;
       cmd->tag = f[0];
       cmd->data = f + 1;
       cmd->len = n - 1;
@@ -445,7 +493,7 @@ int ips_worker_reply_ok(ips_worker_t *w, const void *result, size_t n,
   struct iovec ns[3], iov[4];
   char hdr[IPS_NS_HEADER_MAX];
   ips_meter_t mm;
-  const ips_meter_t *mp = m;
+  const ips_meter_t *mp;
   uint32_t n0 = w->stamps.n, dropped0 = w->stamps.dropped;
   int64_t runq0 = w->runq.last_ns;
   size_t mlen;
@@ -453,19 +501,7 @@ int ips_worker_reply_ok(ips_worker_t *w, const void *result, size_t n,
 
   if (w->failed) return w->failed;
   if (!w->pending || (m && m->nfields > w->max_fields)) return IPS_EINVAL;
-  if (stamping(w)) {
-    if ((w->flags & IPS_WORKER_CPU_TIME) && !(m && m->has_cpu_ns)) {
-      if (m)
-        mm = *m;
-      else
-        memset(&mm, 0, sizeof mm);
-      mm.has_cpu_ns = 1;
-      mm.cpu_ns = cpu_now_ns() - w->cpu_start_ns;
-      mp = &mm;
-    }
-    if ((rc = take_stamp(w, 'e')) < 0)
-      return stamp_failed(w, rc);
-  }
+  if ((rc = end_stamps(w, m, &mm, &mp)) != 0) return rc;
   /* The 'e' stamp is part of the JSON, so the JSON is written after it. */
   rc = ips_metering_write_marks(w->meter, w->meter_cap - 1,
                                 stamping(w) ? &w->stamps : NULL,
@@ -502,6 +538,49 @@ int ips_worker_reply_error(ips_worker_t *w, const void *message, size_t n) {
   w->pending = 0;
   return send_frame(w, '!', message, n);
 }
+
+int ips_worker_begin(ips_worker_t *w, char tag) {
+  if (w->failed) return w->failed;
+  if (!w->ready || !(w->flags & IPS_WORKER_HOST_IO) || tag == '\0')
+    return IPS_EINVAL;
+  return begin_command(w, tag);
+}
+
+int ips_worker_stamp(ips_worker_t *w, char kind) {
+  int rc;
+  if (w->failed) return w->failed;
+  if (!w->pending || !(w->flags & IPS_WORKER_HOST_IO) ||
+      (kind != 'u' && kind != 'r'))
+    return IPS_EINVAL;
+  if (kind == 'u') w->upcalls++;
+  if (stamping(w) && (rc = stamp(w, kind, w->upcalls)) < 0)
+    return stamp_failed(w, rc);
+  return 0;
+}
+
+int ips_worker_end(ips_worker_t *w, const ips_meter_t *m, const char **json,
+                   size_t *len) {
+  ips_meter_t mm;
+  const ips_meter_t *mp;
+  int rc;
+
+  *json = NULL;
+  *len = 0;
+  if (w->failed) return w->failed;
+  if (!w->pending || !(w->flags & IPS_WORKER_HOST_IO)) return IPS_EINVAL;
+  w->pending = 0;
+  if (!stamping(w)) return 0;
+  if ((rc = end_stamps(w, m, &mm, &mp)) != 0) return rc;
+  /* Sized at init for a full table and full marks: cannot run out. */
+  rc = ips_metering_write_ipcstamp(w->meter, w->meter_cap, &w->stamps,
+                                   &w->marks, mp, len);
+  if (rc != 0) return rc == IPS_ENOBUFS ? IPS_EINVAL : rc;
+  ips_ring_stamp(w->ring, &w->stamps.v[w->stamps.n - 1], w->delivery, 0);
+  *json = w->meter;
+  return 0;
+}
+
+void ips_worker_abandon(ips_worker_t *w) { w->pending = 0; }
 
 int ips_worker_mark_n(ips_worker_t *w, char kind, const char *name,
                       size_t len) {

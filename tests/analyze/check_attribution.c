@@ -133,6 +133,30 @@ START_TEST(test_truncated) {
 }
 END_TEST
 
+START_TEST(test_replay_cap) {
+  /* A replay at xsnap's cap: two upcalls of the worker's own (P mirrors W
+   * there), its last stamp unused (W mirrors E), the kernel's recorded
+   * syscalls 40 ns; from r2 (450) to E all unmatched. */
+  const int64_t W[] = {10, 100, 200, 300, 450, 1000};
+  const int64_t P[] = {0, 100, 200, 300, 450, 1000};
+  const int64_t seg[] = {10, 90, 100, 100, 150, 550};
+  ips__attr_in_t in = in_of(P, W, 2);
+  ips__attr_out_t o;
+  in.truncated = 1;
+  in.n_unmatched = 2;
+  in.kernel_recorded = 40;
+  ck_assert_int_eq(ips__attribute(&in, &o), 0);
+  ck_assert_int_eq(o.pipe, 10); /* the send only: no result stamp */
+  ck_assert_int_eq(o.worker, 90 + 100);
+  ck_assert_int_eq(o.kernel, 40);
+  ck_assert_int_eq(o.unmatched, 100 + 150 + 550 - 40);
+  check_sums(&o);
+  check_segments(&in, "swxwxx", seg);
+  ck_assert_uint_eq(ips__attr_stamped(&in), 2);
+  ck_assert_int_eq(ips__attr_upcall_wait(&in, 1), 450 - 300);
+}
+END_TEST
+
 START_TEST(test_overflow) {
   /* Every stamp in range, every difference fits; the worker's two runs
    * together do not. */
@@ -353,6 +377,97 @@ START_TEST(test_stage_truncated) {
 }
 END_TEST
 
+START_TEST(test_stage_cap_console) {
+  /* xsnap at its cap with a console line: 250 syscalls, then 1 console
+   * line, 251 calls.  It keeps 502 stamps: d, 250 pairs, and the console
+   * line's send; no e.  That count matches 250 syscalls without the
+   * console line, but the records need 504: truncated. */
+  enum { N = 250 };
+  static int64_t w[IPS__XSNAP_MAX_STAMPS];
+  ips__rec_t r = rec(IPS__REC_DELIVER, 0);
+  size_t i;
+  feed(&r);
+  w[0] = 1000 + 10;
+  for (i = 0; i < N; i++) {
+    int64_t u = 100 + 1000 * (int64_t)i;
+    feed((r = rec(IPS__REC_SYSCALL, u), &r));
+    feed((r = rec(IPS__REC_SYSCALL_RESULT, u + 100), &r));
+    w[1 + 2 * i] = 1000 + u - 20;
+    w[2 + 2 * i] = 1000 + u + 130;
+  }
+  feed((r = rec(IPS__REC_CONSOLE, 1000 * N + 100), &r));
+  w[1 + 2 * N] = 1000 + 1000 * N + 80; /* the console line's send */
+  r = rec(IPS__REC_RESULT, 1000 * N + 500);
+  r.have |= IPS__F_DR | IPS__F_METER | IPS__F_WALLS;
+  r.walls = w;
+  r.n_walls = IPS__XSNAP_MAX_STAMPS;
+  feed(&r);
+  ck_assert_int_eq(got.n, 1);
+  ck_assert(got.d[0].truncated);
+  ck_assert_uint_eq(got.d[0].n_up, N + 1);
+  ck_assert_uint_eq(got.d[0].n_unmatched, 1);
+  ck_assert_int_eq(got.d[0].offset_ns, 1005);
+  ck_assert_int_eq(got.d[0].kernel, 100 * N); /* the console line's is 0 */
+  ck_assert(!got.d[0].offset_mismatch);
+}
+END_TEST
+
+START_TEST(test_stage_replay_cap) {
+  /* A replay with 502 stamps and 2 recorded syscalls (its console lines
+   * have no records): possibly cut, split on its own stamps. */
+  static int64_t w[IPS__XSNAP_MAX_STAMPS];
+  ips__rec_t r = rec(IPS__REC_DELIVER, 0);
+  size_t i;
+  r.have = (r.have | IPS__F_REPLAY) & ~(unsigned)IPS__F_CRANK;
+  feed(&r);
+  for (i = 0; i < 2; i++) {
+    r = rec(IPS__REC_SYSCALL, 100 + 1000 * (int64_t)i);
+    r.have &= ~(unsigned)IPS__F_CRANK;
+    feed(&r);
+    r = rec(IPS__REC_SYSCALL_RESULT, 150 + 1000 * (int64_t)i);
+    r.have &= ~(unsigned)IPS__F_CRANK;
+    feed(&r);
+  }
+  for (i = 0; i < IPS__XSNAP_MAX_STAMPS; i++)
+    w[i] = 10 + 100 * (int64_t)i; /* d at 10, then every 100 ns */
+  r = rec(IPS__REC_RESULT, 60000);
+  r.have = (r.have | IPS__F_DR | IPS__F_METER | IPS__F_WALLS | IPS__F_REPLAY) &
+           ~(unsigned)IPS__F_CRANK;
+  r.walls = w;
+  r.n_walls = IPS__XSNAP_MAX_STAMPS;
+  feed(&r);
+  ck_assert_int_eq(got.n, 1);
+  ck_assert(got.d[0].truncated && got.d[0].replay);
+  ck_assert_uint_eq(got.d[0].n_up, 250);
+  ck_assert_uint_eq(got.d[0].n_unmatched, 250);
+  ck_assert_int_eq(got.d[0].kernel, 100); /* the 2 records' 50 each */
+  ck_assert_int_eq(got.d[0].worker, 250 * 100);
+  ck_assert_int_eq(got.d[0].total, 60000);
+  ck_assert_uint_eq(ips_delivery_nsegments(&got.d[0]), 2 + 2 * 250);
+}
+END_TEST
+
+START_TEST(test_stage_counted) {
+  /* A meter kill, and a delivery the kernel's restart cut: counted by
+   * reason, not skipped. */
+  ips__rec_t r = rec(IPS__REC_DELIVER, 5000000);
+  feed(&r);
+  r = rec(IPS__REC_RESULT, 6000000);
+  r.have |= IPS__F_DR | IPS__F_DRNULL | IPS__F_METERKILL;
+  r.ok = 0;
+  feed(&r);
+  r = rec(IPS__REC_DELIVER, 7000000);
+  r.dnum = 2;
+  feed(&r);
+  r = rec(IPS__REC_OTHER, 1000); /* monotime back: the kernel restarted */
+  feed(&r);
+  ck_assert_int_eq(got.n, 0);
+  ck_assert_uint_eq(ips_analysis_stats(an)->n_meter_kill, 1);
+  ck_assert_uint_eq(ips_analysis_stats(an)->n_restart_cut, 1);
+  ck_assert_uint_eq(ips_analysis_stats(an)->skipped_deliveries, 0);
+}
+END_TEST
+
 Suite *attribution_suite(void) {
   Suite *s = suite_create("attribution");
   TCase *tc = tcase_create("Formula");
@@ -360,6 +475,7 @@ Suite *attribution_suite(void) {
   tcase_add_test(tc, test_one_upcall);
   tcase_add_test(tc, test_replay);
   tcase_add_test(tc, test_truncated);
+  tcase_add_test(tc, test_replay_cap);
   tcase_add_test(tc, test_overflow);
   tcase_add_test(tc, test_names);
   suite_add_tcase(s, tc);
@@ -370,6 +486,9 @@ Suite *attribution_suite(void) {
   tcase_add_test(tc, test_stage_console_not_upcall);
   tcase_add_test(tc, test_stage_replay);
   tcase_add_test(tc, test_stage_truncated);
+  tcase_add_test(tc, test_stage_cap_console);
+  tcase_add_test(tc, test_stage_replay_cap);
+  tcase_add_test(tc, test_stage_counted);
   suite_add_tcase(s, tc);
   return s;
 }

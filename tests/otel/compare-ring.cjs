@@ -131,6 +131,9 @@ for (const d of report) {
     for (const k of ['pipe_ns', 'worker_ns', 'kernel_ns'])
         if (a[`ipcstamp.${k}`] !== d[k]) fail(`${key}: ${k} ${a[`ipcstamp.${k}`]}, the report says ${d[k]}`);
     if (a['ipcstamp.clock'] !== 'mono' || 'agoric.crankNum' in a) fail(`${key}: ${JSON.stringify(a)}`);
+    // What the rings do not carry is left out, not sent empty.
+    if ('ipcstamp.description' in a || 'ipcstamp.line' in a || 'agoric.delivery' in a || r.links)
+        fail(`${key}: sends what the rings lack: ${JSON.stringify(r)}`);
     if (r.name !== 'deliver') fail(`${key}: name ${r.name}`);
     if (r.resource['ipcstamp.process'] !== 'kernel')
         fail(`${key}: the root under ${JSON.stringify(r.resource)}`);

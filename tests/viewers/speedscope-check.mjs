@@ -34,6 +34,14 @@ const events = Array.isArray(trace) ? trace : trace.traceEvents
 const threads = new Map()
 const ns = us => Math.round(us * 1000)
 let order = 0
+// What each method's deliveries add up to, from the details instants
+// (ns): a frame per "vat method" must carry exactly that in speedscope.
+const byMethod = new Map()
+for (const e of events) {
+  if (e.ph !== 'i' || e.name !== 'delivery') continue
+  const key = `${e.args.vat} ${e.args.method}`
+  byMethod.set(key, (byMethod.get(key) || 0) + e.args.total_ns)
+}
 for (const e of events) {
   if (e.ph !== 'B' && e.ph !== 'E' && e.ph !== 'X') continue
   const key = `${e.pid}:${e.tid}`
@@ -139,6 +147,37 @@ if (exported) {
   }
   for (const key of threads.keys())
     if (!seen.has(key)) fail(`speedscope does not show thread ${key}`)
+  // One frame per name (Left Heavy and Sandwich add up by frame), and on
+  // the kernel's threads each method's frame totals its deliveries.
+  for (const p of x.profiles) {
+    const used = new Map()
+    for (const ev of p.events) {
+      const name = frames[ev.frame].name
+      if (!used.has(name)) used.set(name, new Set())
+      used.get(name).add(ev.frame)
+    }
+    for (const [name, set] of used)
+      if (set.size > 1) fail(`${p.name}: "${name.slice(0, 60)}" is ${set.size} frames, not one`)
+  }
+  const summed = new Map()
+  for (const p of x.profiles) {
+    if (!/\(pid 1[,)]/.test(p.name) && !/pid 1, /.test(p.name)) continue
+    const open = []
+    for (const ev of p.events) {
+      if (ev.type === 'O') { open.push(ev); continue }
+      const o = open.pop()
+      const name = frames[o.frame].name
+      if (byMethod.has(name)) summed.set(name, (summed.get(name) || 0) + (ev.at - o.at))
+    }
+  }
+  for (const [name, total] of byMethod) {
+    const got = summed.get(name) || 0
+    // speedscope's times are microsecond doubles: allow a little rounding.
+    if (Math.abs(got * 1000 - total) > 2 + total * 1e-9)
+      fail(`frame "${name}" adds up to ${got} us in speedscope, its deliveries to ${total / 1000} us`)
+  }
+  if (byMethod.size === 0) fail('the trace has no delivery details')
+  else console.log(`ok - ${byMethod.size} methods, each one frame whose time is its deliveries' total`)
 }
 if (problems.length) {
   for (const p of problems) console.log(`not ok - ${p}`)

@@ -137,11 +137,10 @@ static series_t *series_of(otel_metrics_t *m, const char *vat,
 
 void otel_metrics_add(otel_metrics_t *m, const ips_delivery_t *d,
                       const char *kind, int64_t end_ns) {
-  /* A message's method is what the report calls its description; other
-   * kinds' descriptions hold promise ids (notify kp40 ...): no series of
-   * their own, or there would be one per promise. */
+  /* A message's method, as `report --by method` groups (a notify's
+   * description holds promise ids: there would be a series per promise). */
   const char *k = kind ? kind : "",
-             *method = !strcmp(k, "message") ? d->desc : "";
+             *method = !strcmp(k, "message") && d->method ? d->method : "";
   series_t *s = series_of(m, d->vat, k, method);
   if (!s) /* past the bound: coarser series, never a delivery lost */
     s = series_of(m, d->vat, k, "");

@@ -492,11 +492,13 @@ static void delivery_spans(otlp_req_t *k, otlp_req_t *w,
   if (f && f->kind[0])
     attr_str(r, &first, "agoric.delivery", f->kind);
   attr_bool(r, &first, "agoric.replay", d->replay);
-  attr_str(r, &first, "ipcstamp.description", d->desc);
+  if (d->desc) /* the rings do not carry it */
+    attr_str(r, &first, "ipcstamp.description", d->desc);
   attr_str(r, &first, "ipcstamp.clock", d->clock == 'm' ? "mono" : "wall");
   attr_str(r, &first, "ipcstamp.parent_clock",
            d->pclock == 'm' ? "monotime" : "time");
-  attr_int(r, &first, "ipcstamp.line", d->line);
+  if (d->line > 0) /* from a slogfile; the rings have no lines */
+    attr_int(r, &first, "ipcstamp.line", d->line);
   attr_int(r, &first, "ipcstamp.upcalls", (int64_t)d->n_up);
   attr_int(r, &first, "ipcstamp.pipe_ns", d->pipe);
   attr_int(r, &first, "ipcstamp.worker_ns", d->worker);

@@ -228,8 +228,11 @@ static void emit(otel_ring_t *r, const half_t *p, const half_t *w) {
   otel_ids_t ids;
   memset(&d, 0, sizeof d);
   d.vat = p->vat;
-  d.desc = "";
-  d.crank = -1; /* the rings know no cranks */
+  /* The rings know no method, cranks or slogfile lines: left out of the
+   * span (NULL, -1, 0) rather than sent as "" and 0. */
+  d.desc = NULL;
+  d.method = NULL;
+  d.crank = -1;
   d.dnum = (long long)p->k;
   d.ok = 1;     /* an attribution is for a command answered '.' */
   d.clock = 'm';

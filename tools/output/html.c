@@ -14,8 +14,12 @@
  *     largest total.  When the buckets are full, neighbours merge pairwise
  *     and each bucket then holds twice as many deliveries: deterministic,
  *     and the extremes (a stall) always survive;
- *   - the slowest HTML_SLOW deliveries (at most) with their segments;
- *   - the first HTML_MARKS timequakes and skips (all are counted). */
+ *   - the slowest HTML_SLOW deliveries (at most) with their segments and
+ *     up to HTML_SLOW_MARKS of the VM's marks and spans each;
+ *   - the first HTML_METHODS methods' names, to colour by method;
+ *   - the first HTML_MARKS timequakes and skips (all are counted).
+ * Zero (and, on wall clocks, negative) values are counted apart from the
+ * log bins, so that no 0 is drawn as the smallest bin, "1 ns". */
 #include "config.h"
 
 #include <math.h>
@@ -31,6 +35,8 @@
 #define HTML_SLOW 50
 #define HTML_SEGS 512
 #define HTML_MARKS 1000
+#define HTML_SLOW_MARKS 64
+#define HTML_METHODS 64
 #define NAME_MAX_ 64
 #define DESC_MAX_ 96
 
@@ -41,6 +47,7 @@ static const char *const q_names[Q_N] = {"pipe", "worker", "kernel", "total",
 typedef struct {
   int64_t t, total;
   long line;
+  int vi, mi; /* vat and method index (in html_out's tables); -1: other */
 } point_t;
 
 typedef struct {
@@ -56,6 +63,7 @@ typedef struct {
 
 typedef struct {
   uint64_t h[Q_N][HTML_BINS];
+  uint64_t zero[Q_N]; /* values of 0 or less, which a log bin cannot hold */
 } hists_t;
 
 typedef struct {
@@ -65,14 +73,20 @@ typedef struct {
 } hvat_t;
 
 typedef struct {
-  char vat[NAME_MAX_], desc[DESC_MAX_];
+  char vat[NAME_MAX_], desc[DESC_MAX_], method[DESC_MAX_];
   long long crank, dnum;
   long line;
-  int ok, quake;
-  int64_t t, total, pipe, worker, kernel;
+  int ok, quake, replay;
+  char clock;
+  size_t n_up;
+  int64_t t, total, pipe, worker, kernel, unmatched;
   size_t nseg, more; /* segments kept; segments left out (very many) */
   unsigned char kind[HTML_SEGS];
   int64_t len[HTML_SEGS];
+  size_t nmarks, marks_more;
+  ips_delivery_mark_t marks[HTML_SLOW_MARKS]; /* at: since the worker's d;
+                                                  name NULL: in names */
+  char names[HTML_SLOW_MARKS][NAME_MAX_];
 } hslow_t;
 
 typedef struct {
@@ -89,6 +103,8 @@ struct html_out {
   series_t alls;
   hvat_t *vats;
   size_t nvats;
+  char methods[HTML_METHODS][DESC_MAX_];
+  size_t nmethods;
   uint64_t vats_over; /* deliveries of vats past HTML_VATS */
   hslow_t *slow;
   size_t nslow, maxslow;
@@ -97,14 +113,16 @@ struct html_out {
   uint64_t all_quakes, all_skips;
   int64_t last_t;
   int has_t, oom;
+  int by_method;       /* the shares per method at first */
 };
 typedef struct html_out html_t;
 
-html_out_t *html_open(FILE *f, const char *title, size_t top) {
+html_out_t *html_open(FILE *f, const char *title, size_t top, int by_method) {
   html_t *h = calloc(1, sizeof *h);
   if (!h)
     return NULL;
   h->out = f;
+  h->by_method = by_method;
   h->title = title;
   h->maxslow = top < HTML_SLOW ? top : HTML_SLOW;
   h->vats = calloc(HTML_VATS, sizeof *h->vats);
@@ -131,14 +149,21 @@ static int bin_of(int64_t v) {
   return b < 0 ? 0 : b >= HTML_BINS ? HTML_BINS - 1 : b;
 }
 
+static void hist_one(hists_t *h, int q, int64_t v) {
+  if (v <= 0)
+    h->zero[q]++;
+  else
+    h->h[q][bin_of(v)]++;
+}
+
 static void hist_add(hists_t *h, const ips_delivery_t *d) {
   size_t i, ns = ips_delivery_stamped_upcalls(d);
-  h->h[Q_PIPE][bin_of(d->pipe)]++;
-  h->h[Q_WORKER][bin_of(d->worker)]++;
-  h->h[Q_KERNEL][bin_of(d->kernel)]++;
-  h->h[Q_TOTAL][bin_of(d->total)]++;
+  hist_one(h, Q_PIPE, d->pipe);
+  hist_one(h, Q_WORKER, d->worker);
+  hist_one(h, Q_KERNEL, d->kernel);
+  hist_one(h, Q_TOTAL, d->total);
   for (i = 0; i < ns; i++)
-    h->h[Q_UPCALL][bin_of(ips_delivery_upcall_wait(d, i))]++;
+    hist_one(h, Q_UPCALL, ips_delivery_upcall_wait(d, i));
 }
 
 /* Adds a point; when the buckets are full, each pair of neighbours becomes
@@ -193,9 +218,34 @@ static hvat_t *vat_of(html_t *h, const char *name) {
   return &h->vats[h->nvats++];
 }
 
+/* The index of a method in the page's table (to colour by method), made
+ * while there is room; -1 for the others. */
+static int method_of(html_t *h, const char *name) {
+  size_t i;
+  for (i = 0; i < h->nmethods; i++)
+    if (!strcmp(h->methods[i], name))
+      return (int)i;
+  if (h->nmethods == HTML_METHODS)
+    return -1;
+  snprintf(h->methods[h->nmethods], DESC_MAX_, "%s", name);
+  return (int)h->nmethods++;
+}
+
+/* A copy of s cut to fit n bytes at a UTF-8 character boundary. */
+static void copy_cut(char *dst, size_t n, const char *s) {
+  size_t l = strlen(s);
+  if (l >= n) {
+    l = n - 1;
+    while (l > 0 && ((unsigned char)s[l] & 0xc0) == 0x80)
+      l--;
+  }
+  memcpy(dst, s, l);
+  dst[l] = '\0';
+}
+
 static void slow_add(html_t *h, const ips_delivery_t *d, int64_t t) {
   hslow_t *s;
-  size_t i, ns;
+  size_t i, j, ns;
   if (!h->maxslow)
     return;
   if (h->nslow < h->maxslow) {
@@ -210,8 +260,21 @@ static void slow_add(html_t *h, const ips_delivery_t *d, int64_t t) {
     if (d->total <= s->total)
       return;
   }
-  snprintf(s->vat, sizeof s->vat, "%s", d->vat);
-  snprintf(s->desc, sizeof s->desc, "%s", d->desc);
+  copy_cut(s->vat, sizeof s->vat, d->vat);
+  copy_cut(s->desc, sizeof s->desc, d->desc);
+  copy_cut(s->method, sizeof s->method, d->method);
+  s->replay = d->replay;
+  s->clock = d->clock;
+  s->n_up = d->n_up;
+  s->unmatched = d->unmatched;
+  s->nmarks = d->n_marks < HTML_SLOW_MARKS ? d->n_marks : HTML_SLOW_MARKS;
+  s->marks_more = d->n_marks - s->nmarks;
+  for (j = 0; j < s->nmarks; j++) {
+    s->marks[j] = d->marks[j];
+    s->marks[j].at -= d->W[0];
+    copy_cut(s->names[j], NAME_MAX_, d->marks[j].name);
+    s->marks[j].name = NULL; /* names[j]; see slow_marks_json */
+  }
   s->crank = d->crank;
   s->dnum = d->dnum;
   s->line = d->line;
@@ -236,11 +299,14 @@ void html_delivery(html_t *h, const ips_stats_t *st, const ips_delivery_t *d) {
   p.t = d->P[0] - o;
   p.total = d->total;
   p.line = d->line;
+  p.mi = method_of(h, d->method);
+  v = vat_of(h, d->vat);
+  p.vi = v ? (int)(v - h->vats) : -1;
   h->last_t = p.t;
   h->has_t = 1;
   hist_add(&h->all, d);
   series_add(&h->alls, &p);
-  if ((v = vat_of(h, d->vat))) {
+  if (v) {
     hist_add(&v->h, d);
     series_add(&v->s, &p);
   } else {
@@ -313,6 +379,11 @@ static void hists_json(yajl_gen g, const hists_t *h) {
       }
     yajl_gen_array_close(g);
   }
+  gs(g, "zero"); /* {"total": n, ...}: values of 0 or less */
+  yajl_gen_map_open(g);
+  for (q = 0; q < Q_N; q++)
+    gi(g, q_names[q], (long long)h->zero[q]);
+  yajl_gen_map_close(g);
   yajl_gen_map_close(g);
 }
 
@@ -321,6 +392,8 @@ static void point_json(yajl_gen g, const point_t *p) {
   yajl_gen_integer(g, p->t);
   yajl_gen_integer(g, p->total);
   yajl_gen_integer(g, p->line);
+  yajl_gen_integer(g, p->vi);
+  yajl_gen_integer(g, p->mi);
   yajl_gen_array_close(g);
 }
 
@@ -361,14 +434,30 @@ static void totals_json(yajl_gen g, const ips_totals_t *t) {
   gi(g, "errors", (long long)t->n_error);
 }
 
+static void slow_marks_json(yajl_gen g, const hslow_t *s) {
+  size_t j;
+  gs(g, "marks");
+  yajl_gen_array_open(g);
+  for (j = 0; j < s->nmarks; j++) {
+    /* The name is its copy in names: hslow_t moves (it is sorted), so
+     * the mark keeps no pointer into it. */
+    ips_delivery_mark_t m = s->marks[j];
+    m.name = s->names[j];
+    out_mark(g, &m, m.at); /* at: kept since the worker's d */
+  }
+  yajl_gen_array_close(g);
+  gi(g, "marks_left_out", (long long)s->marks_more);
+}
+
 static void data_json(html_t *h, yajl_gen g, const ips_analysis_t *a,
-                      const char *only) {
+                      const char *only, groups_t *groups) {
   const ips_stats_t *st = ips_analysis_stats(a);
   size_t i, j, nv = ips_analysis_nvats(a);
   int k;
   yajl_gen_map_open(g);
   out_kv(g, "title", h->title);
   out_kv(g, "version", PACKAGE_VERSION);
+  out_kv(g, "by", h->by_method ? "method" : "vat");
   gs(g, "summary");
   yajl_gen_map_open(g);
   totals_json(g, &st->all);
@@ -416,6 +505,21 @@ static void data_json(html_t *h, yajl_gen g, const ips_analysis_t *a,
   yajl_gen_map_close(g);
   yajl_gen_map_close(g);
   gi(g, "vats_not_detailed", (long long)h->vats_over);
+  gs(g, "names"); /* what a series point's vat and method indices name */
+  yajl_gen_map_open(g);
+  gs(g, "vats");
+  yajl_gen_array_open(g);
+  for (i = 0; i < h->nvats; i++)
+    gs(g, h->vats[i].name);
+  yajl_gen_array_close(g);
+  gs(g, "methods");
+  yajl_gen_array_open(g);
+  for (i = 0; i < h->nmethods; i++)
+    gs(g, h->methods[i]);
+  yajl_gen_array_close(g);
+  yajl_gen_map_close(g);
+  out_methods(g, groups);
+  out_mark_names(g, a);
   qsort(h->slow, h->nslow, sizeof *h->slow, slow_cmp);
   gs(g, "slowest");
   yajl_gen_array_open(g);
@@ -424,6 +528,15 @@ static void data_json(html_t *h, yajl_gen g, const ips_analysis_t *a,
     yajl_gen_map_open(g);
     out_kv(g, "vat", s->vat);
     out_kv(g, "description", s->desc);
+    out_kv(g, "method", s->method);
+    gs(g, "replay");
+    yajl_gen_bool(g, s->replay);
+    out_kv(g, "clock", s->clock == 'm' ? "mono" : "wall");
+    gi(g, "upcalls", (long long)s->n_up);
+    gi(g, "pipe_ns", s->pipe);
+    gi(g, "worker_ns", s->worker);
+    gi(g, "kernel_ns", s->kernel);
+    gi(g, "unmatched_ns", s->unmatched);
     gi(g, "crank", s->crank);
     gi(g, "deliveryNum", s->dnum);
     gi(g, "line", s->line);
@@ -443,6 +556,7 @@ static void data_json(html_t *h, yajl_gen g, const ips_analysis_t *a,
       yajl_gen_array_close(g);
     }
     yajl_gen_array_close(g);
+    slow_marks_json(g, s);
     yajl_gen_map_close(g);
   }
   yajl_gen_array_close(g);
@@ -477,7 +591,8 @@ static void data_json(html_t *h, yajl_gen g, const ips_analysis_t *a,
   yajl_gen_map_close(g);
 }
 
-int html_close(html_t *h, const ips_analysis_t *a, const char *only) {
+int html_close(html_t *h, const ips_analysis_t *a, const char *only,
+               groups_t *methods) {
   int rc = h->oom ? -1 : 0;
   size_t i;
   if (a) {
@@ -487,7 +602,7 @@ int html_close(html_t *h, const ips_analysis_t *a, const char *only) {
     } else {
       yajl_gen_config(g, yajl_gen_escape_solidus, 1);
       fputs(report_html_head, h->out);
-      data_json(h, g, a, only);
+      data_json(h, g, a, only, methods);
       flush_safe(g, h->out);
       fputs(report_html_tail, h->out);
       yajl_gen_free(g);

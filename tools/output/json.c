@@ -44,3 +44,54 @@ yajl_gen out_gen(void) {
     yajl_gen_config(g, yajl_gen_validate_utf8, 0);
   return g;
 }
+
+void out_mark(yajl_gen g, const ips_delivery_mark_t *m, int64_t at) {
+  yajl_gen_map_open(g);
+  out_kv(g, "kind", m->kind == 's' ? "span" : "mark");
+  out_kv(g, "name", m->name);
+  out_int(g, "worker", (long long)m->wseg);
+  out_int(g, "depth", m->depth);
+  out_int(g, "at_ns", at);
+  if (m->kind == 's')
+    out_int(g, "dur_ns", m->dur);
+  yajl_gen_map_close(g);
+}
+
+void out_mark_names(yajl_gen g, const ips_analysis_t *a) {
+  size_t i, n = ips_analysis_nmarks(a);
+  out_str(g, "marks");
+  yajl_gen_array_open(g);
+  for (i = 0; i < n; i++) {
+    const ips_mark_stats_t *m = ips_analysis_mark(a, i);
+    yajl_gen_map_open(g);
+    out_kv(g, "name", m->name);
+    out_int(g, "marks", (long long)m->n_marks);
+    out_int(g, "spans", (long long)m->n_spans);
+    out_int(g, "span_ns", m->span_ns);
+    out_int(g, "span_max_ns", m->span_max_ns);
+    yajl_gen_map_close(g);
+  }
+  yajl_gen_array_close(g);
+  out_int(g, "marks_over", (long long)ips_analysis_marks_over(a));
+}
+
+void out_methods(yajl_gen g, groups_t *gr) {
+  size_t i, n = 0;
+  const group_t *m = gr ? groups_sorted(gr, &n) : NULL;
+  out_str(g, "methods");
+  yajl_gen_array_open(g);
+  for (i = 0; i < n; i++) {
+    yajl_gen_map_open(g);
+    out_kv(g, "method", m[i].name);
+    out_int(g, "deliveries", (long long)m[i].n);
+    out_int(g, "pipe_ns", m[i].pipe);
+    out_int(g, "worker_ns", m[i].worker);
+    out_int(g, "kernel_ns", m[i].kernel);
+    out_int(g, "unmatched_ns", m[i].unmatched);
+    out_int(g, "total_ns", m[i].total);
+    out_int(g, "max_ns", m[i].max);
+    yajl_gen_map_close(g);
+  }
+  yajl_gen_array_close(g);
+  out_int(g, "methods_over", gr ? (long long)gr->over : 0);
+}

@@ -45,6 +45,56 @@ const ips_delivery_mark_t *slow_marks_get(const struct slow_marks_entry *e,
                                           size_t i);
 void slow_marks_free(slow_marks_t *s);
 
+/* ---- the deliveries summed by vat or by method (groups.c) ------------ */
+
+enum { GROUP_VAT, GROUP_METHOD };
+#define GROUPS_MAX 4096 /* keys kept; the others' deliveries are counted */
+
+typedef struct group_s {
+  char *name;          /* the vat or the method */
+  uint64_t n;
+  int64_t pipe, worker, kernel, unmatched, total, max;
+} group_t;
+
+typedef struct {
+  int by;              /* GROUP_* */
+  group_t *g;
+  size_t n, hcap;
+  size_t *hash;        /* index + 1 into g; 0 empty */
+  uint64_t over;       /* deliveries under keys past GROUPS_MAX */
+} groups_t;
+
+void groups_init(groups_t *g, int by);
+void groups_add(groups_t *g, const ips_delivery_t *d);
+/* The groups, busiest (largest total) first; *n gets how many.  Valid
+ * until the next groups_add or groups_free. */
+const group_t *groups_sorted(groups_t *g, size_t *n);
+void groups_free(groups_t *g);
+
+/* ---- the N slowest deliveries, kept whole (keep.c) -------------------- */
+
+/* The most bytes kept: beyond, keep_add fails (a hostile file's
+ * deliveries may have 2^19 upcalls each). */
+#define KEEP_BUDGET ((size_t)256 << 20)
+
+struct kept;
+typedef struct {
+  struct kept **e;
+  size_t cap, n, last; /* last: the one to give way next */
+  uint64_t seq;
+  size_t bytes;
+} keep_t;
+
+int keep_init(keep_t *k, size_t cap); /* -1: out of memory */
+/* Keeps a copy of d if it is among the cap slowest so far (ties: the
+ * earlier).  Returns 0, or -1 when memory or KEEP_BUDGET ran out. */
+int keep_add(keep_t *k, const ips_delivery_t *d);
+/* Sorts what is kept, slowest first (or in file order); returns how
+ * many.  keep_get(k, i) is the i-th, owned by k. */
+size_t keep_sort(keep_t *k, int in_file_order);
+const ips_delivery_t *keep_get(const keep_t *k, size_t i);
+void keep_free(keep_t *k);
+
 typedef struct {
   FILE *out;
   int format;          /* REPORT_* */
@@ -53,6 +103,8 @@ typedef struct {
   int color;           /* REPORT_TEXT on a terminal: the shares in colour */
   yajl_gen g;          /* REPORT_JSON */
   slow_marks_t slow;   /* marks of the slowest deliveries */
+  groups_t groups;     /* the summary's table: by vat (text and JSON use
+                          the analysis's own), or by method */
 } report_out_t;
 
 void report_delivery_text(report_out_t *r, const ips_delivery_t *d);
@@ -63,6 +115,9 @@ void report_csv_header(report_out_t *r);
  * printed before it (text puts a blank line between). */
 void report_summary_text(report_out_t *r, const ips_analysis_t *a, int gap);
 void report_summary_json(report_out_t *r, const ips_analysis_t *a);
+/* CSV's summary: the groups' table, one row per vat or method, busiest
+ * first, then "all". */
+void report_summary_csv(report_out_t *r, const ips_analysis_t *a);
 
 /* ---- trace (trace.c) --------------------------------------------------- */
 
@@ -88,18 +143,21 @@ int trace_close(trace_out_t *t);
 typedef struct html_out html_out_t;
 
 /* A page on f, titled title (the slogfile's name; kept, not copied), with
- * at most top of the slowest deliveries (and never more than 50).  NULL
+ * at most top of the slowest deliveries (and never more than 50), its
+ * shares drawn per method at first when by_method (else per vat).  NULL
  * when out of memory.  What it keeps is bounded whatever the input. */
-html_out_t *html_open(FILE *f, const char *title, size_t top);
+html_out_t *html_open(FILE *f, const char *title, size_t top, int by_method);
 /* One delivery; its time is relative to the input's first record (st). */
 void html_delivery(html_out_t *h, const ips_stats_t *st,
                    const ips_delivery_t *d);
 /* One skip (a skipped delivery is marked where the reading was). */
 void html_skip(html_out_t *h, const ips_skip_t *s);
 /* Writes the page with the analysis's statistics (only: the --vat filter,
- * or NULL) and frees h; a NULL a writes nothing (the input could not be
- * read).  Returns 0, or -1 if memory ran out on the way. */
-int html_close(html_out_t *h, const ips_analysis_t *a, const char *only);
+ * or NULL) and the deliveries summed by method (NULL: none), and frees h;
+ * a NULL a writes nothing (the input could not be read).  Returns 0, or -1
+ * if memory ran out on the way. */
+int html_close(html_out_t *h, const ips_analysis_t *a, const char *only,
+               groups_t *methods);
 
 /* ---- latency (latency.c) ----------------------------------------------- */
 
@@ -113,5 +171,15 @@ void latency_add_span(ips_hist_t *h, const char *name, const ips_delivery_t *d);
 /* label: latency_names[what], or "span:NAME". */
 void latency_table(FILE *f, const ips_hist_t *h, const char *label);
 void latency_json(FILE *f, const ips_hist_t *h, const char *label);
+
+/* ---- JSON the formats share (json.c) --------------------------------- */
+
+/* One VM mark or span as an object, at: its start as the format has it. */
+void out_mark(yajl_gen g, const ips_delivery_mark_t *m, int64_t at);
+/* "marks": the analysis's per-name table, then "marks_over". */
+void out_mark_names(yajl_gen g, const ips_analysis_t *a);
+/* "methods": the groups by method, busiest first, then "methods_over"
+ * (NULL: an empty table). */
+void out_methods(yajl_gen g, groups_t *gr);
 
 #endif

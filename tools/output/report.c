@@ -166,7 +166,8 @@ void report_delivery_text(report_out_t *r, const ips_delivery_t *d) {
     tb_ll(&t, d->marks_unbalanced);
     TB_LIT(&t, "\n");
   }
-  if (d->has_cpu || d->has_gap || d->quake || d->clock == 'w') {
+  if (d->has_cpu || d->has_gap || d->quake || d->clock == 'w' ||
+      d->mono_offset) {
     const char *sep = "";
     TB_LIT(&t, "  ");
     if (d->has_gap) {
@@ -182,12 +183,19 @@ void report_delivery_text(report_out_t *r, const ips_delivery_t *d) {
       tb_us(&t, d->offcpu_ns);
       sep = "; ";
     }
-    if (d->clock == 'w') {
+    if (d->clock == 'w' || d->mono_offset) {
       tb_str(&t, sep);
+      if (d->mono_offset)
+        TB_LIT(&t, "mono ");
       TB_LIT(&t, "offset ");
       tb_us(&t, d->offset_ns);
       TB_LIT(&t, " +- ");
       tb_us(&t, d->bound_ns);
+      sep = "; ";
+    }
+    if (d->offset_mismatch) {
+      tb_str(&t, sep);
+      TB_LIT(&t, "OFFSET MISMATCH");
       sep = "; ";
     }
     if (d->quake) {
@@ -253,33 +261,39 @@ void report_delivery_json(report_out_t *r, const ips_delivery_t *d) {
   }
   if (d->has_gap)
     gi(g, "kernel_before_ns", d->gap_ns);
-  if (d->clock == 'w') {
+  if (d->clock == 'w' || d->mono_offset) {
     gi(g, "offset_ns", d->offset_ns);
     gi(g, "offset_bound_ns", d->bound_ns);
+  }
+  if (d->offset_mismatch) {
+    gs(g, "offset_mismatch");
+    yajl_gen_bool(g, 1);
   }
   if (d->quake)
     gi(g, "timequake_ns", d->quake_ns);
   if (d->n_marks || d->marks_dropped || d->marks_unbalanced) {
     gs(g, "marks");
     yajl_gen_array_open(g);
-    for (j = 0; j < d->n_marks; j++) {
-      const ips_delivery_mark_t *m = &d->marks[j];
-      yajl_gen_map_open(g);
-      gkv(g, "kind", m->kind == 's' ? "span" : "mark");
-      gkv(g, "name", m->name);
-      gi(g, "worker", (long long)m->wseg);
-      gi(g, "depth", m->depth);
-      gi(g, "at_ns", m->at - d->W[0]); /* since the worker's d */
-      if (m->kind == 's')
-        gi(g, "dur_ns", m->dur);
-      yajl_gen_map_close(g);
-    }
+    for (j = 0; j < d->n_marks; j++) /* at: since the worker's d */
+      out_mark(g, &d->marks[j], d->marks[j].at - d->W[0]);
     yajl_gen_array_close(g);
     gi(g, "marks_dropped", d->marks_dropped);
     gi(g, "marks_unbalanced", d->marks_unbalanced);
   }
   yajl_gen_map_close(g);
   out_flush(r->g, r->out, 1);
+}
+
+/* CSV text: quoted, quotes doubled (vats and methods come from the
+ * input). */
+static void csv_text(FILE *f, const char *s) {
+  fputc('"', f);
+  for (; *s; s++) {
+    if (*s == '"')
+      fputc('"', f);
+    fputc(*s, f);
+  }
+  fputc('"', f);
 }
 
 void report_csv_header(report_out_t *r) {
@@ -291,22 +305,13 @@ void report_csv_header(report_out_t *r) {
 
 void report_delivery_csv(report_out_t *r, const ips_delivery_t *d) {
   FILE *f = r->out;
-  const char *s;
   if (!d->replay) /* empty: a replayed delivery has no crank */
     fprintf(f, "%lld", d->crank);
   fputc(',', f);
-  /* Quote text fields: vat IDs and methods come from the input. */
-  fputc('"', f);
-  for (s = d->vat; *s; s++) {
-    if (*s == '"') fputc('"', f);
-    fputc(*s, f);
-  }
-  fprintf(f, "\",%lld,\"", d->dnum);
-  for (s = d->desc; *s; s++) {
-    if (*s == '"') fputc('"', f);
-    fputc(*s, f);
-  }
-  fprintf(f, "\",%s,%" PRId64 ",%" PRId64 ",%" PRId64 ",%" PRId64 ",",
+  csv_text(f, d->vat);
+  fprintf(f, ",%lld,", d->dnum);
+  csv_text(f, d->desc);
+  fprintf(f, ",%s,%" PRId64 ",%" PRId64 ",%" PRId64 ",%" PRId64 ",",
           clock_name(d->clock), d->pipe, d->worker, d->kernel, d->total);
   if (d->has_cpu) fprintf(f, "%" PRId64, d->cpu_ns);
   fputc(',', f);
@@ -340,16 +345,59 @@ static void share_cell(FILE *f, int color, const char *c, int64_t ns,
     fputs(cell, f);
 }
 
-static void share_row(const report_out_t *r, const char *name,
-                      const ips_totals_t *t) {
+/* One row of the summary's table; max (the slowest delivery's total) is
+ * a last column when not negative (the table by method has it). */
+static void share_row(const report_out_t *r, int width, const char *name,
+                      const ips_totals_t *t, int64_t max) {
   FILE *f = r->out;
-  char b[IPS_US_BUF];
+  char b[IPS_US_BUF], m[IPS_US_BUF];
   int bold = r->color && !strcmp(name, "all");
-  fprintf(f, "%s%-12s %8" PRIu64, bold ? C_BOLD : "", name, t->n);
+  fprintf(f, "%s%-*s %8" PRIu64, bold ? C_BOLD : "", width, name, t->n);
   share_cell(f, r->color, C_PIPE, t->pipe, t->total);
   share_cell(f, r->color, C_WORKER, t->worker, t->total);
   share_cell(f, r->color, C_KERNEL, t->kernel, t->total);
-  fprintf(f, " %14s%s\n", ips_format_us(b, t->total), bold ? C_OFF : "");
+  fprintf(f, " %14s", ips_format_us(b, t->total));
+  if (max >= 0)
+    fprintf(f, " %14s", ips_format_us(m, max));
+  fprintf(f, "%s\n", bold ? C_OFF : "");
+}
+
+/* A group's sums as totals, for the rows and the JSON. */
+static ips_totals_t group_totals(const group_t *g) {
+  ips_totals_t t;
+  memset(&t, 0, sizeof t);
+  t.n = g->n;
+  t.pipe = g->pipe;
+  t.worker = g->worker;
+  t.kernel = g->kernel;
+  t.unmatched = g->unmatched;
+  t.total = g->total;
+  return t;
+}
+
+/* The table by method, busiest first: which method the time went to. */
+static void method_rows_text(report_out_t *r, const ips_totals_t *all) {
+  size_t i, n;
+  const group_t *g = groups_sorted(&r->groups, &n);
+  int64_t max = 0;
+  int width = 12;
+  /* As wide as the longest method, up to 40 (a longer one juts out). */
+  for (i = 0; i < n; i++)
+    if (strlen(g[i].name) > (size_t)width)
+      width = strlen(g[i].name) > 40 ? 40 : (int)strlen(g[i].name);
+  fprintf(r->out, "%-*s %8s %14s %6s %14s %6s %14s %6s %14s %14s\n",
+          width, "method", "count", "pipe", "", "worker", "", "kernel", "", "total",
+          "max");
+  for (i = 0; i < n; i++) {
+    ips_totals_t t = group_totals(&g[i]);
+    share_row(r, width, g[i].name, &t, g[i].max);
+    if (g[i].max > max)
+      max = g[i].max;
+  }
+  share_row(r, width, "all", all, max);
+  if (r->groups.over)
+    fprintf(r->out, "(%" PRIu64 " deliveries under methods past the first "
+                    "%d)\n", r->groups.over, GROUPS_MAX);
 }
 
 /* Under a slow delivery of the summary, its marks and spans (issue 14). */
@@ -382,21 +430,18 @@ static void slow_marks_json(report_out_t *r, long line) {
   n = slow_marks_count(e, &more);
   out_str(g, "marks");
   yajl_gen_array_open(g);
-  for (i = 0; i < n; i++) {
-    const ips_delivery_mark_t *m = slow_marks_get(e, i);
-    yajl_gen_map_open(g);
-    out_kv(g, "kind", m->kind == 's' ? "span" : "mark");
-    out_kv(g, "name", m->name);
-    out_int(g, "worker", (long long)m->wseg);
-    out_int(g, "depth", m->depth);
-    out_int(g, "at_ns", m->at);
-    if (m->kind == 's')
-      out_int(g, "dur_ns", m->dur);
-    yajl_gen_map_close(g);
-  }
+  for (i = 0; i < n; i++)
+    out_mark(g, slow_marks_get(e, i), slow_marks_get(e, i)->at);
   yajl_gen_array_close(g);
   if (more)
     out_int(g, "marks_more", (long long)more);
+}
+
+/* Every deliver record not attributed: those counted by reason and the
+ * skipped ones. */
+static uint64_t not_attributed(const ips_stats_t *st) {
+  return st->skipped_deliveries + st->all.n_local + st->n_meter_kill +
+         st->n_error_unstamped + st->n_restart_cut;
 }
 
 void report_summary_text(report_out_t *r, const ips_analysis_t *a, int gap) {
@@ -415,7 +460,7 @@ void report_summary_text(report_out_t *r, const ips_analysis_t *a, int gap) {
     fprintf(f, " (%" PRIu64 " on the mono clock, %" PRIu64
                " on wall clocks with an offset estimate)",
             t->n_mono, t->n_wall);
-  fprintf(f, ", %" PRIu64 " not attributed\n", st->skipped_deliveries);
+  fprintf(f, ", %" PRIu64 " not attributed\n", not_attributed(st));
   fprintf(f, "lines: %" PRIu64 " read, %" PRIu64 " skipped, %" PRIu64
              " other records ignored\n",
           st->lines, st->skipped_lines, st->other);
@@ -445,18 +490,51 @@ void report_summary_text(report_out_t *r, const ips_analysis_t *a, int gap) {
   if (t->n_local)
     fprintf(f, "without metering: %" PRIu64 " (local vats: not attributed)\n",
             t->n_local);
+  if (st->n_meter_kill)
+    fprintf(f, "killed by its meter: %" PRIu64 " (xsnap's compute, stack or "
+               "allocate meter: no stamps, not attributed)\n",
+            st->n_meter_kill);
+  if (st->n_error_unstamped)
+    fprintf(f, "errors without metering: %" PRIu64 " (not attributed)\n",
+            st->n_error_unstamped);
   if (st->restarts)
     fprintf(f, "restarts: %" PRIu64 " (monotime went back: the kernel "
                "restarted and appended)\n", st->restarts);
-  fprintf(f, "%-12s %8s %14s %6s %14s %6s %14s %6s %14s\n", "vat", "count",
-          "pipe", "", "worker", "", "kernel", "", "total");
-  for (i = 0; i < nv; i++) {
-    const ips_vat_stats_t *v = ips_analysis_vat(a, i);
-    if (v->t.n == 0 || (r->vat && strcmp(r->vat, v->vat)))
-      continue;
-    share_row(r, v->vat, &v->t);
+  if (st->n_restart_cut)
+    fprintf(f, "the kernel restarted before its result: %" PRIu64
+               " (the next kernel made the crank again; not attributed)\n",
+            st->n_restart_cut);
+  if (st->n_offset_mismatch)
+    fprintf(f, "%soffset mismatches: %" PRIu64 "%s (a transit below -bound: "
+               "the offset estimate does not fit them)\n",
+            r->color ? C_WARN : "", st->n_offset_mismatch,
+            r->color ? C_OFF : "");
+  {
+    size_t nm;
+    const ips_mono_run_t *mr = ips_analysis_mono_runs(a, &nm);
+    for (i = 0; i < nm; i++)
+      fprintf(f, "mono offset, kernel run %" PRIu64 " (worker CLOCK_MONOTONIC "
+                 "- kernel monotime): %s +- %s over %" PRIu64
+                 " deliveries\n", mr[i].run + 1,
+              ips_format_us(b[0], mr[i].offset_ns),
+              ips_format_us(b[1], mr[i].bound_ns), mr[i].deliveries);
+    if (ips_analysis_mono_runs_over(a))
+      fprintf(f, "mono offset: %" PRIu64 " more kernel runs\n",
+              ips_analysis_mono_runs_over(a));
   }
-  share_row(r, "all", t);
+  if (r->groups.by == GROUP_METHOD) {
+    method_rows_text(r, t);
+  } else {
+    fprintf(f, "%-12s %8s %14s %6s %14s %6s %14s %6s %14s\n", "vat", "count",
+            "pipe", "", "worker", "", "kernel", "", "total");
+    for (i = 0; i < nv; i++) {
+      const ips_vat_stats_t *v = ips_analysis_vat(a, i);
+      if (v->t.n == 0 || (r->vat && strcmp(r->vat, v->vat)))
+        continue;
+      share_row(r, 12, v->vat, &v->t, -1);
+    }
+    share_row(r, 12, "all", t, -1);
+  }
   if (t->n_gap)
     fprintf(f, "kernel between deliveries: %s over %" PRIu64 " gaps\n",
             ips_format_us(b[0], t->gap), t->n_gap);
@@ -548,6 +626,31 @@ void report_summary_json(report_out_t *r, const ips_analysis_t *a) {
   gi(g, "lines", (long long)st->lines);
   gi(g, "lines_skipped", (long long)st->skipped_lines);
   gi(g, "deliveries_skipped", (long long)st->skipped_deliveries);
+  gs(g, "not_attributed");
+  yajl_gen_map_open(g);
+  gi(g, "LOCAL", (long long)t->n_local);
+  gi(g, "METER", (long long)st->n_meter_kill);
+  gi(g, "ERROR", (long long)st->n_error_unstamped);
+  gi(g, "RESTART", (long long)st->n_restart_cut);
+  yajl_gen_map_close(g);
+  gi(g, "offset_mismatches", (long long)st->n_offset_mismatch);
+  {
+    size_t nm, j;
+    const ips_mono_run_t *mr = ips_analysis_mono_runs(a, &nm);
+    gs(g, "mono_runs");
+    yajl_gen_array_open(g);
+    for (j = 0; j < nm; j++) {
+      yajl_gen_map_open(g);
+      gi(g, "run", (long long)mr[j].run + 1);
+      gi(g, "offset_ns", mr[j].offset_ns);
+      gi(g, "offset_bound_ns", mr[j].bound_ns);
+      gi(g, "deliveries", (long long)mr[j].deliveries);
+      yajl_gen_map_close(g);
+    }
+    yajl_gen_array_close(g);
+    if (ips_analysis_mono_runs_over(a))
+      gi(g, "mono_runs_more", (long long)ips_analysis_mono_runs_over(a));
+  }
   gi(g, "other_records", (long long)st->other);
   if (st->cut) /* only a file that starts mid-delivery has them */
     gi(g, "records_cut", (long long)st->cut);
@@ -574,22 +677,10 @@ void report_summary_json(report_out_t *r, const ips_analysis_t *a) {
     yajl_gen_map_close(g);
   }
   yajl_gen_array_close(g);
-  if (ips_analysis_nmarks(a)) {
-    gs(g, "marks");
-    yajl_gen_array_open(g);
-    for (i = 0; i < ips_analysis_nmarks(a); i++) {
-      const ips_mark_stats_t *m = ips_analysis_mark(a, i);
-      yajl_gen_map_open(g);
-      gkv(g, "name", m->name);
-      gi(g, "marks", (long long)m->n_marks);
-      gi(g, "spans", (long long)m->n_spans);
-      gi(g, "span_ns", m->span_ns);
-      gi(g, "span_max_ns", m->span_max_ns);
-      yajl_gen_map_close(g);
-    }
-    yajl_gen_array_close(g);
-    gi(g, "marks_over", (long long)ips_analysis_marks_over(a));
-  }
+  if (r->groups.by == GROUP_METHOD)
+    out_methods(g, &r->groups);
+  if (ips_analysis_nmarks(a))
+    out_mark_names(g, a);
   gs(g, "slowest");
   yajl_gen_array_open(g);
   slow = ips_analysis_slowest(a, &nslow);
@@ -620,4 +711,27 @@ void report_summary_json(report_out_t *r, const ips_analysis_t *a) {
   yajl_gen_map_close(g);
   yajl_gen_map_close(g);
   out_flush(g, r->out, 1);
+}
+
+void report_summary_csv(report_out_t *r, const ips_analysis_t *a) {
+  const ips_totals_t *t = &ips_analysis_stats(a)->all;
+  size_t i, n;
+  const group_t *g = groups_sorted(&r->groups, &n);
+  int64_t max = 0;
+  fprintf(r->out, "%s,deliveries,pipe_ns,worker_ns,kernel_ns,unmatched_ns,"
+                  "total_ns,max_ns\n",
+          r->groups.by == GROUP_METHOD ? "method" : "vat");
+  for (i = 0; i < n; i++) {
+    csv_text(r->out, g[i].name);
+    fprintf(r->out, ",%" PRIu64 ",%" PRId64 ",%" PRId64 ",%" PRId64
+                    ",%" PRId64 ",%" PRId64 ",%" PRId64 "\n",
+            g[i].n, g[i].pipe, g[i].worker, g[i].kernel, g[i].unmatched,
+            g[i].total, g[i].max);
+    if (g[i].max > max)
+      max = g[i].max;
+  }
+  /* "all" is not quoted: no vat or method can be mistaken for it. */
+  fprintf(r->out, "all,%" PRIu64 ",%" PRId64 ",%" PRId64 ",%" PRId64
+                  ",%" PRId64 ",%" PRId64 ",%" PRId64 "\n",
+          t->n, t->pipe, t->worker, t->kernel, t->unmatched, t->total, max);
 }

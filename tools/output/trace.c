@@ -132,27 +132,40 @@ static int lane(trace_t *t, int64_t *cur, int *n, int64_t ts, int pid,
   return l;
 }
 
-static void args_of(yajl_gen g, const ips_delivery_t *d) {
-  gs(g, "args");
-  yajl_gen_map_open(g);
-  gi(g, "crank", d->crank);
+/* What a delivery's details instant carries: everything that differs
+ * from one delivery to the next, kept out of the slices' names and args so
+ * that the slices of one method are one frame to a viewer. */
+static void delivery_args(yajl_gen g, const ips_delivery_t *d) {
+  if (!d->replay)
+    gi(g, "crank", d->crank);
   gs(g, "vat");
   gs(g, d->vat);
   gi(g, "deliveryNum", d->dnum);
+  gs(g, "method");
+  gs(g, d->method);
+  gs(g, "description");
+  gs(g, d->desc);
   gi(g, "pipe_ns", d->pipe);
   gi(g, "worker_ns", d->worker);
   gi(g, "kernel_ns", d->kernel);
   gi(g, "total_ns", d->total);
+  if (d->n_unmatched)
+    gi(g, "unmatched_ns", d->unmatched);
   gi(g, "line", d->line);
   gs(g, "clock");
   gs(g, d->clock == 'm' ? "mono" : "wall");
-  yajl_gen_map_close(g);
 }
 
-/* One B or E event; a delivery's slice carries its args on both, so that
- * viewers that match an E by name and args (speedscope) pair them. */
+static void quake_args(yajl_gen g, const ips_delivery_t *d) {
+  gi(g, "timequake_ns", d->quake_ns);
+  gi(g, "line", d->line);
+}
+
+/* One B or E event.  Slices carry no args: speedscope names a frame by
+ * its name and args together (and pairs an E with its B by both), so any
+ * per-delivery arg would make every delivery a frame of its own. */
 static void be(trace_t *t, char ph, int pid, int tid, const char *name,
-               int64_t ts, const ips_delivery_t *d) {
+               int64_t ts) {
   yajl_gen g = t->g;
   yajl_gen_map_open(g);
   gs(g, "name");
@@ -164,21 +177,21 @@ static void be(trace_t *t, char ph, int pid, int tid, const char *name,
   gi(g, "pid", pid);
   gi(g, "tid", tid);
   gus(g, "ts", ts);
-  if (d)
-    args_of(g, d);
   yajl_gen_map_close(g);
 }
 
-/* A mark of the VM's code (metering v2): an instant on the worker's
- * thread. */
-static void mark_instant(trace_t *t, int pid, int tid, const char *name,
-                         int64_t ts) {
+/* An instant on a thread (a VM's mark, a timequake, a delivery's
+ * details), with args(g, d) when args is not NULL. */
+static void instant(trace_t *t, int pid, int tid, const char *name,
+                    const char *cat, int64_t ts,
+                    void (*args)(yajl_gen, const ips_delivery_t *),
+                    const ips_delivery_t *d) {
   yajl_gen g = t->g;
   yajl_gen_map_open(g);
   gs(g, "name");
   gs(g, name);
   gs(g, "cat");
-  gs(g, "mark");
+  gs(g, cat);
   gs(g, "ph");
   gs(g, "i");
   gs(g, "s");
@@ -186,6 +199,12 @@ static void mark_instant(trace_t *t, int pid, int tid, const char *name,
   gi(g, "pid", pid);
   gi(g, "tid", tid);
   gus(g, "ts", ts);
+  if (args) {
+    gs(g, "args");
+    yajl_gen_map_open(g);
+    args(g, d);
+    yajl_gen_map_close(g);
+  }
   yajl_gen_map_close(g);
 }
 
@@ -228,7 +247,7 @@ static void vm_marks(trace_t *t, const ips_delivery_t *d, size_t seg,
       span_be(t, 'E', pid, tid, open[nopen]->name, end[nopen]);
     }
     if (m->kind != 's') {
-      mark_instant(t, pid, tid, m->name, at);
+      instant(t, pid, tid, m->name, "mark", at, NULL, NULL);
       continue;
     }
     e = at + m->dur;
@@ -270,28 +289,6 @@ static void flow(trace_t *t, char ph, long long id, const char *name, int pid,
   yajl_gen_map_close(g);
 }
 
-static void quake(trace_t *t, int tid, int64_t ts, const ips_delivery_t *d) {
-  yajl_gen g = t->g;
-  yajl_gen_map_open(g);
-  gs(g, "name");
-  gs(g, "timequake");
-  gs(g, "cat");
-  gs(g, CAT);
-  gs(g, "ph");
-  gs(g, "i");
-  gs(g, "s");
-  gs(g, "t");
-  gi(g, "pid", 1);
-  gi(g, "tid", tid);
-  gus(g, "ts", ts);
-  gs(g, "args");
-  yajl_gen_map_open(g);
-  gi(g, "timequake_ns", d->quake_ns);
-  gi(g, "line", d->line);
-  yajl_gen_map_close(g);
-  yajl_gen_map_close(g);
-}
-
 /* x[0..k) as drawn on a track whose last timestamp was from: relative to
  * the origin o, never going back. */
 static void clamp(int64_t *x, const int64_t *src, size_t k, int64_t o,
@@ -316,7 +313,7 @@ void trace_delivery(trace_t *t, const ips_stats_t *st,
   size_t stamped = ips_delivery_stamped_upcalls(d);
   long vi;
   vat_t *v;
-  char name[96 + VAT_NAME_MAX + 32], wait[VAT_NAME_MAX + 16], up[48];
+  char name[96 + VAT_NAME_MAX + 32], wait[VAT_NAME_MAX + 16];
   long long id;
   if (t->oom)
     return;
@@ -348,62 +345,65 @@ void trace_delivery(trace_t *t, const ips_stats_t *st,
   v->wcur[wl] = W[last];
   id = t->flow;
   t->flow += matched ? 2 + 2 * (long long)n : 2;
-  snprintf(name, sizeof name, "%s #%lld %s", d->vat, d->dnum, d->desc);
+  /* Named by vat and method only (the rest is in the details instant), so
+   * that the deliveries of a method add up in a viewer's aggregations. */
+  snprintf(name, sizeof name, "%s %s", d->vat, d->method);
   snprintf(wait, sizeof wait, "awaiting %s", d->vat);
 
   /* The kernel's side: the delivery, and within it what the kernel waits
    * on and each upcall it handles. */
-  be(t, 'B', 1, kt, name, K[0], d);
+  be(t, 'B', 1, kt, name, K[0]);
+  instant(t, 1, kt, "delivery", "delivery", K[0], delivery_args, d);
   if (d->quake)
-    quake(t, kt, K[0], d);
+    instant(t, 1, kt, "timequake", CAT, K[0], quake_args, d);
   for (i = 0; i <= n; i++) {
     if (!matched && i > 0)
       break;
-    be(t, 'B', 1, kt, wait, K[2 * i], NULL);
+    be(t, 'B', 1, kt, wait, K[2 * i]);
     if (i == 0)
       flow(t, 's', id + 1, "send", 1, kt, K[0]);
     else
       flow(t, 's', id + 2 * (long long)i + 1, "reply", 1, kt, K[2 * i]);
-    be(t, 'E', 1, kt, wait, matched ? K[2 * i + 1] : K[last], NULL);
+    be(t, 'E', 1, kt, wait, matched ? K[2 * i + 1] : K[last]);
     if (matched && i < n) {
-      snprintf(up, sizeof up, "upcall %zu", i + 1);
-      be(t, 'B', 1, kt, up, K[2 * i + 1], NULL);
+      be(t, 'B', 1, kt, "upcall", K[2 * i + 1]);
       flow(t, 'f', id + 2 * (long long)i + 2, "upcall", 1, kt, K[2 * i + 1]);
-      be(t, 'E', 1, kt, up, K[2 * i + 2], NULL);
+      be(t, 'E', 1, kt, "upcall", K[2 * i + 2]);
     }
   }
-  be(t, 'B', 1, kt, "result", K[last], NULL);
+  be(t, 'B', 1, kt, "result", K[last]);
   flow(t, 'f', t->flow, "result", 1, kt, K[last]);
-  be(t, 'E', 1, kt, "result", K[last], NULL);
-  be(t, 'E', 1, kt, name, K[last], d);
+  be(t, 'E', 1, kt, "result", K[last]);
+  be(t, 'E', 1, kt, name, K[last]);
 
   /* The worker's side: the delivery, each run, each upcall it waits on. */
-  be(t, 'B', pid, wt, d->desc, W[0], d);
+  be(t, 'B', pid, wt, name, W[0]);
   for (i = 0; i <= n; i++) {
     const char *run = i < stamped ? "run" : "unstamped";
-    be(t, 'B', pid, wt, run, W[2 * i], NULL);
+    be(t, 'B', pid, wt, run, W[2 * i]);
     if (i == 0)
       flow(t, 'f', id + 1, "send", pid, wt, W[0]);
     else if (matched)
       flow(t, 'f', id + 2 * (long long)i + 1, "reply", pid, wt, W[2 * i]);
     if (d->n_marks)
       vm_marks(t, d, i, pid, wt, o, W[2 * i], W[2 * i + 1]);
-    be(t, 'E', pid, wt, run, W[2 * i + 1], NULL);
+    be(t, 'E', pid, wt, run, W[2 * i + 1]);
     if (i < n) {
-      snprintf(up, sizeof up,
-               !matched ? "upcall %zu (unrecorded)"
-               : i < stamped ? "upcall %zu" : "upcall %zu (unstamped)",
-               i + 1);
-      be(t, 'B', pid, wt, up, W[2 * i + 1], NULL);
+      /* Not numbered: upcall 3 of one delivery has nothing in common
+       * with upcall 3 of another, and a number would split the frame. */
+      const char *up = !matched        ? "upcall (unrecorded)"
+                       : i < stamped   ? "upcall"
+                                       : "upcall (unstamped)";
+      be(t, 'B', pid, wt, up, W[2 * i + 1]);
       if (matched)
         flow(t, 's', id + 2 * (long long)i + 2, "upcall", pid, wt, W[2 * i + 1]);
-      be(t, 'E', pid, wt, up, W[2 * i + 2], NULL);
+      be(t, 'E', pid, wt, up, W[2 * i + 2]);
     }
   }
-  be(t, 'B', pid, wt, "result", W[last], NULL);
+  be(t, 'B', pid, wt, "result", W[last]);
   flow(t, 's', t->flow, "result", pid, wt, W[last]);
-  be(t, 'E', pid, wt, "result", W[last], NULL);
-  be(t, 'E', pid, wt, d->desc, W[last], d);
+  be(t, 'E', pid, wt, "result", W[last]);
+  be(t, 'E', pid, wt, name, W[last]);
   out_flush(t->g, t->out, 0);
 done:
   if (K != kbuf)

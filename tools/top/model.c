@@ -114,8 +114,7 @@ static void on_lost(void *arg, uint64_t n) {
   p->in_delivery = 0;
 }
 
-/* "<digits>.ring" only: temporary files and anything else are not rings. */
-static long ring_pid(const char *name) {
+long top_ring_pid(const char *name) {
   long pid = 0;
   const char *s = name;
   for (; *s >= '0' && *s <= '9'; s++) {
@@ -126,12 +125,27 @@ static long ring_pid(const char *name) {
   return pid;
 }
 
+void top_follow_pids(top_t *t, const long *pids, size_t n) {
+  if (n > TOP_MAX_PIDS)
+    n = TOP_MAX_PIDS;
+  memcpy(t->pids, pids, n * sizeof *pids);
+  t->npids = n;
+}
+
+static int listed(const long *l, size_t n, long pid) {
+  size_t i;
+  for (i = 0; i < n; i++)
+    if (l[i] == pid) return 1;
+  return 0;
+}
+
 static void add_proc(top_t *t, const char *name, long pid) {
   top_proc_t *p;
   char msg[256];
   size_t i;
   for (i = 0; i < t->nprocs; i++)
     if (t->procs[i]->pid == pid) return;
+  if (listed(t->ignored, t->nignored, pid)) return;
   if (t->nprocs == TOP_MAX_PROCS) {
     t->skipped++;
     return;
@@ -141,10 +155,24 @@ static void add_proc(top_t *t, const char *name, long pid) {
   p->pid = pid;
   p->top = t;
   snprintf(p->path, sizeof p->path, "%s/%s", t->dir, name);
-  if (ips_ring_reader_open(&p->reader, p->path, msg, sizeof msg) != 0)
+  if (ips_ring_reader_open(&p->reader, p->path, msg, sizeof msg) != 0) {
     snprintf(p->error, sizeof p->error, "%s", msg);
-  else
+  } else {
     (void)ips_ring_reader_info(p->reader, &p->info); /* the role, first */
+    p->ppid = p->info.ppid;
+    /* Once, here: a pid used again is told by the mappings, which cost
+     * a read of /proc per ring. */
+    p->gone = p->info.alive && top_writer_dead(p->path, pid);
+  }
+  /* Only the runs asked for: the ring of a listed process, or of a child
+   * of one.  A ring that cannot be read is shown only if it is listed. */
+  if (t->npids && !listed(t->pids, t->npids, pid) &&
+      (!p->reader || !listed(t->pids, t->npids, p->ppid))) {
+    ips_ring_reader_close(p->reader);
+    free(p);
+    if (t->nignored < TOP_MAX_IGNORED) t->ignored[t->nignored++] = pid;
+    return;
+  }
   t->procs[t->nprocs++] = p;
 }
 
@@ -161,7 +189,7 @@ int top_refresh(top_t *t, char *msg, size_t size) {
   t->skipped = 0;
   t->more = 0;
   while ((e = readdir(d)) != NULL) {
-    long pid = ring_pid(e->d_name);
+    long pid = top_ring_pid(e->d_name);
     if (pid > 0) add_proc(t, e->d_name, pid);
   }
   closedir(d);
@@ -225,4 +253,55 @@ void top_stats(const top_proc_t *p, int64_t now_ns, int64_t window_ns,
   /* Nearest rank. */
   s->p50_ns = totals[(s->n * 50 + 99) / 100 - 1];
   s->p99_ns = totals[(s->n * 99 + 99) / 100 - 1];
+}
+
+long top_run(const top_proc_t *p) {
+  if (!p->reader && p->error[0]) return 0;
+  if (p->info.role == IPS_RING_ROLE_PARENT || p->ppid <= 0) return p->pid;
+  return p->ppid;
+}
+
+typedef struct {
+  const top_proc_t *p;
+  long run;
+  int64_t busy, run_busy;
+  int parent;
+} order_t;
+
+static int by_order(const void *x, const void *y) {
+  const order_t *a = x, *b = y;
+  if (a->run_busy != b->run_busy) return a->run_busy > b->run_busy ? -1 : 1;
+  if (a->run != b->run) return a->run < b->run ? -1 : 1;
+  if (a->parent != b->parent) return a->parent ? -1 : 1;
+  if (a->busy != b->busy) return a->busy > b->busy ? -1 : 1;
+  return a->p->pid < b->p->pid ? -1 : a->p->pid > b->p->pid;
+}
+
+size_t top_order(const top_t *t, int64_t now_ns, int64_t window_ns,
+                 const top_proc_t **out) {
+  order_t o[TOP_MAX_PROCS];
+  size_t i, j, n = t->nprocs;
+  for (i = 0; i < n; i++) {
+    top_stats_t s;
+    top_stats(t->procs[i], now_ns, window_ns, &s);
+    o[i].p = t->procs[i];
+    o[i].run = top_run(t->procs[i]);
+    o[i].busy = s.total_ns;
+    o[i].parent = t->procs[i]->info.role == IPS_RING_ROLE_PARENT;
+  }
+  /* A run is as busy as its parent when it has one (its attributions are
+   * every delivery of the run), else as its workers together. */
+  for (i = 0; i < n; i++) {
+    int64_t sum = 0, parent = -1;
+    for (j = 0; j < n; j++) {
+      if (o[j].run != o[i].run) continue;
+      if (o[j].parent) parent = o[j].busy;
+      else sum += o[j].busy;
+    }
+    /* Rings that cannot be followed go last, together. */
+    o[i].run_busy = o[i].run == 0 ? -1 : parent >= 0 ? parent : sum;
+  }
+  qsort(o, n, sizeof o[0], by_order);
+  for (i = 0; i < n; i++) out[i] = o[i].p;
+  return n;
 }

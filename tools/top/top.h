@@ -6,6 +6,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "ipcstamp-ring-read.h"
 
@@ -28,6 +29,8 @@ typedef struct top_proc_s {
   struct top_s *top;          /* the watch it belongs to */
   char path[4400];
   long pid;
+  long ppid;                  /* its parent when it opened the ring; 0 */
+  int gone;                   /* its pid is another process's now */
   ips_ring_reader_t *reader;  /* owned; NULL after a failure */
   char error[256];            /* why the ring cannot be followed */
   ips_ring_info_t info;       /* as of the last poll */
@@ -49,8 +52,16 @@ typedef struct top_proc_s {
   int more, hold;
 } top_proc_t;
 
+/* Processes a watch may be limited to, and rings left out by it. */
+#define TOP_MAX_PIDS 64
+#define TOP_MAX_IGNORED 4096
+
 typedef struct top_s {
   char dir[4096];
+  long pids[TOP_MAX_PIDS];           /* only these runs; npids 0: all */
+  size_t npids;
+  long ignored[TOP_MAX_IGNORED];     /* rings not of those runs */
+  size_t nignored;
   top_proc_t *procs[TOP_MAX_PROCS];  /* owned */
   size_t nprocs;
   size_t skipped;                    /* rings beyond TOP_MAX_PROCS */
@@ -71,6 +82,10 @@ typedef struct top_s {
 void top_init(top_t *t, const char *dir);
 void top_free(top_t *t);
 
+/* Follow only the rings of these processes and of their children (a
+ * run's parent names the run); n 0: every ring. */
+void top_follow_pids(top_t *t, const long *pids, size_t n);
+
 /* Find new rings in the directory and poll every ring.  Returns 0, or
  * -errno when the directory cannot be read (a message in msg). */
 int top_refresh(top_t *t, char *msg, size_t size);
@@ -86,5 +101,33 @@ typedef struct top_stats_s {
 } top_stats_t;
 void top_stats(const top_proc_t *p, int64_t now_ns, int64_t window_ns,
                top_stats_t *s);
+
+/* The run a process belongs to: a parent's own pid, a worker's parent's
+ * (its kernel), or its own when that is unknown; 0 for a ring that cannot
+ * be followed. */
+long top_run(const top_proc_t *p);
+
+/* The processes in the order the view shows them: grouped by run, the
+ * busiest run first (the most time in deliveries that finished in the
+ * last window_ns), within a run its parent, then the busiest first; ties
+ * by pid.  Rings that cannot be followed come last.  out gets t->nprocs pointers.  Returns out's count. */
+size_t top_order(const top_t *t, int64_t now_ns, int64_t window_ns,
+                 const top_proc_t **out);
+
+/* The pid of a ring's file name, "<digits>.ring" only (temporary files
+ * and anything else are not rings); -1 otherwise. */
+long top_ring_pid(const char *name);
+
+/* Whether the ring's writer is dead: no process has its pid, or the one
+ * that has it now does not map the ring (the pid was used again).  When
+ * that cannot be told (/proc unreadable), the writer counts as alive. */
+int top_writer_dead(const char *path, long pid);
+
+/* `top --clean`: removes from dir each file "<pid>.ring" that opens as a
+ * ring of that pid and whose writer is dead, and says each on out.
+ * *removed and *kept count them.  Returns 0, or -errno when the directory
+ * cannot be read or a ring not removed (msg says which). */
+int top_clean(const char *dir, FILE *out, size_t *removed, size_t *kept,
+              char *msg, size_t size);
 
 #endif

@@ -19,6 +19,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { closeKernel } from './host.mjs';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const self = fileURLToPath(import.meta.url);
@@ -159,11 +160,7 @@ try {
       fail(`round ${n} ${status}: ${JSON.stringify(controller.kpResolution(kpid))}`);
     }
   }
-  await controller.shutdown();
-  hostStorage.commit();
-  await hostStorage.close();
-  await slogSender.forceFlush();
-  await slogSender.shutdown();
+  await closeKernel({ controller, hostStorage, slogSender });
 } catch (err) {
   fail(err && err.stack ? err.stack : String(err));
 }

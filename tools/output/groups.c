@@ -1,0 +1,120 @@
+/* groups.c — the report's deliveries summed by a key (`--by vat` or
+ * `--by method`), for the summary's table in every format.  At most
+ * GROUPS_MAX keys are kept (a hostile file may name a million methods);
+ * the deliveries of the others are counted in `over`. */
+#include "config.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "output.h"
+
+/* FNV-1a: keys are short. */
+static size_t hash(const char *s) {
+  size_t h = 1469598103934665603ull;
+  while (*s)
+    h = (h ^ (unsigned char)*s++) * 1099511628211ull;
+  return h;
+}
+
+/* Sums saturate rather than wrap: a group's sum is a part of the
+ * analysis's checked total, but with signed parts (wall clocks) a part
+ * may be larger than the whole. */
+static void add(int64_t *sum, int64_t v) {
+  if (__builtin_add_overflow(*sum, v, sum))
+    *sum = v > 0 ? INT64_MAX : INT64_MIN;
+}
+
+void groups_init(groups_t *g, int by) {
+  memset(g, 0, sizeof *g);
+  g->by = by;
+}
+
+/* The group of key, made if there is room; NULL when there is none. */
+static group_t *find(groups_t *g, const char *key) {
+  size_t i, m;
+  if (g->hcap == 0 || 2 * (g->n + 1) > g->hcap) {
+    size_t nh = g->hcap ? 2 * g->hcap : 64, j;
+    size_t *h;
+    group_t *ng;
+    if (g->n == GROUPS_MAX)
+      goto look; /* full: only existing keys are found */
+    h = calloc(nh, sizeof *h);
+    ng = realloc(g->g, (nh / 2) * sizeof *ng);
+    if (!h || !ng) {
+      free(h);
+      if (ng)
+        g->g = ng;
+      return NULL;
+    }
+    g->g = ng;
+    for (j = 0; j < g->n; j++) {
+      i = hash(g->g[j].name) & (nh - 1);
+      while (h[i])
+        i = (i + 1) & (nh - 1);
+      h[i] = j + 1;
+    }
+    free(g->hash);
+    g->hash = h;
+    g->hcap = nh;
+  }
+look:
+  m = g->hcap - 1;
+  for (i = hash(key) & m; g->hash[i]; i = (i + 1) & m)
+    if (!strcmp(g->g[g->hash[i] - 1].name, key))
+      return &g->g[g->hash[i] - 1];
+  if (g->n == GROUPS_MAX || 2 * (g->n + 1) > g->hcap)
+    return NULL;
+  memset(&g->g[g->n], 0, sizeof g->g[g->n]);
+  if (!(g->g[g->n].name = strdup(key)))
+    return NULL;
+  g->hash[i] = ++g->n;
+  return &g->g[g->n - 1];
+}
+
+void groups_add(groups_t *g, const ips_delivery_t *d) {
+  group_t *e = find(g, g->by == GROUP_METHOD ? d->method : d->vat);
+  if (!e) {
+    g->over++;
+    return;
+  }
+  e->n++;
+  add(&e->pipe, d->pipe);
+  add(&e->worker, d->worker);
+  add(&e->kernel, d->kernel);
+  add(&e->unmatched, d->unmatched);
+  add(&e->total, d->total);
+  if (e->n == 1 || d->total > e->max)
+    e->max = d->total;
+}
+
+static int busiest(const void *x, const void *y) {
+  const group_t *a = x, *b = y;
+  return a->total > b->total ? -1 : a->total < b->total;
+}
+
+const group_t *groups_sorted(groups_t *g, size_t *n) {
+  size_t i;
+  if (g->n)
+    qsort(g->g, g->n, sizeof *g->g, busiest);
+  /* The hash holds indices: remake it for the new order. */
+  if (g->hash)
+    memset(g->hash, 0, g->hcap * sizeof *g->hash);
+  for (i = 0; i < g->n; i++) {
+    size_t j = hash(g->g[i].name) & (g->hcap - 1);
+    while (g->hash[j])
+      j = (j + 1) & (g->hcap - 1);
+    g->hash[j] = i + 1;
+  }
+  *n = g->n;
+  return g->g;
+}
+
+void groups_free(groups_t *g) {
+  size_t i;
+  for (i = 0; i < g->n; i++)
+    free(g->g[i].name);
+  free(g->g);
+  free(g->hash);
+  memset(g, 0, sizeof *g);
+}

@@ -1,0 +1,155 @@
+/* hooks.c — ipcstamp's stamps inside Agoric's xsnap-worker (docs/xsnap.md).
+ *
+ * xsnap keeps its own reader, writer, error messages and exit codes: the
+ * calls of ipcstamp-xs.h only read clocks and, in ips_xs_okay(), add one
+ * member to the metering JSON of a '.' reply.  So the VM computes exactly
+ * what the vanilla worker computes (tests/interop/xs-consensus.test).  The
+ * stamps go through libipcstamp-worker in its IPS_WORKER_HOST_IO mode. */
+#include "config.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ipcstamp-worker.h"
+#include "ipcstamp-xs.h"
+
+static const char name[] = "ipcstamp-worker-xs";
+/* Defined by dev.c in ipcstamp-worker-xs-dev only; absent (NULL) here. */
+extern const char ips_xs_dev[] __attribute__((weak));
+static void dev_command(void);
+/* How `ipcstamp xsnap status|install` tells this binary from xsnap's. */
+__attribute__((used)) static const char marker[] =
+    "ipcstamp-worker-xs: xsnap-worker with ipcstamp " PACKAGE_VERSION "'s stamps";
+
+static ips_worker_t w;
+static int active;   /* the library is set up and stamping */
+static char *out;    /* the spliced prefix, grown to the largest needed */
+static size_t out_cap;
+
+void ips_xs_start(void) {
+  ips_worker_options_t o;
+  char msg[256];
+  int rc;
+
+  ips_worker_options_init(&o);
+  o.name = name;
+  rc = ips_worker_options_env(&o, msg, sizeof msg);
+  if (rc != 0) {
+    fprintf(stderr, "%s: %s; running without ipcstamp's stamps\n", name, msg);
+    return;
+  }
+  if (o.flags & IPS_WORKER_NO_STAMPS) return;
+  o.flags |= IPS_WORKER_HOST_IO;
+  rc = ips_worker_init(&w, &o);
+  if (rc != 0) {
+    fprintf(stderr, "%s: %s; running without ipcstamp's stamps\n", name,
+            ips_worker_message(&w)[0] ? ips_worker_message(&w)
+                                      : ips_strerror(rc));
+    return;
+  }
+  active = 1;
+  if (ips_xs_dev)
+    fprintf(stderr, "%s\n", ips_xs_dev);
+}
+
+/* A clock that cannot be read stops the stamps, never the worker. */
+static void check(int rc) {
+  if (rc < 0 && ips_worker_failed(&w)) active = 0;
+}
+
+void ips_xs_command(char tag) {
+  if (!active) return;
+  if (strchr("?esmw", tag) && tag != '\0') {
+    check(ips_worker_begin(&w, tag));
+    if (ips_xs_dev) dev_command();
+  } else
+    ips_worker_abandon(&w);
+}
+
+void ips_xs_stamp(char kind) {
+  if (active) check(ips_worker_stamp(&w, kind));
+}
+
+char *ips_xs_okay(char *prefix) {
+  const char *json;
+  size_t plen, jlen, need;
+
+  if (!active) return prefix;
+  check(ips_worker_end(&w, NULL, &json, &jlen));
+  if (!active || json == NULL) return prefix;
+  plen = strlen(prefix);
+  /* xsnap's prefix is ".{...}" + 0x01; anything else is left alone. */
+  if (plen < 3 || prefix[0] != '.' || prefix[plen - 2] != '}' ||
+      prefix[plen - 1] != '\x01')
+    return prefix;
+  need = plen + 1 + jlen + 1;
+  if (need > out_cap) {
+    char *p = realloc(out, need);
+    if (p == NULL) return prefix; /* the stamps are lost, not the reply */
+    out = p;
+    out_cap = need;
+  }
+  memcpy(out, prefix, plen - 2);
+  out[plen - 2] = ',';
+  memcpy(out + plen - 1, json, jlen);
+  memcpy(out + plen - 1 + jlen, "}\x01", 3);
+  return out;
+}
+
+void ips_xs_span(const char *span, int begin) {
+  if (active) check(ips_worker_mark_n(&w, begin ? 'b' : 'e', span, strlen(span)));
+}
+
+/* ---- ipcstamp-worker-xs-dev only (dev.c defines ips_xs_dev) -------------
+ * The marks of this command by name, for measure(); and the command's start.
+ * In the chain build ips_xs_dev is absent and none of this runs. */
+#define DEV_MARKS 256
+static struct {
+  char name[256];
+  ips_stamp_t at;
+} dev_marks[DEV_MARKS];
+static unsigned dev_n;
+static ips_stamp_t dev_start;
+
+static void dev_command(void) {
+  dev_n = 0;
+  if (ips_clock_read(&dev_start) != 0) active = 0;
+}
+
+void ips_xs_mark(const char *mark) {
+  ips_stamp_t s;
+  size_t len = strlen(mark);
+  if (!active || len == 0 || len > 255) return;
+  if (ips_clock_read(&s) != 0) {
+    active = 0;
+    return;
+  }
+  check(ips_worker_mark_at(&w, 'm', mark, len, &s));
+  if (dev_n < DEV_MARKS) {
+    memcpy(dev_marks[dev_n].name, mark, len + 1);
+    dev_marks[dev_n++].at = s;
+  }
+}
+
+/* The latest mark named name in this command, into *s. */
+static int find_mark(const char *mark, ips_stamp_t *s) {
+  unsigned i;
+  for (i = dev_n; i-- > 0;)
+    if (strcmp(dev_marks[i].name, mark) == 0) {
+      *s = dev_marks[i].at;
+      return 1;
+    }
+  return 0;
+}
+
+int ips_xs_measure(const char *span, const char *start, const char *end) {
+  ips_stamp_t s0 = dev_start, s1;
+  size_t len = strlen(span);
+  if (!active || len == 0 || len > 255) return 0;
+  if (start && !find_mark(start, &s0)) return 1;
+  if (end ? !find_mark(end, &s1) : ips_clock_read(&s1) != 0) return 2;
+  check(ips_worker_mark_at(&w, 'b', span, len, &s0));
+  check(ips_worker_mark_at(&w, 'e', span, len, &s1));
+  return 0;
+}

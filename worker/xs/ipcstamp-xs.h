@@ -1,0 +1,41 @@
+/* ipcstamp-xs.h — the calls ipcstamp's build inserts into a copy of
+ * Agoric's xsnap-worker sources (docs/xsnap.md).  This header is ours; it
+ * is copied beside the user's xsnap sources at build time and included by
+ * the two files the build changes (hooks.list says where).  Plain C with no
+ * dependencies, so that it changes nothing else in those files. */
+#ifndef IPCSTAMP_XS_H
+#define IPCSTAMP_XS_H
+
+/* Once, before the command loop: read the IPCSTAMP_* environment and set
+ * up the stamp table (and the live ring when asked for).  A bad setting is
+ * a warning on stderr and the worker runs without stamps: nothing here may
+ * change what the worker computes or how it exits. */
+void ips_xs_start(void);
+
+/* A command's first byte (its tag) has been read, with the rest of it:
+ * stamps 'd' for the commands answered with metering ('?', 'e', 's', 'm',
+ * 'w'). */
+void ips_xs_command(char tag);
+
+/* 'u' just before an upcall is written, 'r' just after its reply is read. */
+void ips_xs_stamp(char kind);
+
+/* The '.' reply's prefix as xsnap formatted it (".{...}\1"): returns it
+ * with ipcstamp's member spliced in before its closing brace, after
+ * stamping 'e' — or the prefix itself, unchanged, when stamps are off or
+ * anything is amiss.  The result is valid until the next call. */
+char *ips_xs_okay(char *prefix);
+
+/* A span around work the C code does (the command, the promise jobs, a
+ * garbage collection, a snapshot write): begin 1 opens it, 0 closes it.
+ * Outside a command, or with stamps off, nothing is recorded. */
+void ips_xs_span(const char *name, int begin);
+
+/* ipcstamp-worker-xs-dev only (dev.c): performance.mark(name), and
+ * performance.measure(name, start, end) from the latest mark named start
+ * (NULL: the command's start) to the latest named end (NULL: now).
+ * Returns 0, or 1 / 2 when start / end names no mark of this command. */
+void ips_xs_mark(const char *name);
+int ips_xs_measure(const char *name, const char *start, const char *end);
+
+#endif
