@@ -397,6 +397,7 @@ START_TEST(metrics_buckets_and_bound) {
   ck_assert_ptr_nonnull(m);
   delivery(&d, "v1", 1);
   d.desc = "go";
+  d.method = "go";
   d.total = 256;
   d.pipe = 1;
   d.worker = 2;
@@ -424,7 +425,7 @@ START_TEST(metrics_buckets_and_bound) {
   /* past OTEL_MAX_SERIES: kept, in a series without the method */
   for (i = 0; i < OTEL_MAX_SERIES + 10; i++) {
     snprintf(vat, sizeof vat, "m%zu", i); /* a method per delivery */
-    d.desc = vat;
+    d.desc = d.method = vat;
     otel_metrics_add(m, &d, "message", 2000);
   }
   body = otel_metrics_request(m, "", NULL, 500, &len, &points);
