@@ -47,6 +47,46 @@ static yajl_val attr(yajl_val span, const char *key) {
   return NULL;
 }
 
+/* Every span of a request, with the ipcstamp.process of its resource
+ * ("kernel" or "worker"): at most max. */
+static size_t collect(yajl_val req, yajl_val *spans, const char **proc,
+                      size_t max) {
+  const char *p[] = {"resourceSpans", NULL};
+  yajl_val rs = yajl_tree_get(req, p, yajl_t_array);
+  size_t i, j, k, n = 0;
+  ck_assert_ptr_nonnull(rs);
+  for (i = 0; i < YAJL_GET_ARRAY(rs)->len; i++) {
+    yajl_val g = YAJL_GET_ARRAY(rs)->values[i];
+    yajl_val a = at(at(g, "resource"), "attributes"), ss, sp;
+    const char *who = NULL;
+    for (j = 0; j < YAJL_GET_ARRAY(a)->len; j++) {
+      yajl_val kv = YAJL_GET_ARRAY(a)->values[j];
+      if (!strcmp(str_at(kv, "key", NULL), "ipcstamp.process"))
+        who = str_at(kv, "value", "stringValue");
+    }
+    ck_assert_ptr_nonnull(who);
+    ss = at(g, "scopeSpans");
+    for (j = 0; j < YAJL_GET_ARRAY(ss)->len; j++) {
+      sp = at(YAJL_GET_ARRAY(ss)->values[j], "spans");
+      for (k = 0; k < YAJL_GET_ARRAY(sp)->len; k++) {
+        ck_assert_uint_lt(n, max);
+        spans[n] = YAJL_GET_ARRAY(sp)->values[k];
+        proc[n++] = who;
+      }
+    }
+  }
+  return n;
+}
+
+/* The span of id hex among n, or -1. */
+static long span_by_id(yajl_val *spans, size_t n, const char *hex) {
+  size_t i;
+  for (i = 0; i < n; i++)
+    if (!strcmp(str_at(spans[i], "spanId", NULL), hex))
+      return (long)i;
+  return -1;
+}
+
 /* A delivery with two upcalls: D=1000 d=1010 u1=1050 U1=1053 R1=1073
  * r1=1075 u2=1095 U2=1097 R2=1107 r2=1110 e=1150 E=1154 (ns, monotime). */
 static int64_t P2[] = {1000, 1053, 1073, 1097, 1107, 1154};
@@ -99,92 +139,130 @@ END_TEST
 
 /* The request parses as JSON; its spans are a root and one child per
  * segment, laid end to end, on the wall clock placed from the first
- * record. */
+ * record; the root named by its kind with the slog's fields under Agoric's
+ * converter's keys and a link to its cause, in the kernel's resource with
+ * every segment but the worker's. */
 START_TEST(request_tree_and_times) {
-  ips_delivery_t d;
+  ips_delivery_t d, cd;
   ips_stats_t st;
   otel_ids_t ids;
   otlp_req_t r;
-  yajl_val root, spans, sp;
-  const char *body, *rs[] = {"resourceSpans", NULL};
-  char *res, errbuf[200], rootid[17], tid[33];
+  otel_deliver_facts_t f;
+  yajl_val root, all[32], sp, links, ln;
+  const char *body, *proc[32];
+  char *res, errbuf[200], rootid[17], tid[33], hex[33];
   size_t len, i, n;
+  long k;
   int64_t t, base = 1700000000123456789LL + (1000 - 500);
   uint8_t b16[16], b8[8];
   static const char *names[] = {
-      "pipe \xe2\x86\x92worker", "worker", "pipe \xe2\x86\x92kernel",
-      "kernel syscall", "pipe \xe2\x86\x92worker", "worker",
-      "pipe \xe2\x86\x92kernel", "kernel syscall", "pipe \xe2\x86\x92worker",
-      "worker", "pipe \xe2\x86\x92kernel"};
+      "pipe-send",   "worker",         "pipe-upcall", "kernel-syscall",
+      "pipe-reply",  "worker",         "pipe-upcall", "kernel-syscall",
+      "pipe-reply",  "worker",         "pipe-result"};
   static const int64_t lens[] = {10, 40, 3, 20, 2, 20, 2, 10, 3, 40, 4};
 
   delivery(&d, "v3", 12);
   stats(&st);
   otel_ids_init(&ids, &st);
+  memset(&f, 0, sizeof f);
+  strcpy(f.kind, "message");
+  f.n = 1;
+  strcpy(f.c[0].vat, "v1");
+  f.c[0].crank = 4;
+  f.c[0].dnum = 2;
+  f.c[0].line = 17;
+  f.c[0].why = 's';
+  strcpy(f.c[0].kpid, "kp40");
   res = otlp_resource("svc \"x\"", "host1", "run.slog", NULL);
   ck_assert_ptr_nonnull(res);
   ck_assert_int_eq(otlp_req_init(&r, res), 0);
-  otlp_req_delivery(&r, &ids, &st, &d);
+  otlp_req_delivery(&r, &ids, &st, &d, &f);
   ck_assert_uint_eq(r.nspans, 12);
   body = otlp_req_end(&r, &len);
   ck_assert_ptr_nonnull(body);
   ck_assert_uint_eq(strlen(body), len);
   root = yajl_tree_parse(body, errbuf, sizeof errbuf);
   ck_assert_msg(root, "not JSON: %s: %s", errbuf, body);
-  sp = yajl_tree_get(root, rs, yajl_t_array);
-  ck_assert_ptr_nonnull(sp);
-  sp = YAJL_GET_ARRAY(sp)->values[0];
   {
-    const char *p[] = {"resource", "attributes", NULL};
-    yajl_val a = yajl_tree_get(sp, p, yajl_t_array);
+    const char *p[] = {"resourceSpans", NULL};
+    yajl_val a = at(at(YAJL_GET_ARRAY(yajl_tree_get(root, p, yajl_t_array))
+                          ->values[0], "resource"), "attributes");
     yajl_val v = YAJL_GET_ARRAY(a)->values[0];
     ck_assert_str_eq(str_at(v, "key", NULL), "service.name");
     ck_assert_str_eq(str_at(v, "value", "stringValue"), "svc \"x\"");
   }
-  {
-    const char *p[] = {"scopeSpans", NULL};
-    yajl_val ss = yajl_tree_get(sp, p, yajl_t_array);
-    spans = at(YAJL_GET_ARRAY(ss)->values[0], "spans");
-  }
-  n = YAJL_GET_ARRAY(spans)->len;
+  n = collect(root, all, proc, 32);
   ck_assert_uint_eq(n, 12);
 
-  sp = YAJL_GET_ARRAY(spans)->values[0];
   otel_trace_id(&ids, &d, b16);
   otlp_hex(tid, b16, 16);
   otel_span_id(&ids, &d, 0, b8);
   otlp_hex(rootid, b8, 8);
+  k = span_by_id(all, n, rootid);
+  ck_assert_int_ge(k, 0);
+  sp = all[k];
+  ck_assert_str_eq(proc[k], "kernel");
   ck_assert_str_eq(str_at(sp, "traceId", NULL), tid);
-  ck_assert_str_eq(str_at(sp, "spanId", NULL), rootid);
   ck_assert_ptr_null(at(sp, "parentSpanId"));
-  ck_assert_str_eq(str_at(sp, "name", NULL), "deliver v3 #7");
+  ck_assert_str_eq(str_at(sp, "name", NULL), "deliver-message");
   ck_assert_int_eq(YAJL_GET_INTEGER(at(sp, "kind")), 3);
   ck_assert_int_eq(ns_at(sp, "startTimeUnixNano"), base);
   ck_assert_int_eq(ns_at(sp, "endTimeUnixNano"), base + 154);
-  ck_assert_str_eq(str_at(attr(sp, "ipcstamp.crank"), "intValue", NULL), "12");
+  ck_assert_str_eq(str_at(attr(sp, "agoric.crankNum"), "intValue", NULL),
+                   "12");
+  ck_assert_str_eq(str_at(attr(sp, "agoric.vatID"), "stringValue", NULL),
+                   "v3");
+  ck_assert_str_eq(str_at(attr(sp, "agoric.deliveryNum"), "intValue", NULL),
+                   "7");
+  ck_assert_str_eq(str_at(attr(sp, "agoric.delivery"), "stringValue", NULL),
+                   "message");
   ck_assert_str_eq(str_at(attr(sp, "ipcstamp.description"), "stringValue",
                           NULL), "say \"hi\"\\\n\x01");
   ck_assert_str_eq(str_at(attr(sp, "ipcstamp.kernel_ns"), "intValue", NULL),
                    "30");
-  ck_assert(YAJL_IS_FALSE(at(attr(sp, "ipcstamp.replay"), "boolValue")));
+  ck_assert_ptr_null(attr(sp, "ipcstamp.total_ns")); /* the span's length */
+  ck_assert(YAJL_IS_FALSE(at(attr(sp, "agoric.replay"), "boolValue")));
   ck_assert_ptr_null(attr(sp, "ipcstamp.marks_dropped"));
   ck_assert_ptr_null(attr(sp, "ipcstamp.marks_unbalanced"));
   ck_assert_int_eq(YAJL_GET_INTEGER(at(at(sp, "status"), "code")), 0);
+  /* the link: the cause's root span, in its own trace */
+  links = at(sp, "links");
+  ck_assert(links && YAJL_IS_ARRAY(links) && YAJL_GET_ARRAY(links)->len == 1);
+  ln = YAJL_GET_ARRAY(links)->values[0];
+  memset(&cd, 0, sizeof cd);
+  cd.vat = "v1";
+  cd.crank = 4;
+  cd.dnum = 2;
+  cd.line = 17;
+  otel_trace_id(&ids, &cd, b16);
+  otlp_hex(hex, b16, 16);
+  ck_assert_str_eq(str_at(ln, "traceId", NULL), hex);
+  otel_span_id(&ids, &cd, 0, b8);
+  otlp_hex(hex, b8, 8);
+  ck_assert_str_eq(str_at(ln, "spanId", NULL), hex);
+  ck_assert_str_eq(str_at(attr(ln, "ipcstamp.cause"), "stringValue", NULL),
+                   "send");
+  ck_assert_str_eq(str_at(attr(ln, "agoric.kpid"), "stringValue", NULL),
+                   "kp40");
 
   t = base;
-  for (i = 1; i < n; i++) {
+  for (i = 1; i < 12; i++) {
     char sid[17];
-    sp = YAJL_GET_ARRAY(spans)->values[i];
     otel_span_id(&ids, &d, i, b8);
     otlp_hex(sid, b8, 8);
-    ck_assert_str_eq(str_at(sp, "traceId", NULL), tid);
-    ck_assert_str_eq(str_at(sp, "spanId", NULL), sid);
     ck_assert_str_ne(sid, rootid);
+    k = span_by_id(all, n, sid);
+    ck_assert_int_ge(k, 0);
+    sp = all[k];
+    ck_assert_str_eq(proc[k], strcmp(names[i - 1], "worker") ? "kernel"
+                                                              : "worker");
+    ck_assert_str_eq(str_at(sp, "traceId", NULL), tid);
     ck_assert_str_eq(str_at(sp, "parentSpanId", NULL), rootid);
     ck_assert_str_eq(str_at(sp, "name", NULL), names[i - 1]);
     ck_assert_int_eq(YAJL_GET_INTEGER(at(sp, "kind")), 1);
     ck_assert_int_eq(ns_at(sp, "startTimeUnixNano"), t);
     ck_assert_int_eq(ns_at(sp, "endTimeUnixNano"), t + lens[i - 1]);
+    ck_assert_ptr_null(attr(sp, "ipcstamp.duration_ns"));
     t += lens[i - 1];
   }
   ck_assert_int_eq(t, base + 154); /* the children fill the root exactly */
@@ -230,39 +308,213 @@ START_TEST(run_delay_attributes) {
   otel_ids_init(&ids, &st);
   res = otlp_resource("svc", "host1", "run.slog", NULL);
   ck_assert_int_eq(otlp_req_init(&r, res), 0);
-  otlp_req_delivery(&r, &ids, &st, &d);
+  otlp_req_delivery(&r, &ids, &st, &d, NULL);
   body = otlp_req_end(&r, &len);
   root = yajl_tree_parse(body, errbuf, sizeof errbuf);
   ck_assert_msg(root, "not JSON: %s", errbuf);
-  sp = YAJL_GET_ARRAY(yajl_tree_get(root, p, yajl_t_array))->values[0];
+  /* The spans sit under two resources (kernel and worker): each is found
+   * by what it is, the root by its pipe split, a segment by its index. */
   {
-    const char *q[] = {"scopeSpans", NULL};
-    yajl_val ss = yajl_tree_get(sp, q, yajl_t_array);
-    spans = at(YAJL_GET_ARRAY(ss)->values[0], "spans");
-  }
-  sp = YAJL_GET_ARRAY(spans)->values[0];
-  ck_assert_str_eq(str_at(attr(sp, "ipcstamp.pipe_wait_ns"), "intValue", NULL),
-                   "17");
-  ck_assert_str_eq(str_at(attr(sp, "ipcstamp.pipe_transit_ns"), "intValue",
-                          NULL), "5");
-  ck_assert_str_eq(str_at(attr(sp, "ipcstamp.pipe_unsplit_ns"), "intValue",
-                          NULL), "2");
-  for (i = 1; i < YAJL_GET_ARRAY(spans)->len; i++) {
-    yajl_val w;
-    sp = YAJL_GET_ARRAY(spans)->values[i];
-    w = attr(sp, "ipcstamp.wait_ns");
-    if (!want_wait[i - 1]) {
-      ck_assert_msg(w == NULL, "segment %zu has a wait", i - 1);
-      ck_assert_ptr_null(attr(sp, "ipcstamp.transit_ns"));
-      continue;
+    yajl_val rs = yajl_tree_get(root, p, yajl_t_array);
+    size_t ri, seen = 0, roots = 0;
+    for (ri = 0; ri < YAJL_GET_ARRAY(rs)->len; ri++) {
+      const char *q[] = {"scopeSpans", NULL};
+      yajl_val ss = yajl_tree_get(YAJL_GET_ARRAY(rs)->values[ri], q,
+                                  yajl_t_array);
+      spans = at(YAJL_GET_ARRAY(ss)->values[0], "spans");
+      for (i = 0; i < YAJL_GET_ARRAY(spans)->len; i++) {
+        yajl_val w, ix;
+        size_t k;
+        sp = YAJL_GET_ARRAY(spans)->values[i];
+        if (attr(sp, "ipcstamp.pipe_wait_ns")) {
+          roots++;
+          ck_assert_str_eq(str_at(attr(sp, "ipcstamp.pipe_wait_ns"),
+                                  "intValue", NULL), "17");
+          ck_assert_str_eq(str_at(attr(sp, "ipcstamp.pipe_transit_ns"),
+                                  "intValue", NULL), "5");
+          ck_assert_str_eq(str_at(attr(sp, "ipcstamp.pipe_unsplit_ns"),
+                                  "intValue", NULL), "2");
+        }
+        if (!(ix = attr(sp, "ipcstamp.segment_index")))
+          continue;
+        k = (size_t)strtoul(str_at(ix, "intValue", NULL), NULL, 10);
+        ck_assert_uint_lt(k, sizeof want_wait / sizeof want_wait[0]);
+        seen++;
+        w = attr(sp, "ipcstamp.wait_ns");
+        if (!want_wait[k]) {
+          ck_assert_msg(w == NULL, "segment %zu has a wait", k);
+          ck_assert_ptr_null(attr(sp, "ipcstamp.transit_ns"));
+          continue;
+        }
+        ck_assert_msg(w != NULL, "segment %zu has no wait", k);
+        ck_assert_str_eq(str_at(w, "intValue", NULL), want_wait[k]);
+        ck_assert_ptr_nonnull(attr(sp, "ipcstamp.transit_ns"));
+      }
     }
-    ck_assert_msg(w != NULL, "segment %zu has no wait", i - 1);
-    ck_assert_str_eq(str_at(w, "intValue", NULL), want_wait[i - 1]);
-    ck_assert_ptr_nonnull(attr(sp, "ipcstamp.transit_ns"));
+    ck_assert_uint_eq(roots, 1);
+    ck_assert_uint_eq(seen, sizeof want_wait / sizeof want_wait[0]);
   }
   yajl_tree_free(root);
   otlp_req_free(&r);
   free(res);
+}
+END_TEST
+
+/* The records' facts: a delivery's kind, and its causes from the kernel's
+ * kd and ksc, as the slogfile gives them line by line. */
+START_TEST(causes_from_records) {
+  static const char *recs[] = {
+      /* 1: v1 sends to v2 with result kp40, and resolves kp7 */
+      "{\"type\":\"deliver\",\"crankNum\":4,\"vatID\":\"v1\","
+      "\"deliveryNum\":2,\"kd\":[\"message\",\"ko1\",{\"methargs\":{},"
+      "\"result\":\"kp1\"}],\"vd\":[\"message\"]}",
+      "{\"type\":\"syscall\",\"crankNum\":4,\"vatID\":\"v1\","
+      "\"deliveryNum\":2,\"ksc\":[\"send\",\"ko9\",{\"methargs\":{},"
+      "\"result\":\"kp40\"}]}",
+      "{\"type\":\"syscall\",\"crankNum\":4,\"vatID\":\"v1\","
+      "\"deliveryNum\":2,\"ksc\":[\"resolve\",\"v1\",[[\"kp7\",false,{}]]]}",
+      /* 4: not JSON, and a syscall of no delivery being run: ignored */
+      "{\"type\":\"syscall\",",
+      "{\"type\":\"syscall\",\"vatID\":\"v9\",\"deliveryNum\":1,"
+      "\"ksc\":[\"send\",\"ko9\",{\"result\":\"kp41\"}]}",
+      /* 6: the message's delivery to v2 */
+      "{\"type\":\"deliver\",\"crankNum\":5,\"vatID\":\"v2\","
+      "\"deliveryNum\":3,\"kd\":[\"message\",\"ko9\",{\"methargs\":{},"
+      "\"result\":\"kp40\"}],\"vd\":[\"message\"]}",
+      /* 7: v2 resolves kp40 */
+      "{\"type\":\"syscall\",\"crankNum\":5,\"vatID\":\"v2\","
+      "\"deliveryNum\":3,\"ksc\":[\"resolve\",\"v2\",[[\"kp40\",false,{}]]]}",
+      /* 8: v1 told of kp40 (sent by line 1, resolved by line 6) and of
+       * kp7 (resolved by line 1, sent by no delivery of the file) */
+      "{\"type\":\"deliver\",\"crankNum\":6,\"vatID\":\"v1\","
+      "\"deliveryNum\":3,\"kd\":[\"notify\",[[\"kp40\",{\"state\":"
+      "\"fulfilled\"}],[\"kp7\",{}]]],\"vd\":[\"notify\"]}",
+      /* 9: a replay: a kind, no causes, not a cause itself */
+      "{\"type\":\"deliver\",\"vatID\":\"v2\",\"deliveryNum\":1,"
+      "\"replay\":true,\"vd\":[\"bringOutYourDead\"]}",
+  };
+  otel_causes_t *x = otel_causes_new();
+  otel_deliver_facts_t f;
+  size_t i;
+  char path[] = "/tmp/ipcstamp-causes-XXXXXX";
+  FILE *fp;
+  int fd;
+  ck_assert_ptr_nonnull(x);
+  for (i = 0; i < sizeof recs / sizeof recs[0]; i++)
+    otel_causes_record(x, (long)i + 1, recs[i], strlen(recs[i]));
+  ck_assert_int_eq(otel_causes_get(x, 1, &f), 1);
+  ck_assert_str_eq(f.kind, "message");
+  ck_assert_uint_eq(f.n, 0); /* kp1: sent by no delivery of the file */
+  ck_assert_int_eq(otel_causes_get(x, 2, &f), 0); /* not a deliver record */
+  ck_assert_int_eq(otel_causes_get(x, 6, &f), 1);
+  ck_assert_uint_eq(f.n, 1);
+  ck_assert_int_eq(f.c[0].why, 's');
+  ck_assert_str_eq(f.c[0].vat, "v1");
+  ck_assert_int_eq(f.c[0].crank, 4);
+  ck_assert_int_eq(f.c[0].dnum, 2);
+  ck_assert_int_eq(f.c[0].line, 1);
+  ck_assert_str_eq(f.c[0].kpid, "kp40");
+  ck_assert_int_eq(otel_causes_get(x, 8, &f), 1);
+  ck_assert_str_eq(f.kind, "notify");
+  ck_assert_uint_eq(f.n, 3);
+  ck_assert_int_eq(f.c[0].why, 'r'); /* kp40 resolved by v2's delivery */
+  ck_assert_int_eq(f.c[0].line, 6);
+  ck_assert_int_eq(f.c[1].why, 's'); /* kp40 sent by v1's */
+  ck_assert_int_eq(f.c[1].line, 1);
+  ck_assert_int_eq(f.c[2].why, 'r'); /* kp7 resolved by v1's */
+  ck_assert_int_eq(f.c[2].line, 1);
+  ck_assert_str_eq(f.c[2].kpid, "kp7");
+  ck_assert_int_eq(otel_causes_get(x, 9, &f), 1);
+  ck_assert_str_eq(f.kind, "bringOutYourDead");
+  ck_assert_uint_eq(f.n, 0);
+  otel_causes_free(x);
+
+  /* From a file that grows: read up to a line, then on when it is there
+   * (the last line not yet whole at first). */
+  fd = mkstemp(path);
+  ck_assert_int_ge(fd, 0);
+  fp = fdopen(fd, "w");
+  fprintf(fp, "%s\n%s\n\n%s\n%s\n%s\n%s", recs[0], recs[1], recs[2], recs[3],
+          recs[4], "{\"type\":\"deliver\",\"vatID\":\"v2\",\"deliveryNum\"");
+  fflush(fp);
+  x = otel_causes_new();
+  ck_assert_int_eq(otel_causes_open(x, path), 0);
+  otel_causes_read_to(x, 7);
+  ck_assert_int_eq(otel_causes_get(x, 1, &f), 1);
+  ck_assert_int_eq(otel_causes_get(x, 7, &f), 0); /* not whole yet */
+  fprintf(fp, ":3,\"kd\":[\"message\",\"ko9\",{\"result\":\"kp40\"}]}\n");
+  fflush(fp);
+  otel_causes_read_to(x, 7);
+  ck_assert_int_eq(otel_causes_get(x, 7, &f), 1);
+  ck_assert_uint_eq(f.n, 1);
+  ck_assert_int_eq(f.c[0].line, 1);
+  /* zlib met the end while the lines before were read: what comes after
+   * is still read */
+  fprintf(fp, "%s\n", recs[5]);
+  fflush(fp);
+  otel_causes_read_to(x, 8);
+  ck_assert_int_eq(otel_causes_get(x, 8, &f), 1);
+  ck_assert_str_eq(f.kind, "message");
+  fclose(fp);
+  unlink(path);
+  otel_causes_free(x);
+  x = otel_causes_new();
+  ck_assert_int_eq(otel_causes_open(x, "/nonexistent/ipcstamp.slog"), -1);
+  otel_causes_free(x);
+}
+END_TEST
+
+/* Metrics: a delivery's values in the scale-3 buckets (exact at the powers
+ * of two: 1 ns is bucket -1, 2 ns bucket 7, 256 ns bucket 63), zero in the
+ * zero count, counts and integer sums; the series bound keeps every
+ * delivery (in a coarser series). */
+START_TEST(metrics_buckets_and_bound) {
+  otel_metrics_t *m = otel_metrics_new();
+  ips_delivery_t d;
+  char *body, errbuf[200], vat[16];
+  size_t len, points, i;
+  yajl_val root;
+  ck_assert_ptr_nonnull(m);
+  delivery(&d, "v1", 1);
+  d.desc = "go";
+  d.method = "go";
+  d.total = 256;
+  d.pipe = 1;
+  d.worker = 2;
+  d.kernel = 0;
+  otel_metrics_add(m, &d, "message", 1000);
+  ck_assert_uint_eq(otel_metrics_fresh(m), 1);
+  body = otel_metrics_request(m, "", NULL, 500, &len, &points);
+  ck_assert_ptr_nonnull(body);
+  ck_assert_uint_eq(otel_metrics_fresh(m), 0);
+  root = yajl_tree_parse(body, errbuf, sizeof errbuf);
+  ck_assert_msg(root, "%s: %s", errbuf, body);
+  yajl_tree_free(root);
+  /* 1 total + 3 shares + 2 counters */
+  ck_assert_uint_eq(points, 6);
+  ck_assert_ptr_nonnull(strstr(body, "\"count\":\"1\",\"sum\":256,\"scale\":3,"
+                                     "\"zeroCount\":\"0\",\"min\":256,\"max\":256,"
+                                     "\"positive\":{\"offset\":63,"));
+  ck_assert_ptr_nonnull(strstr(body, "\"sum\":1,\"scale\":3,\"zeroCount\":\"0\","
+                                     "\"min\":1,\"max\":1,\"positive\":{\"offset\":-1,"));
+  ck_assert_ptr_nonnull(strstr(body, "\"positive\":{\"offset\":7,"));
+  ck_assert_ptr_nonnull(strstr(body, "\"sum\":0,\"scale\":3,\"zeroCount\":\"1\""));
+  ck_assert_ptr_nonnull(strstr(body, "\"startTimeUnixNano\":\"500\",\"timeUnixNano\":\"1000\""));
+  ck_assert_ptr_nonnull(strstr(body, "{\"key\":\"ipcstamp.method\",\"value\":{\"stringValue\":\"go\"}}"));
+  free(body);
+  /* past OTEL_MAX_SERIES: kept, in a series without the method */
+  for (i = 0; i < OTEL_MAX_SERIES + 10; i++) {
+    snprintf(vat, sizeof vat, "m%zu", i); /* a method per delivery */
+    d.desc = d.method = vat;
+    otel_metrics_add(m, &d, "message", 2000);
+  }
+  body = otel_metrics_request(m, "", NULL, 500, &len, &points);
+  ck_assert_ptr_nonnull(body);
+  root = yajl_tree_parse(body, errbuf, sizeof errbuf);
+  ck_assert_ptr_nonnull(root);
+  yajl_tree_free(root);
+  free(body);
+  otel_metrics_free(m);
 }
 END_TEST
 
@@ -289,7 +541,7 @@ START_TEST(error_replay_wall) {
   stats(&st);
   otel_ids_init(&ids, &st);
   otlp_req_init(&r, res);
-  otlp_req_delivery(&r, &ids, &st, &d);
+  otlp_req_delivery(&r, &ids, &st, &d, NULL);
   body = otlp_req_end(&r, &len);
   root = yajl_tree_parse(body, NULL, 0);
   ck_assert_ptr_nonnull(root);
@@ -299,10 +551,12 @@ START_TEST(error_replay_wall) {
     sp = YAJL_GET_ARRAY(yajl_tree_get(sp, q, yajl_t_array))->values[0];
     sp = YAJL_GET_ARRAY(at(sp, "spans"))->values[0];
   }
-  ck_assert_str_eq(str_at(sp, "name", NULL), "deliver v1 #7 (replay)");
+  ck_assert_str_eq(str_at(sp, "name", NULL), "deliver"); /* kind unknown */
   ck_assert_int_eq(ns_at(sp, "startTimeUnixNano"), 1000);
-  ck_assert_ptr_null(attr(sp, "ipcstamp.crank"));
-  ck_assert(YAJL_IS_TRUE(at(attr(sp, "ipcstamp.replay"), "boolValue")));
+  ck_assert_ptr_null(attr(sp, "agoric.crankNum"));
+  ck_assert_ptr_null(attr(sp, "agoric.delivery"));
+  ck_assert_ptr_null(at(sp, "links"));
+  ck_assert(YAJL_IS_TRUE(at(attr(sp, "agoric.replay"), "boolValue")));
   ck_assert_str_eq(str_at(attr(sp, "ipcstamp.offset_ns"), "intValue", NULL),
                    "-5");
   ck_assert_str_eq(str_at(attr(sp, "ipcstamp.offset_bound_ns"), "intValue",
@@ -455,31 +709,33 @@ START_TEST(one_resource_per_worker) {
   delivery(&d, "v1", 1);
   d.worker_pid = 4242;
   d.worker_line = 3;
-  otlp_req_delivery(&r, &ids, &st, &d);
+  otlp_req_delivery(&r, &ids, &st, &d, NULL);
   delivery(&d, "v2", 2);          /* SwingSet's: no pid */
   d.worker_line = 5;
-  otlp_req_delivery(&r, &ids, &st, &d);
+  otlp_req_delivery(&r, &ids, &st, &d, NULL);
   delivery(&d, "v1", 3);          /* the first worker again */
   d.worker_pid = 4242;
   d.worker_line = 3;
   d.line = 50;
-  otlp_req_delivery(&r, &ids, &st, &d);
+  otlp_req_delivery(&r, &ids, &st, &d, NULL);
   delivery(&d, "v1", 4);          /* v1 restarted: another process */
   d.worker_pid = 4300;
   d.worker_line = 60;
   d.line = 61;
-  otlp_req_delivery(&r, &ids, &st, &d);
+  otlp_req_delivery(&r, &ids, &st, &d, NULL);
   ck_assert_uint_eq(r.nspans, 4 * 12);
   body = otlp_req_end(&r, &len);
   root = yajl_tree_parse(body, err, sizeof err);
   ck_assert_msg(root, "%s: %s", err, body);
   rs = yajl_tree_get(root, p, yajl_t_array);
-  ck_assert_uint_eq(YAJL_GET_ARRAY(rs)->len, 3);
+  /* the kernel's first (the roots, pipes and syscalls: 9 per delivery),
+   * then the workers' (their 3 runs per delivery) */
+  ck_assert_uint_eq(YAJL_GET_ARRAY(rs)->len, 4);
   {
-    static const char *want_pid[] = {"4242", NULL, "4300"};
-    static const char *want_vat[] = {"v1", "v2", "v1"};
-    static const size_t want_spans[] = {24, 12, 12};
-    for (i = 0; i < 3; i++) {
+    static const char *want_pid[] = {NULL, "4242", NULL, "4300"};
+    static const char *want_vat[] = {NULL, "v1", "v2", "v1"};
+    static const size_t want_spans[] = {36, 6, 3, 3};
+    for (i = 0; i < 4; i++) {
       yajl_val g = YAJL_GET_ARRAY(rs)->values[i], a, sp, hn = NULL, pid = NULL,
                vat = NULL, team = NULL;
       const char *q[] = {"scopeSpans", NULL};
@@ -502,7 +758,10 @@ START_TEST(one_resource_per_worker) {
       } else {
         ck_assert_ptr_null(pid);
       }
-      ck_assert_str_eq(str_at(vat, "stringValue", NULL), want_vat[i]);
+      if (want_vat[i])
+        ck_assert_str_eq(str_at(vat, "stringValue", NULL), want_vat[i]);
+      else
+        ck_assert_ptr_null(vat);
       sp = YAJL_GET_ARRAY(yajl_tree_get(g, q, yajl_t_array))->values[0];
       ck_assert_uint_eq(YAJL_GET_ARRAY(at(sp, "spans"))->len, want_spans[i]);
     }
@@ -787,7 +1046,7 @@ START_TEST(ring_marks) {
   ips_ring_join_counts_t c;
   ips_ring_join_t *r;
   char longname[301];
-  size_t i, k;
+  size_t k;
   memset(&j, 0, sizeof j);
   memset(&pi, 0, sizeof pi);
   memset(&wi, 0, sizeof wi);
@@ -971,6 +1230,8 @@ static Suite *otel_suite(void) {
   tcase_add_test(c, hex_lowercase);
   tcase_add_test(c, request_tree_and_times);
   tcase_add_test(c, run_delay_attributes);
+  tcase_add_test(c, causes_from_records);
+  tcase_add_test(c, metrics_buckets_and_bound);
   tcase_add_test(c, error_replay_wall);
   tcase_add_test(c, ids_stable_and_distinct);
   tcase_add_test(c, one_resource_per_worker);

@@ -60,6 +60,9 @@ static const char usage_text[] =
     "                    or SIGTERM\n"
     "  --interval MS     with --ring: how often to poll, 10..60000 (100)\n"
     "  --once            with --ring: send what the rings hold now and exit\n"
+    "  --metrics         also send the deliveries' distributions as OTLP\n"
+    "                    metrics to URL/v1/metrics (per vat, kind and\n"
+    "                    method; cumulative; every 10 s while following)\n"
     CLI_INPUT_HELP
     "\n"
     "exit codes: 0 ok, 2 bad usage, 3 records skipped, 4 cannot read the\n"
@@ -76,7 +79,8 @@ enum {
   OPT_DRY,
   OPT_RING,
   OPT_INTERVAL,
-  OPT_ONCE
+  OPT_ONCE,
+  OPT_METRICS
 };
 
 /* A request waiting to be sent. */
@@ -100,12 +104,23 @@ typedef struct {
   int failed;           /* not following: a batch could not be delivered */
   int oom;
   uint64_t sent, dropped, rejected, unsent, requests;
+  /* --metrics: the distributions, sent to their own URL (/v1/metrics)
+   * at the end, and every METRICS_EVERY_MS while following */
+  otel_metrics_t *metrics;
+  otel_sender_t *msnd;
+  const char *metrics_url, *res;
+  int64_t metrics_start;  /* the first delivery's start (ns, wall) */
+  struct timespec metrics_next;
+  uint64_t metric_points, metric_requests, metric_failed;
+  otel_causes_t *causes; /* a slogfile: its deliveries' kinds and causes,
+                           read again beside the analysis (NULL: none) */
   ips_ring_join_t *ring;    /* --ring: the deliveries joined from the rings */
   uint64_t ring_lost;   /* events the readers were lapped over */
   uint64_t ring_bad;    /* rings that could not be read (each said) */
 } otel_cmd_t;
 
 #define DOWN_RETRY_MS 5000
+#define METRICS_EVERY_MS 10000
 
 static void now_plus(struct timespec *t, long ms) {
   clock_gettime(CLOCK_MONOTONIC, t);
@@ -239,9 +254,58 @@ static void seal(otel_cmd_t *c) {
   drain(c, 0);
 }
 
+/* The metrics so far, as one request (cumulative: it replaces the last),
+ * written (--dry-run) or posted; following, not more often than every
+ * METRICS_EVERY_MS, and a failure waits for the next (which says all the
+ * same and more).  final: the export ends. */
+static void send_metrics(otel_cmd_t *c, const ips_stats_t *st, int final) {
+  char err[512], *body;
+  size_t len, points;
+  uint64_t rejected = 0;
+  if (!c->metrics || c->failed)
+    return;
+  if (!final && (!otel_metrics_fresh(c->metrics) || !due(&c->metrics_next)))
+    return;
+  if (final && !otel_metrics_fresh(c->metrics) && c->metric_requests)
+    return;
+  now_plus(&c->metrics_next, METRICS_EVERY_MS);
+  body = otel_metrics_request(c->metrics, c->res, st, c->metrics_start, &len,
+                              &points);
+  if (!body) {
+    c->oom = 1;
+    return;
+  }
+  c->metric_requests++;
+  if (c->dry) {
+    fwrite(body, 1, len, stdout);
+    fputc('\n', stdout);
+    c->metric_points = points;
+  } else if (otel_send(c->msnd, body, len, c->follow && !final ? 1 : 0,
+                       &rejected, err, sizeof err) == 0) {
+    c->metric_points = points;
+  } else {
+    fprintf(stderr, "ipcstamp otel: metrics: %s\n", err);
+    c->metric_failed++;
+  }
+  free(body);
+}
+
+static void add_metrics(otel_cmd_t *c, const ips_stats_t *st,
+                        const ips_delivery_t *d, const char *kind) {
+  int64_t t0;
+  if (!c->metrics)
+    return;
+  t0 = otlp_wall_ns(st, d, d->P[0]);
+  if (!c->metrics_start || t0 < c->metrics_start)
+    c->metrics_start = t0;
+  otel_metrics_add(c->metrics, d, kind, t0 + d->total);
+}
+
 static void on_delivery(void *arg, const ips_delivery_t *d) {
   otel_cmd_t *c = arg;
   size_t n = otlp_delivery_nspans(d);
+  otel_deliver_facts_t f;
+  int have = 0;
   if (c->failed) {
     c->unsent += n;
     return;
@@ -258,7 +322,13 @@ static void on_delivery(void *arg, const ips_delivery_t *d) {
       return;
     }
   }
-  otlp_req_delivery(&c->req, &c->ids, ips_analysis_stats(c->a), d);
+  if (c->causes) { /* the records up to its deliver record */
+    otel_causes_read_to(c->causes, d->line);
+    have = otel_causes_get(c->causes, d->line, &f);
+  }
+  otlp_req_delivery(&c->req, &c->ids, ips_analysis_stats(c->a), d,
+                    have ? &f : NULL);
+  add_metrics(c, ips_analysis_stats(c->a), d, have ? f.kind : NULL);
 }
 
 /* Following, while the reader waits: what has come goes out now. */
@@ -270,6 +340,7 @@ static void on_idle(void *arg) {
     seal(c);
   else
     drain(c, 0);
+  send_metrics(c, c->a ? ips_analysis_stats(c->a) : NULL, 0);
   if (c->dry)
     fflush(stdout);
 }
@@ -285,7 +356,9 @@ static void on_ring_delivery(void *arg, const ips_delivery_t *d,
   ids.with_pid = 1; /* a ring's worker is known by its pid */
   if (c->req.nspans && c->req.nspans + n > c->batch)
     seal(c);
-  otlp_req_delivery(&c->req, &ids, st, d);
+  /* The rings carry no kd/vd: no kind, no causes. */
+  otlp_req_delivery(&c->req, &ids, st, d, NULL);
+  add_metrics(c, st, d, NULL);
 }
 
 static void on_ring_event(void *arg, const top_proc_t *p,
@@ -425,10 +498,11 @@ int cmd_otel(int argc, char **argv) {
       {"ring", required_argument, NULL, OPT_RING},
       {"interval", required_argument, NULL, OPT_INTERVAL},
       {"once", no_argument, NULL, OPT_ONCE},
+      {"metrics", no_argument, NULL, OPT_METRICS},
       {NULL, 0, NULL, 0}};
   cli_input_t in;
   otel_cmd_t c;
-  otel_target_t target;
+  otel_target_t target, mtarget;
   otel_send_options_t so;
   const char *endpoint = NULL, *service = NULL, *e, *slash;
   const char *hdr_args[OTEL_MAX_HEADERS];
@@ -436,7 +510,7 @@ int cmd_otel(int argc, char **argv) {
   long long batch = 512, retries = 5, timeout = 10000, queue = 16;
   long long interval = 100;
   const char *ring_dir = NULL;
-  int once = 0, interval_set = 0;
+  int once = 0, interval_set = 0, metrics = 0;
   char err[512], host[256], *res = NULL;
   otel_attrs_t env_attrs;
   int opt, rc;
@@ -444,6 +518,7 @@ int cmd_otel(int argc, char **argv) {
   memset(&c, 0, sizeof c);
   memset(&env_attrs, 0, sizeof env_attrs);
   memset(&target, 0, sizeof target);
+  memset(&mtarget, 0, sizeof mtarget);
   cli_input_init(&in, "ipcstamp otel", usage_text);
   if (timeout_env(&timeout) < 0)
     return CLI_EXIT_USAGE;
@@ -499,6 +574,9 @@ int cmd_otel(int argc, char **argv) {
       case OPT_ONCE:
         once = 1;
         break;
+      case OPT_METRICS:
+        metrics = 1;
+        break;
     }
   }
   if (rc >= 0)
@@ -526,6 +604,20 @@ int cmd_otel(int argc, char **argv) {
   rc = CLI_EXIT_USAGE;
   if (otel_target_url(&target, endpoint, err, sizeof err) < 0)
     goto usage;
+  if (metrics &&
+      otel_target_url_for(&mtarget, endpoint, "metrics", err, sizeof err) < 0)
+    goto usage;
+  if (metrics && (e = getenv("OTEL_EXPORTER_OTLP_HEADERS")) &&
+      otel_target_headers(&mtarget, e, "OTEL_EXPORTER_OTLP_HEADERS", err,
+                          sizeof err) < 0)
+    goto usage;
+  if (metrics && (e = getenv("OTEL_EXPORTER_OTLP_METRICS_HEADERS")) &&
+      otel_target_headers(&mtarget, e, "OTEL_EXPORTER_OTLP_METRICS_HEADERS",
+                          err, sizeof err) < 0)
+    goto usage;
+  for (i = 0; metrics && i < nhdr; i++)
+    if (otel_target_header(&mtarget, hdr_args[i], err, sizeof err) < 0)
+      goto usage;
   if ((e = getenv("OTEL_EXPORTER_OTLP_HEADERS")) &&
       otel_target_headers(&target, e, "OTEL_EXPORTER_OTLP_HEADERS", err,
                           sizeof err) < 0)
@@ -563,6 +655,11 @@ int cmd_otel(int argc, char **argv) {
     fprintf(stderr, "ipcstamp otel: out of memory\n");
     goto out;
   }
+  c.res = res;
+  if (metrics && !(c.metrics = otel_metrics_new())) {
+    fprintf(stderr, "ipcstamp otel: out of memory\n");
+    goto out;
+  }
   c.batch = (size_t)batch;
   c.follow = in.src.follow || ring_dir;
   c.qmax = c.follow ? (size_t)queue : 1;
@@ -583,12 +680,27 @@ int cmd_otel(int argc, char **argv) {
       rc = CLI_EXIT_SEND;
       goto out;
     }
+    if (metrics) {
+      so.target = &mtarget;
+      if (!(c.msnd = otel_sender_new(&so, err, sizeof err))) {
+        fprintf(stderr, "ipcstamp otel: %s\n", err);
+        rc = CLI_EXIT_SEND;
+        goto out;
+      }
+    }
   }
   if (ring_dir) {
     rc = follow_rings(&c, ring_dir, interval, once);
   } else {
     in.an.on_delivery = on_delivery;
     in.an.arg = &c;
+    /* The kinds and causes: the same file read again, beside the analysis
+     * (not stdin, which cannot be: then the roots are named "deliver"). */
+    if (strcmp(in.path, "-") && (c.causes = otel_causes_new()) != NULL &&
+        otel_causes_open(c.causes, in.path) < 0) {
+      otel_causes_free(c.causes);
+      c.causes = NULL;
+    }
     if (c.follow) {
       in.on_idle = on_idle;
       in.idle_arg = &c;
@@ -598,6 +710,7 @@ int cmd_otel(int argc, char **argv) {
   if (!c.failed) {
     seal(&c);
     drain(&c, 1);
+    send_metrics(&c, c.a ? ips_analysis_stats(c.a) : NULL, 1);
   } else {
     c.unsent += c.req.nspans;
   }
@@ -624,6 +737,12 @@ int cmd_otel(int argc, char **argv) {
       fprintf(stderr, ", %llu rejected by the receiver",
               (unsigned long long)c.rejected);
     fputc('\n', stderr);
+    if (c.metrics)
+      fprintf(stderr, "ipcstamp otel: %llu metric points sent to %s (%llu "
+                      "requests, %llu failed)\n",
+              (unsigned long long)c.metric_points, mtarget.url,
+              (unsigned long long)c.metric_requests,
+              (unsigned long long)c.metric_failed);
   }
   if (c.ring) {
     ips_ring_join_counts_t rcn;
@@ -649,7 +768,8 @@ int cmd_otel(int argc, char **argv) {
       rc = CLI_EXIT_INPUT;
   }
   if (!c.dry) {
-    if (c.failed || c.unsent || c.dropped || c.rejected)
+    if (c.failed || c.unsent || c.dropped || c.rejected ||
+        (c.metrics && c.metric_failed && !c.metric_points))
       rc = CLI_EXIT_SEND;
   }
 out:
@@ -657,16 +777,21 @@ out:
     free(c.q[(c.qhead + i) % c.qmax].body);
   free(c.q);
   otel_sender_free(c.snd);
+  otel_sender_free(c.msnd);
+  otel_metrics_free(c.metrics);
+  otel_target_free(&mtarget);
   otlp_req_free(&c.req);
   free(res);
   otel_target_free(&target);
   otel_attrs_free(&env_attrs);
   ips_ring_join_free(c.ring);
+  otel_causes_free(c.causes);
   ips_analysis_free(c.a);
   return rc;
 usage:
   fprintf(stderr, "ipcstamp otel: %s\n", err);
   otel_target_free(&target);
+  otel_target_free(&mtarget);
   otel_attrs_free(&env_attrs);
   return rc;
 }

@@ -61,7 +61,7 @@ tools/output/report_html.h: tools/output/report.html.in tools/output/report.css 
 # (ips_ring_join_*), as a slogfile's do.
 pkglibexec_PROGRAMS = tools/ipcstamp-otel
 tools_ipcstamp_otel_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/analyze -I$(top_srcdir)/tools
-tools_ipcstamp_otel_CFLAGS = $(AM_CFLAGS) $(UV_CFLAGS) $(YAJL_CFLAGS) $(CURL_CFLAGS)
+tools_ipcstamp_otel_CFLAGS = $(AM_CFLAGS) $(UV_CFLAGS) $(YAJL_CFLAGS) $(ZLIB_CFLAGS) $(CURL_CFLAGS)
 tools_ipcstamp_otel_SOURCES = \
 	tools/otel/main.c \
 	tools/options.c \
@@ -72,10 +72,12 @@ tools_ipcstamp_otel_SOURCES = \
 	tools/otel/ids.c \
 	tools/otel/otlp_json.c \
 	tools/otel/config.c \
-	tools/otel/send.c
+	tools/otel/send.c \
+	tools/otel/causes.c \
+	tools/otel/metrics.c
 tools_ipcstamp_otel_LDADD = analyze/libipcstamp-analyze.la \
 	proto/libipcstamp-proto.la $(CURL_LIBS) \
-	$(YAJL_LIBS) $(UV_LIBS) -lm
+	$(YAJL_LIBS) $(ZLIB_LIBS) $(UV_LIBS) -lm
 
 include tools/run/local.mk
 

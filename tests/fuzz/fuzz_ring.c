@@ -81,7 +81,7 @@ static void on_joined(void *arg, const ips_delivery_t *d,
     CHECK(i == 0 || m->at >= d->marks[i - 1].at);
   }
   if (otlp_req_init(&req, "\"k\":1") == 0) {
-    otlp_req_delivery(&req, &ids, st, d);
+    otlp_req_delivery(&req, &ids, st, d, NULL);
     size_t n;
     (void)otlp_req_end(&req, &n);
     otlp_req_free(&req);

@@ -7,17 +7,21 @@
 // and delivery number: the rings know no cranks), as a root span with one
 // child per segment, parented to it, in its trace, laid end to end, each
 // as long as the report's segment to the ns, the root as long as the
-// delivery with the report's shares; under a resource whose process.pid is
-// the pid the slogfile's create-vat gives its vat.  The rings anchor their
+// delivery with the report's shares; the root named "deliver" (the rings
+// carry no kind) under the kernel's resource, the worker segments under a
+// resource whose process.pid is the pid the slogfile's create-vat gives
+// its vat.  The rings anchor their
 // mono stamps on the wall clock at the parent ring's start, the slogfile at
 // its first record: the same stamps, two anchors taken a moment apart, so
 // the roots' starts must agree within 2 ms (and the lengths exactly).
-// The VM's marks and spans (children of the worker segments) must be those
+// The VM's spans (children of the worker segments) and marks (events of
+// the worker segments) must be those
 // of the slogfile's own export, in the same order: name, kind, depth,
 // parent segment, length and start from the root's start all exact (so
 // their absolute times agree as the roots' do).
 'use strict';
 const fs = require('fs');
+const obj = require('./attrs.cjs');
 const [slog, reportFile, received, fromSlog] = process.argv.slice(2);
 const lines = (f) => fs.readFileSync(f, 'utf8').split('\n').filter(Boolean);
 const fail = (msg) => { throw Error(msg); };
@@ -57,36 +61,43 @@ for (const r of lines(file).map(JSON.parse)) {
             res[kv.key] = 'intValue' in kv.value ? Number(kv.value.intValue) : kv.value.stringValue;
         for (const ss of rs.scopeSpans)
             for (const s of ss.spans) {
-                const a = {};
-                for (const kv of s.attributes) {
-                    const v = kv.value;
-                    a[kv.key] = 'intValue' in v ? Number(v.intValue)
-                        : 'boolValue' in v ? v.boolValue : v.stringValue;
-                }
-                spans.push({...s, attributes: a, resource: res});
+                spans.push({...s, attributes: obj(s.attributes), resource: res,
+                            events: (s.events || []).map(e => ({...e, attributes: obj(e.attributes)}))});
             }
     }
 }
 return spans;
 };
 const spans = spansOf(received);
-// A root's VM marks in the order sent, as [name, vm_name, mark, depth,
-// parent segment index (-1: the root), start - root start, length].
+// A VM span: a child of a segment, with no segment of its own.
+const isVm = (s) => s.parentSpanId && !('ipcstamp.segment' in s.attributes);
+// A root's VM spans and marks in the order sent, as [span or mark, name,
+// depth, parent segment index (-1: the root), start - root start, length].
 const marksOf = (all) => {
     const byId = new Map(all.map((s) => [s.spanId, s]));
     const out = new Map();
+    const add = (root, m) => {
+        if (!out.has(root.spanId)) out.set(root.spanId, []);
+        out.get(root.spanId).push(m);
+    };
     for (const s of all) {
-        if (!('ipcstamp.vm_name' in s.attributes)) continue;
-        let p = byId.get(s.parentSpanId) || fail(`mark ${s.name} without its parent`);
+        if (s.parentSpanId && 'ipcstamp.segment' in s.attributes) {
+            const root = byId.get(s.parentSpanId) || fail(`segment ${s.name} without its root`);
+            for (const e of s.events)
+                add(root, ['mark', e.name, e.attributes['ipcstamp.depth'], s.attributes['ipcstamp.segment_index'],
+                           String(BigInt(e.timeUnixNano) - BigInt(root.startTimeUnixNano)), '0']);
+        }
+        if (!isVm(s)) continue;
+        let p = byId.get(s.parentSpanId) || fail(`VM span ${s.name} without its parent`);
         const seg = 'ipcstamp.segment_index' in p.attributes ? p.attributes['ipcstamp.segment_index'] : -1;
         if (seg >= 0) p = byId.get(p.parentSpanId) || fail(`segment of ${s.name} without its root`);
-        if (p.parentSpanId) fail(`mark ${s.name} not under a delivery`);
-        if (!out.has(p.spanId)) out.set(p.spanId, []);
+        if (p.parentSpanId) fail(`VM span ${s.name} not under a delivery`);
         const st = BigInt(s.startTimeUnixNano);
-        out.get(p.spanId).push([s.name, s.attributes['ipcstamp.vm_name'], s.attributes['ipcstamp.mark'],
-            s.attributes['ipcstamp.depth'], seg, String(st - BigInt(p.startTimeUnixNano)),
-            String(BigInt(s.endTimeUnixNano) - st)]);
+        add(p, ['span', s.name, s.attributes['ipcstamp.depth'], seg,
+                String(st - BigInt(p.startTimeUnixNano)), String(BigInt(s.endTimeUnixNano) - st)]);
     }
+    // events and spans interleaved in time, as the marks came
+    for (const l of out.values()) l.sort((x, y) => (BigInt(x[4]) < BigInt(y[4]) ? -1 : BigInt(x[4]) > BigInt(y[4]) ? 1 : 0));
     return out;
 };
 const ids = new Set();
@@ -98,33 +109,34 @@ for (const s of spans) {
 }
 const roots = new Map(), children = new Map();
 for (const s of spans) {
-    if ('ipcstamp.vm_name' in s.attributes) continue; // below
+    if (isVm(s)) continue; // below
     if (s.parentSpanId) {
         if (!children.has(s.parentSpanId)) children.set(s.parentSpanId, []);
         children.get(s.parentSpanId).push(s);
     } else {
-        const key = `${s.attributes['ipcstamp.vat']} #${s.attributes['ipcstamp.delivery_num']}`;
+        const key = `${s.attributes['agoric.vatID']} #${s.attributes['agoric.deliveryNum']}`;
         if (roots.has(key)) fail(`delivery ${key} sent twice`);
         roots.set(key, s);
     }
 }
 if (roots.size !== report.length)
     fail(`${roots.size} delivery spans for ${report.length} deliveries`);
-const names = {send: 'pipe →worker', reply: 'pipe →worker', upcall: 'pipe →kernel',
-               result: 'pipe →kernel', kernel: 'kernel syscall', worker: 'worker'};
+const names = {send: 'pipe-send', reply: 'pipe-reply', upcall: 'pipe-upcall',
+               result: 'pipe-result', kernel: 'kernel-syscall', worker: 'worker'};
 let nchildren = 0, worst = 0n;
 for (const d of report) {
     const key = `${d.vat} #${d.deliveryNum}`;
     const r = roots.get(key) || fail(`no span for ${key}`);
     const a = r.attributes;
-    for (const k of ['pipe_ns', 'worker_ns', 'kernel_ns', 'total_ns'])
+    for (const k of ['pipe_ns', 'worker_ns', 'kernel_ns'])
         if (a[`ipcstamp.${k}`] !== d[k]) fail(`${key}: ${k} ${a[`ipcstamp.${k}`]}, the report says ${d[k]}`);
-    if (a['ipcstamp.clock'] !== 'mono' || 'ipcstamp.crank' in a) fail(`${key}: ${JSON.stringify(a)}`);
+    if (a['ipcstamp.clock'] !== 'mono' || 'agoric.crankNum' in a) fail(`${key}: ${JSON.stringify(a)}`);
     // What the rings do not carry is left out, not sent empty.
-    if ('ipcstamp.description' in a || 'ipcstamp.line' in a) fail(`${key}: sends what the rings lack: ${JSON.stringify(a)}`);
-    if (r.name !== `deliver ${key}`) fail(`${key}: name ${r.name}`);
-    if (r.resource['ipcstamp.vat'] !== d.vat || r.resource['process.pid'] !== pids[d.vat])
-        fail(`${key}: resource ${JSON.stringify(r.resource)}, the slogfile's pid ${pids[d.vat]}`);
+    if ('ipcstamp.description' in a || 'ipcstamp.line' in a || 'agoric.delivery' in a || r.links)
+        fail(`${key}: sends what the rings lack: ${JSON.stringify(r)}`);
+    if (r.name !== 'deliver') fail(`${key}: name ${r.name}`);
+    if (r.resource['ipcstamp.process'] !== 'kernel')
+        fail(`${key}: the root under ${JSON.stringify(r.resource)}`);
     const start = BigInt(r.startTimeUnixNano), end = BigInt(r.endTimeUnixNano);
     if (end - start !== BigInt(d.total_ns)) fail(`${key}: lasts ${end - start}`);
     const D = t0 + (ns(field(slogLines[d.line - 1], 'monotime')) - m0);
@@ -141,6 +153,9 @@ for (const d of report) {
         if (c.traceId !== r.traceId) fail(`${key}: child ${j} in another trace`);
         if (c.attributes['ipcstamp.segment'] !== kind || c.name !== names[kind])
             fail(`${key}: child ${j} is ${c.name}, not ${kind}`);
+        if (kind === 'worker' ? c.resource['ipcstamp.vat'] !== d.vat || c.resource['process.pid'] !== pids[d.vat]
+                              : c.resource['ipcstamp.process'] !== 'kernel')
+            fail(`${key}: ${kind} under ${JSON.stringify(c.resource)}, the slogfile's pid ${pids[d.vat]}`);
         if (BigInt(c.startTimeUnixNano) !== t || BigInt(c.endTimeUnixNano) !== t + BigInt(len))
             fail(`${key}: child ${j} ${c.startTimeUnixNano}..${c.endTimeUnixNano}, want ${t}+${len}`);
         t += BigInt(len);
@@ -153,9 +168,9 @@ const slogSpans = spansOf(fromSlog);
 const slogRoots = new Map();
 for (const s of slogSpans)
     if (!s.parentSpanId)
-        slogRoots.set(`${s.attributes['ipcstamp.vat']} #${s.attributes['ipcstamp.delivery_num']}`, s);
+        slogRoots.set(`${s.attributes['agoric.vatID']} #${s.attributes['agoric.deliveryNum']}`, s);
 const ringMarks = marksOf(spans), slogMarks = marksOf(slogSpans);
-let nmarks = 0, withMarks = 0;
+let nmarks = 0, withMarks = 0, nvm = 0;
 for (const [key, r] of roots) {
     const s = slogRoots.get(key) || fail(`${key}: not in the slogfile's export`);
     const a = ringMarks.get(r.spanId) || [], b = slogMarks.get(s.spanId) || [];
@@ -166,11 +181,12 @@ for (const [key, r] of roots) {
             fail(`${key}: VM mark ${i} from the rings ${JSON.stringify(m)}, from the slogfile ${JSON.stringify(b[i])}`);
     });
     nmarks += a.length;
+    nvm += a.filter(m => m[0] === 'span').length;
     if (a.length) withMarks++;
 }
 if (nmarks === 0) fail('the run made no VM marks: nothing to compare');
-if (roots.size + nchildren + nmarks !== spans.length)
-    fail(`${spans.length - roots.size - nchildren - nmarks} stray spans`);
+if (roots.size + nchildren + nvm !== spans.length)
+    fail(`${spans.length - roots.size - nchildren - nvm} stray spans`);
 console.log(`${report.length} deliveries, ${spans.length} spans match the report ` +
             `(roots within ${worst} ns of the slogfile's placement), ` +
             `${nmarks} VM marks of ${withMarks} deliveries those of the slogfile's export`);

@@ -7,9 +7,18 @@
 // one child per segment, parented to it, laid end to end, each as long as
 // the report's segment to the ns; the root starts at the deliver record's
 // stamp (its monotime placed on the wall clock from the first record, as
-// docs/otel.md says).  Prints a summary line; throws on the first mismatch.
+// docs/otel.md says).  Names come from the fixed set (the root by the
+// deliver record's kind), the slog's fields are under Agoric's converter's
+// keys (agoric.vatID, ...), the worker's spans are under a worker resource
+// and the rest under the kernel's, the VM's marks are events of the worker
+// span they fall in, and each delivery's links are the deliveries that
+// caused it, found here again from the records' kd and ksc (a message's
+// result promise -> the syscall send that carried it; a notified promise ->
+// the syscall resolve that resolved it, and the send whose result it is).
+// Prints a summary line; throws on the first mismatch.
 'use strict';
 const fs = require('fs');
+const obj = require('./attrs.cjs');
 const [slog, reportFile, received] = process.argv.slice(2);
 
 const lines = (f) => fs.readFileSync(f, 'utf8').split('\n').filter(Boolean);
@@ -48,6 +57,39 @@ slogLines.forEach((l, i) => {
     anchorOf[i + 1] = run || (t0 !== null && m0 !== null ? [t0, m0] : null);
 });
 
+// Each deliver record's kind and the deliveries that caused it, by line.
+const kindOf = [], causesOf = [];
+{
+    const sent = new Map(), resolved = new Map();
+    let cur = null;
+    slogLines.forEach((l, i) => {
+        if (!l.includes('"deliver"') && !l.includes('"syscall"')) return;
+        let r;
+        try { r = JSON.parse(l); } catch (e) { return; }
+        if (r.type === 'deliver') {
+            const kd = r.kd, line = i + 1;
+            kindOf[line] = (kd && kd[0]) || (r.vd && r.vd[0]);
+            cur = r.replay ? null : {line, vat: r.vatID || r.vat, dnum: r.deliveryNum};
+            const c = [];
+            const add = (why, m, kpid) => {
+                if (m.has(kpid) && !c.some(x => x.line === m.get(kpid) && x.why === why))
+                    c.push({why, line: m.get(kpid), kpid});
+            };
+            if (kd && kd[0] === 'message' && kd[2] && kd[2].result) add('send', sent, kd[2].result);
+            if (kd && kd[0] === 'notify')
+                for (const [kpid] of kd[1]) { add('resolve', resolved, kpid); add('send', sent, kpid); }
+            causesOf[line] = c;
+        } else if (r.type === 'syscall' && cur && r.ksc && r.vatID === cur.vat &&
+                   r.deliveryNum === cur.dnum) {
+            const k = r.ksc;
+            if (k[0] === 'send' && k[2] && k[2].result) sent.set(k[2].result, cur.line);
+            if (k[0] === 'resolve') for (const [kpid] of k[2]) resolved.set(kpid, cur.line);
+        }
+    });
+}
+const rootNames = ['message', 'notify', 'dropExports', 'retireExports', 'retireImports',
+                   'changeVatOptions', 'startVat', 'stopVat', 'bringOutYourDead', 'evaluate'];
+
 const report = lines(reportFile).map(JSON.parse).filter((r) => !r.summary);
 // Normalised traces (attributes as objects) or raw request bodies.
 const spans = [];
@@ -56,18 +98,14 @@ for (const r of lines(received).map(JSON.parse)) {
     if (r.errors) fail(`not an ExportTraceServiceRequest: ${r.errors}`);
     if (r.status !== undefined && r.status !== 200) continue;
     const req = r.trace || r.body;
-    for (const rs of req.resourceSpans)
+    for (const rs of req.resourceSpans) {
+        const process = obj(rs.resource.attributes)['ipcstamp.process'];
         for (const ss of rs.scopeSpans)
-            for (const s of ss.spans) {
-                if (!Array.isArray(s.attributes)) { spans.push(s); continue; }
-                const a = {};
-                for (const kv of s.attributes) {
-                    const v = kv.value;
-                    a[kv.key] = 'intValue' in v ? Number(v.intValue)
-                        : 'boolValue' in v ? v.boolValue : v.stringValue;
-                }
-                spans.push({...s, attributes: a});
-            }
+            for (const s of ss.spans)
+                spans.push({...s, process, attributes: obj(s.attributes),
+                            events: (s.events || []).map(e => ({...e, attributes: obj(e.attributes)})),
+                            links: (s.links || []).map(k => ({...k, attributes: obj(k.attributes)}))});
+    }
 }
 
 const hex = (s, n) => typeof s === 'string' && new RegExp(`^[0-9a-f]{${n}}$`).test(s);
@@ -91,27 +129,45 @@ for (const s of spans) {
 }
 if (roots.size !== report.length)
     fail(`${roots.size} delivery spans for ${report.length} deliveries`);
-const names = {send: 'pipe →worker', reply: 'pipe →worker', upcall: 'pipe →kernel',
-               result: 'pipe →kernel', kernel: 'kernel syscall', worker: 'worker',
-               unmatched: 'upcall (not matched)'};
-let nchildren = 0;
+const names = {send: 'pipe-send', reply: 'pipe-reply', upcall: 'pipe-upcall',
+               result: 'pipe-result', kernel: 'kernel-syscall', worker: 'worker',
+               unmatched: 'unmatched'};
+let nchildren = 0, nlinks = 0;
 for (const d of report) {
     const r = roots.get(d.line) || fail(`no span for the delivery at line ${d.line}`);
     const a = r.attributes;
     const want = {
-        'ipcstamp.vat': d.vat, 'ipcstamp.delivery_num': d.deliveryNum,
+        'agoric.vatID': d.vat, 'agoric.deliveryNum': d.deliveryNum,
+        'agoric.delivery': kindOf[d.line],
         'ipcstamp.description': d.description, 'ipcstamp.clock': d.clock,
         'ipcstamp.pipe_ns': d.pipe_ns, 'ipcstamp.worker_ns': d.worker_ns,
-        'ipcstamp.kernel_ns': d.kernel_ns, 'ipcstamp.total_ns': d.total_ns,
-        'ipcstamp.replay': !!d.replay, 'ipcstamp.timequake': 'timequake_ns' in d,
+        'ipcstamp.kernel_ns': d.kernel_ns, 'ipcstamp.total_ns': undefined,
+        'agoric.replay': !!d.replay, 'ipcstamp.timequake': 'timequake_ns' in d,
     };
-    if (!d.replay) want['ipcstamp.crank'] = d.crank;
+    if (!d.replay) want['agoric.crankNum'] = d.crank;
     for (const k of ['cpu_ns', 'offcpu_ns', 'offset_ns', 'offset_bound_ns', 'unmatched_ns'])
         if (k in d) want[`ipcstamp.${k}`] = d[k];
     for (const [k, v] of Object.entries(want))
         if (a[k] !== v) fail(`line ${d.line}: ${k} is ${a[k]}, the report says ${v}`);
-    if (r.name !== `deliver ${d.vat} #${d.deliveryNum}${d.replay ? ' (replay)' : ''}`)
-        fail(`line ${d.line}: name ${r.name}`);
+    const rootName = rootNames.includes(kindOf[d.line]) ? `deliver-${kindOf[d.line]}` : 'deliver';
+    if (r.name !== rootName) fail(`line ${d.line}: name ${r.name}, not ${rootName}`);
+    if (r.process !== 'kernel') fail(`line ${d.line}: the root under the ${r.process}'s resource`);
+    // The links: the deliveries that caused it, each the root of its own
+    // trace (found by its line), with why.
+    const wantLinks = causesOf[d.line] || [];
+    if (r.links.length !== wantLinks.length)
+        fail(`line ${d.line}: ${r.links.length} links, the records give ${JSON.stringify(wantLinks)}`);
+    for (const c of wantLinks) {
+        const target = roots.get(c.line);
+        const k = r.links.find(x => x.attributes['ipcstamp.cause'] === c.why &&
+                                    x.attributes['agoric.kpid'] === c.kpid);
+        if (!k) fail(`line ${d.line}: no ${c.why} link for ${c.kpid}`);
+        // A cause outside the export (not attributed) is still named by its
+        // ids; one inside must be its root span.
+        if (target && (k.traceId !== target.traceId || k.spanId !== target.spanId))
+            fail(`line ${d.line}: the ${c.why} link is not to the delivery at line ${c.line}`);
+        nlinks++;
+    }
     const kind = r.kind === 3 || r.kind === 'SPAN_KIND_CLIENT';
     if (!kind) fail(`line ${d.line}: kind ${r.kind}`);
     const code = r.status && r.status.code;
@@ -137,27 +193,38 @@ for (const d of report) {
         if (c.traceId !== r.traceId) fail(`line ${d.line}: child ${j} in another trace`);
         if (c.attributes['ipcstamp.segment'] !== kindName || c.name !== names[kindName])
             fail(`line ${d.line}: child ${j} is ${c.name}/${c.attributes['ipcstamp.segment']}, not ${kindName}`);
+        if (c.process !== (kindName === 'worker' ? 'worker' : 'kernel'))
+            fail(`line ${d.line}: a ${kindName} span under the ${c.process}'s resource`);
+        if ('ipcstamp.duration_ns' in c.attributes) fail(`line ${d.line}: ipcstamp.duration_ns`);
         if (BigInt(c.startTimeUnixNano) !== t || BigInt(c.endTimeUnixNano) !== t + BigInt(len))
             fail(`line ${d.line}: child ${j} ${c.startTimeUnixNano}..${c.endTimeUnixNano}, want ${t}+${len}`);
         t += BigInt(len);
     });
     if (t !== end) fail(`line ${d.line}: the children end at ${t}, the delivery at ${end}`);
     nchildren += ch.length;
-    // The VM's marks and spans: children of the worker segments, at the
-    // report's time (from the worker's d, the end of the send segment).
+    // The VM's spans: children of the worker segments, at the report's time
+    // (from the worker's d, the end of the send segment); its marks: events
+    // of the worker segment they fall in.
     const vm = ch.flatMap(c => children.get(c.spanId) || []);
+    const events = ch.flatMap(c => c.events.map(e => ({...e, in: c})));
     const marks = d.marks || [];
-    if (vm.length !== marks.length)
-        fail(`line ${d.line}: ${vm.length} VM spans for ${marks.length} marks`);
+    const vmSpans = marks.filter(m => m.kind === 'span');
+    if (vm.length !== vmSpans.length || events.length !== marks.length - vmSpans.length)
+        fail(`line ${d.line}: ${vm.length} VM spans and ${events.length} events for ${marks.length} marks`);
     const d0 = start + BigInt(d.segments[0][1]);
     for (const m of marks) {
-        const s0 = d0 + BigInt(m.at_ns), s1 = s0 + BigInt(m.kind === 'span' ? m.dur_ns : 0);
-        const name = `${m.kind} ${m.name}`;
-        if (!vm.some(v => v.name === name && BigInt(v.startTimeUnixNano) === s0 &&
-                          BigInt(v.endTimeUnixNano) === s1))
-            fail(`line ${d.line}: no VM span ${name} at ${s0}..${s1}`);
+        const s0 = d0 + BigInt(m.at_ns);
+        if (m.kind === 'span') {
+            const s1 = s0 + BigInt(m.dur_ns);
+            if (!vm.some(v => v.name === m.name && v.process === 'worker' &&
+                              BigInt(v.startTimeUnixNano) === s0 && BigInt(v.endTimeUnixNano) === s1))
+                fail(`line ${d.line}: no VM span ${m.name} at ${s0}..${s1}`);
+        } else if (!events.some(e => e.name === m.name && BigInt(e.timeUnixNano) === s0 &&
+                                     BigInt(e.in.startTimeUnixNano) <= s0 &&
+                                     s0 <= BigInt(e.in.endTimeUnixNano)))
+            fail(`line ${d.line}: no event ${m.name} at ${s0} in its worker span`);
     }
     nchildren += vm.length;
 }
 if (roots.size + nchildren !== spans.length) fail(`${spans.length - roots.size - nchildren} stray spans`);
-console.log(`${report.length} deliveries, ${spans.length} spans match the report`);
+console.log(`${report.length} deliveries, ${spans.length} spans, ${nlinks} links match the report and the records`);

@@ -9,7 +9,8 @@
 //     to protobuf and decoded back.  Written as {"trace": <the decoded
 //     message, ids as hex, 64-bit integers as strings>} or {"errors": why it
 //     could not be decoded}; each request's headers as {"request": {path,
-//     headers}}.
+//     headers}}.  A metrics request (POST /v1/metrics) is decoded the same
+//     way with ExportMetricsServiceRequest: {"metrics": <decoded>}.
 //   node receiver.cjs flaky PORTFILE OUT N [SECONDS]
 //     A plain HTTP server answering the first N posts 503 (Retry-After:
 //     SECONDS, default 0) and the others 200: {"status": code, "body": <the
@@ -39,6 +40,8 @@ async function otlp() {
     const {getProtoRoot} = require('@elastic/mockotlpserver/lib/proto');
     const Req = getProtoRoot().lookupType(
         'opentelemetry.proto.collector.trace.v1.ExportTraceServiceRequest');
+    const MReq = getProtoRoot().lookupType(
+        'opentelemetry.proto.collector.metrics.v1.ExportMetricsServiceRequest');
     diagnostics_channel.subscribe('otlp.v1.request', (r) =>
         write({request: {path: r.path, headers: r.headers}}));
     const hexId = (v, n, what) => {
@@ -73,6 +76,14 @@ async function otlp() {
         onTrace: (trace) => {
             try {
                 write({trace: decode(trace)});
+            } catch (e) {
+                write({errors: String(e)});
+            }
+        },
+        onMetrics: (metrics) => {
+            try {
+                const m = MReq.decode(MReq.encode(MReq.fromObject(JSON.parse(JSON.stringify(metrics)))).finish());
+                write({metrics: MReq.toObject(m, {longs: String, enums: Number})});
             } catch (e) {
                 write({errors: String(e)});
             }

@@ -19,7 +19,7 @@
 
 #include "otel.h"
 
-#define DEFAULT_URL "http://localhost:4318/v1/traces"
+#define DEFAULT_BASE "http://localhost:4318"
 
 __attribute__((format(printf, 3, 4)))
 static void say(char *err, size_t errlen, const char *fmt, ...) {
@@ -34,48 +34,57 @@ static int http_url(const char *u) {
        : !strncmp(u, "https://", 8) ? u[8] != '\0' : 0;
 }
 
-/* base + "/v1/traces", one slash between. */
-static char *with_path(const char *base) {
-  size_t n = strlen(base);
+/* base + "/v1/" + signal, one slash between. */
+static char *with_path(const char *base, const char *signal) {
+  size_t n = strlen(base), sn = strlen(signal);
   char *u;
   while (n && base[n - 1] == '/')
     n--;
-  u = malloc(n + sizeof "/v1/traces");
+  u = malloc(n + 4 + sn + 1);
   if (u) {
     memcpy(u, base, n);
-    memcpy(u + n, "/v1/traces", sizeof "/v1/traces");
+    memcpy(u + n, "/v1/", 4);
+    memcpy(u + n + 4, signal, sn + 1);
   }
   return u;
 }
 
-int otel_target_url(otel_target_t *t, const char *endpoint, char *err,
-                    size_t errlen) {
+int otel_target_url_for(otel_target_t *t, const char *endpoint,
+                        const char *signal, char *err, size_t errlen) {
   const char *what = "--endpoint", *u = endpoint, *e;
-  int full = 0;
-  if (!u && (e = getenv("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT")) && *e) {
+  char var[64];
+  int full = 0, i;
+  /* OTEL_EXPORTER_OTLP_TRACES_ENDPOINT, _METRICS_ENDPOINT */
+  snprintf(var, sizeof var, "OTEL_EXPORTER_OTLP_%s_ENDPOINT", signal);
+  for (i = 19; var[i] && var[i] != '_'; i++)
+    var[i] = (char)toupper((unsigned char)var[i]);
+  if (!u && (e = getenv(var)) && *e) {
     u = e;
-    what = "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT";
+    what = var;
     full = 1;
   }
   if (!u && (e = getenv("OTEL_EXPORTER_OTLP_ENDPOINT")) && *e) {
     u = e;
     what = "OTEL_EXPORTER_OTLP_ENDPOINT";
   }
-  if (!u) {
-    u = DEFAULT_URL;
-    full = 1;
-  }
+  if (!u)
+    u = DEFAULT_BASE;
   if (!http_url(u)) {
     say(err, errlen, "%s '%s' is not an http:// or https:// URL", what, u);
     return -1;
   }
   free(t->url);
-  t->url = full ? strdup(u) : with_path(u);
+  t->url = full ? strdup(u) : with_path(u, signal);
   if (!t->url) {
     say(err, errlen, "out of memory");
     return -1;
   }
   return 0;
+}
+
+int otel_target_url(otel_target_t *t, const char *endpoint, char *err,
+                    size_t errlen) {
+  return otel_target_url_for(t, endpoint, "traces", err, errlen);
 }
 
 /* A header name as HTTP allows it (RFC 9110 token characters). */

@@ -34,6 +34,51 @@ void otel_trace_id(const otel_ids_t *ids, const ips_delivery_t *d,
 void otel_span_id(const otel_ids_t *ids, const ips_delivery_t *d, size_t k,
                   uint8_t out[8]);
 
+/* ---- the records' own facts (causes.c) -------------------------------- */
+
+/* A delivery that caused another: its identity as ids.c hashes it. */
+typedef struct {
+  char vat[32];
+  long long crank, dnum;
+  long line;     /* of its deliver record */
+  char why;      /* 's': its syscall send (the message, or the message whose
+                    result the notified promise is); 'r': its syscall
+                    resolve resolved the notified promise */
+  char kpid[32]; /* the kernel promise that ties the two */
+} otel_cause_t;
+
+#define OTEL_MAX_CAUSES 8
+/* What a deliver record says that the analysis does not keep. */
+typedef struct {
+  char kind[32]; /* kd[0], else vd[0]: "message", "notify", ...; "" unknown */
+  size_t n;      /* causes, at most OTEL_MAX_CAUSES (one per delivery and
+                    reason) */
+  otel_cause_t c[OTEL_MAX_CAUSES];
+} otel_deliver_facts_t;
+
+typedef struct otel_causes_s otel_causes_t;
+
+/* NULL when out of memory.  Bounded: the causes of at most 131072
+ * promises (then all are forgotten and it begins again), 64 deliver
+ * records ahead of the analysis, records of at most 64 MiB. */
+otel_causes_t *otel_causes_new(void);
+/* One record (rec[len] must be '\0') of line number line, in file order. */
+void otel_causes_record(otel_causes_t *x, long line, const char *rec,
+                        size_t len);
+/* The facts of the deliver record of line, if it was read and is among the
+ * latest 64: returns 1, else 0. */
+int otel_causes_get(const otel_causes_t *x, long line,
+                    otel_deliver_facts_t *out);
+/* Promises whose causes were forgotten at the bound. */
+uint64_t otel_causes_forgotten(const otel_causes_t *x);
+/* Reads the records from the file path (plain or gzip) as asked by
+ * otel_causes_read_to().  Returns 0, or -1 when it cannot be opened. */
+int otel_causes_open(otel_causes_t *x, const char *path);
+/* Reads the file's records up to line (included), or to its end for now
+ * (a followed file may grow: the next call goes on from there). */
+void otel_causes_read_to(otel_causes_t *x, long line);
+void otel_causes_free(otel_causes_t *x);
+
 /* ---- the OTLP/JSON encoder (otlp_json.c) ------------------------------ */
 
 /* Resource attributes from OTEL_RESOURCE_ATTRIBUTES (config.c), decoded:
@@ -82,11 +127,18 @@ int otlp_req_init(otlp_req_t *r, const char *res);
  * segments, and the VM's marks and spans. */
 size_t otlp_delivery_nspans(const ips_delivery_t *d);
 /* Adds d's spans (otlp_delivery_nspans(d)) with their ids from ids and
- * wall-clock times from st (see otlp_wall_ns), under the resource of d's
- * worker process: (vat, worker_pid, worker_line), with process.pid when the
- * pid is known and ipcstamp.vat. */
+ * wall-clock times from st (see otlp_wall_ns): what the worker ran under
+ * the resource of d's worker process ((vat, worker_pid, worker_line), with
+ * process.pid when known), the rest under the kernel's (one per kernel
+ * run, st->restarts).  f (NULL: unknown) names the root by the delivery's
+ * kind and gives its links. */
 void otlp_req_delivery(otlp_req_t *r, const otel_ids_t *ids,
-                       const ips_stats_t *st, const ips_delivery_t *d);
+                       const ips_stats_t *st, const ips_delivery_t *d,
+                       const otel_deliver_facts_t *f);
+/* The root span's name for a delivery of kind (NULL or "": unknown):
+ * "deliver-KIND" for the kinds SwingSet and ipcstamp deliver, else
+ * "deliver"; always from a fixed set. */
+const char *otlp_root_name(const char *kind);
 /* The request's JSON (NUL-terminated, valid until the next call on r), or
  * NULL when out of memory.  Further deliveries may not be added. */
 const char *otlp_req_end(otlp_req_t *r, size_t *len);
@@ -104,14 +156,50 @@ void otlp_req_free(otlp_req_t *r);
 int64_t otlp_wall_ns(const ips_stats_t *st, const ips_delivery_t *d,
                      int64_t stamp);
 
+/* Appends s as it is to r. */
+void otlp_put_raw(otlp_req_t *r, const char *s);
+/* Appends an attribute {"key":key,"value":{...}} to r, after a comma
+ * unless *first (which it clears). */
+void otlp_attr_str(otlp_req_t *r, int *first, const char *key,
+                   const char *v);
+void otlp_attr_int(otlp_req_t *r, int *first, const char *key, int64_t v);
 /* Appends s as a JSON string (quotes included) to r. */
 void otlp_put_string(otlp_req_t *r, const char *s);
 /* Lowercase hex of n bytes into out (2n + 1 bytes with the NUL). */
 void otlp_hex(char *out, const uint8_t *b, size_t n);
 
-/* What a segment is called in the trace ("pipe →worker", "worker",
- * "kernel syscall", ...), from ips_delivery_segment()'s kind. */
+/* What a segment is called in the trace ("pipe-send", "worker",
+ * "kernel-syscall", ...), from ips_delivery_segment()'s kind. */
 const char *otlp_segment_name(const char *kind);
+
+/* ---- metrics (metrics.c) ---------------------------------------------- */
+
+/* The deliveries' distributions, per series (vat, kind, method), as OTLP
+ * metrics: exponential histograms of the total time and of each share,
+ * counters of deliveries and timequakes; and the analysis' skip counts.
+ * Cumulative from the first delivery added.  Bounded: at most
+ * OTEL_MAX_SERIES series with a method; past that, a delivery goes to the
+ * series of its vat and kind (at most half as many more), then of its vat
+ * (as many again), then to one series of everything: never lost. */
+#define OTEL_MAX_SERIES 1024
+typedef struct otel_metrics_s otel_metrics_t;
+
+otel_metrics_t *otel_metrics_new(void);
+/* Adds d, of kind (NULL or "": unknown; then no method either), ending at
+ * end_ns (ns since the epoch). */
+void otel_metrics_add(otel_metrics_t *m, const ips_delivery_t *d,
+                      const char *kind, int64_t end_ns);
+/* Deliveries added since the last otel_metrics_request(). */
+uint64_t otel_metrics_fresh(const otel_metrics_t *m);
+/* An ExportMetricsServiceRequest of everything so far (cumulative: from
+ * start_ns, the export's start, to the latest delivery's end), under the
+ * resource attributes res, with st's skip counts (NULL: none), as a new
+ * string the caller frees (*len its length), or NULL when out of memory.
+ * *points gets the number of data points. */
+char *otel_metrics_request(otel_metrics_t *m, const char *res,
+                           const ips_stats_t *st, int64_t start_ns,
+                           size_t *len, size_t *points);
+void otel_metrics_free(otel_metrics_t *m);
 
 /* ---- settings (config.c) ---------------------------------------------- */
 
@@ -131,6 +219,10 @@ typedef struct {
  * err. */
 int otel_target_url(otel_target_t *t, const char *endpoint, char *err,
                     size_t errlen);
+/* The same for another signal ("metrics"): "/v1/metrics" appended, and
+ * OTEL_EXPORTER_OTLP_METRICS_ENDPOINT used as is. */
+int otel_target_url_for(otel_target_t *t, const char *endpoint,
+                        const char *signal, char *err, size_t errlen);
 /* Adds the headers of a list in OTEL_EXPORTER_OTLP_HEADERS' form (W3C
  * baggage: "k1=v1,k2=v2", values URL-encoded, spaces around items
  * ignored).  what names the source in messages.  Returns 0, or -1 with a

@@ -135,6 +135,17 @@ static void attr_bool(otlp_req_t *r, int *first, const char *key, int v) {
   puts_(r, v ? "\"boolValue\":true}}" : "\"boolValue\":false}}");
 }
 
+void otlp_put_raw(otlp_req_t *r, const char *s) { puts_(r, s); }
+
+void otlp_attr_str(otlp_req_t *r, int *first, const char *key,
+                   const char *v) {
+  attr_str(r, first, key, v);
+}
+
+void otlp_attr_int(otlp_req_t *r, int *first, const char *key, int64_t v) {
+  attr_int(r, first, key, v);
+}
+
 /* Keys that describe the data: ipcstamp sets them, never the user. */
 static int own_key(const char *k) {
   return !strcmp(k, "service.name") || !strcmp(k, "host.name") ||
@@ -163,9 +174,11 @@ char *otlp_resource(const char *service, const char *host,
   return r.buf;
 }
 
-/* The spans of one worker process, in a request. */
+/* The spans of one process, in a request: a worker process (vat, pid,
+ * line of its start) or a kernel run (kernel set, line the run's index). */
 struct otlp_group_s {
   char vat[64];
+  int kernel;
   long long pid;
   long line;
   otlp_req_t b; /* its spans, comma-separated (b.nspans counts them) */
@@ -191,15 +204,16 @@ void otlp_req_reset(otlp_req_t *r) {
   r->ngroups = 0;
 }
 
-/* The buffer of d's worker process, made on first use; NULL when out of
- * memory.  A request holds few (the vats of one batch): a linear search. */
-static otlp_req_t *group_of(otlp_req_t *r, const ips_delivery_t *d) {
+/* The buffer of a process, made on first use; NULL when out of memory.  A
+ * request holds few (the vats of one batch): a linear search. */
+static otlp_req_t *group_of(otlp_req_t *r, int kernel, const char *vat,
+                            long long pid, long line) {
   size_t i;
   otlp_group_t *g;
   for (i = 0; i < r->ngroups; i++) {
     g = &r->groups[i];
-    if (g->pid == d->worker_pid && g->line == d->worker_line &&
-        !strcmp(g->vat, d->vat))
+    if (g->kernel == kernel && g->pid == pid && g->line == line &&
+        !strcmp(g->vat, vat))
       return &g->b;
   }
   if (r->ngroups == r->capgroups) {
@@ -212,9 +226,10 @@ static otlp_req_t *group_of(otlp_req_t *r, const ips_delivery_t *d) {
     r->capgroups = nc;
   }
   g = &r->groups[r->ngroups++];
-  snprintf(g->vat, sizeof g->vat, "%s", d->vat);
-  g->pid = d->worker_pid;
-  g->line = d->worker_line;
+  snprintf(g->vat, sizeof g->vat, "%s", vat);
+  g->kernel = kernel;
+  g->pid = pid;
+  g->line = line;
   return &g->b;
 }
 
@@ -235,9 +250,14 @@ const char *otlp_req_end(otlp_req_t *r, size_t *len) {
      * when it does not: SwingSet's own), and where it started. */
     if (g->pid > 0)
       attr_int(r, &first, "process.pid", g->pid);
-    attr_str(r, &first, "ipcstamp.vat", g->vat);
-    if (g->line > 0)
-      attr_int(r, &first, "ipcstamp.worker_line", g->line);
+    attr_str(r, &first, "ipcstamp.process", g->kernel ? "kernel" : "worker");
+    if (g->kernel) {
+      attr_int(r, &first, "ipcstamp.kernel_run", g->line);
+    } else {
+      attr_str(r, &first, "ipcstamp.vat", g->vat);
+      if (g->line > 0)
+        attr_int(r, &first, "ipcstamp.worker_line", g->line);
+    }
     puts_(r, "]},\"scopeSpans\":[{\"scope\":{\"name\":\"ipcstamp\","
              "\"version\":\"");
     puts_(r, PACKAGE_VERSION);
@@ -277,18 +297,42 @@ int64_t otlp_wall_ns(const ips_stats_t *st, const ips_delivery_t *d,
   return st->first_time + (stamp - st->first_mono);
 }
 
+/* A segment span is named by its kind alone: what crossed the pipe (the
+ * delivery, an upcall, a syscall's reply, the result), the worker running,
+ * the kernel handling a syscall, or time no record explains. */
 const char *otlp_segment_name(const char *kind) {
-  if (!strcmp(kind, "send") || !strcmp(kind, "reply"))
-    return "pipe \xe2\x86\x92worker";
-  if (!strcmp(kind, "upcall") || !strcmp(kind, "result"))
-    return "pipe \xe2\x86\x92kernel";
-  if (!strcmp(kind, "kernel"))
-    return "kernel syscall";
-  if (!strcmp(kind, "worker"))
-    return "worker";
-  if (!strcmp(kind, "unmatched"))
-    return "upcall (not matched)";
-  return kind;
+  static const char *const names[][2] = {
+      {"send", "pipe-send"},         {"upcall", "pipe-upcall"},
+      {"reply", "pipe-reply"},       {"result", "pipe-result"},
+      {"worker", "worker"},          {"kernel", "kernel-syscall"},
+      {"unmatched", "unmatched"}};
+  size_t i;
+  for (i = 0; i < sizeof names / sizeof names[0]; i++)
+    if (!strcmp(kind, names[i][0]))
+      return names[i][1];
+  return "segment"; /* a kind this version does not know: still fixed */
+}
+
+/* The kinds of delivery (vd[0]) that SwingSet's kernel and ipcstamp's own
+ * workloads make: each names the root "deliver-KIND", as Agoric's
+ * converter names its crank spans, so the two group alike. */
+const char *otlp_root_name(const char *kind) {
+  static const char *const kinds[][2] = {
+      {"message", "deliver-message"},
+      {"notify", "deliver-notify"},
+      {"dropExports", "deliver-dropExports"},
+      {"retireExports", "deliver-retireExports"},
+      {"retireImports", "deliver-retireImports"},
+      {"changeVatOptions", "deliver-changeVatOptions"},
+      {"startVat", "deliver-startVat"},
+      {"stopVat", "deliver-stopVat"},
+      {"bringOutYourDead", "deliver-bringOutYourDead"},
+      {"evaluate", "deliver-evaluate"}};
+  size_t i;
+  for (i = 0; kind && i < sizeof kinds / sizeof kinds[0]; i++)
+    if (!strcmp(kind, kinds[i][0]))
+      return kinds[i][1];
+  return "deliver";
 }
 
 /* The fields every span has: ids, name, kind, times. */
@@ -320,68 +364,144 @@ static void span_head(otlp_req_t *r, const char *trace, const uint8_t *id,
   puts_(r, ",\"attributes\":[");
 }
 
-size_t otlp_delivery_nspans(const ips_delivery_t *d) {
-  return 1 + ips_delivery_nsegments(d) + d->n_marks;
+/* The VM's spans (metering v2 measures and ips_worker_span_*) are spans;
+ * its marks are events of the span they fall in. */
+static size_t vm_spans(const ips_delivery_t *d) {
+  size_t i, n = 0;
+  for (i = 0; i < d->n_marks; i++)
+    n += d->marks[i].kind == 's';
+  return n;
 }
 
-/* The VM's own marks and spans (metering v2), each a child of the worker
- * segment it starts in: a span as a span, a mark as a span of no length
- * (ipcstamp.mark true).  Their ids follow the segments'. */
-static void vm_marks(otlp_req_t *r, const otel_ids_t *ids,
-                     const ips_stats_t *st, const ips_delivery_t *d,
-                     const char *trace, size_t ns) {
-  size_t i, j, w;
+size_t otlp_delivery_nspans(const ips_delivery_t *d) {
+  return 1 + ips_delivery_nsegments(d) + vm_spans(d);
+}
+
+/* The segment number of d's w-th worker segment, or ns when there is none
+ * (which the analysis never says). */
+static size_t worker_segment(const ips_delivery_t *d, size_t ns, size_t w) {
+  size_t j, k = 0;
+  for (j = 0; j < ns; j++) {
+    const char *kind;
+    (void)ips_delivery_segment(d, j, &kind);
+    if (!strcmp(kind, "worker") && k++ == w)
+      break;
+  }
+  return j;
+}
+
+/* The VM's spans, each a child of the worker segment it starts in; their
+ * ids follow the segments' (1 + ns + its index among d's marks, as before
+ * marks became events: the spans kept their ids). */
+static void vm_span_spans(otlp_req_t *r, const otel_ids_t *ids,
+                          const ips_stats_t *st, const ips_delivery_t *d,
+                          const char *trace, size_t ns) {
+  size_t i, j;
   uint8_t parent[8], sid[8];
-  char name[160];
   for (i = 0; i < d->n_marks; i++) {
     const ips_delivery_mark_t *m = &d->marks[i];
     int64_t at = otlp_wall_ns(st, d, m->at);
     int first = 1;
-    /* the wseg-th worker segment is the parent */
-    for (j = 0, w = 0; j < ns; j++) {
-      const char *kind;
-      (void)ips_delivery_segment(d, j, &kind);
-      if (!strcmp(kind, "worker") && w++ == m->wseg)
-        break;
-    }
-    /* (in no worker segment, which the analysis never says: the root) */
+    if (m->kind != 's')
+      continue;
+    j = worker_segment(d, ns, m->wseg);
     otel_span_id(ids, d, j == ns ? 0 : j + 1, parent);
     otel_span_id(ids, d, 1 + ns + i, sid);
-    snprintf(name, sizeof name, "%s %s", m->kind == 's' ? "span" : "mark",
-             m->name);
-    span_head(r, trace, sid, parent, name, SPAN_KIND_INTERNAL, at,
-              at + (m->kind == 's' ? m->dur : 0));
-    attr_str(r, &first, "ipcstamp.vm_name", m->name);
-    attr_bool(r, &first, "ipcstamp.mark", m->kind != 's');
+    /* The VM's own name: its code's, as few as the code has. */
+    span_head(r, trace, sid, parent, m->name, SPAN_KIND_INTERNAL, at,
+              at + m->dur);
     attr_int(r, &first, "ipcstamp.depth", m->depth);
     puts_(r, "],\"status\":{\"code\":0}}");
   }
 }
 
-/* d's spans into r, a group's buffer. */
-static void delivery_spans(otlp_req_t *r, const otel_ids_t *ids,
-                           const ips_stats_t *st, const ips_delivery_t *d) {
+/* The marks of worker stretch w as the events of its span. */
+static void mark_events(otlp_req_t *r, const ips_stats_t *st,
+                        const ips_delivery_t *d, size_t w) {
+  size_t i;
+  int any = 0;
+  for (i = 0; i < d->n_marks; i++) {
+    const ips_delivery_mark_t *m = &d->marks[i];
+    int first = 1;
+    if (m->kind == 's' || m->wseg != w)
+      continue;
+    puts_(r, any ? ",{" : ",\"events\":[{");
+    any = 1;
+    put_i64s(r, "timeUnixNano", otlp_wall_ns(st, d, m->at));
+    puts_(r, ",\"name\":");
+    otlp_put_string(r, m->name);
+    puts_(r, ",\"attributes\":[");
+    attr_int(r, &first, "ipcstamp.depth", m->depth);
+    puts_(r, "]}");
+  }
+  if (any)
+    put(r, "]", 1);
+}
+
+/* The links of the root: the deliveries that caused this one. */
+static void cause_links(otlp_req_t *r, const otel_ids_t *ids,
+                        const otel_deliver_facts_t *f) {
+  size_t i;
+  for (i = 0; i < f->n; i++) {
+    const otel_cause_t *c = &f->c[i];
+    ips_delivery_t cd;
+    uint8_t tid[16], sid[8];
+    char hex[33];
+    int first = 1;
+    memset(&cd, 0, sizeof cd);
+    cd.vat = c->vat;
+    cd.crank = c->crank;
+    cd.dnum = c->dnum;
+    cd.line = c->line;
+    otel_trace_id(ids, &cd, tid);
+    otel_span_id(ids, &cd, 0, sid);
+    puts_(r, i ? ",{\"traceId\":\"" : ",\"links\":[{\"traceId\":\"");
+    otlp_hex(hex, tid, 16);
+    puts_(r, hex);
+    puts_(r, "\",\"spanId\":\"");
+    otlp_hex(hex, sid, 8);
+    puts_(r, hex);
+    puts_(r, "\",\"attributes\":[");
+    attr_str(r, &first, "ipcstamp.cause",
+             c->why == 's' ? "send" : "resolve");
+    attr_str(r, &first, "agoric.kpid", c->kpid);
+    attr_str(r, &first, "agoric.vatID", c->vat);
+    attr_int(r, &first, "agoric.crankNum", c->crank);
+    attr_int(r, &first, "agoric.deliveryNum", c->dnum);
+    puts_(r, "]}");
+  }
+  if (f->n)
+    put(r, "]", 1);
+}
+
+/* d's spans: the kernel's into k, the worker's into w. */
+static void delivery_spans(otlp_req_t *k, otlp_req_t *w,
+                           const otel_ids_t *ids, const ips_stats_t *st,
+                           const ips_delivery_t *d,
+                           const otel_deliver_facts_t *f) {
   uint8_t tid[16], root[8], sid[8];
-  char trace[33], name[160];
-  size_t j, ns = ips_delivery_nsegments(d);
+  char trace[33];
+  size_t j, ns = ips_delivery_nsegments(d), nw = 0;
   int64_t t0 = otlp_wall_ns(st, d, d->P[0]), t;
   int first = 1;
+  otlp_req_t *r = k;
 
   otel_trace_id(ids, d, tid);
   otlp_hex(trace, tid, 16);
   otel_span_id(ids, d, 0, root);
-  if (d->replay)
-    snprintf(name, sizeof name, "deliver %s #%lld (replay)", d->vat, d->dnum);
-  else
-    snprintf(name, sizeof name, "deliver %s #%lld", d->vat, d->dnum);
-  span_head(r, trace, root, NULL, name, SPAN_KIND_CLIENT, t0, t0 + d->total);
+  span_head(r, trace, root, NULL, otlp_root_name(f ? f->kind : NULL),
+            SPAN_KIND_CLIENT, t0, t0 + d->total);
+  /* The slog's own fields, under the keys Agoric's converter gives them,
+   * so that its spans and these join on them. */
+  attr_str(r, &first, "agoric.vatID", d->vat);
   if (!d->replay && d->crank >= 0) /* the rings know no cranks: -1 */
-    attr_int(r, &first, "ipcstamp.crank", d->crank);
-  attr_str(r, &first, "ipcstamp.vat", d->vat);
-  attr_int(r, &first, "ipcstamp.delivery_num", d->dnum);
+    attr_int(r, &first, "agoric.crankNum", d->crank);
+  attr_int(r, &first, "agoric.deliveryNum", d->dnum);
+  if (f && f->kind[0])
+    attr_str(r, &first, "agoric.delivery", f->kind);
+  attr_bool(r, &first, "agoric.replay", d->replay);
   if (d->desc) /* the rings do not carry it */
     attr_str(r, &first, "ipcstamp.description", d->desc);
-  attr_bool(r, &first, "ipcstamp.replay", d->replay);
   attr_str(r, &first, "ipcstamp.clock", d->clock == 'm' ? "mono" : "wall");
   attr_str(r, &first, "ipcstamp.parent_clock",
            d->pclock == 'm' ? "monotime" : "time");
@@ -391,7 +511,6 @@ static void delivery_spans(otlp_req_t *r, const otel_ids_t *ids,
   attr_int(r, &first, "ipcstamp.pipe_ns", d->pipe);
   attr_int(r, &first, "ipcstamp.worker_ns", d->worker);
   attr_int(r, &first, "ipcstamp.kernel_ns", d->kernel);
-  attr_int(r, &first, "ipcstamp.total_ns", d->total);
   if (d->n_unmatched) {
     attr_int(r, &first, "ipcstamp.unmatched_ns", d->unmatched);
     attr_int(r, &first, "ipcstamp.unmatched_upcalls",
@@ -429,43 +548,58 @@ static void delivery_spans(otlp_req_t *r, const otel_ids_t *ids,
     attr_int(r, &first, "ipcstamp.marks_dropped", d->marks_dropped);
   if (d->marks_unbalanced)
     attr_int(r, &first, "ipcstamp.marks_unbalanced", d->marks_unbalanced);
-  puts_(r, "],\"status\":{\"code\":");
+  put(r, "]", 1);
+  if (f)
+    cause_links(r, ids, f);
+  puts_(r, ",\"status\":{\"code\":");
   puts_(r, d->ok ? "0}}" : "2,\"message\":\"the worker answered with an "
                            "error\"}}");
 
-  /* The children, end to end from D. */
+  /* The children, end to end from D: the worker's stretches in the
+   * worker's resource, the rest (pipe, kernel) in the kernel's. */
   t = t0;
   for (j = 0; j < ns; j++) {
     const char *kind;
     int64_t len = ips_delivery_segment(d, j, &kind);
+    int is_worker = !strcmp(kind, "worker");
+    r = is_worker ? w : k;
     otel_span_id(ids, d, j + 1, sid);
     span_head(r, trace, sid, root, otlp_segment_name(kind),
               SPAN_KIND_INTERNAL, t, t + len);
     first = 1;
     attr_str(r, &first, "ipcstamp.segment", kind);
     attr_int(r, &first, "ipcstamp.segment_index", (int64_t)j);
-    attr_int(r, &first, "ipcstamp.duration_ns", len);
     if (d->has_wait) { /* a pipe segment's receiver waiting for a CPU */
-      int64_t w = ips_delivery_segment_wait(d, j);
-      if (w >= 0) {
-        attr_int(r, &first, "ipcstamp.wait_ns", w);
-        attr_int(r, &first, "ipcstamp.transit_ns", len - w);
+      int64_t wait = ips_delivery_segment_wait(d, j);
+      if (wait >= 0) {
+        attr_int(r, &first, "ipcstamp.wait_ns", wait);
+        attr_int(r, &first, "ipcstamp.transit_ns", len - wait);
       }
     }
-    puts_(r, "],\"status\":{\"code\":0}}");
+    put(r, "]", 1);
+    if (is_worker && d->n_marks)
+      mark_events(r, st, d, nw);
+    nw += is_worker;
+    puts_(r, ",\"status\":{\"code\":0}}");
     t += len;
   }
   if (d->n_marks)
-    vm_marks(r, ids, st, d, trace, ns);
+    vm_span_spans(w, ids, st, d, trace, ns);
 }
 
 void otlp_req_delivery(otlp_req_t *r, const otel_ids_t *ids,
-                       const ips_stats_t *st, const ips_delivery_t *d) {
-  otlp_req_t *g = group_of(r, d);
-  if (!g) {
+                       const ips_stats_t *st, const ips_delivery_t *d,
+                       const otel_deliver_facts_t *f) {
+  otlp_req_t *k, *w;
+  /* Making a group may move the others: the kernel's is looked up again
+   * (found, so nothing moves) once the worker's is there. */
+  k = group_of(r, 1, "", 0, (long)st->restarts);
+  w = k ? group_of(r, 0, d->vat, d->worker_pid, d->worker_line) : NULL;
+  k = w ? group_of(r, 1, "", 0, (long)st->restarts) : NULL;
+  if (!k || !w) {
     r->oom = 1;
     return;
   }
-  delivery_spans(g, ids, st, d);
+  delivery_spans(k, w, ids, st, d, f);
   r->nspans += otlp_delivery_nspans(d);
 }

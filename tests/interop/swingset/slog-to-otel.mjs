@@ -16,7 +16,12 @@
 //    "spansByName":{...}}
 // cause is "unknown-crank-type" for a crank-start whose message.type the
 // converter does not know and for every record inside that crank (it then
-// has no crank span to attach them to), else null.  Exits 0 with no error,
+// has no crank span to attach them to), else null.
+// With --spans FILE, also writes each crank span (deliver-*) and each
+// syscall-send span (what Agoric's links point at) to FILE, one
+// JSON line each: {name, traceId, spanId, attributes, links:[{traceId,
+// spanId, attributes}]} (tests/interop/swingset-otel.test joins them with
+// ipcstamp's).  Exits 0 with no error,
 // 1 if any line failed (bad JSON or a throw from the converter, each with
 // its line number), 2 on usage or I/O error.
 import '@endo/init';
@@ -31,7 +36,14 @@ import {
 } from '@opentelemetry/sdk-trace-base';
 import { makeSlogToOtelKit } from '@agoric/telemetry/src/slog-to-otel.js';
 
-const files = process.argv.slice(2);
+const args = process.argv.slice(2);
+let spansOut = null;
+const at = args.indexOf('--spans');
+if (at >= 0) {
+  spansOut = args[at + 1];
+  args.splice(at, 2);
+}
+const files = args;
 if (files.length === 0 || files.some(f => f.startsWith('-') && f !== '-')) {
   console.error('usage: node slog-to-otel.mjs SLOGFILE[.gz] [...]');
   process.exit(2);
@@ -131,12 +143,23 @@ for (const file of files) {
   out.lines += line;
 }
 await provider.forceFlush();
+const dumped = [];
 for (const span of exporter.getFinishedSpans()) {
+  if (spansOut && (span.name.startsWith('deliver-') || span.name === 'syscall-send')) {
+    const c = span.spanContext();
+    dumped.push(JSON.stringify({
+      name: span.name, traceId: c.traceId, spanId: c.spanId,
+      attributes: span.attributes,
+      links: span.links.map(l => ({ traceId: l.context.traceId,
+        spanId: l.context.spanId, attributes: l.attributes })),
+    }));
+  }
   out.spans += 1;
   out.spansByName[span.name] = (out.spansByName[span.name] ?? 0) + 1;
 }
 out.spansByName = Object.fromEntries(
   Object.entries(out.spansByName).sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1)),
 );
+if (spansOut) fs.writeFileSync(spansOut, dumped.map(l => `${l}\n`).join(''));
 console.log(JSON.stringify(out));
 process.exit(out.errors.length ? 1 : 0);
