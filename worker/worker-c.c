@@ -215,30 +215,19 @@ static char *buf_room(buf_t *b, size_t n) {
   return b->p;
 }
 
-static long long now_ns(void) {
+static long long clock_ns(clockid_t id) {
   struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
+  clock_gettime(id, &ts);
   return (long long)ts.tv_sec * 1000000000LL + ts.tv_nsec;
 }
 
-static void spin(unsigned long long us) {
-  long long end = now_ns() + (long long)us * 1000;
-  while (now_ns() < end) {
-  }
-}
-
-static long long cpu_now_ns(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
-  return (long long)ts.tv_sec * 1000000000LL + ts.tv_nsec;
-}
-
-/* Spins until the process has used `us` more microseconds of CPU: unlike
- * spin(), what it burns does not depend on how busy the machine is, so a
- * test can require the CPU time it asked for. */
-static void spin_cpu(unsigned long long us) {
-  long long end = cpu_now_ns() + (long long)us * 1000;
-  while (cpu_now_ns() < end) {
+/* Spins until clock id has advanced `us` microseconds.  On
+ * CLOCK_MONOTONIC that is wall time (spin_us); on CLOCK_PROCESS_CPUTIME_ID
+ * it is CPU time used (cpu_us), which a busy machine can delay but never
+ * reduce, so a test can require the CPU time it asked for. */
+static void spin(clockid_t id, unsigned long long us) {
+  long long end = clock_ns(id) + (long long)us * 1000;
+  while (clock_ns(id) < end) {
   }
 }
 
@@ -297,15 +286,15 @@ static int handle(ips_worker_t *w, const ips_command_t *cmd, void *arg) {
   if (c.spans) {
     for (i = 0; i < c.spans; i++) {
       MARK('b', "span");
-      spin(c.spin_us / c.spans);
+      spin(CLOCK_MONOTONIC, c.spin_us / c.spans);
       MARK('e', "span");
     }
     MARK('e', "work");
   } else if (c.spin_us) {
-    spin(c.spin_us);
+    spin(CLOCK_MONOTONIC, c.spin_us);
   }
 #undef MARK
-  if (c.cpu_us) spin_cpu(c.cpu_us);
+  if (c.cpu_us) spin(CLOCK_PROCESS_CPUTIME_ID, c.cpu_us);
   if (c.sleep_us) pause_us(c.sleep_us);
   if (c.has_exit) {
     fflush(NULL);
