@@ -422,3 +422,18 @@ void wd_meter_free(wd_meter_t *m) {
   m->kinds = NULL;
   m->wall_us = m->mono_ns = m->run_delay_ns = NULL;
 }
+
+int wd_deliver_null(wd_t *d, const char *cmd, size_t n, const char **frame,
+                    size_t *len) {
+  int rc = wd_send(d, '?', cmd, n);
+  while (rc == 0) {
+    if ((rc = wd_recv(d, frame, len)) != 0)
+      break;
+    if (*len > 0 && (*frame)[0] == '?') {
+      rc = wd_send(d, '/', "null", 4);
+      continue;
+    }
+    return *len == 0 || (*frame)[0] != '.';
+  }
+  return rc;
+}

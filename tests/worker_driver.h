@@ -60,6 +60,13 @@ void wd_close_output(wd_t *d);
  * framing error. */
 int wd_recv(wd_t *d, const char **frame, size_t *len);
 
+/* One delivery as the benchmarks make it: cmd sent as '?', every upcall
+ * answered "null", the answer read.  Returns 0 when it is '.', 1 when it is
+ * another frame (*frame, *len: that frame), or wd_send's or wd_recv's
+ * error. */
+int wd_deliver_null(wd_t *d, const char *cmd, size_t n, const char **frame,
+                    size_t *len);
+
 /* Wait for the worker to exit; returns its exit status, 128 + the signal
  * that killed it, or -1 on timeout (the worker is then killed). */
 int wd_wait(wd_t *d);

@@ -39,20 +39,12 @@ static void die(const char *what, int rc) {
 static void deliver(wd_t *d, const char *cmd, size_t n) {
   const char *f;
   size_t len;
-  int rc = wd_send(d, '?', cmd, n);
-  if (rc) die("send", rc);
-  for (;;) {
-    if ((rc = wd_recv(d, &f, &len)) != 0) die("receive", rc);
-    if (len > 0 && f[0] == '?') {
-      if ((rc = wd_send(d, '/', "null", 4)) != 0) die("send", rc);
-      continue;
-    }
-    if (len == 0 || f[0] != '.') {
-      fprintf(stderr, "bench_upcall: unexpected answer '%.*s'\n",
-              (int)(len > 200 ? 200 : len), f);
-      exit(1);
-    }
-    return;
+  int rc = wd_deliver_null(d, cmd, n, &f, &len);
+  if (rc < 0) die("deliver", rc);
+  if (rc > 0) {
+    fprintf(stderr, "bench_upcall: unexpected answer '%.*s'\n",
+            (int)(len > 200 ? 200 : len), f);
+    exit(1);
   }
 }
 
