@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "mark_pair.h"
+#include "slog.h" /* ips__text_clean */
 
 static int cmp_ev(const void *x, const void *y) {
   const ips__mev_t *a = x, *b = y;
@@ -23,9 +24,9 @@ void ips__marks_sanitise(char *d, const char *s) {
     size_t k = c < 0x80 ? 0 : c >= 0xc2 && c <= 0xdf ? 1
                : c >= 0xe0 && c <= 0xef ? 2 : c >= 0xf0 && c <= 0xf4 ? 3 : 9;
     size_t j;
-    if (k == 0) {
-      d[o++] = c < 0x20 || c == 0x7f ? '?' : (char)c;
-      i++;
+    if (k == 0 || (c == 0xc2 && u[i + 1] >= 0x80 && u[i + 1] <= 0x9f)) {
+      o += ips__text_clean(d + o, u + i, k + 1); /* C0, DEL or C1: '?' */
+      i += k + 1;
       continue;
     }
     /* (a NUL ends the check too: it is not a continuation byte) */

@@ -333,6 +333,12 @@ void ips__slog_ahead_close(ips__slog_ahead_t *a);
  * caller parses the line with yajl. */
 int ips__slog_fast(ips__rec_t *r, const char *line, size_t len);
 
+/* Copy s[0..n) into d (room for n bytes; d may be s: it writes no
+ * further than it has read) with each control character as one '?': C0,
+ * DEL and C1 (U+0080..U+009F), which a terminal would obey.  Every text
+ * from the slogfile that an output shows (description, vatID, mark names)
+ * goes through it.  Returns the length written, at most n; no NUL. */
+size_t ips__text_clean(char *d, const void *s, size_t n);
 /* The description of a delivery (desc.c): desc (IPS__DESC_MAX bytes) gets the text
  * with control bytes as '?', or the method named first in a methargs body
  * (raw JSON text, quotes escaped; desc unchanged if there is none). */

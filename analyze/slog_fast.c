@@ -130,9 +130,9 @@ static int crank_fields(cur_t *c, ips__rec_t *r) {
   if (!LIT(c, ",\"vatID\":\"") || !text(c, &v, &n) || n >= IPS__VAT_MAX ||
       !LIT(c, ",\"deliveryNum\":") || !count(c, &r->dnum))
     return 0;
-  memcpy(r->vatbuf, v, n);
-  r->vatbuf[n] = '\0';
-  r->vat_len = (unsigned)n;
+  /* (text() stops at C0 bytes, so what is left to clean is DEL and C1) */
+  r->vat_len = (unsigned)ips__text_clean(r->vatbuf, v, n);
+  r->vatbuf[r->vat_len] = '\0';
   r->have |= IPS__F_VAT | IPS__F_DNUM;
   return 1;
 }

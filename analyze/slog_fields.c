@@ -316,11 +316,8 @@ static int cb_string(void *ctx, const unsigned char *s, size_t n) {
       } else if (k == K_VAT) {
         if (n >= IPS__VAT_MAX)
           return fail(p, "vatID is longer than 63 bytes");
-        memcpy(p->rec.vatbuf, s, n);
-        p->rec.vatbuf[n] = '\0';
-        p->rec.vat_len = (unsigned)n;
-        for (size_t j = 0; j < n; j++)
-          if ((unsigned char)p->rec.vatbuf[j] < 0x20) p->rec.vatbuf[j] = '?';
+        p->rec.vat_len = (unsigned)ips__text_clean(p->rec.vatbuf, s, n);
+        p->rec.vatbuf[p->rec.vat_len] = '\0';
         p->rec.have |= IPS__F_VAT;
       }
       break;

@@ -245,7 +245,7 @@ static int parse_line(ips__parser_t *p, const char *line, size_t len,
   }
   if (line[pos] != '{') {
     snprintf(err, errlen, "starts with '%c', not '{'",
-             (unsigned char)line[pos] >= 0x20 ? line[pos] : '?');
+             line[pos] >= 0x20 && line[pos] < 0x7f ? line[pos] : '?');
     return -1;
   }
   h = new_handle(p);
