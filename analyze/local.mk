@@ -42,6 +42,9 @@ analyze_libanalyze_core_la_SOURCES = \
 	analyze/mark_pair.c \
 	analyze/analysis.c \
 	analyze/hist.c \
+	analyze/ring_read.h \
+	analyze/ring_open.c \
+	analyze/ring_decode.c \
 	analyze/ring_read.c \
 	analyze/ring_join.c
 analyze_libanalyze_core_la_LIBADD = proto/libipcstamp-proto.la \
