@@ -28,7 +28,10 @@ analyze_libanalyze_core_la_SOURCES = \
 	analyze/vat.h \
 	analyze/vats.c \
 	analyze/assemble.c \
+	analyze/result.h \
 	analyze/attribute.c \
+	analyze/clock_offset.c \
+	analyze/annotate.c \
 	analyze/stats.c \
 	analyze/delivery.c \
 	analyze/slowest.c \
