@@ -22,7 +22,9 @@ analyze_libanalyze_core_la_SOURCES = \
 	analyze/slog_fields.c \
 	analyze/desc.c \
 	analyze/decimal.h \
+	analyze/slog_fast.h \
 	analyze/slog_fast.c \
+	analyze/slog_fast_meter.c \
 	analyze/json_skip.c \
 	analyze/attribute.h \
 	analyze/vat.h \
