@@ -20,6 +20,7 @@ analyze_libanalyze_core_la_SOURCES = \
 	analyze/slog_parse.h \
 	analyze/slog_parse.c \
 	analyze/slog_fields.c \
+	analyze/slog_fields_meter.c \
 	analyze/desc.c \
 	analyze/decimal.h \
 	analyze/slog_fast.h \
