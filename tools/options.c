@@ -473,6 +473,11 @@ int cli_ring_options(int argc, char **argv, const char *name,
                     "DIR), or set IPCSTAMP_RING_DIR\n", name, name);
     return CLI_EXIT_USAGE;
   }
+  if (strlen(o->dir) >= 4096) { /* what ips_ring_dir_open takes */
+    fprintf(stderr, "ipcstamp %s: the ring directory's name is longer than "
+                    "4095 bytes\n", name);
+    return CLI_EXIT_USAGE;
+  }
   return -1;
 }
 
