@@ -663,9 +663,10 @@ IPS_EXTERN void ips_ring_join_free(ips_ring_join_t *r);
 /* ------------------------------------------------------------------------
  * A directory of rings (analyze/ring_dir.c, ring_clean.c; docs/ring.md):
  * every "<pid>.ring" in it, found again at each poll, each followed by a
- * reader of its own, its events handed to the callbacks; with on_delivery
- * set, also joined into deliveries (ips_ring_join_*) as a slogfile's.  The
- * source of `ipcstamp top`, `watch` and `otel --ring`.  A ring that cannot
+ * reader of its own, its events handed to the callbacks; when asked, also
+ * joined into deliveries (ips_ring_join_*) as a slogfile's, for the
+ * caller or for an analysis (ring_source.c).  The source of `ipcstamp
+ * top`, `watch`, `otel --ring` and `report --ring`.  A ring that cannot
  * be read (not a regular file, corrupt, another format version, truncated
  * under the reader) is said once to on_error and then left alone; the
  * directory itself is untrusted: its files may be anyone's.  Bounded:
@@ -703,8 +704,14 @@ typedef struct ips_ring_dir_callbacks_s {
   void (*on_lost)(void *arg, const ips_ring_proc_t *p, uint64_t lost);
   void (*on_error)(void *arg, const ips_ring_proc_t *p);
   /* Set: the events are joined into deliveries too, and a backlog is read
-   * with the rings kept level in time (so that few halves wait). */
+   * with the rings kept level in time (so that few halves wait).  To
+   * on_delivery (with arg), and to analysis: there each is filtered,
+   * counted and handed to the analysis's own on_delivery exactly as a
+   * slogfile's attributed delivery (ips_analysis_stats() and the rest
+   * then describe the rings; its first_time and first_mono are the first
+   * run's parent ring's start).  Either, both, or neither. */
   ips_ring_join_cb on_delivery;
+  ips_analysis_t *analysis;
   void *arg;
   /* Events read from one ring per poll, at most (0: 1000000). */
   size_t poll_max;

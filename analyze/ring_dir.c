@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ipcstamp-analyze.h"
+#include "attribute.h" /* ips__ring_account */
 #include "ipcstamp-ring.h"
 
 #define MAX_IGNORED 4096
@@ -51,6 +51,15 @@ static void info_printable(ips_ring_info_t *info) {
   ips_ring_printable(info->vat);
 }
 
+/* A delivery joined: to the analysis, then to the caller. */
+static void joined(void *arg, const ips_delivery_t *dv, const ips_stats_t *st) {
+  ips_ring_dir_t *d = arg;
+  if (d->cb.analysis)
+    ips__ring_account(d->cb.analysis, dv, st);
+  if (d->cb.on_delivery)
+    d->cb.on_delivery(d->cb.arg, dv, st);
+}
+
 int ips_ring_dir_open(ips_ring_dir_t **out, const char *dir,
                       const ips_ring_dir_callbacks_t *cb) {
   ips_ring_dir_t *d;
@@ -62,8 +71,8 @@ int ips_ring_dir_open(ips_ring_dir_t **out, const char *dir,
   memcpy(d->dir, dir, strlen(dir) + 1);
   if (cb)
     d->cb = *cb;
-  if (d->cb.on_delivery &&
-      !(d->join = ips_ring_join_new(d->cb.on_delivery, d->cb.arg))) {
+  if ((d->cb.on_delivery || d->cb.analysis) &&
+      !(d->join = ips_ring_join_new(joined, d))) {
     free(d);
     return IPS_ENOMEM;
   }

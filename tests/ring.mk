@@ -45,6 +45,11 @@ EXTRA_DIST += tests/top.test
 TESTS += tests/ring-run.test
 EXTRA_DIST += tests/ring-run.test
 
+# The rings as a source of the analysis: report --ring and latency --ring
+# against the slogfile of the same run, delivery by delivery.
+TESTS += tests/ring-analysis.test
+EXTRA_DIST += tests/ring-analysis.test
+
 # The ring against whoever else can write its directory or its file:
 # planted names, a full filesystem, FIFOs and devices, truncation under a
 # reader, stamps going back (issue 27).

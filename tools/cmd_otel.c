@@ -19,6 +19,9 @@
 #include <time.h>
 #include <unistd.h>
 
+/* --ring is the shared input option, but otel says its own lines for it:
+ * it follows the rings until a signal, and --once reads them once. */
+#define CLI_RING_HELP ""
 #include "cli.h"
 #include "otel/otel.h"
 
@@ -76,7 +79,6 @@ enum {
   OPT_TIMEOUT,
   OPT_QUEUE,
   OPT_DRY,
-  OPT_RING,
   OPT_INTERVAL,
   OPT_ONCE,
   OPT_METRICS
@@ -462,7 +464,6 @@ int cmd_otel(int argc, char **argv) {
       {"timeout", required_argument, NULL, OPT_TIMEOUT},
       {"queue", required_argument, NULL, OPT_QUEUE},
       {"dry-run", no_argument, NULL, OPT_DRY},
-      {"ring", required_argument, NULL, OPT_RING},
       {"interval", required_argument, NULL, OPT_INTERVAL},
       {"once", no_argument, NULL, OPT_ONCE},
       {"metrics", no_argument, NULL, OPT_METRICS},
@@ -528,11 +529,6 @@ int cmd_otel(int argc, char **argv) {
       case OPT_DRY:
         c.dry = 1;
         break;
-      case OPT_RING:
-        if (!*optarg)
-          return cli_bad_value(&in, "--ring takes a directory", optarg);
-        ring_dir = optarg;
-        break;
       case OPT_INTERVAL:
         if (cli_ring_interval("otel", optarg, 10, &interval) != 0)
           return CLI_EXIT_USAGE;
@@ -548,6 +544,7 @@ int cmd_otel(int argc, char **argv) {
   }
   if (rc >= 0)
     return rc;
+  ring_dir = in.ring;
   if (ring_dir) {
     /* The rings are the input: no slogfile, nor its options. */
     if (optind < argc) {
