@@ -122,7 +122,7 @@ tests_fuzz_fuzz_metering_fast_LDADD = proto/libipcstamp-proto.la $(YAJL_LIBS)
 FUZZ_TARGETS += tests/fuzz/fuzz_ring
 tests_fuzz_fuzz_ring_SOURCES = tests/fuzz/fuzz_ring.c tests/fuzz/fuzz.h \
 	tools/otel/ids.c tools/otel/otlp_json.c tools/otel/config.c \
-	tools/top/model.c tools/top/clean.c
+	tools/top/model.c
 tests_fuzz_fuzz_ring_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/analyze -I$(top_srcdir)/tools/otel \
 	-I$(top_srcdir)/tools/top
 tests_fuzz_fuzz_ring_LDFLAGS = $(AM_LDFLAGS) -fsanitize=fuzzer
@@ -220,7 +220,7 @@ EXTRA_DIST += tests/xsnap-limits.test \
 # make bench: top's model keeping up with a fast producer (issue 13).
 EXTRA_PROGRAMS += tests/bench/bench_top
 BENCH_PROGS += tests/bench/bench_top
-tests_bench_bench_top_SOURCES = tests/bench/bench_top.c tools/top/model.c tools/top/clean.c \
+tests_bench_bench_top_SOURCES = tests/bench/bench_top.c tools/top/model.c \
 	tools/top/top.h
 tests_bench_bench_top_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/tools
 tests_bench_bench_top_LDADD = analyze/libanalyze-core.la proto/libipcstamp-proto.la \

@@ -16,7 +16,7 @@ tests_check_ring_LDADD = analyze/libanalyze-core.la proto/libipcstamp-proto.la \
 check_PROGRAMS += tests/check_top
 TESTS += tests/check_top
 tests_check_top_SOURCES = tests/check_top.c tests/ring_util.c tests/ring_util.h \
-	tools/top/model.c tools/top/clean.c tools/top/top.h
+	tools/top/model.c tools/top/top.h
 tests_check_top_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/tools
 tests_check_top_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
 tests_check_top_LDADD = analyze/libanalyze-core.la proto/libipcstamp-proto.la \
@@ -44,6 +44,11 @@ EXTRA_DIST += tests/top.test
 # report's attribution of the same run.
 TESTS += tests/ring-run.test
 EXTRA_DIST += tests/ring-run.test
+
+# The rings as a source of the analysis: report --ring and latency --ring
+# against the slogfile of the same run, delivery by delivery.
+TESTS += tests/ring-analysis.test
+EXTRA_DIST += tests/ring-analysis.test
 
 # The ring against whoever else can write its directory or its file:
 # planted names, a full filesystem, FIFOs and devices, truncation under a
