@@ -50,6 +50,7 @@ analyze_libanalyze_core_la_SOURCES = \
 	analyze/hist.c \
 	analyze/ring_read.h \
 	analyze/ring_open.c \
+	analyze/ring_decode.h \
 	analyze/ring_decode.c \
 	analyze/ring_read.c \
 	analyze/ring_join.c \

@@ -1,74 +1,15 @@
-/* ring_decode.c — one ring event's payload as named, typed fields (the
+/* ring_decode.c — a decoded ring event's fields looked up by name (the
  * ring reader, analyze/ipcstamp-ring-read.h, docs/ring.md).
  *
- * Separate from the cursor (ring_read.c): decoding trusts the event table
- * that ring_open.c checked and a payload that ring_read.c has copied out
- * of the mapping and validated, so it needs neither the file nor the
- * producer's protocol; and the lookups by name below are what a caller
- * uses on each event it gets. */
+ * What a caller uses on each event it gets, beside the decoder that made
+ * it (ring_decode.h): by name, never by position, so that an older or
+ * newer producer's table still reads. */
 #include "config.h"
 
 #include <stdint.h>
 #include <string.h>
 
-#include "ring_read.h"
-
-const rtype *ips__ring_find_type(const ips_ring_reader_t *r, uint16_t id) {
-  size_t i;
-  for (i = 0; i < r->ntypes; i++)
-    if (r->types[i].id == id) return &r->types[i];
-  return NULL;
-}
-
-/* A number of 1, 2, 4 or 8 bytes: INT sign-extended, UINT saturated into
- * the signed view. */
-static void decode_number(const rfield *f, const unsigned char *v,
-                          ips_ring_field_t *o) {
-  uint64_t u = 0;
-  int64_t x = 0;
-  switch (f->size) {
-  case 1: { uint8_t a; memcpy(&a, v, 1); u = a; x = (int8_t)a; break; }
-  case 2: { uint16_t a; memcpy(&a, v, 2); u = a; x = (int16_t)a; break; }
-  case 4: { uint32_t a; memcpy(&a, v, 4); u = a; x = (int32_t)a; break; }
-  default: { uint64_t a; memcpy(&a, v, 8); u = a; memcpy(&x, &a, 8); }
-  }
-  if (f->kind == IPS__RING_INT) {
-    o->i = x;
-    o->u = (uint64_t)x;
-  } else {
-    o->u = u;
-    o->i = u > INT64_MAX ? INT64_MAX : (int64_t)u;
-  }
-}
-
-void ips__ring_decode(ips_ring_reader_t *r, const rtype *t,
-                      const unsigned char *p, ips_ring_event_t *ev) {
-  size_t i, used = 0;
-  for (i = 0; i < t->nfields; i++) {
-    const rfield *f = &t->fields[i];
-    ips_ring_field_t *o = &r->out[i];
-    const unsigned char *v = p + f->offset;
-    memset(o, 0, sizeof *o);
-    o->name = f->name;
-    o->kind = f->kind;
-    if (f->kind == IPS__RING_STR) {
-      /* A text need not be NUL-terminated in the record: it is cut at its
-       * field's size and terminated in the copy. */
-      size_t n = strnlen((const char *)v, f->size);
-      char *s = r->strs + used;
-      memcpy(s, v, n);
-      s[n] = '\0';
-      used += n + 1;
-      o->s = s;
-      o->len = n;
-    } else {
-      decode_number(f, v, o);
-    }
-  }
-  ev->name = t->name;
-  ev->nfields = t->nfields;
-  ev->fields = r->out;
-}
+#include "ring_decode.h"
 
 const ips_ring_field_t *ips_ring_event_field(const ips_ring_event_t *ev,
                                              const char *name) {

@@ -14,12 +14,20 @@
 #include <string.h>
 
 #include "bus_guard.h"
+#include "ring_decode.h"
 #include "ring_read.h"
 
 /* Short at its many call sites below. */
 #define fail ips__ring_fail
 #define shrank ips__ring_shrank
-#define find_type ips__ring_find_type
+
+/* The event type of the header's table whose id is id, or NULL. */
+static const rtype *find_type(const ips_ring_reader_t *r, uint16_t id) {
+  size_t i;
+  for (i = 0; i < r->ntypes; i++)
+    if (r->types[i].id == id) return &r->types[i];
+  return NULL;
+}
 
 uint64_t ips_ring_reader_lost(const ips_ring_reader_t *r) { return r->lost; }
 

@@ -3,9 +3,10 @@
  *
  * The reader of analyze/ipcstamp-ring-read.h is cut along its seams:
  * ring_open.c maps a file and checks its header into the event table
- * below, ring_decode.c turns one record's payload into named fields
- * through that table, and ring_read.c keeps the cursor and polls.  This
- * header is what they share; nothing outside them includes it.
+ * below, ring_decode.h turns one record's payload into named fields
+ * through that table (ring_decode.c looks them up by name), and
+ * ring_read.c keeps the cursor and polls.  This header is what they
+ * share; nothing outside them includes it.
  */
 #ifndef IPCSTAMP_ANALYZE_RING_READ_H
 #define IPCSTAMP_ANALYZE_RING_READ_H
@@ -74,14 +75,5 @@ int ips__ring_fail(ips_ring_reader_t *r, int err, const char *fmt, ...)
  * known): the file was truncated under the reader.  Fails with IPS_ERING,
  * sticky like any other corruption. */
 int ips__ring_shrank(ips_ring_reader_t *r, const char *at);
-
-/* The event type of the header's table whose id is id, or NULL. */
-const rtype *ips__ring_find_type(const ips_ring_reader_t *r, uint16_t id);
-
-/* Decode the payload p of an event of type t (checked to hold t->payload
- * bytes) into r's field array and texts, and point ev's name, nfields and
- * fields at them; ev->seq is the caller's.  Valid until the next decode. */
-void ips__ring_decode(ips_ring_reader_t *r, const rtype *t,
-                      const unsigned char *p, ips_ring_event_t *ev);
 
 #endif
