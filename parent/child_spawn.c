@@ -76,18 +76,15 @@ static char **copy_strv(char **v, int *ok) {
   return c;
 }
 
-int ips_child_spawn(uv_loop_t *loop, const ips_child_options_t *opts,
+/* A new worker record with its own copies of the options (the caller's
+ * may go once the spawn returns), its slog generator, its console lines
+ * and its run-queue reader: everything that can fail for want of memory
+ * or of /proc, made before any handle exists, so that a failure here is a
+ * plain free.  Returns 0, IPS_ENOMEM or IPS_ERUNQ. */
+static int child_new(uv_loop_t *loop, const ips_child_options_t *opts,
                      ips_child_t **out) {
   ips_child_t *w;
-  uv_process_options_t po;
-  uv_stdio_container_t io[5];
-  uv_file p3[2] = {-1, -1}, p4[2] = {-1, -1};
-  int rc, ok = 1, i;
-  *out = NULL;
-  if (!opts || !opts->file)
-    return IPS_EINVAL;
-  /* A worker that dies while we write must not kill the parent. */
-  signal(SIGPIPE, SIG_IGN);
+  int ok = 1, i;
   w = calloc(1, sizeof *w);
   if (!w)
     return IPS_ENOMEM;
@@ -130,20 +127,22 @@ int ips_child_spawn(uv_loop_t *loop, const ips_child_options_t *opts,
     return IPS_ERUNQ;
   }
   ips_ns_decoder_init(&w->dec, w->o.max_frame);
+  *out = w;
+  return 0;
+}
 
-  /* Real pipes (libuv's UV_CREATE_PIPE makes socketpairs), close-on-exec
-   * on our ends so that other workers do not inherit them. */
-  rc = uv_pipe(p3, 0, UV_NONBLOCK_PIPE);
-  if (rc == 0)
-    rc = uv_pipe(p4, UV_NONBLOCK_PIPE, 0);
-  if (rc)
-    goto error;
-
-  memset(io, 0, sizeof io);
+/* The worker's five descriptors: stdin /dev/null (UV_IGNORE); stdout and stderr into
+ * console pipes when the host reads the console (initialised here, so the
+ * failure path must close them), else the parent's own; fd 3 the read end
+ * of the command pipe, fd 4 the write end of the result pipe. */
+static void child_stdio(ips_child_t *w, uv_stdio_container_t io[5],
+                        uv_file cmd_rd, uv_file res_wr) {
+  int i;
+  memset(io, 0, 5 * sizeof *io);
   io[0].flags = UV_IGNORE;
   for (i = 1; i <= 2; i++) {
-    if (opts->console_cb) {
-      uv_pipe_init(loop, &w->con[i - 1].pipe, 0);
+    if (w->o.console_cb) {
+      uv_pipe_init(w->loop, &w->con[i - 1].pipe, 0);
       w->con[i - 1].pipe.data = w;
       w->con[i - 1].open = 1;
       io[i].flags = UV_CREATE_PIPE | UV_WRITABLE_PIPE;
@@ -154,32 +153,23 @@ int ips_child_spawn(uv_loop_t *loop, const ips_child_options_t *opts,
     }
   }
   io[3].flags = UV_INHERIT_FD;
-  io[3].data.fd = p3[0];
+  io[3].data.fd = cmd_rd;
   io[4].flags = UV_INHERIT_FD;
-  io[4].data.fd = p4[1];
+  io[4].data.fd = res_wr;
+}
 
-  memset(&po, 0, sizeof po);
-  po.file = w->o.file;
-  po.args = w->o.args;
-  po.env = w->o.env;
-  po.cwd = w->o.cwd;
-  po.stdio = io;
-  po.stdio_count = 5;
-  po.exit_cb = ips__child_on_exit_cb;
-  w->proc.data = w;
-  rc = uv_spawn(loop, &w->proc, &po);
-  close(p3[0]);
-  close(p4[1]);
-  p3[0] = p4[1] = -1;
-  if (rc)
-    goto error;
-  w->pid = w->proc.pid;
-
+/* The process is running: our ends of the two pipes become libuv pipes,
+ * the timers and the idle handle of the deferred callbacks exist, and
+ * reading starts (results, and the console when it is read).  Nothing
+ * here fails: every handle is initialised on a loop we were given. */
+static void child_start(ips_child_t *w, uv_file cmd_wr, uv_file res_rd) {
+  uv_loop_t *loop = w->loop;
+  int i;
   uv_pipe_init(loop, &w->to, 0);
   uv_pipe_init(loop, &w->from, 0);
   w->to.data = w->from.data = w;
-  uv_pipe_open(&w->to, p3[1]);
-  uv_pipe_open(&w->from, p4[0]);
+  uv_pipe_open(&w->to, cmd_wr);
+  uv_pipe_open(&w->from, res_rd);
   uv_timer_init(loop, &w->timeout);
   uv_timer_init(loop, &w->grace);
   uv_idle_init(loop, &w->defer);
@@ -190,18 +180,22 @@ int ips_child_spawn(uv_loop_t *loop, const ips_child_options_t *opts,
       uv_read_start((uv_stream_t *)&w->con[i].pipe, ips__child_console_alloc,
                     ips__child_console_read);
   w->state = IPS__ALIVE;
-  *out = w;
-  return 0;
+}
 
-error:
+/* A start that failed after child_new: the pipe ends still open (-1 for
+ * those already closed) are closed, and w goes through the same close path
+ * as a running worker when it has handles (a failed uv_spawn leaves the
+ * process handle to be closed, and the console pipes were initialised),
+ * so that nothing is freed before its close callback.  Returns rc. */
+static int child_spawn_failed(ips_child_t *w, uv_file p3[2], uv_file p4[2],
+                              int rc) {
+  int i;
   for (i = 0; i < 2; i++) {
     if (p3[i] >= 0)
       close(p3[i]);
     if (p4[i] >= 0)
       close(p4[i]);
   }
-  /* A failed uv_spawn leaves the process handle to be closed, and the
-   * console pipes were initialised: close them before freeing. */
   if (w->con[0].open || w->proc.data) {
     w->closing = 1;
     w->exited = 1;
@@ -218,4 +212,53 @@ error:
   }
   ips__child_free_worker(w);
   return rc;
+}
+
+/* In stages: the record (child_new), the pipes, the descriptors
+ * (child_stdio), the process, its handles (child_start); a failure after
+ * the record goes out through child_spawn_failed alone. */
+int ips_child_spawn(uv_loop_t *loop, const ips_child_options_t *opts,
+                     ips_child_t **out) {
+  ips_child_t *w;
+  uv_process_options_t po;
+  uv_stdio_container_t io[5];
+  uv_file p3[2] = {-1, -1}, p4[2] = {-1, -1};
+  int rc;
+  *out = NULL;
+  if (!opts || !opts->file)
+    return IPS_EINVAL;
+  /* A worker that dies while we write must not kill the parent. */
+  signal(SIGPIPE, SIG_IGN);
+  if ((rc = child_new(loop, opts, &w)) != 0)
+    return rc;
+
+  /* Real pipes (libuv's UV_CREATE_PIPE makes socketpairs), close-on-exec
+   * on our ends so that other workers do not inherit them. */
+  rc = uv_pipe(p3, 0, UV_NONBLOCK_PIPE);
+  if (rc == 0)
+    rc = uv_pipe(p4, UV_NONBLOCK_PIPE, 0);
+  if (rc)
+    return child_spawn_failed(w, p3, p4, rc);
+
+  child_stdio(w, io, p3[0], p4[1]);
+  memset(&po, 0, sizeof po);
+  po.file = w->o.file;
+  po.args = w->o.args;
+  po.env = w->o.env;
+  po.cwd = w->o.cwd;
+  po.stdio = io;
+  po.stdio_count = 5;
+  po.exit_cb = ips__child_on_exit_cb;
+  w->proc.data = w;
+  rc = uv_spawn(loop, &w->proc, &po);
+  /* The worker's ends are its own now (or nobody's). */
+  close(p3[0]);
+  close(p4[1]);
+  p3[0] = p4[1] = -1;
+  if (rc)
+    return child_spawn_failed(w, p3, p4, rc);
+  w->pid = w->proc.pid;
+  child_start(w, p3[1], p4[0]);
+  *out = w;
+  return 0;
 }
