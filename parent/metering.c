@@ -161,12 +161,142 @@ static int start_skip(mp_t *p, int t) {
   return 1;
 }
 
-/* Every value (scalar or the opening of a container) goes through here,
- * after the copy has taken it.  Once the metering is known to be bad only
- * the copy goes on. */
-static int value(mp_t *p, int t, const char *s, size_t n) {
+/* An element of "timestamps" (walls: seconds into microseconds) or of
+ * "ipcstamp.mono" (nanoseconds): one more stamp, the list grown to at most
+ * IPS_METERING_MAX_STAMPS so that a worker cannot make us allocate more
+ * than a small multiple of what it sent. */
+static int stamp_value(mp_t *p, int t, const char *s, size_t n) {
   ips_metering_t *m = p->m;
   int64_t v;
+  if (p->in_mono) {
+    if (t != T_NUM || !ips__parse_uint(s, n, &v))
+      return fail(p, IPS_EMETERING,
+                  "metering: ipcstamp.mono[%" PRIu32
+                  "] is not a non-negative integer",
+                  p->nmono);
+    if (!grow(&m->mono_ns, &p->mono_cap, p->nmono))
+      return fail(p, IPS_EMETERING, "metering: more than %u stamps",
+                  IPS_METERING_MAX_STAMPS);
+    m->mono_ns[p->nmono++] = v;
+    return 1;
+  }
+  if (t != T_NUM || !parse_wall(s, n, &v))
+    return fail(p, IPS_EMETERING,
+                "metering: timestamps[%" PRIu32
+                "] is not a non-negative number of seconds",
+                m->n);
+  if (!grow(&m->wall_us, &p->ts_cap, m->n))
+    return fail(p, IPS_EMETERING, "metering: more than %u stamps",
+                IPS_METERING_MAX_STAMPS);
+  m->wall_us[m->n++] = v;
+  return 1;
+}
+
+/* A value of the "ipcstamp" object, by its key: the version (known ones
+ * only), the kinds string, the opening of the mono list, the dropped and
+ * cpu_ns counts; any other key's value is skipped whole. */
+static int ipc_value(mp_t *p, int t, const char *s, size_t n) {
+  ips_metering_t *m = p->m;
+  int64_t v;
+  int k = p->key2;
+  p->key2 = K_NONE;
+  switch (k) {
+  case K_V:
+    if (t != T_NUM || !ips__parse_uint(s, n, &v) || v > 1000000)
+      return fail(p, IPS_EMETERING,
+                  "metering: ipcstamp.v is not a version number");
+    /* v2 adds "marks" (skipped here, carried verbatim into the slog;
+     * the analysis validates it). */
+    if (v < IPS_METERING_VERSION || v > IPS_METERING_VERSION_MAX)
+      return fail(p, IPS_EVERSION,
+                  "metering: ipcstamp.v is %" PRId64
+                  ": unknown version (this reader knows %d to %d)",
+                  v, IPS_METERING_VERSION, IPS_METERING_VERSION_MAX);
+    m->version = (int)v;
+    p->seen_v = 1;
+    return 1;
+  case K_KINDS:
+    if (t != T_STR || n > IPS_METERING_MAX_STAMPS)
+      return fail(p, IPS_EMETERING,
+                  "metering: ipcstamp.kinds is not a string");
+    m->kinds = malloc(n + 1);
+    if (!m->kinds)
+      return fail(p, IPS_ENOMEM, "metering: out of memory");
+    memcpy(m->kinds, s, n);
+    m->kinds[n] = 0;
+    p->kinds_len = (int)n;
+    return 1;
+  case K_MONO:
+    if (t != T_OPEN_ARR)
+      return fail(p, IPS_EMETERING, "metering: ipcstamp.mono is not a list");
+    p->in_mono = 1;
+    p->depth++;
+    return 1;
+  case K_DROPPED:
+  case K_CPU:
+    if (t != T_NUM || !ips__parse_uint(s, n, &v))
+      return fail(p, IPS_EMETERING,
+                  "metering: %s is not a non-negative integer",
+                  key_name(k));
+    if (k == K_DROPPED)
+      m->dropped = v;
+    else {
+      m->has_cpu_ns = 1;
+      m->cpu_ns = v;
+    }
+    return 1;
+  default:
+    return start_skip(p, t);
+  }
+}
+
+/* A value of the top object, by its key: the two lists and the ipcstamp
+ * object are entered; the VM's counters are informative, kept when they
+ * are integers; anything else is skipped whole. */
+static int top_value(mp_t *p, int t, const char *s, size_t n) {
+  ips_metering_t *m = p->m;
+  int64_t v;
+  int k = p->key1;
+  p->key1 = K_NONE;
+  switch (k) {
+  case K_TS:
+    if (t != T_OPEN_ARR)
+      return fail(p, IPS_EMETERING, "metering: timestamps is not a list");
+    p->in_ts = 1;
+    p->depth++;
+    return 1;
+  case K_IPC:
+    if (t != T_OPEN_MAP)
+      return fail(p, IPS_EMETERING,
+                  "metering: ipcstamp is not an object");
+    p->in_ipc = 1;
+    m->has_ipcstamp = 1;
+    p->depth++;
+    return 1;
+  case K_COMPUTE:
+  case K_ALLOCATE:
+    if (t == T_NUM && ips__parse_uint(s, n, &v)) {
+      if (k == K_COMPUTE) {
+        m->has_compute = 1;
+        m->compute = v;
+      } else {
+        m->has_allocate = 1;
+        m->allocate = v;
+      }
+    }
+    return start_skip(p, t);
+  default:
+    return start_skip(p, t);
+  }
+}
+
+/* Every value (scalar or the opening of a container) goes through here,
+ * after the copy has taken it.  Once the metering is known to be bad only
+ * the copy goes on.  Inside a skipped value only the nesting is counted
+ * (bounded); otherwise the value goes to the reader of where it is: the
+ * top object's opening, a stamp list's element, the ipcstamp object or
+ * the top object. */
+static int value(mp_t *p, int t, const char *s, size_t n) {
   if (p->rc)
     return p->copying && p->rc != IPS_ENOMEM;
   if (p->skip) {
@@ -182,118 +312,11 @@ static int value(mp_t *p, int t, const char *s, size_t n) {
     p->depth = 1;
     return 1;
   }
-  if (p->in_mono) {
-    if (t != T_NUM || !ips__parse_uint(s, n, &v))
-      return fail(p, IPS_EMETERING,
-                  "metering: ipcstamp.mono[%" PRIu32
-                  "] is not a non-negative integer",
-                  p->nmono);
-    if (!grow(&m->mono_ns, &p->mono_cap, p->nmono))
-      return fail(p, IPS_EMETERING, "metering: more than %u stamps",
-                  IPS_METERING_MAX_STAMPS);
-    m->mono_ns[p->nmono++] = v;
-    return 1;
-  }
-  if (p->in_ts) {
-    if (t != T_NUM || !parse_wall(s, n, &v))
-      return fail(p, IPS_EMETERING,
-                  "metering: timestamps[%" PRIu32
-                  "] is not a non-negative number of seconds",
-                  m->n);
-    if (!grow(&m->wall_us, &p->ts_cap, m->n))
-      return fail(p, IPS_EMETERING, "metering: more than %u stamps",
-                  IPS_METERING_MAX_STAMPS);
-    m->wall_us[m->n++] = v;
-    return 1;
-  }
-  if (p->in_ipc) {
-    int k = p->key2;
-    p->key2 = K_NONE;
-    switch (k) {
-    case K_V:
-      if (t != T_NUM || !ips__parse_uint(s, n, &v) || v > 1000000)
-        return fail(p, IPS_EMETERING,
-                    "metering: ipcstamp.v is not a version number");
-      /* v2 adds "marks" (skipped here, carried verbatim into the slog;
-       * the analysis validates it). */
-      if (v < IPS_METERING_VERSION || v > IPS_METERING_VERSION_MAX)
-        return fail(p, IPS_EVERSION,
-                    "metering: ipcstamp.v is %" PRId64
-                    ": unknown version (this reader knows %d to %d)",
-                    v, IPS_METERING_VERSION, IPS_METERING_VERSION_MAX);
-      m->version = (int)v;
-      p->seen_v = 1;
-      return 1;
-    case K_KINDS:
-      if (t != T_STR || n > IPS_METERING_MAX_STAMPS)
-        return fail(p, IPS_EMETERING,
-                    "metering: ipcstamp.kinds is not a string");
-      m->kinds = malloc(n + 1);
-      if (!m->kinds)
-        return fail(p, IPS_ENOMEM, "metering: out of memory");
-      memcpy(m->kinds, s, n);
-      m->kinds[n] = 0;
-      p->kinds_len = (int)n;
-      return 1;
-    case K_MONO:
-      if (t != T_OPEN_ARR)
-        return fail(p, IPS_EMETERING, "metering: ipcstamp.mono is not a list");
-      p->in_mono = 1;
-      p->depth++;
-      return 1;
-    case K_DROPPED:
-    case K_CPU:
-      if (t != T_NUM || !ips__parse_uint(s, n, &v))
-        return fail(p, IPS_EMETERING,
-                    "metering: %s is not a non-negative integer",
-                    key_name(k));
-      if (k == K_DROPPED)
-        m->dropped = v;
-      else {
-        m->has_cpu_ns = 1;
-        m->cpu_ns = v;
-      }
-      return 1;
-    default:
-      return start_skip(p, t);
-    }
-  }
-  /* depth 1: a value of the top object */
-  {
-    int k = p->key1;
-    p->key1 = K_NONE;
-    switch (k) {
-    case K_TS:
-      if (t != T_OPEN_ARR)
-        return fail(p, IPS_EMETERING, "metering: timestamps is not a list");
-      p->in_ts = 1;
-      p->depth++;
-      return 1;
-    case K_IPC:
-      if (t != T_OPEN_MAP)
-        return fail(p, IPS_EMETERING,
-                    "metering: ipcstamp is not an object");
-      p->in_ipc = 1;
-      m->has_ipcstamp = 1;
-      p->depth++;
-      return 1;
-    case K_COMPUTE:
-    case K_ALLOCATE:
-      /* VM counters are informative: kept when they are integers. */
-      if (t == T_NUM && ips__parse_uint(s, n, &v)) {
-        if (k == K_COMPUTE) {
-          m->has_compute = 1;
-          m->compute = v;
-        } else {
-          m->has_allocate = 1;
-          m->allocate = v;
-        }
-      }
-      return start_skip(p, t);
-    default:
-      return start_skip(p, t);
-    }
-  }
+  if (p->in_mono || p->in_ts)
+    return stamp_value(p, t, s, n);
+  if (p->in_ipc)
+    return ipc_value(p, t, s, n);
+  return top_value(p, t, s, n);
 }
 
 /* Each token goes to the copy first (which refuses nothing the metering
