@@ -220,122 +220,171 @@ int ips__mstore_take(ips__mstore_t *s, ips_metering_t *m) {
   return 0;
 }
 
-int ips__metering_fast(const char *buf, size_t n, ips_metering_t *m,
-                       yajl_gen copy, int *copied, ips__mstore_t *store) {
-  cur_t c = {buf, 0, n};
+/* The VM's counters, "key":N, up to and including "timestamps":; only
+ * computrons and allocate are kept (in m).  0 for what the general path
+ * must judge: a key outside [A-Za-z0-9_], a count that is not one, a
+ * duplicate of the two kept, or one of the names only the ipcstamp part
+ * may use. */
+static int counters(cur_t *c, ips_metering_t *m) {
   int seen_compute = 0, seen_allocate = 0;
-  uint32_t nwall = 0, nmono = 0, i;
-  /* without a store, the walls and the monos get arrays of their own */
-  int64_t *own_w = NULL, *own_m = NULL, v;
-  size_t cap_w = 0, cap_m = 0, moff;
-  int64_t **wa = store ? &store->v : &own_w, **ma = store ? &store->v : &own_m;
-  size_t *wc = store ? &store->cap : &cap_w, *mc = store ? &store->cap : &cap_m;
-  const int64_t *mono;
-  char *kinds = NULL;
   const char *k;
   size_t kn;
-  memset(m, 0, sizeof *m);
-  if (!LIT(&c, "{\""))
-    return 0;
-  /* the VM's counters */
-  while (!LIT(&c, "timestamps\":")) {
-    for (k = buf + c.i, kn = 0; c.i < n; c.i++, kn++) {
-      char ch = buf[c.i];
+  int64_t v;
+  while (!LIT(c, "timestamps\":")) {
+    for (k = c->s + c->i, kn = 0; c->i < c->n; c->i++, kn++) {
+      char ch = c->s[c->i];
       if (!(ips__is_digit(ch) || (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') ||
             ch == '_'))
         break;
     }
-    if (kn == 0 || !LIT(&c, "\":") || !count(&c, &v, NULL) || !LIT(&c, ",\""))
-      goto no;
+    if (kn == 0 || !LIT(c, "\":") || !count(c, &v, NULL) || !LIT(c, ",\""))
+      return 0;
     if ((kn == 8 && !memcmp(k, IPS_MK_IPCSTAMP, 8)) ||
         (kn == 10 && !memcmp(k, IPS_MK_TIMESTAMPS, 10)))
-      goto no;
+      return 0;
     if (kn == 7 && !memcmp(k, IPS_MK_COMPUTE, 7)) {
       if (seen_compute++)
-        goto no; /* a duplicate: the general path refuses it */
+        return 0; /* a duplicate: the general path refuses it */
       m->has_compute = 1;
       m->compute = v;
     } else if (kn == 8 && !memcmp(k, IPS_MK_ALLOCATE, 8)) {
       if (seen_allocate++)
-        goto no;
+        return 0;
       m->has_allocate = 1;
       m->allocate = v;
     }
   }
-  /* A worker with stamps turned off (IPCSTAMP_DISABLE) sends its counters
-   * and an empty list: matched too, or turning the stamps off would cost
-   * the parent a yajl parse that stamps on do not (issue 16). */
-  if (c.n - c.i == 3 && LIT(&c, "[]}")) {
-    if (copy) {
-      if (ips__json_raw(copy, buf, n) != 0)
-        goto no;
-      *copied = 1;
-    }
-    return 1;
-  }
-  if (!list(&c, wa, wc, 0, &nwall, 1) ||
-      !LIT(&c, ",\"" IPS_MK_IPCSTAMP "\":{\"" IPS_MK_V "\":1,\"" IPS_MK_KINDS
-               "\":\""))
-    goto no;
-  for (k = buf + c.i, kn = 0; c.i < n && buf[c.i] != '"'; c.i++, kn++)
-    if (buf[c.i] != 'd' && buf[c.i] != 'u' && buf[c.i] != 'r' &&
-        buf[c.i] != 'e')
-      goto no;
-  /* in a store, the monos follow the walls in the one array */
-  moff = store ? nwall : 0;
-  if (kn != nwall || !LIT(&c, "\",\"" IPS_MK_MONO "\":") ||
-      !list(&c, ma, mc, moff, &nmono, 0) || nmono != nwall ||
-      !LIT(&c, ",\"" IPS_MK_DROPPED "\":") || !count(&c, &m->dropped, NULL))
-    goto no;
-  if (LIT(&c, ",\"" IPS_MK_CPU_NS "\":")) {
-    if (!count(&c, &m->cpu_ns, NULL))
-      goto no;
+  return 1;
+}
+
+/* The kinds string's letters, up to its closing quote (not read): where
+ * they start and how many.  0 on a letter that is not d, u, r or e. */
+static int kinds_run(cur_t *c, const char **k, size_t *kn) {
+  *k = c->s + c->i;
+  for (*kn = 0; c->i < c->n && c->s[c->i] != '"'; c->i++, (*kn)++)
+    if (c->s[c->i] != 'd' && c->s[c->i] != 'u' && c->s[c->i] != 'r' &&
+        c->s[c->i] != 'e')
+      return 0;
+  return 1;
+}
+
+/* After the monos: "dropped":N, then an optional "cpu_ns":N and an
+ * optional "run_delay_ns" list of exactly nwall counts, then the two
+ * closing braces at the very end of the bytes. */
+static int tail(cur_t *c, ips_metering_t *m, uint32_t nwall) {
+  uint32_t i;
+  if (!LIT(c, ",\"" IPS_MK_DROPPED "\":") || !count(c, &m->dropped, NULL))
+    return 0;
+  if (LIT(c, ",\"" IPS_MK_CPU_NS "\":")) {
+    if (!count(c, &m->cpu_ns, NULL))
+      return 0;
     m->has_cpu_ns = 1;
   }
   /* One count per stamp (IPCSTAMP_RUN_DELAY): the parent does not use
    * it, the slogfile keeps it in the bytes; matched so that asking for it
    * does not cost a yajl parse. */
-  if (LIT(&c, ",\"" IPS_MK_RUN_DELAY_NS "\":[")) {
+  if (LIT(c, ",\"" IPS_MK_RUN_DELAY_NS "\":[")) {
     int64_t d;
     for (i = 0; i < nwall; i++)
-      if (!count(&c, &d, NULL) ||
-          !(i + 1 < nwall ? LIT(&c, ",") : LIT(&c, "]")))
-        goto no;
+      if (!count(c, &d, NULL) ||
+          !(i + 1 < nwall ? LIT(c, ",") : LIT(c, "]")))
+        return 0;
   }
-  if (!LIT(&c, "}}") || c.i != n)
-    goto no;
-  /* The checks of the general path, on what is read. */
-  if (nwall < 2 || nwall % 2 || k[0] != 'd' || k[nwall - 1] != 'e')
-    goto no;
-  for (i = 1; i + 1 < nwall; i++)
+  return LIT(c, "}}") && c->i == c->n;
+}
+
+/* The checks of the general path, on what is read: an even number of
+ * stamps, at least two, kinds d (u r)* e, and mono times that never go
+ * back. */
+static int stamps_valid(const char *k, const int64_t *mono, uint32_t n) {
+  uint32_t i;
+  if (n < 2 || n % 2 || k[0] != 'd' || k[n - 1] != 'e')
+    return 0;
+  for (i = 1; i + 1 < n; i++)
     if (k[i] != ((i & 1) ? 'u' : 'r'))
-      goto no;
-  mono = *ma + moff;
-  for (i = 1; i < nwall; i++)
+      return 0;
+  for (i = 1; i < n; i++)
     if (mono[i] < mono[i - 1])
-      goto no;
+      return 0;
+  return 1;
+}
+
+/* The kinds as a string: in the store's buffer (grown as needed), or
+ * without a store in one of its own that the caller frees.  NULL when out
+ * of memory. */
+static char *kinds_keep(ips__mstore_t *store, const char *k, uint32_t n) {
+  char *kinds;
   if (store) {
-    if (store->kcap < (size_t)nwall + 1) {
-      char *g = realloc(store->kinds, (size_t)nwall + 1);
+    if (store->kcap < (size_t)n + 1) {
+      char *g = realloc(store->kinds, (size_t)n + 1);
       if (!g)
-        goto no;
+        return NULL;
       store->kinds = g;
-      store->kcap = (size_t)nwall + 1;
+      store->kcap = (size_t)n + 1;
     }
     kinds = store->kinds;
-  } else if (!(kinds = malloc((size_t)nwall + 1))) {
-    goto no;
+  } else if (!(kinds = malloc((size_t)n + 1))) {
+    return NULL;
   }
-  memcpy(kinds, k, nwall);
-  kinds[nwall] = 0;
-  if (copy) {
-    /* canonical JSON: the bytes are their own re-serialisation */
-    if (ips__json_raw(copy, buf, n) != 0) {
-      if (!store)
-        free(kinds);
+  memcpy(kinds, k, n);
+  kinds[n] = 0;
+  return kinds;
+}
+
+/* The slog copy, when there is one: canonical JSON, so the bytes are
+ * their own re-serialisation. */
+static int copy_bytes(yajl_gen copy, const char *buf, size_t n, int *copied) {
+  if (!copy)
+    return 1;
+  if (ips__json_raw(copy, buf, n) != 0)
+    return 0;
+  *copied = 1;
+  return 1;
+}
+
+/* In the order of the bytes: the counters, the walls, the kinds, the
+ * monos, the tail; then the general path's checks on what was read, and
+ * only then the kinds kept and the copy made (a match that fails after
+ * the copy would have the general path copy the bytes a second time). */
+int ips__metering_fast(const char *buf, size_t n, ips_metering_t *m,
+                       yajl_gen copy, int *copied, ips__mstore_t *store) {
+  cur_t c = {buf, 0, n};
+  uint32_t nwall = 0, nmono = 0;
+  /* without a store, the walls and the monos get arrays of their own */
+  int64_t *own_w = NULL, *own_m = NULL;
+  size_t cap_w = 0, cap_m = 0, moff;
+  int64_t **wa = store ? &store->v : &own_w, **ma = store ? &store->v : &own_m;
+  size_t *wc = store ? &store->cap : &cap_w, *mc = store ? &store->cap : &cap_m;
+  char *kinds = NULL;
+  const char *k;
+  size_t kn;
+  memset(m, 0, sizeof *m);
+  if (!LIT(&c, "{\"") || !counters(&c, m))
+    goto no;
+  /* A worker with stamps turned off (IPCSTAMP_DISABLE) sends its counters
+   * and an empty list: matched too, or turning the stamps off would cost
+   * the parent a yajl parse that stamps on do not (issue 16). */
+  if (c.n - c.i == 3 && LIT(&c, "[]}")) {
+    if (!copy_bytes(copy, buf, n, copied))
       goto no;
-    }
-    *copied = 1;
+    return 1;
+  }
+  if (!list(&c, wa, wc, 0, &nwall, 1) ||
+      !LIT(&c, ",\"" IPS_MK_IPCSTAMP "\":{\"" IPS_MK_V "\":1,\"" IPS_MK_KINDS
+               "\":\"") ||
+      !kinds_run(&c, &k, &kn))
+    goto no;
+  /* in a store, the monos follow the walls in the one array */
+  moff = store ? nwall : 0;
+  if (kn != nwall || !LIT(&c, "\",\"" IPS_MK_MONO "\":") ||
+      !list(&c, ma, mc, moff, &nmono, 0) || nmono != nwall ||
+      !tail(&c, m, nwall) || !stamps_valid(k, *ma + moff, nwall) ||
+      !(kinds = kinds_keep(store, k, nwall)))
+    goto no;
+  if (!copy_bytes(copy, buf, n, copied)) {
+    if (!store)
+      free(kinds);
+    goto no;
   }
   m->n = nwall;
   m->has_ipcstamp = 1;
