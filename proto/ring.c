@@ -163,10 +163,102 @@ static void write_table(unsigned char *p) {
     if (msg && msgsize) snprintf(msg, msgsize, __VA_ARGS__); \
   } while (0)
 
+/* The data size asked for (o->size, or the default) checked against the
+ * bounds and rounded up to 16 bytes, and the header's size: the fixed
+ * part and the type table, rounded up to whole pages so that the data
+ * starts on a page of its own (the header's page is the one a reader
+ * writes: the control word). */
+static int ring_sizes(const ips_ring_options_t *o, size_t pagesz,
+                      size_t *data, size_t *hsize, char *msg,
+                      size_t msgsize) {
+  *data = o->size ? o->size : IPS_RING_DEFAULT_SIZE;
+  if (*data < IPS_RING_MIN_SIZE || *data > IPS_RING_MAX_SIZE) {
+    SAY("ring: size %zu bytes: expected %u to %u", *data, IPS_RING_MIN_SIZE,
+        IPS_RING_MAX_SIZE);
+    return IPS_EINVAL;
+  }
+  *data = (*data + 15) & ~(size_t)15;
+  *hsize = IPS__RING_HDR_FIXED + table_size();
+  *hsize = (*hsize + pagesz - 1) / pagesz * pagesz;
+  return 0;
+}
+
+/* A new file for the ring, beside its name r->path (<dir>/<pid>.ring),
+ * its temporary name in tmp: the descriptor, or -errno with the message
+ * said.  Built under a temporary name and renamed into place, so that a
+ * reader never maps a file whose header is half written, and a reader
+ * still mapping an older <pid>.ring keeps its own inode.  The temporary
+ * name is a new one (mkostemp: O_EXCL, so a name planted in a shared
+ * directory, a symlink above all, is never followed or reused), and
+ * readers skip it (only <digits>.ring is a ring).  rename() replaces
+ * whatever is at <pid>.ring without following it. */
+static int ring_create(const ips_ring_t *r, char *tmp, size_t tmpsize,
+                       char *msg, size_t msgsize) {
+  int n = snprintf(tmp, tmpsize, "%s.XXXXXX", r->path), fd, rc;
+  fd = n > 0 && (size_t)n < tmpsize ? mkostemp(tmp, O_CLOEXEC) : -1;
+  if (fd < 0) {
+    rc = -errno;
+    SAY("ring: cannot create %s: %s", tmp, strerror(errno));
+    return rc;
+  }
+  /* Readable by others (mkostemp makes it 0600): watchers run as anyone. */
+  (void)fchmod(fd, 0644);
+  return fd;
+}
+
+/* Every page of the file's size reserved now: a ring is written through
+ * its mapping, and a page the filesystem cannot back then is SIGBUS in
+ * the middle of a run.  A full filesystem is a refusal at start-up
+ * instead (docs/ring.md).  Returns 0 or an errno. */
+static int ring_reserve(int fd, size_t size, size_t pagesz) {
+  int rc = posix_fallocate(fd, 0, (off_t)size);
+  if (rc == EINVAL || rc == EOPNOTSUPP) {
+    /* No fallocate here (glibc emulates it, other libcs may not): size the
+     * file and write a byte into each block, which allocates it. */
+    size_t at;
+    rc = ftruncate(fd, (off_t)size) != 0 ? errno : 0;
+    for (at = 0; !rc && at < size; at += pagesz)
+      if (pwrite(fd, "", 1, (off_t)at) != 1) rc = errno ? errno : ENOSPC;
+  }
+  return rc;
+}
+
+/* The self-describing header at m: magic, version, byte order, sizes,
+ * who writes (role, pid, parent pid, program, vat), when it started, and
+ * the type table after the fixed part; the control word paused or not.
+ * Nobody else has the file yet (it is not at its name): plain stores. */
+static void ring_header(void *m, const ips_ring_options_t *o, size_t hsize,
+                        size_t data, const ips_stamp_t *now) {
+  ips__ring_hdr_t h;
+  memset(&h, 0, sizeof h);
+  memcpy(h.magic, IPS_RING_MAGIC, 8);
+  h.version = IPS_RING_VERSION;
+  h.endian = IPS_RING_ENDIAN;
+  h.header_size = (uint32_t)hsize;
+  h.ntypes = sizeof types / sizeof types[0];
+  h.data_size = data;
+  h.types_off = IPS__RING_HDR_FIXED;
+  h.role = o->role;
+  h.pid = (int64_t)getpid();
+  h.ppid = (int64_t)getppid(); /* which run a worker belongs to (top) */
+  h.start_wall_us = now->wall_us;
+  h.start_mono_ns = now->mono_ns;
+  copy_name(h.program, sizeof h.program, o->program);
+  copy_name(h.vat, sizeof h.vat, o->vat);
+  memcpy(m, &h, sizeof h);
+  write_table((unsigned char *)m + IPS__RING_HDR_FIXED);
+  atomic_store_explicit(&((ips__ring_hdr_t *)m)->control,
+                        o->paused ? IPS_RING_CTL_PAUSED : 0,
+                        memory_order_relaxed);
+}
+
+/* In stages: the sizes, the clock, a new file under a temporary name
+ * (ring_create), its pages reserved (ring_reserve), mapped, the header
+ * written (ring_header), and the file renamed to its name; a failure
+ * after the file exists closes and unlinks it. */
 int ips_ring_open(ips_ring_t **out, const ips_ring_options_t *o, char *msg,
                   size_t msgsize) {
   ips_ring_t *r;
-  ips__ring_hdr_t h;
   ips_stamp_t now;
   char tmp[PATH_MAX + 32];
   size_t data, hsize;
@@ -180,18 +272,9 @@ int ips_ring_open(ips_ring_t **out, const ips_ring_options_t *o, char *msg,
     SAY("ring: no directory given");
     return IPS_EINVAL;
   }
-  data = o->size ? o->size : IPS_RING_DEFAULT_SIZE;
-  if (data < IPS_RING_MIN_SIZE || data > IPS_RING_MAX_SIZE) {
-    SAY("ring: size %zu bytes: expected %u to %u", data, IPS_RING_MIN_SIZE,
-        IPS_RING_MAX_SIZE);
-    return IPS_EINVAL;
-  }
-  data = (data + 15) & ~(size_t)15;
   if (pagesz <= 0) pagesz = 4096;
-  /* The data starts on a page of its own: the header's page is the one a
-   * reader writes (the control word). */
-  hsize = IPS__RING_HDR_FIXED + table_size();
-  hsize = (hsize + (size_t)pagesz - 1) / (size_t)pagesz * (size_t)pagesz;
+  if ((rc = ring_sizes(o, (size_t)pagesz, &data, &hsize, msg, msgsize)) != 0)
+    return rc;
   if (ips_clock_read(&now) != 0) {
     SAY("ring: %s", ips_strerror(IPS_ECLOCK));
     return IPS_ECLOCK;
@@ -205,37 +288,12 @@ int ips_ring_open(ips_ring_t **out, const ips_ring_options_t *o, char *msg,
     free(r);
     return IPS_EINVAL;
   }
-  /* Built under a temporary name and renamed into place, so that a reader
-   * never maps a file whose header is half written, and a reader still
-   * mapping an older <pid>.ring keeps its own inode.  The temporary name is
-   * a new one (mkostemp: O_EXCL, so a name planted in a shared directory,
-   * a symlink above all, is never followed or reused), and readers skip it
-   * (only <digits>.ring is a ring).  rename() replaces whatever is at
-   * <pid>.ring without following it. */
-  n = snprintf(tmp, sizeof tmp, "%s.XXXXXX", r->path);
-  fd = n > 0 && (size_t)n < sizeof tmp ? mkostemp(tmp, O_CLOEXEC) : -1;
-  if (fd < 0) {
-    rc = -errno;
-    SAY("ring: cannot create %s: %s", tmp, strerror(errno));
+  if ((fd = ring_create(r, tmp, sizeof tmp, msg, msgsize)) < 0) {
     free(r);
-    return rc;
+    return fd;
   }
   r->map_size = hsize + data;
-  /* Readable by others (mkostemp makes it 0600): watchers run as anyone. */
-  (void)fchmod(fd, 0644);
-  /* Every page reserved now: a ring is written through its mapping, and a
-   * page the filesystem cannot back then is SIGBUS in the middle of a run.
-   * A full filesystem is a refusal at start-up instead (docs/ring.md). */
-  rc = posix_fallocate(fd, 0, (off_t)r->map_size);
-  if (rc == EINVAL || rc == EOPNOTSUPP) {
-    /* No fallocate here (glibc emulates it, other libcs may not): size the
-     * file and write a byte into each block, which allocates it. */
-    size_t at;
-    rc = ftruncate(fd, (off_t)r->map_size) != 0 ? errno : 0;
-    for (at = 0; !rc && at < r->map_size; at += (size_t)pagesz)
-      if (pwrite(fd, "", 1, (off_t)at) != 1) rc = errno ? errno : ENOSPC;
-  }
-  if (rc != 0) {
+  if ((rc = ring_reserve(fd, r->map_size, (size_t)pagesz)) != 0) {
     SAY("ring: no room for %s (%zu bytes): %s", tmp, r->map_size,
         strerror(rc));
     rc = -rc;
@@ -250,27 +308,7 @@ int ips_ring_open(ips_ring_t **out, const ips_ring_options_t *o, char *msg,
   r->hdr = m;
   r->data = (unsigned char *)m + hsize;
   r->size = data;
-
-  memset(&h, 0, sizeof h);
-  memcpy(h.magic, IPS_RING_MAGIC, 8);
-  h.version = IPS_RING_VERSION;
-  h.endian = IPS_RING_ENDIAN;
-  h.header_size = (uint32_t)hsize;
-  h.ntypes = sizeof types / sizeof types[0];
-  h.data_size = data;
-  h.types_off = IPS__RING_HDR_FIXED;
-  h.role = o->role;
-  h.pid = (int64_t)getpid();
-  h.ppid = (int64_t)getppid(); /* which run a worker belongs to (top) */
-  h.start_wall_us = now.wall_us;
-  h.start_mono_ns = now.mono_ns;
-  copy_name(h.program, sizeof h.program, o->program);
-  copy_name(h.vat, sizeof h.vat, o->vat);
-  /* Nobody else has the file yet (it is not at its name): plain stores. */
-  memcpy(m, &h, sizeof h);
-  write_table((unsigned char *)m + IPS__RING_HDR_FIXED);
-  atomic_store_explicit(&r->hdr->control, o->paused ? IPS_RING_CTL_PAUSED : 0,
-                        memory_order_relaxed);
+  ring_header(m, o, hsize, data, &now);
   copy_name(r->vat, sizeof r->vat, o->vat);
   if (rename(tmp, r->path) != 0) {
     rc = -errno;
