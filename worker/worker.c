@@ -240,6 +240,92 @@ static int claim_fd(ips_worker_t *w, int fd) {
   return 0;
 }
 
+/* The options into w (defaults for the zero ones) and checked: the
+ * command tags the VM keeps ('R' and 'q' are the library's) and the stamp
+ * capacity, returned in *cap. */
+static int init_options(ips_worker_t *w, const ips_worker_options_t *o,
+                        uint32_t *cap) {
+  w->runq.fd = -1;
+  w->fd_in = o->fd_in;
+  w->fd_out = o->fd_out;
+  w->flags = o->flags;
+  w->name = o->name;
+  w->tags = o->tags ? o->tags : "?e";
+  w->max_fields =
+      o->max_meter_fields ? o->max_meter_fields : IPS__WORKER_DEFAULT_FIELDS;
+  w->rsize = o->read_size ? o->read_size : IPS__WORKER_DEFAULT_READ;
+  *cap = o->stamp_capacity ? o->stamp_capacity : IPS_DEFAULT_STAMP_CAPACITY;
+  if (strchr(w->tags, 'R') || strchr(w->tags, 'q')) {
+    snprintf(w->msg, sizeof w->msg,
+             "'R' and 'q' are answered by the library, they cannot be "
+             "command tags for the VM");
+    return IPS_EINVAL;
+  }
+  if (*cap < 2 || *cap > IPS__WORKER_MAX_STAMPS) {
+    snprintf(w->msg, sizeof w->msg, "stamp capacity %u: expected 2 to %u",
+             *cap, IPS__WORKER_MAX_STAMPS);
+    return IPS_EINVAL;
+  }
+  return 0;
+}
+
+/* What stamping needs, all made now so that the steady state allocates
+ * nothing: the stamp table, the marks, and the run-queue reader when
+ * asked for.  A failure frees what this made and says why in w->msg. */
+static int init_stamping(ips_worker_t *w, const ips_worker_options_t *o,
+                         uint32_t cap) {
+  uint32_t nm = o->max_marks ? o->max_marks : IPS_DEFAULT_MAX_MARKS;
+  size_t nb = o->max_mark_bytes ? o->max_mark_bytes
+                                : IPS_DEFAULT_MAX_MARK_BYTES;
+  int rc = ips_stamps_init(&w->stamps, cap);
+  if (rc != 0) {
+    snprintf(w->msg, sizeof w->msg, "cannot allocate %u stamps: %s", cap,
+             ips_strerror(rc));
+    return rc;
+  }
+  rc = ips_marks_init(&w->marks, nm, nb);
+  if (rc != 0) {
+    ips_stamps_free(&w->stamps);
+    snprintf(w->msg, sizeof w->msg,
+             rc == IPS_EINVAL ? "mark bounds %u events, %zu bytes: expected "
+                                "1 to 65536 events and 1 to 1048576 bytes"
+                              : "cannot allocate %u marks of %zu bytes",
+             nm, nb);
+    return rc;
+  }
+  if ((w->flags & IPS_WORKER_RUN_DELAY) && ips_runq_open(&w->runq) != 0) {
+    int e = errno;
+    ips_stamps_free(&w->stamps);
+    ips_marks_free(&w->marks);
+    snprintf(w->msg, sizeof w->msg,
+             "IPCSTAMP_RUN_DELAY: cannot read /proc/thread-self/schedstat: "
+             "%s (a kernel without CONFIG_SCHED_INFO, or no /proc)",
+             strerror(e));
+    return IPS_ERUNQ;
+  }
+  return 0;
+}
+
+/* The live ring, in the header the worker's name and vat; a failure's
+ * message in m. */
+static int init_ring(ips_worker_t *w, const ips_worker_options_t *o,
+                     char *m, size_t msize) {
+  ips_ring_options_t ro;
+  char vat[16];
+  ips_ring_options_init(&ro);
+  ro.dir = o->ring_dir;
+  ro.size = o->ring_size;
+  ro.role = IPS_RING_ROLE_WORKER;
+  ro.program = worker_name(w);
+  /* In the header from the start, so every event carries it. */
+  ro.vat = o->ring_vat ? o->ring_vat : vat_of_name(o->name, vat, sizeof vat);
+  return ips_ring_open(&w->ring, &ro, m, msize);
+}
+
+/* In stages: the options (init_options), the descriptors claimed, the
+ * decoder, what stamping needs (init_stamping), the buffers, the ring
+ * (init_ring), SIGPIPE.  Before the buffers a failure has freed what it
+ * made; from them on it goes through ips_worker_close. */
 int ips_worker_init(ips_worker_t *w, const ips_worker_options_t *o) {
   ips_worker_options_t d;
   uint32_t cap;
@@ -250,71 +336,19 @@ int ips_worker_init(ips_worker_t *w, const ips_worker_options_t *o) {
     o = &d;
   }
   memset(w, 0, sizeof *w);
-  w->runq.fd = -1;
-  w->fd_in = o->fd_in;
-  w->fd_out = o->fd_out;
-  w->flags = o->flags;
-  w->name = o->name;
-  w->tags = o->tags ? o->tags : "?e";
-  w->max_fields =
-      o->max_meter_fields ? o->max_meter_fields : IPS__WORKER_DEFAULT_FIELDS;
-  w->rsize = o->read_size ? o->read_size : IPS__WORKER_DEFAULT_READ;
-  cap = o->stamp_capacity ? o->stamp_capacity : IPS_DEFAULT_STAMP_CAPACITY;
-
-  if (strchr(w->tags, 'R') || strchr(w->tags, 'q')) {
-    snprintf(w->msg, sizeof w->msg,
-             "'R' and 'q' are answered by the library, they cannot be "
-             "command tags for the VM");
-    return IPS_EINVAL;
-  }
-  if (cap < 2 || cap > IPS__WORKER_MAX_STAMPS) {
-    snprintf(w->msg, sizeof w->msg, "stamp capacity %u: expected 2 to %u",
-             cap, IPS__WORKER_MAX_STAMPS);
-    return IPS_EINVAL;
-  }
+  if ((rc = init_options(w, o, &cap)) != 0)
+    return rc;
   /* A VM that does its own I/O keeps its fds as they are. */
   if (!(w->flags & IPS_WORKER_HOST_IO) &&
       ((rc = claim_fd(w, w->fd_in)) != 0 || (rc = claim_fd(w, w->fd_out)) != 0))
     return rc;
 
   ips_ns_decoder_init(&w->dec, o->max_frame);
-  if (stamping(w)) {
-    rc = ips_stamps_init(&w->stamps, cap);
-    if (rc != 0) {
-      snprintf(w->msg, sizeof w->msg, "cannot allocate %u stamps: %s", cap,
-               ips_strerror(rc));
-      return rc;
-    }
-  }
-  if (stamping(w)) {
-    uint32_t nm = o->max_marks ? o->max_marks : IPS_DEFAULT_MAX_MARKS;
-    size_t nb = o->max_mark_bytes ? o->max_mark_bytes
-                                  : IPS_DEFAULT_MAX_MARK_BYTES;
-    rc = ips_marks_init(&w->marks, nm, nb);
-    if (rc != 0) {
-      ips_stamps_free(&w->stamps);
-      snprintf(w->msg, sizeof w->msg,
-               rc == IPS_EINVAL ? "mark bounds %u events, %zu bytes: expected "
-                                  "1 to 65536 events and 1 to 1048576 bytes"
-                                : "cannot allocate %u marks of %zu bytes",
-               nm, nb);
-      return rc;
-    }
-  }
+  if (stamping(w) && (rc = init_stamping(w, o, cap)) != 0)
+    return rc;
   w->meter_cap =
       ips_metering_max_size_marks(stamping(w) ? cap : 0, w->max_fields,
                                   w->marks.cap, w->marks.name_cap) + 1;
-  if (stamping(w) && (w->flags & IPS_WORKER_RUN_DELAY) &&
-      ips_runq_open(&w->runq) != 0) {
-    int e = errno;
-    ips_stamps_free(&w->stamps);
-    ips_marks_free(&w->marks);
-    snprintf(w->msg, sizeof w->msg,
-             "IPCSTAMP_RUN_DELAY: cannot read /proc/thread-self/schedstat: "
-             "%s (a kernel without CONFIG_SCHED_INFO, or no /proc)",
-             strerror(e));
-    return IPS_ERUNQ;
-  }
   w->rbuf = (w->flags & IPS_WORKER_HOST_IO) ? NULL : malloc(w->rsize);
   w->meter = malloc(w->meter_cap);
   w->ready = 1;
@@ -326,17 +360,8 @@ int ips_worker_init(ips_worker_t *w, const ips_worker_options_t *o) {
   if (stamping(w) && o->ring_dir && *o->ring_dir) {
     /* Asked for explicitly, so a ring that cannot be made stops the
      * worker at start-up rather than leaving the watcher blind. */
-    ips_ring_options_t ro;
-    char m[256], vat[16];
-    ips_ring_options_init(&ro);
-    ro.dir = o->ring_dir;
-    ro.size = o->ring_size;
-    ro.role = IPS_RING_ROLE_WORKER;
-    ro.program = worker_name(w);
-    /* In the header from the start, so every event carries it. */
-    ro.vat = o->ring_vat ? o->ring_vat : vat_of_name(o->name, vat, sizeof vat);
-    rc = ips_ring_open(&w->ring, &ro, m, sizeof m);
-    if (rc != 0) {
+    char m[256];
+    if ((rc = init_ring(w, o, m, sizeof m)) != 0) {
       ips_worker_close(w);
       w->ready = 0;
       snprintf(w->msg, sizeof w->msg, "%s", m);
