@@ -61,7 +61,8 @@ analyze_libanalyze_core_la_LIBADD = proto/libipcstamp-proto.la \
 	$(YAJL_LIBS) $(ZLIB_LIBS) -lm -lpthread
 
 lib_LTLIBRARIES += analyze/libipcstamp-analyze.la
-include_HEADERS += analyze/ipcstamp-analyze.h analyze/ipcstamp-ring-read.h
+include_HEADERS += analyze/ipcstamp-analyze.h analyze/ipcstamp-analyze-blocks.h \
+	analyze/ipcstamp-analyze-rings.h analyze/ipcstamp-ring-read.h
 pkgconfig_DATA += analyze/ipcstamp-analyze.pc
 analyze_libipcstamp_analyze_la_SOURCES =
 analyze_libipcstamp_analyze_la_LIBADD = analyze/libanalyze-core.la

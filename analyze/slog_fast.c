@@ -134,24 +134,6 @@ static int value_ends(const char *s, size_t from, size_t end) {
   }
 }
 
-int ips__fast_object(cur_t *c, member_fn *member, void *ctx) {
-  if (!LIT(c, "{"))
-    return 0;
-  if (LIT(c, "}"))
-    return 1;
-  for (;;) {
-    const char *k;
-    size_t n;
-    if (!LIT(c, "\"") || !text(c, &k, &n) || !LIT(c, ":") ||
-        !member(c, k, n, ctx))
-      return 0;
-    if (LIT(c, "}"))
-      return 1;
-    if (!LIT(c, ","))
-      return 0;
-  }
-}
-
 /* A member of the flat arguments below: a plain string or a count.  The
  * keys method, methargs and args are left to the yajl path. */
 static int flat_member(cur_t *c, const char *k, size_t n, void *ctx) {

@@ -14,12 +14,6 @@
 #include "slog.h"
 #include "slog_parse.h"
 
-int ips__parse_fail(ips__parser_t *p, const char *msg) {
-  snprintf(p->err, sizeof p->err, "%s", msg);
-  p->pending = P_ERR;
-  return 0;
-}
-
 /* Short at its many call sites below. */
 #define fail ips__parse_fail
 

@@ -10,6 +10,7 @@
 #ifndef IPCSTAMP_ANALYZE_SLOG_PARSE_H
 #define IPCSTAMP_ANALYZE_SLOG_PARSE_H
 
+#include <stdio.h>
 #include <string.h>
 #include <yajl/yajl_parse.h>
 
@@ -57,8 +58,14 @@ void ips__parse_callbacks(yajl_callbacks *cb);
 void ips__parse_elem_done(ips__parser_t *p);
 /* A container closes (0: it was not well formed, p->err says why). */
 int ips__parse_pop(ips__parser_t *p);
-/* The line is bad: msg goes to p->err.  Returns 0, for yajl to stop. */
-int ips__parse_fail(ips__parser_t *p, const char *msg);
+/* The line is bad: msg goes to p->err.  Returns 0, for yajl to stop.
+ * Inline: both readers of the tokens (slog_fields.c and its metering
+ * half, slog_fields_meter.c) fail through it, and neither owns it. */
+static inline int ips__parse_fail(ips__parser_t *p, const char *msg) {
+  snprintf(p->err, sizeof p->err, "%s", msg);
+  p->pending = P_ERR;
+  return 0;
+}
 
 /* A macro, so that the length is a constant and memcmp is inlined: keys
  * are compared for every token of every line. */
