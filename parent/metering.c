@@ -167,28 +167,22 @@ static int start_skip(mp_t *p, int t) {
  * than a small multiple of what it sent. */
 static int stamp_value(mp_t *p, int t, const char *s, size_t n) {
   ips_metering_t *m = p->m;
-  int64_t v;
-  if (p->in_mono) {
-    if (t != T_NUM || !ips__parse_uint(s, n, &v))
-      return fail(p, IPS_EMETERING,
-                  "metering: ipcstamp.mono[%" PRIu32
-                  "] is not a non-negative integer",
-                  p->nmono);
-    if (!grow(&m->mono_ns, &p->mono_cap, p->nmono))
-      return fail(p, IPS_EMETERING, "metering: more than %u stamps",
-                  IPS_METERING_MAX_STAMPS);
-    m->mono_ns[p->nmono++] = v;
-    return 1;
-  }
-  if (t != T_NUM || !parse_wall(s, n, &v))
+  int mono = p->in_mono;
+  int64_t **arr = mono ? &m->mono_ns : &m->wall_us, v;
+  uint32_t *cap = mono ? &p->mono_cap : &p->ts_cap;
+  uint32_t *len = mono ? &p->nmono : &m->n;
+  if (t != T_NUM ||
+      !(mono ? ips__parse_uint(s, n, &v) : parse_wall(s, n, &v)))
     return fail(p, IPS_EMETERING,
-                "metering: timestamps[%" PRIu32
-                "] is not a non-negative number of seconds",
-                m->n);
-  if (!grow(&m->wall_us, &p->ts_cap, m->n))
+                mono ? "metering: ipcstamp.mono[%" PRIu32
+                       "] is not a non-negative integer"
+                     : "metering: timestamps[%" PRIu32
+                       "] is not a non-negative number of seconds",
+                *len);
+  if (!grow(arr, cap, *len))
     return fail(p, IPS_EMETERING, "metering: more than %u stamps",
                 IPS_METERING_MAX_STAMPS);
-  m->wall_us[m->n++] = v;
+  (*arr)[(*len)++] = v;
   return 1;
 }
 
