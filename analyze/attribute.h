@@ -69,6 +69,13 @@ void ips__attr_feed(ips_analysis_t *a, const ips__rec_t *r, long line);
 void ips__skip(ips_analysis_t *a, const char *vat, long line, int reason,
                const char *detail);
 
+/* ring_source.c: a delivery joined from the live rings (an
+ * ips_ring_join_cb whose arg is the analysis): filtered, counted and
+ * handed to the analysis's on_delivery as a slogfile's, st's anchors the
+ * analysis's when it has none yet. */
+void ips__ring_account(void *arg, const ips_delivery_t *d,
+                       const ips_stats_t *st);
+
 /* Release the assembler's state. */
 void ips__attr_free(ips_analysis_t *a);
 

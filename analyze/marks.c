@@ -63,6 +63,11 @@ const char *ips__marks_build(ips_analysis_t *a, const ips__rec_t *r,
 
 void ips__marks_count(ips_analysis_t *a, const ips_delivery_t *dv) {
   size_t i, j;
+  /* (a delivery joined from the rings brings its marks built elsewhere) */
+  if (!ready(a)) {
+    a->marks_over += dv->n_marks;
+    return;
+  }
   for (i = 0; i < dv->n_marks; i++) {
     const ips_delivery_mark_t *m = &dv->marks[i];
     ips_mark_stats_t *s = NULL;

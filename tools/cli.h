@@ -75,6 +75,7 @@ enum {
   OPT_FOLLOW,
   OPT_METHOD,
   OPT_OVER,
+  OPT_RING,
   OPT_FIRST_OWN /* a subcommand numbers its own long options from here */
 };
 
@@ -93,7 +94,16 @@ enum {
   {"follow", no_argument, NULL, OPT_FOLLOW},              \
   {"method", required_argument, NULL, OPT_METHOD},        \
   {"over", required_argument, NULL, OPT_OVER},            \
+  {"ring", required_argument, NULL, OPT_RING},            \
   {"help", no_argument, NULL, 'h'}
+
+/* --ring's lines in --help (otel says its own). */
+#ifndef CLI_RING_HELP
+#define CLI_RING_HELP                                                      \
+  "  --ring DIR        instead of SLOG: what the live rings of DIR hold\n" \
+  "                    (docs/ring.md), joined into deliveries; with\n"    \
+  "                    --follow, new ones until Ctrl-C\n"
+#endif
 
 /* Their lines in --help. */
 #define CLI_INPUT_HELP                                                     \
@@ -110,6 +120,7 @@ enum {
   "  --follow          keep reading a file being written, through rotation\n" \
   "                    and truncation; each delivery shows when its result\n" \
   "                    arrives; Ctrl-C ends\n" \
+  CLI_RING_HELP \
   "  --quake-us US     timequake threshold in microseconds (default 1000)\n" \
   "  --strict          validate every byte as JSON (slower)\n"           \
   "  --max-line BYTES  longest line read (default 67108864)\n"           \
@@ -120,7 +131,9 @@ enum {
 typedef struct {
   const char *prog;            /* "ipcstamp report": message prefix */
   const char *usage;           /* the --help text */
-  const char *path;            /* the slogfile; "-" is stdin */
+  const char *path;            /* the slogfile; "-" is stdin; with ring,
+                                  the ring directory */
+  const char *ring;            /* --ring DIR: the live rings instead */
   ips_source_options_t src;
   ips_analysis_options_t an;
   int progress;                /* a progress bar on a terminal */
@@ -152,8 +165,8 @@ void cli_input_init(cli_input_t *in, const char *prog, const char *usage);
 int cli_next_option(cli_input_t *in, int argc, char **argv,
                     const char *shorts, const struct option *opts, int *rc);
 
-/* After the options: exactly one slogfile.  Returns 0, or -1 after saying
- * what is wrong. */
+/* After the options: exactly one slogfile, or none with --ring.  Returns
+ * 0, or -1 after saying what is wrong. */
 int cli_input_path(cli_input_t *in, int argc, char **argv);
 
 /* --interval's value, checked the same for every ring follower (otel
@@ -197,7 +210,9 @@ int cli_bad_value(const cli_input_t *in, const char *what, const char *arg);
 /* A whole number from 0 to max, or -1. */
 int cli_count(const char *s, long long max, long long *out);
 
-/* Reads the whole slogfile into a new analysis (callbacks in in->an):
+/* Reads the whole slogfile, or with --ring what the rings of the directory
+ * hold (libipcstamp-analyze's ring directory; an unreadable ring said and
+ * CLI_EXIT_INPUT), into a new analysis (callbacks in in->an):
  * every skip reported on in->msgs with its line, a progress bar on a
  * terminal; --method and --over filter the deliveries.  A --vat or
  * --method that names nothing in the input is said on stderr with the

@@ -124,6 +124,12 @@ int cmd_blocks(int argc, char **argv) {
                     "has them all\n");
     return CLI_EXIT_USAGE;
   }
+  if (in.ring) {
+    fprintf(stderr, "ipcstamp blocks: blocks come from a chain node's "
+                    "slogfile; rings hold none (--ring is for report, "
+                    "latency, trace and otel)\n");
+    return CLI_EXIT_USAGE;
+  }
   if (cli_input_path(&in, argc, argv) < 0)
     return CLI_EXIT_USAGE;
   if (!(r.out.out = cli_output(outpath, "blocks")))

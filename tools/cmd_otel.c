@@ -19,9 +19,11 @@
 #include <time.h>
 #include <unistd.h>
 
+/* --ring is the shared input option, but otel says its own lines for it:
+ * it follows the rings until a signal, and --once reads them once. */
+#define CLI_RING_HELP ""
 #include "cli.h"
 #include "otel/otel.h"
-#include "top/top.h"
 
 static const char usage_text[] =
     "usage: ipcstamp otel SLOG [--endpoint URL] [options]\n"
@@ -77,7 +79,6 @@ enum {
   OPT_TIMEOUT,
   OPT_QUEUE,
   OPT_DRY,
-  OPT_RING,
   OPT_INTERVAL,
   OPT_ONCE,
   OPT_METRICS
@@ -114,7 +115,8 @@ typedef struct {
   uint64_t metric_points, metric_requests, metric_failed;
   otel_causes_t *causes; /* a slogfile: its deliveries' kinds and causes,
                            read again beside the analysis (NULL: none) */
-  ips_ring_join_t *ring;    /* --ring: the deliveries joined from the rings */
+  ips_ring_dir_t *rings;    /* --ring: the rings, joined into deliveries */
+  ips_ring_join_counts_t ring_counts; /* --ring: the joiner's, at the end */
   uint64_t ring_lost;   /* events the readers were lapped over */
   uint64_t ring_bad;    /* rings that could not be read (each said) */
 } otel_cmd_t;
@@ -361,26 +363,19 @@ static void on_ring_delivery(void *arg, const ips_delivery_t *d,
   add_metrics(c, st, d, NULL);
 }
 
-static void on_ring_event(void *arg, const top_proc_t *p,
-                          const ips_ring_event_t *ev) {
+static void on_ring_lost(void *arg, const ips_ring_proc_t *p, uint64_t lost) {
   otel_cmd_t *c = arg;
-  ips_ring_join_event(c->ring, p->pid, &p->info, p->vat, ev);
-}
-
-static void on_ring_lost(void *arg, const top_proc_t *p, uint64_t lost) {
-  otel_cmd_t *c = arg;
+  (void)p;
   c->ring_lost += lost;
-  ips_ring_join_lost(c->ring, p->pid);
 }
 
 /* A ring that cannot be read (corrupt, another format version, not a
  * file) is said, once, and makes the exit code 3: not silence. */
-static void on_ring_error(void *arg, const top_proc_t *p) {
+static void on_ring_error(void *arg, const ips_ring_proc_t *p) {
   otel_cmd_t *c = arg;
   fprintf(stderr, "ipcstamp otel: ring of pid %ld not read: %s\n", p->pid,
           p->error);
   c->ring_bad++;
-  ips_ring_join_lost(c->ring, p->pid); /* what it had in flight never ends */
 }
 
 static volatile sig_atomic_t ring_stop;
@@ -390,71 +385,47 @@ static void on_ring_stop(int sig) {
   ring_stop = 1;
 }
 
-/* Holds, for the next refresh, each ring with more to read that is ahead
- * in time of the latest-behind ring with more to read (which is never
- * held, so every refresh makes progress). */
-static void level_rings(otel_cmd_t *c, top_t *t) {
-  int64_t lo = INT64_MAX;
-  size_t i;
-  for (i = 0; i < t->nprocs; i++) {
-    top_proc_t *p = t->procs[i];
-    int64_t m = ips_ring_join_last_mono(c->ring, p->pid);
-    if (p->more && m < lo)
-      lo = m;
-  }
-  for (i = 0; i < t->nprocs; i++) {
-    top_proc_t *p = t->procs[i];
-    p->hold = p->more && ips_ring_join_last_mono(c->ring, p->pid) > lo;
-  }
-}
-
-/* --ring: polls every ring of dir (tools/top's model: new rings are picked
- * up at each poll, each poll is bounded) and sends what was joined after
+/* --ring: polls every ring of dir (libipcstamp-analyze's ips_ring_dir_t:
+ * new rings are picked up at each poll, each poll is bounded, the joined
+ * deliveries come to on_ring_delivery) and sends what was joined after
  * each poll, until a signal (or after one poll with once).  Memory is
- * bounded by the model, the joiner (analyze/ring_join.c) and the queue.  Returns
- * an exit code. */
+ * bounded by the directory, its joiner and the queue.  Returns an exit
+ * code. */
 static int follow_rings(otel_cmd_t *c, const char *dir, long long interval,
                         int once) {
-  top_t *t = malloc(sizeof *t); /* large: a history per process */
+  ips_ring_dir_callbacks_t cb;
   struct sigaction sa;
   char msg[512];
   int rc = CLI_EXIT_OK;
-  size_t i;
-  if (!t || !(c->ring = ips_ring_join_new(on_ring_delivery, c))) {
-    free(t);
-    fprintf(stderr, "ipcstamp otel: out of memory\n");
-    return CLI_EXIT_IO;
-  }
-  top_init(t, dir);
-  t->event_cb = on_ring_event;
-  t->lost_cb = on_ring_lost;
-  t->error_cb = on_ring_error;
-  t->cb_arg = c;
+  memset(&cb, 0, sizeof cb);
+  cb.on_lost = on_ring_lost;
+  cb.on_error = on_ring_error;
+  cb.on_delivery = on_ring_delivery;
+  cb.arg = c;
   /* A backlog (rings written before otel started) is read 256 events at a
    * time from each ring in turn, so the halves waiting for the other ring
    * stay far below the joiner's bound. */
-  t->poll_max = 256;
+  cb.poll_max = 256;
+  if (ips_ring_dir_open(&c->rings, dir, &cb) != 0) {
+    fprintf(stderr, "ipcstamp otel: out of memory\n");
+    return CLI_EXIT_IO;
+  }
   memset(&sa, 0, sizeof sa);
   sa.sa_handler = on_ring_stop;
   sigaction(SIGINT, &sa, NULL);
   sigaction(SIGTERM, &sa, NULL);
   for (;;) {
     struct timespec ts;
-    if (top_refresh(t, msg, sizeof msg) != 0) {
+    int more = ips_ring_dir_poll(c->rings, msg, sizeof msg);
+    if (more < 0) {
       fprintf(stderr, "ipcstamp otel: %s\n", msg);
       rc = CLI_EXIT_IO;
       break;
     }
-    if (t->more && !ring_stop) {
-      /* A backlog: read on at once (no tick: no time passed), the rings
-       * that are ahead in time held until the others catch up, so that
-       * one ring's halves do not wait long for another's. */
-      level_rings(c, t);
+    /* A backlog: read on at once (no time passed), the rings kept level
+     * in time by the directory. */
+    if (more && !ring_stop)
       continue;
-    }
-    for (i = 0; i < t->nprocs; i++)
-      t->procs[i]->hold = 0;
-    ips_ring_join_tick(c->ring, 0);
     on_idle(c);
     if (once || ring_stop)
       break;
@@ -462,9 +433,7 @@ static int follow_rings(otel_cmd_t *c, const char *dir, long long interval,
     ts.tv_nsec = interval % 1000 * 1000000L;
     nanosleep(&ts, NULL);
   }
-  ips_ring_join_tick(c->ring, 1);
-  top_free(t);
-  free(t);
+  ips_ring_dir_finish(c->rings, &c->ring_counts);
   return rc;
 }
 
@@ -495,7 +464,6 @@ int cmd_otel(int argc, char **argv) {
       {"timeout", required_argument, NULL, OPT_TIMEOUT},
       {"queue", required_argument, NULL, OPT_QUEUE},
       {"dry-run", no_argument, NULL, OPT_DRY},
-      {"ring", required_argument, NULL, OPT_RING},
       {"interval", required_argument, NULL, OPT_INTERVAL},
       {"once", no_argument, NULL, OPT_ONCE},
       {"metrics", no_argument, NULL, OPT_METRICS},
@@ -561,11 +529,6 @@ int cmd_otel(int argc, char **argv) {
       case OPT_DRY:
         c.dry = 1;
         break;
-      case OPT_RING:
-        if (!*optarg)
-          return cli_bad_value(&in, "--ring takes a directory", optarg);
-        ring_dir = optarg;
-        break;
       case OPT_INTERVAL:
         if (cli_ring_interval("otel", optarg, 10, &interval) != 0)
           return CLI_EXIT_USAGE;
@@ -581,6 +544,7 @@ int cmd_otel(int argc, char **argv) {
   }
   if (rc >= 0)
     return rc;
+  ring_dir = in.ring;
   if (ring_dir) {
     /* The rings are the input: no slogfile, nor its options. */
     if (optind < argc) {
@@ -744,9 +708,8 @@ int cmd_otel(int argc, char **argv) {
               (unsigned long long)c.metric_requests,
               (unsigned long long)c.metric_failed);
   }
-  if (c.ring) {
-    ips_ring_join_counts_t rcn;
-    ips_ring_join_get_counts(c.ring, &rcn);
+  if (c.rings) {
+    const ips_ring_join_counts_t rcn = c.ring_counts;
     fprintf(stderr, "ipcstamp otel: %llu deliveries from the rings",
             (unsigned long long)rcn.joined);
     if (rcn.unjoined)
@@ -784,7 +747,7 @@ out:
   free(res);
   otel_target_free(&target);
   otel_attrs_free(&env_attrs);
-  ips_ring_join_free(c.ring);
+  ips_ring_dir_close(c.rings);
   otel_causes_free(c.causes);
   ips_analysis_free(c.a);
   return rc;

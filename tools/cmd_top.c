@@ -91,8 +91,8 @@ static void row(FILE *f, const top_proc_t *p, int64_t now, int64_t interval_ns) 
   char a[32], b[32], c[32], d[32], e[32], w[32];
   top_stats_t last, win;
   int worker_only;
-  if (!p->reader && p->error[0]) {
-    fprintf(f, "%-8ld %s\n", p->pid, p->error);
+  if (p->ring->error[0]) {
+    fprintf(f, "%-8ld %s\n", p->ring->pid, p->ring->error);
     return;
   }
   top_stats(p, now, interval_ns, &last);
@@ -100,10 +100,10 @@ static void row(FILE *f, const top_proc_t *p, int64_t now, int64_t interval_ns) 
   worker_only = !last.have_pipe;
   fprintf(f, "%-8ld %-6s %-18.18s %-8.8s %-8s %8.1f %10s %10s %5s %6s %6s "
              "%5s %6llu\n",
-          p->pid, role(p->info.role), p->info.program,
-          p->vat[0] ? p->vat : "-",
-          p->info.paused                 ? "paused"
-          : p->info.alive && !p->gone    ? "running"
+          p->ring->pid, role(p->ring->info.role), p->ring->info.program,
+          p->ring->vat[0] ? p->ring->vat : "-",
+          p->ring->info.paused                 ? "paused"
+          : p->ring->info.alive && !p->ring->gone    ? "running"
                                          : "exited",
           last.per_s, dur(a, sizeof a, win.p50_ns),
           dur(b, sizeof b, win.p99_ns),
@@ -111,14 +111,14 @@ static void row(FILE *f, const top_proc_t *p, int64_t now, int64_t interval_ns) 
           share(d, sizeof d, last.worker_ns, last.total_ns, 1),
           share(e, sizeof e, last.kernel_ns, last.total_ns, !worker_only),
           share(w, sizeof w, last.kernel_ns, last.total_ns, worker_only),
-          (unsigned long long)p->lost);
+          (unsigned long long)p->ring->lost);
 }
 
 /* The title of a run's rows: its parent's program, or only its pid when
  * it writes no ring of its own (a SwingSet kernel with our workers). */
 static void run_title(FILE *f, const top_t *t, const top_proc_t *const *o,
                       size_t from, size_t n) {
-  long run = top_run(o[from]);
+  long run = ips_ring_proc_run(o[from]->ring);
   size_t i, workers = 0;
   const top_proc_t *parent = NULL;
   (void)t;
@@ -126,14 +126,14 @@ static void run_title(FILE *f, const top_t *t, const top_proc_t *const *o,
     fprintf(f, "rings that cannot be followed:\n");
     return;
   }
-  for (i = from; i < n && top_run(o[i]) == run; i++) {
-    if (o[i]->info.role == IPS_RING_ROLE_PARENT)
+  for (i = from; i < n && ips_ring_proc_run(o[i]->ring) == run; i++) {
+    if (o[i]->ring->info.role == IPS_RING_ROLE_PARENT)
       parent = o[i];
     else
       workers++;
   }
   if (parent)
-    fprintf(f, "run %ld: %.32s, %zu worker%s\n", run, parent->info.program,
+    fprintf(f, "run %ld: %.32s, %zu worker%s\n", run, parent->ring->info.program,
             workers, workers == 1 ? "" : "s");
   else
     fprintf(f, "run %ld (no ring of its own): %zu worker%s\n", run, workers,
@@ -150,21 +150,22 @@ static void render(FILE *f, const top_t *t, int64_t now, int64_t interval_ns,
   struct tm tm;
   localtime_r(&wall, &tm);
   fprintf(f, "ipcstamp top  %s  %zu process%s  every %d ms  %02d:%02d:%02d\n",
-          t->dir, t->nprocs, t->nprocs == 1 ? "" : "es", interval_ms,
+          t->path, t->nprocs, t->nprocs == 1 ? "" : "es", interval_ms,
           tm.tm_hour, tm.tm_min, tm.tm_sec);
-  if (t->skipped)
-    fprintf(f, "(%zu more rings not followed: at most %d)\n", t->skipped,
-            TOP_MAX_PROCS);
+  if (ips_ring_dir_skipped(t->dir))
+    fprintf(f, "(%zu more rings not followed: at most %d)\n",
+            ips_ring_dir_skipped(t->dir), TOP_MAX_PROCS);
   fprintf(f, "%-8s %-6s %-18s %-8s %-8s %8s %10s %10s %5s %6s %6s %5s %6s\n",
           "PID", "ROLE", "PROGRAM", "VAT", "STATE", "DELIV/S", "P50", "P99",
           "PIPE", "WORKER", "KERNEL", "WAIT", "LOST");
   n = top_order(t, now, PERCENTILE_WINDOW_NS, o);
   for (i = 0; i < n; i++) {
-    if (i == 0 || top_run(o[i]) != top_run(o[i - 1]))
+    if (i == 0 || ips_ring_proc_run(o[i]->ring) != ips_ring_proc_run(o[i - 1]->ring))
       run_title(f, t, o, i, n);
     row(f, o[i], now, interval_ns);
     if (o[i]->in_delivery) inflight++;
-    if (o[i]->reader && (!o[i]->info.alive || o[i]->gone)) dead++;
+    if (!o[i]->ring->error[0] && (!o[i]->ring->info.alive || o[i]->ring->gone))
+      dead++;
   }
   fprintf(f, "\nin flight: %zu\n", inflight);
   for (i = 0; i < n; i++) {
@@ -172,8 +173,8 @@ static void render(FILE *f, const top_t *t, int64_t now, int64_t interval_ns,
     const char *what;
     if (!p->in_delivery) continue;
     what = p->seg_kind == 'u' ? "waiting for the reply" : "worker computing";
-    if (p->info.alive && !p->gone) {
-      fprintf(f, "  %ld %s #%llu: %s", p->pid, p->vat[0] ? p->vat : "-",
+    if (p->ring->info.alive && !p->ring->gone) {
+      fprintf(f, "  %ld %s #%llu: %s", p->ring->pid, p->ring->vat[0] ? p->ring->vat : "-",
               (unsigned long long)p->in_delivery, what);
       if (p->seg_kind == 'u') fprintf(f, " to upcall %u", p->upcall);
       fprintf(f, " for %s %s (%s in all)\n", dur(a, sizeof a, top_sub(now, p->seg_mono_ns)),
@@ -184,9 +185,9 @@ static void render(FILE *f, const top_t *t, int64_t now, int64_t interval_ns,
     } else {
       fprintf(f, "  %ld %s #%llu: the process exited during this delivery "
                  "(%s%s, begun %s ago)\n",
-              p->pid, p->vat[0] ? p->vat : "-",
+              p->ring->pid, p->ring->vat[0] ? p->ring->vat : "-",
               (unsigned long long)p->in_delivery, what,
-              p->info.torn ? ", a torn event" : "",
+              p->ring->info.torn ? ", a torn event" : "",
               dur(a, sizeof a, top_sub(now, p->d_mono_ns)));
     }
   }
@@ -196,7 +197,7 @@ static void render(FILE *f, const top_t *t, int64_t now, int64_t interval_ns,
              "(pipe, kernel and scheduling).\n");
   if (dead)
     fprintf(f, "%zu ring%s of exited processes: 'ipcstamp top --clean %s' "
-               "removes them.\n", dead, dead == 1 ? "" : "s", t->dir);
+               "removes them.\n", dead, dead == 1 ? "" : "s", t->path);
 }
 
 /* What reaches the terminal is the view cleaned (cli_term_clean): a
@@ -349,7 +350,7 @@ static int run_screen(top_t *t, int interval_ms) {
 static int clean(const char *dir) {
   size_t removed, kept;
   char msg[512];
-  int rc = top_clean(dir, stdout, &removed, &kept, msg, sizeof msg);
+  int rc = ips_ring_dir_clean(dir, stdout, &removed, &kept, msg, sizeof msg);
   printf("%zu ring%s removed, %zu kept\n", removed, removed == 1 ? "" : "s",
          kept);
   if (rc != 0)
@@ -386,8 +387,11 @@ int cmd_top(int argc, char **argv) {
     fprintf(stderr, "ipcstamp top: out of memory\n");
     return CLI_EXIT_FAIL;
   }
-  top_init(t, ro.dir);
-  top_follow_pids(t, ro.pids, ro.npids);
+  if (top_init(t, ro.dir, ro.pids, ro.npids) != 0) {
+    fprintf(stderr, "ipcstamp top: out of memory\n");
+    free(t);
+    return CLI_EXIT_FAIL;
+  }
   if (ro.once) {
     rc = top_refresh(t, msg, sizeof msg);
     if (rc != 0) {

@@ -1,7 +1,7 @@
 /* cmd_watch.c — `ipcstamp watch`: every event of every ring in a directory
- * as JSON lines, for scripts (docs/cli.md).  The rings are followed by the
- * same model as `ipcstamp top` (tools/top/), which hands each event here as
- * it is read; nothing is decoded twice. */
+ * as JSON lines, for scripts (docs/cli.md).  The rings are followed by
+ * libipcstamp-analyze's ips_ring_dir_t, as for `top` and `otel --ring`,
+ * which hands each event here as it is read. */
 #include "config.h"
 
 #include <signal.h>
@@ -12,7 +12,7 @@
 
 #include "cli.h"
 #include "output/output.h"
-#include "top/top.h"
+#include "ipcstamp-analyze.h"
 
 static const char usage_text[] =
     "usage: ipcstamp watch [DIR] [PID...] [--interval MS] [--once]\n"
@@ -61,14 +61,14 @@ static void text(yajl_gen g, const char *s, size_t n) {
   yajl_gen_string(g, (const unsigned char *)buf, n);
 }
 
-static void head(watch_t *w, const top_proc_t *p) {
+static void head(watch_t *w, const ips_ring_proc_t *p) {
   yajl_gen_map_open(w->g);
   out_int(w->g, "pid", p->pid);
   out_str(w->g, "vat");
   text(w->g, p->vat, strlen(p->vat));
 }
 
-static void on_event(void *arg, const top_proc_t *p, const ips_ring_event_t *ev) {
+static void on_event(void *arg, const ips_ring_proc_t *p, const ips_ring_event_t *ev) {
   watch_t *w = arg;
   size_t i;
   head(w, p);
@@ -96,7 +96,7 @@ static void on_event(void *arg, const top_proc_t *p, const ips_ring_event_t *ev)
   out_flush(w->g, w->out, 1);
 }
 
-static void on_lost(void *arg, const top_proc_t *p, uint64_t lost) {
+static void on_lost(void *arg, const ips_ring_proc_t *p, uint64_t lost) {
   watch_t *w = arg;
   head(w, p);
   out_int(w->g, "lost", (long long)lost);
@@ -106,7 +106,7 @@ static void on_lost(void *arg, const top_proc_t *p, uint64_t lost) {
 
 /* A ring that cannot be read is said, once (its row in top), and makes
  * the exit code 3: a corrupt ring is not an empty one. */
-static void on_error(void *arg, const top_proc_t *p) {
+static void on_error(void *arg, const ips_ring_proc_t *p) {
   watch_t *w = arg;
   fprintf(stderr, "ipcstamp watch: ring of pid %ld not read: %s\n", p->pid,
           p->error);
@@ -120,7 +120,8 @@ int cmd_watch(int argc, char **argv) {
   cli_ring_t ro;
   int rc = CLI_EXIT_OK;
   char msg[512];
-  top_t *t;
+  ips_ring_dir_t *d = NULL;
+  ips_ring_dir_callbacks_t cb;
   watch_t w;
   struct sigaction sa;
   ro.interval = 100;
@@ -128,28 +129,28 @@ int cmd_watch(int argc, char **argv) {
   if (rc >= 0)
     return rc;
   rc = CLI_EXIT_OK;
-  /* The model is large (a history per process): on the heap. */
-  if (!(t = malloc(sizeof *t)) || !(w.g = out_gen())) {
-    free(t);
+  memset(&cb, 0, sizeof cb);
+  cb.on_event = on_event;
+  cb.on_lost = on_lost;
+  cb.on_error = on_error;
+  cb.arg = &w;
+  cb.poll_max = WATCH_POLL_MAX;
+  if (!(w.g = out_gen()) || ips_ring_dir_open(&d, ro.dir, &cb) != 0) {
+    if (w.g) yajl_gen_free(w.g);
     fprintf(stderr, "ipcstamp watch: out of memory\n");
     return CLI_EXIT_IO;
   }
   w.out = stdout;
   w.bad = 0;
-  top_init(t, ro.dir);
-  top_follow_pids(t, ro.pids, ro.npids);
-  t->event_cb = on_event;
-  t->lost_cb = on_lost;
-  t->error_cb = on_error;
-  t->cb_arg = &w;
-  t->poll_max = WATCH_POLL_MAX;
+  ips_ring_dir_follow_pids(d, ro.pids, ro.npids);
   memset(&sa, 0, sizeof sa);
   sa.sa_handler = on_stop;
   sigaction(SIGINT, &sa, NULL);
   sigaction(SIGTERM, &sa, NULL);
   for (;;) {
     struct timespec ts;
-    if (top_refresh(t, msg, sizeof msg) != 0) {
+    int more = ips_ring_dir_poll(d, msg, sizeof msg);
+    if (more < 0) {
       fprintf(stderr, "ipcstamp watch: %s\n", msg);
       rc = CLI_EXIT_IO;
       break;
@@ -159,14 +160,14 @@ int cmd_watch(int argc, char **argv) {
       rc = CLI_EXIT_IO;
       break;
     }
-    if (ro.once && t->more) {
+    if (ro.once && more) {
       size_t i;
-      for (i = 0; i < t->nprocs; i++)
-        if (t->procs[i]->more)
+      for (i = 0; i < ips_ring_dir_count(d); i++)
+        if (ips_ring_dir_proc(d, i)->more)
           fprintf(stderr, "ipcstamp watch: --once stopped after %d events "
                           "of the ring of pid %ld: it holds more (without "
                           "--once, the rest is read at the next polls)\n",
-                  WATCH_POLL_MAX, t->procs[i]->pid);
+                  WATCH_POLL_MAX, ips_ring_dir_proc(d, i)->pid);
     }
     if (ro.once || stop)
       break;
@@ -174,8 +175,7 @@ int cmd_watch(int argc, char **argv) {
     ts.tv_nsec = ro.interval % 1000 * 1000000L;
     nanosleep(&ts, NULL);
   }
-  top_free(t);
-  free(t);
+  ips_ring_dir_close(d);
   yajl_gen_free(w.g);
   if (rc == CLI_EXIT_OK && w.bad)
     rc = CLI_EXIT_INPUT;

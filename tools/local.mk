@@ -21,7 +21,6 @@ tools_ipcstamp_SOURCES = \
 	tools/cmd_xsnap.c \
 	tools/top/top.h \
 	tools/top/model.c \
-	tools/top/clean.c \
 	tools/otel/exec.c \
 	tools/output/json.c \
 	tools/output/report.c \
@@ -65,9 +64,6 @@ tools_ipcstamp_otel_CFLAGS = $(AM_CFLAGS) $(UV_CFLAGS) $(YAJL_CFLAGS) $(ZLIB_CFL
 tools_ipcstamp_otel_SOURCES = \
 	tools/otel/main.c \
 	tools/options.c \
-	tools/top/top.h \
-	tools/top/model.c \
-	tools/top/clean.c \
 	tools/cmd_otel.c \
 	tools/otel/ids.c \
 	tools/otel/otlp_json.c \

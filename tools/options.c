@@ -172,6 +172,14 @@ static int input_option(cli_input_t *in, int c, const char *arg, int *done) {
     case OPT_METHOD:
       in->method = arg;
       return 0;
+    case OPT_RING:
+      if (!*arg || strlen(arg) >= 4096) {
+        cli_bad_value(in, "--ring takes a directory (its name shorter than "
+                          "4096 bytes)", arg);
+        return -1;
+      }
+      in->ring = arg;
+      return 0;
     case OPT_OVER:
       if (duration(arg, &in->over_ns)) {
         cli_bad_value(in, "--over takes a duration (250us, 1.5ms, 2s; "
@@ -242,6 +250,15 @@ int cli_next_option(cli_input_t *in, int argc, char **argv,
 }
 
 int cli_input_path(cli_input_t *in, int argc, char **argv) {
+  if (in->ring) {
+    if (optind < argc) {
+      fprintf(stderr, "%s: --ring DIR takes no slogfile (got '%s')\n",
+              in->prog, argv[optind]);
+      return -1;
+    }
+    in->path = in->ring;
+    return 0;
+  }
   if (optind + 1 != argc) {
     fprintf(stderr, "%s: %s (try '%s --help')\n", in->prog,
             optind == argc ? "which slogfile?" : "one slogfile only", in->prog);
@@ -473,6 +490,11 @@ int cli_ring_options(int argc, char **argv, const char *name,
                     "DIR), or set IPCSTAMP_RING_DIR\n", name, name);
     return CLI_EXIT_USAGE;
   }
+  if (strlen(o->dir) >= 4096) { /* what ips_ring_dir_open takes */
+    fprintf(stderr, "ipcstamp %s: the ring directory's name is longer than "
+                    "4095 bytes\n", name);
+    return CLI_EXIT_USAGE;
+  }
   return -1;
 }
 
@@ -500,6 +522,73 @@ static int named_nothing(const cli_input_t *in, const ips_analysis_t *a,
   return rc;
 }
 
+/* --ring: what the rings hold, each unreadable ring said. */
+typedef struct {
+  const cli_input_t *in;
+  uint64_t bad, lost;
+} rings_said_t;
+
+static void ring_error(void *arg, const ips_ring_proc_t *p) {
+  rings_said_t *r = arg;
+  fprintf(stderr, "%s: ring of pid %ld not read: %s\n", r->in->prog, p->pid,
+          p->error);
+  r->bad++;
+}
+
+static void ring_lost(void *arg, const ips_ring_proc_t *p, uint64_t lost) {
+  (void)p;
+  ((rings_said_t *)arg)->lost += lost;
+}
+
+/* Reads the rings of in->ring into a: what they hold now, or with
+ * --follow until a stop signal.  Returns an exit code. */
+static int read_rings(cli_input_t *in, ips_analysis_t *a) {
+  ips_ring_dir_callbacks_t cb;
+  ips_ring_dir_t *d;
+  ips_ring_join_counts_t jc;
+  rings_said_t said = {in, 0, 0};
+  char msg[512];
+  int rc = CLI_EXIT_OK;
+  memset(&cb, 0, sizeof cb);
+  cb.on_error = ring_error;
+  cb.on_lost = ring_lost;
+  cb.analysis = a;
+  cb.arg = &said;
+  /* A backlog a few hundred events a ring at a time: the rings kept level
+   * in time, the halves waiting to be joined few. */
+  cb.poll_max = 256;
+  if (ips_ring_dir_open(&d, in->ring, &cb) != 0) {
+    fprintf(stderr, "%s: out of memory\n", in->prog);
+    return CLI_EXIT_IO;
+  }
+  for (;;) {
+    int more = ips_ring_dir_poll(d, msg, sizeof msg);
+    if (more < 0) {
+      fprintf(stderr, "%s: %s\n", in->prog, msg);
+      rc = CLI_EXIT_IO;
+      break;
+    }
+    if (more && !follow_stop)
+      continue;
+    if (!in->src.follow || follow_stop)
+      break;
+    fflush(stdout);
+    if (in->on_idle)
+      in->on_idle(in->idle_arg);
+    nanosleep(&(struct timespec){0, 100000000L}, NULL);
+  }
+  ips_ring_dir_finish(d, &jc);
+  ips_ring_dir_close(d);
+  if (jc.unjoined || said.lost)
+    fprintf(stderr, "%s: %llu deliveries attributed by the parent but not "
+                    "joined (their stamps incomplete in the rings), %llu "
+                    "ring events lost (a reader was lapped)\n", in->prog,
+            (unsigned long long)jc.unjoined, (unsigned long long)said.lost);
+  if (rc == CLI_EXIT_OK && said.bad)
+    rc = CLI_EXIT_INPUT;
+  return rc;
+}
+
 int cli_analyze(cli_input_t *in, ips_analysis_t **out) {
   char err[512];
   ips_source_t *src;
@@ -523,13 +612,6 @@ int cli_analyze(cli_input_t *in, ips_analysis_t **out) {
     fprintf(stderr, "%s: %s\n", in->prog, ips_strerror(rc));
     return CLI_EXIT_IO;
   }
-  if (ips_source_open(&src, in->path, &in->src, err, sizeof err) < 0) {
-    fprintf(stderr, "%s: %s\n", in->prog, err);
-    return CLI_EXIT_IO;
-  }
-  ips_source_progress(src, &done, &total);
-  bar = in->progress && !in->src.follow && isatty(2) && total > (64u << 20);
-  rc = CLI_EXIT_OK;
   if (in->src.follow) {
     struct sigaction sa;
     memset(&sa, 0, sizeof sa);
@@ -537,6 +619,21 @@ int cli_analyze(cli_input_t *in, ips_analysis_t **out) {
     sigaction(SIGINT, &sa, NULL);
     sigaction(SIGTERM, &sa, NULL);
   }
+  if (in->ring) {
+    rc = read_rings(in, *out);
+    ips_analysis_finish(*out);
+    if (rc != CLI_EXIT_IO)
+      rc = named_nothing(in, *out, &relay, rc);
+    names_free(&relay.methods);
+    return rc;
+  }
+  if (ips_source_open(&src, in->path, &in->src, err, sizeof err) < 0) {
+    fprintf(stderr, "%s: %s\n", in->prog, err);
+    return CLI_EXIT_IO;
+  }
+  ips_source_progress(src, &done, &total);
+  bar = in->progress && !in->src.follow && isatty(2) && total > (64u << 20);
+  rc = CLI_EXIT_OK;
   n = read_all(in, *out, src, bar, err, sizeof err);
   if (bar)
     progress(src, 1);

@@ -73,7 +73,8 @@ int main(int argc, char **argv) {
     return 1;
   if ((pid = fork()) == 0)
     produce(dir, rate, seconds);
-  top_init(t, dir);
+  if (top_init(t, dir, NULL, 0) != 0)
+    return 1;
   while (alive) {
     struct timespec ts = {poll_ms / 1000, poll_ms % 1000 * 1000000L};
     alive = waitpid(pid, &st, WNOHANG) == 0;
@@ -85,9 +86,9 @@ int main(int argc, char **argv) {
       nanosleep(&ts, NULL);
   }
   for (i = 0; i < t->nprocs; i++) {
-    lost += t->procs[i]->lost;
-    read_events += t->procs[i]->info.written - t->procs[i]->lost;
-    unlink(t->procs[i]->path);
+    lost += t->procs[i]->ring->lost;
+    read_events += t->procs[i]->ring->info.written - t->procs[i]->ring->lost;
+    unlink(t->procs[i]->ring->path);
   }
   rmdir(dir);
   printf("bench_top: %ld events/s for %d s into a default ring, read every "

@@ -49,7 +49,7 @@ tests_bench_bench_upcall_LDADD = proto/libipcstamp-proto.la $(YAJL_LIBS)
 # make bench: top's model keeping up with a fast producer (issue 13).
 EXTRA_PROGRAMS += tests/bench/bench_top
 BENCH_PROGS += tests/bench/bench_top
-tests_bench_bench_top_SOURCES = tests/bench/bench_top.c tools/top/model.c tools/top/clean.c \
+tests_bench_bench_top_SOURCES = tests/bench/bench_top.c tools/top/model.c \
 	tools/top/top.h
 tests_bench_bench_top_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/tools
 tests_bench_bench_top_LDADD = analyze/libanalyze-core.la proto/libipcstamp-proto.la \

@@ -14,10 +14,11 @@
  * named in printable UTF-8; and encodes as OTLP.
  *
  * Then the file is read as `top --once`, `watch` and `otel --ring` read it:
- * through tools/top's model, from a directory (the ring as 1.ring), every
- * event and any refusal through its callbacks, and its figures computed
- * (top_stats: the sums of hostile values must not overflow, which UBSan
- * checks). */
+ * from a directory (the ring as 1.ring) through the library's
+ * ips_ring_dir_t, every event and any refusal through its callbacks and
+ * its deliveries joined; then through tools/top's model, its figures
+ * computed (top_stats: the sums of hostile values must not overflow,
+ * which UBSan checks). */
 #define _GNU_SOURCE
 #include "config.h"
 
@@ -119,13 +120,13 @@ static void on_lost(void *arg, uint64_t n) {
   s->next += n;
 }
 
-static void model_event(void *arg, const top_proc_t *p,
+static void model_event(void *arg, const ips_ring_proc_t *p,
                         const ips_ring_event_t *ev) {
   (void)arg;
-  CHECK(p->reader != NULL && ev->name[0]);
+  CHECK(!p->error[0] && ev->name[0]);
 }
 
-static void model_error(void *arg, const top_proc_t *p) {
+static void model_error(void *arg, const ips_ring_proc_t *p) {
   size_t i;
   ++*(int *)arg;
   /* The message top shows and watch prints: printable ASCII only. */
@@ -134,14 +135,18 @@ static void model_error(void *arg, const top_proc_t *p) {
     CHECK((unsigned char)p->error[i] >= 0x20 && (unsigned char)p->error[i] < 0x7f);
 }
 
-static char dir[64]; /* the model's ring directory, one per process */
+static char dir[64]; /* the rings' directory, one per process */
 
 static void remove_dir(void) { rmdir(dir); }
 
-/* The ring as the live tools read it (top --once, watch, otel --ring). */
-static void through_model(const uint8_t *data, size_t size) {
+/* The ring as the live tools read it: the library's directory with its
+ * joiner (watch, otel --ring), then top's model over it (top --once). */
+static void through_dir(const uint8_t *data, size_t size) {
   static top_t t;
-  char file[96], tmp[96];
+  ips_ring_dir_callbacks_t cb;
+  ips_ring_dir_t *d;
+  ips_ring_join_counts_t c;
+  char file[96], tmp[96], msg[256];
   top_stats_t st;
   int fd, errors = 0;
   size_t i;
@@ -160,18 +165,24 @@ static void through_model(const uint8_t *data, size_t size) {
   }
   close(fd);
   if (rename(tmp, file) != 0) return;
-  top_init(&t, dir);
-  t.event_cb = model_event;
-  t.error_cb = model_error;
-  t.cb_arg = &errors;
-  t.poll_max = 5; /* several refreshes, as a backlog is read */
-  for (i = 0; i < 4; i++) {
-    char msg[256];
-    CHECK(top_refresh(&t, msg, sizeof msg) == 0);
-  }
-  CHECK(t.nprocs == 1);
+  memset(&cb, 0, sizeof cb);
+  cb.on_event = model_event;
+  cb.on_error = model_error;
+  cb.on_delivery = on_joined;
+  cb.arg = &errors;
+  cb.poll_max = 5; /* several polls, as a backlog is read */
+  CHECK(ips_ring_dir_open(&d, dir, &cb) == 0);
+  for (i = 0; i < 4; i++)
+    CHECK(ips_ring_dir_poll(d, msg, sizeof msg) >= 0);
+  CHECK(ips_ring_dir_count(d) == 1);
   CHECK(errors <= 1);
-  CHECK((t.procs[0]->reader == NULL) == (errors == 1));
+  CHECK((ips_ring_dir_proc(d, 0)->error[0] != 0) == (errors == 1));
+  ips_ring_dir_finish(d, &c);
+  ips_ring_dir_close(d);
+  CHECK(top_init(&t, dir, NULL, 0) == 0);
+  for (i = 0; i < 4; i++)
+    CHECK(top_refresh(&t, msg, sizeof msg) == 0);
+  CHECK(t.nprocs == 1);
   top_stats(t.procs[0], INT64_MAX, INT64_MAX, &st);
   top_stats(t.procs[0], INT64_MIN, 1000000000, &st);
   top_stats(t.procs[0], 0, 1, &st);
@@ -185,7 +196,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   ips_ring_info_t info;
   state_t s;
   int fd, rc, rounds;
-  through_model(data, size);
+  through_dir(data, size);
   fd = memfd_create("fuzz_ring", MFD_CLOEXEC);
   if (fd < 0) return 0;
   if (size && write(fd, data, size) != (ssize_t)size) {

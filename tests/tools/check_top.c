@@ -1,7 +1,9 @@
-/* check_top.c — `ipcstamp top`'s model (tools/top/): the order of its rows
- * (grouped by run, the busiest run first, a run's parent first, then its
- * busiest workers), which rings' writers are dead, and --clean's removal
- * of exactly those.  Deterministic: the rows are built by hand with fixed
+/* check_top.c — `ipcstamp top`'s model (tools/top/) and the ring
+ * directory it reads through (libipcstamp-analyze's ips_ring_dir_t): the
+ * order of its rows (grouped by run, the busiest run first, a run's parent
+ * first, then its busiest workers), which rings' writers are dead,
+ * --clean's removal of exactly those, and a directory's good and bad
+ * rings through its callbacks.  Deterministic: the rows are built by hand with fixed
  * times, and the writers are this process and children it has reaped. */
 #include "config.h"
 
@@ -23,14 +25,16 @@
 static top_proc_t *row(top_t *t, unsigned role, long pid, long ppid,
                        const int64_t *totals, size_t n, int unreadable) {
   top_proc_t *p = calloc(1, sizeof *p);
+  ips_ring_proc_t *r = calloc(1, sizeof *r);
   size_t i;
   ck_assert_ptr_nonnull(p);
-  p->top = t;
-  p->pid = pid;
-  p->ppid = ppid;
-  p->info.role = role;
+  ck_assert_ptr_nonnull(r);
+  r->pid = pid;
+  r->ppid = ppid;
+  r->info.role = role;
   if (unreadable)
-    snprintf(p->error, sizeof p->error, "not a ring file");
+    snprintf(r->error, sizeof r->error, "not a ring file");
+  p->ring = r;
   for (i = 0; i < n; i++) {
     p->done[i].end_mono_ns = NOW - 1000;
     p->done[i].total_ns = totals[i];
@@ -64,16 +68,18 @@ START_TEST(test_order) {
    * 5 ms: a parent's attributions are the whole run's); 301 idle; the
    * unreadable ring last. */
   for (i = 0; i < n; i++) {
-    ck_assert_msg(o[i]->pid == want[i], "row %zu is pid %ld, expected %ld", i,
-                  o[i]->pid, want[i]);
-    ck_assert_int_eq(top_run(o[i]), run[i]);
+    ck_assert_msg(o[i]->ring->pid == want[i], "row %zu is pid %ld, expected %ld",
+                  i, o[i]->ring->pid, want[i]);
+    ck_assert_int_eq(ips_ring_proc_run(o[i]->ring), run[i]);
   }
   /* Outside the window, nothing is busy: then by run and pid. */
   n = top_order(&t, NOW + 20000000000LL, 10000000000LL, o);
-  ck_assert_int_eq(o[0]->pid, 100);
-  ck_assert_int_eq(o[n - 1]->pid, 401);
-  for (i = 0; i < t.nprocs; i++)
+  ck_assert_int_eq(o[0]->ring->pid, 100);
+  ck_assert_int_eq(o[n - 1]->ring->pid, 401);
+  for (i = 0; i < t.nprocs; i++) {
+    free((void *)t.procs[i]->ring);
     free(t.procs[i]);
+  }
 }
 END_TEST
 
@@ -112,16 +118,16 @@ START_TEST(test_writer_dead) {
   ips_ring_t *r = own_ring(dir, path, sizeof path);
   long child = dead_writer(dir);
   /* Alive and mapping it: alive. */
-  ck_assert_int_eq(top_writer_dead(path, (long)getpid()), 0);
+  ck_assert_int_eq(ips_ring_writer_dead(path, (long)getpid()), 0);
   /* Its pid gone: dead. */
   snprintf(other, sizeof other, "%s/%ld.ring", dir, child);
-  ck_assert_int_eq(top_writer_dead(other, child), 1);
+  ck_assert_int_eq(ips_ring_writer_dead(other, child), 1);
   /* This process has a pid, but does not map the child's ring: the
    * pid is someone else's now, as far as that ring goes. */
-  ck_assert_int_eq(top_writer_dead(other, (long)getpid()), 1);
+  ck_assert_int_eq(ips_ring_writer_dead(other, (long)getpid()), 1);
   ips_ring_close(r);
   /* Closed: no longer mapped, the writer is done with it. */
-  ck_assert_int_eq(top_writer_dead(path, (long)getpid()), 1);
+  ck_assert_int_eq(ips_ring_writer_dead(path, (long)getpid()), 1);
   ru_cleanup();
 }
 END_TEST
@@ -141,7 +147,7 @@ START_TEST(test_clean) {
   fclose(f);
   f = fmemopen(out, sizeof out, "w");
   ck_assert_ptr_nonnull(f);
-  ck_assert_int_eq(top_clean(dir, f, &removed, &kept, msg, sizeof msg), 0);
+  ck_assert_int_eq(ips_ring_dir_clean(dir, f, &removed, &kept, msg, sizeof msg), 0);
   fclose(f);
   ck_assert_uint_eq(removed, 1);
   ck_assert_uint_eq(kept, 2);
@@ -152,8 +158,8 @@ START_TEST(test_clean) {
   ck_assert_msg(strstr(out, "removed ") && strstr(out, "check_top (pid"),
                 "what --clean said: %s", out);
   /* A directory that cannot be read: an error, nothing said removed. */
-  ck_assert_int_lt(top_clean("/nonexistent/ipcstamp", stderr, &removed, &kept,
-                             msg, sizeof msg), 0);
+  ck_assert_int_lt(ips_ring_dir_clean("/nonexistent/ipcstamp", stderr,
+                                      &removed, &kept, msg, sizeof msg), 0);
   ck_assert_ptr_nonnull(strstr(msg, "cannot read the directory"));
   ips_ring_close(r);
   ru_cleanup();
@@ -173,12 +179,100 @@ START_TEST(test_printable) {
   ro.program = "evil\033]0;owned\007\033[2J";
   ro.vat = "v1\033[31m";
   ck_assert_msg(ips_ring_open(&r, &ro, msg, sizeof msg) == 0, "%s", msg);
-  top_init(&t, ru_tmpdir());
+  ck_assert_int_eq(top_init(&t, ru_tmpdir(), NULL, 0), 0);
   ck_assert_int_eq(top_refresh(&t, msg, sizeof msg), 0);
   ck_assert_uint_eq(t.nprocs, 1);
-  ck_assert_str_eq(t.procs[0]->info.program, "evil?]0;owned??[2J");
-  ck_assert_str_eq(t.procs[0]->vat, "v1?[31m");
+  ck_assert_str_eq(t.procs[0]->ring->info.program, "evil?]0;owned??[2J");
+  ck_assert_str_eq(t.procs[0]->ring->vat, "v1?[31m");
   top_free(&t);
+  ips_ring_close(r);
+  ru_cleanup();
+}
+END_TEST
+
+/* The directory's callbacks: a good ring's events, each with its ring; a
+ * junk file named like a ring said once to on_error, as a row that
+ * belongs to no run; names that are not "<pid>.ring" not rings at all. */
+typedef struct {
+  int events, errors;
+  long event_pid;
+} seen_t;
+
+static void seen_event(void *arg, const ips_ring_proc_t *p,
+                       const ips_ring_event_t *ev) {
+  seen_t *s = arg;
+  ck_assert_str_eq(p->error, "");
+  ck_assert_ptr_nonnull(ev->name);
+  s->events++;
+  s->event_pid = p->pid;
+}
+
+static void seen_error(void *arg, const ips_ring_proc_t *p) {
+  seen_t *s = arg;
+  ck_assert_int_eq(p->pid, 5);
+  ck_assert_ptr_nonnull(strstr(p->error, "bad magic"));
+  s->errors++;
+}
+
+START_TEST(test_dir) {
+  const char *dir = ru_tmpdir();
+  char path[4096], junk[4200], msg[256];
+  ips_ring_t *r = own_ring(dir, path, sizeof path);
+  ips_ring_dir_callbacks_t cb;
+  ips_ring_dir_t *d;
+  seen_t seen = {0, 0, 0};
+  ips_stamp_t st;
+  FILE *f;
+  size_t i;
+  ck_assert_int_eq(ips_clock_read(&st), 0);
+  st.kind = 'd';
+  for (i = 0; i < 3; i++)
+    ips_ring_stamp(r, &st, i + 1, 0);
+  snprintf(junk, sizeof junk, "%s/5.ring", dir);
+  ck_assert_ptr_nonnull(f = fopen(junk, "w"));
+  for (i = 0; i < 200; i++)
+    fputs("junk junk ", f);
+  fclose(f);
+  snprintf(junk, sizeof junk, "%s/5.ring.tmp", dir);
+  ck_assert_ptr_nonnull(f = fopen(junk, "w"));
+  fclose(f);
+  memset(&cb, 0, sizeof cb);
+  cb.on_event = seen_event;
+  cb.on_error = seen_error;
+  cb.arg = &seen;
+  ck_assert_int_eq(ips_ring_dir_open(&d, dir, &cb), 0);
+  ck_assert_int_eq(ips_ring_dir_poll(d, msg, sizeof msg), 0);
+  ck_assert_int_eq(ips_ring_dir_poll(d, msg, sizeof msg), 0);
+  ck_assert_uint_eq(ips_ring_dir_count(d), 2);
+  ck_assert_int_eq(seen.errors, 1); /* once, not at every poll */
+  ck_assert_int_eq(seen.events, 3);
+  ck_assert_int_eq(seen.event_pid, (long)getpid());
+  for (i = 0; i < 2; i++) {
+    const ips_ring_proc_t *p = ips_ring_dir_proc(d, i);
+    ck_assert_uint_eq(p->index, i);
+    if (p->pid == 5)
+      ck_assert_int_eq(ips_ring_proc_run(p), 0); /* no run: unreadable */
+    else
+      ck_assert_int_gt(ips_ring_proc_run(p), 0);
+  }
+  ips_ring_dir_close(d);
+  /* Only the runs asked for: the junk ring is not of this run. */
+  seen.events = seen.errors = 0;
+  ck_assert_int_eq(ips_ring_dir_open(&d, dir, &cb), 0);
+  {
+    long me = (long)getpid();
+    ips_ring_dir_follow_pids(d, &me, 1);
+  }
+  ck_assert_int_eq(ips_ring_dir_poll(d, msg, sizeof msg), 0);
+  ck_assert_uint_eq(ips_ring_dir_count(d), 1);
+  ck_assert_int_eq(seen.errors, 0);
+  ck_assert_int_eq(seen.events, 3);
+  ips_ring_dir_close(d);
+  /* A directory that cannot be read: -errno and a message. */
+  ck_assert_int_eq(ips_ring_dir_open(&d, "/nonexistent/ipcstamp", &cb), 0);
+  ck_assert_int_lt(ips_ring_dir_poll(d, msg, sizeof msg), 0);
+  ck_assert_ptr_nonnull(strstr(msg, "cannot read the directory"));
+  ips_ring_dir_close(d);
   ips_ring_close(r);
   ru_cleanup();
 }
@@ -193,6 +287,7 @@ int main(void) {
   tcase_add_test(tc, test_writer_dead);
   tcase_add_test(tc, test_clean);
   tcase_add_test(tc, test_printable);
+  tcase_add_test(tc, test_dir);
   suite_add_tcase(s, tc);
   sr = srunner_create(s);
   srunner_run_all(sr, CK_NORMAL);

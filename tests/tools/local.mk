@@ -77,7 +77,7 @@ EXTRA_DIST += tests/tools/otel.test tests/tools/otel-ring.test tests/tools/otel-
 check_PROGRAMS += tests/tools/check_top
 TESTS += tests/tools/check_top
 tests_tools_check_top_SOURCES = tests/tools/check_top.c $(RING_TEST_UTIL) \
-	tools/top/model.c tools/top/clean.c tools/top/top.h
+	tools/top/model.c tools/top/top.h
 tests_tools_check_top_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/tools -I$(top_srcdir)/tests/proto
 tests_tools_check_top_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
 tests_tools_check_top_LDADD = analyze/libanalyze-core.la proto/libipcstamp-proto.la \
@@ -92,6 +92,11 @@ EXTRA_DIST += tests/tools/top.test
 # report's attribution of the same run.
 TESTS += tests/tools/ring-run.test
 EXTRA_DIST += tests/tools/ring-run.test
+
+# The rings as a source of the analysis: report --ring and latency --ring
+# against the slogfile of the same run, delivery by delivery.
+TESTS += tests/tools/ring-analysis.test
+EXTRA_DIST += tests/tools/ring-analysis.test
 
 # The live surfaces (top, watch, otel --ring, run --ring) against hostile
 # ring directories (the rings written by tests/fuzz/gen_ring_seeds, as a

@@ -44,9 +44,11 @@ typedef struct {
 } slow_marks_t;
 int slow_marks_init(slow_marks_t *s, size_t top); /* -1: out of memory */
 void slow_marks_add(slow_marks_t *s, const ips_delivery_t *d);
-/* The entry of the delivery whose deliver record is at line, or NULL. */
+/* The entry of the slow delivery s, or NULL: the one whose deliver record
+ * is at its line, of its vat and delivery number (deliveries from rings
+ * have no line). */
 const struct slow_marks_entry *slow_marks_find(const slow_marks_t *s,
-                                               long line);
+                                               const ips_slow_t *slow);
 /* How many marks it shows; *more gets how many it left out. */
 size_t slow_marks_count(const struct slow_marks_entry *e, size_t *more);
 const ips_delivery_mark_t *slow_marks_get(const struct slow_marks_entry *e,

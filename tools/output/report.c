@@ -476,8 +476,8 @@ static void method_rows_text(report_out_t *r, const ips_totals_t *all) {
 }
 
 /* Under a slow delivery of the summary, its marks and spans (issue 14). */
-static void slow_marks_text(report_out_t *r, long line) {
-  const struct slow_marks_entry *e = slow_marks_find(&r->slow, line);
+static void slow_marks_text(report_out_t *r, const ips_slow_t *s) {
+  const struct slow_marks_entry *e = slow_marks_find(&r->slow, s);
   char b[2][IPS_US_BUF];
   size_t i, n, more;
   if (!e)
@@ -496,8 +496,8 @@ static void slow_marks_text(report_out_t *r, long line) {
     fprintf(r->out, "      ... %zu more marks and spans\n", more);
 }
 
-static void slow_marks_json(report_out_t *r, long line) {
-  const struct slow_marks_entry *e = slow_marks_find(&r->slow, line);
+static void slow_marks_json(report_out_t *r, const ips_slow_t *s) {
+  const struct slow_marks_entry *e = slow_marks_find(&r->slow, s);
   yajl_gen g = r->g;
   size_t i, n, more;
   if (!e)
@@ -712,7 +712,7 @@ void report_summary_text(report_out_t *r, const ips_analysis_t *a, int gap) {
               crank, s->vat, s->dnum, s->desc, ips_format_us(b[0], s->total),
               ips_format_us(b[1], s->pipe), ips_format_us(b[2], s->worker),
               ips_format_us(b[3], s->kernel), s->line);
-      slow_marks_text(r, s->line);
+      slow_marks_text(r, s);
     }
   }
   if (st->skipped_lines || st->skipped_deliveries) {
@@ -829,7 +829,7 @@ void report_summary_json(report_out_t *r, const ips_analysis_t *a) {
     gkv(g, "description", s->desc);
     gi(g, "total_ns", s->total);
     gi(g, "line", s->line);
-    slow_marks_json(r, s->line);
+    slow_marks_json(r, s);
     yajl_gen_map_close(g);
   }
   yajl_gen_array_close(g);

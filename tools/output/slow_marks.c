@@ -18,6 +18,8 @@
 
 struct slow_marks_entry {
   long line;
+  long long dnum;
+  char vat[64];
   size_t n, more;
   ips_delivery_mark_t m[SHOWN];
   char names[SHOWN][64];  /* names cut to 63 bytes for the list */
@@ -55,6 +57,8 @@ void slow_marks_add(slow_marks_t *s, const ips_delivery_t *d) {
     return;
   e = &s->e[slot];
   e->line = d->line;
+  e->dnum = d->dnum;
+  snprintf(e->vat, sizeof e->vat, "%s", d->vat);
   e->n = d->n_marks < SHOWN ? d->n_marks : SHOWN;
   e->more = d->n_marks - e->n;
   for (i = 0; i < e->n; i++) {
@@ -66,10 +70,11 @@ void slow_marks_add(slow_marks_t *s, const ips_delivery_t *d) {
 }
 
 const struct slow_marks_entry *slow_marks_find(const slow_marks_t *s,
-                                               long line) {
+                                               const ips_slow_t *slow) {
   size_t i;
   for (i = 0; i < s->keeper.n; i++)
-    if (s->e[i].line == line)
+    if (s->e[i].line == slow->line && s->e[i].dnum == slow->dnum &&
+        !strcmp(s->e[i].vat, slow->vat))
       return &s->e[i];
   return NULL;
 }

@@ -1,9 +1,8 @@
-/* model.c — `ipcstamp top`'s model: follow every ring of a directory and
- * keep, per process, the delivery in flight and the latest finished ones. */
+/* model.c — `ipcstamp top`'s model: from the events of a directory's rings
+ * (libipcstamp-analyze's ips_ring_dir_t reads them), per process, the
+ * delivery in flight and the latest finished ones. */
 #include "config.h"
 
-#include <dirent.h>
-#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,30 +10,17 @@
 #include "ipcstamp-ring.h"
 #include "top.h"
 
-void top_printable(char *s) {
-  for (; *s; s++)
-    if ((unsigned char)*s < 0x20 || (unsigned char)*s >= 0x7f)
-      *s = '?';
-}
-
-/* The header's text as the views may print it. */
-static void info_printable(ips_ring_info_t *info) {
-  top_printable(info->program);
-  top_printable(info->vat);
-}
-
-void top_init(top_t *t, const char *dir) {
-  memset(t, 0, sizeof *t);
-  snprintf(t->dir, sizeof t->dir, "%s", dir);
-}
-
-void top_free(top_t *t) {
-  size_t i;
-  for (i = 0; i < t->nprocs; i++) {
-    ips_ring_reader_close(t->procs[i]->reader);
-    free(t->procs[i]);
+/* The figures of ring p, made at its first event (the directory's rings
+ * keep their place: p->index).  NULL when out of memory: that ring's
+ * figures are not kept. */
+static top_proc_t *model_of(top_t *t, const ips_ring_proc_t *p) {
+  while (t->nprocs <= p->index) {
+    top_proc_t *m = calloc(1, sizeof *m);
+    if (!m) return NULL;
+    m->ring = ips_ring_dir_proc(t->dir, t->nprocs);
+    t->procs[t->nprocs++] = m;
   }
-  t->nprocs = 0;
+  return t->procs[p->index];
 }
 
 static void push_done(top_proc_t *p, const top_done_t *d) {
@@ -49,19 +35,11 @@ static void push_done(top_proc_t *p, const top_done_t *d) {
  * here: its attribution events say more. */
 static void on_stamp(top_proc_t *p, const ips_ring_event_t *ev) {
   const char *kind = ips_ring_event_str(ev, "kind");
-  const char *vat = ips_ring_event_str(ev, "vat");
   int64_t mono = ips_ring_event_int(ev, "mono_ns", 0);
-  /* A parent's ring mixes the stamps of all its workers: its row is the
-   * whole process ("*"), and the in-flight view comes from the workers'
-   * own rings. */
-  if (p->info.role == IPS_RING_ROLE_PARENT) {
-    snprintf(p->vat, sizeof p->vat, "*");
+  /* A parent's ring mixes the stamps of all its workers: the in-flight
+   * view comes from the workers' own rings. */
+  if (p->ring->info.role == IPS_RING_ROLE_PARENT)
     return;
-  }
-  if (vat[0]) {
-    snprintf(p->vat, sizeof p->vat, "%s", vat);
-    top_printable(p->vat);
-  }
   switch (kind[0]) {
   case 'd':
     p->in_delivery = (uint64_t)ips_ring_event_int(ev, "delivery", 0);
@@ -101,8 +79,10 @@ static void on_stamp(top_proc_t *p, const ips_ring_event_t *ev) {
   }
 }
 
-static int on_event(void *arg, const ips_ring_event_t *ev) {
-  top_proc_t *p = arg;
+static void on_event(void *arg, const ips_ring_proc_t *rp,
+                     const ips_ring_event_t *ev) {
+  top_proc_t *p = model_of(arg, rp);
+  if (!p) return;
   if (strcmp(ev->name, "stamp") == 0) {
     on_stamp(p, ev);
   } else if (strcmp(ev->name, "attribution") == 0) {
@@ -115,139 +95,46 @@ static int on_event(void *arg, const ips_ring_event_t *ev) {
     push_done(p, &d);
   }
   /* Other events (marks, newer kinds) do not change the figures. */
-  if (p->top->event_cb)
-    p->top->event_cb(p->top->cb_arg, p, ev);
-  return 0;
 }
 
-static void on_lost(void *arg, uint64_t n) {
-  top_proc_t *p = arg;
-  p->lost += n;
-  if (p->top->lost_cb)
-    p->top->lost_cb(p->top->cb_arg, p, n);
+static void on_lost(void *arg, const ips_ring_proc_t *rp, uint64_t n) {
+  top_proc_t *p = model_of(arg, rp);
+  (void)n;
   /* The delivery in flight may have ended in the gap: forget it rather
    * than show a stall that is not there. */
-  p->in_delivery = 0;
+  if (p) p->in_delivery = 0;
 }
 
-long top_ring_pid(const char *name) {
-  long pid = 0;
-  const char *s = name;
-  for (; *s >= '0' && *s <= '9'; s++) {
-    if (pid > 100000000L) return -1;
-    pid = pid * 10 + (*s - '0');
-  }
-  if (s == name || strcmp(s, ".ring") != 0 || pid <= 0) return -1;
-  return pid;
-}
-
-void top_follow_pids(top_t *t, const long *pids, size_t n) {
-  if (n > TOP_MAX_PIDS)
-    n = TOP_MAX_PIDS;
-  memcpy(t->pids, pids, n * sizeof *pids);
-  t->npids = n;
-}
-
-static int listed(const long *l, size_t n, long pid) {
-  size_t i;
-  for (i = 0; i < n; i++)
-    if (l[i] == pid) return 1;
+int top_init(top_t *t, const char *dir, const long *pids, size_t n) {
+  ips_ring_dir_callbacks_t cb;
+  int rc;
+  memset(t, 0, sizeof *t);
+  snprintf(t->path, sizeof t->path, "%s", dir);
+  memset(&cb, 0, sizeof cb);
+  cb.on_event = on_event;
+  cb.on_lost = on_lost;
+  cb.arg = t;
+  if ((rc = ips_ring_dir_open(&t->dir, dir, &cb)) != 0)
+    return rc;
+  ips_ring_dir_follow_pids(t->dir, pids, n);
   return 0;
 }
 
-/* p can no longer be read: why, kept as printable ASCII (the reader's
- * messages quote the file, which anyone owning it wrote), and said once
- * to the error callback. */
-static void set_error(top_t *t, top_proc_t *p, const char *msg) {
-  snprintf(p->error, sizeof p->error, "%s", msg);
-  top_printable(p->error);
-  if (t->error_cb) t->error_cb(t->cb_arg, p);
-}
-
-static void add_proc(top_t *t, const char *name, long pid) {
-  top_proc_t *p;
-  char msg[256];
+void top_free(top_t *t) {
   size_t i;
   for (i = 0; i < t->nprocs; i++)
-    if (t->procs[i]->pid == pid) return;
-  if (listed(t->ignored, t->nignored, pid)) return;
-  if (t->nprocs == TOP_MAX_PROCS) {
-    t->skipped++;
-    return;
-  }
-  p = calloc(1, sizeof *p);
-  if (!p) return;
-  p->pid = pid;
-  p->top = t;
-  snprintf(p->path, sizeof p->path, "%s/%s", t->dir, name);
-  if (ips_ring_reader_open(&p->reader, p->path, msg, sizeof msg) == 0) {
-    (void)ips_ring_reader_info(p->reader, &p->info); /* the role, first */
-    info_printable(&p->info);
-    p->ppid = p->info.ppid;
-    /* Once, here: a pid used again is told by the mappings, which cost
-     * a read of /proc per ring. */
-    p->gone = p->info.alive && top_writer_dead(p->path, pid);
-  }
-  /* Only the runs asked for: the ring of a listed process, or of a child
-   * of one.  A ring that cannot be read is shown only if it is listed. */
-  if (t->npids && !listed(t->pids, t->npids, pid) &&
-      (!p->reader || !listed(t->pids, t->npids, p->ppid))) {
-    ips_ring_reader_close(p->reader);
-    free(p);
-    if (t->nignored < TOP_MAX_IGNORED) t->ignored[t->nignored++] = pid;
-    return;
-  }
-  t->procs[t->nprocs++] = p;
-  if (!p->reader)
-    set_error(t, p, msg);
+    free(t->procs[i]);
+  t->nprocs = 0;
+  ips_ring_dir_close(t->dir);
+  t->dir = NULL;
 }
 
 int top_refresh(top_t *t, char *msg, size_t size) {
-  DIR *d = opendir(t->dir);
-  struct dirent *e;
-  size_t i;
-  if (!d) {
-    int rc = -errno;
-    snprintf(msg, size, "cannot read the directory %s: %s", t->dir,
-             strerror(errno));
-    return rc;
-  }
-  t->skipped = 0;
-  t->more = 0;
-  while ((e = readdir(d)) != NULL) {
-    long pid = top_ring_pid(e->d_name);
-    if (pid > 0) add_proc(t, e->d_name, pid);
-  }
-  closedir(d);
-  for (i = 0; i < t->nprocs; i++) {
-    top_proc_t *p = t->procs[i];
-    int rc;
-    if (!p->reader) continue;
-    if (p->hold) { /* the caller reads the others first */
-      if (p->more) t->more = 1;
-      continue;
-    }
-    /* Bounded per refresh, so one flooding producer cannot starve the
-     * view; what is left is read at the next refresh (or lost, counted). */
-    rc = ips_ring_reader_poll(p->reader, t->poll_max ? t->poll_max : 1000000,
-                              on_event, on_lost, p);
-    p->more = t->poll_max && rc >= 0 && (size_t)rc == t->poll_max;
-    if (p->more)
-      t->more = 1;
-    if (rc >= 0) rc = ips_ring_reader_info(p->reader, &p->info);
-    if (rc >= 0) info_printable(&p->info);
-    if (rc < 0) {
-      char m[sizeof p->error];
-      snprintf(m, sizeof m, "%s", ips_ring_reader_message(p->reader));
-      ips_ring_reader_close(p->reader);
-      p->reader = NULL;
-      set_error(t, p, m);
-      continue;
-    }
-    if (!p->vat[0] && p->info.vat[0])
-      snprintf(p->vat, sizeof p->vat, "%s", p->info.vat);
-  }
-  return 0;
+  int rc = ips_ring_dir_poll(t->dir, msg, size);
+  /* A ring without events yet (or unreadable) has a row too. */
+  if (rc >= 0 && ips_ring_dir_count(t->dir) > 0)
+    (void)model_of(t, ips_ring_dir_proc(t->dir, ips_ring_dir_count(t->dir) - 1));
+  return rc < 0 ? rc : 0;
 }
 
 static int cmp_i64(const void *a, const void *b) {
@@ -283,12 +170,6 @@ void top_stats(const top_proc_t *p, int64_t now_ns, int64_t window_ns,
   s->p99_ns = totals[(s->n * 99 + 99) / 100 - 1];
 }
 
-long top_run(const top_proc_t *p) {
-  if (!p->reader && p->error[0]) return 0;
-  if (p->info.role == IPS_RING_ROLE_PARENT || p->ppid <= 0) return p->pid;
-  return p->ppid;
-}
-
 typedef struct {
   const top_proc_t *p;
   long run;
@@ -302,7 +183,8 @@ static int by_order(const void *x, const void *y) {
   if (a->run != b->run) return a->run < b->run ? -1 : 1;
   if (a->parent != b->parent) return a->parent ? -1 : 1;
   if (a->busy != b->busy) return a->busy > b->busy ? -1 : 1;
-  return a->p->pid < b->p->pid ? -1 : a->p->pid > b->p->pid;
+  return a->p->ring->pid < b->p->ring->pid ? -1
+                                          : a->p->ring->pid > b->p->ring->pid;
 }
 
 size_t top_order(const top_t *t, int64_t now_ns, int64_t window_ns,
@@ -313,9 +195,9 @@ size_t top_order(const top_t *t, int64_t now_ns, int64_t window_ns,
     top_stats_t s;
     top_stats(t->procs[i], now_ns, window_ns, &s);
     o[i].p = t->procs[i];
-    o[i].run = top_run(t->procs[i]);
+    o[i].run = ips_ring_proc_run(t->procs[i]->ring);
     o[i].busy = s.total_ns;
-    o[i].parent = t->procs[i]->info.role == IPS_RING_ROLE_PARENT;
+    o[i].parent = t->procs[i]->ring->info.role == IPS_RING_ROLE_PARENT;
   }
   /* A run is as busy as its parent when it has one (its attributions are
    * every delivery of the run), else as its workers together. */

@@ -1,6 +1,7 @@
-/* top.h — the model behind `ipcstamp top`: every ring of a directory,
- * followed, and turned into per-process figures (tools/top/model.c); the
- * views that print it are in tools/cmd_top.c. */
+/* top.h — the model behind `ipcstamp top`: the rings of a directory (as
+ * libipcstamp-analyze's ips_ring_dir_t reads them) turned into
+ * per-process figures (tools/top/model.c); the views that print it are in
+ * tools/cmd_top.c. */
 #ifndef IPCSTAMP_TOOLS_TOP_H
 #define IPCSTAMP_TOOLS_TOP_H
 
@@ -8,11 +9,10 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "ipcstamp-ring-read.h"
+#include "ipcstamp-analyze.h"
 
-/* Most processes followed at once, and finished deliveries remembered per
- * process (for the percentiles): both bound the memory of a long watch. */
-#define TOP_MAX_PROCS 256
+/* Finished deliveries remembered per process (for the percentiles): with
+ * the directory's bound on rings, the memory of a long watch. */
 #define TOP_HISTORY 4096
 
 /* One finished delivery.  pipe_ns is -1 when only the worker's stamps are
@@ -23,21 +23,12 @@ typedef struct top_done_s {
   int64_t total_ns, pipe_ns, worker_ns, kernel_ns;
 } top_done_t;
 
-struct top_s;
-
+/* One ring's figures: the delivery in flight (from a worker's stamps) and
+ * the latest finished ones.  ring is the directory's view of it (the
+ * library's: pid, role, program, vat, why it cannot be read). */
 typedef struct top_proc_s {
-  struct top_s *top;          /* the watch it belongs to */
-  char path[4400];
-  long pid;
-  long ppid;                  /* its parent when it opened the ring; 0 */
-  int gone;                   /* its pid is another process's now */
-  ips_ring_reader_t *reader;  /* owned; NULL after a failure */
-  char error[256];            /* why the ring cannot be followed
-                                 (printable ASCII) */
-  ips_ring_info_t info;       /* as of the last poll */
-  char vat[16];               /* from the events, else the header */
-  uint64_t lost;
-  /* The delivery in flight (from the stamps): in_delivery is 0 when none. */
+  const ips_ring_proc_t *ring;
+  /* The delivery in flight: in_delivery is 0 when none. */
   uint64_t in_delivery;
   int64_t d_mono_ns;          /* its 'd' */
   int64_t seg_mono_ns;        /* the stamp that began the current segment */
@@ -47,41 +38,17 @@ typedef struct top_proc_s {
   uint64_t finished;          /* deliveries finished, in all */
   top_done_t done[TOP_HISTORY];  /* a circle of the latest */
   size_t ndone, next;
-  /* With top_t.poll_max: more is set when the last refresh left events
-   * in this ring; a caller sets hold to skip it at the next refresh (a
-   * reader of several rings keeping them level in time). */
-  int more, hold;
 } top_proc_t;
 
-/* Processes a watch may be limited to, and rings left out by it. */
-#define TOP_MAX_PIDS 64
-#define TOP_MAX_IGNORED 4096
+#define TOP_MAX_PROCS IPS_RING_DIR_MAX_PROCS
 
+/* The rings of a directory (libipcstamp-analyze's ips_ring_dir_t reads
+ * them) and each one's figures, procs[i] for the directory's ring i. */
 typedef struct top_s {
-  char dir[4096];
-  long pids[TOP_MAX_PIDS];           /* only these runs; npids 0: all */
-  size_t npids;
-  long ignored[TOP_MAX_IGNORED];     /* rings not of those runs */
-  size_t nignored;
-  top_proc_t *procs[TOP_MAX_PROCS];  /* owned */
+  char path[4096];
+  ips_ring_dir_t *dir;               /* owned */
+  top_proc_t *procs[TOP_MAX_PROCS];  /* owned; NULL past nprocs */
   size_t nprocs;
-  size_t skipped;                    /* rings beyond TOP_MAX_PROCS */
-  /* Optional: every event and every gap, as read (ipcstamp watch), after
-   * the model has taken it.  NULL for top. */
-  void (*event_cb)(void *arg, const top_proc_t *p, const ips_ring_event_t *ev);
-  void (*lost_cb)(void *arg, const top_proc_t *p, uint64_t lost);
-  /* Optional: a ring found unreadable (refused at open, or failed since;
-   * p->error says why), once per ring, so that a reader that prints only
-   * events (watch, otel --ring) does not turn a corrupt ring into
-   * silence.  top shows it as the ring's row instead. */
-  void (*error_cb)(void *arg, const top_proc_t *p);
-  void *cb_arg;
-  /* Events read from one ring per refresh, at most (0: 1000000).  A
-   * reader that joins rings (otel --ring) reads a backlog in small steps,
-   * ring after ring, so that what it holds waiting for another ring stays
-   * small; more is set when a ring had more than that. */
-  size_t poll_max;
-  int more;
 } top_t;
 
 /* a - b, and a + b, held at the int64 bounds instead of overflowing: a
@@ -95,15 +62,12 @@ static inline int64_t top_add(int64_t a, int64_t b) {
   return __builtin_add_overflow(a, b, &r) ? (b < 0 ? INT64_MIN : INT64_MAX) : r;
 }
 
-/* Start watching dir (nothing is read yet).  Returns 0. */
-void top_init(top_t *t, const char *dir);
+/* Start watching dir (nothing is read yet), only the rings of pids and
+ * their children (n 0: all).  Returns 0, or IPS_EINVAL / IPS_ENOMEM. */
+int top_init(top_t *t, const char *dir, const long *pids, size_t n);
 void top_free(top_t *t);
 
-/* Follow only the rings of these processes and of their children (a
- * run's parent names the run); n 0: every ring. */
-void top_follow_pids(top_t *t, const long *pids, size_t n);
-
-/* Find new rings in the directory and poll every ring.  Returns 0, or
+/* Find new rings in the directory and read every ring.  Returns 0, or
  * -errno when the directory cannot be read (a message in msg). */
 int top_refresh(top_t *t, char *msg, size_t size);
 
@@ -119,37 +83,12 @@ typedef struct top_stats_s {
 void top_stats(const top_proc_t *p, int64_t now_ns, int64_t window_ns,
                top_stats_t *s);
 
-/* The run a process belongs to: a parent's own pid, a worker's parent's
- * (its kernel), or its own when that is unknown; 0 for a ring that cannot
- * be followed. */
-long top_run(const top_proc_t *p);
-
 /* The processes in the order the view shows them: grouped by run, the
  * busiest run first (the most time in deliveries that finished in the
  * last window_ns), within a run its parent, then the busiest first; ties
- * by pid.  Rings that cannot be followed come last.  out gets t->nprocs pointers.  Returns out's count. */
+ * by pid.  Rings that cannot be followed come last.  out gets t->nprocs
+ * pointers.  Returns out's count. */
 size_t top_order(const top_t *t, int64_t now_ns, int64_t window_ns,
                  const top_proc_t **out);
-
-/* A ring is untrusted: the model keeps its text (program, vat) as
- * printable ASCII only, every other byte made '?', so that no view writes
- * a producer's escape sequence to a terminal.  In place. */
-void top_printable(char *s);
-
-/* The pid of a ring's file name, "<digits>.ring" only (temporary files
- * and anything else are not rings); -1 otherwise. */
-long top_ring_pid(const char *name);
-
-/* Whether the ring's writer is dead: no process has its pid, or the one
- * that has it now does not map the ring (the pid was used again).  When
- * that cannot be told (/proc unreadable), the writer counts as alive. */
-int top_writer_dead(const char *path, long pid);
-
-/* `top --clean`: removes from dir each file "<pid>.ring" that opens as a
- * ring of that pid and whose writer is dead, and says each on out.
- * *removed and *kept count them.  Returns 0, or -errno when the directory
- * cannot be read or a ring not removed (msg says which). */
-int top_clean(const char *dir, FILE *out, size_t *removed, size_t *kept,
-              char *msg, size_t size);
 
 #endif

@@ -1,5 +1,5 @@
-/* clean.c — which rings' writers are dead, and `ipcstamp top --clean`,
- * which removes those rings (docs/cli.md).  A ring stays after its
+/* ring_clean.c — which rings' writers are dead, and the removal of those
+ * rings (`ipcstamp top --clean`, docs/cli.md).  A ring stays after its
  * process ends so that a reader can see how it ended; a busy machine
  * gathers 1 MiB files that nobody will read again. */
 #include "config.h"
@@ -14,7 +14,7 @@
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
-#include "top.h"
+#include "ipcstamp-analyze.h"
 
 /* Whether process pid maps the file (dev, ino): 1 yes, 0 no, -1 when its
  * mappings cannot be read. */
@@ -37,7 +37,7 @@ static int maps_file(long pid, dev_t dev, ino_t ino) {
   return found;
 }
 
-int top_writer_dead(const char *path, long pid) {
+int ips_ring_writer_dead(const char *path, long pid) {
   struct stat st;
   if (kill((pid_t)pid, 0) != 0 && errno == ESRCH)
     return 1;
@@ -48,7 +48,7 @@ int top_writer_dead(const char *path, long pid) {
   return maps_file(pid, st.st_dev, st.st_ino) == 0;
 }
 
-int top_clean(const char *dir, FILE *out, size_t *removed, size_t *kept,
+int ips_ring_dir_clean(const char *dir, FILE *out, size_t *removed, size_t *kept,
               char *msg, size_t size) {
   DIR *d = opendir(dir);
   struct dirent *e;
@@ -61,7 +61,7 @@ int top_clean(const char *dir, FILE *out, size_t *removed, size_t *kept,
     return rc;
   }
   while ((e = readdir(d)) != NULL) {
-    long pid = top_ring_pid(e->d_name);
+    long pid = ips_ring_name_pid(e->d_name);
     char path[4400], why[256];
     struct stat before, now;
     ips_ring_reader_t *r;
@@ -91,9 +91,9 @@ int top_clean(const char *dir, FILE *out, size_t *removed, size_t *kept,
       continue;
     }
     ips_ring_reader_close(r);
-    top_printable(info.program);
-    top_printable(info.vat);
-    dead = top_writer_dead(path, pid);
+    ips_ring_printable(info.program);
+    ips_ring_printable(info.vat);
+    dead = ips_ring_writer_dead(path, pid);
     if (!dead) {
       fprintf(out, "kept %s: %s (pid %ld) is running\n", path,
               info.program[0] ? info.program : "its writer", pid);
