@@ -661,7 +661,7 @@ IPS_EXTERN void ips_ring_join_get_counts(const ips_ring_join_t *r,
 IPS_EXTERN void ips_ring_join_free(ips_ring_join_t *r);
 
 /* ------------------------------------------------------------------------
- * A directory of rings (analyze/ring_dir.c, ring_clean.c; docs/ring.md):
+ * A directory of rings (analyze/ring_dir.c, ring_files.c; docs/ring.md):
  * every "<pid>.ring" in it, found again at each poll, each followed by a
  * reader of its own, its events handed to the callbacks; when asked, also
  * joined into deliveries (ips_ring_join_*) as a slogfile's, for the

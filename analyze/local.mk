@@ -45,7 +45,7 @@ analyze_libanalyze_core_la_SOURCES = \
 	analyze/ring_read.c \
 	analyze/ring_join.c \
 	analyze/ring_dir.c \
-	analyze/ring_clean.c \
+	analyze/ring_files.c \
 	analyze/ring_source.c
 analyze_libanalyze_core_la_LIBADD = proto/libipcstamp-proto.la \
 	$(YAJL_LIBS) $(ZLIB_LIBS) -lm -lpthread

@@ -39,12 +39,6 @@ struct ips_ring_dir_s {
   ips_ring_join_t *join;             /* owned; with cb.on_delivery only */
 };
 
-void ips_ring_printable(char *s) {
-  for (; *s; s++)
-    if ((unsigned char)*s < 0x20 || (unsigned char)*s >= 0x7f)
-      *s = '?';
-}
-
 /* The header's text as a view may print it. */
 static void info_printable(ips_ring_info_t *info) {
   ips_ring_printable(info->program);
@@ -122,17 +116,6 @@ long ips_ring_proc_run(const ips_ring_proc_t *p) {
   if (p->error[0]) return 0;
   if (p->info.role == IPS_RING_ROLE_PARENT || p->ppid <= 0) return p->pid;
   return p->ppid;
-}
-
-long ips_ring_name_pid(const char *name) {
-  long pid = 0;
-  const char *s = name;
-  for (; *s >= '0' && *s <= '9'; s++) {
-    if (pid > 100000000L) return -1;
-    pid = pid * 10 + (*s - '0');
-  }
-  if (s == name || strcmp(s, ".ring") != 0 || pid <= 0) return -1;
-  return pid;
 }
 
 /* A stamp names the vat its worker serves; a parent's ring mixes the

@@ -10,6 +10,7 @@
 #define IPCSTAMP_TOOLS_CLI_H
 
 #include <getopt.h>
+#include <signal.h>
 #include <stdio.h>
 
 #include "ipcstamp-analyze.h"
@@ -194,6 +195,16 @@ typedef struct {
 int cli_ring_options(int argc, char **argv, const char *name,
                      const char *usage, long long min_ms, int with_clean,
                      cli_ring_t *o);
+
+/* Reads the rings of d (ips_ring_dir_poll) until they are read through
+ * (once), or until *stop (a signal handler sets it), polling every
+ * interval_ms: a backlog is read on at once, and on_idle (optional) runs
+ * after stdout is flushed each time all that was there has been read.
+ * Returns CLI_EXIT_OK, or CLI_EXIT_IO when the directory cannot be read
+ * (said on stderr after prog). */
+int cli_rings_poll(ips_ring_dir_t *d, const char *prog, int once,
+                   long long interval_ms, volatile sig_atomic_t *stop,
+                   void (*on_idle)(void *arg), void *arg);
 
 /* Says on stderr that option (e.g. "--vat") with value names no kind
  * ("vat") of the input, and lists the n names it has (more: and others);

@@ -395,8 +395,7 @@ static int follow_rings(otel_cmd_t *c, const char *dir, long long interval,
                         int once) {
   ips_ring_dir_callbacks_t cb;
   struct sigaction sa;
-  char msg[512];
-  int rc = CLI_EXIT_OK;
+  int rc;
   memset(&cb, 0, sizeof cb);
   cb.on_lost = on_ring_lost;
   cb.on_error = on_ring_error;
@@ -414,25 +413,8 @@ static int follow_rings(otel_cmd_t *c, const char *dir, long long interval,
   sa.sa_handler = on_ring_stop;
   sigaction(SIGINT, &sa, NULL);
   sigaction(SIGTERM, &sa, NULL);
-  for (;;) {
-    struct timespec ts;
-    int more = ips_ring_dir_poll(c->rings, msg, sizeof msg);
-    if (more < 0) {
-      fprintf(stderr, "ipcstamp otel: %s\n", msg);
-      rc = CLI_EXIT_IO;
-      break;
-    }
-    /* A backlog: read on at once (no time passed), the rings kept level
-     * in time by the directory. */
-    if (more && !ring_stop)
-      continue;
-    on_idle(c);
-    if (once || ring_stop)
-      break;
-    ts.tv_sec = interval / 1000;
-    ts.tv_nsec = interval % 1000 * 1000000L;
-    nanosleep(&ts, NULL);
-  }
+  rc = cli_rings_poll(c->rings, "ipcstamp otel", once, interval, &ring_stop,
+                      on_idle, c);
   ips_ring_dir_finish(c->rings, &c->ring_counts);
   return rc;
 }

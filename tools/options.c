@@ -522,6 +522,32 @@ static int named_nothing(const cli_input_t *in, const ips_analysis_t *a,
   return rc;
 }
 
+int cli_rings_poll(ips_ring_dir_t *d, const char *prog, int once,
+                   long long interval_ms, volatile sig_atomic_t *stop,
+                   void (*on_idle)(void *arg), void *arg) {
+  char msg[512];
+  for (;;) {
+    struct timespec ts;
+    int more = ips_ring_dir_poll(d, msg, sizeof msg);
+    if (more < 0) {
+      fprintf(stderr, "%s: %s\n", prog, msg);
+      return CLI_EXIT_IO;
+    }
+    /* A backlog: read on at once (no time passed), the rings kept level
+     * in time by the directory. */
+    if (more && !*stop)
+      continue;
+    fflush(stdout); /* what has come so far is out while it waits */
+    if (on_idle)
+      on_idle(arg);
+    if (once || *stop)
+      return CLI_EXIT_OK;
+    ts.tv_sec = interval_ms / 1000;
+    ts.tv_nsec = interval_ms % 1000 * 1000000L;
+    nanosleep(&ts, NULL);
+  }
+}
+
 /* --ring: what the rings hold, each unreadable ring said. */
 typedef struct {
   const cli_input_t *in;
@@ -547,8 +573,7 @@ static int read_rings(cli_input_t *in, ips_analysis_t *a) {
   ips_ring_dir_t *d;
   ips_ring_join_counts_t jc;
   rings_said_t said = {in, 0, 0};
-  char msg[512];
-  int rc = CLI_EXIT_OK;
+  int rc;
   memset(&cb, 0, sizeof cb);
   cb.on_error = ring_error;
   cb.on_lost = ring_lost;
@@ -561,22 +586,8 @@ static int read_rings(cli_input_t *in, ips_analysis_t *a) {
     fprintf(stderr, "%s: out of memory\n", in->prog);
     return CLI_EXIT_IO;
   }
-  for (;;) {
-    int more = ips_ring_dir_poll(d, msg, sizeof msg);
-    if (more < 0) {
-      fprintf(stderr, "%s: %s\n", in->prog, msg);
-      rc = CLI_EXIT_IO;
-      break;
-    }
-    if (more && !follow_stop)
-      continue;
-    if (!in->src.follow || follow_stop)
-      break;
-    fflush(stdout);
-    if (in->on_idle)
-      in->on_idle(in->idle_arg);
-    nanosleep(&(struct timespec){0, 100000000L}, NULL);
-  }
+  rc = cli_rings_poll(d, in->prog, !in->src.follow, 100, &follow_stop,
+                      in->on_idle, in->idle_arg);
   ips_ring_dir_finish(d, &jc);
   ips_ring_dir_close(d);
   if (jc.unjoined || said.lost)

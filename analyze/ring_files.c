@@ -1,7 +1,9 @@
-/* ring_clean.c — which rings' writers are dead, and the removal of those
- * rings (`ipcstamp top --clean`, docs/cli.md).  A ring stays after its
- * process ends so that a reader can see how it ended; a busy machine
- * gathers 1 MiB files that nobody will read again. */
+/* ring_files.c — a ring directory's files: which names are rings, whose
+ * writers are dead, a ring's text made printable, and the removal of dead
+ * writers' rings (`ipcstamp top --clean`, docs/cli.md); ring_dir.c reads
+ * the directory with these.  A ring stays after its process ends so
+ * that a reader can see how it ended; a busy machine gathers 1 MiB files
+ * that nobody will read again, hence the cleaning. */
 #include "config.h"
 
 #include <dirent.h>
@@ -15,6 +17,23 @@
 #include <unistd.h>
 
 #include "ipcstamp-analyze.h"
+
+void ips_ring_printable(char *s) {
+  for (; *s; s++)
+    if ((unsigned char)*s < 0x20 || (unsigned char)*s >= 0x7f)
+      *s = '?';
+}
+
+long ips_ring_name_pid(const char *name) {
+  long pid = 0;
+  const char *s = name;
+  for (; *s >= '0' && *s <= '9'; s++) {
+    if (pid > 100000000L) return -1;
+    pid = pid * 10 + (*s - '0');
+  }
+  if (s == name || strcmp(s, ".ring") != 0 || pid <= 0) return -1;
+  return pid;
+}
 
 /* Whether process pid maps the file (dev, ino): 1 yes, 0 no, -1 when its
  * mappings cannot be read. */
