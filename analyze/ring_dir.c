@@ -89,7 +89,8 @@ void ips_ring_dir_close(ips_ring_dir_t *d) {
 void ips_ring_dir_follow_pids(ips_ring_dir_t *d, const long *pids, size_t n) {
   if (n > IPS_RING_DIR_MAX_PIDS)
     n = IPS_RING_DIR_MAX_PIDS;
-  memcpy(d->pids, pids, n * sizeof *pids);
+  if (n) /* (pids may be NULL then) */
+    memcpy(d->pids, pids, n * sizeof *pids);
   d->npids = n;
 }
 
