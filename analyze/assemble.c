@@ -168,6 +168,32 @@ static void check_restart(ips_analysis_t *a, const ips__rec_t *r) {
   a->last_mono = r->mono_ns;
 }
 
+/* A vat's worker starts: its deliveries from now on are that process's
+ * (ipcstamp's parent names its pid; SwingSet does not, and then the pid is
+ * unknown rather than the previous worker's).  Still counted as another
+ * record type, as before pids were read. */
+static void on_worker(ips_analysis_t *a, const ips__rec_t *r, long line) {
+  ips__vat_t *v;
+  a->st.other++;
+  if ((r->have & IPS__F_VAT) && (v = ips__vat_find(a, r)) != NULL) {
+    v->pid = (r->have & IPS__F_PID) ? r->pid : 0;
+    v->pid_line = line;
+  }
+}
+
+/* The slogfile's start: whether our parent wrote it, and in which
+ * version. */
+static void on_start(ips_analysis_t *a, const ips__rec_t *r, long line) {
+  if (r->have & IPS__F_IPSV)
+    a->st.ipcstamp_parent = 1;
+  if ((r->have & IPS__F_IPSV) && r->ipsv != 1) {
+    char d[80];
+    snprintf(d, sizeof d, "the slogfile's start says ipcstamp.v %ld (this "
+             "reader knows 1)", r->ipsv);
+    ips__skip_of(a, NULL, line, IPS_SKIP_VERSION, d);
+  }
+}
+
 void ips__attr_feed(ips_analysis_t *a, const ips__rec_t *r, long line) {
   ips__vat_t *v;
   const char *miss = NULL;
@@ -195,26 +221,11 @@ void ips__attr_feed(ips_analysis_t *a, const ips__rec_t *r, long line) {
     return;
   }
   if (r->type == IPS__REC_WORKER) {
-    /* A vat's worker starts: its deliveries from now on are that
-     * process's (ipcstamp's parent names its pid; SwingSet does not, and
-     * then the pid is unknown rather than the previous worker's).  Still
-     * counted as another record type, as before pids were read. */
-    a->st.other++;
-    if ((r->have & IPS__F_VAT) && (v = ips__vat_find(a, r)) != NULL) {
-      v->pid = (r->have & IPS__F_PID) ? r->pid : 0;
-      v->pid_line = line;
-    }
+    on_worker(a, r, line);
     return;
   }
   if (r->type == IPS__REC_START) {
-    if (r->have & IPS__F_IPSV)
-      a->st.ipcstamp_parent = 1;
-    if ((r->have & IPS__F_IPSV) && r->ipsv != 1) {
-      char d[80];
-      snprintf(d, sizeof d, "the slogfile's start says ipcstamp.v %ld (this "
-               "reader knows 1)", r->ipsv);
-      ips__skip_of(a, NULL, line, IPS_SKIP_VERSION, d);
-    }
+    on_start(a, r, line);
     return;
   }
   if (!(r->have & IPS__F_VAT))

@@ -208,25 +208,60 @@ static void emit(ips__blocks_t *b) {
     b->cb(b->arg, k);
 }
 
+/* A heap snapshot the record just added (s->added: 1 a save, 2 a load),
+ * into the open block's and its vat's sums. */
+static void snap_added(ips__blocks_t *b, const ips__snap_clock_t *s) {
+  ips_block_t *k = &b->b;
+  int64_t save = s->add_save[b->c], load = s->add_load[b->c];
+  int slot = vat_slot(b, s->vat);
+  k->snap_save = wadd(k->snap_save, save);
+  k->snap_load = wadd(k->snap_load, load);
+  if (s->added == 1) {
+    k->n_save++;
+    k->compress_ns = wadd(k->compress_ns, s->compress_ns);
+    k->dbsave_ns = wadd(k->dbsave_ns, s->dbsave_ns);
+  } else {
+    k->n_load++;
+  }
+  if (slot >= 0)
+    b->v[slot].snap = wadd(b->v[slot].snap, wadd(save, load));
+}
+
+/* The block's end (or bootstrap) finishes at t: SwingSet's time, the
+ * kernel's own rest, and the interval since the block before. */
+static void end_finish(ips__blocks_t *b, int64_t t) {
+  ips_block_t *k = &b->b;
+  b->in_end = 0;
+  b->ended = 1;
+  k->swingset_ns = t - b->start_t;
+  /* the rest, so that the parts add up exactly */
+  k->kernel_own = wsub(k->swingset_ns,
+                       wadd(wadd(wadd(k->pipe, k->worker),
+                                 wadd(k->kernel, k->unmatched)),
+                            wadd(k->snap_save, k->snap_load)));
+  if (!k->bootstrap && b->has_prev && b->prev_height == k->height - 1 &&
+      b->prev_c == b->c) {
+    k->has_prev = 1;
+    k->block_ns = t - b->prev_finish;
+    k->chain_interval = k->chain_time - b->prev_btime;
+  }
+  if (!k->bootstrap) {
+    b->has_prev = 1;
+    b->prev_height = k->height;
+    b->prev_btime = k->chain_time;
+    b->prev_finish = t;
+    b->prev_c = b->c;
+  } else {
+    emit(b);
+  }
+}
+
 void ips__blocks_record(ips__blocks_t *b, const ips__snap_clock_t *s,
                         const ips__rec_t *r, long line) {
   ips_block_t *k = &b->b;
   int64_t t;
-  if (b->open && b->in_end && s->added) {
-    int64_t save = s->add_save[b->c], load = s->add_load[b->c];
-    int slot = vat_slot(b, s->vat);
-    k->snap_save = wadd(k->snap_save, save);
-    k->snap_load = wadd(k->snap_load, load);
-    if (s->added == 1) {
-      k->n_save++;
-      k->compress_ns = wadd(k->compress_ns, s->compress_ns);
-      k->dbsave_ns = wadd(k->dbsave_ns, s->dbsave_ns);
-    } else {
-      k->n_load++;
-    }
-    if (slot >= 0)
-      b->v[slot].snap = wadd(b->v[slot].snap, wadd(save, load));
-  }
+  if (b->open && b->in_end && s->added)
+    snap_added(b, s);
   if (r->type != IPS__REC_BLOCK)
     return;
   switch (r->sub) {
@@ -260,29 +295,7 @@ void ips__blocks_record(ips__blocks_t *b, const ips__snap_clock_t *s,
           (!k->bootstrap && (!(r->have & IPS__F_HEIGHT) ||
                              r->height != k->height)))
         return;
-      b->in_end = 0;
-      b->ended = 1;
-      k->swingset_ns = t - b->start_t;
-      /* the rest, so that the parts add up exactly */
-      k->kernel_own = wsub(k->swingset_ns,
-                           wadd(wadd(wadd(k->pipe, k->worker),
-                                     wadd(k->kernel, k->unmatched)),
-                                wadd(k->snap_save, k->snap_load)));
-      if (!k->bootstrap && b->has_prev && b->prev_height == k->height - 1 &&
-          b->prev_c == b->c) {
-        k->has_prev = 1;
-        k->block_ns = t - b->prev_finish;
-        k->chain_interval = k->chain_time - b->prev_btime;
-      }
-      if (!k->bootstrap) {
-        b->has_prev = 1;
-        b->prev_height = k->height;
-        b->prev_btime = k->chain_time;
-        b->prev_finish = t;
-        b->prev_c = b->c;
-      } else {
-        emit(b);
-      }
+      end_finish(b, t);
       return;
     case IPS__BLK_COMMIT_START:
       if (b->open && b->ended && rec_time(r, b->c, &t)) {

@@ -162,6 +162,47 @@ long ips__flight_read(ips__flight_t *f, char *buf, size_t cap, char *err,
   return 0;
 }
 
+/* A read of the recorded data failed: the fault into f->msg; -1. */
+static int read_error(ips__flight_t *f) {
+  snprintf(f->msg, sizeof f->msg, "flight recorder record %ld: read error: "
+           "%s", f->record, errno ? strerror(errno) : "the file is shorter");
+  return -1;
+}
+
+/* The next record's 8-byte length at f->pos: 1 when read (the record is
+ * open), 0 when the data ends, -1 on a fault (described in f->msg). */
+static int record_head(ips__flight_t *f) {
+  unsigned char b[8];
+  uint64_t len;
+  if (f->pos == f->used)
+    return 0;
+  f->record++;
+  f->rec_start = f->pos;
+  if (f->used - f->pos < 8) {
+    snprintf(f->msg, sizeof f->msg,
+             "flight recorder record %ld: %llu bytes left, too few for "
+             "its length",
+             f->record, (unsigned long long)(f->used - f->pos));
+    return -1;
+  }
+  if (circ_read(f, f->pos, b, 8) < 0)
+    return read_error(f);
+  len = be64(b);
+  if (len > f->used - f->pos - 8) {
+    snprintf(f->msg, sizeof f->msg,
+             "flight recorder record %ld: length %llu runs past the "
+             "recorded data (%llu bytes left)",
+             f->record, (unsigned long long)len,
+             (unsigned long long)(f->used - f->pos - 8));
+    return -1;
+  }
+  f->pos += 8;
+  f->rec_left = len;
+  f->in_record = 1;
+  f->first = 1;
+  return 1;
+}
+
 /* Copies records into buf until it is full or they end (*np bytes);
  * returns -1 on a fault, described in f->msg. */
 static long records(ips__flight_t *f, char *buf, size_t cap, size_t *np) {
@@ -175,36 +216,13 @@ static long records(ips__flight_t *f, char *buf, size_t cap, size_t *np) {
       continue;
     }
     if (!f->in_record) {
-      unsigned char b[8];
-      uint64_t len;
-      if (f->pos == f->used)
+      int rc = record_head(f);
+      if (rc < 0) {
+        *np = n;
+        return -1;
+      }
+      if (rc == 0)
         break;
-      f->record++;
-      f->rec_start = f->pos;
-      if (f->used - f->pos < 8) {
-        *np = n;
-        snprintf(err, errlen,
-                 "flight recorder record %ld: %llu bytes left, too few for "
-                 "its length",
-                 f->record, (unsigned long long)(f->used - f->pos));
-        return -1;
-      }
-      if (circ_read(f, f->pos, b, 8) < 0)
-        goto read_error;
-      len = be64(b);
-      if (len > f->used - f->pos - 8) {
-        *np = n;
-        snprintf(err, errlen,
-                 "flight recorder record %ld: length %llu runs past the "
-                 "recorded data (%llu bytes left)",
-                 f->record, (unsigned long long)len,
-                 (unsigned long long)(f->used - f->pos - 8));
-        return -1;
-      }
-      f->pos += 8;
-      f->rec_left = len;
-      f->in_record = 1;
-      f->first = 1;
       continue;
     }
     if (f->rec_left > 0) {
@@ -250,9 +268,7 @@ static long records(ips__flight_t *f, char *buf, size_t cap, size_t *np) {
   return 0;
 read_error:
   *np = n;
-  snprintf(err, errlen, "flight recorder record %ld: read error: %s",
-           f->record, errno ? strerror(errno) : "the file is shorter");
-  return -1;
+  return read_error(f);
 }
 
 void ips__flight_progress(const ips__flight_t *f, uint64_t *done,

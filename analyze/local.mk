@@ -20,15 +20,21 @@ analyze_libanalyze_core_la_SOURCES = \
 	analyze/slog_parse.h \
 	analyze/slog_parse.c \
 	analyze/slog_fields.c \
+	analyze/slog_fields_meter.c \
 	analyze/desc.c \
 	analyze/decimal.h \
+	analyze/slog_fast.h \
 	analyze/slog_fast.c \
+	analyze/slog_fast_meter.c \
 	analyze/json_skip.c \
 	analyze/attribute.h \
 	analyze/vat.h \
 	analyze/vats.c \
 	analyze/assemble.c \
+	analyze/result.h \
 	analyze/attribute.c \
+	analyze/clock_offset.c \
+	analyze/annotate.c \
 	analyze/stats.c \
 	analyze/delivery.c \
 	analyze/slowest.c \
@@ -42,6 +48,10 @@ analyze_libanalyze_core_la_SOURCES = \
 	analyze/mark_pair.c \
 	analyze/analysis.c \
 	analyze/hist.c \
+	analyze/ring_read.h \
+	analyze/ring_open.c \
+	analyze/ring_decode.h \
+	analyze/ring_decode.c \
 	analyze/ring_read.c \
 	analyze/ring_join.c \
 	analyze/ring_dir.c \
@@ -51,7 +61,8 @@ analyze_libanalyze_core_la_LIBADD = proto/libipcstamp-proto.la \
 	$(YAJL_LIBS) $(ZLIB_LIBS) -lm -lpthread
 
 lib_LTLIBRARIES += analyze/libipcstamp-analyze.la
-include_HEADERS += analyze/ipcstamp-analyze.h analyze/ipcstamp-ring-read.h
+include_HEADERS += analyze/ipcstamp-analyze.h analyze/ipcstamp-analyze-blocks.h \
+	analyze/ipcstamp-analyze-rings.h analyze/ipcstamp-ring-read.h
 pkgconfig_DATA += analyze/ipcstamp-analyze.pc
 analyze_libipcstamp_analyze_la_SOURCES =
 analyze_libipcstamp_analyze_la_LIBADD = analyze/libanalyze-core.la

@@ -11,111 +11,18 @@
  * slog_parse.c reads the line as before, errors and all.  It never accepts
  * a line the yajl path would refuse: where it checks less (the inside of a
  * payload), the yajl path does not check it either (docs/report.md).
+ *
+ * This file matches the frame (type, crank fields, the time tail) and the
+ * kernel's fields of each record type; a deliver-result's dr, whose
+ * metering is the worker's and the largest reader here, is
+ * slog_fast_meter.c.  The numbers and strings are read by slog_fast.h.
  */
 #include "config.h"
 
 #include <string.h>
 
-#include "cursor.h"
-#include "ipcstamp-metering.h"
-#include "decimal.h"
 #include "blocks.h"
-#include "slog.h"
-
-/* Whether the bytes at p are the literal lit (cursor.h's compare). */
-#define EQ(p, lit) cur_eq((p), (lit), sizeof(lit) - 1)
-
-
-/* A JSON integer as the parent writes it: 1 to 18 digits, no leading zero
- * (which yajl would refuse), so that it is also what to_ll() accepts. */
-static inline __attribute__((always_inline)) int count(cur_t *c,
-                                                      long long *out) {
-  size_t b = c->i, e;
-  uint64_t v = 0;
-  e = ips__digits(c->s, b, c->n, &v);
-  if (e == b || e - b > 18 || (c->s[b] == '0' && e - b > 1))
-    return 0;
-  c->i = e;
-  *out = (long long)v;
-  return 1;
-}
-
-/* A JSON number straight into nanoseconds (decimal.h). */
-static int decimal(cur_t *c, int64_t *ns) {
-  size_t e = ips__decimal(c->s, c->i, c->n, ns);
-  if (e == IPS__DECIMAL_BAD)
-    return 0;
-  c->i = e;
-  return 1;
-}
-
-/* The same, where the number is most likely a wall time (a record's time,
- * xsnap's timestamps) or a float's seconds (monotime, SwingSet's seconds):
- * that shape is tried here, inlined, and only another goes to the call.
- * A third of all numbers tried the wall shape first and failed, in a
- * call. */
-#ifdef IPS_SWAR
-#define SHAPED(name, shape)                                                 \
-  static inline __attribute__((always_inline)) int name(cur_t *c,           \
-                                                        int64_t *ns) {      \
-    size_t e = shape(c->s, c->i, c->n, ns);                                 \
-    if (e == IPS__DECIMAL_BAD)                                              \
-      return decimal(c, ns);                                                \
-    c->i = e;                                                               \
-    return 1;                                                               \
-  }
-SHAPED(decimal_wall, ips__decimal_wall)
-SHAPED(decimal_mono, ips__decimal_mono)
-#else
-#define decimal_wall decimal
-#define decimal_mono decimal
-#endif
-
-/* A string's contents after its opening quote, up to its closing quote: no
- * escapes and no control bytes (yajl would refuse those, or decode them).
- * Eight bytes at a time where eight are left (a type, a vatID, a syscall's
- * name: a byte at a time, this was a third of the matcher's time). */
-static inline __attribute__((always_inline)) int text(cur_t *c, const char **s,
-                                                     size_t *n) {
-  size_t b = c->i, i = b;
-#ifdef IPS_SWAR
-  const uint64_t ones = 0x0101010101010101u, high = 0x8080808080808080u;
-  while (c->n - i >= 8) {
-    uint64_t x, q, bs, stop;
-    memcpy(&x, c->s + i, 8);
-    q = x ^ (ones * '"');
-    bs = x ^ (ones * '\\');
-    /* A byte is flagged where it is a quote or a backslash (zero after
-     * the xor) or below 0x20.  A borrow can flag a byte above a flagged
-     * one, never below: the lowest flag is a true one. */
-    stop = (((q - ones) & ~q) | ((bs - ones) & ~bs) |
-            ((x - ones * 0x20) & ~x)) & high;
-    if (stop) {
-      i += (unsigned)__builtin_ctzll(stop) / 8;
-      if (c->s[i] != '"')
-        return 0;
-      *s = c->s + b;
-      *n = i - b;
-      c->i = i + 1;
-      return 1;
-    }
-    i += 8;
-  }
-#endif
-  for (; i < c->n; i++) {
-    unsigned char ch = (unsigned char)c->s[i];
-    if (ch == '"') {
-      *s = c->s + b;
-      *n = i - b;
-      c->i = i + 1;
-      return 1;
-    }
-    if (ch == '\\' || ch < 0x20)
-      return 0;
-  }
-  c->i = i;
-  return 0;
-}
+#include "slog_fast.h"
 
 /* `"crankNum":N,"vatID":"V","deliveryNum":N` after the type; a SwingSet
  * kernel replaying a transcript writes no crankNum. */
@@ -227,28 +134,6 @@ static int value_ends(const char *s, size_t from, size_t end) {
   }
 }
 
-/* `{"k":V,...}` from c: each member's key goes to member(), which reads
- * its value.  Returns 1 when the object closes, 0 when anything else
- * comes or member() says no. */
-typedef int member_fn(cur_t *c, const char *k, size_t n, void *ctx);
-static int object(cur_t *c, member_fn *member, void *ctx) {
-  if (!LIT(c, "{"))
-    return 0;
-  if (LIT(c, "}"))
-    return 1;
-  for (;;) {
-    const char *k;
-    size_t n;
-    if (!LIT(c, "\"") || !text(c, &k, &n) || !LIT(c, ":") ||
-        !member(c, k, n, ctx))
-      return 0;
-    if (LIT(c, "}"))
-      return 1;
-    if (!LIT(c, ","))
-      return 0;
-  }
-}
-
 /* A member of the flat arguments below: a plain string or a count.  The
  * keys method, methargs and args are left to the yajl path. */
 static int flat_member(cur_t *c, const char *k, size_t n, void *ctx) {
@@ -266,7 +151,7 @@ static int flat_member(cur_t *c, const char *k, size_t n, void *ctx) {
  * names the message by its target unless a key is method, methargs or
  * args: those are left to it. */
 static int flat_args(cur_t *c) {
-  return LIT(c, ",") && object(c, flat_member, NULL);
+  return LIT(c, ",") && ips__fast_object(c, flat_member, NULL);
 }
 
 /* `,[["p-1",...],...]]` after "notify": each resolution's promise id, the
@@ -330,206 +215,6 @@ static int vd(cur_t *c, size_t anchor, ips__rec_t *r) {
     return 0;
   ips__desc_set(r->descbuf, t, n);
   return 1;
-}
-
-/* ipcstamp.mono and timestamps: `[n,n,...]` appended as the yajl path
- * appends them (so a repeated key behaves the same). */
-static int stamps(cur_t *c, int64_t *out, size_t *n, int wall) {
-  if (!LIT(c, "["))
-    return 0;
-  if (LIT(c, "]"))
-    return 1;
-  for (;;) {
-    int64_t v;
-    long long ll;
-    if (*n == IPS__MAX_STAMPS)
-      return 0;
-    if (wall ? !decimal_wall(c, &v) : !count(c, &ll))
-      return 0;
-    out[(*n)++] = wall ? v : (int64_t)ll;
-    if (LIT(c, "]"))
-      return 1;
-    if (!LIT(c, ","))
-      return 0;
-  }
-}
-
-/* v2's `"marks":{"names":[...],"events":[["b",0,W,M],...],"dropped":N,
- * "unbalanced":N}` as the worker library writes it (issue 14), with the
- * yajl path's bounds.  Names with escapes go to the yajl path, and so does
- * the first line with marks: it allocates the arrays. */
-static int marks(cur_t *c, ips__rec_t *r) {
-  const char *k;
-  size_t n;
-  long long v;
-  if (!r->marks || !LIT(c, "{\"" IPS_MK_NAMES "\":["))
-    return 0;
-  r->have |= IPS__F_MARKS;
-  if (!LIT(c, "]")) {
-    for (;;) {
-      if (!LIT(c, "\"") || !text(c, &k, &n) || n == 0 || n > 255 ||
-          r->n_mnames == IPS_MAX_MARKS ||
-          r->mnames_len + n + 1 > IPS__MNAMES_BYTES)
-        return 0;
-      r->mname_off[r->n_mnames++] = (uint32_t)r->mnames_len;
-      memcpy(r->mnames + r->mnames_len, k, n);
-      r->mnames_len += n;
-      r->mnames[r->mnames_len++] = '\0';
-      if (LIT(c, "]"))
-        break;
-      if (!LIT(c, ","))
-        return 0;
-    }
-  }
-  if (!LIT(c, ",\"" IPS_MK_EVENTS "\":["))
-    return 0;
-  if (!LIT(c, "]")) {
-    for (;;) {
-      ips__mark_t *m = &r->marks[r->n_marks];
-      char kind;
-      if (r->n_marks == IPS_MAX_MARKS || !LIT(c, "[\"") || c->i >= c->n)
-        return 0;
-      kind = c->s[c->i++];
-      if ((kind != 'm' && kind != 'b' && kind != 'e') || !LIT(c, "\",") ||
-          !count(c, &v) || v >= IPS_MAX_MARKS || !LIT(c, ",") ||
-          !decimal(c, &m->wall) || !LIT(c, ","))
-        return 0;
-      m->kind = kind;
-      m->name = (uint32_t)v;
-      if (!count(c, &v) || !LIT(c, "]"))
-        return 0;
-      m->mono = v;
-      r->n_marks++;
-      if (LIT(c, "]"))
-        break;
-      if (!LIT(c, ","))
-        return 0;
-    }
-  }
-  return LIT(c, ",\"" IPS_MK_DROPPED "\":") && count(c, &r->mdropped) &&
-         LIT(c, ",\"" IPS_MK_UNBALANCED "\":") && count(c, &r->munbalanced) &&
-         LIT(c, "}");
-}
-
-/* `"ipcstamp":{"v":1,"kinds":"d...e","mono":[...],"dropped":0,"cpu_ns":N,
- * "run_delay_ns":[...]}`, keys in the order our worker library writes them,
- * cpu_ns and run_delay_ns optional; v2 adds "marks" last. */
-static int ipcstamp(cur_t *c, ips__rec_t *r) {
-  const char *k;
-  size_t n;
-  long long v;
-  if (!LIT(c, "{\"" IPS_MK_V "\":") || !count(c, &v))
-    return 0;
-  r->ipsv = (long)v;
-  r->have |= IPS__F_IPSV;
-  if (!LIT(c, ",\"" IPS_MK_KINDS "\":\"") || !text(c, &k, &n) || n >= IPS__MAX_STAMPS)
-    return 0;
-  memcpy(r->kinds, k, n);
-  r->kinds[n] = '\0';
-  r->n_kinds = n;
-  r->have |= IPS__F_KINDS;
-  if (!LIT(c, ",\"" IPS_MK_MONO "\":") || !stamps(c, r->wmono, &r->n_wmono, 0))
-    return 0;
-  if (r->n_wmono > 0)
-    r->have |= IPS__F_WMONO;
-  if (!LIT(c, ",\"" IPS_MK_DROPPED "\":") || !count(c, &r->dropped))
-    return 0;
-  if (LIT(c, ",\"" IPS_MK_CPU_NS "\":")) {
-    if (!count(c, &v))
-      return 0;
-    r->cpu_ns = v;
-    r->have |= IPS__F_CPU;
-  }
-  if (LIT(c, ",\"" IPS_MK_RUN_DELAY_NS "\":")) {
-    if (!stamps(c, r->wrunq, &r->n_wrunq, 0))
-      return 0;
-    if (r->n_wrunq > 0)
-      r->have |= IPS__F_WRUNQ;
-  }
-  if (LIT(c, ",\"" IPS_MK_MARKS "\":") && !marks(c, r))
-    return 0;
-  return LIT(c, "}");
-}
-
-/* The metering object dr[2].  Its keys come from the worker, in its order:
- * integer counters under any plain name, `timestamps` and `ipcstamp`;
- * anything else is refused. */
-static int meter_member(cur_t *c, const char *k, size_t n, void *ctx) {
-  ips__rec_t *r = ctx;
-  long long v;
-  if (n == 10 && EQ(k, IPS_MK_TIMESTAMPS)) {
-    if (!stamps(c, r->walls, &r->n_walls, 1))
-      return 0;
-    if (r->n_walls > 0)
-      r->have |= IPS__F_WALLS;
-    return 1;
-  }
-  if (n == 8 && EQ(k, IPS_MK_IPCSTAMP))
-    return ipcstamp(c, r);
-  if (n == 9 && EQ(k, "meterType"))
-    r->have |= IPS__F_XSMETER;
-  if (n == 7 && EQ(k, "compute")) { /* computrons, for the blocks */
-    if (!count(c, &r->compute))
-      return 0;
-    r->have |= IPS__F_COMPUTE;
-    return 1;
-  }
-  if (LIT(c, "\"")) /* xsnap's meterType */
-    return text(c, &k, &n);
-  return count(c, &v);
-}
-
-static int metering(cur_t *c, ips__rec_t *r) {
-  r->have |= IPS__F_METER;
-  return object(c, meter_member, r);
-}
-
-/* `"dr":["ok"|"error",RESULT,METERING],"seconds":S` up to the anchor.  The
- * result is stepped over with the same scan the yajl path uses (brackets
- * match, strings end), so both refuse the same broken results. */
-static int dr(cur_t *c, size_t anchor, ips__rec_t *r) {
-  int64_t ns;
-  long e;
-  if (LIT(c, ",\"dr\":[\"ok\",")) {
-    r->ok = 1;
-  } else if (!LIT(c, ",\"dr\":[\"error\",")) {
-    return 0;
-  }
-  r->have |= IPS__F_DR;
-  e = ips__json_skip(c->s, c->n, c->i, 0);
-  if (e < 0 || (size_t)e >= anchor)
-    return 0;
-  /* An error's message, as the yajl path reads it (one with an escape is
-   * left to it, which decodes). */
-  if (!r->ok && c->s[c->i] == '"') {
-    const char *m = c->s + c->i + 1;
-    size_t mn = (size_t)e - c->i - 2;
-    if (memchr(m, '\\', mn))
-      return 0;
-    if (ips__meter_killed(m, mn))
-      r->have |= IPS__F_METERKILL;
-  }
-  c->i = (size_t)e;
-  if (!LIT(c, ","))
-    return 0;
-  if (LIT(c, "null"))
-    r->have |= IPS__F_DRNULL; /* no metering: a local vat, or an error */
-  else if (!metering(c, r))
-    return 0;
-  if (!LIT(c, "]"))
-    return 0;
-  if (c->i == anchor) /* SwingSet: seconds comes after monotime */
-    return 1;
-  if (!LIT(c, ",\"seconds\":") || !decimal(c, &ns))
-    return 0;
-  if (LIT(c, ",\"runDelayNs\":")) { /* the parent's wait at E */
-    long long v;
-    if (!count(c, &v))
-      return 0;
-    r->prunq = v;
-    r->have |= IPS__F_PRUNQ;
-  }
-  return c->i == anchor;
 }
 
 /* A record of a type the analysis does not read: 1, matched (its type is
@@ -610,6 +295,6 @@ int ips__slog_fast(ips__rec_t *r, const char *s, size_t len) {
       return value_ends(s, c.i, anchor);
     default:
       return SWINGSET(&c, anchor, r, ",\"dispatch\":\"", "") &&
-             dr(&c, anchor, r);
+             ips__fast_dr(&c, anchor, r);
   }
 }

@@ -1,19 +1,21 @@
 /* slog_fields.c — the general reader's tokens (slog_parse.h): yajl's
  * callbacks, which track where each token sits (context, key, index) and
  * keep what the analysis reads of a record in p->rec.  A payload the
- * analysis does not read is handed back to slog_parse.c to skip. */
+ * analysis does not read is handed back to slog_parse.c to skip.  The
+ * tokens inside a deliver-result's metering go to slog_fields_meter.c. */
 #include "config.h"
 
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 #include <yajl/yajl_parse.h>
 
 #include "blocks.h"
 #include "ipcstamp-slog.h"
-#include "ipcstamp-metering.h"
 #include "slog.h"
 #include "slog_parse.h"
+
+/* Short at its many call sites below. */
+#define fail ips__parse_fail
 
 void ips__parse_elem_done(ips__parser_t *p) {
   if (p->depth > 0 && p->depth < MAXD && p->stk[p->depth] == 'a')
@@ -73,27 +75,6 @@ static int child_ctx(const ips__parser_t *p, char type) {
   return C_NONE;
 }
 
-static int fail(ips__parser_t *p, const char *msg);
-
-/* The mark arrays, allocated once, on the first metering with marks. */
-static int marks_ready(ips__parser_t *p) {
-  ips__rec_t *r = &p->rec;
-  if (r->marks)
-    return 1;
-  r->marks = malloc(IPS_MAX_MARKS * sizeof *r->marks);
-  r->mname_off = malloc(IPS_MAX_MARKS * sizeof *r->mname_off);
-  r->mnames = malloc(IPS__MNAMES_BYTES);
-  if (r->marks && r->mname_off && r->mnames)
-    return 1;
-  free(r->marks);
-  free(r->mname_off);
-  free(r->mnames);
-  r->marks = NULL;
-  r->mname_off = NULL;
-  r->mnames = NULL;
-  return fail(p, "out of memory for ipcstamp.marks");
-}
-
 static int push(ips__parser_t *p, char type) {
   int c = child_ctx(p, type);
   p->depth++;
@@ -103,29 +84,13 @@ static int push(ips__parser_t *p, char type) {
     p->key[p->depth] = K_NONE;
     p->idx[p->depth] = 0;
   }
-  if (c == C_METER)
-    p->rec.have |= IPS__F_METER;
-  if (c == C_MARKS) {
-    if (p->rec.have & IPS__F_MARKS)
-      return fail(p, "ipcstamp.marks appears twice");
-    p->rec.have |= IPS__F_MARKS;
-    return marks_ready(p);
-  }
-  if (c == C_MEV) {
-    if (p->rec.n_marks == IPS_MAX_MARKS)
-      return fail(p, "ipcstamp.marks has more than 65536 events");
-    p->rec.mev_have = 0;
-  }
-  return 1;
+  return ips__in_meter(c) ? ips__meter_push(p, c) : 1;
 }
 
 int ips__parse_pop(ips__parser_t *p) {
   int c = cur_ctx(p);
-  if (c == C_MEV) {
-    if (p->rec.mev_have != 15)
-      return fail(p, "an ipcstamp.marks event is not [kind, name, wall, mono]");
-    p->rec.n_marks++;
-  }
+  if (ips__in_meter(c) && !ips__meter_pop(p, c))
+    return 0;
   p->depth--;
   ips__parse_elem_done(p);
   return 1;
@@ -159,11 +124,6 @@ static int cb_end(void *ctx) {
     return ips__parse_pop(p);
   return 1;
 }
-
-/* A macro, so that the length is a constant and memcmp is inlined: keys
- * are compared for every token of every line. */
-#define is(s, n, lit) \
-  ((n) == sizeof(lit) - 1 && !memcmp((s), (lit), sizeof(lit) - 1))
 
 /* What the analysis reads of each record type, by the names of the one
  * schema (ipcstamp-slog.h); a type the schema does not list is another
@@ -204,10 +164,10 @@ static int rec_type(ips__rec_t *r, const char *s, size_t n) {
 
 static int cb_key(void *ctx, const unsigned char *s, size_t n) {
   ips__parser_t *p = ctx;
-  int k = K_NONE, skip = 0;
+  int k = K_NONE, skip = 0, c;
   if (p->mute)
     return 1;
-  switch (cur_ctx(p)) {
+  switch (c = cur_ctx(p)) {
     case C_TOP:
       if (is(s, n, "type")) k = K_TYPE;
       else if (is(s, n, "crankNum")) k = K_CRANK;
@@ -255,27 +215,9 @@ static int cb_key(void *ctx, const unsigned char *s, size_t n) {
         skip = 1;
       }
       break;
-    case C_METER:
-      if (is(s, n, IPS_MK_TIMESTAMPS)) k = K_TIMESTAMPS;
-      else if (is(s, n, IPS_MK_IPCSTAMP)) k = K_IPCSTAMP;
-      else if (is(s, n, "meterType")) p->rec.have |= IPS__F_XSMETER;
-      else if (is(s, n, "compute")) k = K_COMPUTE;
-      break;
-    case C_IPS:
-      if (is(s, n, IPS_MK_V)) k = K_V;
-      else if (is(s, n, IPS_MK_KINDS)) k = K_KINDS;
-      else if (is(s, n, IPS_MK_MONO)) k = K_WMONO;
-      else if (is(s, n, IPS_MK_DROPPED)) k = K_DROPPED;
-      else if (is(s, n, IPS_MK_CPU_NS)) k = K_CPU;
-      else if (is(s, n, IPS_MK_RUN_DELAY_NS)) k = K_WRUNQ;
-      else if (is(s, n, IPS_MK_MARKS)) k = K_MARKS;
-      break;
-    case C_MARKS:
-      if (is(s, n, IPS_MK_NAMES)) k = K_MNAMES;
-      else if (is(s, n, IPS_MK_EVENTS)) k = K_MEVENTS;
-      else if (is(s, n, IPS_MK_DROPPED)) k = K_DROPPED;
-      else if (is(s, n, IPS_MK_UNBALANCED)) k = K_MUNBAL;
-      break;
+    default:
+      if (ips__in_meter(c))
+        k = ips__meter_key(p, c, s, n);
   }
   if (p->depth < MAXD)
     p->key[p->depth] = k;
@@ -288,10 +230,28 @@ static int cb_key(void *ctx, const unsigned char *s, size_t n) {
   return 1;
 }
 
-static int fail(ips__parser_t *p, const char *msg) {
-  snprintf(p->err, sizeof p->err, "%s", msg);
-  p->pending = P_ERR;
-  return 0;
+/* A string at key k of the record itself: its type, its vatID. */
+static int top_string(ips__parser_t *p, int k, const unsigned char *s,
+                      size_t n) {
+  if (k == K_TYPE) {
+    ips__rec_t *r = &p->rec;
+    r->type = rec_type(r, (const char *)s, n);
+    if (r->type == IPS__REC_OTHER && !p->noskip) {
+      p->pending = P_STOP; /* other SwingSet records: not read */
+      return 0;
+    }
+  } else if ((k == K_HEIGHT || k == K_BTIME) &&
+             p->rec.type == IPS__REC_BLOCK) {
+    return fail(p, k == K_HEIGHT ? "blockHeight is not a count"
+                                 : "blockTime is not integer seconds");
+  } else if (k == K_VAT) {
+    if (n >= IPS__VAT_MAX)
+      return fail(p, "vatID is longer than 63 bytes");
+    p->rec.vat_len = (unsigned)ips__text_clean(p->rec.vatbuf, s, n);
+    p->rec.vatbuf[p->rec.vat_len] = '\0';
+    p->rec.have |= IPS__F_VAT;
+  }
+  return 1;
 }
 
 static int cb_string(void *ctx, const unsigned char *s, size_t n) {
@@ -302,24 +262,8 @@ static int cb_string(void *ctx, const unsigned char *s, size_t n) {
   c = cur_ctx(p), k = cur_key(p), i = cur_idx(p);
   switch (c) {
     case C_TOP:
-      if (k == K_TYPE) {
-        ips__rec_t *r = &p->rec;
-        r->type = rec_type(r, (const char *)s, n);
-        if (r->type == IPS__REC_OTHER && !p->noskip) {
-          p->pending = P_STOP; /* other SwingSet records: not read */
-          return 0;
-        }
-      } else if ((k == K_HEIGHT || k == K_BTIME) &&
-                 p->rec.type == IPS__REC_BLOCK) {
-        return fail(p, k == K_HEIGHT ? "blockHeight is not a count"
-                                     : "blockTime is not integer seconds");
-      } else if (k == K_VAT) {
-        if (n >= IPS__VAT_MAX)
-          return fail(p, "vatID is longer than 63 bytes");
-        p->rec.vat_len = (unsigned)ips__text_clean(p->rec.vatbuf, s, n);
-        p->rec.vatbuf[p->rec.vat_len] = '\0';
-        p->rec.have |= IPS__F_VAT;
-      }
+      if (!top_string(p, k, s, n))
+        return 0;
       break;
     case C_VD:
       if (i == 1 && p->vdtype == V_MESSAGE) {
@@ -371,77 +315,37 @@ static int cb_string(void *ctx, const unsigned char *s, size_t n) {
         p->rec.have |= IPS__F_METERKILL;
       }
       break;
-    case C_MNAMES: {
-      ips__rec_t *r = &p->rec;
-      if (n == 0 || n > 255)
-        return fail(p, "an ipcstamp.marks name is empty or over 255 bytes");
-      if (r->n_mnames == IPS_MAX_MARKS ||
-          r->mnames_len + n + 1 > IPS__MNAMES_BYTES)
-        return fail(p, "ipcstamp.marks has too many names");
-      r->mname_off[r->n_mnames++] = (uint32_t)r->mnames_len;
-      memcpy(r->mnames + r->mnames_len, s, n);
-      r->mnames_len += n;
-      r->mnames[r->mnames_len++] = '\0';
-      break;
-    }
-    case C_MEV:
-      if (i != 0 || n != 1 || (s[0] != 'm' && s[0] != 'b' && s[0] != 'e'))
-        return fail(p, "an ipcstamp.marks event's kind is not \"m\", \"b\" or \"e\"");
-      p->rec.marks[p->rec.n_marks].kind = (char)s[0];
-      p->rec.mev_have |= 1;
-      break;
-    case C_IPS:
-      if (k == K_KINDS) {
-        if (n >= IPS__MAX_STAMPS)
-          return fail(p, "ipcstamp.kinds has too many stamps");
-        memcpy(p->rec.kinds, s, n);
-        p->rec.kinds[n] = '\0';
-        p->rec.n_kinds = n;
-        p->rec.have |= IPS__F_KINDS;
-      }
-      break;
+    default:
+      if (ips__in_meter(c) && !ips__meter_string(p, c, k, i, s, n))
+        return 0;
   }
   ips__parse_elem_done(p);
   return 1;
-}
-
-static int to_ll(const unsigned char *s, size_t n, long long *out) {
-  long long v = 0;
-  size_t i = 0;
-  if (n == 0 || n > 18)
-    return -1;
-  for (; i < n; i++) {
-    if (s[i] < '0' || s[i] > '9')
-      return -1;
-    v = v * 10 + (s[i] - '0');
-  }
-  *out = v;
-  return 0;
 }
 
 static int cb_number(void *ctx, const char *s, size_t n) {
   ips__parser_t *p = ctx;
   ips__rec_t *r = &p->rec;
   const unsigned char *u = (const unsigned char *)s;
-  int64_t ns;
   long long ll;
+  int c;
   if (type_not_string(p))
     return 0;
   if (p->mute)
     return 1;
-  switch (cur_ctx(p)) {
+  switch (c = cur_ctx(p)) {
     case C_TOP:
       switch (cur_key(p)) {
         case K_CRANK:
-          if (to_ll(u, n, &r->crank)) return fail(p, "crankNum is not a count");
+          if (ips__to_ll(u, n, &r->crank)) return fail(p, "crankNum is not a count");
           r->have |= IPS__F_CRANK;
           break;
         case K_DNUM:
-          if (to_ll(u, n, &r->dnum)) return fail(p, "deliveryNum is not a count");
+          if (ips__to_ll(u, n, &r->dnum)) return fail(p, "deliveryNum is not a count");
           r->have |= IPS__F_DNUM;
           break;
         case K_SNUM:
-          if (to_ll(u, n, &r->snum)) return fail(p, "syscallNum is not a count");
+          if (ips__to_ll(u, n, &r->snum)) return fail(p, "syscallNum is not a count");
           r->have |= IPS__F_SNUM;
           break;
         case K_TIME:
@@ -453,12 +357,12 @@ static int cb_number(void *ctx, const char *s, size_t n) {
           r->have |= IPS__F_MONO;
           break;
         case K_PID:
-          if (to_ll(u, n, &r->pid) || r->pid == 0)
+          if (ips__to_ll(u, n, &r->pid) || r->pid == 0)
             return fail(p, "pid is not a process id (a count from 1)");
           r->have |= IPS__F_PID;
           break;
         case K_PRUNQ:
-          if (to_ll(u, n, &ll)) return fail(p, "runDelayNs is not a count");
+          if (ips__to_ll(u, n, &ll)) return fail(p, "runDelayNs is not a count");
           r->prunq = ll;
           r->have |= IPS__F_PRUNQ;
           break;
@@ -467,7 +371,7 @@ static int cb_number(void *ctx, const char *s, size_t n) {
           int h = cur_key(p) == K_HEIGHT;
           if (r->type != IPS__REC_BLOCK)
             break;
-          if (to_ll(u, n, h ? &r->height : &r->btime))
+          if (ips__to_ll(u, n, h ? &r->height : &r->btime))
             return fail(p, h ? "blockHeight is not a count"
                              : "blockTime is not integer seconds");
           r->have |= h ? IPS__F_HEIGHT : IPS__F_BTIME;
@@ -485,83 +389,9 @@ static int cb_number(void *ctx, const char *s, size_t n) {
           break;
       }
       break;
-    case C_METER:
-      /* computrons: xsnap's compute count; another form is left out */
-      if (cur_key(p) == K_COMPUTE && !to_ll(u, n, &r->compute))
-        r->have |= IPS__F_COMPUTE;
-      break;
-    case C_WALLS:
-      if (r->n_walls == IPS__MAX_STAMPS)
-        return fail(p, "metering has too many timestamps");
-      if (ips__dec_to_ns(s, n, &ns))
-        return fail(p, "a metering timestamp is not a decimal number");
-      r->walls[r->n_walls++] = ns;
-      r->have |= IPS__F_WALLS;
-      break;
-    case C_WMONO:
-      if (r->n_wmono == IPS__MAX_STAMPS)
-        return fail(p, "ipcstamp.mono has too many stamps");
-      if (to_ll(u, n, &ll))
-        return fail(p, "an ipcstamp.mono stamp is not integer nanoseconds");
-      r->wmono[r->n_wmono++] = ll;
-      r->have |= IPS__F_WMONO;
-      break;
-    case C_WRUNQ:
-      if (r->n_wrunq == IPS__MAX_STAMPS)
-        return fail(p, "ipcstamp.run_delay_ns has too many entries");
-      if (to_ll(u, n, &ll))
-        return fail(p, "an ipcstamp.run_delay_ns entry is not integer "
-                       "nanoseconds");
-      r->wrunq[r->n_wrunq++] = ll;
-      r->have |= IPS__F_WRUNQ;
-      break;
-    case C_IPS:
-      switch (cur_key(p)) {
-        case K_V:
-          if (to_ll(u, n, &ll)) return fail(p, "ipcstamp.v is not a number");
-          r->ipsv = (long)ll;
-          r->have |= IPS__F_IPSV;
-          break;
-        case K_DROPPED:
-          if (to_ll(u, n, &r->dropped)) return fail(p, "ipcstamp.dropped is not a count");
-          break;
-        case K_CPU:
-          if (to_ll(u, n, &ll)) return fail(p, "ipcstamp.cpu_ns is not a count");
-          r->cpu_ns = ll;
-          r->have |= IPS__F_CPU;
-          break;
-      }
-      break;
-    case C_MARKS:
-      if (cur_key(p) == K_DROPPED || cur_key(p) == K_MUNBAL) {
-        if (to_ll(u, n, &ll))
-          return fail(p, "ipcstamp.marks.dropped or .unbalanced is not a count");
-        if (cur_key(p) == K_DROPPED)
-          r->mdropped = ll;
-        else
-          r->munbalanced = ll;
-      }
-      break;
-    case C_MEV: {
-      ips__mark_t *m = &r->marks[r->n_marks];
-      int i = cur_idx(p);
-      if (i == 1) {
-        if (to_ll(u, n, &ll) || ll >= IPS_MAX_MARKS)
-          return fail(p, "an ipcstamp.marks event's name is not an index");
-        m->name = (uint32_t)ll;
-      } else if (i == 2) {
-        if (ips__dec_to_ns(s, n, &m->wall))
-          return fail(p, "an ipcstamp.marks event's wall is not a decimal number");
-      } else if (i == 3) {
-        if (to_ll(u, n, &ll))
-          return fail(p, "an ipcstamp.marks event's mono is not integer nanoseconds");
-        m->mono = ll;
-      } else {
-        return fail(p, "an ipcstamp.marks event is not [kind, name, wall, mono]");
-      }
-      r->mev_have |= 1 << i;
-      break;
-    }
+    default:
+      if (ips__in_meter(c) && !ips__meter_number(p, c, cur_key(p), cur_idx(p), s, n))
+        return 0;
   }
   ips__parse_elem_done(p);
   return 1;

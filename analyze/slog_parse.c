@@ -227,6 +227,124 @@ int ips__slog_parse(ips__parser_t *p, const char *line, size_t len,
   return rc;
 }
 
+/* After a cancel, step over the value the callbacks left to skip (what:
+ * P_SKIP_KEYVAL or P_SKIP_ELEM), from its separator at pos.  Returns the
+ * index after it, or -1 with err set. */
+static long skip_value(ips__parser_t *p, int what, size_t pos, char *err,
+                       size_t errlen) {
+  const char *line = p->line;
+  size_t len = p->len, from;
+  char sep = what == P_SKIP_KEYVAL ? ':' : ',';
+  long e = -1;
+  if (pos >= len || line[pos] != sep) {
+    if (what == P_SKIP_ELEM && pos < len && line[pos] == ']')
+      return (long)pos; /* nothing to skip: the array ended */
+    snprintf(err, errlen, "expected '%c' at byte %zu", sep, pos + 1);
+    return -1;
+  }
+  from = skip_ws(line, len, pos + 1);
+  if (p->to_tail && tail_ok(p, from, p->extract ? ']' : 0)) {
+    if (p->extract) {
+      ips__desc_method(p->rec.descbuf, line + from,
+                       (size_t)p->anchor - from);
+      p->depth = 1; /* the rest of vd closes before the anchor */
+    }
+    e = p->anchor;
+  }
+  if (e < 0) {
+    e = ips__json_skip(line, len, from, 0);
+    if (e < 0) {
+      snprintf(err, errlen, "the value at byte %zu is cut or unbalanced",
+               from + 1);
+      return -1;
+    }
+    if (p->extract)
+      ips__desc_method(p->rec.descbuf, line + from, (size_t)e - from);
+  }
+  p->extract = 0;
+  p->to_tail = 0;
+  /* An error's message may say which meter killed the worker: read as the
+   * fast path reads it (a string without escapes). */
+  if (p->dr_msg && line[from] == '"' && (size_t)e - from >= 2 &&
+      !memchr(line + from + 1, '\\', (size_t)e - from - 2) &&
+      ips__meter_killed(line + from + 1, (size_t)e - from - 2))
+    p->rec.have |= IPS__F_METERKILL;
+  p->dr_msg = 0;
+  if (what == P_SKIP_ELEM)
+    ips__parse_elem_done(p);
+  return e;
+}
+
+/* After a cancel, step over the rest of the container (P_SKIP_REST) from
+ * pos.  Returns the index after it, or -1 with err set. */
+static long skip_rest(ips__parser_t *p, size_t pos, char *err,
+                      size_t errlen) {
+  long e;
+  if (p->to_tail && tail_ok(p, pos, ']')) {
+    e = p->anchor;
+    p->depth = 1;
+  } else {
+    e = ips__json_skip(p->line, p->len, pos, 1);
+    if (e < 0) {
+      snprintf(err, errlen, "the value at byte %zu is cut or unbalanced",
+               pos + 1);
+      return -1;
+    }
+    ips__parse_pop(p);
+  }
+  p->to_tail = 0;
+  return e;
+}
+
+/* A new handle that resumes the line at pos: the enclosing containers are
+ * reopened, muted, since the parser's own stack already knows where it
+ * is.  NULL with err set when it cannot. */
+static yajl_handle reopen(ips__parser_t *p, size_t pos, char *err,
+                          size_t errlen) {
+  char prefix[MAXD * 4];
+  size_t pl = 0;
+  int d;
+  yajl_handle h;
+  if (p->depth <= 0 || p->depth >= MAXD) {
+    snprintf(err, errlen, "trailing bytes at byte %zu", pos + 1);
+    return NULL;
+  }
+  for (d = 1; d <= p->depth; d++) {
+    prefix[pl++] = p->stk[d] == 'm' ? '{' : '[';
+    if (d < p->depth && p->stk[d] == 'm') {
+      memcpy(prefix + pl, "\"\":", 3);
+      pl += 3;
+    }
+  }
+  h = new_handle(p);
+  if (!h) {
+    snprintf(err, errlen, "out of memory");
+    return NULL;
+  }
+  p->mute = 1;
+  yajl_parse(h, (const unsigned char *)prefix, pl);
+  p->mute = 0;
+  return h;
+}
+
+/* yajl's own message for the error at pos (its first line), into err;
+ * frees h. */
+static int parse_error(yajl_handle h, const char *line, size_t len,
+                       size_t pos, char *err, size_t errlen) {
+  unsigned char *m = yajl_get_error(h, 0, (const unsigned char *)line + pos,
+                                    len - pos);
+  size_t at = pos + yajl_get_bytes_consumed(h);
+  char *nl;
+  if (m && (nl = strchr((char *)m, '\n')))
+    *nl = '\0';
+  snprintf(err, errlen, "%s near byte %zu",
+           m ? (const char *)m : "parse error", at + 1);
+  if (m)
+    yajl_free_error(h, m);
+  yajl_free(h);
+  return -1;
+}
+
 static int parse_line(ips__parser_t *p, const char *line, size_t len,
                       const ips__rec_t **rec, char *err, size_t errlen) {
   size_t pos = 0;
@@ -286,66 +404,11 @@ static int parse_line(ips__parser_t *p, const char *line, size_t len,
         return -2;
       }
       pos = skip_ws(line, len, at);
-      if (what != P_SKIP_REST) {
-        char sep = what == P_SKIP_KEYVAL ? ':' : ',';
-        size_t from;
-        if (pos >= len || line[pos] != sep) {
-          if (what == P_SKIP_ELEM && pos < len && line[pos] == ']')
-            goto resume; /* nothing to skip: the array ended */
-          snprintf(err, errlen, "expected '%c' at byte %zu", sep,
-                   pos + 1);
-          return -1;
-        }
-        from = skip_ws(line, len, pos + 1);
-        e = -1;
-        if (p->to_tail && tail_ok(p, from, p->extract ? ']' : 0)) {
-          if (p->extract) {
-            ips__desc_method(p->rec.descbuf, line + from,
-                             (size_t)p->anchor - from);
-            p->depth = 1; /* the rest of vd closes before the anchor */
-          }
-          e = p->anchor;
-        }
-        if (e < 0) {
-          e = ips__json_skip(line, len, from, 0);
-          if (e < 0) {
-            snprintf(err, errlen,
-                     "the value at byte %zu is cut or unbalanced",
-                     from + 1);
-            return -1;
-          }
-          if (p->extract)
-            ips__desc_method(p->rec.descbuf, line + from, (size_t)e - from);
-        }
-        p->extract = 0;
-        p->to_tail = 0;
-        /* An error's message may say which meter killed the worker: read
-         * as the fast path reads it (a string without escapes). */
-        if (p->dr_msg && line[from] == '"' && (size_t)e - from >= 2 &&
-            !memchr(line + from + 1, '\\', (size_t)e - from - 2) &&
-            ips__meter_killed(line + from + 1, (size_t)e - from - 2))
-          p->rec.have |= IPS__F_METERKILL;
-        p->dr_msg = 0;
-        if (what == P_SKIP_ELEM)
-          ips__parse_elem_done(p);
-      } else {
-        if (p->to_tail && tail_ok(p, pos, ']')) {
-          e = p->anchor;
-          p->depth = 1;
-        } else {
-          e = ips__json_skip(line, len, pos, 1);
-          if (e < 0) {
-            snprintf(err, errlen,
-                     "the value at byte %zu is cut or unbalanced",
-                     pos + 1);
-            return -1;
-          }
-          ips__parse_pop(p);
-        }
-        p->to_tail = 0;
-      }
+      e = what == P_SKIP_REST ? skip_rest(p, pos, err, errlen)
+                              : skip_value(p, what, pos, err, errlen);
+      if (e < 0)
+        return -1;
       pos = skip_ws(line, len, (size_t)e);
-    resume:
       if (pos < len && line[pos] == ',') {
         size_t nx = skip_ws(line, len, pos + 1);
         if (nx >= len || line[nx] == '}' || line[nx] == ']') {
@@ -354,47 +417,10 @@ static int parse_line(ips__parser_t *p, const char *line, size_t len,
         }
         pos++;
       }
-      {
-        /* Reopen the enclosing containers, muted: the parser's own stack
-         * already knows where it is. */
-        char prefix[MAXD * 4];
-        size_t pl = 0;
-        int d;
-        if (p->depth <= 0 || p->depth >= MAXD) {
-          snprintf(err, errlen, "trailing bytes at byte %zu", pos + 1);
-          return -1;
-        }
-        for (d = 1; d <= p->depth; d++) {
-          prefix[pl++] = p->stk[d] == 'm' ? '{' : '[';
-          if (d < p->depth && p->stk[d] == 'm') {
-            memcpy(prefix + pl, "\"\":", 3);
-            pl += 3;
-          }
-        }
-        h = new_handle(p);
-        if (!h) {
-          snprintf(err, errlen, "out of memory");
-          return -1;
-        }
-        p->mute = 1;
-        yajl_parse(h, (const unsigned char *)prefix, pl);
-        p->mute = 0;
-      }
+      if (!(h = reopen(p, pos, err, errlen)))
+        return -1;
       continue;
     }
-    {
-      unsigned char *m = yajl_get_error(h, 0, (const unsigned char *)line + pos,
-                                        len - pos);
-      size_t at = pos + yajl_get_bytes_consumed(h);
-      char *nl;
-      if (m && (nl = strchr((char *)m, '\n')))
-        *nl = '\0';
-      snprintf(err, errlen, "%s near byte %zu",
-               m ? (const char *)m : "parse error", at + 1);
-      if (m)
-        yajl_free_error(h, m);
-      yajl_free(h);
-      return -1;
-    }
+    return parse_error(h, line, len, pos, err, errlen);
   }
 }

@@ -5,16 +5,21 @@
  *                  the tail anchor, the arena yajl allocates from
  *   slog_fields.c  the tokens: where each sits in the record (context,
  *                  key, index) and what the analysis keeps of it
+ *   slog_fields_meter.c  the same inside a deliver-result's metering
  */
 #ifndef IPCSTAMP_ANALYZE_SLOG_PARSE_H
 #define IPCSTAMP_ANALYZE_SLOG_PARSE_H
 
+#include <stdio.h>
+#include <string.h>
 #include <yajl/yajl_parse.h>
 
 #include "slog.h"
 
 #define MAXD 16
 
+/* Where a token sits.  C_METER and every context after it are inside a
+ * deliver-result's metering (slog_fields_meter.c): keep them last. */
 enum { C_NONE, C_TOP, C_VD, C_MSG, C_METHARGS, C_NOTIFY, C_NENTRY, C_DR,
        C_METER, C_WALLS, C_IPS, C_WMONO, C_MARKS, C_MNAMES, C_MEVENTS, C_MEV,
        C_WRUNQ };
@@ -53,5 +58,48 @@ void ips__parse_callbacks(yajl_callbacks *cb);
 void ips__parse_elem_done(ips__parser_t *p);
 /* A container closes (0: it was not well formed, p->err says why). */
 int ips__parse_pop(ips__parser_t *p);
+/* The line is bad: msg goes to p->err.  Returns 0, for yajl to stop.
+ * Inline: both readers of the tokens (slog_fields.c and its metering
+ * half, slog_fields_meter.c) fail through it, and neither owns it. */
+static inline int ips__parse_fail(ips__parser_t *p, const char *msg) {
+  snprintf(p->err, sizeof p->err, "%s", msg);
+  p->pending = P_ERR;
+  return 0;
+}
+
+/* A macro, so that the length is a constant and memcmp is inlined: keys
+ * are compared for every token of every line. */
+#define is(s, n, lit) \
+  ((n) == sizeof(lit) - 1 && !memcmp((s), (lit), sizeof(lit) - 1))
+
+/* A count: 1 to 18 digits (so that it fits).  0, or -1 when it is not. */
+static inline int ips__to_ll(const unsigned char *s, size_t n,
+                             long long *out) {
+  long long v = 0;
+  size_t i = 0;
+  if (n == 0 || n > 18)
+    return -1;
+  for (; i < n; i++) {
+    if (s[i] < '0' || s[i] > '9')
+      return -1;
+    v = v * 10 + (s[i] - '0');
+  }
+  *out = v;
+  return 0;
+}
+
+/* slog_fields_meter.c: the tokens inside the metering. */
+static inline int ips__in_meter(int c) { return c >= C_METER; }
+/* A container of context c opens (0: bad, p->err says why); closes. */
+int ips__meter_push(ips__parser_t *p, int c);
+int ips__meter_pop(ips__parser_t *p, int c);
+/* The K_* of key s (n bytes) in a container of context c. */
+int ips__meter_key(ips__parser_t *p, int c, const unsigned char *s, size_t n);
+/* A string, a number at key k or index i of a container of context c, read
+ * into p->rec.  Return 1, or 0 when bad (p->err says why). */
+int ips__meter_string(ips__parser_t *p, int c, int k, int i,
+                      const unsigned char *s, size_t n);
+int ips__meter_number(ips__parser_t *p, int c, int k, int i, const char *s,
+                      size_t n);
 
 #endif

@@ -5,9 +5,10 @@
  * deliver-result.  Its writer (proto/metering.c) and every reader (the
  * parent's matcher and general reader, parent/metering_fast.c and
  * metering.c, with marks_check.c for v2's marks; the analysis' fast path
- * and general reader of a slogfile, analyze/slog_fast.c and
- * slog_fields.c) take the keys from here, as they take the slogfile's from
- * ipcstamp-slog.h: a new key is one line here and the code that uses it.
+ * and general reader of a slogfile, analyze/slog_fast_meter.c and
+ * slog_fields_meter.c) take the keys from here, as they take the
+ * slogfile's from ipcstamp-slog.h: a new key is one line here and the code
+ * that uses it.
  * docs/protocol.md ("Metering") is the prose for the same thing.
  *
  * Contract:

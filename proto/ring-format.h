@@ -1,6 +1,6 @@
 /* ring-format.h — the byte layout of a ring file, shared by the producer
- * (proto/ring.c), the reader (analyze/ring_read.c) and the tests that write
- * odd rings on purpose.  Not installed: docs/ring.md is the public
+ * (proto/ring.c), the reader (analyze/ring_open.c and ring_read.c) and the
+ * tests that write odd rings on purpose.  Not installed: docs/ring.md is the public
  * description, and a reader must never rely on these structs' sizes beyond
  * what the header itself declares.
  *

@@ -196,7 +196,14 @@ int cli_ring_options(int argc, char **argv, const char *name,
                      const char *usage, long long min_ms, int with_clean,
                      cli_ring_t *o);
 
-/* Reads the rings of d (ips_ring_dir_poll) until they are read through
+/* rings.c: reads the rings of in->ring into a (on the analysis's own
+ * callbacks, as a slogfile), what they hold now or with --follow until
+ * *stop; each unreadable ring said.  Returns an exit code (CLI_EXIT_INPUT
+ * when a ring could not be read). */
+int cli_read_rings(cli_input_t *in, ips_analysis_t *a,
+                   volatile sig_atomic_t *stop);
+
+/* rings.c: reads the rings of d (ips_ring_dir_poll) until read through
  * (once), or until *stop (a signal handler sets it), polling every
  * interval_ms: a backlog is read on at once, and on_idle (optional) runs
  * after stdout is flushed each time all that was there has been read.

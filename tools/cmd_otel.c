@@ -539,6 +539,17 @@ int cmd_otel(int argc, char **argv) {
                       "--follow is for a slogfile\n");
       return CLI_EXIT_USAGE;
     }
+    /* The rings' deliveries go out as they are joined, not through an
+     * analysis: a filter would be silently ignored, so it is refused. */
+    if (in.an.vat || in.method || in.has_over || in.an.since_ns ||
+        in.an.until_ns || in.an.crank_min || in.an.crank_max ||
+        in.an.limit) {
+      fprintf(stderr, "ipcstamp otel: --vat, --method, --over, --since, "
+                      "--until, --crank and --limit choose among a "
+                      "slogfile's deliveries; --ring sends every one the "
+                      "rings give\n");
+      return CLI_EXIT_USAGE;
+    }
   } else if (interval_set || once) {
     fprintf(stderr, "ipcstamp otel: --interval and --once go with --ring\n");
     return CLI_EXIT_USAGE;

@@ -1,5 +1,6 @@
 # tools/: the `ipcstamp` command — the command line only.  main.c
-# dispatches; options.c parses what the analysis commands share; the
+# dispatches; options.c parses what the analysis commands share, rings.c
+# reads the live rings as their input; the
 # output formats are in tools/output/, and `run` (driver, kernel, workload,
 # demo) in tools/run/.
 bin_PROGRAMS += tools/ipcstamp
@@ -12,6 +13,7 @@ tools_ipcstamp_CFLAGS = $(AM_CFLAGS) $(UV_CFLAGS) $(YAJL_CFLAGS)
 tools_ipcstamp_SOURCES = \
 	tools/main.c \
 	tools/options.c \
+	tools/rings.c \
 	tools/cmd_report.c \
 	tools/cmd_blocks.c \
 	tools/cmd_trace.c \
@@ -64,6 +66,7 @@ tools_ipcstamp_otel_CFLAGS = $(AM_CFLAGS) $(UV_CFLAGS) $(YAJL_CFLAGS) $(ZLIB_CFL
 tools_ipcstamp_otel_SOURCES = \
 	tools/otel/main.c \
 	tools/options.c \
+	tools/rings.c \
 	tools/cmd_otel.c \
 	tools/otel/ids.c \
 	tools/otel/otlp_json.c \

@@ -1,0 +1,71 @@
+/* ipcstamp-analyze-blocks.h — the blocks of a chain node's slogfile as the
+ * analysis reads them (blocks.c; docs/blocks.md).  Included by
+ * ipcstamp-analyze.h, whose types and conventions it uses; include that
+ * one.
+ */
+#ifndef IPCSTAMP_ANALYZE_BLOCKS_API_H
+#define IPCSTAMP_ANALYZE_BLOCKS_API_H
+
+#ifndef IPCSTAMP_ANALYZE_H
+#error "include <ipcstamp-analyze.h>, which includes this header"
+#endif
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ------------------------------------------------------------------------
+ * Blocks: a chain node's slogfile (Agoric's cosmic-swingset writes a record
+ * at each step of a block), one block at a time (docs/blocks.md).
+ */
+typedef struct ips_block_s {
+  long long height;        /* blockHeight; -1 for the bootstrap block */
+  int bootstrap;           /* the chain's bootstrap (its first run) */
+  long line;               /* the line of its begin-block */
+  char clock;              /* its times: 'w' the records' time, 'm' monotime */
+  long long chain_time;    /* blockTime: the chain's, integer seconds */
+  /* Since the block before (height - 1), when it was read: */
+  int has_prev;
+  long long chain_interval;/* blockTime - its blockTime, seconds */
+  int64_t block_ns;        /* end-block-finish - its end-block-finish */
+  int64_t lag_ns;          /* begin-block's time - blockTime (wall clock) */
+  int64_t cosmos_ns;       /* begin-block to end-block-start */
+  int64_t swingset_ns;     /* end-block-start to end-block-finish */
+  /* swingset_ns = pipe + worker + kernel + unmatched (the deliveries, as
+   * the report splits them) + snap_save + snap_load + kernel_own, exactly. */
+  int64_t pipe, worker, kernel, unmatched;
+  int64_t snap_save, snap_load, kernel_own;
+  int64_t compress_ns, dbsave_ns; /* of the saves: SwingSet's own figures */
+  uint64_t n_save, n_load;
+  int has_commit;
+  int64_t commit_ns;       /* commit-block-start to -finish (not swingset) */
+  uint64_t n_deliveries;   /* attributed */
+  uint64_t n_skipped;      /* deliveries not attributed: their time is in
+                              kernel_own (each was reported as a skip) */
+  long long computrons;    /* the deliveries' compute */
+  /* The vat whose deliveries took longest, the longest delivery, and the
+   * vat whose snapshots took longest ("" when none). */
+  char busy_vat[64];
+  int64_t busy_ns;
+  uint64_t busy_n;
+  char dom_vat[64], dom_desc[96];
+  long long dom_crank, dom_dnum;
+  long dom_line;
+  int64_t dom_ns;
+  char snap_vat[64];
+  int64_t snap_vat_ns;
+} ips_block_t;
+
+typedef void (*ips_block_cb)(void *arg, const ips_block_t *b);
+
+/* Call cb for each block, when its commit-block-finish is read (the
+ * bootstrap block at its finish; a block never committed at
+ * ips_analysis_finish).  Call it before the first read.  The block is
+ * the analysis's, valid during the call.  Returns 0 or IPS_ENOMEM. */
+IPS_EXTERN int ips_analysis_on_block(ips_analysis_t *a, ips_block_cb cb,
+                                     void *arg);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* IPCSTAMP_ANALYZE_BLOCKS_API_H */
