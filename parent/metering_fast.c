@@ -13,7 +13,7 @@
  * (metering.c) would accept and read the same; everything else, including
  * every error, goes to that path, which says what is wrong.  Since the
  * bytes are then canonical JSON, they are their own re-serialisation: the
- * slogfile's copy is the bytes.  tests/check_parent_metering.c compares the
+ * slogfile's copy is the bytes.  tests/parent/check_parent_metering.c compares the
  * two paths on every seed and on every one-byte change of canonical
  * meterings. */
 #include "config.h"

@@ -26,7 +26,7 @@ worker_ipcstamp_worker_js_LDADD = worker/libipcstamp-worker.la \
 
 # The embedding guide's example, compiled from docs/embedding.md itself so
 # that the guide cannot rot; make builds it (the guide runs it),
-# tests/check_worker.c tests it.
+# tests/worker/check_worker.c tests it.
 noinst_PROGRAMS += worker/embed-example
 nodist_worker_embed_example_SOURCES = worker/embed-example.c
 worker_embed_example_LDADD = worker/libipcstamp-worker.la \

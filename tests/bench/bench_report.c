@@ -26,7 +26,7 @@
 
 #define ROUNDS 7
 
-/* The command without the libtool wrapper script (tests/tools.mk). */
+/* The command without the libtool wrapper script (tests/bench/local.mk). */
 #define TOOL IPS_BUILDDIR "/tests/bench/ipcstamp-direct"
 
 typedef struct {

@@ -1,7 +1,7 @@
 /* fuzz_metering_fast.c — libFuzzer target: the parent's metering matcher
  * (parent/metering_fast.c) against its general reader, differentially.
  * Whatever the matcher takes, the general reader must take and read the
- * same, with the same copy for the slogfile (tests/check_metering_fast.c
+ * same, with the same copy for the slogfile (tests/parent/check_metering_fast.c
  * does it for canonical meterings and their one-byte changes; this goes
  * further).  Built from the parent's sources: their internals are not
  * exported.  Seeds: tests/fuzz/corpus/metering. */

@@ -6,7 +6,7 @@
  * Usage: gen_ring_seeds DIR fresh|wrapped|marks (the ring appears as
  * DIR/<pid>.ring and is renamed by the caller; see tests/local.mk).
  *
- * It also writes the rings of tests/live-hostile.test, as a busy or a
+ * It also writes the rings of tests/tools/live-hostile.test, as a busy or a
  * hostile worker would:
  *   gen_ring_seeds DIR many N   N stamps (d, e, ... climbing), in a ring
  *                               large enough to hold them all
@@ -51,7 +51,7 @@ static void stamp(ips_ring_t *r, char kind, int64_t mono, uint64_t k) {
   ips_ring_stamp(r, &s, k, 0);
 }
 
-/* The rings of tests/live-hostile.test; 2 for an unknown mode. */
+/* The rings of tests/tools/live-hostile.test; 2 for an unknown mode. */
 static int hostile(const char *dir, const char *mode, const char *count) {
   ips_ring_t *r;
   if (count && !strcmp(mode, "many")) {

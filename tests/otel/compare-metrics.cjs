@@ -1,5 +1,5 @@
 // Checks the metrics a receiver got from `ipcstamp otel --metrics` against
-// `ipcstamp report --format json` of the same slogfile (tests/otel.test):
+// `ipcstamp report --format json` of the same slogfile (tests/tools/otel.test):
 //   node compare-metrics.cjs SLOG REPORT.jsonl RECEIVED.jsonl
 // RECEIVED holds {"metrics": ...} lines (receiver.cjs otlp, decoded with
 // OpenTelemetry's protobuf definition).  The last request is the whole

@@ -1,6 +1,6 @@
 // Checks the spans `ipcstamp otel --ring DIR` sent for a run against
 // `ipcstamp report --format json` of the same run's slogfile, and its VM
-// marks against `ipcstamp otel --dry-run SLOG` (tests/otel-ring.test):
+// marks against `ipcstamp otel --dry-run SLOG` (tests/tools/otel-ring.test):
 //   node compare-ring.cjs SLOG REPORT.jsonl RECEIVED.jsonl FROM-SLOG.jsonl
 // RECEIVED holds {"trace": ...} lines (receiver.cjs otlp) or {"body": ...}
 // lines.  Every delivery of the report must be there exactly once (by vat

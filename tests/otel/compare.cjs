@@ -1,5 +1,5 @@
 // Checks the spans a receiver got against `ipcstamp report --format json`
-// of the same slogfile (tests/otel.test):
+// of the same slogfile (tests/tools/otel.test):
 //   node compare.cjs SLOG REPORT.jsonl RECEIVED.jsonl
 // RECEIVED holds {"trace": ...} lines (receiver.cjs otlp) or {"body": ...}
 // lines of accepted requests (receiver.cjs flaky).  Every delivery of the

@@ -1,4 +1,4 @@
-// A receiver for tests/otel.test, on 127.0.0.1 and a free port (written to
+// A receiver for tests/tools/otel.test, on 127.0.0.1 and a free port (written to
 // PORTFILE once it listens).  Each request it gets is a JSON line in OUT.
 //   node receiver.cjs otlp PORTFILE OUT
 //     Elastic's mockotlpserver (a real OTLP/HTTP receiver).  Each request is

@@ -1,0 +1,15 @@
+/* check_analyze.c — runs the analysis library's suites on slogfiles (the
+ * attribution's own are in check_attribution.c). */
+#include "config.h"
+
+#include "analyze_suites.h"
+
+int main(void) {
+  SRunner *sr = srunner_create(slog_suite());
+  srunner_add_suite(sr, hist_suite());
+  srunner_add_suite(sr, hostile_slog_suite());
+  srunner_add_suite(sr, flight_suite());
+  srunner_add_suite(sr, swingset_shapes_suite());
+  srunner_add_suite(sr, marks_slog_suite());
+  return tt_run(sr, "check_analyze");
+}
