@@ -6,6 +6,7 @@ noinst_HEADERS += worker/worker-int.h
 pkgconfig_DATA += worker/ipcstamp-worker.pc
 worker_libipcstamp_worker_la_SOURCES = \
 	worker/worker.c \
+	worker/worker_init.c \
 	worker/options.c
 worker_libipcstamp_worker_la_LIBADD = proto/libipcstamp-proto.la
 worker_libipcstamp_worker_la_LDFLAGS = $(AM_LDFLAGS) -no-undefined -version-info 1:0:0

@@ -9,4 +9,17 @@
  * accepts. */
 #define IPS__WORKER_MAX_STAMPS IPS_MAX_STAMPS
 
+#include "ipcstamp-worker.h"
+
+/* Whether the worker stamps: not with IPS_WORKER_NO_STAMPS
+ * (IPCSTAMP_DISABLE), when it only frames the protocol. */
+static inline int ips__stamping(const ips_worker_t *w) {
+  return !(w->flags & IPS_WORKER_NO_STAMPS);
+}
+
+/* The worker's name for messages and the ring's header. */
+static inline const char *ips__worker_name(const ips_worker_t *w) {
+  return w->name ? w->name : "ipcstamp-worker";
+}
+
 #endif
