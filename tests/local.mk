@@ -34,6 +34,11 @@ tests_check_api_LDADD = analyze/libipcstamp-analyze.la parent/libipcstamp-parent
 # The tree itself: git tracks no build output (tests/tracked.test).
 TESTS += tests/tracked.test
 EXTRA_DIST += tests/tracked.test
+# The code's layout as issue 25 left it: no file over 600 lines in the
+# libraries, no private analysis header used outside analyze/, no two
+# files calling each other (tests/layout.test).
+TESTS += tests/layout.test
+EXTRA_DIST += tests/layout.test
 
 # The documentation as tests: every relative link of the docs (in the tree
 # and, by make installcheck, as installed), and every sh block of the README

@@ -8,10 +8,14 @@
  *     so that the wall clock jumps inside every delivery: each one must be
  *     flagged as a timequake, its durations still right.
  *
- * "Right" is checked exactly: every delivery's total in `ipcstamp report
- * --format json` is E - D on the parent's mono clock (the slog's
- * "seconds"), and the deliveries that spin 20 ms come out within a factor
- * of 10 of the run without faketime.  Exits 77 (skipped) when libfaketime
+ * "Right" is checked exactly, whatever the machine's load: every
+ * delivery's total in `ipcstamp report --format json` is E - D on the
+ * parent's mono clock (the slog's "seconds"), and its worker time is the
+ * worker's own mono stamps' (its stretches from d or r to the next u or e,
+ * from the metering), to the nanosecond: the wall clock, an hour off or
+ * stepping, is in neither.  (A comparison with a run without faketime,
+ * within a factor of 10, failed once at load 10: a delivery's time is the
+ * machine's, not the test's.)  Exits 77 (skipped) when libfaketime
  * is not installed; IPCSTAMP_LIBFAKETIME names it elsewhere. */
 #include "config.h"
 
@@ -72,7 +76,9 @@ typedef struct {
   long long e_minus_d;   /* slog: deliver-result "seconds" */
   double worker_wall0;   /* slog: the worker's first wall stamp */
   double parent_wall;    /* slog: the deliver-result's "time" */
+  long long worker_mono; /* slog: the worker's own mono stretches */
   long long total;       /* report: total_ns */
+  long long worker;      /* report: worker_ns */
   long long quake;       /* report: timequake_ns, or -1 */
   int mono;              /* report: clock is "mono" */
 } dl_t;
@@ -89,6 +95,26 @@ static long long num(yajl_val o, const char *key) {
   yajl_val v = yajl_tree_get(o, path, yajl_t_number);
   ck_assert_msg(v && YAJL_IS_INTEGER(v), "no integer %s", key);
   return YAJL_GET_INTEGER(v);
+}
+
+/* The worker's time on its own mono clock, from the metering's
+ * "ipcstamp" member: each stretch from a d or an r to the next u or e. */
+static long long worker_mono(yajl_val metering) {
+  const char *p_k[] = {"ipcstamp", "kinds", NULL};
+  const char *p_m[] = {"ipcstamp", "mono", NULL};
+  yajl_val k = yajl_tree_get(metering, p_k, yajl_t_string);
+  yajl_val m = yajl_tree_get(metering, p_m, yajl_t_array);
+  const char *kinds = k ? YAJL_GET_STRING(k) : NULL;
+  long long sum = 0;
+  size_t j;
+  ck_assert_msg(kinds && m && strlen(kinds) == m->u.array.len,
+                "no worker mono stamps in the metering");
+  for (j = 1; j < m->u.array.len; j++)
+    if ((kinds[j] == 'u' || kinds[j] == 'e') &&
+        (kinds[j - 1] == 'd' || kinds[j - 1] == 'r'))
+      sum += YAJL_GET_INTEGER(m->u.array.values[j]) -
+             YAJL_GET_INTEGER(m->u.array.values[j - 1]);
+  return sum;
 }
 
 /* Read the slog's deliver-results and the report's deliveries into d
@@ -122,6 +148,7 @@ static long long collect(dl_t *d) {
     }
     ck_assert(ts && ts->u.array.len >= 2);
     d[k - 1].worker_wall0 = YAJL_GET_DOUBLE(ts->u.array.values[0]);
+    d[k - 1].worker_mono = worker_mono(dr->u.array.values[2]);
     yajl_tree_free(v);
     n++;
   }
@@ -145,6 +172,7 @@ static long long collect(dl_t *d) {
     k = num(v, "crank");
     ck_assert(k >= 1 && k <= DELIVERIES);
     d[k - 1].total = num(v, "total_ns");
+    d[k - 1].worker = num(v, "worker_ns");
     c = yajl_tree_get(v, p_clock, yajl_t_string);
     cs = c ? YAJL_GET_STRING(c) : NULL;
     d[k - 1].mono = cs && !strcmp(cs, "mono");
@@ -171,21 +199,18 @@ static long long run_and_report(const char *worker, dl_t *d) {
   return collect(d);
 }
 
-static void assert_durations(const dl_t *d, const dl_t *plain) {
+static void assert_durations(const dl_t *d) {
   int i;
   for (i = 0; i < DELIVERIES; i++) {
     ck_assert_msg(d[i].mono, "delivery %d not on the mono clock", i + 1);
     ck_assert_msg(d[i].total == d[i].e_minus_d,
                   "delivery %d: total %lld ns, E - D on mono %lld ns", i + 1,
                   d[i].total, d[i].e_minus_d);
-    if (i > 0) {
-      /* The spinning deliveries: the same order of magnitude. */
-      ck_assert(d[i].total >= SPIN_NS);
-      ck_assert_msg(d[i].total < 10 * plain[i].total &&
-                        plain[i].total < 10 * d[i].total,
-                    "delivery %d: %lld ns under faketime, %lld ns without",
-                    i + 1, d[i].total, plain[i].total);
-    }
+    ck_assert_msg(d[i].worker == d[i].worker_mono,
+                  "delivery %d: worker %lld ns, its own mono stamps %lld ns",
+                  i + 1, d[i].worker, d[i].worker_mono);
+    if (i > 0) /* the spinning deliveries */
+      ck_assert(d[i].worker >= SPIN_NS);
   }
 }
 
@@ -202,21 +227,23 @@ START_TEST(test_hour_behind) {
    * parent's while their mono clocks agree. */
   ck_assert_int_eq(run_and_report(worker, fake), DELIVERIES);
   for (i = 0; i < DELIVERIES; i++) {
+    /* an hour, give or take the delivery (10 minutes at most, so that
+     * no load can fail it: the offset is what is tested) */
     ck_assert_msg(fake[i].quake > 3590000000000LL &&
-                      fake[i].quake < 3610000000000LL,
+                      fake[i].quake < 4200000000000LL,
                   "delivery %d: timequake_ns %lld", i + 1, fake[i].quake);
     ck_assert_msg(plain[i].quake < 0, "delivery %d flagged without faketime",
                   i + 1);
     /* faketime took: the worker's wall clock is an hour behind ours */
     double behind = fake[i].parent_wall - fake[i].worker_wall0;
-    ck_assert_msg(behind > 3590 && behind < 3610,
+    ck_assert_msg(behind > 3590 && behind < 4200,
                   "delivery %d: worker wall clock %.3f s behind", i + 1,
                   behind);
-    ck_assert_msg(plain[i].parent_wall - plain[i].worker_wall0 < 10, "%d",
+    ck_assert_msg(plain[i].parent_wall - plain[i].worker_wall0 < 600, "%d",
                   i);
   }
-  assert_durations(plain, plain);
-  assert_durations(fake, plain);
+  assert_durations(plain);
+  assert_durations(fake);
 }
 END_TEST
 
@@ -241,7 +268,7 @@ START_TEST(test_quake) {
     ck_assert_msg(fake[i].quake >= 1900000000LL,
                   "delivery %d: timequake_ns %lld", i + 1, fake[i].quake);
   }
-  assert_durations(fake, plain);
+  assert_durations(fake);
 }
 END_TEST
 
