@@ -166,6 +166,11 @@ void cli_input_init(cli_input_t *in, const char *prog, const char *usage);
 int cli_next_option(cli_input_t *in, int argc, char **argv,
                     const char *shorts, const struct option *opts, int *rc);
 
+/* Whether a filter that chooses deliveries was given: --vat, --method,
+ * --over, --since, --until, --crank or --limit (the commands that take
+ * no such choice refuse them). */
+int cli_filters_given(const cli_input_t *in);
+
 /* After the options: exactly one slogfile, or none with --ring.  Returns
  * 0, or -1 after saying what is wrong. */
 int cli_input_path(cli_input_t *in, int argc, char **argv);

@@ -117,8 +117,7 @@ int cmd_blocks(int argc, char **argv) {
   }
   if (rc >= 0)
     return rc;
-  if (in.an.vat || in.an.since_ns || in.an.until_ns || in.an.crank_min ||
-      in.an.crank_max || in.an.limit || in.method || in.has_over) {
+  if (cli_filters_given(&in)) {
     fprintf(stderr, "ipcstamp blocks: --vat, --method, --over, --since, "
                     "--until, --crank and --limit choose deliveries; a block "
                     "has them all\n");

@@ -541,9 +541,7 @@ int cmd_otel(int argc, char **argv) {
     }
     /* The rings' deliveries go out as they are joined, not through an
      * analysis: a filter would be silently ignored, so it is refused. */
-    if (in.an.vat || in.method || in.has_over || in.an.since_ns ||
-        in.an.until_ns || in.an.crank_min || in.an.crank_max ||
-        in.an.limit) {
+    if (cli_filters_given(&in)) {
       fprintf(stderr, "ipcstamp otel: --vat, --method, --over, --since, "
                       "--until, --crank and --limit choose among a "
                       "slogfile's deliveries; --ring sends every one the "

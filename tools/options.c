@@ -249,6 +249,12 @@ int cli_next_option(cli_input_t *in, int argc, char **argv,
   return -1;
 }
 
+int cli_filters_given(const cli_input_t *in) {
+  return in->an.vat || in->method || in->has_over || in->an.since_ns ||
+         in->an.until_ns || in->an.crank_min || in->an.crank_max ||
+         in->an.limit;
+}
+
 int cli_input_path(cli_input_t *in, int argc, char **argv) {
   if (in->ring) {
     if (optind < argc) {
