@@ -593,30 +593,22 @@ int cli_analyze(cli_input_t *in, ips_analysis_t **out) {
 }
 
 void cli_term_clean(char *buf, size_t len) {
-  size_t i = 0, k, j;
+  size_t i = 0;
   while (i < len) {
-    unsigned char c = (unsigned char)buf[i];
-    if (c < 0x80) {
-      if ((c < 0x20 && c != '\n' && c != '\t') || c == 0x7f) buf[i] = '?';
-      i++;
-      continue;
+    /* A run of strict UTF-8 (proto/utf8.c, the one check): its control
+     * characters shown as '?', a C1 (C2 80..C2 9F) as "??". */
+    size_t end = i + ips_utf8_prefix(buf + i, len - i);
+    for (; i < end; i++) {
+      unsigned char c = (unsigned char)buf[i];
+      if ((c < 0x20 && c != '\n' && c != '\t') || c == 0x7f) {
+        buf[i] = '?';
+      } else if (c == 0xc2 && (unsigned char)buf[i + 1] < 0xa0) {
+        buf[i] = buf[i + 1] = '?';
+        i++;
+      }
     }
-    k = c >= 0xc2 && c <= 0xdf ? 1 : c >= 0xe0 && c <= 0xef ? 2
-        : c >= 0xf0 && c <= 0xf4 ? 3 : 0;
-    for (j = 1; k && j <= k; j++)
-      if (i + j >= len || ((unsigned char)buf[i + j] & 0xc0) != 0x80) k = 0;
-    /* overlong, surrogates, past U+10FFFF, C1 */
-    if (k && ((c == 0xe0 && (unsigned char)buf[i + 1] < 0xa0) ||
-              (c == 0xed && (unsigned char)buf[i + 1] >= 0xa0) ||
-              (c == 0xf0 && (unsigned char)buf[i + 1] < 0x90) ||
-              (c == 0xf4 && (unsigned char)buf[i + 1] >= 0x90) ||
-              (c == 0xc2 && (unsigned char)buf[i + 1] < 0xa0)))
-      k = 0;
-    if (!k) {
+    if (i < len) /* a byte that begins no whole character */
       buf[i++] = '?';
-      continue;
-    }
-    i += k + 1;
   }
 }
 
