@@ -24,23 +24,37 @@ static int fail(ips_worker_t *w, int err, const char *fmt, ...);
 
 static int run_delays(const ips_worker_t *w) { return w->runq.fd >= 0; }
 
+/* Read a stamp of this kind into *s: its clocks and, with the run-queue
+ * delay, that too, read before the clocks for a stamp taken before a
+ * write (u, e) and after them for one taken on arrival (d, r), so that the
+ * reading's cost is the worker's own time.  Returns 0, IPS_ECLOCK or
+ * IPS_ERUNQ. */
+static int read_stamp(ips_worker_t *w, char kind, ips_stamp_t *s) {
+  int64_t delay = 0;
+  int runq = run_delays(w), before = kind == 'u' || kind == 'e';
+  if (runq && before && ips_runq_take(&w->runq, &delay) != 0)
+    return IPS_ERUNQ;
+  if (ips_clock_read(s) != 0)
+    return IPS_ECLOCK;
+  if (runq && !before && ips_runq_take(&w->runq, &delay) != 0)
+    return IPS_ERUNQ;
+  s->kind = kind;
+  s->has_run_delay = (char)runq;
+  s->run_delay_ns = delay;
+  return 0;
+}
+
 /* Read a stamp of this kind and record it; returns what ips_stamps_put
- * does, or IPS_ECLOCK / IPS_ERUNQ.  With the run-queue delay, it is read
- * before the clocks for a stamp taken before a write (u, e) and after them
- * for one taken on arrival (d, r): the reading's cost is the worker's own
- * time.  A dropped stamp gives its reading back, so the next recorded one
- * covers the time since the last recorded one, as its clocks do. */
+ * does, or IPS_ECLOCK / IPS_ERUNQ.  Without the run-queue delay the
+ * clocks are read straight into the table (ips_stamps_add: the hot path).
+ * A dropped stamp gives its run-queue reading back, so the next recorded
+ * one covers the time since the last recorded one, as its clocks do. */
 static int take_stamp(ips_worker_t *w, char kind) {
   ips_stamp_t s;
-  int64_t delay = 0, last = w->runq.last_ns;
-  int before = kind == 'u' || kind == 'e', rc;
+  int64_t last = w->runq.last_ns;
+  int rc;
   if (!run_delays(w)) return ips_stamps_add(&w->stamps, kind);
-  if (before && ips_runq_take(&w->runq, &delay) != 0) return IPS_ERUNQ;
-  if (ips_clock_read(&s) != 0) return IPS_ECLOCK;
-  if (!before && ips_runq_take(&w->runq, &delay) != 0) return IPS_ERUNQ;
-  s.kind = kind;
-  s.has_run_delay = 1;
-  s.run_delay_ns = delay;
+  if ((rc = read_stamp(w, kind, &s)) != 0) return rc;
   rc = ips_stamps_put(&w->stamps, &s);
   if (rc != 0) w->runq.last_ns = last;
   return rc;
@@ -190,15 +204,10 @@ static const char no_reply[] = "the worker did not reply to this command";
 static int begin_command(ips_worker_t *w, char tag) {
   if (ips__stamping(w)) {
     ips_stamp_t s;
-    /* Read the clock first: the reset is not part of the transit. */
-    if (ips_clock_read(&s) != 0)
-      return stamp_failed(w, IPS_ECLOCK);
-    s.kind = 'd';
-    if (run_delays(w)) {
-      if (ips_runq_take(&w->runq, &s.run_delay_ns) != 0)
-        return stamp_failed(w, IPS_ERUNQ);
-      s.has_run_delay = 1;
-    }
+    int rc;
+    /* Read the stamp first: the reset is not part of the transit. */
+    if ((rc = read_stamp(w, 'd', &s)) != 0)
+      return stamp_failed(w, rc);
     ips_stamps_reset(&w->stamps);
     ips_stamps_put(&w->stamps, &s);
     w->delivery++;
