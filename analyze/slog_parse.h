@@ -14,6 +14,7 @@
 #include <string.h>
 #include <yajl/yajl_parse.h>
 
+#include "digits.h"
 #include "slog.h"
 
 #define MAXD 16
@@ -72,19 +73,14 @@ static inline int ips__parse_fail(ips__parser_t *p, const char *msg) {
 #define is(s, n, lit) \
   ((n) == sizeof(lit) - 1 && !memcmp((s), (lit), sizeof(lit) - 1))
 
-/* A count: 1 to 18 digits (so that it fits).  0, or -1 when it is not. */
+/* A count: 1 to 18 digits (so that it fits), read by the one digit
+ * parser (proto/digits.h).  0, or -1 when it is not. */
 static inline int ips__to_ll(const unsigned char *s, size_t n,
                              long long *out) {
-  long long v = 0;
-  size_t i = 0;
-  if (n == 0 || n > 18)
+  uint64_t v = 0;
+  if (n == 0 || n > 18 || ips__digits((const char *)s, 0, n, &v) != n)
     return -1;
-  for (; i < n; i++) {
-    if (s[i] < '0' || s[i] > '9')
-      return -1;
-    v = v * 10 + (s[i] - '0');
-  }
-  *out = v;
+  *out = (long long)v;
   return 0;
 }
 
