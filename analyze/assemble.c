@@ -175,7 +175,7 @@ static void check_restart(ips_analysis_t *a, const ips__rec_t *r) {
 static void on_worker(ips_analysis_t *a, const ips__rec_t *r, long line) {
   ips__vat_t *v;
   a->st.other++;
-  if ((r->have & IPS__F_VAT) && (v = ips__vat_find(a, r)) != NULL) {
+  if ((r->have & IPS__F_VAT) && (v = ips__vat_find(a, r->vat, r->vat_len)) != NULL) {
     v->pid = (r->have & IPS__F_PID) ? r->pid : 0;
     v->pid_line = line;
   }
@@ -243,7 +243,7 @@ void ips__attr_feed(ips_analysis_t *a, const ips__rec_t *r, long line) {
               IPS_SKIP_MISSING, d);
     return;
   }
-  v = ips__vat_find(a, r);
+  v = ips__vat_find(a, r->vat, r->vat_len);
   if (!v) {
     ips__skip(a, r->vat, line, IPS_SKIP_MISSING, "out of memory");
     return;

@@ -13,15 +13,11 @@ void ips__ring_account(void *arg, const ips_delivery_t *d,
                        const ips_stats_t *st) {
   ips_analysis_t *a = arg;
   ips_delivery_t dv = *d;
-  ips__rec_t r;
   ips__vat_t *v;
   size_t n = strlen(d->vat);
   if (n >= IPS__VAT_MAX || d->n_up > IPS__MAX_UPCALLS)
     return; /* the joiner's bounds are below these: never */
-  memset(&r, 0, sizeof r);
-  r.vat = d->vat;
-  r.vat_len = (unsigned)n;
-  if (!(v = ips__vat_find(a, &r))) {
+  if (!(v = ips__vat_find(a, d->vat, n))) {
     ips__skip(a, d->vat, 0, IPS_SKIP_MISSING, "out of memory");
     return;
   }

@@ -57,10 +57,10 @@ struct ips__vat {
 };
 typedef struct ips__vat ips__vat_t;
 
-/* vats.c: the vat named by the n bytes at name, or NULL; the vat a record
- * names, made if new (NULL when out of memory). */
+/* vats.c: the vat named by the n bytes at name, or NULL; the same, made
+ * if new (NULL when out of memory; n < IPS__VAT_MAX). */
 ips__vat_t *ips__vat_lookup(ips_analysis_t *a, const char *name, size_t n);
-ips__vat_t *ips__vat_find(ips_analysis_t *a, const ips__rec_t *r);
+ips__vat_t *ips__vat_find(ips_analysis_t *a, const char *name, size_t n);
 
 /* The record's stamp (its time, or its monotime when it has no time). */
 static inline ips__pst_t ips__pstamp(const ips__rec_t *r) {

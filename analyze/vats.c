@@ -68,11 +68,10 @@ ips__vat_t *ips__vat_lookup(ips_analysis_t *a, const char *name, size_t n) {
   return NULL;
 }
 
-/* The vat named by the record, made if it is new (NULL when out of
- * memory). */
-ips__vat_t *ips__vat_find(ips_analysis_t *a, const ips__rec_t *r) {
-  const char *name = r->vat;
-  size_t n = r->vat_len, m, i;
+/* The vat named by the n bytes at name (n < IPS__VAT_MAX), made if it is
+ * new (NULL when out of memory). */
+ips__vat_t *ips__vat_find(ips_analysis_t *a, const char *name, size_t n) {
+  size_t m, i;
   ips__vat_t *v = ips__vat_lookup(a, name, n);
   if (v)
     return v;
@@ -110,7 +109,7 @@ ips__vat_t *ips__vat_find(ips_analysis_t *a, const ips__rec_t *r) {
   v = calloc(1, sizeof *v);
   if (!v)
     return NULL;
-  memcpy(v->name, name, n); /* n < IPS__VAT_MAX: the record's bound */
+  memcpy(v->name, name, n); /* n < IPS__VAT_MAX: the callers' bound */
   v->name[n] = '\0';
   v->name_len = n;
   v->s.vat = v->name;
