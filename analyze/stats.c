@@ -149,8 +149,6 @@ static void add_wait(ips_wait_totals_t *t, const ips_delivery_t *d) {
   }
 }
 
-/* One place adds a delivery to a set's sums: a vat's and the whole
- * input's. */
 /* The same for the heap snapshots' sums, which are the input's only. */
 static int snaps_fit(const ips_stats_t *st, const ips_delivery_t *d) {
   int64_t x;
@@ -158,6 +156,8 @@ static int snaps_fit(const ips_stats_t *st, const ips_delivery_t *d) {
          !__builtin_add_overflow(st->snap_load, d->snap_load_ns, &x);
 }
 
+/* One place adds a delivery to a set's sums: a vat's and the whole
+ * input's. */
 static void add_totals(ips_totals_t *t, const ips_delivery_t *d) {
   t->n++;
   if (d->clock == 'm')
