@@ -83,7 +83,7 @@ static void on_delivery(void *arg, const ips_delivery_t *d) {
     r->keep_failed = 1;
     fprintf(stderr, "ipcstamp report: out of memory keeping the %zu slowest "
                     "deliveries (at most %zu MiB): ask --slowest for fewer\n",
-            r->keep.cap, KEEP_BUDGET >> 20);
+            r->keep.keeper.cap, KEEP_BUDGET >> 20);
   }
 }
 

@@ -1,6 +1,7 @@
 /* keep.c — the N slowest deliveries, kept whole (`report --slowest N`):
  * the analysis hands out a delivery only during its callback, and the
- * slowest are known only at the end.
+ * slowest are known only at the end.  Which ones is the library's one
+ * keeper's to say (ips_slowest_*); this keeps their copies.
  *
  * Each kept delivery is one block: the struct, its stamps, its marks and
  * its strings.  Memory is bounded by the count and by KEEP_BUDGET bytes:
@@ -21,15 +22,18 @@ struct kept {
 
 int keep_init(keep_t *k, size_t cap) {
   memset(k, 0, sizeof *k);
-  k->cap = cap;
-  k->e = cap ? calloc(cap, sizeof *k->e) : NULL;
-  return cap && !k->e ? -1 : 0;
-}
-
-/* Whether a is to be shown before b: slower, or as slow and earlier. */
-static int before(const struct kept *a, const struct kept *b) {
-  return a->d.total > b->d.total ||
-         (a->d.total == b->d.total && a->seq < b->seq);
+  if (ips_slowest_init(&k->keeper, cap) != 0)
+    return -1;
+  if (!cap)
+    return 0;
+  k->slot = calloc(cap, sizeof *k->slot);
+  k->sorted = calloc(cap, sizeof *k->sorted);
+  k->order = calloc(cap, sizeof *k->order);
+  if (!k->slot || !k->sorted || !k->order) {
+    keep_free(k);
+    return -1;
+  }
+  return 0;
 }
 
 /* A copy of d in one block; NULL when memory runs out or the budget
@@ -77,35 +81,21 @@ static struct kept *copy(keep_t *k, const ips_delivery_t *d) {
 }
 
 int keep_add(keep_t *k, const ips_delivery_t *d) {
-  struct kept probe, *e;
-  size_t i;
-  uint64_t seq = k->seq++;
-  if (k->cap == 0)
-    return 0;
-  probe.d.total = d->total;
-  probe.seq = seq;
-  if (k->n == k->cap && !before(&probe, k->e[k->last]))
+  uint64_t seq = k->seq++; /* arrival order: ties keep the earlier one */
+  long s = ips_slowest_slot(&k->keeper, d->total, seq);
+  struct kept *e;
+  if (s < 0)
     return 0; /* not among the slowest */
-  if (k->n == k->cap) { /* the last of them makes room */
-    k->bytes -= k->e[k->last]->bytes;
-    free(k->e[k->last]);
-    k->e[k->last] = k->e[--k->n];
+  if (k->slot[s]) { /* the one it displaces */
+    k->bytes -= k->slot[s]->bytes;
+    free(k->slot[s]);
+    k->slot[s] = NULL;
   }
   if (!(e = copy(k, d)))
     return -1;
   e->seq = seq;
-  k->e[k->n++] = e;
-  /* The one to give way next, looked for only when the list changes. */
-  k->last = 0;
-  for (i = 1; i < k->n; i++)
-    if (before(k->e[k->last], k->e[i]))
-      k->last = i;
+  k->slot[s] = e;
   return 0;
-}
-
-static int by_speed(const void *x, const void *y) {
-  const struct kept *a = *(struct kept *const *)x, *b = *(struct kept *const *)y;
-  return before(a, b) ? -1 : before(b, a);
 }
 
 static int by_line(const void *x, const void *y) {
@@ -114,18 +104,27 @@ static int by_line(const void *x, const void *y) {
 }
 
 size_t keep_sort(keep_t *k, int in_file_order) {
-  qsort(k->e, k->n, sizeof *k->e, in_file_order ? by_line : by_speed);
-  k->last = 0;
-  return k->n;
+  size_t i, n = 0;
+  ips_slowest_order(&k->keeper, k->order); /* slowest first */
+  for (i = 0; i < k->keeper.n; i++)
+    if (k->slot[k->order[i]]) /* (none is missing unless a copy failed) */
+      k->sorted[n++] = k->slot[k->order[i]];
+  if (in_file_order)
+    qsort(k->sorted, n, sizeof *k->sorted, by_line);
+  return n;
 }
 
 const ips_delivery_t *keep_get(const keep_t *k, size_t i) {
-  return i < k->n ? &k->e[i]->d : NULL;
+  return i < k->keeper.n && k->sorted[i] ? &k->sorted[i]->d : NULL;
 }
 
 void keep_free(keep_t *k) {
-  while (k->n)
-    free(k->e[--k->n]);
-  free(k->e);
+  size_t i;
+  for (i = 0; k->slot && i < k->keeper.cap; i++)
+    free(k->slot[i]);
+  free(k->slot);
+  free(k->sorted);
+  free(k->order);
+  ips_slowest_free(&k->keeper);
   memset(k, 0, sizeof *k);
 }

@@ -89,15 +89,18 @@ void groups_free(groups_t *g);
 
 struct kept;
 typedef struct {
-  struct kept **e;
-  size_t cap, n, last; /* last: the one to give way next */
+  ips_slowest_t keeper;  /* which slot a delivery takes (the one keeper) */
+  struct kept **slot;    /* keeper.cap copies, as the keeper placed them */
+  struct kept **sorted;  /* keep_sort's order */
+  size_t *order;
   uint64_t seq;
   size_t bytes;
 } keep_t;
 
 int keep_init(keep_t *k, size_t cap); /* -1: out of memory */
 /* Keeps a copy of d if it is among the cap slowest so far (ties: the
- * earlier).  Returns 0, or -1 when memory or KEEP_BUDGET ran out. */
+ * earlier).  Returns 0, or -1 when memory or KEEP_BUDGET ran out (then
+ * what is kept is incomplete: the caller fails). */
 int keep_add(keep_t *k, const ips_delivery_t *d);
 /* Sorts what is kept, slowest first (or in file order); returns how
  * many.  keep_get(k, i) is the i-th, owned by k. */
