@@ -233,18 +233,6 @@ static int method_of(html_t *h, const char *name) {
   return (int)h->nmethods++;
 }
 
-/* A copy of s cut to fit n bytes at a UTF-8 character boundary. */
-static void copy_cut(char *dst, size_t n, const char *s) {
-  size_t l = strlen(s);
-  if (l >= n) {
-    l = n - 1;
-    while (l > 0 && ((unsigned char)s[l] & 0xc0) == 0x80)
-      l--;
-  }
-  memcpy(dst, s, l);
-  dst[l] = '\0';
-}
-
 static void slow_add(html_t *h, const ips_delivery_t *d, int64_t t) {
   hslow_t *s;
   size_t j, ns;
@@ -252,9 +240,9 @@ static void slow_add(html_t *h, const ips_delivery_t *d, int64_t t) {
   if (slot < 0)
     return;
   s = &h->slow[slot];
-  copy_cut(s->vat, sizeof s->vat, d->vat);
-  copy_cut(s->desc, sizeof s->desc, d->desc);
-  copy_cut(s->method, sizeof s->method, d->method);
+  out_copy_cut(s->vat, sizeof s->vat, d->vat);
+  out_copy_cut(s->desc, sizeof s->desc, d->desc);
+  out_copy_cut(s->method, sizeof s->method, d->method);
   s->replay = d->replay;
   s->clock = d->clock;
   s->n_up = d->n_up;
@@ -264,7 +252,7 @@ static void slow_add(html_t *h, const ips_delivery_t *d, int64_t t) {
   for (j = 0; j < s->nmarks; j++) {
     s->marks[j] = d->marks[j];
     s->marks[j].at -= d->W[0];
-    copy_cut(s->names[j], NAME_MAX_, d->marks[j].name);
+    out_copy_cut(s->names[j], NAME_MAX_, d->marks[j].name);
     s->marks[j].name = NULL; /* names[j]; see slow_marks_json */
   }
   s->crank = d->crank;

@@ -1,4 +1,5 @@
-/* json.c — the little JSON vocabulary every output format speaks. */
+/* json.c — the little JSON vocabulary every output format speaks, and its
+ * text cut to a width. */
 #include "config.h"
 
 #include <errno.h>
@@ -165,4 +166,15 @@ void out_methods(yajl_gen g, groups_t *gr) {
   }
   yajl_gen_array_close(g);
   out_int(g, "methods_over", gr ? (long long)gr->over : 0);
+}
+
+void out_copy_cut(char *dst, size_t n, const char *s) {
+  size_t l = strlen(s);
+  if (l >= n) {
+    l = n - 1;
+    while (l > 0 && ((unsigned char)s[l] & 0xc0) == 0x80)
+      l--;
+  }
+  memcpy(dst, s, l);
+  dst[l] = '\0';
 }

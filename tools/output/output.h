@@ -29,6 +29,10 @@ int out_close(const char *prog, FILE *f, const char *path, const char *what);
 /* A generator for output: no UTF-8 validation (strings come from the
  * slogfile's parser, which kept them valid), NULL when out of memory. */
 yajl_gen out_gen(void);
+/* A copy of s into dst (n bytes), cut to fit before a UTF-8 continuation
+ * byte, so that a kept name or description never ends inside a
+ * character. */
+void out_copy_cut(char *dst, size_t n, const char *s);
 
 /* ---- report (report.c) ----------------------------------------------- */
 

@@ -36,18 +36,6 @@ int slow_marks_init(slow_marks_t *s, size_t top) {
   return 0;
 }
 
-/* Cut name to fit, at a UTF-8 character boundary. */
-static void copy_name(char *dst, const char *src) {
-  size_t n = strlen(src);
-  if (n > 63) {
-    n = 63;
-    while (n > 0 && ((unsigned char)src[n] & 0xc0) == 0x80)
-      n--;
-  }
-  memcpy(dst, src, n);
-  dst[n] = '\0';
-}
-
 void slow_marks_add(slow_marks_t *s, const ips_delivery_t *d) {
   struct slow_marks_entry *e;
   size_t i;
@@ -64,7 +52,7 @@ void slow_marks_add(slow_marks_t *s, const ips_delivery_t *d) {
   for (i = 0; i < e->n; i++) {
     e->m[i] = d->marks[i];
     e->m[i].at -= d->W[0]; /* kept relative to the worker's d */
-    copy_name(e->names[i], d->marks[i].name);
+    out_copy_cut(e->names[i], sizeof e->names[i], d->marks[i].name);
     e->m[i].name = e->names[i];
   }
 }
