@@ -49,6 +49,8 @@ analyze_libanalyze_core_la_SOURCES = \
 	analyze/analysis.c \
 	analyze/hist.c \
 	analyze/ring_read.h \
+	analyze/regular.h \
+	analyze/regular.c \
 	analyze/ring_open.c \
 	analyze/ring_decode.h \
 	analyze/ring_decode.c \

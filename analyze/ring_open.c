@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include "bus_guard.h"
+#include "regular.h"
 #include "ring_read.h"
 
 int ips__ring_fail(ips_ring_reader_t *r, int err, const char *fmt, ...) {
@@ -242,11 +243,7 @@ static int not_a_ring(ips_ring_reader_t *r, const char *path,
          (long long)st->st_size);
   else
     fail(r, IPS_ERING, "%s: not a regular file (%s): not a ring file, "
-         "not opened", path,
-         S_ISFIFO(st->st_mode)                          ? "a FIFO"
-         : S_ISCHR(st->st_mode) || S_ISBLK(st->st_mode) ? "a device"
-         : S_ISDIR(st->st_mode)                         ? "a directory"
-                                                        : "a socket");
+         "not opened", path, ips__file_kind(st->st_mode));
   return IPS_ERING;
 }
 
@@ -260,29 +257,15 @@ static int not_a_ring(ips_ring_reader_t *r, const char *path,
 static int open_regular(ips_ring_reader_t *r, const char *path, int *fd,
                         struct stat *st) {
   int rc;
-  *fd = -1;
-  if (stat(path, st) != 0) {
+  /* Read-write when allowed, so that this reader may pause the producer
+   * through the control word; read-only otherwise. */
+  *fd = ips__open_regular(path, 1, &r->writable, st);
+  if (*fd == -1) {
     rc = -errno;
     return fail(r, rc, "%s: %s", path, strerror(errno));
   }
-  if (S_ISREG(st->st_mode)) {
-    /* Read-write when allowed, so that this reader may pause the producer
-     * through the control word; read-only otherwise. */
-    *fd = open(path, O_RDWR | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
-    r->writable = *fd >= 0;
-    if (*fd < 0) *fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
-    if (*fd < 0) {
-      rc = -errno;
-      return fail(r, rc, "%s: %s", path, strerror(errno));
-    }
-    if (fstat(*fd, st) != 0) {
-      rc = -errno;
-      fail(r, rc, "%s: %s", path, strerror(errno));
-      close(*fd);
-      *fd = -1;
-      return rc;
-    }
-  }
+  if (*fd < 0)
+    *fd = -1;
   if ((rc = not_a_ring(r, path, st)) != 0 && *fd >= 0) {
     close(*fd);
     *fd = -1;

@@ -25,6 +25,7 @@
 
 #include "bus_guard.h"
 #include "flight_spool.h"
+#include "regular.h"
 #include "slog.h"
 
 /* zlib reads straight into our buffer, without a copy through its own,
@@ -242,37 +243,21 @@ static int replaced(ips__slog_in_t *in) {
          (off > 0 && (uint64_t)open.st_size < (uint64_t)off);
 }
 
-/* What a path that is not a regular file is, for a message. */
-static const char *file_kind(mode_t m) {
-  return S_ISFIFO(m) ? "a FIFO"
-         : S_ISCHR(m) || S_ISBLK(m) ? "a device"
-         : S_ISDIR(m) ? "a directory"
-         : S_ISSOCK(m) ? "a socket"
-                       : "not a regular file";
-}
-
 /* The followed path names a new file: opened only when it is a regular
  * file (a FIFO would block the open, or the reads, forever; a device may
  * never end).  Checked before the open and again after it (the name may
  * be swapped in between: O_NONBLOCK keeps that open from waiting). */
 static int reopen(ips__slog_in_t *in, char *err, size_t errlen) {
   struct stat st;
-  int fd = -1;
-  if (stat(in->follow, &st) != 0 ||
-      (S_ISREG(st.st_mode) &&
-       (fd = open(in->follow, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY)) <
-           0)) {
+  int fd = ips__open_regular(in->follow, 0, NULL, &st);
+  if (fd == -1) {
     snprintf(err, errlen, "cannot open %s again: %s", in->follow,
              strerror(errno));
     return -1;
   }
-  if (fd >= 0 && (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode))) {
-    close(fd);
-    fd = -1;
-  }
   if (fd < 0) {
     snprintf(err, errlen, "%s was replaced by %s: not followed", in->follow,
-             file_kind(st.st_mode));
+             ips__file_kind(st.st_mode));
     return -1;
   }
   gzclose(in->gz);
