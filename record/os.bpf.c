@@ -1,0 +1,493 @@
+/* os.bpf.c — the kernel half of `ipcstamp record` (docs/os.md).
+ *
+ * Follows a set of processes (a map the loader seeds with the first one,
+ * which every fork of a traced process extends) and sends to user space,
+ * through one ring buffer:
+ *  - each netstring frame seen on a pipe by a traced process's read,
+ *    write, readv or writev, once per side, when its last byte passed:
+ *    the stream's framing is followed here, in the kernel, because a frame
+ *    header can be anywhere in a call's bytes (several frames in one
+ *    write, a header split over two reads) and copying every byte out
+ *    would cost far more;
+ *  - each time a traced thread was off its CPU: when, why (its state at
+ *    the switch), the system call it was in, when it was woken and when it
+ *    ran again;
+ *  - exec (with the arguments, which name a SwingSet vat), fork, exit.
+ * Everything is filtered by tgid first, so other processes pay one hash
+ * lookup per event.  A full ring buffer drops the event and counts it in
+ * `lost`: the traced processes are never held up.
+ */
+#include "vmlinux.h"
+
+#include <bpf/bpf_core_read.h>
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_tracing.h>
+
+#include "os_event.h"
+
+char LICENSE[] SEC("license") = "GPL";
+
+#define S_IFMT 00170000
+#define S_IFIFO 0010000
+
+/* Set by the loader before load: the system call numbers of this arch. */
+const volatile long nr_read = 0, nr_write = 1, nr_readv = 19, nr_writev = 20;
+
+struct {
+  __uint(type, BPF_MAP_TYPE_RINGBUF);
+  __uint(max_entries, 8 << 20);
+} events SEC(".maps");
+
+/* Traced processes: tgid -> 1. */
+struct {
+  __uint(type, BPF_MAP_TYPE_HASH);
+  __uint(max_entries, 8192);
+  __type(key, u32);
+  __type(value, u8);
+} traced SEC(".maps");
+
+/* Events the ring buffer could not take. */
+struct {
+  __uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+  __uint(max_entries, 1);
+  __type(key, u32);
+  __type(value, u64);
+} lost SEC(".maps");
+
+/* The system call each traced thread is in. */
+struct call {
+  long nr;               /* -1: none */
+  u64 enter;
+  u64 fd, buf, cnt;      /* read/write's arguments */
+};
+struct {
+  __uint(type, BPF_MAP_TYPE_LRU_HASH);
+  __uint(max_entries, 16384);
+  __type(key, u32);
+  __type(value, struct call);
+} calls SEC(".maps");
+
+/* A thread off its CPU, until it runs again. */
+struct off {
+  u64 off, wake;
+  int sc;
+  u32 why;
+};
+struct {
+  __uint(type, BPF_MAP_TYPE_LRU_HASH);
+  __uint(max_entries, 16384);
+  __type(key, u32);
+  __type(value, struct off);
+} offs SEC(".maps");
+
+/* The framing of one side of one pipe. */
+enum { PH_HDR, PH_TAG, PH_BODY, PH_UNSYNC };
+struct stream_key {
+  u64 ino;
+  u32 write;
+  u32 pad;
+};
+struct stream {
+  u32 phase, ndig, calls, pad;
+  u64 len, remaining;
+  u64 first_enter, first_exit;
+  u8 tag, head_len;
+  u8 head[OS_HEAD];
+};
+struct {
+  __uint(type, BPF_MAP_TYPE_LRU_HASH);
+  __uint(max_entries, 4096);
+  __type(key, struct stream_key);
+  __type(value, struct stream);
+} streams SEC(".maps");
+
+/* One call's part in a stream. */
+struct io {
+  u32 tgid, tid, fd, write;
+  u64 ino, enter, exit;
+};
+
+static __always_inline int is_traced(u32 tgid) {
+  return bpf_map_lookup_elem(&traced, &tgid) != NULL;
+}
+
+static __always_inline struct os_event *reserve(u32 type, u32 tgid, u32 tid) {
+  struct os_event *e = bpf_ringbuf_reserve(&events, sizeof *e, 0);
+  if (!e) {
+    u32 k = 0;
+    u64 *n = bpf_map_lookup_elem(&lost, &k);
+    if (n)
+      __sync_fetch_and_add(n, 1);
+    return NULL;
+  }
+  e->type = type;
+  e->tgid = tgid;
+  e->tid = tid;
+  e->pad = 0;
+  e->ts = bpf_ktime_get_ns();
+  return e;
+}
+
+static __always_inline void emit_frame(struct stream *s, const struct io *io) {
+  struct os_event *e = reserve(OS_EV_FRAME, io->tgid, io->tid);
+  if (!e)
+    return;
+  e->u.frame.pipe = io->ino;
+  e->u.frame.len = s->len;
+  e->u.frame.first_enter = s->first_enter;
+  e->u.frame.first_exit = s->first_exit;
+  e->u.frame.last_enter = io->enter;
+  e->u.frame.last_exit = io->exit;
+  e->u.frame.fd = io->fd;
+  e->u.frame.calls = s->calls;
+  e->u.frame.write = io->write;
+  e->u.frame.tag = s->tag;
+  e->u.frame.head_len = s->head_len;
+  e->u.frame.pad = 0;
+  __builtin_memcpy(e->u.frame.head, s->head, OS_HEAD);
+  bpf_ringbuf_submit(e, 0);
+}
+
+/* Up to 16 bytes of a header, copied from the call's buffer. */
+struct hdr {
+  u8 b[16];
+  u64 ubuf, at, n;   /* the call's buffer, the header's offset, its bytes */
+};
+
+/* The header bytes h->b (k of them, k <= 16, at offset h->at of the
+ * call's h->n bytes at h->ubuf): the digits, ':' and the tag.  Returns how many were
+ * taken; a byte that breaks the framing makes the stream unsynced (it
+ * resyncs at the start of a later call).  Global functions are verified
+ * once each, not once per path into them: that keeps the verifier's work
+ * within its bounds. */
+__noinline int header(struct stream *s, const struct hdr *h, u64 k,
+                      const struct io *io) {
+  u64 j, ubuf, at, n;
+  if (!s || !h || !io)
+    return 0;
+  ubuf = h->ubuf;
+  at = h->at;
+  n = h->n;
+  for (j = 0; j < 16; j++) {
+    u8 c;
+    if (j >= k)
+      break;
+    c = h->b[j & 15];
+    if (s->phase == PH_HDR) {
+      if (c >= '0' && c <= '9') {
+        if (s->ndig == 0) {
+          s->first_enter = io->enter;
+          s->first_exit = io->exit;
+          s->calls = 0;
+        }
+        if (++s->ndig > 9 || (s->ndig == 2 && s->len == 0)) {
+          s->phase = PH_UNSYNC;
+          return j + 1;
+        }
+        s->len = s->len * 10 + (c - '0');
+      } else if (c == ':' && s->ndig > 0) {
+        s->phase = PH_TAG;
+        if (s->len == 0) { /* "0:," has no tag: a frame of its own */
+          s->tag = 0;
+          s->head_len = 0;
+          s->phase = PH_BODY;
+          s->remaining = 1;
+          return j + 1;
+        }
+      } else {
+        s->phase = PH_UNSYNC;
+        return j + 1;
+      }
+    } else if (s->phase == PH_TAG) {
+      u64 hl = n - (at + j + 1);
+      s->tag = c;
+      if (hl > OS_HEAD)
+        hl = OS_HEAD;
+      s->head_len = hl;
+      __builtin_memset(s->head, 0, OS_HEAD);
+      if (hl > 0 && hl <= OS_HEAD)
+        bpf_probe_read_user(s->head, hl, (const void *)(ubuf + at + j + 1));
+      s->phase = PH_BODY;
+      s->remaining = s->len; /* the rest of the payload, and the comma */
+      return j + 1;
+    } else {
+      return j;
+    }
+  }
+  return j;
+}
+
+/* One contiguous piece of a call's bytes: n at buf, in stream order. */
+__noinline int feed(struct stream *s, u64 buf, u64 n, const struct io *io) {
+  u64 off = 0;
+  int i;
+  if (!s || !buf || !io)
+    return 0;
+  for (i = 0; i < 12; i++) {
+    if (off >= n)
+      break;
+    if (s->phase == PH_BODY) {
+      u64 avail = n - off;
+      char c = 0;
+      if (s->remaining > avail) {
+        s->remaining -= avail;
+        return 0;
+      }
+      off += s->remaining;
+      s->remaining = 0;
+      bpf_probe_read_user(&c, 1, (const void *)(buf + off - 1));
+      if (c != ',') {
+        s->phase = PH_UNSYNC;
+        return 0;
+      }
+      emit_frame(s, io);
+      s->phase = PH_HDR;
+      s->ndig = 0;
+      s->len = 0;
+    } else if (s->phase == PH_UNSYNC) {
+      return 0;
+    } else {
+      struct hdr h = {};
+      u64 k = n - off;
+      if (k > 16)
+        k = 16;
+      if (k == 0 || bpf_probe_read_user(h.b, k & 31, (const void *)(buf + off)) != 0) {
+        s->phase = PH_UNSYNC;
+        return 0;
+      }
+      h.ubuf = buf;
+      h.at = off;
+      h.n = n;
+      off += header(s, &h, k, io);
+    }
+  }
+  return 0;
+}
+
+/* The pipe's inode number behind fd of the current process, or 0. */
+static __always_inline u64 pipe_ino(u64 fd) {
+  struct task_struct *t = bpf_get_current_task_btf();
+  struct fdtable *fdt = BPF_CORE_READ(t, files, fdt);
+  struct file **fds;
+  struct file *f = NULL;
+  struct inode *ino;
+  unsigned int max = BPF_CORE_READ(fdt, max_fds);
+  if (fd >= max)
+    return 0;
+  fds = BPF_CORE_READ(fdt, fd);
+  bpf_probe_read_kernel(&f, sizeof f, fds + fd);
+  if (!f)
+    return 0;
+  ino = BPF_CORE_READ(f, f_inode);
+  if ((BPF_CORE_READ(ino, i_mode) & S_IFMT) != S_IFIFO)
+    return 0;
+  return BPF_CORE_READ(ino, i_ino);
+}
+
+static __always_inline struct stream *stream_of(u64 ino, u32 write, int start) {
+  struct stream_key k = {.ino = ino, .write = write};
+  struct stream *s = bpf_map_lookup_elem(&streams, &k);
+  if (!s) {
+    struct stream z = {};
+    /* Seen first at a call's start: try to frame from there. */
+    z.phase = start ? PH_HDR : PH_UNSYNC;
+    bpf_map_update_elem(&streams, &k, &z, BPF_NOEXIST);
+    s = bpf_map_lookup_elem(&streams, &k);
+  }
+  if (s && s->phase == PH_UNSYNC && start) {
+    /* Writers start frames at a call's start: resync there. */
+    s->phase = PH_HDR;
+    s->ndig = 0;
+    s->len = 0;
+  }
+  return s;
+}
+
+SEC("tp_btf/sys_enter")
+int BPF_PROG(on_enter, struct pt_regs *regs, long id) {
+  u64 pt = bpf_get_current_pid_tgid();
+  u32 tid = (u32)pt;
+  struct call c = {};
+  if (!is_traced(pt >> 32))
+    return 0;
+  c.nr = id;
+  c.enter = bpf_ktime_get_ns();
+  if (id == nr_read || id == nr_write || id == nr_readv || id == nr_writev) {
+    c.fd = PT_REGS_PARM1_CORE_SYSCALL(regs);
+    c.buf = PT_REGS_PARM2_CORE_SYSCALL(regs);
+    c.cnt = PT_REGS_PARM3_CORE_SYSCALL(regs);
+  }
+  bpf_map_update_elem(&calls, &tid, &c, BPF_ANY);
+  return 0;
+}
+
+SEC("tp_btf/sys_exit")
+int BPF_PROG(on_exit, struct pt_regs *regs, long ret) {
+  u64 pt = bpf_get_current_pid_tgid();
+  u32 tid = (u32)pt;
+  struct call *c;
+  struct io io = {};
+  struct stream *s;
+  long nr;
+  if (!is_traced(pt >> 32))
+    return 0;
+  c = bpf_map_lookup_elem(&calls, &tid);
+  if (!c)
+    return 0;
+  nr = c->nr;
+  c->nr = -1;
+  if (ret <= 0 ||
+      !(nr == nr_read || nr == nr_write || nr == nr_readv || nr == nr_writev))
+    return 0;
+  io.ino = pipe_ino(c->fd);
+  if (!io.ino)
+    return 0;
+  io.tgid = pt >> 32;
+  io.tid = tid;
+  io.fd = c->fd;
+  io.write = nr == nr_write || nr == nr_writev;
+  io.enter = c->enter;
+  io.exit = bpf_ktime_get_ns();
+  s = stream_of(io.ino, io.write, 1);
+  if (!s)
+    return 0;
+  if (s->phase == PH_HDR && s->ndig == 0) {
+    s->first_enter = io.enter;
+    s->first_exit = io.exit;
+    s->calls = 0;
+  }
+  s->calls++;
+  if (nr == nr_read || nr == nr_write) {
+    feed(s, c->buf, (u64)ret, &io);
+  } else {
+    /* readv/writev: the iovecs in order, as far as ret goes. */
+    const struct iovec *iov = (const struct iovec *)c->buf;
+    u64 left = (u64)ret;
+    int i;
+    for (i = 0; i < 8; i++) {
+      struct iovec v = {};
+      u64 n;
+      if (left == 0 || (u64)i >= c->cnt)
+        break;
+      if (bpf_probe_read_user(&v, sizeof v, iov + i) != 0)
+        break;
+      n = v.iov_len < left ? v.iov_len : left;
+      feed(s, (u64)v.iov_base, n, &io);
+      left -= n;
+    }
+  }
+  return 0;
+}
+
+SEC("tp_btf/sched_switch")
+int BPF_PROG(on_switch, bool preempt, struct task_struct *prev,
+             struct task_struct *next, unsigned int prev_state) {
+  u64 now = bpf_ktime_get_ns();
+  u32 ptgid = prev->tgid, ntgid = next->tgid;
+  if (is_traced(ptgid)) {
+    u32 tid = prev->pid;
+    struct call *c = bpf_map_lookup_elem(&calls, &tid);
+    struct off o = {};
+    o.off = now;
+    o.sc = c && c->nr >= 0 ? (int)c->nr : -1;
+    o.why = (prev_state & 0xff) == 0 ? OS_WAIT_CPU
+            : (prev_state & 2)       ? OS_WAIT_DISK
+                                     : OS_WAIT_SLEEP;
+    bpf_map_update_elem(&offs, &tid, &o, BPF_ANY);
+  }
+  if (is_traced(ntgid)) {
+    u32 tid = next->pid;
+    struct off *o = bpf_map_lookup_elem(&offs, &tid);
+    struct os_event *e;
+    if (!o)
+      return 0;
+    e = reserve(OS_EV_WAIT, ntgid, tid);
+    if (e) {
+      e->u.wait.off = o->off;
+      e->u.wait.wake = o->wake;
+      e->u.wait.on = now;
+      e->u.wait.sc = o->sc;
+      e->u.wait.why = o->why;
+      bpf_ringbuf_submit(e, 0);
+    }
+    bpf_map_delete_elem(&offs, &tid);
+  }
+  return 0;
+}
+
+static __always_inline void woken(struct task_struct *p) {
+  u32 tid;
+  struct off *o;
+  if (!is_traced(p->tgid))
+    return;
+  tid = p->pid;
+  o = bpf_map_lookup_elem(&offs, &tid);
+  if (o && !o->wake)
+    o->wake = bpf_ktime_get_ns();
+}
+
+SEC("tp_btf/sched_wakeup")
+int BPF_PROG(on_wakeup, struct task_struct *p) {
+  woken(p);
+  return 0;
+}
+
+SEC("tp_btf/sched_process_fork")
+int BPF_PROG(on_fork, struct task_struct *parent, struct task_struct *child) {
+  u32 ptgid = parent->tgid, ctgid = child->tgid;
+  u8 one = 1;
+  struct os_event *e;
+  if (ptgid == ctgid || !is_traced(ptgid))
+    return 0;
+  bpf_map_update_elem(&traced, &ctgid, &one, BPF_ANY);
+  e = reserve(OS_EV_FORK, ptgid, parent->pid);
+  if (e) {
+    e->u.fork.child = ctgid;
+    bpf_ringbuf_submit(e, 0);
+  }
+  return 0;
+}
+
+SEC("tp_btf/sched_process_exec")
+int BPF_PROG(on_exec, struct task_struct *p, pid_t old_pid,
+             struct linux_binprm *bprm) {
+  u32 tgid = p->tgid;
+  struct os_event *e;
+  u64 start, end, len;
+  if (!is_traced(tgid))
+    return 0;
+  e = reserve(OS_EV_EXEC, tgid, p->pid);
+  if (!e)
+    return 0;
+  e->u.exec.ppid = BPF_CORE_READ(p, real_parent, tgid);
+  start = BPF_CORE_READ(p, mm, arg_start);
+  end = BPF_CORE_READ(p, mm, arg_end);
+  len = end > start ? end - start : 0;
+  if (len > OS_ARGS)
+    len = OS_ARGS;
+  e->u.exec.len = 0;
+  if (len > 0 && len <= OS_ARGS &&
+      bpf_probe_read_user(e->u.exec.args, len, (const void *)start) == 0)
+    e->u.exec.len = len;
+  bpf_ringbuf_submit(e, 0);
+  return 0;
+}
+
+SEC("tp_btf/sched_process_exit")
+int BPF_PROG(on_exit_proc, struct task_struct *p) {
+  u32 tgid = p->tgid, tid = p->pid;
+  struct os_event *e;
+  if (!is_traced(tgid))
+    return 0;
+  bpf_map_delete_elem(&calls, &tid);
+  bpf_map_delete_elem(&offs, &tid);
+  if (tid != tgid)
+    return 0;
+  e = reserve(OS_EV_EXIT, tgid, tid);
+  if (e) {
+    e->u.exit.code = BPF_CORE_READ(p, exit_code);
+    bpf_ringbuf_submit(e, 0);
+  }
+  bpf_map_delete_elem(&traced, &tgid);
+  return 0;
+}
