@@ -23,7 +23,7 @@
 #include "record.h"
 
 /* libbpf's warnings, kept to be shown only if loading fails. */
-static char bpf_log[2048];
+static char bpf_log[64 << 10];
 static int on_libbpf(enum libbpf_print_level l, const char *fmt, va_list ap) {
   size_t n = strlen(bpf_log);
   if (l == LIBBPF_DEBUG || n >= sizeof bpf_log - 1)
@@ -47,6 +47,12 @@ static int locked_down(void) {
 /* Why loading or attaching failed (err a negative errno), said, as an
  * exit code. */
 static int bpf_fault(const char *what, int err) {
+  if (err == -EACCES && geteuid() == 0 && !locked_down()) {
+    fprintf(stderr, "ipcstamp record: the kernel's verifier refused the BPF "
+                    "program (%s): cannot %s\n%s", strerror(-err), what,
+            bpf_log);
+    return CLI_EXIT_FAIL;
+  }
   if (err == -EPERM || err == -EACCES) {
     if (geteuid() != 0) {
       fprintf(stderr, "ipcstamp record: not permitted to %s: run it as root "

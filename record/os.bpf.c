@@ -178,7 +178,7 @@ __noinline int header(struct stream *s, const struct hdr *h, u64 k,
         if (s->ndig == 0) {
           s->first_enter = io->enter;
           s->first_exit = io->exit;
-          s->calls = 0;
+          s->calls = 1;
         }
         if (++s->ndig > 9 || (s->ndig == 2 && s->len == 0)) {
           s->phase = PH_UNSYNC;
@@ -229,6 +229,29 @@ __noinline int feed(struct stream *s, u64 buf, u64 n, const struct io *io) {
     if (s->phase == PH_BODY) {
       u64 avail = n - off;
       char c = 0;
+      u32 have = s->head_len & (OS_HEAD - 1);
+      if (s->head_len < OS_HEAD && s->remaining > 1) {
+        /* The payload's first bytes came in a call of their own (a tag
+         * written alone): the head goes on from here. */
+        u64 more = OS_HEAD - have, j;
+        u8 tmp[OS_HEAD] = {};
+        if (more > avail)
+          more = avail;
+        if (more > s->remaining - 1)
+          more = s->remaining - 1;
+        if (more > 0 && more <= OS_HEAD &&
+            bpf_probe_read_user(tmp, more, (const void *)(buf + off)) == 0) {
+          for (j = 0; j < OS_HEAD; j++) {
+            u64 at = have + j;
+            if (j >= more || at >= OS_HEAD)
+              break;
+            /* Kept from the compiler, so that the verifier sees the bound. */
+            asm volatile("" : "+r"(at));
+            s->head[at & (OS_HEAD - 1)] = tmp[j];
+          }
+          s->head_len = have + more;
+        }
+      }
       if (s->remaining > avail) {
         s->remaining -= avail;
         return 0;
@@ -351,12 +374,8 @@ int BPF_PROG(on_exit, struct pt_regs *regs, long ret) {
   s = stream_of(io.ino, io.write, 1);
   if (!s)
     return 0;
-  if (s->phase == PH_HDR && s->ndig == 0) {
-    s->first_enter = io.enter;
-    s->first_exit = io.exit;
-    s->calls = 0;
-  }
-  s->calls++;
+  if (s->phase != PH_HDR || s->ndig > 0) /* a frame goes on in this call */
+    s->calls++;
   if (nr == nr_read || nr == nr_write) {
     feed(s, c->buf, (u64)ret, &io);
   } else {
