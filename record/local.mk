@@ -9,6 +9,7 @@ noinst_HEADERS += record/record.h record/os_event.h
 tools_ipcstamp_SOURCES += tools/cmd_record.c
 tools_ipcstamp_CPPFLAGS += -I$(top_srcdir)/record
 EXTRA_DIST += record/os.bpf.c
+dist_docs_DATA += docs/os.md
 if HAVE_BPF
 tools_ipcstamp_CPPFLAGS += -I$(top_builddir)/record
 tools_ipcstamp_CFLAGS += $(BPF_CFLAGS)
