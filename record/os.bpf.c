@@ -29,6 +29,9 @@ char LICENSE[] SEC("license") = "GPL";
 
 #define S_IFMT 00170000
 #define S_IFIFO 0010000
+#define S_IFSOCK 0140000
+#define AF_UNIX 1
+#define SOCK_STREAM 1
 
 /* Set by the loader before load: the system call numbers of this arch. */
 const volatile long nr_read = 0, nr_write = 1, nr_readv = 19, nr_writev = 20;
@@ -66,6 +69,16 @@ struct {
   __type(key, u32);
   __type(value, struct call);
 } calls SEC(".maps");
+
+/* The threads that read or wrote a pipe: only their waits are recorded
+ * (a Node kernel has a dozen threads of its own, whose waits would be
+ * most of the events and tell nothing of the frames). */
+struct {
+  __uint(type, BPF_MAP_TYPE_LRU_HASH);
+  __uint(max_entries, 16384);
+  __type(key, u32);
+  __type(value, u8);
+} io_tids SEC(".maps");
 
 /* A thread off its CPU, until it runs again. */
 struct off {
@@ -287,14 +300,21 @@ __noinline int feed(struct stream *s, u64 buf, u64 n, const struct io *io) {
   return 0;
 }
 
-/* The pipe's inode number behind fd of the current process, or 0. */
-static __always_inline u64 pipe_ino(u64 fd) {
+/* The stream behind fd of the current process, or 0: a pipe's inode
+ * number, or for a Unix stream socket (what Node's child_process makes of
+ * a 'pipe') the address of the socket that receives the bytes — the peer
+ * for a write, the socket itself for a read — so that the writer's and the
+ * reader's sides of a frame have the same id. */
+static __always_inline u64 stream_id(u64 fd, int write) {
   struct task_struct *t = bpf_get_current_task_btf();
   struct fdtable *fdt = BPF_CORE_READ(t, files, fdt);
   struct file **fds;
   struct file *f = NULL;
   struct inode *ino;
+  struct socket *sock;
+  struct sock *sk;
   unsigned int max = BPF_CORE_READ(fdt, max_fds);
+  umode_t mode;
   if (fd >= max)
     return 0;
   fds = BPF_CORE_READ(fdt, fd);
@@ -302,9 +322,20 @@ static __always_inline u64 pipe_ino(u64 fd) {
   if (!f)
     return 0;
   ino = BPF_CORE_READ(f, f_inode);
-  if ((BPF_CORE_READ(ino, i_mode) & S_IFMT) != S_IFIFO)
+  mode = BPF_CORE_READ(ino, i_mode) & S_IFMT;
+  if (mode == S_IFIFO)
+    return BPF_CORE_READ(ino, i_ino);
+  if (mode != S_IFSOCK)
     return 0;
-  return BPF_CORE_READ(ino, i_ino);
+  sock = BPF_CORE_READ(f, private_data);
+  if (!sock || BPF_CORE_READ(sock, type) != SOCK_STREAM)
+    return 0;
+  sk = BPF_CORE_READ(sock, sk);
+  if (!sk || BPF_CORE_READ(sk, __sk_common.skc_family) != AF_UNIX)
+    return 0;
+  if (write)
+    sk = BPF_CORE_READ((struct unix_sock *)sk, peer);
+  return (u64)sk;
 }
 
 static __always_inline struct stream *stream_of(u64 ino, u32 write, int start) {
@@ -362,13 +393,17 @@ int BPF_PROG(on_exit, struct pt_regs *regs, long ret) {
   if (ret <= 0 ||
       !(nr == nr_read || nr == nr_write || nr == nr_readv || nr == nr_writev))
     return 0;
-  io.ino = pipe_ino(c->fd);
+  io.write = nr == nr_write || nr == nr_writev;
+  io.ino = stream_id(c->fd, io.write);
   if (!io.ino)
     return 0;
   io.tgid = pt >> 32;
   io.tid = tid;
   io.fd = c->fd;
-  io.write = nr == nr_write || nr == nr_writev;
+  {
+    u8 one = 1; /* its waits are recorded from now on */
+    bpf_map_update_elem(&io_tids, &tid, &one, BPF_ANY);
+  }
   io.enter = c->enter;
   io.exit = bpf_ktime_get_ns();
   s = stream_of(io.ino, io.write, 1);
@@ -403,8 +438,9 @@ int BPF_PROG(on_switch, bool preempt, struct task_struct *prev,
              struct task_struct *next, unsigned int prev_state) {
   u64 now = bpf_ktime_get_ns();
   u32 ptgid = prev->tgid, ntgid = next->tgid;
-  if (is_traced(ptgid)) {
-    u32 tid = prev->pid;
+  u32 ptid = prev->pid;
+  if (is_traced(ptgid) && bpf_map_lookup_elem(&io_tids, &ptid)) {
+    u32 tid = ptid;
     struct call *c = bpf_map_lookup_elem(&calls, &tid);
     struct off o = {};
     o.off = now;
@@ -500,6 +536,7 @@ int BPF_PROG(on_exit_proc, struct task_struct *p) {
     return 0;
   bpf_map_delete_elem(&calls, &tid);
   bpf_map_delete_elem(&offs, &tid);
+  bpf_map_delete_elem(&io_tids, &tid);
   if (tid != tgid)
     return 0;
   e = reserve(OS_EV_EXIT, tgid, tid);
