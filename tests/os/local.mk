@@ -2,3 +2,10 @@
 # BPF works (skipped elsewhere, failed where IPCSTAMP_REQUIRE_INTEROP=1).
 TESTS += tests/os/record.test
 EXTRA_DIST += tests/os/record.test tests/os/check_os.py
+
+# make bench-os: what ipcstamp record costs `ipcstamp run` (BENCHMARKS.md),
+# under the bench lock so that no two benchmarks run at once.
+EXTRA_DIST += tests/os/os-cost.sh
+PHONY_TARGETS += bench-os
+bench-os: all $(BENCH_TOOLS)
+	flock /tmp/ipcstamp-bench.lock sh $(srcdir)/tests/os/os-cost.sh
