@@ -124,8 +124,15 @@ static __always_inline int is_traced(u32 tgid) {
   return bpf_map_lookup_elem(&traced, &tgid) != NULL;
 }
 
-static __always_inline struct os_event *reserve(u32 type, u32 tgid, u32 tid) {
-  struct os_event *e = bpf_ringbuf_reserve(&events, sizeof *e, 0);
+/* An event of type whose part of the union is size bytes: each type takes
+ * only its own room in the ring buffer (an exec's arguments are most of
+ * the struct). */
+#define RESERVE(type, tgid, tid, part) \
+  reserve(type, tgid, tid, offsetof(struct os_event, u) + sizeof(((struct os_event *)0)->u.part))
+
+static __always_inline struct os_event *reserve(u32 type, u32 tgid, u32 tid,
+                                                u64 size) {
+  struct os_event *e = bpf_ringbuf_reserve(&events, size, 0);
   if (!e) {
     u32 k = 0;
     u64 *n = bpf_map_lookup_elem(&lost, &k);
@@ -141,8 +148,16 @@ static __always_inline struct os_event *reserve(u32 type, u32 tgid, u32 tid) {
   return e;
 }
 
+/* The reader is woken only when the buffer is half full: a wake-up per
+ * event would cost a context switch each (it polls every 100 ms anyway). */
+static __always_inline void submit(struct os_event *e) {
+  u64 avail = bpf_ringbuf_query(&events, BPF_RB_AVAIL_DATA);
+  bpf_ringbuf_submit(e, avail > (4 << 20) ? BPF_RB_FORCE_WAKEUP
+                                          : BPF_RB_NO_WAKEUP);
+}
+
 static __always_inline void emit_frame(struct stream *s, const struct io *io) {
-  struct os_event *e = reserve(OS_EV_FRAME, io->tgid, io->tid);
+  struct os_event *e = RESERVE(OS_EV_FRAME, io->tgid, io->tid, frame);
   if (!e)
     return;
   e->u.frame.pipe = io->ino;
@@ -158,7 +173,7 @@ static __always_inline void emit_frame(struct stream *s, const struct io *io) {
   e->u.frame.head_len = s->head_len;
   e->u.frame.pad = 0;
   __builtin_memcpy(e->u.frame.head, s->head, OS_HEAD);
-  bpf_ringbuf_submit(e, 0);
+  submit(e);
 }
 
 /* Up to 16 bytes of a header, copied from the call's buffer. */
@@ -456,14 +471,14 @@ int BPF_PROG(on_switch, bool preempt, struct task_struct *prev,
     struct os_event *e;
     if (!o)
       return 0;
-    e = reserve(OS_EV_WAIT, ntgid, tid);
+    e = RESERVE(OS_EV_WAIT, ntgid, tid, wait);
     if (e) {
       e->u.wait.off = o->off;
       e->u.wait.wake = o->wake;
       e->u.wait.on = now;
       e->u.wait.sc = o->sc;
       e->u.wait.why = o->why;
-      bpf_ringbuf_submit(e, 0);
+      submit(e);
     }
     bpf_map_delete_elem(&offs, &tid);
   }
@@ -495,10 +510,10 @@ int BPF_PROG(on_fork, struct task_struct *parent, struct task_struct *child) {
   if (ptgid == ctgid || !is_traced(ptgid))
     return 0;
   bpf_map_update_elem(&traced, &ctgid, &one, BPF_ANY);
-  e = reserve(OS_EV_FORK, ptgid, parent->pid);
+  e = RESERVE(OS_EV_FORK, ptgid, parent->pid, fork);
   if (e) {
     e->u.fork.child = ctgid;
-    bpf_ringbuf_submit(e, 0);
+    submit(e);
   }
   return 0;
 }
@@ -511,7 +526,7 @@ int BPF_PROG(on_exec, struct task_struct *p, pid_t old_pid,
   u64 start, end, len;
   if (!is_traced(tgid))
     return 0;
-  e = reserve(OS_EV_EXEC, tgid, p->pid);
+  e = RESERVE(OS_EV_EXEC, tgid, p->pid, exec);
   if (!e)
     return 0;
   e->u.exec.ppid = BPF_CORE_READ(p, real_parent, tgid);
@@ -524,7 +539,7 @@ int BPF_PROG(on_exec, struct task_struct *p, pid_t old_pid,
   if (len > 0 && len <= OS_ARGS &&
       bpf_probe_read_user(e->u.exec.args, len, (const void *)start) == 0)
     e->u.exec.len = len;
-  bpf_ringbuf_submit(e, 0);
+  submit(e);
   return 0;
 }
 
@@ -539,10 +554,10 @@ int BPF_PROG(on_exit_proc, struct task_struct *p) {
   bpf_map_delete_elem(&io_tids, &tid);
   if (tid != tgid)
     return 0;
-  e = reserve(OS_EV_EXIT, tgid, tid);
+  e = RESERVE(OS_EV_EXIT, tgid, tid, exit);
   if (e) {
     e->u.exit.code = BPF_CORE_READ(p, exit_code);
-    bpf_ringbuf_submit(e, 0);
+    submit(e);
   }
   bpf_map_delete_elem(&traced, &tgid);
   return 0;

@@ -66,9 +66,11 @@ typedef struct {
 
 static int on_event(void *ctx, void *data, size_t size) {
   rec_t *r = ctx;
-  if (size < sizeof(struct os_event))
-    return 0;
-  rec_write_event(r->out, data);
+  struct os_event e;
+  /* Each type comes with its own part of the union only. */
+  memset(&e, 0, sizeof e);
+  memcpy(&e, data, size < sizeof e ? size : sizeof e);
+  rec_write_event(r->out, &e);
   r->events++;
   return 0;
 }
