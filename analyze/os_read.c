@@ -35,6 +35,15 @@ static int get_int(yajl_val o, const char *key, int64_t *out) {
   return 0;
 }
 
+/* An identifier: any integer from 0 that JSON readers take whole. */
+static int get_id(yajl_val o, const char *key, int64_t *out) {
+  yajl_val v = field(o, key);
+  if (!v || !YAJL_IS_INTEGER(v) || YAJL_GET_INTEGER(v) < 0)
+    return -1;
+  *out = YAJL_GET_INTEGER(v);
+  return 0;
+}
+
 static int get_u32(yajl_val o, const char *key, uint32_t *out) {
   int64_t v;
   if (get_int(o, key, &v) != 0 || v > 0xffffffffll)
@@ -72,7 +81,7 @@ static int read_frame(ips_os_t *os, yajl_val o) {
   memset(&s, 0, sizeof s);
   if (!sd || (strcmp(sd, "w") && strcmp(sd, "r")) || !tg || strlen(tg) > 1 ||
       get_u32(o, "pid", &s.pid) || get_u32(o, "tid", &s.tid) ||
-      get_int(o, "pipe", &pipe) || get_int(o, "len", &len) ||
+      get_id(o, "pipe", &pipe) || get_int(o, "len", &len) ||
       get_int(o, "enter", &s.enter) || get_int(o, "last_enter", &s.last_enter) ||
       get_int(o, "last_ret", &s.last_ret) || s.last_ret < s.enter)
     return 1;

@@ -317,7 +317,7 @@ __noinline int feed(struct stream *s, u64 buf, u64 n, const struct io *io) {
 
 /* The stream behind fd of the current process, or 0: a pipe's inode
  * number, or for a Unix stream socket (what Node's child_process makes of
- * a 'pipe') the address of the socket that receives the bytes — the peer
+ * a 'pipe') the address of the socket that receives the bytes, marked — the peer
  * for a write, the socket itself for a read — so that the writer's and the
  * reader's sides of a frame have the same id. */
 static __always_inline u64 stream_id(u64 fd, int write) {
@@ -350,7 +350,12 @@ static __always_inline u64 stream_id(u64 fd, int write) {
     return 0;
   if (write)
     sk = BPF_CORE_READ((struct unix_sock *)sk, peer);
-  return (u64)sk;
+  if (!sk)
+    return 0;
+  /* Apart from pipes' inode numbers, and within 63 bits: a JSON number
+   * every reader takes whole (the socket's address, less the high bits
+   * that all kernel addresses share). */
+  return (1ull << 56) | ((u64)sk & 0xffffffffffffull);
 }
 
 static __always_inline struct stream *stream_of(u64 ino, u32 write, int start) {
