@@ -105,7 +105,9 @@ static void show_kept(report_t *r) {
 enum { OPT_FORMAT = OPT_FIRST_OWN, OPT_SUMMARY, OPT_TOP, OPT_SLOWEST, OPT_BY,
        OPT_OS };
 
-/* --os FILE: the recording read whole into o.  0, or an exit code. */
+/* --os FILE: the recording read whole into o.  Returns CLI_EXIT_OK or
+ * CLI_EXIT_INPUT (lines skipped, each said) with o->os set; else o->os is
+ * NULL and the exit code says why it could not be read. */
 static int open_os(os_out_t *o, const char *path) {
   char err[512];
   int rc;
@@ -200,8 +202,7 @@ int cmd_report(int argc, char **argv) {
       fprintf(stderr, "ipcstamp report: --os writes text or json\n");
       return CLI_EXIT_USAGE;
     }
-    if ((os_rc = open_os(&os, ospath)) != CLI_EXIT_OK &&
-        os_rc != CLI_EXIT_INPUT)
+    if ((os_rc = open_os(&os, ospath)) != CLI_EXIT_OK && !os.os)
       return os_rc;
     r.out.os = &os;
   }
