@@ -76,39 +76,104 @@ static void write_exec(FILE *f, const struct os_event *e) {
   fputs("]}\n", f);
 }
 
+/* A line built in a buffer and written at once: frames and waits are
+ * nearly every event, and fprintf's parsing of a dozen conversions per
+ * line was most of the collector's time. */
+typedef struct {
+  char b[512];
+  size_t n;
+} line_t;
+
+static void put(line_t *l, const char *s) {
+  size_t k = strlen(s);
+  if (k > sizeof l->b - l->n)
+    k = sizeof l->b - l->n;
+  memcpy(l->b + l->n, s, k);
+  l->n += k;
+}
+
+/* key (a literal with its quotes, colon and comma) and a number. */
+static void put_u(line_t *l, const char *key, unsigned long long v) {
+  char d[24];
+  size_t i = sizeof d;
+  put(l, key);
+  do
+    d[--i] = (char)('0' + v % 10);
+  while ((v /= 10) && i > 0);
+  if (sizeof d - i <= sizeof l->b - l->n) {
+    memcpy(l->b + l->n, d + i, sizeof d - i);
+    l->n += sizeof d - i;
+  }
+}
+
+static void put_i(line_t *l, const char *key, long long v) {
+  if (v < 0) {
+    put(l, key);
+    put_u(l, "-", (unsigned long long)-(v + 1) + 1);
+  } else {
+    put_u(l, key, (unsigned long long)v);
+  }
+}
+
 static void write_frame(FILE *f, const struct os_event *e) {
+  static const char hex[] = "0123456789abcdef";
   size_t i, hl = e->u.frame.head_len;
   unsigned char tag = e->u.frame.tag;
-  fprintf(f, "{\"t\":\"frame\",\"side\":\"%c\",\"pid\":%u,\"tid\":%u,"
-             "\"pipe\":%llu,\"fd\":%u,\"len\":%llu,\"tag\":",
-          e->u.frame.write ? 'w' : 'r', e->tgid, e->tid, e->u.frame.pipe,
-          e->u.frame.fd, e->u.frame.len);
-  json_bytes(f, &tag, e->u.frame.len > 0);
-  fputs(",\"head\":\"", f);
+  line_t l;
+  l.n = 0;
+  put(&l, e->u.frame.write ? "{\"t\":\"frame\",\"side\":\"w\""
+                           : "{\"t\":\"frame\",\"side\":\"r\"");
+  put_u(&l, ",\"pid\":", e->tgid);
+  put_u(&l, ",\"tid\":", e->tid);
+  put_u(&l, ",\"pipe\":", e->u.frame.pipe);
+  put_u(&l, ",\"fd\":", e->u.frame.fd);
+  put_u(&l, ",\"len\":", e->u.frame.len);
+  put(&l, ",\"tag\":\"");
+  if (e->u.frame.len > 0 && tag >= 0x20 && tag < 0x7f && tag != '"' && tag != '\\')
+    l.b[l.n++] = (char)tag;
+  else if (e->u.frame.len > 0)
+    l.n += (size_t)snprintf(l.b + l.n, 8, "\\u%04x", tag);
+  put(&l, "\",\"head\":\"");
   if (hl > OS_HEAD)
     hl = OS_HEAD;
-  for (i = 0; i < hl; i++)
-    fprintf(f, "%02x", e->u.frame.head[i]);
-  fprintf(f, "\",\"enter\":%llu,\"ret\":%llu,\"last_enter\":%llu,"
-             "\"last_ret\":%llu,\"calls\":%u}\n",
-          e->u.frame.first_enter, e->u.frame.first_exit,
-          e->u.frame.last_enter, e->u.frame.last_exit, e->u.frame.calls);
+  for (i = 0; i < hl; i++) {
+    l.b[l.n++] = hex[e->u.frame.head[i] >> 4];
+    l.b[l.n++] = hex[e->u.frame.head[i] & 15];
+  }
+  put(&l, "\"");
+  put_u(&l, ",\"enter\":", e->u.frame.first_enter);
+  put_u(&l, ",\"ret\":", e->u.frame.first_exit);
+  put_u(&l, ",\"last_enter\":", e->u.frame.last_enter);
+  put_u(&l, ",\"last_ret\":", e->u.frame.last_exit);
+  put_u(&l, ",\"calls\":", e->u.frame.calls);
+  put(&l, "}\n");
+  fwrite(l.b, 1, l.n, f);
 }
 
 static void write_wait(FILE *f, const struct os_event *e) {
   static const char *const why[] = {"cpu", "sleep", "disk"};
   const char *sc = e->u.wait.sc >= 0 ? rec_syscall_name(e->u.wait.sc) : NULL;
-  fprintf(f, "{\"t\":\"wait\",\"pid\":%u,\"tid\":%u,\"off\":%llu,"
-             "\"wake\":%llu,\"on\":%llu,\"why\":\"%s\",\"nr\":%d,",
-          e->tgid, e->tid, e->u.wait.off, e->u.wait.wake, e->u.wait.on,
-          why[e->u.wait.why <= OS_WAIT_DISK ? e->u.wait.why : OS_WAIT_SLEEP],
-          e->u.wait.sc);
-  if (sc)
-    fprintf(f, "\"sc\":\"%s\"}\n", sc);
-  else if (e->u.wait.sc >= 0)
-    fprintf(f, "\"sc\":\"#%d\"}\n", e->u.wait.sc);
-  else
-    fputs("\"sc\":null}\n", f);
+  line_t l;
+  l.n = 0;
+  put_u(&l, "{\"t\":\"wait\",\"pid\":", e->tgid);
+  put_u(&l, ",\"tid\":", e->tid);
+  put_u(&l, ",\"off\":", e->u.wait.off);
+  put_u(&l, ",\"wake\":", e->u.wait.wake);
+  put_u(&l, ",\"on\":", e->u.wait.on);
+  put(&l, ",\"why\":\"");
+  put(&l, why[e->u.wait.why <= OS_WAIT_DISK ? e->u.wait.why : OS_WAIT_SLEEP]);
+  put_i(&l, "\",\"nr\":", e->u.wait.sc);
+  if (sc) {
+    put(&l, ",\"sc\":\"");
+    put(&l, sc);
+    put(&l, "\"}\n");
+  } else if (e->u.wait.sc >= 0) {
+    put_u(&l, ",\"sc\":\"#", (unsigned long long)e->u.wait.sc);
+    put(&l, "\"}\n");
+  } else {
+    put(&l, ",\"sc\":null}\n");
+  }
+  fwrite(l.b, 1, l.n, f);
 }
 
 void rec_write_event(FILE *f, const struct os_event *e) {

@@ -17,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/utsname.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -262,8 +263,15 @@ static int options(int argc, char **argv, const char **path, long *pid,
 static int finish(rec_t *r, struct os *s, char **cmd, int status) {
   unsigned long long lost = rec_lost(s);
   int rc = CLI_EXIT_OK;
-  fprintf(r->out, "{\"t\":\"end\",\"ns\":%llu,\"events\":%llu,\"lost\":%llu",
-          mono_ns(), r->events, lost);
+  struct rusage ru;
+  long long cpu = -1;
+  /* The collector's own CPU time, so that its cost is in the file. */
+  if (getrusage(RUSAGE_SELF, &ru) == 0)
+    cpu = ((long long)ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1000000000ll +
+          ((long long)ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) * 1000ll;
+  fprintf(r->out, "{\"t\":\"end\",\"ns\":%llu,\"events\":%llu,\"lost\":%llu,"
+                  "\"collector_cpu_ns\":%lld",
+          mono_ns(), r->events, lost, cpu);
   if (cmd && status != -1)
     fprintf(r->out, ",\"status\":%d", status);
   fputs("}\n", r->out);
