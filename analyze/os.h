@@ -42,6 +42,8 @@ struct ips_os_s {
   ips__os_wait_t *waits;    /* by (tid, on) */
   size_t nwaits, capwaits;
   int64_t start, end;       /* what the recording covers */
+  int64_t wall_minus_mono;  /* CLOCK_REALTIME - CLOCK_MONOTONIC when it
+                               began (ns); 0 when the file does not say */
   ips_os_info_t info;
 };
 

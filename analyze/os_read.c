@@ -168,6 +168,11 @@ static int read_header(ips_os_t *os, const char *line, const char *path,
     snprintf(err, errlen, "%s: line 1: no \"start\"", path);
   else
     rc = 0;
+  if (rc == 0) {
+    int64_t wall;
+    if (get_int(o, "start_wall_ns", &wall) == 0)
+      os->wall_minus_mono = wall - os->start;
+  }
   yajl_tree_free(o);
   return rc;
 }

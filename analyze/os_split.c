@@ -78,7 +78,8 @@ int ips__os_index(ips_os_t *os) {
   size_t i, k;
   if (os->nsides && !(os->frames = calloc(os->nsides, sizeof *os->frames)))
     return -ENOMEM;
-  qsort(os->sides, os->nsides, sizeof *os->sides, by_side);
+  if (os->nsides) /* qsort's array may not be NULL, even empty */
+    qsort(os->sides, os->nsides, sizeof *os->sides, by_side);
   for (i = 0; i < os->nsides; i = k) {
     size_t nr = 0;
     for (k = i; k < os->nsides && os->sides[k].pipe == os->sides[i].pipe; k++)
@@ -87,8 +88,10 @@ int ips__os_index(ips_os_t *os) {
   }
   free(os->sides);
   os->sides = NULL;
-  qsort(os->frames, os->nframes, sizeof *os->frames, by_write);
-  qsort(os->waits, os->nwaits, sizeof *os->waits, by_tid_on);
+  if (os->nframes)
+    qsort(os->frames, os->nframes, sizeof *os->frames, by_write);
+  if (os->nwaits)
+    qsort(os->waits, os->nwaits, sizeof *os->waits, by_tid_on);
   os->info.frames = os->nframes;
   os->info.waits = os->nwaits;
   if (!os->info.ended) { /* cut short: it covers what it has */
@@ -163,21 +166,23 @@ static void thread_split(const ips_os_t *os, uint32_t tid, int64_t a,
   t->on_cpu += (b - a) - off;
 }
 
-/* The frame of a pipe segment [a, b]: tag, written by the worker (to_parent)
- * or to it, by process wpid when known; NULL if none. */
+/* The frame of a pipe segment [a, b] (on the recording's clock, each end
+ * known to within slack): tag, written by the worker (to_parent) or to it,
+ * by process wpid when known; NULL if none. */
 static const ips__os_frame_t *find_frame(const ips_os_t *os, int64_t a,
-                                         int64_t b, const char *tags,
-                                         int to_parent, uint32_t wpid) {
+                                         int64_t b, int64_t slack,
+                                         const char *tags, int to_parent,
+                                         uint32_t wpid) {
   size_t lo = 0, hi = os->nframes;
   while (lo < hi) {
     size_t mid = lo + (hi - lo) / 2;
-    if (os->frames[mid].w_enter < a) lo = mid + 1;
+    if (os->frames[mid].w_enter < a - slack) lo = mid + 1;
     else hi = mid;
   }
-  for (; lo < os->nframes && os->frames[lo].w_enter <= b; lo++) {
+  for (; lo < os->nframes && os->frames[lo].w_enter <= b + slack; lo++) {
     const ips__os_frame_t *f = &os->frames[lo];
     uint32_t worker = to_parent ? f->wpid : f->rpid;
-    if (f->r_ret <= b && f->tag && strchr(tags, f->tag) &&
+    if (f->r_ret <= b + slack && f->tag && strchr(tags, f->tag) &&
         (!wpid || worker == wpid))
       return f;
   }
@@ -214,9 +219,33 @@ static void pipe_split(const ips_os_t *os, const ips__os_frame_t *f,
   out->pipe_reader += b - p4;
 }
 
+/* The offset from d's parent clock to the recording's (CLOCK_MONOTONIC),
+ * and how far it may be off (*slack).  ipcstamp's own parent stamps
+ * CLOCK_MONOTONIC itself.  SwingSet's monotime counts from the kernel's
+ * start: then the worker's stamps give the way, through the offset the
+ * analysis estimated between the two processes (docs/report.md, Clocks) —
+ * the worker's CLOCK_MONOTONIC (mono_offset), or its wall clock (xsnap's
+ * timestamps), which the recording's first line ties to its own. */
+static int64_t clock_offset(const ips_os_t *os, const ips_delivery_t *d,
+                            int64_t *slack) {
+  int64_t o = 0;
+  *slack = 0;
+  if (d->clock == 'm' && !d->mono_offset)
+    return 0;
+  *slack = d->bound_ns > 0 && d->bound_ns < 1000000000 ? d->bound_ns : 0;
+  if (d->clock == 'm')
+    o = d->offset_ns;
+  else if (os->wall_minus_mono)
+    o = d->offset_ns - os->wall_minus_mono;
+  /* Stamps and the recording's times are below 2^62: an offset beyond
+   * 2^61 comes from a file that lies, and would overflow the sums. */
+  return o > ((int64_t)1 << 61) || o < -((int64_t)1 << 61) ? 0 : o;
+}
+
 int ips_os_split(ips_os_t *os, const ips_delivery_t *d, ips_os_split_t *out) {
   enum { CHUNK = 64 };
-  int64_t len[CHUNK], t = d->P[0];
+  int64_t slack, o = clock_offset(os, d, &slack);
+  int64_t len[CHUNK], t = d->P[0] + o;
   unsigned char kind[CHUNK];
   uint32_t wpid = d->worker_pid > 0 && d->worker_pid < 0xffffffffll
                       ? (uint32_t)d->worker_pid : 0;
@@ -226,7 +255,7 @@ int ips_os_split(ips_os_t *os, const ips_delivery_t *d, ips_os_split_t *out) {
   out->frames_expected = 2 + 2 * d->n_up;
   /* Pass 0 finds the frames (and so the threads), pass 1 splits the
    * worker's and the kernel's stretches on those threads. */
-  for (pass = 0; pass < 2; pass++, from = 0, t = d->P[0])
+  for (pass = 0; pass < 2; pass++, from = 0, t = d->P[0] + o)
     while ((n = ips_delivery_segments(d, from, CHUNK, len, kind)) > 0) {
       for (j = 0; j < n; t += len[j], j++) {
         int k = kind[j], up = k == IPS_SEG_UPCALL || k == IPS_SEG_RESULT;
@@ -239,7 +268,7 @@ int ips_os_split(ips_os_t *os, const ips_delivery_t *d, ips_os_split_t *out) {
         }
         if (k == IPS_SEG_UNMATCHED || pass == 1)
           continue;
-        f = find_frame(os, t, t + len[j],
+        f = find_frame(os, t, t + len[j], slack,
                        k == IPS_SEG_SEND ? "?e" : k == IPS_SEG_REPLY ? "/"
                        : k == IPS_SEG_UPCALL ? "?" : ".!", up, wpid);
         if (!f) {

@@ -57,41 +57,27 @@ struct {
   __type(value, u64);
 } lost SEC(".maps");
 
-/* The system call each traced thread is in. */
-struct call {
-  long nr;               /* -1: none */
+/* Each traced thread's own state, in the kernel's task-local storage (no
+ * hash to search on every system call and context switch; freed with the
+ * thread): the system call it is in, whether it did pipe I/O (only such
+ * threads' waits are recorded: a Node kernel has a dozen threads of its
+ * own whose waits would be most of the events and say nothing of the
+ * frames), and the wait it is in. */
+struct thread {
+  long nr;               /* the system call it is in; -1: none */
   u64 enter;
   u64 fd, buf, cnt;      /* read/write's arguments */
+  u64 off, wake;         /* off its CPU since; woken at (0: not yet) */
+  int sc;                /* the system call it left its CPU in */
+  u32 why;               /* OS_WAIT_* */
+  u8 io, offcpu;
 };
 struct {
-  __uint(type, BPF_MAP_TYPE_LRU_HASH);
-  __uint(max_entries, 16384);
-  __type(key, u32);
-  __type(value, struct call);
-} calls SEC(".maps");
-
-/* The threads that read or wrote a pipe: only their waits are recorded
- * (a Node kernel has a dozen threads of its own, whose waits would be
- * most of the events and tell nothing of the frames). */
-struct {
-  __uint(type, BPF_MAP_TYPE_LRU_HASH);
-  __uint(max_entries, 16384);
-  __type(key, u32);
-  __type(value, u8);
-} io_tids SEC(".maps");
-
-/* A thread off its CPU, until it runs again. */
-struct off {
-  u64 off, wake;
-  int sc;
-  u32 why;
-};
-struct {
-  __uint(type, BPF_MAP_TYPE_LRU_HASH);
-  __uint(max_entries, 16384);
-  __type(key, u32);
-  __type(value, struct off);
-} offs SEC(".maps");
+  __uint(type, BPF_MAP_TYPE_TASK_STORAGE);
+  __uint(map_flags, BPF_F_NO_PREALLOC);
+  __type(key, int);
+  __type(value, struct thread);
+} threads SEC(".maps");
 
 /* The framing of one side of one pipe. */
 enum { PH_HDR, PH_TAG, PH_BODY, PH_UNSYNC };
@@ -380,18 +366,20 @@ static __always_inline struct stream *stream_of(u64 ino, u32 write, int start) {
 SEC("tp_btf/sys_enter")
 int BPF_PROG(on_enter, struct pt_regs *regs, long id) {
   u64 pt = bpf_get_current_pid_tgid();
-  u32 tid = (u32)pt;
-  struct call c = {};
+  struct thread *c;
   if (!is_traced(pt >> 32))
     return 0;
-  c.nr = id;
-  c.enter = bpf_ktime_get_ns();
+  c = bpf_task_storage_get(&threads, bpf_get_current_task_btf(), 0,
+                           BPF_LOCAL_STORAGE_GET_F_CREATE);
+  if (!c)
+    return 0;
+  c->nr = id;
+  c->enter = bpf_ktime_get_ns();
   if (id == nr_read || id == nr_write || id == nr_readv || id == nr_writev) {
-    c.fd = PT_REGS_PARM1_CORE_SYSCALL(regs);
-    c.buf = PT_REGS_PARM2_CORE_SYSCALL(regs);
-    c.cnt = PT_REGS_PARM3_CORE_SYSCALL(regs);
+    c->fd = PT_REGS_PARM1_CORE_SYSCALL(regs);
+    c->buf = PT_REGS_PARM2_CORE_SYSCALL(regs);
+    c->cnt = PT_REGS_PARM3_CORE_SYSCALL(regs);
   }
-  bpf_map_update_elem(&calls, &tid, &c, BPF_ANY);
   return 0;
 }
 
@@ -399,13 +387,13 @@ SEC("tp_btf/sys_exit")
 int BPF_PROG(on_exit, struct pt_regs *regs, long ret) {
   u64 pt = bpf_get_current_pid_tgid();
   u32 tid = (u32)pt;
-  struct call *c;
+  struct thread *c;
   struct io io = {};
   struct stream *s;
   long nr;
   if (!is_traced(pt >> 32))
     return 0;
-  c = bpf_map_lookup_elem(&calls, &tid);
+  c = bpf_task_storage_get(&threads, bpf_get_current_task_btf(), 0, 0);
   if (!c)
     return 0;
   nr = c->nr;
@@ -420,10 +408,7 @@ int BPF_PROG(on_exit, struct pt_regs *regs, long ret) {
   io.tgid = pt >> 32;
   io.tid = tid;
   io.fd = c->fd;
-  {
-    u8 one = 1; /* its waits are recorded from now on */
-    bpf_map_update_elem(&io_tids, &tid, &one, BPF_ANY);
-  }
+  c->io = 1; /* its waits are recorded from now on */
   io.enter = c->enter;
   io.exit = bpf_ktime_get_ns();
   s = stream_of(io.ino, io.write, 1);
@@ -457,48 +442,40 @@ SEC("tp_btf/sched_switch")
 int BPF_PROG(on_switch, bool preempt, struct task_struct *prev,
              struct task_struct *next, unsigned int prev_state) {
   u64 now = bpf_ktime_get_ns();
-  u32 ptgid = prev->tgid, ntgid = next->tgid;
-  u32 ptid = prev->pid;
-  if (is_traced(ptgid) && bpf_map_lookup_elem(&io_tids, &ptid)) {
-    u32 tid = ptid;
-    struct call *c = bpf_map_lookup_elem(&calls, &tid);
-    struct off o = {};
-    o.off = now;
-    o.sc = c && c->nr >= 0 ? (int)c->nr : -1;
-    o.why = (prev_state & 0xff) == 0 ? OS_WAIT_CPU
-            : (prev_state & 2)       ? OS_WAIT_DISK
-                                     : OS_WAIT_SLEEP;
-    bpf_map_update_elem(&offs, &tid, &o, BPF_ANY);
+  struct thread *t;
+  if (is_traced(prev->tgid) &&
+      (t = bpf_task_storage_get(&threads, prev, 0, 0)) && t->io) {
+    t->off = now;
+    t->wake = 0;
+    t->sc = t->nr >= 0 ? (int)t->nr : -1;
+    t->why = (prev_state & 0xff) == 0 ? OS_WAIT_CPU
+             : (prev_state & 2)       ? OS_WAIT_DISK
+                                      : OS_WAIT_SLEEP;
+    t->offcpu = 1;
   }
-  if (is_traced(ntgid)) {
-    u32 tid = next->pid;
-    struct off *o = bpf_map_lookup_elem(&offs, &tid);
-    struct os_event *e;
-    if (!o)
-      return 0;
-    e = RESERVE(OS_EV_WAIT, ntgid, tid, wait);
+  if (is_traced(next->tgid) &&
+      (t = bpf_task_storage_get(&threads, next, 0, 0)) && t->offcpu) {
+    struct os_event *e = RESERVE(OS_EV_WAIT, next->tgid, next->pid, wait);
     if (e) {
-      e->u.wait.off = o->off;
-      e->u.wait.wake = o->wake;
+      e->u.wait.off = t->off;
+      e->u.wait.wake = t->wake;
       e->u.wait.on = now;
-      e->u.wait.sc = o->sc;
-      e->u.wait.why = o->why;
+      e->u.wait.sc = t->sc;
+      e->u.wait.why = t->why;
       submit(e);
     }
-    bpf_map_delete_elem(&offs, &tid);
+    t->offcpu = 0;
   }
   return 0;
 }
 
 static __always_inline void woken(struct task_struct *p) {
-  u32 tid;
-  struct off *o;
+  struct thread *t;
   if (!is_traced(p->tgid))
     return;
-  tid = p->pid;
-  o = bpf_map_lookup_elem(&offs, &tid);
-  if (o && !o->wake)
-    o->wake = bpf_ktime_get_ns();
+  t = bpf_task_storage_get(&threads, p, 0, 0);
+  if (t && t->offcpu && !t->wake)
+    t->wake = bpf_ktime_get_ns();
 }
 
 SEC("tp_btf/sched_wakeup")
@@ -554,9 +531,6 @@ int BPF_PROG(on_exit_proc, struct task_struct *p) {
   struct os_event *e;
   if (!is_traced(tgid))
     return 0;
-  bpf_map_delete_elem(&calls, &tid);
-  bpf_map_delete_elem(&offs, &tid);
-  bpf_map_delete_elem(&io_tids, &tid);
   if (tid != tgid)
     return 0;
   e = RESERVE(OS_EV_EXIT, tgid, tid, exit);

@@ -45,6 +45,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     return 0;
   memset(&d, 0, sizeof d);
   d.n_up = 1;
+  /* Both ways to the recording's clock: the parent's own monotonic
+   * stamps, or through the worker's wall clock and the file's start. */
+  d.clock = size & 1 ? 'w' : 'm';
+  d.offset_ns = (int64_t)size * 1000;
+  d.bound_ns = 500;
   d.P = P;
   d.W = W;
   d.pipe = (W[0] - P[0]) + (P[1] - W[1]) + (W[2] - P[2]) + (P[3] - W[3]);
