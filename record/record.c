@@ -202,7 +202,11 @@ static void poll_loop(struct os *s, rec_t *r, pid_t child, long pid,
   while (!stop) {
     unsigned long long lost;
     int done = 0;
+    /* The kernel side wakes this reader only when the buffer is half
+     * full: what came in the last 100 ms is read here, either way (poll
+     * reads only a buffer that woke it). */
     ring_buffer__poll(rb, 100);
+    ring_buffer__consume(rb);
     if (child > 0 && waitpid(child, status, WNOHANG) == child)
       done = 1;
     else if (child <= 0 && kill((pid_t)pid, 0) != 0 && errno == ESRCH)
