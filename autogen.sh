@@ -26,6 +26,11 @@ pc:libcurl:libcurl4-openssl-dev
 # Check builds the tests (configure without it builds everything else and
 # says so): installed with the above where possible, not required.
 test_build_deps="pc:check:check"
+# ipcstamp record (docs/os.md) is built with libbpf, bpftool and clang;
+# without them everything else is, and configure says so.  Installed with
+# the above where possible: not needed by the build, but a machine that can
+# install them should get the collector (and CI must, to test it).
+bpf_build_deps="pc:libbpf:libbpf-dev bpftool:bpftool clang:clang"
 
 # missing_of LIST: the Debian packages of LIST's entries that are absent.
 missing_of() {
@@ -58,6 +63,12 @@ optional=$(missing_of "$test_build_deps")
 if [ -n "$optional" ] && ! can_install; then
     echo "autogen.sh: without$optional the tests are not built (sudo apt-get install$optional)" >&2
 fi
+PATH=$PATH:/usr/sbin:/sbin # bpftool is in sbin
+bpf_missing=$(missing_of "$bpf_build_deps")
+if [ -n "$bpf_missing" ] && ! can_install; then
+    echo "autogen.sh: without$bpf_missing ipcstamp record is not built (sudo apt-get install$bpf_missing)" >&2
+fi
+optional="$optional$bpf_missing"
 if [ -n "$missing$optional" ] && can_install; then
     echo "autogen.sh: installing missing build dependencies:$missing$optional"
     # shellcheck disable=SC2086

@@ -71,3 +71,4 @@ include tests/interop/local.mk
 include tests/viewers/local.mk
 include tests/bench/local.mk
 include tests/fuzz/local.mk
+include tests/os/local.mk

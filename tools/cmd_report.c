@@ -1,6 +1,7 @@
 /* cmd_report.c — `ipcstamp report`: per-delivery breakdown and summary. */
 #include "config.h"
 
+#include <errno.h>
 #include <stdio.h>
 #ifdef HAVE___FSETLOCKING
 #include <stdio_ext.h>
@@ -27,6 +28,8 @@ static const char usage_text[] =
     "                    slowest first, before the summary of all\n"
     "  --by K            the summary's table by vat (default) or by method,\n"
     "                    busiest first (CSV: --summary writes the table)\n"
+    "  --os FILE         split each delivery with what `ipcstamp record`\n"
+    "                    saw (docs/os.md): text and JSON\n"
     CLI_INPUT_HELP
     "\n"
     "exit codes: 0 ok, 2 bad usage (a --vat or --method that names nothing\n"
@@ -75,6 +78,10 @@ static void show(report_t *r, const ips_delivery_t *d) {
 static void on_delivery(void *arg, const ips_delivery_t *d) {
   report_t *r = arg;
   slow_marks_add(&r->out.slow, d);
+  if (r->out.os) {
+    ips_os_split_t s;
+    os_add(r->out.os, d, &s);
+  }
   if (r->grouped)
     groups_add(&r->out.groups, d);
   if (!r->slowest) {
@@ -95,7 +102,36 @@ static void show_kept(report_t *r) {
     show(r, keep_get(&r->keep, i));
 }
 
-enum { OPT_FORMAT = OPT_FIRST_OWN, OPT_SUMMARY, OPT_TOP, OPT_SLOWEST, OPT_BY };
+enum { OPT_FORMAT = OPT_FIRST_OWN, OPT_SUMMARY, OPT_TOP, OPT_SLOWEST, OPT_BY,
+       OPT_OS };
+
+/* --os FILE: the recording read whole into o.  Returns CLI_EXIT_OK or
+ * CLI_EXIT_INPUT (lines skipped, each said) with o->os set; else o->os is
+ * NULL and the exit code says why it could not be read. */
+static int open_os(os_out_t *o, const char *path) {
+  char err[512];
+  int rc;
+  ips_os_info_t info;
+  memset(o, 0, sizeof *o);
+  if ((rc = ips_os_open(&o->os, path, err, sizeof err)) != 0) {
+    fprintf(stderr, "ipcstamp report: --os %s\n", err);
+    return rc == -ENOENT || rc == -EACCES || rc == -EIO ? CLI_EXIT_IO
+                                                        : CLI_EXIT_INPUT;
+  }
+  ips_os_info(o->os, &info);
+  if (info.bad_lines)
+    fprintf(stderr, "ipcstamp report: --os %s: %llu bad lines skipped (the "
+                    "first: line %ld)\n", path,
+            (unsigned long long)info.bad_lines, info.first_bad_line);
+  if (info.lost)
+    fprintf(stderr, "ipcstamp report: --os %s: the recording lost %llu "
+                    "events: what they held is not measured\n", path,
+            (unsigned long long)info.lost);
+  if (!info.ended)
+    fprintf(stderr, "ipcstamp report: --os %s: the recording has no end "
+                    "line (cut short?)\n", path);
+  return info.bad_lines ? CLI_EXIT_INPUT : CLI_EXIT_OK;
+}
 
 int cmd_report(int argc, char **argv) {
   static const struct option opts[] = {
@@ -105,9 +141,12 @@ int cmd_report(int argc, char **argv) {
       {"top", required_argument, NULL, OPT_TOP},
       {"slowest", required_argument, NULL, OPT_SLOWEST},
       {"by", required_argument, NULL, OPT_BY},
+      {"os", required_argument, NULL, OPT_OS},
       {"output", required_argument, NULL, 'o'},
       {NULL, 0, NULL, 0}};
-  const char *outpath = NULL;
+  const char *outpath = NULL, *ospath = NULL;
+  os_out_t os;
+  int os_rc = CLI_EXIT_OK;
   report_t r;
   cli_input_t in;
   ips_analysis_t *a;
@@ -144,6 +183,9 @@ int cmd_report(int argc, char **argv) {
                                optarg);
         r.slowest = (int)v;
         break;
+      case OPT_OS:
+        ospath = optarg;
+        break;
       case OPT_BY:
         if (!strcmp(optarg, "vat")) r.out.groups.by = GROUP_VAT;
         else if (!strcmp(optarg, "method")) r.out.groups.by = GROUP_METHOD;
@@ -155,8 +197,20 @@ int cmd_report(int argc, char **argv) {
     return rc;
   if (cli_input_path(&in, argc, argv) < 0)
     return CLI_EXIT_USAGE;
-  if (!(r.out.out = cli_output(outpath, "report")))
+  if (ospath) {
+    if (r.out.format == REPORT_CSV || r.out.format == REPORT_HTML) {
+      fprintf(stderr, "ipcstamp report: --os writes text or json\n");
+      return CLI_EXIT_USAGE;
+    }
+    if ((os_rc = open_os(&os, ospath)) != CLI_EXIT_OK && !os.os)
+      return os_rc;
+    r.out.os = &os;
+  }
+  if (!(r.out.out = cli_output(outpath, "report"))) {
+    if (ospath)
+      ips_os_free(os.os);
     return CLI_EXIT_IO;
+  }
   /* Not to a terminal, the report goes out in large pieces: stdio's
    * 4 KiB meant 2,300 write() calls for a 90 MB slogfile's report, 3 ms
    * of the thread that attributes (the buffer lives as long as stdout).
@@ -229,5 +283,9 @@ int cmd_report(int argc, char **argv) {
   keep_free(&r.keep);
   groups_free(&r.out.groups);
   ips_analysis_free(a);
+  if (ospath)
+    ips_os_free(os.os);
+  if (rc == CLI_EXIT_OK)
+    rc = os_rc;
   return rc;
 }

@@ -26,6 +26,7 @@ tools_ipcstamp_SOURCES = \
 	tools/otel/exec.c \
 	tools/output/json.c \
 	tools/output/report.c \
+	tools/output/os.c \
 	tools/output/blocks.c \
 	tools/output/blocks_html.c \
 	tools/output/slow_marks.c \

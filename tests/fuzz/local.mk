@@ -103,3 +103,9 @@ fuzz-smoke: $(FUZZ_TARGETS)
 	    -artifact_prefix=$$work/ $$work $(srcdir)/tests/fuzz/corpus/$$name; \
 	done
 CLEANFILES += -r fuzz-work
+# The reader of ipcstamp record's file and its join with a delivery.
+FUZZ_TARGETS += tests/fuzz/fuzz_os
+tests_fuzz_fuzz_os_SOURCES = tests/fuzz/fuzz_os.c tests/fuzz/fuzz.h
+tests_fuzz_fuzz_os_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/analyze
+tests_fuzz_fuzz_os_LDFLAGS = $(AM_LDFLAGS) -fsanitize=fuzzer
+tests_fuzz_fuzz_os_LDADD = analyze/libanalyze-core.la $(YAJL_LIBS) $(ZLIB_LIBS) -lm -lpthread

@@ -8,6 +8,7 @@
 #include <yajl/yajl_gen.h>
 
 #include "ipcstamp-analyze.h"
+#include "ipcstamp-analyze-os.h"
 
 /* ---- JSON helpers shared by the formats (json.c) --------------------- */
 
@@ -112,6 +113,24 @@ size_t keep_sort(keep_t *k, int in_file_order);
 const ips_delivery_t *keep_get(const keep_t *k, size_t i);
 void keep_free(keep_t *k);
 
+/* ---- the operating system's split, report --os (os.c) ----------------- */
+
+typedef struct {
+  ips_os_t *os;          /* the recording */
+  uint64_t n;            /* deliveries split */
+  uint64_t frames, frames_expected;
+  ips_os_split_t sum;    /* their parts, summed */
+} os_out_t;
+/* Splits d (into *s) and adds it to the sums (each delivery once, shown
+ * or not: the formats split it again to show it). */
+void os_add(os_out_t *o, const ips_delivery_t *d, ips_os_split_t *s);
+/* "os": {...} in a delivery's object; in the summary's. */
+void os_json(yajl_gen g, const ips_os_split_t *s);
+void os_summary_json(yajl_gen g, const os_out_t *o);
+/* A delivery's lines; the summary's block. */
+void os_text(FILE *f, const ips_os_split_t *s);
+void os_summary_text(FILE *f, const os_out_t *o);
+
 typedef struct {
   FILE *out;
   int format;          /* REPORT_* */
@@ -122,6 +141,7 @@ typedef struct {
   slow_marks_t slow;   /* marks of the slowest deliveries */
   groups_t groups;     /* the summary's table: by vat (text and JSON use
                           the analysis's own), or by method */
+  os_out_t *os;        /* --os: the operating system's split; NULL without */
 } report_out_t;
 
 void report_delivery_text(report_out_t *r, const ips_delivery_t *d);

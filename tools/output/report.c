@@ -243,6 +243,11 @@ void report_delivery_text(report_out_t *r, const ips_delivery_t *d) {
     TB_LIT(&t, "\n");
   }
   fwrite(t.b, 1, t.n, t.f);
+  if (r->os) {
+    ips_os_split_t os;
+    ips_os_split(r->os->os, d, &os);
+    os_text(t.f, &os);
+  }
 }
 
 /* ---- JSON ---------------------------------------------------------- */
@@ -343,6 +348,11 @@ void report_delivery_json(report_out_t *r, const ips_delivery_t *d) {
     yajl_gen_array_close(g);
     gi(g, "marks_dropped", d->marks_dropped);
     gi(g, "marks_unbalanced", d->marks_unbalanced);
+  }
+  if (r->os) {
+    ips_os_split_t os;
+    ips_os_split(r->os->os, d, &os);
+    os_json(g, &os);
   }
   yajl_gen_map_close(g);
   out_flush(r->g, r->out, 1);
@@ -721,6 +731,8 @@ void report_summary_text(report_out_t *r, const ips_analysis_t *a, int gap) {
       if (st->skipped[k])
         fprintf(f, "  %8" PRIu64 "  %s\n", st->skipped[k], ips_skip_message(k));
   }
+  if (r->os)
+    os_summary_text(f, r->os);
 }
 
 static void totals_json(yajl_gen g, const ips_totals_t *t) {
@@ -839,6 +851,8 @@ void report_summary_json(report_out_t *r, const ips_analysis_t *a) {
     if (st->skipped[k])
       gi(g, ips_skip_name(k), (long long)st->skipped[k]);
   yajl_gen_map_close(g);
+  if (r->os)
+    os_summary_json(g, r->os);
   yajl_gen_map_close(g);
   yajl_gen_map_close(g);
   out_flush(g, r->out, 1);

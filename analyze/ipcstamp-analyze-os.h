@@ -1,0 +1,96 @@
+/* ipcstamp-analyze-os.h — what the operating system saw, joined with the
+ * deliveries (docs/os.md): a file that `ipcstamp record` wrote is read
+ * whole, its frames paired and its waits indexed; each attributed
+ * delivery is then split into the parts of its pipe, worker and kernel
+ * time, exactly (the parts add up to the delivery's own totals to the
+ * nanosecond).  What was not recorded is "not measured", never guessed.
+ *
+ * Ownership: the caller owns the ips_os_t until ips_os_free(); a split is
+ * the caller's (plain values).  Conventions are ipcstamp-analyze.h's. */
+#ifndef IPCSTAMP_ANALYZE_OS_H
+#define IPCSTAMP_ANALYZE_OS_H
+
+#include "ipcstamp-analyze.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct ips_os_s ips_os_t;
+
+/* The most records read from one file (frames and waits each); a longer
+ * file is refused rather than allowed to take all memory. */
+#define IPS_OS_MAX_RECORDS ((size_t)1 << 25)
+/* The longest line of the file. */
+#define IPS_OS_MAX_LINE 4096
+
+/* Reads the recorded file at path (untrusted: every line is checked and a
+ * bad one counted, never trusted).  Returns 0 with *out, or a negative
+ * code with a message (path and line) in err: not such a file, a format
+ * version this library does not know, too many records, out of memory,
+ * or a file that cannot be read. */
+IPS_EXTERN int ips_os_open(ips_os_t **out, const char *path, char *err,
+                           size_t errlen);
+/* Frees what ips_os_open() made.  NULL is ignored. */
+IPS_EXTERN void ips_os_free(ips_os_t *os);
+
+/* What the file holds. */
+typedef struct ips_os_info_s {
+  uint64_t frames;      /* frames with both sides seen (paired) */
+  uint64_t unpaired;    /* frame sides whose other side was not seen */
+  uint64_t waits, procs;
+  uint64_t lost;        /* events the kernel dropped (said by the file) */
+  uint64_t bad_lines;   /* lines skipped: not JSON, or missing fields */
+  long first_bad_line;  /* 1-based, 0 when none */
+  int ended;            /* the file has its end line (not cut short) */
+} ips_os_info_t;
+IPS_EXTERN void ips_os_info(const ips_os_t *os, ips_os_info_t *info);
+
+/* The system calls a thread's sleeps are shown by, most first. */
+#define IPS_OS_BY 4
+typedef struct ips_os_by_s {
+  char sc[24];          /* "fsync", "read", "#123", or "" */
+  int64_t ns;
+} ips_os_by_t;
+
+/* Where a thread's time went over stretches of a delivery: on_cpu +
+ * cpu_wait + disk + fault + sleep + not_measured == the stretches' sum. */
+typedef struct ips_os_time_s {
+  int64_t on_cpu;       /* running */
+  int64_t cpu_wait;     /* runnable, waiting for a CPU */
+  int64_t disk;         /* uninterruptible sleep in a system call */
+  int64_t fault;        /* uninterruptible sleep outside any (paging) */
+  int64_t sleep;        /* other sleeps (a pipe, futex, epoll, ...) */
+  int64_t not_measured; /* no recording of the thread there */
+  ips_os_by_t disk_by[IPS_OS_BY], sleep_by[IPS_OS_BY];
+} ips_os_time_t;
+
+/* One delivery's split.  pipe_before_write + pipe_write + pipe_in_pipe +
+ * pipe_cpu_wait + pipe_reader + pipe_not_measured == d->pipe; worker's
+ * parts sum to d->worker, kernel's to d->kernel. */
+typedef struct ips_os_split_s {
+  size_t frames;        /* of the delivery's frames, those found */
+  size_t frames_expected; /* 2 + 2 * its upcalls */
+  int64_t pipe_before_write; /* the writer's own time after its stamp */
+  int64_t pipe_write;        /* the write call(s) */
+  int64_t pipe_in_pipe;      /* written, the reader not yet woken */
+  int64_t pipe_cpu_wait;     /* the reader woken, waiting for a CPU */
+  int64_t pipe_reader;       /* the reader's call, until its stamp */
+  int64_t pipe_not_measured;
+  ips_os_time_t worker, kernel;
+  long long worker_pid, kernel_pid; /* as the frames say; 0 unknown */
+} ips_os_split_t;
+
+/* Splits d (an attributed delivery, as on_delivery gets it) with what os
+ * recorded.  Returns 0; out is always filled (all of it "not measured"
+ * when no frame of d was found).  Frames are found by time (the
+ * slogfile's monotime and the recording share CLOCK_MONOTONIC when the
+ * parent is ipcstamp's own), direction, tag and process. */
+IPS_EXTERN int ips_os_split(ips_os_t *os, const ips_delivery_t *d,
+                            ips_os_split_t *out);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,290 @@
+/* os_split.c — the join of a recording with the deliveries (docs/os.md,
+ * "How a delivery is split").
+ *
+ * A delivery's segments (ips_delivery_segments) follow each other in
+ * time from D to E on the parent's clock.  Each pipe segment is one
+ * frame: found among the recorded frames by time (written after the
+ * segment starts, read before it ends), direction (by the worker's
+ * process), and tag; its time is cut at the frame's own instants in
+ * order — the write call entered, returned, the reader woken, on a CPU —
+ * each clamped into the segment and after the one before, so that the
+ * parts never overlap and add up to the segment exactly.  Each worker and
+ * kernel segment is the thread's time there, less its recorded waits. */
+#include "config.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "os.h"
+
+static int by_side(const void *x, const void *y) {
+  const ips__os_side_t *a = x, *b = y;
+  if (a->pipe != b->pipe)
+    return a->pipe < b->pipe ? -1 : 1;
+  if (a->write != b->write)
+    return a->write < b->write ? -1 : 1;
+  if (a->last_ret != b->last_ret)
+    return a->last_ret < b->last_ret ? -1 : 1;
+  return a->enter < b->enter ? -1 : a->enter > b->enter;
+}
+
+static int by_write(const void *x, const void *y) {
+  const ips__os_frame_t *a = x, *b = y;
+  return a->w_enter < b->w_enter ? -1 : a->w_enter > b->w_enter;
+}
+
+static int by_tid_on(const void *x, const void *y) {
+  const ips__os_wait_t *a = x, *b = y;
+  if (a->tid != b->tid)
+    return a->tid < b->tid ? -1 : 1;
+  return a->on < b->on ? -1 : a->on > b->on;
+}
+
+/* Pairs one pipe's reads r[0..nr) with its writes w[0..nw), in order: a
+ * side that has no match (the recording began or ended inside a frame)
+ * is counted unpaired. */
+static void pair_pipe(ips_os_t *os, const ips__os_side_t *r, size_t nr,
+                      const ips__os_side_t *w, size_t nw) {
+  size_t i = 0, j = 0;
+  while (i < nw && j < nr) {
+    ips__os_frame_t *f;
+    if (w[i].len != r[j].len || w[i].tag != r[j].tag ||
+        r[j].last_ret < w[i].enter) {
+      if (w[i].enter <= r[j].enter) i++;
+      else j++;
+      os->info.unpaired++;
+      continue;
+    }
+    f = &os->frames[os->nframes++];
+    f->w_enter = w[i].enter;
+    f->w_ret = w[i].last_ret;
+    f->r_enter = r[j].enter;
+    f->r_last_enter = r[j].last_enter;
+    f->r_ret = r[j].last_ret;
+    f->len = w[i].len;
+    f->tag = w[i].tag;
+    f->wpid = w[i].pid;
+    f->wtid = w[i].tid;
+    f->rpid = r[j].pid;
+    f->rtid = r[j].tid;
+    i++;
+    j++;
+  }
+  os->info.unpaired += (nw - i) + (nr - j);
+}
+
+int ips__os_index(ips_os_t *os) {
+  size_t i, k;
+  if (os->nsides && !(os->frames = calloc(os->nsides, sizeof *os->frames)))
+    return -ENOMEM;
+  if (os->nsides) /* qsort's array may not be NULL, even empty */
+    qsort(os->sides, os->nsides, sizeof *os->sides, by_side);
+  for (i = 0; i < os->nsides; i = k) {
+    size_t nr = 0;
+    for (k = i; k < os->nsides && os->sides[k].pipe == os->sides[i].pipe; k++)
+      nr += !os->sides[k].write;
+    pair_pipe(os, os->sides + i, nr, os->sides + i + nr, k - i - nr);
+  }
+  free(os->sides);
+  os->sides = NULL;
+  if (os->nframes)
+    qsort(os->frames, os->nframes, sizeof *os->frames, by_write);
+  if (os->nwaits)
+    qsort(os->waits, os->nwaits, sizeof *os->waits, by_tid_on);
+  os->info.frames = os->nframes;
+  os->info.waits = os->nwaits;
+  if (!os->info.ended) { /* cut short: it covers what it has */
+    for (i = 0; i < os->nframes; i++)
+      if (os->frames[i].r_ret > os->end) os->end = os->frames[i].r_ret;
+    for (i = 0; i < os->nwaits; i++)
+      if (os->waits[i].on > os->end) os->end = os->waits[i].on;
+  }
+  return 0;
+}
+
+/* The first wait of tid whose end is after t (or os->nwaits). */
+static size_t first_wait(const ips_os_t *os, uint32_t tid, int64_t t) {
+  size_t lo = 0, hi = os->nwaits;
+  while (lo < hi) {
+    size_t mid = lo + (hi - lo) / 2;
+    const ips__os_wait_t *w = &os->waits[mid];
+    if (w->tid < tid || (w->tid == tid && w->on <= t)) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+static int64_t overlap(int64_t x0, int64_t x1, int64_t a, int64_t b) {
+  int64_t lo = x0 > a ? x0 : a, hi = x1 < b ? x1 : b;
+  return hi > lo ? hi - lo : 0;
+}
+
+static void add_by(ips_os_by_t *by, const char *sc, int64_t ns) {
+  size_t i;
+  if (!ns)
+    return;
+  for (i = 0; i < IPS_OS_BY; i++)
+    if (!by[i].sc[0] || !strcmp(by[i].sc, sc) ||
+        (i == IPS_OS_BY - 1 && (sc = "other"))) {
+      if (!by[i].sc[0])
+        snprintf(by[i].sc, sizeof by[i].sc, "%s", sc);
+      by[i].ns += ns;
+      return;
+    }
+}
+
+/* Thread tid's time over [a, b] into t. */
+static void thread_split(const ips_os_t *os, uint32_t tid, int64_t a,
+                         int64_t b, ips_os_time_t *t) {
+  size_t i;
+  int64_t off = 0;
+  if (b <= a || !tid || a < os->start || b > os->end) {
+    t->not_measured += b - a;
+    return;
+  }
+  for (i = first_wait(os, tid, a); i < os->nwaits; i++) {
+    const ips__os_wait_t *w = &os->waits[i];
+    int64_t slept, sl, cw;
+    if (w->tid != tid || w->off >= b)
+      break;
+    slept = w->why == 0 ? w->off : w->wake ? w->wake : w->on;
+    sl = overlap(w->off, slept, a, b);
+    cw = overlap(slept, w->on, a, b);
+    t->cpu_wait += cw;
+    if (w->why == 2 && w->sc[0]) {
+      t->disk += sl;
+      add_by(t->disk_by, w->sc, sl);
+    } else if (w->why == 2) {
+      t->fault += sl;
+    } else {
+      t->sleep += sl;
+      add_by(t->sleep_by, w->sc[0] ? w->sc : "(none)", sl);
+    }
+    off += sl + cw;
+  }
+  t->on_cpu += (b - a) - off;
+}
+
+/* The frame of a pipe segment [a, b] (on the recording's clock, each end
+ * known to within slack): tag, written by the worker (to_parent) or to it,
+ * by process wpid when known; NULL if none. */
+static const ips__os_frame_t *find_frame(const ips_os_t *os, int64_t a,
+                                         int64_t b, int64_t slack,
+                                         const char *tags, int to_parent,
+                                         uint32_t wpid) {
+  size_t lo = 0, hi = os->nframes;
+  while (lo < hi) {
+    size_t mid = lo + (hi - lo) / 2;
+    if (os->frames[mid].w_enter < a - slack) lo = mid + 1;
+    else hi = mid;
+  }
+  for (; lo < os->nframes && os->frames[lo].w_enter <= b + slack; lo++) {
+    const ips__os_frame_t *f = &os->frames[lo];
+    uint32_t worker = to_parent ? f->wpid : f->rpid;
+    if (f->r_ret <= b + slack && f->tag && strchr(tags, f->tag) &&
+        (!wpid || worker == wpid))
+      return f;
+  }
+  return NULL;
+}
+
+static int64_t clamp(int64_t v, int64_t lo, int64_t hi) {
+  return v < lo ? lo : v > hi ? hi : v;
+}
+
+/* Segment [a, b] of the pipe, carried by frame f, into out. */
+static void pipe_split(const ips_os_t *os, const ips__os_frame_t *f,
+                       int64_t a, int64_t b, ips_os_split_t *out) {
+  int64_t p1, p2, p3, p4, wake = f->r_enter, on = f->r_enter;
+  size_t i = first_wait(os, f->rtid, f->r_ret);
+  /* The reader's last wait before it had the frame's last byte, if it
+   * ended after the write began: it was woken for the frame (in its read,
+   * or in the poll before it: a parent on libuv reads only when epoll
+   * says it can). */
+  if (i > 0 && os->waits[i - 1].tid == f->rtid &&
+      os->waits[i - 1].on >= f->w_enter) {
+    const ips__os_wait_t *w = &os->waits[i - 1];
+    wake = w->why == 0 ? w->off : w->wake ? w->wake : w->on;
+    on = w->on;
+  }
+  p1 = clamp(f->w_enter, a, b);
+  p2 = clamp(f->w_ret, p1, b);
+  p3 = clamp(wake, p2, b);
+  p4 = clamp(on, p3, b);
+  out->pipe_before_write += p1 - a;
+  out->pipe_write += p2 - p1;
+  out->pipe_in_pipe += p3 - p2;
+  out->pipe_cpu_wait += p4 - p3;
+  out->pipe_reader += b - p4;
+}
+
+/* The offset from d's parent clock to the recording's (CLOCK_MONOTONIC),
+ * and how far it may be off (*slack).  ipcstamp's own parent stamps
+ * CLOCK_MONOTONIC itself.  SwingSet's monotime counts from the kernel's
+ * start: then the worker's stamps give the way, through the offset the
+ * analysis estimated between the two processes (docs/report.md, Clocks) —
+ * the worker's CLOCK_MONOTONIC (mono_offset), or its wall clock (xsnap's
+ * timestamps), which the recording's first line ties to its own. */
+static int64_t clock_offset(const ips_os_t *os, const ips_delivery_t *d,
+                            int64_t *slack) {
+  int64_t o = 0;
+  *slack = 0;
+  if (d->clock == 'm' && !d->mono_offset)
+    return 0;
+  *slack = d->bound_ns > 0 && d->bound_ns < 1000000000 ? d->bound_ns : 0;
+  if (d->clock == 'm')
+    o = d->offset_ns;
+  else if (os->wall_minus_mono)
+    o = d->offset_ns - os->wall_minus_mono;
+  /* Stamps and the recording's times are below 2^62: an offset beyond
+   * 2^61 comes from a file that lies, and would overflow the sums. */
+  return o > ((int64_t)1 << 61) || o < -((int64_t)1 << 61) ? 0 : o;
+}
+
+int ips_os_split(ips_os_t *os, const ips_delivery_t *d, ips_os_split_t *out) {
+  enum { CHUNK = 64 };
+  int64_t slack, o = clock_offset(os, d, &slack);
+  int64_t len[CHUNK], t = d->P[0] + o;
+  unsigned char kind[CHUNK];
+  uint32_t wpid = d->worker_pid > 0 && d->worker_pid < 0xffffffffll
+                      ? (uint32_t)d->worker_pid : 0;
+  uint32_t wtid = 0, ktid = 0, kpid = 0;
+  size_t from = 0, n, j, pass;
+  memset(out, 0, sizeof *out);
+  out->frames_expected = 2 + 2 * d->n_up;
+  /* Pass 0 finds the frames (and so the threads), pass 1 splits the
+   * worker's and the kernel's stretches on those threads. */
+  for (pass = 0; pass < 2; pass++, from = 0, t = d->P[0] + o)
+    while ((n = ips_delivery_segments(d, from, CHUNK, len, kind)) > 0) {
+      for (j = 0; j < n; t += len[j], j++) {
+        int k = kind[j], up = k == IPS_SEG_UPCALL || k == IPS_SEG_RESULT;
+        const ips__os_frame_t *f;
+        if (k == IPS_SEG_WORKER || k == IPS_SEG_KERNEL) {
+          if (pass == 1)
+            thread_split(os, k == IPS_SEG_WORKER ? wtid : ktid, t, t + len[j],
+                         k == IPS_SEG_WORKER ? &out->worker : &out->kernel);
+          continue;
+        }
+        if (k == IPS_SEG_UNMATCHED || pass == 1)
+          continue;
+        f = find_frame(os, t, t + len[j], slack,
+                       k == IPS_SEG_SEND ? "?e" : k == IPS_SEG_REPLY ? "/"
+                       : k == IPS_SEG_UPCALL ? "?" : ".!", up, wpid);
+        if (!f) {
+          out->pipe_not_measured += len[j];
+          continue;
+        }
+        out->frames++;
+        wpid = up ? f->wpid : f->rpid;
+        if (!wtid) wtid = up ? f->wtid : f->rtid;
+        if (!ktid) ktid = up ? f->rtid : f->wtid;
+        if (!kpid) kpid = up ? f->rpid : f->wpid;
+        pipe_split(os, f, t, t + len[j], out);
+      }
+      from += n;
+    }
+  out->worker_pid = wpid;
+  out->kernel_pid = kpid;
+  return 0;
+}

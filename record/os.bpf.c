@@ -1,0 +1,543 @@
+/* os.bpf.c — the kernel half of `ipcstamp record` (docs/os.md).
+ *
+ * Follows a set of processes (a map the loader seeds with the first one,
+ * which every fork of a traced process extends) and sends to user space,
+ * through one ring buffer:
+ *  - each netstring frame seen on a pipe by a traced process's read,
+ *    write, readv or writev, once per side, when its last byte passed:
+ *    the stream's framing is followed here, in the kernel, because a frame
+ *    header can be anywhere in a call's bytes (several frames in one
+ *    write, a header split over two reads) and copying every byte out
+ *    would cost far more;
+ *  - each time a traced thread was off its CPU: when, why (its state at
+ *    the switch), the system call it was in, when it was woken and when it
+ *    ran again;
+ *  - exec (with the arguments, which name a SwingSet vat), fork, exit.
+ * Everything is filtered by tgid first, so other processes pay one hash
+ * lookup per event.  A full ring buffer drops the event and counts it in
+ * `lost`: the traced processes are never held up.
+ */
+#include "vmlinux.h"
+
+#include <bpf/bpf_core_read.h>
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_tracing.h>
+
+#include "os_event.h"
+
+char LICENSE[] SEC("license") = "GPL";
+
+#define S_IFMT 00170000
+#define S_IFIFO 0010000
+#define S_IFSOCK 0140000
+#define AF_UNIX 1
+#define SOCK_STREAM 1
+
+/* Set by the loader before load: the system call numbers of this arch. */
+const volatile long nr_read = 0, nr_write = 1, nr_readv = 19, nr_writev = 20;
+
+struct {
+  __uint(type, BPF_MAP_TYPE_RINGBUF);
+  __uint(max_entries, 8 << 20);
+} events SEC(".maps");
+
+/* Traced processes: tgid -> 1. */
+struct {
+  __uint(type, BPF_MAP_TYPE_HASH);
+  __uint(max_entries, 8192);
+  __type(key, u32);
+  __type(value, u8);
+} traced SEC(".maps");
+
+/* Events the ring buffer could not take. */
+struct {
+  __uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+  __uint(max_entries, 1);
+  __type(key, u32);
+  __type(value, u64);
+} lost SEC(".maps");
+
+/* Each traced thread's own state, in the kernel's task-local storage (no
+ * hash to search on every system call and context switch; freed with the
+ * thread): the system call it is in, whether it did pipe I/O (only such
+ * threads' waits are recorded: a Node kernel has a dozen threads of its
+ * own whose waits would be most of the events and say nothing of the
+ * frames), and the wait it is in. */
+struct thread {
+  long nr;               /* the system call it is in; -1: none */
+  u64 enter;
+  u64 fd, buf, cnt;      /* read/write's arguments */
+  u64 off, wake;         /* off its CPU since; woken at (0: not yet) */
+  int sc;                /* the system call it left its CPU in */
+  u32 why;               /* OS_WAIT_* */
+  u8 io, offcpu;
+};
+struct {
+  __uint(type, BPF_MAP_TYPE_TASK_STORAGE);
+  __uint(map_flags, BPF_F_NO_PREALLOC);
+  __type(key, int);
+  __type(value, struct thread);
+} threads SEC(".maps");
+
+/* The framing of one side of one pipe. */
+enum { PH_HDR, PH_TAG, PH_BODY, PH_UNSYNC };
+struct stream_key {
+  u64 ino;
+  u32 write;
+  u32 pad;
+};
+struct stream {
+  u32 phase, ndig, calls, pad;
+  u64 len, remaining;
+  u64 first_enter, first_exit;
+  u8 tag, head_len;
+  u8 head[OS_HEAD];
+};
+struct {
+  __uint(type, BPF_MAP_TYPE_LRU_HASH);
+  __uint(max_entries, 4096);
+  __type(key, struct stream_key);
+  __type(value, struct stream);
+} streams SEC(".maps");
+
+/* One call's part in a stream. */
+struct io {
+  u32 tgid, tid, fd, write;
+  u64 ino, enter, exit;
+};
+
+static __always_inline int is_traced(u32 tgid) {
+  return bpf_map_lookup_elem(&traced, &tgid) != NULL;
+}
+
+/* An event of type whose part of the union is size bytes: each type takes
+ * only its own room in the ring buffer (an exec's arguments are most of
+ * the struct). */
+#define RESERVE(type, tgid, tid, part) \
+  reserve(type, tgid, tid, offsetof(struct os_event, u) + sizeof(((struct os_event *)0)->u.part))
+
+static __always_inline struct os_event *reserve(u32 type, u32 tgid, u32 tid,
+                                                u64 size) {
+  struct os_event *e = bpf_ringbuf_reserve(&events, size, 0);
+  if (!e) {
+    u32 k = 0;
+    u64 *n = bpf_map_lookup_elem(&lost, &k);
+    if (n)
+      __sync_fetch_and_add(n, 1);
+    return NULL;
+  }
+  e->type = type;
+  e->tgid = tgid;
+  e->tid = tid;
+  e->pad = 0;
+  e->ts = bpf_ktime_get_ns();
+  return e;
+}
+
+/* The reader is woken only when the buffer is half full: a wake-up per
+ * event would cost a context switch each (it polls every 100 ms anyway). */
+static __always_inline void submit(struct os_event *e) {
+  u64 avail = bpf_ringbuf_query(&events, BPF_RB_AVAIL_DATA);
+  bpf_ringbuf_submit(e, avail > (4 << 20) ? BPF_RB_FORCE_WAKEUP
+                                          : BPF_RB_NO_WAKEUP);
+}
+
+static __always_inline void emit_frame(struct stream *s, const struct io *io) {
+  struct os_event *e = RESERVE(OS_EV_FRAME, io->tgid, io->tid, frame);
+  if (!e)
+    return;
+  e->u.frame.pipe = io->ino;
+  e->u.frame.len = s->len;
+  e->u.frame.first_enter = s->first_enter;
+  e->u.frame.first_exit = s->first_exit;
+  e->u.frame.last_enter = io->enter;
+  e->u.frame.last_exit = io->exit;
+  e->u.frame.fd = io->fd;
+  e->u.frame.calls = s->calls;
+  e->u.frame.write = io->write;
+  e->u.frame.tag = s->tag;
+  e->u.frame.head_len = s->head_len;
+  e->u.frame.pad = 0;
+  __builtin_memcpy(e->u.frame.head, s->head, OS_HEAD);
+  submit(e);
+}
+
+/* Up to 16 bytes of a header, copied from the call's buffer. */
+struct hdr {
+  u8 b[16];
+  u64 ubuf, at, n;   /* the call's buffer, the header's offset, its bytes */
+};
+
+/* The header bytes h->b (k of them, k <= 16, at offset h->at of the
+ * call's h->n bytes at h->ubuf): the digits, ':' and the tag.  Returns how many were
+ * taken; a byte that breaks the framing makes the stream unsynced (it
+ * resyncs at the start of a later call).  Global functions are verified
+ * once each, not once per path into them: that keeps the verifier's work
+ * within its bounds. */
+__noinline int header(struct stream *s, const struct hdr *h, u64 k,
+                      const struct io *io) {
+  u64 j, ubuf, at, n;
+  if (!s || !h || !io)
+    return 0;
+  ubuf = h->ubuf;
+  at = h->at;
+  n = h->n;
+  for (j = 0; j < 16; j++) {
+    u8 c;
+    if (j >= k)
+      break;
+    c = h->b[j & 15];
+    if (s->phase == PH_HDR) {
+      if (c >= '0' && c <= '9') {
+        if (s->ndig == 0) {
+          s->first_enter = io->enter;
+          s->first_exit = io->exit;
+          s->calls = 1;
+        }
+        if (++s->ndig > 9 || (s->ndig == 2 && s->len == 0)) {
+          s->phase = PH_UNSYNC;
+          return j + 1;
+        }
+        s->len = s->len * 10 + (c - '0');
+      } else if (c == ':' && s->ndig > 0) {
+        s->phase = PH_TAG;
+        if (s->len == 0) { /* "0:," has no tag: a frame of its own */
+          s->tag = 0;
+          s->head_len = 0;
+          s->phase = PH_BODY;
+          s->remaining = 1;
+          return j + 1;
+        }
+      } else {
+        s->phase = PH_UNSYNC;
+        return j + 1;
+      }
+    } else if (s->phase == PH_TAG) {
+      u64 hl = n - (at + j + 1);
+      s->tag = c;
+      if (hl > OS_HEAD)
+        hl = OS_HEAD;
+      s->head_len = hl;
+      __builtin_memset(s->head, 0, OS_HEAD);
+      if (hl > 0 && hl <= OS_HEAD)
+        bpf_probe_read_user(s->head, hl, (const void *)(ubuf + at + j + 1));
+      s->phase = PH_BODY;
+      s->remaining = s->len; /* the rest of the payload, and the comma */
+      return j + 1;
+    } else {
+      return j;
+    }
+  }
+  return j;
+}
+
+/* One contiguous piece of a call's bytes: n at buf, in stream order. */
+__noinline int feed(struct stream *s, u64 buf, u64 n, const struct io *io) {
+  u64 off = 0;
+  int i;
+  if (!s || !buf || !io)
+    return 0;
+  for (i = 0; i < 12; i++) {
+    if (off >= n)
+      break;
+    if (s->phase == PH_BODY) {
+      u64 avail = n - off;
+      char c = 0;
+      u32 have = s->head_len & (OS_HEAD - 1);
+      if (s->head_len < OS_HEAD && s->remaining > 1) {
+        /* The payload's first bytes came in a call of their own (a tag
+         * written alone): the head goes on from here. */
+        u64 more = OS_HEAD - have, j;
+        u8 tmp[OS_HEAD] = {};
+        if (more > avail)
+          more = avail;
+        if (more > s->remaining - 1)
+          more = s->remaining - 1;
+        if (more > 0 && more <= OS_HEAD &&
+            bpf_probe_read_user(tmp, more, (const void *)(buf + off)) == 0) {
+          for (j = 0; j < OS_HEAD; j++) {
+            u64 at = have + j;
+            if (j >= more || at >= OS_HEAD)
+              break;
+            /* Kept from the compiler, so that the verifier sees the bound. */
+            asm volatile("" : "+r"(at));
+            s->head[at & (OS_HEAD - 1)] = tmp[j];
+          }
+          s->head_len = have + more;
+        }
+      }
+      if (s->remaining > avail) {
+        s->remaining -= avail;
+        return 0;
+      }
+      off += s->remaining;
+      s->remaining = 0;
+      bpf_probe_read_user(&c, 1, (const void *)(buf + off - 1));
+      if (c != ',') {
+        s->phase = PH_UNSYNC;
+        return 0;
+      }
+      emit_frame(s, io);
+      s->phase = PH_HDR;
+      s->ndig = 0;
+      s->len = 0;
+    } else if (s->phase == PH_UNSYNC) {
+      return 0;
+    } else {
+      struct hdr h = {};
+      u64 k = n - off;
+      if (k > 16)
+        k = 16;
+      if (k == 0 || bpf_probe_read_user(h.b, k & 31, (const void *)(buf + off)) != 0) {
+        s->phase = PH_UNSYNC;
+        return 0;
+      }
+      h.ubuf = buf;
+      h.at = off;
+      h.n = n;
+      off += header(s, &h, k, io);
+    }
+  }
+  return 0;
+}
+
+/* The stream behind fd of the current process, or 0: a pipe's inode
+ * number, or for a Unix stream socket (what Node's child_process makes of
+ * a 'pipe') the address of the socket that receives the bytes, marked — the peer
+ * for a write, the socket itself for a read — so that the writer's and the
+ * reader's sides of a frame have the same id. */
+static __always_inline u64 stream_id(u64 fd, int write) {
+  struct task_struct *t = bpf_get_current_task_btf();
+  struct fdtable *fdt = BPF_CORE_READ(t, files, fdt);
+  struct file **fds;
+  struct file *f = NULL;
+  struct inode *ino;
+  struct socket *sock;
+  struct sock *sk;
+  unsigned int max = BPF_CORE_READ(fdt, max_fds);
+  umode_t mode;
+  if (fd >= max)
+    return 0;
+  fds = BPF_CORE_READ(fdt, fd);
+  bpf_probe_read_kernel(&f, sizeof f, fds + fd);
+  if (!f)
+    return 0;
+  ino = BPF_CORE_READ(f, f_inode);
+  mode = BPF_CORE_READ(ino, i_mode) & S_IFMT;
+  if (mode == S_IFIFO)
+    return BPF_CORE_READ(ino, i_ino);
+  if (mode != S_IFSOCK)
+    return 0;
+  sock = BPF_CORE_READ(f, private_data);
+  if (!sock || BPF_CORE_READ(sock, type) != SOCK_STREAM)
+    return 0;
+  sk = BPF_CORE_READ(sock, sk);
+  if (!sk || BPF_CORE_READ(sk, __sk_common.skc_family) != AF_UNIX)
+    return 0;
+  if (write)
+    sk = BPF_CORE_READ((struct unix_sock *)sk, peer);
+  if (!sk)
+    return 0;
+  /* Apart from pipes' inode numbers, and within 63 bits: a JSON number
+   * every reader takes whole (the socket's address, less the high bits
+   * that all kernel addresses share). */
+  return (1ull << 56) | ((u64)sk & 0xffffffffffffull);
+}
+
+static __always_inline struct stream *stream_of(u64 ino, u32 write, int start) {
+  struct stream_key k = {.ino = ino, .write = write};
+  struct stream *s = bpf_map_lookup_elem(&streams, &k);
+  if (!s) {
+    struct stream z = {};
+    /* Seen first at a call's start: try to frame from there. */
+    z.phase = start ? PH_HDR : PH_UNSYNC;
+    bpf_map_update_elem(&streams, &k, &z, BPF_NOEXIST);
+    s = bpf_map_lookup_elem(&streams, &k);
+  }
+  if (s && s->phase == PH_UNSYNC && start) {
+    /* Writers start frames at a call's start: resync there. */
+    s->phase = PH_HDR;
+    s->ndig = 0;
+    s->len = 0;
+  }
+  return s;
+}
+
+SEC("tp_btf/sys_enter")
+int BPF_PROG(on_enter, struct pt_regs *regs, long id) {
+  u64 pt = bpf_get_current_pid_tgid();
+  struct thread *c;
+  if (!is_traced(pt >> 32))
+    return 0;
+  c = bpf_task_storage_get(&threads, bpf_get_current_task_btf(), 0,
+                           BPF_LOCAL_STORAGE_GET_F_CREATE);
+  if (!c)
+    return 0;
+  c->nr = id;
+  c->enter = bpf_ktime_get_ns();
+  if (id == nr_read || id == nr_write || id == nr_readv || id == nr_writev) {
+    c->fd = PT_REGS_PARM1_CORE_SYSCALL(regs);
+    c->buf = PT_REGS_PARM2_CORE_SYSCALL(regs);
+    c->cnt = PT_REGS_PARM3_CORE_SYSCALL(regs);
+  }
+  return 0;
+}
+
+SEC("tp_btf/sys_exit")
+int BPF_PROG(on_exit, struct pt_regs *regs, long ret) {
+  u64 pt = bpf_get_current_pid_tgid();
+  u32 tid = (u32)pt;
+  struct thread *c;
+  struct io io = {};
+  struct stream *s;
+  long nr;
+  if (!is_traced(pt >> 32))
+    return 0;
+  c = bpf_task_storage_get(&threads, bpf_get_current_task_btf(), 0, 0);
+  if (!c)
+    return 0;
+  nr = c->nr;
+  c->nr = -1;
+  if (ret <= 0 ||
+      !(nr == nr_read || nr == nr_write || nr == nr_readv || nr == nr_writev))
+    return 0;
+  io.write = nr == nr_write || nr == nr_writev;
+  io.ino = stream_id(c->fd, io.write);
+  if (!io.ino)
+    return 0;
+  io.tgid = pt >> 32;
+  io.tid = tid;
+  io.fd = c->fd;
+  c->io = 1; /* its waits are recorded from now on */
+  io.enter = c->enter;
+  io.exit = bpf_ktime_get_ns();
+  s = stream_of(io.ino, io.write, 1);
+  if (!s)
+    return 0;
+  if (s->phase != PH_HDR || s->ndig > 0) /* a frame goes on in this call */
+    s->calls++;
+  if (nr == nr_read || nr == nr_write) {
+    feed(s, c->buf, (u64)ret, &io);
+  } else {
+    /* readv/writev: the iovecs in order, as far as ret goes. */
+    const struct iovec *iov = (const struct iovec *)c->buf;
+    u64 left = (u64)ret;
+    int i;
+    for (i = 0; i < 8; i++) {
+      struct iovec v = {};
+      u64 n;
+      if (left == 0 || (u64)i >= c->cnt)
+        break;
+      if (bpf_probe_read_user(&v, sizeof v, iov + i) != 0)
+        break;
+      n = v.iov_len < left ? v.iov_len : left;
+      feed(s, (u64)v.iov_base, n, &io);
+      left -= n;
+    }
+  }
+  return 0;
+}
+
+SEC("tp_btf/sched_switch")
+int BPF_PROG(on_switch, bool preempt, struct task_struct *prev,
+             struct task_struct *next, unsigned int prev_state) {
+  u64 now = bpf_ktime_get_ns();
+  struct thread *t;
+  if (is_traced(prev->tgid) &&
+      (t = bpf_task_storage_get(&threads, prev, 0, 0)) && t->io) {
+    t->off = now;
+    t->wake = 0;
+    t->sc = t->nr >= 0 ? (int)t->nr : -1;
+    t->why = (prev_state & 0xff) == 0 ? OS_WAIT_CPU
+             : (prev_state & 2)       ? OS_WAIT_DISK
+                                      : OS_WAIT_SLEEP;
+    t->offcpu = 1;
+  }
+  if (is_traced(next->tgid) &&
+      (t = bpf_task_storage_get(&threads, next, 0, 0)) && t->offcpu) {
+    struct os_event *e = RESERVE(OS_EV_WAIT, next->tgid, next->pid, wait);
+    if (e) {
+      e->u.wait.off = t->off;
+      e->u.wait.wake = t->wake;
+      e->u.wait.on = now;
+      e->u.wait.sc = t->sc;
+      e->u.wait.why = t->why;
+      submit(e);
+    }
+    t->offcpu = 0;
+  }
+  return 0;
+}
+
+static __always_inline void woken(struct task_struct *p) {
+  struct thread *t;
+  if (!is_traced(p->tgid))
+    return;
+  t = bpf_task_storage_get(&threads, p, 0, 0);
+  if (t && t->offcpu && !t->wake)
+    t->wake = bpf_ktime_get_ns();
+}
+
+SEC("tp_btf/sched_wakeup")
+int BPF_PROG(on_wakeup, struct task_struct *p) {
+  woken(p);
+  return 0;
+}
+
+SEC("tp_btf/sched_process_fork")
+int BPF_PROG(on_fork, struct task_struct *parent, struct task_struct *child) {
+  u32 ptgid = parent->tgid, ctgid = child->tgid;
+  u8 one = 1;
+  struct os_event *e;
+  if (ptgid == ctgid || !is_traced(ptgid))
+    return 0;
+  bpf_map_update_elem(&traced, &ctgid, &one, BPF_ANY);
+  e = RESERVE(OS_EV_FORK, ptgid, parent->pid, fork);
+  if (e) {
+    e->u.fork.child = ctgid;
+    submit(e);
+  }
+  return 0;
+}
+
+SEC("tp_btf/sched_process_exec")
+int BPF_PROG(on_exec, struct task_struct *p, pid_t old_pid,
+             struct linux_binprm *bprm) {
+  u32 tgid = p->tgid;
+  struct os_event *e;
+  u64 start, end, len;
+  if (!is_traced(tgid))
+    return 0;
+  e = RESERVE(OS_EV_EXEC, tgid, p->pid, exec);
+  if (!e)
+    return 0;
+  e->u.exec.ppid = BPF_CORE_READ(p, real_parent, tgid);
+  start = BPF_CORE_READ(p, mm, arg_start);
+  end = BPF_CORE_READ(p, mm, arg_end);
+  len = end > start ? end - start : 0;
+  if (len > OS_ARGS)
+    len = OS_ARGS;
+  e->u.exec.len = 0;
+  if (len > 0 && len <= OS_ARGS &&
+      bpf_probe_read_user(e->u.exec.args, len, (const void *)start) == 0)
+    e->u.exec.len = len;
+  submit(e);
+  return 0;
+}
+
+SEC("tp_btf/sched_process_exit")
+int BPF_PROG(on_exit_proc, struct task_struct *p) {
+  u32 tgid = p->tgid, tid = p->pid;
+  struct os_event *e;
+  if (!is_traced(tgid))
+    return 0;
+  if (tid != tgid)
+    return 0;
+  e = RESERVE(OS_EV_EXIT, tgid, tid, exit);
+  if (e) {
+    e->u.exit.code = BPF_CORE_READ(p, exit_code);
+    submit(e);
+  }
+  bpf_map_delete_elem(&traced, &tgid);
+  return 0;
+}

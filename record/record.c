@@ -1,0 +1,339 @@
+/* record.c — `ipcstamp record`: follows a process and its descendants
+ * and writes what the kernel saw of them (docs/os.md).
+ *
+ * The traced processes are never stopped or changed: a command is held
+ * only before its exec, until the probes are attached (so that its first
+ * frame is seen), and a process followed with --pid runs on untouched.
+ * If the collector dies, the kernel detaches its programs and they run
+ * on; stopping the collector (Ctrl-C, SIGTERM) ends the recording, never
+ * the command. */
+#include "config.h"
+
+#include <bpf/libbpf.h>
+#include <dirent.h>
+#include <errno.h>
+#include <getopt.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/utsname.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "os.skel.h"
+#include "record.h"
+
+static const char usage_text[] =
+    "usage: ipcstamp record [-o FILE] --pid PID\n"
+    "       ipcstamp record [-o FILE] -- COMMAND [ARGS...]\n"
+    "\n"
+    "Record what the operating system saw of a parent and its workers: every\n"
+    "netstring frame on their pipes and every wait of their threads, for\n"
+    "`ipcstamp report SLOG --os FILE` (docs/os.md).  Needs root (CAP_BPF and\n"
+    "CAP_PERFMON) and a kernel with BTF.\n"
+    "\n"
+    "  -o, --output FILE  write the recording to FILE (default ipcstamp.os;\n"
+    "                     '-' is stdout, each event as it comes)\n"
+    "  --pid PID          follow the running process PID (and its\n"
+    "                     descendants) until it exits or Ctrl-C\n"
+    "  -- COMMAND ARGS    run COMMAND and follow it until it exits\n"
+    "  -h, --help         this text\n"
+    "\n"
+    "exit codes: 0 ok, 1 COMMAND failed (or could not start), 2 bad usage,\n"
+    "4 cannot write FILE, 6 not permitted (not root), 7 no BTF, 8 a\n"
+    "tracepoint is missing, 9 the kernel is locked down against BPF\n";
+
+static volatile sig_atomic_t stop;
+static void on_signal(int sig) {
+  (void)sig;
+  stop = 1;
+}
+
+static unsigned long long mono_ns(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return (unsigned long long)t.tv_sec * 1000000000ull +
+         (unsigned long long)t.tv_nsec;
+}
+
+typedef struct {
+  FILE *out;
+  unsigned long long events;
+} rec_t;
+
+static int on_event(void *ctx, void *data, size_t size) {
+  rec_t *r = ctx;
+  struct os_event e;
+  /* Each type comes with its own part of the union only. */
+  memset(&e, 0, sizeof e);
+  memcpy(&e, data, size < sizeof e ? size : sizeof e);
+  rec_write_event(r->out, &e);
+  r->events++;
+  return 0;
+}
+
+static void header(FILE *f, int command, long pid) {
+  struct utsname u;
+  struct timespec w;
+  unsigned long long m = mono_ns();
+  clock_gettime(CLOCK_REALTIME, &w);
+  if (uname(&u) != 0)
+    strcpy(u.release, "?");
+  fprintf(f, "{\"ipcstamp_os\":%d,\"clock\":\"CLOCK_MONOTONIC\",\"unit\":\"ns\","
+             "\"start\":%llu,\"start_wall_ns\":%lld,\"kernel\":\"%s\",",
+          REC_FORMAT, m, (long long)w.tv_sec * 1000000000ll + w.tv_nsec,
+          u.release);
+  if (command)
+    fputs("\"follow\":\"command\"}\n", f);
+  else
+    fprintf(f, "\"follow\":\"pid\",\"pid\":%ld}\n", pid);
+}
+
+/* --pid: the process and the descendants it has now, each followed and
+ * written as a line of its own (argv from /proc) so that workers started
+ * before the recording are named too. */
+static void follow_existing(struct os *s, FILE *f, unsigned root) {
+  enum { MAXP = 65536 };
+  unsigned *pid = malloc(MAXP * sizeof *pid), *ppid = malloc(MAXP * sizeof *ppid);
+  unsigned char *in = calloc(MAXP, 1);
+  size_t n = 0, i;
+  int grew = 1;
+  DIR *d = opendir("/proc");
+  struct dirent *de;
+  if (!pid || !ppid || !in || !d)
+    goto out;
+  while ((de = readdir(d)) && n < MAXP) {
+    char path[64], buf[512], *p;
+    FILE *st;
+    unsigned pp = 0;
+    if (de->d_name[0] < '1' || de->d_name[0] > '9')
+      continue;
+    snprintf(path, sizeof path, "/proc/%.20s/stat", de->d_name);
+    if (!(st = fopen(path, "r")))
+      continue;
+    p = fgets(buf, sizeof buf, st) ? strrchr(buf, ')') : NULL;
+    fclose(st);
+    if (!p || sscanf(p, ") %*c %u", &pp) != 1)
+      continue;
+    pid[n] = (unsigned)strtoul(de->d_name, NULL, 10);
+    ppid[n] = pp;
+    in[n] = pid[n] == root;
+    n++;
+  }
+  while (grew) /* descendants: whoever's parent is in, until none is added */
+    for (grew = 0, i = 0; i < n; i++)
+      if (!in[i] && ppid[i]) {
+        size_t j;
+        for (j = 0; j < n; j++)
+          if (in[j] && pid[j] == ppid[i]) {
+            in[i] = 1;
+            grew = 1;
+            break;
+          }
+      }
+  for (i = 0; i < n; i++) {
+    char path[64], args[OS_ARGS];
+    size_t len = 0;
+    FILE *c;
+    if (!in[i])
+      continue;
+    rec_trace(s, pid[i]);
+    snprintf(path, sizeof path, "/proc/%u/cmdline", pid[i]);
+    if ((c = fopen(path, "r"))) {
+      len = fread(args, 1, sizeof args, c);
+      fclose(c);
+    }
+    rec_write_proc(f, mono_ns(), pid[i], ppid[i], args, len);
+  }
+out:
+  if (d)
+    closedir(d);
+  free(pid);
+  free(ppid);
+  free(in);
+}
+
+/* -- COMMAND: forked and held on a pipe until the probes are attached.
+ * Returns its pid, or -1 (said); *go is the pipe's end that releases it. */
+static pid_t start_command(char **cmd, int *go) {
+  int p[2];
+  pid_t c;
+  if (pipe(p) != 0) {
+    fprintf(stderr, "ipcstamp record: pipe: %s\n", strerror(errno));
+    return -1;
+  }
+  if ((c = fork()) < 0) {
+    fprintf(stderr, "ipcstamp record: fork: %s\n", strerror(errno));
+    return -1;
+  }
+  if (c == 0) {
+    char b;
+    close(p[1]);
+    if (read(p[0], &b, 1) != 1) /* the collector gave up: do not run */
+      _exit(127);
+    close(p[0]);
+    execvp(cmd[0], cmd);
+    fprintf(stderr, "ipcstamp record: cannot run %s: %s\n", cmd[0],
+            strerror(errno));
+    _exit(127);
+  }
+  close(p[0]);
+  *go = p[1];
+  return c;
+}
+
+/* Reads the ring buffer until the followed process ends or a signal.
+ * *status gets the command's wait status (-1 with --pid). */
+static void poll_loop(struct os *s, rec_t *r, pid_t child, long pid,
+                      int *status) {
+  struct ring_buffer *rb =
+      ring_buffer__new(bpf_map__fd(s->maps.events), on_event, r, NULL);
+  unsigned long long said = 0;
+  *status = -1;
+  if (!rb) {
+    fprintf(stderr, "ipcstamp record: cannot read the ring buffer: %s\n",
+            strerror(errno));
+    stop = 1;
+  }
+  while (!stop) {
+    unsigned long long lost;
+    int done = 0;
+    /* The kernel side wakes this reader only when the buffer is half
+     * full: what came in the last 100 ms is read here, either way (poll
+     * reads only a buffer that woke it). */
+    ring_buffer__poll(rb, 100);
+    ring_buffer__consume(rb);
+    if (child > 0 && waitpid(child, status, WNOHANG) == child)
+      done = 1;
+    else if (child <= 0 && kill((pid_t)pid, 0) != 0 && errno == ESRCH)
+      done = 1;
+    if ((lost = rec_lost(s)) != said) { /* said as it happens, never hidden */
+      fprintf(r->out, "{\"t\":\"lost\",\"n\":%llu}\n", lost);
+      said = lost;
+    }
+    fflush(r->out);
+    if (done)
+      break;
+  }
+  if (rb) {
+    ring_buffer__consume(rb);
+    ring_buffer__free(rb);
+  }
+}
+
+/* Options; returns -1 to go on, or an exit code. */
+static int options(int argc, char **argv, const char **path, long *pid,
+                   char ***cmd) {
+  static const struct option opts[] = {{"output", required_argument, NULL, 'o'},
+                                       {"pid", required_argument, NULL, 'p'},
+                                       {"help", no_argument, NULL, 'h'},
+                                       {NULL, 0, NULL, 0}};
+  int c;
+  long long v;
+  while ((c = getopt_long(argc, argv, "+ho:", opts, NULL)) != -1) {
+    if (c == 'h') {
+      fputs(usage_text, stdout);
+      return CLI_EXIT_OK;
+    } else if (c == 'o') {
+      *path = optarg;
+    } else if (c == 'p' && cli_count(optarg, 0x3fffffff, &v) == 0 && v > 0) {
+      *pid = (long)v;
+    } else {
+      if (c == 'p')
+        fprintf(stderr, "ipcstamp record: --pid takes a process id, not '%s'\n",
+                optarg);
+      fprintf(stderr, "ipcstamp record: try 'ipcstamp record --help'\n");
+      return CLI_EXIT_USAGE;
+    }
+  }
+  *cmd = optind < argc ? argv + optind : NULL;
+  if ((*pid > 0) == (*cmd != NULL)) {
+    fprintf(stderr, "ipcstamp record: give --pid PID or -- COMMAND (one of "
+                    "them; try 'ipcstamp record --help')\n");
+    return CLI_EXIT_USAGE;
+  }
+  if (*pid > 0 && kill((pid_t)*pid, 0) != 0 && errno == ESRCH) {
+    fprintf(stderr, "ipcstamp record: no process %ld\n", *pid);
+    return CLI_EXIT_USAGE;
+  }
+  return -1;
+}
+
+/* The end line, and what the user should know on stderr. */
+static int finish(rec_t *r, struct os *s, char **cmd, int status) {
+  unsigned long long lost = rec_lost(s);
+  int rc = CLI_EXIT_OK;
+  struct rusage ru;
+  long long cpu = -1;
+  /* The collector's own CPU time, so that its cost is in the file. */
+  if (getrusage(RUSAGE_SELF, &ru) == 0)
+    cpu = ((long long)ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1000000000ll +
+          ((long long)ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) * 1000ll;
+  fprintf(r->out, "{\"t\":\"end\",\"ns\":%llu,\"events\":%llu,\"lost\":%llu,"
+                  "\"collector_cpu_ns\":%lld",
+          mono_ns(), r->events, lost, cpu);
+  if (cmd && status != -1)
+    fprintf(r->out, ",\"status\":%d", status);
+  fputs("}\n", r->out);
+  if (lost)
+    fprintf(stderr, "ipcstamp record: %llu events lost (the kernel's ring "
+                    "buffer was full): the recording is incomplete\n", lost);
+  if (cmd && status != -1 && !(WIFEXITED(status) && WEXITSTATUS(status) == 0)) {
+    if (WIFEXITED(status))
+      fprintf(stderr, "ipcstamp record: %s exited with %d\n", cmd[0],
+              WEXITSTATUS(status));
+    else
+      fprintf(stderr, "ipcstamp record: %s was killed by signal %d\n", cmd[0],
+              WIFSIGNALED(status) ? WTERMSIG(status) : 0);
+    rc = CLI_EXIT_FAIL;
+  }
+  return rc;
+}
+
+int rec_main(int argc, char **argv) {
+  const char *path = "ipcstamp.os";
+  long pid = 0;
+  char **cmd = NULL;
+  struct os *s = NULL;
+  rec_t r = {NULL, 0};
+  pid_t child = -1;
+  int go = -1, rc, status;
+  if ((rc = options(argc, argv, &path, &pid, &cmd)) >= 0)
+    return rc;
+  if ((rc = rec_load(&s)) != 0)
+    return rc;
+  if (!(r.out = cli_output(path, "record"))) {
+    os__destroy(s);
+    return CLI_EXIT_IO;
+  }
+  signal(SIGINT, on_signal);
+  signal(SIGTERM, on_signal);
+  signal(SIGPIPE, SIG_IGN);
+  header(r.out, cmd != NULL, pid);
+  if (cmd) {
+    if ((child = start_command(cmd, &go)) < 0) {
+      os__destroy(s);
+      return CLI_EXIT_FAIL;
+    }
+    rec_trace(s, (unsigned)child);
+    if (write(go, "g", 1) != 1)
+      fprintf(stderr, "ipcstamp record: cannot start %s\n", cmd[0]);
+    close(go);
+  } else {
+    follow_existing(s, r.out, (unsigned)pid);
+  }
+  poll_loop(s, &r, child, pid, &status);
+  rc = finish(&r, s, cmd, status);
+  os__destroy(s);
+  if (fflush(r.out) != 0 || ferror(r.out) ||
+      (r.out != stdout && fclose(r.out) != 0)) {
+    fprintf(stderr, "ipcstamp record: cannot write %s: %s\n", path,
+            strerror(errno));
+    rc = CLI_EXIT_IO;
+  }
+  return rc;
+}

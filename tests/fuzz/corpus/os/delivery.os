@@ -1,0 +1,11 @@
+{"t":"frame","side":"w","pid":1,"tid":1,"pipe":7,"fd":3,"len":5,"tag":"?","head":"61","enter":1100,"ret":1200,"last_enter":1100,"last_ret":1200,"calls":1}
+{"t":"frame","side":"r","pid":2,"tid":2,"pipe":7,"fd":3,"len":5,"tag":"?","head":"61","enter":900,"ret":1900,"last_enter":900,"last_ret":1900,"calls":1}
+{"t":"wait","pid":2,"tid":2,"off":950,"wake":1150,"on":1500,"why":"sleep","nr":0,"sc":"read"}
+{"t":"frame","side":"w","pid":2,"tid":2,"pipe":8,"fd":4,"len":3,"tag":"?","head":"","enter":3100,"ret":3200,"last_enter":3100,"last_ret":3200,"calls":1}
+{"t":"frame","side":"r","pid":1,"tid":1,"pipe":8,"fd":4,"len":3,"tag":"?","head":"","enter":3300,"ret":3900,"last_enter":3300,"last_ret":3900,"calls":1}
+{"t":"wait","pid":1,"tid":1,"off":4200,"wake":0,"on":4600,"why":"disk","nr":74,"sc":"fsync"}
+{"t":"frame","side":"w","pid":1,"tid":1,"pipe":7,"fd":3,"len":2,"tag":"/","head":"","enter":5010,"ret":5020,"last_enter":5010,"last_ret":5020,"calls":1}
+{"t":"frame","side":"r","pid":2,"tid":2,"pipe":7,"fd":3,"len":2,"tag":"/","head":"","enter":5030,"ret":5900,"last_enter":5030,"last_ret":5900,"calls":1}
+{"t":"frame","side":"w","pid":2,"tid":2,"pipe":8,"fd":4,"len":1,"tag":".","head":"","enter":6600,"ret":6700,"last_enter":6600,"last_ret":6700,"calls":1}
+{"t":"frame","side":"r","pid":1,"tid":1,"pipe":8,"fd":4,"len":1,"tag":".","head":"","enter":6800,"ret":6900,"last_enter":6800,"last_ret":6900,"calls":1}
+{"t":"end","ns":9000,"events":10,"lost":0}

@@ -1,0 +1,124 @@
+#!/usr/bin/env python3
+"""os_check.py WHAT OS SLOG REPORT_JSON: one check of tests/os/record.test.
+
+frames    the frames ipcstamp record saw between the parent and its worker
+          are the slogfile's: as many of each tag each way, and each
+          delivery's frame as long as its vd (compact JSON, or the
+          evaluated source) and its tag
+sums      report --os: every delivery's parts add up exactly to its pipe,
+          worker and kernel time, and every frame of it was found
+spinning  a worker that only computes: none of its time asleep
+cpu_wait  a CPU hog beside parent and worker: waiting for a CPU is seen
+The last line printed says what was checked."""
+import json
+import sys
+
+
+def load(path):
+    with open(path, encoding="utf-8") as f:
+        return [json.loads(l) for l in f if l.strip()]
+
+
+def fail(msg):
+    print(msg)
+    sys.exit(1)
+
+
+def pids(slog):
+    parent = next(r["pid"] for r in slog if r["type"] == "kernel-init-start")
+    workers = {r["pid"] for r in slog if r["type"] == "create-vat" and "pid" in r}
+    return parent, workers
+
+
+def frames(os_, slog, _rep):
+    parent, workers = pids(slog)
+    written = [r for r in os_ if r.get("t") == "frame" and r["side"] == "w"]
+    by_parent = [f for f in written if f["pid"] == parent]
+    by_worker = [f for f in written if f["pid"] in workers]
+    n = lambda fs, tags: sum(1 for f in fs if f["tag"] in tags)
+    count = lambda t: sum(1 for r in slog if r["type"] == t)
+    want = {"deliveries (? and e)": (n(by_parent, "?e"), count("deliver")),
+            "replies (/)": (n(by_parent, "/"), count("syscall-result")),
+            "upcalls (?)": (n(by_worker, "?"), count("syscall")),
+            "results (. and !)": (n(by_worker, ".!"),
+                                  count("deliver-result") + n(by_parent, "R"))}
+    for what, (got, exp) in want.items():
+        if got != exp:
+            fail(f"{what}: {got} frames recorded, the slogfile has {exp}")
+    sends = [f for f in by_parent if f["tag"] in "?e"]
+    for f, d in zip(sends, [r for r in slog if r["type"] == "deliver"]):
+        vd = d["vd"]
+        if f["tag"] == "e":
+            body = vd[1]
+        else:
+            body = json.dumps(vd, separators=(",", ":"), ensure_ascii=False)
+        if f["len"] != len(body.encode()) + 1:
+            fail(f"crank {d['crankNum']}: frame of {f['len']} bytes, "
+                 f"its vd makes {len(body.encode()) + 1}")
+        head = bytes.fromhex(f["head"])
+        if not body.encode().startswith(head):
+            fail(f"crank {d['crankNum']}: the frame's first bytes {head!r} "
+                 "are not its vd's")
+    print(f"{len(written)} frames, as the slogfile's {len(sends)} deliveries "
+          "say (tags, counts, lengths, first bytes)")
+
+
+def deliveries(rep):
+    ds = [r for r in rep if "summary" not in r]
+    if not ds:
+        fail("no deliveries in the report")
+    return ds
+
+
+def part_sum(t):
+    return (t["on_cpu_ns"] + t["cpu_wait_ns"] + t["disk_ns"] +
+            t["page_fault_ns"] + t["sleep_ns"] + t["not_measured_ns"])
+
+
+def sums(_os, _slog, rep):
+    ds = deliveries(rep)
+    for d in ds:
+        o = d["os"]
+        p = o["pipe"]
+        pipe = (p["before_write_ns"] + p["write_ns"] + p["in_pipe_ns"] +
+                p["cpu_wait_ns"] + p["reader_ns"] + p["not_measured_ns"])
+        if pipe != d["pipe_ns"]:
+            fail(f"crank {d['crank']}: pipe parts {pipe} != {d['pipe_ns']}")
+        if part_sum(o["worker"]) != d["worker_ns"]:
+            fail(f"crank {d['crank']}: worker parts != {d['worker_ns']}")
+        if part_sum(o["kernel"]) != d["kernel_ns"]:
+            fail(f"crank {d['crank']}: kernel parts != {d['kernel_ns']}")
+        if o["frames"] != o["frames_expected"]:
+            fail(f"crank {d['crank']}: {o['frames']} of "
+                 f"{o['frames_expected']} frames found")
+        if p["not_measured_ns"] or o["worker"]["not_measured_ns"]:
+            fail(f"crank {d['crank']}: a part not measured: {o}")
+    print(f"{len(ds)} deliveries: every part measured, each sum exact")
+
+
+def spinning(_os, _slog, rep):
+    ds = deliveries(rep)
+    w = sum(d["worker_ns"] for d in ds)
+    asleep = sum(d["os"]["worker"]["sleep_ns"] + d["os"]["worker"]["disk_ns"]
+                 for d in ds)
+    run = sum(d["os"]["worker"]["on_cpu_ns"] + d["os"]["worker"]["cpu_wait_ns"]
+              for d in ds)
+    if asleep or run != w or w < 1000000:
+        fail(f"worker {w} ns: on a CPU or waiting {run}, asleep {asleep}")
+    print(f"the spinning worker's {w} ns are all on a CPU or waiting for one")
+
+
+def cpu_wait(_os, _slog, rep):
+    ds = deliveries(rep)
+    s = next(r for r in rep if "summary" in r)["summary"]["os"]
+    wait = s["pipe"]["cpu_wait_ns"] + s["worker"]["cpu_wait_ns"] + \
+        s["kernel"]["cpu_wait_ns"]
+    if wait <= 0:
+        fail(f"no waiting for a CPU with a hog on the CPU: {s}")
+    print(f"{len(ds)} deliveries beside a CPU hog waited {wait} ns for a CPU")
+
+
+if __name__ == "__main__":
+    what, os_path, slog_path, rep_path = sys.argv[1:5]
+    {"frames": frames, "sums": sums, "spinning": spinning,
+     "cpu_wait": cpu_wait}[what](load(os_path), load(slog_path), load(rep_path))

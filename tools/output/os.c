@@ -1,0 +1,163 @@
+/* os.c — the operating system's split of each delivery in the report
+ * (docs/os.md): what `report --os FILE` adds, in JSON (one "os" object a
+ * delivery, one in the summary) and in text (one line a delivery, a block
+ * in the summary).  The split itself is the analysis library's
+ * (ips_os_split); this only sums and writes it. */
+#include "config.h"
+
+#include <inttypes.h>
+#include <string.h>
+
+#include "output.h"
+
+/* The first names seen keep their slots; later ones go to "other". */
+static void sum_by(ips_os_by_t *t, const ips_os_by_t *s) {
+  size_t i, j;
+  for (i = 0; i < IPS_OS_BY && s[i].sc[0]; i++)
+    for (j = 0; j < IPS_OS_BY; j++)
+      if (!t[j].sc[0] || !strcmp(t[j].sc, s[i].sc) || j == IPS_OS_BY - 1) {
+        if (!t[j].sc[0] || (j == IPS_OS_BY - 1 && strcmp(t[j].sc, s[i].sc)))
+          snprintf(t[j].sc, sizeof t[j].sc, "%s",
+                   t[j].sc[0] ? "other" : s[i].sc);
+        t[j].ns += s[i].ns;
+        break;
+      }
+}
+
+static void sum_time(ips_os_time_t *t, const ips_os_time_t *s) {
+  t->on_cpu += s->on_cpu;
+  t->cpu_wait += s->cpu_wait;
+  t->disk += s->disk;
+  t->fault += s->fault;
+  t->sleep += s->sleep;
+  t->not_measured += s->not_measured;
+  sum_by(t->disk_by, s->disk_by);
+  sum_by(t->sleep_by, s->sleep_by);
+}
+
+void os_add(os_out_t *o, const ips_delivery_t *d, ips_os_split_t *s) {
+  ips_os_split(o->os, d, s);
+  o->n++;
+  o->frames += s->frames;
+  o->frames_expected += s->frames_expected;
+  o->sum.pipe_before_write += s->pipe_before_write;
+  o->sum.pipe_write += s->pipe_write;
+  o->sum.pipe_in_pipe += s->pipe_in_pipe;
+  o->sum.pipe_cpu_wait += s->pipe_cpu_wait;
+  o->sum.pipe_reader += s->pipe_reader;
+  o->sum.pipe_not_measured += s->pipe_not_measured;
+  sum_time(&o->sum.worker, &s->worker);
+  sum_time(&o->sum.kernel, &s->kernel);
+}
+
+static void by_json(yajl_gen g, const char *key, const ips_os_by_t *by) {
+  size_t i;
+  out_str(g, key);
+  yajl_gen_map_open(g);
+  for (i = 0; i < IPS_OS_BY && by[i].sc[0]; i++)
+    out_int(g, by[i].sc, by[i].ns);
+  yajl_gen_map_close(g);
+}
+
+static void time_json(yajl_gen g, const char *key, const ips_os_time_t *t) {
+  out_str(g, key);
+  yajl_gen_map_open(g);
+  out_int(g, "on_cpu_ns", t->on_cpu);
+  out_int(g, "cpu_wait_ns", t->cpu_wait);
+  out_int(g, "disk_ns", t->disk);
+  by_json(g, "disk_by", t->disk_by);
+  out_int(g, "page_fault_ns", t->fault);
+  out_int(g, "sleep_ns", t->sleep);
+  by_json(g, "sleep_by", t->sleep_by);
+  out_int(g, "not_measured_ns", t->not_measured);
+  yajl_gen_map_close(g);
+}
+
+static void split_json(yajl_gen g, const ips_os_split_t *s) {
+  out_str(g, "pipe");
+  yajl_gen_map_open(g);
+  out_int(g, "before_write_ns", s->pipe_before_write);
+  out_int(g, "write_ns", s->pipe_write);
+  out_int(g, "in_pipe_ns", s->pipe_in_pipe);
+  out_int(g, "cpu_wait_ns", s->pipe_cpu_wait);
+  out_int(g, "reader_ns", s->pipe_reader);
+  out_int(g, "not_measured_ns", s->pipe_not_measured);
+  yajl_gen_map_close(g);
+  time_json(g, "worker", &s->worker);
+  time_json(g, "kernel", &s->kernel);
+}
+
+void os_json(yajl_gen g, const ips_os_split_t *s) {
+  out_str(g, "os");
+  yajl_gen_map_open(g);
+  out_int(g, "frames", (long long)s->frames);
+  out_int(g, "frames_expected", (long long)s->frames_expected);
+  out_int(g, "worker_pid", s->worker_pid);
+  out_int(g, "kernel_pid", s->kernel_pid);
+  split_json(g, s);
+  yajl_gen_map_close(g);
+}
+
+void os_summary_json(yajl_gen g, const os_out_t *o) {
+  ips_os_info_t info;
+  ips_os_info(o->os, &info);
+  out_str(g, "os");
+  yajl_gen_map_open(g);
+  out_int(g, "deliveries", (long long)o->n);
+  out_int(g, "frames", (long long)o->frames);
+  out_int(g, "frames_expected", (long long)o->frames_expected);
+  out_int(g, "recorded_frames", (long long)info.frames);
+  out_int(g, "unpaired_frame_sides", (long long)info.unpaired);
+  out_int(g, "recorded_waits", (long long)info.waits);
+  out_int(g, "lost_events", (long long)info.lost);
+  out_int(g, "bad_lines", (long long)info.bad_lines);
+  split_json(g, &o->sum);
+  yajl_gen_map_close(g);
+}
+
+static void time_text(FILE *f, const char *name, const ips_os_time_t *t) {
+  char b[6][32];
+  size_t i;
+  fprintf(f, "%s on CPU %s, waiting for CPU %s, disk %s, page faults %s, "
+             "sleeping %s", name, ips_format_us(b[0], t->on_cpu),
+          ips_format_us(b[1], t->cpu_wait), ips_format_us(b[2], t->disk),
+          ips_format_us(b[3], t->fault), ips_format_us(b[4], t->sleep));
+  for (i = 0; i < IPS_OS_BY && t->disk_by[i].sc[0]; i++)
+    fprintf(f, "%s%s %s", i ? ", " : " (disk: ", t->disk_by[i].sc,
+            ips_format_us(b[5], t->disk_by[i].ns));
+  if (i)
+    fputc(')', f);
+  if (t->not_measured)
+    fprintf(f, ", not measured %s", ips_format_us(b[0], t->not_measured));
+  fputc('\n', f);
+}
+
+static void split_text(FILE *f, const char *indent, const ips_os_split_t *s) {
+  char b[6][32];
+  fprintf(f, "%spipe: parent before write %s, write %s, in pipe %s, "
+             "waiting for CPU %s, reader's call %s",
+          indent, ips_format_us(b[0], s->pipe_before_write),
+          ips_format_us(b[1], s->pipe_write), ips_format_us(b[2], s->pipe_in_pipe),
+          ips_format_us(b[3], s->pipe_cpu_wait), ips_format_us(b[4], s->pipe_reader));
+  if (s->pipe_not_measured)
+    fprintf(f, ", not measured %s", ips_format_us(b[5], s->pipe_not_measured));
+  fputc('\n', f);
+  fputs(indent, f);
+  time_text(f, "worker:", &s->worker);
+  fputs(indent, f);
+  time_text(f, "kernel:", &s->kernel);
+}
+
+void os_text(FILE *f, const ips_os_split_t *s) {
+  fprintf(f, "    os: %zu of %zu frames seen\n", s->frames, s->frames_expected);
+  split_text(f, "    os ", s);
+}
+
+void os_summary_text(FILE *f, const os_out_t *o) {
+  ips_os_info_t info;
+  ips_os_info(o->os, &info);
+  fprintf(f, "\noperating system (--os): %" PRIu64 " deliveries, %" PRIu64
+             " of their %" PRIu64 " frames seen; %" PRIu64 " events lost\n",
+          o->n, o->frames, o->frames_expected, info.lost);
+  split_text(f, "  ", &o->sum);
+}
