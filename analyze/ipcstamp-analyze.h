@@ -29,6 +29,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <sys/stat.h>
 
 #include "ipcstamp-proto.h"
 #include "ipcstamp-ring-read.h"
@@ -560,6 +561,26 @@ IPS_EXTERN int64_t ips_hist_high(int i);
 IPS_EXTERN const char *ips_format_us(char *buf, int64_t ns);
 /* The same text without its NUL; returns its length. */
 IPS_EXTERN size_t ips_put_us(char *buf, int64_t ns);
+
+/* ------------------------------------------------------------------------
+ * Opening a path someone else may have replaced.
+ */
+
+/* Flags of ips_open_regular(). */
+#define IPS_OPEN_NOFOLLOW (1u << 0) /* a symbolic link is refused, not followed */
+
+/* Open path read-only, only when it names a regular file: stat()ed (with
+ * IPS_OPEN_NOFOLLOW, lstat()ed and opened O_NOFOLLOW) before the open, and
+ * what was opened fstat()ed after it, the open itself O_NONBLOCK so that a
+ * FIFO or a device swapped in between never makes it wait.  Returns the fd
+ * (close-on-exec; the caller closes it) with *st the opened file's; -1 with
+ * errno when the stat or the open fails; -2 when it is not a regular file
+ * (*st says what it is: ips_file_kind()).  Never writes anything. */
+IPS_EXTERN int ips_open_regular(const char *path, unsigned flags,
+                                struct stat *st);
+/* What a file that is not a regular one is, for a message: "a FIFO",
+ * "a device", "a directory", "a socket", "a symbolic link". */
+IPS_EXTERN const char *ips_file_kind(unsigned mode);
 
 /* Two parts of their own, which need the types above: the blocks of a
  * chain node's slogfile, and the live rings as a source of deliveries. */
