@@ -22,7 +22,9 @@ void ips_xs_stamp(char kind);
 
 /* The '.' reply's prefix as xsnap formatted it (".{...}\1"): returns it
  * with ipcstamp's member spliced in before its closing brace, after
- * stamping 'e' — or the prefix itself, unchanged, when stamps are off or
+ * stamping 'e' — or the prefix itself, unchanged, when stamps are off,
+ * the metering is to be exactly xsnap's (IPCSTAMP_XS_METERING=xsnap, or
+ * the mode install set: the stamps then reach the live ring only), or
  * anything is amiss.  The result is valid until the next call. */
 char *ips_xs_okay(char *prefix);
 
