@@ -232,7 +232,14 @@ typedef struct ips_delivery_s {
   /* Per stamp beside P and W: the run-queue delay in ns, -1 where not
    * measured; NULL when not at all.  For ips_delivery_segment_wait(). */
   const int64_t *PQ, *WQ;
+  /* ips_analysis_worker_rings(): its worker stamps, cpu_ns and spans
+   * joined from its worker's ring (IPS_RING_JOINED), or not, its ring
+   * overwritten past it before it was read (IPS_RING_LAPPED: split on
+   * xsnap's wall timestamps); 0 otherwise. */
+  int ring;
 } ips_delivery_t;
+#define IPS_RING_JOINED 1
+#define IPS_RING_LAPPED 2
 
 /* One mark or span of a delivery, on the same clock as W.  name is owned
  * by the analysis (valid during the callback), UTF-8 with control bytes
@@ -372,6 +379,8 @@ typedef struct ips_stats_s {
    * JavaScript, around its own marshalling (docs/report.md). */
   int ipcstamp_parent;
   ips_wait_totals_t wait;       /* every attributed delivery's (issue 30) */
+  /* ips_delivery_t.ring's counts (ips_analysis_worker_rings()). */
+  uint64_t n_ring_joined, n_ring_lapped;
 } ips_stats_t;
 
 /* The one keeper of the N slowest deliveries of a stream (the analysis's
@@ -562,11 +571,7 @@ IPS_EXTERN const char *ips_format_us(char *buf, int64_t ns);
 /* The same text without its NUL; returns its length. */
 IPS_EXTERN size_t ips_put_us(char *buf, int64_t ns);
 
-/* ------------------------------------------------------------------------
- * Opening a path someone else may have replaced.
- */
-
-/* Flags of ips_open_regular(). */
+/* Opening a path someone else may have replaced.  Flag: */
 #define IPS_OPEN_NOFOLLOW (1u << 0) /* a symbolic link is refused, not followed */
 
 /* Open path read-only, only when it names a regular file: stat()ed (with

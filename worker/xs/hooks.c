@@ -55,7 +55,31 @@ static int metering_exact(void) {
   return 1;
 }
 
-void ips_xs_start(void) {
+/* The vat a SwingSet kernel names in the worker's arguments (its one
+ * argument that is no option, "v12:bank" gives "v12"), for the ring
+ * unless IPCSTAMP_VAT says: xsnap's name is not the program's. */
+static const char *vat_arg(int argc, char **argv) {
+  static char vat[16];
+  int i;
+  for (i = 1; i < argc; i++) {
+    const char *a = argv[i];
+    size_t n = 1;
+    if (a[0] == '-' && a[1] && strchr("ilrs", a[1]) && !a[2]) {
+      i++; /* the option's value */
+      continue;
+    }
+    if (a[0] != 'v' || a[1] < '0' || a[1] > '9') continue;
+    while (a[n] >= '0' && a[n] <= '9') n++;
+    if ((a[n] == ':' || a[n] == '\0') && n < sizeof vat) {
+      memcpy(vat, a, n);
+      vat[n] = '\0';
+      return vat;
+    }
+  }
+  return NULL;
+}
+
+void ips_xs_start(int argc, char **argv) {
   ips_worker_options_t o;
   char msg[256];
   int rc;
@@ -79,6 +103,7 @@ void ips_xs_start(void) {
       fprintf(stderr, "%s: IPCSTAMP_XS_SPANS=\"%.40s\": expected 1 or 0; "
               "no spans of every delivery\n", name, v);
   }
+  if (!o.ring_vat) o.ring_vat = vat_arg(argc, argv);
   o.flags |= IPS_WORKER_HOST_IO;
   rc = ips_worker_init(&w, &o);
   if (rc != 0) {

@@ -6,11 +6,12 @@
 #ifndef IPCSTAMP_XS_H
 #define IPCSTAMP_XS_H
 
-/* Once, before the command loop: read the IPCSTAMP_* environment and set
- * up the stamp table (and the live ring when asked for).  A bad setting is
+/* Once, before the command loop, with main's arguments: read the
+ * IPCSTAMP_* environment and set up the stamp table (and the live ring
+ * when asked for, naming the vat its kernel named in the arguments).  A bad setting is
  * a warning on stderr and the worker runs without stamps: nothing here may
  * change what the worker computes or how it exits. */
-void ips_xs_start(void);
+void ips_xs_start(int argc, char **argv);
 
 /* A command's first byte (its tag) has been read, with the rest of it:
  * stamps 'd' for the commands answered with metering ('?', 'e', 's', 'm',
