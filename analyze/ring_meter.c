@@ -156,6 +156,12 @@ static rm_proc_t *proc(ips__ringm_t *m, const ips_ring_proc_t *p) {
   x->pid = p->pid;
   x->start_ns = p->info.start_wall_us * 1000;
   snprintf(x->vat, sizeof x->vat, "%s", p->vat);
+  /* Opened after the producer had overwritten events: those before the
+   * first one read are gone, as if lapped. */
+  if (p->info.overwritten > 0) {
+    x->gap = 1;
+    x->gap_ns = INT64_MAX;
+  }
   return x;
 }
 
@@ -249,7 +255,8 @@ static void stamp(ips__ringm_t *m, rm_proc_t *x, const ips_ring_event_t *ev) {
   int64_t wall = ips_ring_event_int(ev, "wall_us", -1);
   int64_t mono = ips_ring_event_int(ev, "mono_ns", -1);
   uint64_t dn = (uint64_t)ips_ring_event_int(ev, "delivery", 0);
-  char want;
+  char last;
+  int shape;
   if (x->gap) {
     x->gap = 0;
     x->gap_ns = wall >= 0 ? wall * 1000 : INT64_MAX;
@@ -264,9 +271,10 @@ static void stamp(ips__ringm_t *m, rm_proc_t *x, const ips_ring_event_t *ev) {
   } else if (!x->open) {
     return;
   }
-  want = x->n == 0 ? 'd' : (x->n & 1) ? 'u' : 'r';
-  if (k[0] == 'e' && x->n > 0 && !(x->n & 1)) want = 'e';
-  if (k[0] != want || k[1] || dn != x->delivery || wall < 0 || mono < 0 ||
+  last = x->n ? x->kinds[x->n - 1] : '\0';
+  shape = k[0] == 'd' ? x->n == 0 : k[0] == 'r' ? last == 'u'
+          : (k[0] == 'u' || k[0] == 'e') && (last == 'd' || last == 'r');
+  if (!shape || k[1] || dn != x->delivery || wall < 0 || mono < 0 ||
       wall > IPS_STAMP_LIMIT / 1000 || mono >= IPS_STAMP_LIMIT ||
       x->n >= IPS__MAX_STAMPS ||
       grow(&x->wall, &x->mono, &x->kinds, &x->cap, x->n + 1) != 0 ||
