@@ -208,12 +208,24 @@ static void finish(ips__ringm_t *m, rm_proc_t *x) {
   if (x->bad || !q) return;
   while (m->held + n > RINGM_HELD && q->head) pop(m, q);
   if (m->held + n > RINGM_HELD || !(e = entry_of(x))) return;
-  if (q->tail)
-    q->tail->next = e;
-  else
-    q->head = e;
-  q->tail = e;
   m->held += n;
+  /* In time order: the rings of a vat's successive workers (a restart,
+   * an upgrade) are read in the directory's order, not theirs. */
+  if (!q->tail || q->tail->wall[0] <= e->wall[0]) {
+    if (q->tail)
+      q->tail->next = e;
+    else
+      q->head = e;
+    q->tail = e;
+  } else if (q->head->wall[0] > e->wall[0]) {
+    e->next = q->head;
+    q->head = e;
+  } else {
+    rm_entry_t *p = q->head;
+    while (p->next && p->next->wall[0] <= e->wall[0]) p = p->next;
+    e->next = p->next;
+    p->next = e;
+  }
 }
 
 /* One mark of the delivery in flight, kept as a metering's: its name
