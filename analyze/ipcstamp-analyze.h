@@ -232,14 +232,15 @@ typedef struct ips_delivery_s {
   /* Per stamp beside P and W: the run-queue delay in ns, -1 where not
    * measured; NULL when not at all.  For ips_delivery_segment_wait(). */
   const int64_t *PQ, *WQ;
-  /* ips_analysis_worker_rings(): its worker stamps, cpu_ns and spans
-   * joined from its worker's ring (IPS_RING_JOINED), or not, its ring
-   * overwritten past it before it was read (IPS_RING_LAPPED: split on
-   * xsnap's wall timestamps); 0 otherwise. */
+  /* ips_analysis_worker_rings(), a metering of xsnap's alone: its worker
+   * stamps, cpu_ns and spans joined from its worker's ring (JOINED), or
+   * not, split on xsnap's wall timestamps: its ring was overwritten past
+   * it before it was read (LAPPED), or no ring has it (MISSING). */
   int ring;
 } ips_delivery_t;
 #define IPS_RING_JOINED 1
 #define IPS_RING_LAPPED 2
+#define IPS_RING_MISSING 3
 
 /* One mark or span of a delivery, on the same clock as W.  name is owned
  * by the analysis (valid during the callback), UTF-8 with control bytes
@@ -380,7 +381,7 @@ typedef struct ips_stats_s {
   int ipcstamp_parent;
   ips_wait_totals_t wait;       /* every attributed delivery's (issue 30) */
   /* ips_delivery_t.ring's counts (ips_analysis_worker_rings()). */
-  uint64_t n_ring_joined, n_ring_lapped;
+  uint64_t n_ring_joined, n_ring_lapped, n_ring_missing;
 } ips_stats_t;
 
 /* The one keeper of the N slowest deliveries of a stream (the analysis's

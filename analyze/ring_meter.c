@@ -422,7 +422,7 @@ int ips__ringm_fill(ips__ringm_t *m, const ips__rec_t *r, ips__rec_t *copy) {
     if ((found = match(m, r, &e)) >= 0) break;
     if (ips_ring_dir_poll(m->dir, msg, sizeof msg) < 0 || m->events == before) break;
   }
-  if (found != 1) return lapped(m, r) ? IPS_RING_LAPPED : 0;
+  if (found != 1) return lapped(m, r) ? IPS_RING_LAPPED : IPS_RING_MISSING;
   if (grow(NULL, &m->wmono, &m->kinds, &m->cap, e->n) != 0) return 0;
   *copy = *r;
   memcpy(m->wmono, e->mono, e->n * sizeof(int64_t));

@@ -21,8 +21,10 @@ void ips__ringm_free(ips__ringm_t *m);
  * stamps), read from the rings as far as needed.  When joined, *copy is r
  * with the ring's mono stamps, kinds and cpu_ns (owned by m, valid until
  * the next call).  Returns IPS_RING_JOINED; IPS_RING_LAPPED when its
- * worker's ring was overwritten past it before it was read; 0 when no
- * ring has it (r stays as it is but joined). */
+ * worker's ring was overwritten past it before it was read;
+ * IPS_RING_MISSING when no ring has it (a worker that wrote none, or whose
+ * ring a process of the same pid replaced); 0 for a record of no xsnap
+ * metering.  Not joined, r stays as it is. */
 int ips__ringm_fill(ips__ringm_t *m, const ips__rec_t *r, ips__rec_t *copy);
 
 /* Rings that could not be read so far, with the first one's reason. */

@@ -291,6 +291,8 @@ void ips__account(ips_analysis_t *a, ips__vat_t *v, ips_delivery_t *dv) {
     a->st.n_ring_joined++;
   else if (dv->ring == IPS_RING_LAPPED)
     a->st.n_ring_lapped++;
+  else if (dv->ring == IPS_RING_MISSING)
+    a->st.n_ring_missing++;
   add_totals(&v->s.t, dv);
   add_totals(&a->st.all, dv);
   if (dv->snap_save_ns) {

@@ -220,7 +220,7 @@ START_TEST(not_the_shape) {
   write_ring(dir, 1 << 20, 2, 1);
   a = analyse(2, dir, &s);
   ck_assert_int_eq(s.n, 2);
-  ck_assert_int_eq(s.ring[0], 0); /* d r u e: not joined, not lost */
+  ck_assert_int_eq(s.ring[0], IPS_RING_MISSING); /* d r u e: not joined, said */
   ck_assert_int_eq(s.clock[0], 'w');
   ck_assert_int_eq(s.ring[1], IPS_RING_JOINED);
   ips_analysis_free(a);

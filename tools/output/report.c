@@ -235,9 +235,12 @@ void report_delivery_text(report_out_t *r, const ips_delivery_t *d) {
       TB_LIT(&t, "OFFSET MISMATCH");
       sep = "; ";
     }
-    if (d->ring == IPS_RING_LAPPED) {
+    if (d->ring == IPS_RING_LAPPED || d->ring == IPS_RING_MISSING) {
       tb_str(&t, sep);
-      TB_LIT(&t, "RING LAPPED: its worker's stamps were overwritten before they were read");
+      if (d->ring == IPS_RING_LAPPED)
+        TB_LIT(&t, "RING LAPPED: its worker's stamps were overwritten before they were read");
+      else
+        TB_LIT(&t, "NO RING: no worker ring of --worker-rings has its stamps");
       sep = "; ";
     }
     if (d->quake) {
@@ -338,8 +341,8 @@ void report_delivery_json(report_out_t *r, const ips_delivery_t *d) {
     gs(g, "offset_mismatch");
     yajl_gen_bool(g, 1);
   }
-  if (d->ring == IPS_RING_LAPPED) {
-    gs(g, "ring_lapped");
+  if (d->ring == IPS_RING_LAPPED || d->ring == IPS_RING_MISSING) {
+    gs(g, d->ring == IPS_RING_LAPPED ? "ring_lapped" : "ring_missing");
     yajl_gen_bool(g, 1);
   }
   if (d->quake)
@@ -635,9 +638,10 @@ void report_summary_text(report_out_t *r, const ips_analysis_t *a, int gap) {
             st->n_restart_cut);
   if (r->worker_rings)
     fprintf(f, "%sworker rings: %" PRIu64 " deliveries joined, %" PRIu64
-               " lapped (their ring was overwritten before it was read: split on "
-               "xsnap's timestamps)%s\n", st->n_ring_lapped && r->color ? C_WARN : "",
-            st->n_ring_joined, st->n_ring_lapped, st->n_ring_lapped && r->color ? C_OFF : "");
+               " lapped, %" PRIu64 " in no ring (those split on xsnap's "
+               "timestamps)%s\n", st->n_ring_lapped + st->n_ring_missing && r->color ? C_WARN : "",
+            st->n_ring_joined, st->n_ring_lapped, st->n_ring_missing,
+            st->n_ring_lapped + st->n_ring_missing && r->color ? C_OFF : "");
   if (st->n_offset_mismatch)
     fprintf(f, "%soffset mismatches: %" PRIu64 "%s (a transit below -bound: "
                "the offset estimate does not fit them)\n",
@@ -779,6 +783,7 @@ void report_summary_json(report_out_t *r, const ips_analysis_t *a) {
     yajl_gen_map_open(g);
     gi(g, "joined", (long long)st->n_ring_joined);
     gi(g, "lapped", (long long)st->n_ring_lapped);
+    gi(g, "missing", (long long)st->n_ring_missing);
     yajl_gen_map_close(g);
   }
   {

@@ -80,6 +80,6 @@ EXTRA_DIST += tests/interop/xs-swap.test tests/interop/xs-swap-hostile.test test
 	tests/interop/xs-swingset-rings.test \
 	tests/interop/xs-swingset.test tests/interop/xs-need.sh \
 	tests/interop/xs-consensus.mjs tests/interop/xs-suite.mjs tests/interop/xs-harness.mjs \
-	tests/interop/strip-ipcstamp.mjs \
+	tests/interop/strip-ipcstamp.mjs tests/interop/same-deliveries.mjs \
 	tests/interop/swingset/dump-store.mjs \
 	tests/bench/xs-cost.sh tests/bench/xs-parent.mjs
