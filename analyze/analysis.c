@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "attribute.h"
+#include "ring_meter.h"
 
 struct ips_source_s {
   ips__slog_ahead_t *in;
@@ -111,12 +112,25 @@ void ips_analysis_free(ips_analysis_t *a) {
   if (!a)
     return;
   ips__attr_free(a);
+  ips__ringm_free(a->ringm);
   free(a->slow);
   free(a->slow_sorted);
   free(a->slow_order);
   ips_slowest_free(&a->keeper);
   free(a->vat_filter);
   free(a);
+}
+
+int ips_analysis_worker_rings(ips_analysis_t *a, const char *dir) {
+  if (!a || !dir || a->ringm || a->st.lines)
+    return IPS_EINVAL;
+  return ips__ringm_open(&a->ringm, dir);
+}
+
+size_t ips_analysis_worker_rings_errors(const ips_analysis_t *a,
+                                        const char **first) {
+  *first = "";
+  return a->ringm ? ips__ringm_errors(a->ringm, first) : 0;
 }
 
 const ips_stats_t *ips_analysis_stats(const ips_analysis_t *a) {
@@ -170,7 +184,14 @@ long ips_analysis_read(ips_analysis_t *a, ips_source_t *s, size_t max_lines,
       st->first_mono_ok = 1;
       st->first_mono = rec->mono_ns;
     }
+    if (a->ringm && rec->type == IPS__REC_RESULT &&
+        (rec->have & IPS__F_WALLS) && !(rec->have & IPS__F_WMONO)) {
+      a->ring_note = ips__ringm_fill(a->ringm, rec, &a->ring_rec);
+      if (a->ring_note == IPS_RING_JOINED)
+        rec = &a->ring_rec;
+    }
     ips__attr_feed(a, rec, ln);
+    a->ring_note = 0;
   }
   if (r < 0) {
     /* Lines read before the fault are delivered first; the fault comes

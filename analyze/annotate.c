@@ -104,6 +104,7 @@ int ips__annotate(ips_analysis_t *a, ips__vat_t *v, res_t *c,
     }
   }
   dv->offset_mismatch = offset_mismatch(c, dv);
+  dv->ring = a->ring_note;
   dv->quake_ns = quake_ns(v, c, dv);
   dv->quake = dv->quake_ns > a->o.quake_ns;
   if (dv->quake) /* the offset found before the quake is stale now */

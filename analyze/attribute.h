@@ -57,6 +57,12 @@ struct ips_analysis_s {
    * (blocks.h; blocks is NULL unless ips_analysis_on_block asked). */
   ips__snap_clock_t snap;
   ips__blocks_t *blocks;
+  /* The worker rings that give an exact-mode xsnap worker's stamps
+   * (ring_meter.h; NULL: none), the record joined with them, and what the
+   * join found for the deliver-result being fed (IPS_RING_*). */
+  struct ips__ringm *ringm;
+  ips__rec_t ring_rec;
+  int ring_note;
   int read_err;                  /* the source failed: returned again */
   char read_msg[256];
 };

@@ -149,6 +149,20 @@ IPS_EXTERN void ips_ring_dir_finish(ips_ring_dir_t *d,
                                     ips_ring_join_counts_t *c);
 IPS_EXTERN void ips_ring_dir_close(ips_ring_dir_t *d);
 
+/* Join the deliveries of a slogfile whose metering is xsnap's alone
+ * (ipcstamp-worker-xs with IPCSTAMP_XS_METERING=xsnap: docs/xsnap.md)
+ * with the worker rings in dir: each such delivery gets its worker's
+ * mono stamps and cpu_ns from them, as if its metering had carried them
+ * (ips_delivery_t.ring says which did, and which its ring had lost).
+ * The rings are read as far as each delivery needs, so a followed
+ * slogfile joins live.  Before the first read.  Returns 0, IPS_EINVAL or
+ * IPS_ENOMEM. */
+IPS_EXTERN int ips_analysis_worker_rings(ips_analysis_t *a, const char *dir);
+/* Rings that could not be read so far (the first one's path and reason
+ * in *first, owned by the analysis). */
+IPS_EXTERN size_t ips_analysis_worker_rings_errors(const ips_analysis_t *a,
+                                                   const char **first);
+
 /* The run a ring belongs to: a parent's own pid, a worker's parent's (its
  * kernel), or its own when that is unknown; 0 for a ring that cannot be
  * read. */

@@ -29,6 +29,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <sys/stat.h>
 
 #include "ipcstamp-proto.h"
 #include "ipcstamp-ring-read.h"
@@ -231,7 +232,15 @@ typedef struct ips_delivery_s {
   /* Per stamp beside P and W: the run-queue delay in ns, -1 where not
    * measured; NULL when not at all.  For ips_delivery_segment_wait(). */
   const int64_t *PQ, *WQ;
+  /* ips_analysis_worker_rings(), a metering of xsnap's alone: its worker
+   * stamps, cpu_ns and spans joined from its worker's ring (JOINED), or
+   * not, split on xsnap's wall timestamps: its ring was overwritten past
+   * it before it was read (LAPPED), or no ring has it (MISSING). */
+  int ring;
 } ips_delivery_t;
+#define IPS_RING_JOINED 1
+#define IPS_RING_LAPPED 2
+#define IPS_RING_MISSING 3
 
 /* One mark or span of a delivery, on the same clock as W.  name is owned
  * by the analysis (valid during the callback), UTF-8 with control bytes
@@ -371,6 +380,8 @@ typedef struct ips_stats_s {
    * JavaScript, around its own marshalling (docs/report.md). */
   int ipcstamp_parent;
   ips_wait_totals_t wait;       /* every attributed delivery's (issue 30) */
+  /* ips_delivery_t.ring's counts (ips_analysis_worker_rings()). */
+  uint64_t n_ring_joined, n_ring_lapped, n_ring_missing;
 } ips_stats_t;
 
 /* The one keeper of the N slowest deliveries of a stream (the analysis's
@@ -560,6 +571,22 @@ IPS_EXTERN int64_t ips_hist_high(int i);
 IPS_EXTERN const char *ips_format_us(char *buf, int64_t ns);
 /* The same text without its NUL; returns its length. */
 IPS_EXTERN size_t ips_put_us(char *buf, int64_t ns);
+
+/* Opening a path someone else may have replaced.  Flag: */
+#define IPS_OPEN_NOFOLLOW (1u << 0) /* a symbolic link is refused, not followed */
+
+/* Open path read-only, only when it names a regular file: stat()ed (with
+ * IPS_OPEN_NOFOLLOW, lstat()ed and opened O_NOFOLLOW) before the open, and
+ * what was opened fstat()ed after it, the open itself O_NONBLOCK so that a
+ * FIFO or a device swapped in between never makes it wait.  Returns the fd
+ * (close-on-exec; the caller closes it) with *st the opened file's; -1 with
+ * errno when the stat or the open fails; -2 when it is not a regular file
+ * (*st says what it is: ips_file_kind()).  Never writes anything. */
+IPS_EXTERN int ips_open_regular(const char *path, unsigned flags,
+                                struct stat *st);
+/* What a file that is not a regular one is, for a message: "a FIFO",
+ * "a device", "a directory", "a socket", "a symbolic link". */
+IPS_EXTERN const char *ips_file_kind(unsigned mode);
 
 /* Two parts of their own, which need the types above: the blocks of a
  * chain node's slogfile, and the live rings as a source of deliveries. */

@@ -51,6 +51,8 @@ analyze_libanalyze_core_la_SOURCES = \
 	analyze/ring_read.h \
 	analyze/regular.h \
 	analyze/regular.c \
+	analyze/ring_meter.h \
+	analyze/ring_meter.c \
 	analyze/ring_open.c \
 	analyze/ring_decode.h \
 	analyze/ring_decode.c \

@@ -9,7 +9,7 @@
 #include <sys/stat.h>
 
 /* What a file that is not a regular one is, for a message: "a FIFO",
- * "a device", "a directory", "a socket". */
+ * "a device", "a directory", "a socket", "a symbolic link". */
 const char *ips__file_kind(mode_t m);
 
 /* Open path, read-write when rw and allowed (then *writable is 1), else

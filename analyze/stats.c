@@ -287,6 +287,12 @@ void ips__account(ips_analysis_t *a, ips__vat_t *v, ips_delivery_t *dv) {
     keep_mono_run(a, dv);
   if (dv->offset_mismatch)
     a->st.n_offset_mismatch++;
+  if (dv->ring == IPS_RING_JOINED)
+    a->st.n_ring_joined++;
+  else if (dv->ring == IPS_RING_LAPPED)
+    a->st.n_ring_lapped++;
+  else if (dv->ring == IPS_RING_MISSING)
+    a->st.n_ring_missing++;
   add_totals(&v->s.t, dv);
   add_totals(&a->st.all, dv);
   if (dv->snap_save_ns) {

@@ -137,6 +137,10 @@ IPS_EXTERN void ips_ring_vm_mark(ips_ring_t *r, char kind, const char *name,
 IPS_EXTERN void ips_ring_mark(ips_ring_t *r, const char *name,
                               const ips_stamp_t *s);
 
+/* Event "cpu": a worker's CPU time over its command delivery (cpu_ns of
+ * its metering), written just before that command's 'e' stamp. */
+IPS_EXTERN void ips_ring_cpu(ips_ring_t *r, int64_t cpu_ns, uint64_t delivery);
+
 /* Counters from the header: events written, and events overwritten before
  * any reader could be sure to see them. */
 IPS_EXTERN uint64_t ips_ring_written(const ips_ring_t *r);

@@ -91,6 +91,7 @@ typedef struct ips__ring_rec_s {
 #define IPS__RING_T_STAMP 1u
 #define IPS__RING_T_ATTRIBUTION 2u
 #define IPS__RING_T_MARK 3u
+#define IPS__RING_T_CPU 4u
 
 typedef struct ips__ring_stamp_s {
   int64_t wall_us;     /*  0 */
@@ -122,6 +123,11 @@ typedef struct ips__ring_mark_s {
   char name[32];       /* 32 */
 } ips__ring_mark_t;    /* 64 */
 
+typedef struct ips__ring_cpu_s {
+  int64_t cpu_ns;      /*  0 the worker's CPU time from its d to its e */
+  uint64_t delivery;   /*  8 the worker's command */
+} ips__ring_cpu_t;     /* 16 */
+
 _Static_assert(sizeof(ips__ring_hdr_t) == IPS__RING_HDR_FIXED, "header");
 _Static_assert(offsetof(ips__ring_hdr_t, head) == 128, "head offset");
 _Static_assert(offsetof(ips__ring_hdr_t, control) == 192, "control offset");
@@ -131,5 +137,6 @@ _Static_assert(sizeof(ips__ring_rec_t) == 16, "record header");
 _Static_assert(sizeof(ips__ring_stamp_t) % 16 == 0, "stamp payload");
 _Static_assert(sizeof(ips__ring_attr_t) % 16 == 0, "attribution payload");
 _Static_assert(sizeof(ips__ring_mark_t) % 16 == 0, "mark payload");
+_Static_assert(sizeof(ips__ring_cpu_t) % 16 == 0, "cpu payload");
 
 #endif /* IPCSTAMP_RING_FORMAT_H */

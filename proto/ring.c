@@ -75,6 +75,10 @@ static const field_def mark_fields[] = {
     F(ips__ring_mark_t, delivery, IPS__RING_UINT),
     F(ips__ring_mark_t, kind, IPS__RING_STR),
 };
+static const field_def cpu_fields[] = {
+    F(ips__ring_cpu_t, cpu_ns, IPS__RING_INT),
+    F(ips__ring_cpu_t, delivery, IPS__RING_UINT),
+};
 #undef F
 #define N(a) (uint16_t)(sizeof(a) / sizeof((a)[0]))
 static const type_def types[] = {
@@ -84,6 +88,8 @@ static const type_def types[] = {
      attr_fields, N(attr_fields)},
     {"mark", IPS__RING_T_MARK, sizeof(ips__ring_mark_t), mark_fields,
      N(mark_fields)},
+    {"cpu", IPS__RING_T_CPU, sizeof(ips__ring_cpu_t), cpu_fields,
+     N(cpu_fields)},
 };
 
 void ips_ring_options_init(ips_ring_options_t *o) {
@@ -508,6 +514,14 @@ void ips_ring_vm_mark(ips_ring_t *r, char kind, const char *name, size_t len,
     len = sizeof e.name - 1;
   memcpy(e.name, name, len);
   emit(r, IPS__RING_T_MARK, &e, sizeof e);
+}
+
+void ips_ring_cpu(ips_ring_t *r, int64_t cpu_ns, uint64_t delivery) {
+  ips__ring_cpu_t e;
+  if (off_now(r)) return;
+  e.cpu_ns = cpu_ns;
+  e.delivery = delivery;
+  emit(r, IPS__RING_T_CPU, &e, sizeof e);
 }
 
 void ips_ring_mark(ips_ring_t *r, const char *name, const ips_stamp_t *s) {

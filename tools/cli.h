@@ -78,6 +78,7 @@ enum {
   OPT_METHOD,
   OPT_OVER,
   OPT_RING,
+  OPT_WORKER_RINGS,
   OPT_FIRST_OWN /* a subcommand numbers its own long options from here */
 };
 
@@ -97,6 +98,7 @@ enum {
   {"method", required_argument, NULL, OPT_METHOD},        \
   {"over", required_argument, NULL, OPT_OVER},            \
   {"ring", required_argument, NULL, OPT_RING},            \
+  {"worker-rings", required_argument, NULL, OPT_WORKER_RINGS}, \
   {"help", no_argument, NULL, 'h'}
 
 /* --ring's lines in --help (otel says its own). */
@@ -123,6 +125,9 @@ enum {
   "                    and truncation; each delivery shows when its result\n" \
   "                    arrives; Ctrl-C ends\n" \
   CLI_RING_HELP \
+  "  --worker-rings DIR  the stamps of xsnap workers whose metering is\n" \
+  "                    xsnap's exactly (IPCSTAMP_XS_METERING=xsnap) from\n" \
+  "                    their rings in DIR (docs/xsnap.md)\n" \
   "  --quake-us US     timequake threshold in microseconds (default 1000)\n" \
   "  --strict          validate every byte as JSON (slower)\n"           \
   "  --max-line BYTES  longest line read (default 67108864)\n"           \
@@ -136,6 +141,8 @@ typedef struct {
   const char *path;            /* the slogfile; "-" is stdin; with ring,
                                   the ring directory */
   const char *ring;            /* --ring DIR: the live rings instead */
+  const char *worker_rings;    /* --worker-rings DIR: exact-mode xsnap
+                                  workers' stamps from their rings */
   ips_source_options_t src;
   ips_analysis_options_t an;
   int progress;                /* a progress bar on a terminal */

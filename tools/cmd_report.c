@@ -224,6 +224,7 @@ int cmd_report(int argc, char **argv) {
   r.out.color = r.out.format == REPORT_TEXT && r.out.out == stdout &&
                 isatty(1) && !(getenv("NO_COLOR") && *getenv("NO_COLOR"));
   r.out.vat = in.an.vat;
+  r.out.worker_rings = in.worker_rings != NULL;
   r.out.quake_ns = in.an.quake_ns;
   if (r.out.format == REPORT_JSON && !(r.out.g = out_gen())) {
     fprintf(stderr, "ipcstamp report: out of memory\n");

@@ -21,6 +21,9 @@ tools_ipcstamp_SOURCES = \
 	tools/cmd_top.c \
 	tools/cmd_watch.c \
 	tools/cmd_xsnap.c \
+	tools/xsnap/xsnap.h \
+	tools/xsnap/files.c \
+	tools/xsnap/binary.c \
 	tools/top/top.h \
 	tools/top/model.c \
 	tools/otel/exec.c \
@@ -35,7 +38,7 @@ tools_ipcstamp_SOURCES = \
 	tools/output/trace.c \
 	tools/output/latency.c \
 	tools/output/html.c
-tools_ipcstamp_LDADD = analyze/libipcstamp-analyze.la
+tools_ipcstamp_LDADD = analyze/libipcstamp-analyze.la $(ZLIB_LIBS)
 
 # The HTML report's page is a template (an HTML file is easier to edit and
 # to check than C strings) with its style and script in files of their

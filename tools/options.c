@@ -180,6 +180,14 @@ static int input_option(cli_input_t *in, int c, const char *arg, int *done) {
       }
       in->ring = arg;
       return 0;
+    case OPT_WORKER_RINGS:
+      if (!*arg || strlen(arg) >= 4096) {
+        cli_bad_value(in, "--worker-rings takes a directory (its name "
+                          "shorter than 4096 bytes)", arg);
+        return -1;
+      }
+      in->worker_rings = arg;
+      return 0;
     case OPT_OVER:
       if (duration(arg, &in->over_ns)) {
         cli_bad_value(in, "--over takes a duration (250us, 1.5ms, 2s; "
@@ -256,6 +264,11 @@ int cli_filters_given(const cli_input_t *in) {
 }
 
 int cli_input_path(cli_input_t *in, int argc, char **argv) {
+  if (in->ring && in->worker_rings) {
+    fprintf(stderr, "%s: --worker-rings joins rings to a slogfile; --ring "
+            "reads rings alone: not both\n", in->prog);
+    return -1;
+  }
   if (in->ring) {
     if (optind < argc) {
       fprintf(stderr, "%s: --ring DIR takes no slogfile (got '%s')\n",
@@ -528,6 +541,16 @@ static int named_nothing(const cli_input_t *in, const ips_analysis_t *a,
   return rc;
 }
 
+/* --worker-rings: the rings that could not be read, said once at the end
+ * (their deliveries were split on xsnap's timestamps, as without). */
+static void worker_rings_said(const cli_input_t *in, const ips_analysis_t *a) {
+  const char *first;
+  size_t n = in->worker_rings ? ips_analysis_worker_rings_errors(a, &first) : 0;
+  if (n)
+    fprintf(in->msgs, "%s: --worker-rings: %zu ring%s not read (%s)\n", in->prog, n,
+            n == 1 ? "" : "s", first);
+}
+
 int cli_analyze(cli_input_t *in, ips_analysis_t **out) {
   char err[512];
   ips_source_t *src;
@@ -547,6 +570,8 @@ int cli_analyze(cli_input_t *in, ips_analysis_t **out) {
   rc = ips_analysis_new(out, &ao);
   if (rc == 0 && in->on_block)
     rc = ips_analysis_on_block(*out, in->on_block, in->an.arg);
+  if (rc == 0 && in->worker_rings)
+    rc = ips_analysis_worker_rings(*out, in->worker_rings);
   if (rc < 0) {
     fprintf(stderr, "%s: %s\n", in->prog, ips_strerror(rc));
     return CLI_EXIT_IO;
@@ -584,6 +609,7 @@ int cli_analyze(cli_input_t *in, ips_analysis_t **out) {
   }
   ips_analysis_finish(*out);
   ips_source_close(src);
+  worker_rings_said(in, *out);
   if (rc == CLI_EXIT_OK && (st->skipped_lines || st->skipped_deliveries))
     rc = CLI_EXIT_INPUT;
   if (rc != CLI_EXIT_IO)

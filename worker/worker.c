@@ -220,6 +220,15 @@ static int begin_command(ips_worker_t *w, char tag) {
   return 0;
 }
 
+/* The command's 'e' into the live ring, its CPU time (when measured)
+ * just before it: a metering that leaves them out (ipcstamp-worker-xs's
+ * exact mode) still has them there. */
+static void ring_end(ips_worker_t *w, const ips_meter_t *mp) {
+  if (!w->ring) return;
+  if (mp && mp->has_cpu_ns) ips_ring_cpu(w->ring, mp->cpu_ns, w->delivery);
+  ips_ring_stamp(w->ring, &w->stamps.v[w->stamps.n - 1], w->delivery, 0);
+}
+
 /* The end of the pending command's stamps: cpu_ns into *mm when asked
  * for (*mp then points to it), and the 'e' stamp, not yet in the ring. */
 static int end_stamps(ips_worker_t *w, const ips_meter_t *m, ips_meter_t *mm,
@@ -356,8 +365,7 @@ int ips_worker_reply_ok(ips_worker_t *w, const void *result, size_t n,
   }
   /* The 'e' reaches the ring only now: before this point it could still
    * be taken back. */
-  if (ips__stamping(w))
-    ips_ring_stamp(w->ring, &w->stamps.v[w->stamps.n - 1], w->delivery, 0);
+  if (ips__stamping(w)) ring_end(w, mp);
   w->meter[mlen++] = '\x01';
   ips_ns_iov(ns, hdr, '.', NULL, mlen + n);
   iov[0] = ns[0];
@@ -413,7 +421,7 @@ int ips_worker_end(ips_worker_t *w, const ips_meter_t *m, const char **json,
   rc = ips_metering_write_ipcstamp(w->meter, w->meter_cap, &w->stamps,
                                    &w->marks, mp, len);
   if (rc != 0) return rc == IPS_ENOBUFS ? IPS_EINVAL : rc;
-  ips_ring_stamp(w->ring, &w->stamps.v[w->stamps.n - 1], w->delivery, 0);
+  ring_end(w, mp);
   *json = w->meter;
   return 0;
 }

@@ -18,7 +18,11 @@
  * ips_ring_dir_t, every event and any refusal through its callbacks and
  * its deliveries joined; then through tools/top's model, its figures
  * computed (top_stats: the sums of hostile values must not overflow,
- * which UBSan checks). */
+ * which UBSan checks).  And as `report --worker-rings` reads it: a
+ * slogfile of an exact-mode xsnap worker's deliveries (xsnap's timestamps
+ * alone) of the seeds' vat, joined with the ring's stamps, marks and CPU
+ * time (analyze/ring_meter.c): each delivery joined, said lapped, or
+ * neither, never more. */
 #define _GNU_SOURCE
 #include "config.h"
 
@@ -32,6 +36,7 @@
 #include <unistd.h>
 
 #include "fuzz.h"
+#include "ipcstamp-analyze.h"
 #include "ipcstamp-ring-read.h"
 #include "ipcstamp-ring.h"
 #include "otel.h"
@@ -141,6 +146,44 @@ static void remove_dir(void) { rmdir(dir); }
 
 /* The ring as the live tools read it: the library's directory with its
  * joiner (watch, otel --ring), then top's model over it (top --once). */
+/* The ring in dir (1.ring) joined to two deliveries of v7. */
+static void through_worker_rings(void) {
+  static const char slog[] =
+      "{\"type\":\"deliver\",\"crankNum\":1,\"vatID\":\"v7\",\"deliveryNum\":0,"
+      "\"vd\":[\"bringOutYourDead\"],\"time\":1795300856.504200}\n"
+      "{\"type\":\"deliver-result\",\"crankNum\":1,\"vatID\":\"v7\",\"deliveryNum\":0,"
+      "\"dr\":[\"ok\",null,{\"compute\":1,\"timestamps\":[1795300856.504227,"
+      "1795300856.504240]}],\"time\":1795300856.504300}\n"
+      "{\"type\":\"deliver\",\"crankNum\":2,\"vatID\":\"v7\",\"deliveryNum\":1,"
+      "\"vd\":[\"bringOutYourDead\"],\"time\":1795300856.504400}\n"
+      "{\"type\":\"deliver-result\",\"crankNum\":2,\"vatID\":\"v7\",\"deliveryNum\":1,"
+      "\"dr\":[\"ok\",null,{\"compute\":1,\"timestamps\":[1795300856.504410,"
+      "1795300856.505500]}],\"time\":1795300856.505600}\n";
+  char path[128], err[256];
+  ips_analysis_options_t ao;
+  ips_analysis_t *a;
+  ips_source_t *src;
+  FILE *f;
+  snprintf(path, sizeof path, "%s/s.slog", dir);
+  if (!(f = fopen(path, "w"))) return;
+  fputs(slog, f);
+  fclose(f);
+  ips_analysis_options_init(&ao);
+  CHECK(ips_analysis_new(&a, &ao) == 0);
+  CHECK(ips_analysis_worker_rings(a, dir) == 0);
+  if (ips_source_open(&src, path, NULL, err, sizeof err) == 0) {
+    const ips_stats_t *st;
+    while (ips_analysis_read(a, src, 0, err, sizeof err) > 0)
+      ;
+    ips_analysis_finish(a);
+    ips_source_close(src);
+    st = ips_analysis_stats(a);
+    CHECK(st->n_ring_joined + st->n_ring_lapped <= st->all.n);
+  }
+  ips_analysis_free(a);
+  unlink(path);
+}
+
 static void through_dir(const uint8_t *data, size_t size) {
   static top_t t;
   ips_ring_dir_callbacks_t cb;
@@ -179,6 +222,7 @@ static void through_dir(const uint8_t *data, size_t size) {
   CHECK((ips_ring_dir_proc(d, 0)->error[0] != 0) == (errors == 1));
   ips_ring_dir_finish(d, &c);
   ips_ring_dir_close(d);
+  through_worker_rings();
   CHECK(top_init(&t, dir, NULL, 0) == 0);
   for (i = 0; i < 4; i++)
     CHECK(top_refresh(&t, msg, sizeof msg) == 0);

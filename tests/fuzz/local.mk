@@ -72,6 +72,13 @@ tests_fuzz_fuzz_ring_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/analyze -I$(top_s
 	-I$(top_srcdir)/tools/top
 tests_fuzz_fuzz_ring_LDFLAGS = $(AM_LDFLAGS) -fsanitize=fuzzer
 tests_fuzz_fuzz_ring_LDADD = analyze/libanalyze-core.la $(YAJL_LIBS) $(ZLIB_LIBS) -lm -lpthread
+# What `ipcstamp xsnap` reads from a node's tree (tools/xsnap/binary.c).
+FUZZ_TARGETS += tests/fuzz/fuzz_xsnap
+tests_fuzz_fuzz_xsnap_SOURCES = tests/fuzz/fuzz_xsnap.c tests/fuzz/fuzz.h \
+	tools/xsnap/binary.c
+tests_fuzz_fuzz_xsnap_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/tools/xsnap
+tests_fuzz_fuzz_xsnap_LDFLAGS = $(AM_LDFLAGS) -fsanitize=fuzzer
+tests_fuzz_fuzz_xsnap_LDADD = $(ZLIB_LIBS)
 endif
 EXTRA_PROGRAMS += $(FUZZ_TARGETS)
 # The seed corpus of fuzz_ring comes from the real producer (make

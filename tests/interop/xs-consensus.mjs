@@ -16,40 +16,16 @@
 // its performance.mark/measure reach the metering, and its snapshots are
 // NOT the vanilla ones (why it is never for a chain node).  Node only, no npm.  Prints one line
 // per check and "N passed, N failed"; exit 0 when all passed.
-import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
+import { checks, deliver, errorCases, frame, runner, vatCode } from './xs-harness.mjs';
 
 const [vanilla, ours, tmp, dev] = process.argv.slice(2);
 if (!tmp) {
   console.error('usage: node xs-consensus.mjs VANILLA OURS TMPDIR');
   process.exit(2);
 }
-let passed = 0;
-let failed = 0;
-const ok = msg => { passed += 1; console.log(`ok - ${msg}`); };
-const no = msg => { failed += 1; console.log(`not ok - ${msg}`); };
-const check = (cond, msg, why = '') => (cond ? ok(msg) : no(why ? `${msg}: ${why}` : msg));
-
-const enc = s => Buffer.from(s, 'utf8');
-const ns = body => Buffer.concat([enc(`${body.length}:`), body, enc(',')]);
-const frame = (tag, text) => ns(Buffer.concat([enc(tag), enc(text)]));
-
-// Frames of a byte stream, leniently: the rest after the last whole frame
-// is returned as `tail` (a worker killed mid-write).
-const parseFrames = buf => {
-  const frames = [];
-  let i = 0;
-  for (;;) {
-    const colon = buf.indexOf(0x3a, i);
-    if (colon < 0) break;
-    const len = Number(buf.subarray(i, colon).toString('latin1'));
-    if (!Number.isInteger(len) || colon + 1 + len >= buf.length || buf[colon + 1 + len] !== 0x2c) break;
-    frames.push(buf.subarray(colon + 1, colon + 1 + len));
-    i = colon + 2 + len;
-  }
-  return { frames, tail: buf.subarray(i) };
-};
+const { check, summary } = checks();
 
 // A reply with the metering's clock readings taken out: what is left must
 // be the same for both builds.  Returns [normal form, metering or null].
@@ -61,38 +37,9 @@ const normalize = f => {
   const { timestamps, ipcstamp, ...rest } = meter;
   return [`.${JSON.stringify({ ...rest, ntimestamps: timestamps.length })}\u0001${f.subarray(sep + 1).toString('latin1')}`, meter];
 };
-
+const runRaw = runner(tmp);
 let runNo = 0;
-// Run a worker on an input; returns {status, stdout, stderr, frames, meters, snap}.
-const run = (bin, input, { args = [], env = {} } = {}) => {
-  runNo += 1;
-  const base = path.join(tmp, `run${runNo}`);
-  fs.writeFileSync(`${base}.in`, input);
-  const fin = fs.openSync(`${base}.in`, 'r');
-  const fout = fs.openSync(`${base}.out`, 'w');
-  const fsnap = fs.openSync(`${base}.snap`, 'w');
-  const r = spawnSync(bin, args, {
-    stdio: ['ignore', 'pipe', 'pipe', fin, fout, fsnap],
-    env: { ...process.env, ...env },
-    timeout: 120000,
-  });
-  [fin, fout, fsnap].forEach(fd => fs.closeSync(fd));
-  const out = fs.readFileSync(`${base}.out`);
-  const { frames, tail } = parseFrames(out);
-  const norm = frames.map(normalize);
-  return {
-    status: r.status,
-    signal: r.signal,
-    stdout: r.stdout.toString(),
-    // Messages name the run's own files: the same for both builds.
-    stderr: r.stderr.toString().replaceAll(base, 'RUN'),
-    frames: norm.map(n => n[0]),
-    meters: norm.map(n => n[1]),
-    tail: tail.toString('latin1'),
-    snap: fs.readFileSync(`${base}.snap`),
-    snapPath: `${base}.snap`,
-  };
-};
+const run = (bin, input, opts = {}) => { runNo += 1; return runRaw(bin, input, { ...opts, normalize }); };
 
 const same = (name, a, b) => {
   const diffs = [];
@@ -106,36 +53,6 @@ const same = (name, a, b) => {
   check(diffs.length === 0, `${name}: same replies, metering counters, output and exit status ${a.status} (${a.frames.length} frames)`, diffs.join('; '));
 };
 
-// The workload: computes, allocates, makes upcalls, queues promise jobs,
-// collects garbage, throws when asked.
-const vatCode = `
-globalThis.handleCommand = function (buf) {
-  const req = JSON.parse(new TextDecoder().decode(buf));
-  let acc = 7;
-  for (let i = 0; i < (req.loop || 0); i += 1) acc = (acc * 31 + i) % 1000003;
-  const junk = [];
-  for (let i = 0; i < (req.alloc || 0); i += 1) junk.push({ i, s: 'x'.repeat(i % 50) });
-  globalThis.kept = (globalThis.kept || []).concat(junk.slice(0, 10));
-  const replies = [];
-  for (let i = 0; i < (req.upcalls || 0); i += 1) {
-    const r = issueCommand(new TextEncoder().encode(JSON.stringify(['vatstoreGet', 'k' + i])).buffer);
-    replies.push(new TextDecoder().decode(r));
-  }
-  if (req.gc) gc();
-  if (req.throw) throw Error(req.throw);
-  if (req.spin) { for (;;) acc += 1; }
-  Promise.resolve(acc).then(v => { globalThis.last = v + junk.length; })
-    .then(() => { globalThis.jobs = (globalThis.jobs || 0) + 1; });
-  const out = JSON.stringify({ acc, n: junk.length, replies, last: globalThis.last, jobs: globalThis.jobs });
-  return req.object ? { result: new TextEncoder().encode(out).buffer } : new TextEncoder().encode(out).buffer;
-};
-'ready';
-`;
-const deliver = (req, replies = req.upcalls || 0) => {
-  const parts = [frame('?', JSON.stringify(req))];
-  for (let i = 0; i < replies; i += 1) parts.push(frame('/', JSON.stringify(`v${i}`)));
-  return Buffer.concat(parts);
-};
 const deliveries = [
   { loop: 1000 },
   { loop: 50000, alloc: 2000 },
@@ -221,22 +138,7 @@ check(va.snap.length > 100000 && va.snap.equals(oa.snap), `heap snapshots byte-i
 }
 
 // 4. Error paths: each must end the same way in both builds.
-const cases = [
-  ['unknown command tag', Buffer.concat([frame('e', '1'), frame('z', 'what'), frame('q', '')])],
-  ['reserved tag /', Buffer.concat([frame('/', 'x')])],
-  ['empty frame', enc('0:,')],
-  ['length prefix of 10 digits', enc('1234567890:x,')],
-  ['length prefix not a number', enc('abc:x,')],
-  ['missing comma', enc('2:ex;')],
-  ['end of input inside a frame', enc('10:eabc')],
-  ['end of input between frames', frame('e', '1')],
-  ['upcall answered with another tag', Buffer.concat([frame('e', vatCode), frame('?', '{"upcalls":1}'), frame('?', 'x'), frame('q', '')])],
-  ['end of input inside an upcall', Buffer.concat([frame('e', vatCode), frame('?', '{"upcalls":2}'), frame('/', '"a"')])],
-  ['meter overrun with no reply (-l)', Buffer.concat([frame('e', vatCode), frame('?', '{"spin":true}'), frame('q', '')]), ['-l', '100000']],
-  ['stack overflow', Buffer.concat([frame('e', 'const f = n => f(n + 1) + 1; f(0);'), frame('q', '')])],
-  ['bad snapshot path', Buffer.concat([frame('w', '/nonexistent/dir/snap'), frame('q', '')])],
-  ['unknown flag', frame('q', ''), ['-x']],
-];
+const cases = errorCases();
 for (const [name, input, args = []] of cases) {
   same(name, run(vanilla, input, { args }), run(ours, input, { args }));
 }
@@ -295,5 +197,4 @@ if (dev) {
   check(!v.snap.equals(d.snap) && l.status !== 0, `dev: its snapshots differ from xsnap-worker's, which cannot load them (exit ${l.status})`);
 }
 
-console.log(`${passed} passed, ${failed} failed`);
-process.exit(failed === 0 ? 0 : 1);
+summary();

@@ -821,7 +821,7 @@ START_TEST(ring_bad_headers) {
   FRESH(); ((ips__ring_hdr_t *)(void *)c)->ntypes = 1000000;
   expect_open_error("ntypes", c, n, IPS_ERING, "event types");
   FRESH(); ((ips__ring_hdr_t *)(void *)c)->ntypes = 200;
-  expect_open_error("ntypes_past", c, n, IPS_ERING, "event type 3 at byte");
+  expect_open_error("ntypes_past", c, n, IPS_ERING, "event type 4 at byte");
   FRESH(); ((ips__ring_hdr_t *)(void *)c)->types_off = 1u << 30;
   expect_open_error("types_off", c, n, IPS_ERING, "table offset");
 

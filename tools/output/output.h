@@ -137,6 +137,8 @@ typedef struct {
   const char *vat;     /* the --vat filter, or NULL */
   int64_t quake_ns;    /* the threshold, for the summary's text */
   int color;           /* REPORT_TEXT on a terminal: the shares in colour */
+  int worker_rings;    /* --worker-rings was given: the summary says
+                          what they joined */
   yajl_gen g;          /* REPORT_JSON */
   slow_marks_t slow;   /* marks of the slowest deliveries */
   groups_t groups;     /* the summary's table: by vat (text and JSON use

@@ -235,6 +235,14 @@ void report_delivery_text(report_out_t *r, const ips_delivery_t *d) {
       TB_LIT(&t, "OFFSET MISMATCH");
       sep = "; ";
     }
+    if (d->ring == IPS_RING_LAPPED || d->ring == IPS_RING_MISSING) {
+      tb_str(&t, sep);
+      if (d->ring == IPS_RING_LAPPED)
+        TB_LIT(&t, "RING LAPPED: its worker's stamps were overwritten before they were read");
+      else
+        TB_LIT(&t, "NO RING: no worker ring of --worker-rings has its stamps");
+      sep = "; ";
+    }
     if (d->quake) {
       tb_str(&t, sep);
       TB_LIT(&t, "TIMEQUAKE wall and mono differ by ");
@@ -336,6 +344,10 @@ void report_delivery_json(report_out_t *r, const ips_delivery_t *d) {
   }
   if (d->offset_mismatch) {
     gs(g, "offset_mismatch");
+    yajl_gen_bool(g, 1);
+  }
+  if (d->ring == IPS_RING_LAPPED || d->ring == IPS_RING_MISSING) {
+    gs(g, d->ring == IPS_RING_LAPPED ? "ring_lapped" : "ring_missing");
     yajl_gen_bool(g, 1);
   }
   if (d->quake)
@@ -634,6 +646,12 @@ void report_summary_text(report_out_t *r, const ips_analysis_t *a, int gap) {
     fprintf(f, "the kernel restarted before its result: %" PRIu64
                " (the next kernel made the crank again; not attributed)\n",
             st->n_restart_cut);
+  if (r->worker_rings)
+    fprintf(f, "%sworker rings: %" PRIu64 " deliveries joined, %" PRIu64
+               " lapped, %" PRIu64 " in no ring (those split on xsnap's "
+               "timestamps)%s\n", st->n_ring_lapped + st->n_ring_missing && r->color ? C_WARN : "",
+            st->n_ring_joined, st->n_ring_lapped, st->n_ring_missing,
+            st->n_ring_lapped + st->n_ring_missing && r->color ? C_OFF : "");
   if (st->n_offset_mismatch)
     fprintf(f, "%soffset mismatches: %" PRIu64 "%s (a transit below -bound: "
                "the offset estimate does not fit them)\n",
@@ -772,6 +790,14 @@ void report_summary_json(report_out_t *r, const ips_analysis_t *a) {
   gi(g, "RESTART", (long long)st->n_restart_cut);
   yajl_gen_map_close(g);
   gi(g, "offset_mismatches", (long long)st->n_offset_mismatch);
+  if (r->worker_rings) {
+    gs(g, "worker_rings");
+    yajl_gen_map_open(g);
+    gi(g, "joined", (long long)st->n_ring_joined);
+    gi(g, "lapped", (long long)st->n_ring_lapped);
+    gi(g, "missing", (long long)st->n_ring_missing);
+    yajl_gen_map_close(g);
+  }
   {
     size_t nm, j;
     const ips_mono_run_t *mr = ips_analysis_mono_runs(a, &nm);

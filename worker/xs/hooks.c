@@ -22,13 +22,64 @@ static void dev_command(void);
 __attribute__((used)) static const char marker[] =
     "ipcstamp-worker-xs: xsnap-worker with ipcstamp " PACKAGE_VERSION "'s stamps";
 
+/* The metering mode `ipcstamp xsnap install --metering` writes into the
+ * copy it installs (tools/xsnap/binary.c finds the prefix; the 16 bytes
+ * after it hold the mode, NUL-padded).  volatile: read as the file holds
+ * it, never folded into the code. */
+__attribute__((used)) static volatile char metering_slot[21 + 16] =
+    "ipcstamp-xs-metering=ipcstamp";
+
 static ips_worker_t w;
 static int active;   /* the library is set up and stamping */
+static int exact;    /* metering exactly xsnap's: stamps to the ring only */
 static int command_spans; /* IPCSTAMP_XS_SPANS=1 */
 static char *out;    /* the spliced prefix, grown to the largest needed */
 static size_t out_cap;
 
-void ips_xs_start(void) {
+/* IPCSTAMP_XS_METERING, else the installed mode: 1 for "xsnap".  An
+ * unknown value is said and taken as "xsnap", the mode that changes
+ * nothing the parent sees. */
+static int metering_exact(void) {
+  char slot[17];
+  const char *v = getenv("IPCSTAMP_XS_METERING");
+  size_t i;
+  if (!v || !*v) {
+    for (i = 0; i < 16; i++) slot[i] = metering_slot[21 + i];
+    slot[16] = '\0';
+    v = slot;
+  }
+  if (strcmp(v, "xsnap") == 0) return 1;
+  if (strcmp(v, "ipcstamp") == 0) return 0;
+  fprintf(stderr, "%s: IPCSTAMP_XS_METERING=\"%.40s\": expected ipcstamp or "
+          "xsnap; the metering is xsnap's exactly\n", name, v);
+  return 1;
+}
+
+/* The vat a SwingSet kernel names in the worker's arguments (its one
+ * argument that is no option, "v12:bank" gives "v12"), for the ring
+ * unless IPCSTAMP_VAT says: xsnap's name is not the program's. */
+static const char *vat_arg(int argc, char **argv) {
+  static char vat[16];
+  int i;
+  for (i = 1; i < argc; i++) {
+    const char *a = argv[i];
+    size_t n = 1;
+    if (a[0] == '-' && a[1] && strchr("ilrs", a[1]) && !a[2]) {
+      i++; /* the option's value */
+      continue;
+    }
+    if (a[0] != 'v' || a[1] < '0' || a[1] > '9') continue;
+    while (a[n] >= '0' && a[n] <= '9') n++;
+    if ((a[n] == ':' || a[n] == '\0') && n < sizeof vat) {
+      memcpy(vat, a, n);
+      vat[n] = '\0';
+      return vat;
+    }
+  }
+  return NULL;
+}
+
+void ips_xs_start(int argc, char **argv) {
   ips_worker_options_t o;
   char msg[256];
   int rc;
@@ -41,6 +92,9 @@ void ips_xs_start(void) {
     return;
   }
   if (o.flags & IPS_WORKER_NO_STAMPS) return;
+  /* Exact metering keeps the stamps in the live ring alone: without one
+   * there is nothing to take them for. */
+  if ((exact = metering_exact()) && (!o.ring_dir || !*o.ring_dir)) return;
   {
     const char *v = getenv("IPCSTAMP_XS_SPANS");
     if (v && strcmp(v, "1") == 0)
@@ -49,6 +103,7 @@ void ips_xs_start(void) {
       fprintf(stderr, "%s: IPCSTAMP_XS_SPANS=\"%.40s\": expected 1 or 0; "
               "no spans of every delivery\n", name, v);
   }
+  if (!o.ring_vat) o.ring_vat = vat_arg(argc, argv);
   o.flags |= IPS_WORKER_HOST_IO;
   rc = ips_worker_init(&w, &o);
   if (rc != 0) {
@@ -86,7 +141,7 @@ char *ips_xs_okay(char *prefix) {
 
   if (!active) return prefix;
   check(ips_worker_end(&w, NULL, &json, &jlen));
-  if (!active || json == NULL) return prefix;
+  if (!active || json == NULL || exact) return prefix;
   plen = strlen(prefix);
   /* xsnap's prefix is ".{...}" + 0x01; anything else is left alone. */
   if (plen < 3 || prefix[0] != '.' || prefix[plen - 2] != '}' ||

@@ -6,11 +6,12 @@
 #ifndef IPCSTAMP_XS_H
 #define IPCSTAMP_XS_H
 
-/* Once, before the command loop: read the IPCSTAMP_* environment and set
- * up the stamp table (and the live ring when asked for).  A bad setting is
+/* Once, before the command loop, with main's arguments: read the
+ * IPCSTAMP_* environment and set up the stamp table (and the live ring
+ * when asked for, naming the vat its kernel named in the arguments).  A bad setting is
  * a warning on stderr and the worker runs without stamps: nothing here may
  * change what the worker computes or how it exits. */
-void ips_xs_start(void);
+void ips_xs_start(int argc, char **argv);
 
 /* A command's first byte (its tag) has been read, with the rest of it:
  * stamps 'd' for the commands answered with metering ('?', 'e', 's', 'm',
@@ -22,7 +23,9 @@ void ips_xs_stamp(char kind);
 
 /* The '.' reply's prefix as xsnap formatted it (".{...}\1"): returns it
  * with ipcstamp's member spliced in before its closing brace, after
- * stamping 'e' — or the prefix itself, unchanged, when stamps are off or
+ * stamping 'e' — or the prefix itself, unchanged, when stamps are off,
+ * the metering is to be exactly xsnap's (IPCSTAMP_XS_METERING=xsnap, or
+ * the mode install set: the stamps then reach the live ring only), or
  * anything is amiss.  The result is valid until the next call. */
 char *ips_xs_okay(char *prefix);
 

@@ -73,9 +73,13 @@ PHONY_TARGETS += clean-xs
 
 # Its tests (tests/interop/xs-*): the swap command on stand-ins (always),
 # the build against the vanilla one, and both under Agoric's kernel.
-TESTS += tests/interop/xs-swap.test tests/interop/xs-consensus.test \
+TESTS += tests/interop/xs-swap.test tests/interop/xs-swap-hostile.test tests/interop/xs-consensus.test tests/interop/xs-suite.test \
+	tests/interop/xs-swingset-rings.test \
 	tests/interop/xs-swingset.test
-EXTRA_DIST += tests/interop/xs-swap.test tests/interop/xs-consensus.test \
+EXTRA_DIST += tests/interop/xs-swap.test tests/interop/xs-swap-hostile.test tests/interop/xs-consensus.test tests/interop/xs-suite.test \
+	tests/interop/xs-swingset-rings.test \
 	tests/interop/xs-swingset.test tests/interop/xs-need.sh \
-	tests/interop/xs-consensus.mjs tests/interop/swingset/dump-store.mjs \
+	tests/interop/xs-consensus.mjs tests/interop/xs-suite.mjs tests/interop/xs-harness.mjs \
+	tests/interop/strip-ipcstamp.mjs tests/interop/same-deliveries.mjs \
+	tests/interop/swingset/dump-store.mjs \
 	tests/bench/xs-cost.sh tests/bench/xs-parent.mjs
