@@ -138,8 +138,7 @@ int cmd_blocks(int argc, char **argv) {
       (r.format == REPORT_HTML && !(r.html = blocks_html_open(r.out.out, in.path)))) {
     fprintf(stderr, "ipcstamp blocks: out of memory\n");
     blocks_out_free(&r.out);
-    if (r.out.out != stdout)
-      fclose(r.out.out);
+    cli_output_close(r.out.out, "blocks", 0);
     return CLI_EXIT_IO;
   }
   if (!r.summary_only) {
@@ -161,7 +160,7 @@ int cmd_blocks(int argc, char **argv) {
     else if (r.format == REPORT_TEXT || r.summary_only)
       blocks_summary_text(&r.out); /* CSV: rows only */
   }
-  if (out_close(in.prog, r.out.out, outpath, "the blocks") < 0)
+  if (cli_output_close(r.out.out, "blocks", in.opened) < 0)
     rc = CLI_EXIT_IO;
   if (r.out.g)
     yajl_gen_free(r.out.g);

@@ -122,10 +122,8 @@ int cmd_latency(int argc, char **argv) {
     else
       latency_table(stdout, l.h, label);
   }
-  if (fflush(stdout) != 0) {
-    fprintf(stderr, "ipcstamp latency: cannot write\n");
+  if (cli_stdout_close("latency") != 0)
     rc = CLI_EXIT_IO;
-  }
   free(l.h);
   ips_analysis_free(a);
   return rc;

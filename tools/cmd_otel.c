@@ -675,10 +675,8 @@ int cmd_otel(int argc, char **argv) {
     rc = CLI_EXIT_IO;
   }
   if (c.dry) {
-    if (fflush(stdout) != 0) {
-      fprintf(stderr, "ipcstamp otel: cannot write stdout\n");
+    if (cli_stdout_close("otel") != 0)
       rc = CLI_EXIT_IO;
-    }
   } else {
     fprintf(stderr, "ipcstamp otel: %llu spans sent in %llu requests to %s",
             (unsigned long long)c.sent, (unsigned long long)c.requests,

@@ -173,14 +173,14 @@ int cmd_report(int argc, char **argv) {
   r.out.quake_ns = in.an.quake_ns;
   if (r.out.format == REPORT_JSON && !(r.out.g = out_gen())) {
     fprintf(stderr, "ipcstamp report: out of memory\n");
+    cli_output_close(r.out.out, "report", 0);
     return CLI_EXIT_IO;
   }
   if (r.out.format == REPORT_HTML &&
       !(r.html = html_open(r.out.out, in.path, in.an.top,
                            r.out.groups.by == GROUP_METHOD))) {
     fprintf(stderr, "ipcstamp report: out of memory\n");
-    if (r.out.out != stdout)
-      fclose(r.out.out);
+    cli_output_close(r.out.out, "report", 0);
     return CLI_EXIT_IO;
   }
   if (r.out.format == REPORT_CSV && !r.summary_only)
@@ -194,6 +194,7 @@ int cmd_report(int argc, char **argv) {
     fprintf(stderr, "ipcstamp report: out of memory\n");
     if (r.out.g)
       yajl_gen_free(r.out.g);
+    cli_output_close(r.out.out, "report", 0);
     return CLI_EXIT_IO;
   }
   in.an.on_delivery = on_delivery;
@@ -221,7 +222,7 @@ int cmd_report(int argc, char **argv) {
     else if (r.summary_only) /* CSV: the table, or the deliveries alone */
       report_summary_csv(&r.out, a);
   }
-  if (out_close(in.prog, r.out.out, outpath, "the report") < 0)
+  if (cli_output_close(r.out.out, "report", in.opened) < 0)
     rc = CLI_EXIT_IO;
   if (r.out.g)
     yajl_gen_free(r.out.g);

@@ -104,6 +104,11 @@ EXTRA_DIST += tests/tools/ring-analysis.test
 TESTS += tests/tools/live-hostile.test
 EXTRA_DIST += tests/tools/live-hostile.test
 
+# Output that cannot be written (/dev/full) and -o FILE when the input
+# cannot be opened (tools/outfile.c).
+TESTS += tests/tools/output-hostile.test
+EXTRA_DIST += tests/tools/output-hostile.test
+
 # follow, watch, report's filters, every figure recomputed in Decimal, and
 # `ipcstamp blocks` (issue 31) on its fixture from Agoric's real block
 # loop (the generator's npm project: tests/interop/chain, test-only).

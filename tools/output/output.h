@@ -23,9 +23,6 @@ void out_us(yajl_gen g, const char *key, int64_t ns);     /* "key": 1.234 */
 void out_flush(yajl_gen g, FILE *f, int nl);
 /* --format's value as REPORT_* (below), or -1. */
 int out_format(const char *arg);
-/* Flush f and close it unless it is stdout: 0, or -1 after saying on
- * stderr that PATH (or, for stdout, what) could not be written. */
-int out_close(const char *prog, FILE *f, const char *path, const char *what);
 /* A generator for output: no UTF-8 validation (strings come from the
  * slogfile's parser, which kept them valid), NULL when out of memory. */
 yajl_gen out_gen(void);
