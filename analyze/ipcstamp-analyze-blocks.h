@@ -54,6 +54,11 @@ typedef struct ips_block_s {
   int64_t dom_ns;
   char snap_vat[64];
   int64_t snap_vat_ns;
+  /* Sums of this block that passed the range of int64 nanoseconds (or of
+   * computrons) and were held at the bound (ips_sum_add): its figures are
+   * then bounds, not times, and its parts no longer add up.  0 on any
+   * real file; hostile input (records 292 years apart) makes it more. */
+  uint64_t saturated;
 } ips_block_t;
 
 typedef void (*ips_block_cb)(void *arg, const ips_block_t *b);

@@ -40,7 +40,8 @@ static const char usage_text[] =
     "  -h, --help        this text\n"
     "\n"
     "exit codes: 0 ok, 2 bad usage, 3 records skipped (each reported on\n"
-    "stderr with its line number), 4 cannot read the input\n";
+    "stderr with its line number) or sums out of range, 4 cannot read the\n"
+    "input or write the output\n";
 
 typedef struct {
   blocks_out_t out;
@@ -159,6 +160,15 @@ int cmd_blocks(int argc, char **argv) {
       blocks_summary_json(&r.out);
     else if (r.format == REPORT_TEXT || r.summary_only)
       blocks_summary_text(&r.out); /* CSV: rows only */
+  }
+  if (r.out.saturated) {
+    /* Said, and bad input: a figure at the bound is not a measure. */
+    fprintf(stderr, "ipcstamp blocks: %llu sums passed the range of 64 bits "
+                    "(times 292 years apart, or computrons past 2^63) and "
+                    "are shown at the bound\n",
+            (unsigned long long)r.out.saturated);
+    if (rc == CLI_EXIT_OK)
+      rc = CLI_EXIT_INPUT;
   }
   if (cli_output_close(r.out.out, "blocks", in.opened) < 0)
     rc = CLI_EXIT_IO;

@@ -97,6 +97,21 @@ static void show_kept(report_t *r) {
 
 enum { OPT_FORMAT = OPT_FIRST_OWN, OPT_SUMMARY, OPT_TOP, OPT_SLOWEST, OPT_BY };
 
+/* Sums held at the bound (ips_sum_add): a group's and the marks' spans.
+ * Said on stderr; returns how many. */
+static uint64_t saturated(const report_t *r) {
+  uint64_t n = r->out.groups.saturated;
+  size_t i;
+  for (i = 0; i < ips_analysis_nmarks(r->a); i++)
+    n += ips_analysis_mark(r->a, i)->saturated;
+  if (n)
+    fprintf(stderr, "ipcstamp report: %llu sums (of a vat's or a method's "
+                    "deliveries, or of the spans of a name) passed the range "
+                    "of 64 bits and are shown at the bound\n",
+            (unsigned long long)n);
+  return n;
+}
+
 int cmd_report(int argc, char **argv) {
   static const struct option opts[] = {
       CLI_INPUT_OPTIONS,
@@ -222,6 +237,8 @@ int cmd_report(int argc, char **argv) {
     else if (r.summary_only) /* CSV: the table, or the deliveries alone */
       report_summary_csv(&r.out, a);
   }
+  if (a && saturated(&r) != 0 && rc == CLI_EXIT_OK)
+    rc = CLI_EXIT_INPUT;
   if (cli_output_close(r.out.out, "report", in.opened) < 0)
     rc = CLI_EXIT_IO;
   if (r.out.g)

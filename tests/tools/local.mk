@@ -108,6 +108,9 @@ EXTRA_DIST += tests/tools/live-hostile.test
 # cannot be opened (tools/outfile.c).
 TESTS += tests/tools/output-hostile.test
 EXTRA_DIST += tests/tools/output-hostile.test
+# Sums that pass 64 bits, held at the bound and said (ips_sum_add).
+TESTS += tests/tools/sums-hostile.test
+EXTRA_DIST += tests/tools/sums-hostile.test
 
 # follow, watch, report's filters, every figure recomputed in Decimal, and
 # `ipcstamp blocks` (issue 31) on its fixture from Agoric's real block
