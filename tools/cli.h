@@ -249,6 +249,12 @@ int cli_names_nothing(const cli_input_t *in, const char *option,
  * to 10000, not 'x'") and returns CLI_EXIT_USAGE. */
 int cli_bad_value(const cli_input_t *in, const char *what, const char *arg);
 
+/* The flag SIGINT and SIGTERM set while cli_analyze follows (--follow,
+ * --ring), non-zero once one came (it counts them): what else waits (a
+ * request or retry of otel's) looks at it too, so that a signal ends the
+ * run within one wait. */
+volatile sig_atomic_t *cli_stop_flag(void);
+
 /* A whole number from 0 to max, or -1. */
 int cli_count(const char *s, long long max, long long *out);
 

@@ -382,7 +382,11 @@ static volatile sig_atomic_t follow_stop;
 
 static void on_stop(int sig) {
   (void)sig;
-  follow_stop = 1;
+  follow_stop = follow_stop + 1; /* counted: otel's sender sees a new one */
+}
+
+volatile sig_atomic_t *cli_stop_flag(void) {
+  return &follow_stop;
 }
 
 /* Reads what the source holds; following, waits for more (100 ms naps,
