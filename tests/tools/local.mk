@@ -111,6 +111,9 @@ EXTRA_DIST += tests/tools/output-hostile.test
 # Sums that pass 64 bits, held at the bound and said (ips_sum_add).
 TESTS += tests/tools/sums-hostile.test
 EXTRA_DIST += tests/tools/sums-hostile.test
+# otel's pass over the records against records nested deep or huge.
+TESTS += tests/tools/otel-records.test
+EXTRA_DIST += tests/tools/otel-records.test
 
 # follow, watch, report's filters, every figure recomputed in Decimal, and
 # `ipcstamp blocks` (issue 31) on its fixture from Agoric's real block
