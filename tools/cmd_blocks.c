@@ -155,7 +155,7 @@ int cmd_blocks(int argc, char **argv) {
   rc = cli_analyze(&in, &a);
   if (r.html) {
     blocks_html_close(r.html, &r.out); /* what was read, even after a fault */
-  } else if (a && rc != CLI_EXIT_IO) {
+  } else if (a && (rc != CLI_EXIT_IO || in.opened)) { /* what was read */
     if (r.format == REPORT_JSON)
       blocks_summary_json(&r.out);
     else if (r.format == REPORT_TEXT || r.summary_only)

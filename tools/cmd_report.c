@@ -127,7 +127,7 @@ int cmd_report(int argc, char **argv) {
   cli_input_t in;
   ips_analysis_t *a;
   long long v;
-  int c, rc;
+  int c, rc, shown;
   memset(&r, 0, sizeof r);
   cli_input_init(&in, "ipcstamp report", usage_text);
   r.out.out = stdout;
@@ -217,17 +217,21 @@ int cmd_report(int argc, char **argv) {
   in.an.arg = &r;
   rc = cli_analyze(&in, &r.a);
   a = r.a;
+  /* What was read is reported even when reading stopped at a fault (the
+   * followed file replaced by a FIFO): not after a filter named nothing. */
+  shown = rc == CLI_EXIT_OK || rc == CLI_EXIT_INPUT ||
+          (rc == CLI_EXIT_IO && in.opened);
   if (r.keep_failed && rc != CLI_EXIT_USAGE)
     rc = CLI_EXIT_IO;
-  if (r.slowest && !r.summary_only && (rc == CLI_EXIT_OK || rc == CLI_EXIT_INPUT))
+  if (r.slowest && !r.summary_only && shown)
     show_kept(&r);
   if (r.html) {
-    if (html_close(r.html, rc == CLI_EXIT_OK || rc == CLI_EXIT_INPUT ? a : NULL,
+    if (html_close(r.html, shown ? a : NULL,
                    in.an.vat, &r.out.groups) < 0) {
       fprintf(stderr, "ipcstamp report: out of memory\n");
       rc = CLI_EXIT_IO;
     }
-  } else if (a && (rc == CLI_EXIT_OK || rc == CLI_EXIT_INPUT)) {
+  } else if (a && shown) {
     /* Not after a filter that named nothing: a summary of nothing would
      * read as a finding. */
     if (r.out.format == REPORT_JSON)
