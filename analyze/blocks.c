@@ -140,7 +140,19 @@ struct ips__blocks {
   /* per vat, this block */
   struct { char vat[64]; int64_t ns, snap; uint64_t n; } v[BLOCK_VATS];
   size_t nv;
+  /* what no block holds (ips_analysis_blocks_dropped) */
+  uint64_t dropped_blocks, dropped_deliveries;
+  int orphan;            /* an end-block-start without its begin counted */
 };
+
+/* The open block is lost (it never ended): counted, with its deliveries. */
+static void drop_open(ips__blocks_t *b) {
+  if (!b->open || b->ended)
+    return;
+  b->dropped_blocks++;
+  b->dropped_deliveries += b->b.n_deliveries + b->b.n_skipped;
+  b->open = 0;
+}
 
 ips__blocks_t *ips__blocks_new(int clock, ips_block_cb cb, void *arg) {
   ips__blocks_t *b = calloc(1, sizeof *b);
@@ -173,6 +185,7 @@ static void open_block(ips__blocks_t *b, const ips__rec_t *r, long line,
   int64_t t;
   memset(&b->b, 0, sizeof b->b);
   b->nv = 0;
+  b->orphan = 0;
   b->open = 1;
   b->in_end = b->ended = b->has_commit_t = b->has_compute = 0;
   b->b.line = line;
@@ -283,16 +296,22 @@ void ips__blocks_record(ips__blocks_t *b, const ips__snap_clock_t *s,
         return;
       if (b->open && b->ended)
         emit(b); /* never committed: handed out as it is */
+      drop_open(b);
       open_block(b, r, line, 0);
       return;
     case IPS__BLK_BOOT_START:
       if (b->open && b->ended)
         emit(b);
+      drop_open(b);
       open_block(b, r, line, 1);
       b->start_t = b->begin_t;
       b->in_end = 1;
       return;
     case IPS__BLK_END_START:
+      if (!b->open && !b->orphan) {
+        b->dropped_blocks++; /* its begin is missing */
+        b->orphan = 1;
+      }
       if (!b->open || b->in_end || b->ended ||
           !(r->have & IPS__F_HEIGHT) || r->height != k->height ||
           !rec_time(r, b->c, &t))
@@ -303,6 +322,9 @@ void ips__blocks_record(ips__blocks_t *b, const ips__snap_clock_t *s,
       return;
     case IPS__BLK_END_FINISH:
     case IPS__BLK_BOOT_FINISH:
+      if (!b->open && !b->orphan)
+        b->dropped_blocks++; /* its begin (and end-block-start) missing */
+      b->orphan = 0;
       if (!b->open || !b->in_end || !rec_time(r, b->c, &t) ||
           (r->sub == IPS__BLK_BOOT_FINISH) != k->bootstrap ||
           (!k->bootstrap && (!(r->have & IPS__F_HEIGHT) ||
@@ -332,8 +354,10 @@ void ips__blocks_delivery(ips__blocks_t *b, const ips_delivery_t *d,
                           long long compute, int has_compute) {
   ips_block_t *k = &b->b;
   int slot;
-  if (!b->open || !b->in_end)
+  if (!b->open || !b->in_end) {
+    b->dropped_deliveries++;
     return;
+  }
   k->n_deliveries++;
   sat_add(k, &k->pipe, d->pipe);
   sat_add(k, &k->worker, d->worker);
@@ -362,12 +386,21 @@ void ips__blocks_delivery(ips__blocks_t *b, const ips_delivery_t *d,
 void ips__blocks_skipped(ips__blocks_t *b) {
   if (b->open && b->in_end)
     b->b.n_skipped++;
+  else
+    b->dropped_deliveries++;
 }
 
 void ips__blocks_finish(ips__blocks_t *b) {
   if (b->open && b->ended)
     emit(b);
+  drop_open(b);
   b->open = 0;
+}
+
+void ips_analysis_blocks_dropped(const ips_analysis_t *a, uint64_t *blocks,
+                                 uint64_t *deliveries) {
+  *blocks = a->blocks ? a->blocks->dropped_blocks : 0;
+  *deliveries = a->blocks ? a->blocks->dropped_deliveries : 0;
 }
 
 int ips_analysis_on_block(ips_analysis_t *a, ips_block_cb cb, void *arg) {

@@ -70,6 +70,15 @@ typedef void (*ips_block_cb)(void *arg, const ips_block_t *b);
 IPS_EXTERN int ips_analysis_on_block(ips_analysis_t *a, ips_block_cb cb,
                                      void *arg);
 
+/* What the blocks could not hold (after ips_analysis_finish; 0 when
+ * ips_analysis_on_block was not asked): *blocks begun and never ended
+ * (another began first, or the input ended) or ended without their begin,
+ * and *deliveries outside any block's end-block-start..finish (those
+ * blocks' and others'), which no block counts. */
+IPS_EXTERN void ips_analysis_blocks_dropped(const ips_analysis_t *a,
+                                            uint64_t *blocks,
+                                            uint64_t *deliveries);
+
 #ifdef __cplusplus
 }
 #endif

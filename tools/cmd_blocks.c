@@ -161,6 +161,15 @@ int cmd_blocks(int argc, char **argv) {
     else if (r.format == REPORT_TEXT || r.summary_only)
       blocks_summary_text(&r.out); /* CSV: rows only */
   }
+  if (a) {
+    uint64_t nb, nd;
+    ips_analysis_blocks_dropped(a, &nb, &nd);
+    if (nb || nd) /* not silently: no row and no figure has them */
+      fprintf(stderr, "ipcstamp blocks: %llu blocks left out (begun and "
+                      "never ended, or ended without their begin) and %llu "
+                      "deliveries outside any block\n",
+              (unsigned long long)nb, (unsigned long long)nd);
+  }
   if (r.out.saturated) {
     /* Said, and bad input: a figure at the bound is not a measure. */
     fprintf(stderr, "ipcstamp blocks: %llu sums passed the range of 64 bits "

@@ -246,6 +246,13 @@ int cli_next_option(cli_input_t *in, int argc, char **argv,
     if (r == 1)
       return c;
   }
+  if (in->an.until_ns && in->an.since_ns >= in->an.until_ns) {
+    /* An empty window would give an empty report and no word of why. */
+    fprintf(stderr, "%s: --since %.9g is not before --until %.9g: no "
+                    "delivery could be chosen\n", in->prog,
+            (double)in->an.since_ns / 1e9, (double)in->an.until_ns / 1e9);
+    *rc = CLI_EXIT_USAGE;
+  }
   return -1;
 }
 

@@ -114,6 +114,10 @@ EXTRA_DIST += tests/tools/sums-hostile.test
 # otel's pass over the records against records nested deep or huge.
 TESTS += tests/tools/otel-records.test
 EXTRA_DIST += tests/tools/otel-records.test
+# --since after --until, blocks left out, the stamp capacity's documented
+# maximum, --run-delay with a schedstat that is a FIFO.
+TESTS += tests/tools/small-hostile.test
+EXTRA_DIST += tests/tools/small-hostile.test
 
 # follow, watch, report's filters, every figure recomputed in Decimal, and
 # `ipcstamp blocks` (issue 31) on its fixture from Agoric's real block
