@@ -61,8 +61,8 @@
   function clear(e) { while (e.firstChild) e.removeChild(e.firstChild); }
   // The least and the most of a list, in a loop: Math.min(...list) spreads
   // every element onto the stack, which a long list overflows.
-  function lo(a) { return a.reduce((m, x) => x < m ? x : m, Infinity); }
-  function hi(a) { return a.reduce((m, x) => x > m ? x : m, -Infinity); }
+  function least(a) { return a.reduce((m, x) => x < m ? x : m, Infinity); }
+  function most(a) { return a.reduce((m, x) => x > m ? x : m, -Infinity); }
   function shq(s) { return "'" + s.replace(/'/g, "'\\''") + "'"; }
   function width(e) { return Math.max(320, e.getBoundingClientRect().width || 900); }
   const label = d => (d.replay ? 'replay ' : 'crank ' + d.crank + ' ') + d.vat + ' #' + d.deliveryNum +
@@ -140,7 +140,7 @@
        ' more are left out of the page, in "all" only)' : '');
     const list = by === 'method' ? D.methods.map(m => Object.assign({vat: m.method, key: m.method}, m)) : D.vats;
     const rows = list.concat([Object.assign({vat: 'all'}, D.summary)]);
-    const longest = hi(rows.map(v => v.vat.length));
+    const longest = most(rows.map(v => v.vat.length));
     const W = width(svg), L = Math.min(Math.max(120, 8 * longest + 24), 280), R = 96, bw = W - L - R, rh = 26;
     svg.setAttribute('height', rows.length * rh + 4);
     rows.forEach((v, i) => {
@@ -192,7 +192,7 @@
       const lo10 = Math.floor(lo / 4 * Math.log10(2)), hi10 = Math.ceil((hi + 1) / 4 * Math.log10(2));
       const zw = zero ? 30 : 0, x0 = 16 + zw, xw = W - 52 - zw, span = Math.max(hi10 - lo10, 1);
       const X = bin => x0 + xw * ((bin / 4) * Math.log10(2) - lo10) / span;
-      const max = Math.max(zero, hi(bins.map(b => b[1])));
+      const max = Math.max(zero, most(bins.map(b => b[1])));
       const cls = q === 'upcall' ? 'pipe' : q === 'total' ? 'unmatched' : q;
       const bar = (x, w, c, text) => {
         const y = top + bh * (1 - c / max);
@@ -389,10 +389,10 @@
     if (!pts.length) { s('text', {x: L, y: T + 20, class: 'muted'}, svg, 'no delivery'); return; }
     const quakes = D.timequakes.filter(q => !vat || q[3] === vat), skips = vat ? [] : D.skips;
     const ts = pts.map(p => p[0]).concat(quakes.map(q => q[0]), skips.map(k => k[0]));
-    const t0 = lo(ts), t1 = Math.max(hi(ts), t0 + 1);
+    const t0 = least(ts), t1 = Math.max(most(ts), t0 + 1);
     const v = pts.filter(p => p[1] > 0).map(p => p[1]);
-    const y0 = v.length ? Math.floor(Math.log10(lo(v))) : 0;
-    const y1 = Math.max(v.length ? Math.ceil(Math.log10(hi(v))) : 1, y0 + 1);
+    const y0 = v.length ? Math.floor(Math.log10(least(v))) : 0;
+    const y1 = Math.max(v.length ? Math.ceil(Math.log10(most(v))) : 1, y0 + 1);
     const X = t => L + (W - L - R) * (t - t0) / (t1 - t0);
     const Y = ns => ns <= 0 ? T + Hh + Z - 4 : T + Hh * (1 - (Math.log10(ns) - y0) / (y1 - y0));
     for (let d = y0; d <= y1; d++) {
