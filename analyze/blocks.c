@@ -50,14 +50,17 @@ static int rec_time(const ips__rec_t *r, int c, int64_t *t) {
   return *t >= 0 && *t < IPS_STAMP_LIMIT;
 }
 
-/* Sums of many differences, which hostile input can make overflow: they
- * wrap (defined) instead.  On a real file each is bounded by a block's
- * time, so they never do. */
+/* The snapshot clock's sums of many differences, which hostile input can
+ * make pass int64: held at the bound (ips_sum_add); the block that takes
+ * them counts it (sat_add). */
 static int64_t wadd(int64_t a, int64_t b) {
-  return (int64_t)((uint64_t)a + (uint64_t)b);
+  ips_sum_add(&a, b);
+  return a;
 }
-static int64_t wsub(int64_t a, int64_t b) {
-  return (int64_t)((uint64_t)a - (uint64_t)b);
+
+/* *sum += v in block k, counted in k->saturated when it saturates. */
+static void sat_add(ips_block_t *k, int64_t *sum, int64_t v) {
+  k->saturated += (uint64_t)ips_sum_add(sum, v);
 }
 
 static int is_snap(const ips__rec_t *r, int sub) {
@@ -137,7 +140,19 @@ struct ips__blocks {
   /* per vat, this block */
   struct { char vat[64]; int64_t ns, snap; uint64_t n; } v[BLOCK_VATS];
   size_t nv;
+  /* what no block holds (ips_analysis_blocks_dropped) */
+  uint64_t dropped_blocks, dropped_deliveries;
+  int orphan;            /* an end-block-start without its begin counted */
 };
+
+/* The open block is lost (it never ended): counted, with its deliveries. */
+static void drop_open(ips__blocks_t *b) {
+  if (!b->open || b->ended)
+    return;
+  b->dropped_blocks++;
+  b->dropped_deliveries += b->b.n_deliveries + b->b.n_skipped;
+  b->open = 0;
+}
 
 ips__blocks_t *ips__blocks_new(int clock, ips_block_cb cb, void *arg) {
   ips__blocks_t *b = calloc(1, sizeof *b);
@@ -170,6 +185,7 @@ static void open_block(ips__blocks_t *b, const ips__rec_t *r, long line,
   int64_t t;
   memset(&b->b, 0, sizeof b->b);
   b->nv = 0;
+  b->orphan = 0;
   b->open = 1;
   b->in_end = b->ended = b->has_commit_t = b->has_compute = 0;
   b->b.line = line;
@@ -214,17 +230,29 @@ static void snap_added(ips__blocks_t *b, const ips__snap_clock_t *s) {
   ips_block_t *k = &b->b;
   int64_t save = s->add_save[b->c], load = s->add_load[b->c];
   int slot = vat_slot(b, s->vat);
-  k->snap_save = wadd(k->snap_save, save);
-  k->snap_load = wadd(k->snap_load, load);
+  sat_add(k, &k->snap_save, save);
+  sat_add(k, &k->snap_load, load);
   if (s->added == 1) {
     k->n_save++;
-    k->compress_ns = wadd(k->compress_ns, s->compress_ns);
-    k->dbsave_ns = wadd(k->dbsave_ns, s->dbsave_ns);
+    sat_add(k, &k->compress_ns, s->compress_ns);
+    sat_add(k, &k->dbsave_ns, s->dbsave_ns);
   } else {
     k->n_load++;
   }
-  if (slot >= 0)
-    b->v[slot].snap = wadd(b->v[slot].snap, wadd(save, load));
+  if (slot >= 0) {
+    sat_add(k, &b->v[slot].snap, save);
+    sat_add(k, &b->v[slot].snap, load);
+  }
+}
+
+/* kernel_own = swingset_ns - the other parts, each taken away in turn
+ * (saturating: a part is at most 2^62, so its negation fits). */
+static void sat_sub_parts(ips_block_t *k) {
+  const int64_t parts[] = {k->pipe, k->worker, k->kernel, k->unmatched,
+                           k->snap_save, k->snap_load};
+  size_t i;
+  for (i = 0; i < sizeof parts / sizeof parts[0]; i++)
+    sat_add(k, &k->kernel_own, parts[i] == INT64_MIN ? INT64_MAX : -parts[i]);
 }
 
 /* The block's end (or bootstrap) finishes at t: SwingSet's time, the
@@ -235,10 +263,8 @@ static void end_finish(ips__blocks_t *b, int64_t t) {
   b->ended = 1;
   k->swingset_ns = t - b->start_t;
   /* the rest, so that the parts add up exactly */
-  k->kernel_own = wsub(k->swingset_ns,
-                       wadd(wadd(wadd(k->pipe, k->worker),
-                                 wadd(k->kernel, k->unmatched)),
-                            wadd(k->snap_save, k->snap_load)));
+  k->kernel_own = k->swingset_ns;
+  sat_sub_parts(k);
   if (!k->bootstrap && b->has_prev && b->prev_height == k->height - 1 &&
       b->prev_c == b->c) {
     k->has_prev = 1;
@@ -270,16 +296,22 @@ void ips__blocks_record(ips__blocks_t *b, const ips__snap_clock_t *s,
         return;
       if (b->open && b->ended)
         emit(b); /* never committed: handed out as it is */
+      drop_open(b);
       open_block(b, r, line, 0);
       return;
     case IPS__BLK_BOOT_START:
       if (b->open && b->ended)
         emit(b);
+      drop_open(b);
       open_block(b, r, line, 1);
       b->start_t = b->begin_t;
       b->in_end = 1;
       return;
     case IPS__BLK_END_START:
+      if (!b->open && !b->orphan) {
+        b->dropped_blocks++; /* its begin is missing */
+        b->orphan = 1;
+      }
       if (!b->open || b->in_end || b->ended ||
           !(r->have & IPS__F_HEIGHT) || r->height != k->height ||
           !rec_time(r, b->c, &t))
@@ -290,6 +322,9 @@ void ips__blocks_record(ips__blocks_t *b, const ips__snap_clock_t *s,
       return;
     case IPS__BLK_END_FINISH:
     case IPS__BLK_BOOT_FINISH:
+      if (!b->open && !b->orphan)
+        b->dropped_blocks++; /* its begin (and end-block-start) missing */
+      b->orphan = 0;
       if (!b->open || !b->in_end || !rec_time(r, b->c, &t) ||
           (r->sub == IPS__BLK_BOOT_FINISH) != k->bootstrap ||
           (!k->bootstrap && (!(r->have & IPS__F_HEIGHT) ||
@@ -319,15 +354,20 @@ void ips__blocks_delivery(ips__blocks_t *b, const ips_delivery_t *d,
                           long long compute, int has_compute) {
   ips_block_t *k = &b->b;
   int slot;
-  if (!b->open || !b->in_end)
+  if (!b->open || !b->in_end) {
+    b->dropped_deliveries++;
     return;
+  }
   k->n_deliveries++;
-  k->pipe = wadd(k->pipe, d->pipe);
-  k->worker = wadd(k->worker, d->worker);
-  k->kernel = wadd(k->kernel, d->kernel);
-  k->unmatched = wadd(k->unmatched, d->unmatched);
-  if (has_compute)
-    k->computrons = (long long)wadd(k->computrons, compute);
+  sat_add(k, &k->pipe, d->pipe);
+  sat_add(k, &k->worker, d->worker);
+  sat_add(k, &k->kernel, d->kernel);
+  sat_add(k, &k->unmatched, d->unmatched);
+  if (has_compute) {
+    int64_t c = k->computrons;
+    sat_add(k, &c, compute);
+    k->computrons = c;
+  }
   if (d->total > k->dom_ns || k->n_deliveries == 1) {
     k->dom_ns = d->total;
     snprintf(k->dom_vat, sizeof k->dom_vat, "%s", d->vat);
@@ -338,7 +378,7 @@ void ips__blocks_delivery(ips__blocks_t *b, const ips_delivery_t *d,
   }
   slot = vat_slot(b, d->vat);
   if (slot >= 0) {
-    b->v[slot].ns = wadd(b->v[slot].ns, d->total);
+    sat_add(k, &b->v[slot].ns, d->total);
     b->v[slot].n++;
   }
 }
@@ -346,12 +386,21 @@ void ips__blocks_delivery(ips__blocks_t *b, const ips_delivery_t *d,
 void ips__blocks_skipped(ips__blocks_t *b) {
   if (b->open && b->in_end)
     b->b.n_skipped++;
+  else
+    b->dropped_deliveries++;
 }
 
 void ips__blocks_finish(ips__blocks_t *b) {
   if (b->open && b->ended)
     emit(b);
+  drop_open(b);
   b->open = 0;
+}
+
+void ips_analysis_blocks_dropped(const ips_analysis_t *a, uint64_t *blocks,
+                                 uint64_t *deliveries) {
+  *blocks = a->blocks ? a->blocks->dropped_blocks : 0;
+  *deliveries = a->blocks ? a->blocks->dropped_deliveries : 0;
 }
 
 int ips_analysis_on_block(ips_analysis_t *a, ips_block_cb cb, void *arg) {

@@ -54,6 +54,11 @@ typedef struct ips_block_s {
   int64_t dom_ns;
   char snap_vat[64];
   int64_t snap_vat_ns;
+  /* Sums of this block that passed the range of int64 nanoseconds (or of
+   * computrons) and were held at the bound (ips_sum_add): its figures are
+   * then bounds, not times, and its parts no longer add up.  0 on any
+   * real file; hostile input (records 292 years apart) makes it more. */
+  uint64_t saturated;
 } ips_block_t;
 
 typedef void (*ips_block_cb)(void *arg, const ips_block_t *b);
@@ -64,6 +69,15 @@ typedef void (*ips_block_cb)(void *arg, const ips_block_t *b);
  * the analysis's, valid during the call.  Returns 0 or IPS_ENOMEM. */
 IPS_EXTERN int ips_analysis_on_block(ips_analysis_t *a, ips_block_cb cb,
                                      void *arg);
+
+/* What the blocks could not hold (after ips_analysis_finish; 0 when
+ * ips_analysis_on_block was not asked): *blocks begun and never ended
+ * (another began first, or the input ended) or ended without their begin,
+ * and *deliveries outside any block's end-block-start..finish (those
+ * blocks' and others'), which no block counts. */
+IPS_EXTERN void ips_analysis_blocks_dropped(const ips_analysis_t *a,
+                                            uint64_t *blocks,
+                                            uint64_t *deliveries);
 
 #ifdef __cplusplus
 }

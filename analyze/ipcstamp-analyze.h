@@ -521,6 +521,8 @@ typedef struct ips_mark_stats_s {
   uint64_t n_spans;       /* spans of this name */
   int64_t span_ns;        /* their total length */
   int64_t span_max_ns;
+  uint64_t saturated;     /* adds that held span_ns at INT64_MAX
+                             (ips_sum_add): then it is a bound */
 } ips_mark_stats_t;
 IPS_EXTERN size_t ips_analysis_nmarks(const ips_analysis_t *a);
 IPS_EXTERN const ips_mark_stats_t *ips_analysis_mark(const ips_analysis_t *a,

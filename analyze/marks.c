@@ -91,9 +91,8 @@ void ips__marks_count(ips_analysis_t *a, const ips_delivery_t *dv) {
     } else {
       s->n_spans++;
       /* dur <= 2^62 and the count is far below 2^61 spans... but a sum can
-       * still overflow on hostile input: saturate rather than wrap. */
-      s->span_ns = m->dur > INT64_MAX - s->span_ns ? INT64_MAX
-                                                   : s->span_ns + m->dur;
+       * still overflow on hostile input: held at the bound. */
+      s->saturated += (uint64_t)ips_sum_add(&s->span_ns, m->dur);
       if (m->dur > s->span_max_ns)
         s->span_max_ns = m->dur;
     }

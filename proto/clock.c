@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/time.h>
 #include <time.h>
@@ -62,16 +63,37 @@ int ips_runq_read(const ips_runq_t *q, int64_t *run_delay_ns) {
   return 0;
 }
 
+/* Opens path only if it is a regular file, as procfs's are: a FIFO or a
+ * device put in its place (a mount over /proc) would make the open wait
+ * forever, or read anything.  -1 with errno (ENODEV for another kind). */
+static int open_regular(const char *path) {
+  struct stat st;
+  int e, fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+  if (fd < 0)
+    return -1;
+  if (fstat(fd, &st) != 0)
+    e = errno;
+  else if (!S_ISREG(st.st_mode))
+    e = ENODEV;
+  else if (fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK) != 0)
+    e = errno;
+  else
+    return fd;
+  close(fd);
+  errno = e;
+  return -1;
+}
+
 int ips_runq_open(ips_runq_t *q) {
   int e;
   q->last_ns = 0;
-  q->fd = open("/proc/thread-self/schedstat", O_RDONLY | O_CLOEXEC);
+  q->fd = open_regular("/proc/thread-self/schedstat");
   if (q->fd < 0 && errno == ENOENT) {
     /* Kernels before 3.17 have no thread-self. */
     char path[64];
     snprintf(path, sizeof path, "/proc/self/task/%ld/schedstat",
              (long)syscall(SYS_gettid));
-    q->fd = open(path, O_RDONLY | O_CLOEXEC);
+    q->fd = open_regular(path);
   }
   if (q->fd < 0)
     return IPS_ERUNQ;

@@ -88,6 +88,25 @@ IPS_EXTERN const char *ips_strerror(int err);
 IPS_EXTERN const char *ips_err_name(int err);
 
 /* ------------------------------------------------------------------------
+ * Sums.  The one overflow policy for every sum of times or counts that
+ * untrusted input feeds (a block's parts, the summary's totals, a group's,
+ * a span's): the sum saturates at INT64_MAX or INT64_MIN instead of
+ * wrapping, and the caller counts that it did and says so, because the
+ * figure is then a bound, not a measure.  On a real file no sum comes
+ * near: 2^63 ns is 292 years.
+ */
+
+/* *sum += v, held at INT64_MAX (or INT64_MIN) when the true sum is past
+ * it.  Returns 1 when it saturated (or *sum already was at that bound
+ * from an earlier saturation and v pushes further), else 0. */
+static inline int ips_sum_add(int64_t *sum, int64_t v) {
+  if (!__builtin_add_overflow(*sum, v, sum))
+    return 0;
+  *sum = v > 0 ? INT64_MAX : INT64_MIN;
+  return 1;
+}
+
+/* ------------------------------------------------------------------------
  * Netstring encoding.
  */
 

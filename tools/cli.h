@@ -50,15 +50,31 @@ CLI_COMMANDS(XX)
  * that is not part of strict UTF-8 becomes '?'; valid UTF-8 text stays. */
 void cli_term_clean(char *buf, size_t len);
 
-/* The output file path, opened for writing as `-o` asks (created 0644, or
- * a regular file emptied), but never through a symbolic link: a name
- * planted in a shared directory (a link to another file of the user's)
- * must not be followed.  A FIFO or device named directly is written as
- * such, a FIFO without a reader refused at once instead of waited on.
- * NULL with a message "ipcstamp PROG: cannot write PATH: why" said. */
+/* outfile.c: the output file path, opened for writing as `-o` asks, but
+ * never through a symbolic link: a name planted in a shared directory (a
+ * link to another file of the user's) must not be followed.  A regular
+ * file (or a new name) is written under a temporary name beside it
+ * (PATH.ipcstamp-XXXXXX, with PATH's mode, or 0644 less the umask) that
+ * cli_output_close puts in its place, so PATH keeps what it held until
+ * then.  A FIFO or device named directly is written as such, a FIFO
+ * without a reader refused at once instead of waited on.  NULL with a
+ * message "ipcstamp PROG: cannot write PATH: why" said. */
 FILE *cli_create(const char *path, const char *prog);
 /* -o PATH: stdout for NULL or "-", else cli_create(path, prog). */
 FILE *cli_output(const char *path, const char *prog);
+/* Puts every output still under its temporary name in its place now,
+ * while it is written on (--follow: the file is watched as it grows). */
+void cli_output_publish(void);
+/* Ends an output of cli_output (closes f; stdout is flushed and left
+ * open): what was written checked, and with keep the temporary renamed
+ * over PATH; without keep (the input could not be opened) PATH is left
+ * as it was.  0, or -1 after "ipcstamp PROG: cannot write PATH: why". */
+int cli_output_close(FILE *f, const char *prog, int keep);
+/* stdout flushed and checked: 0, or -1 after "ipcstamp PROG: cannot write
+ * the standard output: why" (said once however often it is called).
+ * main() calls it after every command, so that no output is lost
+ * unsaid. */
+int cli_stdout_close(const char *prog);
 
 /* ---- the analysis subcommands' shared options ------------------------ */
 
@@ -160,6 +176,9 @@ typedef struct {
   /* Each block of a chain node (ips_analysis_on_block), with an.arg;
    * NULL for none. */
   ips_block_cb on_block;
+  /* Set by cli_analyze once the input is open: an output made from an
+   * input that could not be opened replaces nothing (cli_output_close). */
+  int opened;
 } cli_input_t;
 
 /* Defaults for prog, whose --help text is usage. */
@@ -237,6 +256,12 @@ int cli_names_nothing(const cli_input_t *in, const char *option,
 /* Says on stderr that an option's value is wrong ("--top takes a count up
  * to 10000, not 'x'") and returns CLI_EXIT_USAGE. */
 int cli_bad_value(const cli_input_t *in, const char *what, const char *arg);
+
+/* The flag SIGINT and SIGTERM set while cli_analyze follows (--follow,
+ * --ring), non-zero once one came (it counts them): what else waits (a
+ * request or retry of otel's) looks at it too, so that a signal ends the
+ * run within one wait. */
+volatile sig_atomic_t *cli_stop_flag(void);
 
 /* A whole number from 0 to max, or -1. */
 int cli_count(const char *s, long long max, long long *out);

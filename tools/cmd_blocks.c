@@ -40,7 +40,8 @@ static const char usage_text[] =
     "  -h, --help        this text\n"
     "\n"
     "exit codes: 0 ok, 2 bad usage, 3 records skipped (each reported on\n"
-    "stderr with its line number), 4 cannot read the input\n";
+    "stderr with its line number) or sums out of range, 4 cannot read the\n"
+    "input or write the output\n";
 
 typedef struct {
   blocks_out_t out;
@@ -138,8 +139,7 @@ int cmd_blocks(int argc, char **argv) {
       (r.format == REPORT_HTML && !(r.html = blocks_html_open(r.out.out, in.path)))) {
     fprintf(stderr, "ipcstamp blocks: out of memory\n");
     blocks_out_free(&r.out);
-    if (r.out.out != stdout)
-      fclose(r.out.out);
+    cli_output_close(r.out.out, "blocks", 0);
     return CLI_EXIT_IO;
   }
   if (!r.summary_only) {
@@ -155,13 +155,31 @@ int cmd_blocks(int argc, char **argv) {
   rc = cli_analyze(&in, &a);
   if (r.html) {
     blocks_html_close(r.html, &r.out); /* what was read, even after a fault */
-  } else if (a && rc != CLI_EXIT_IO) {
+  } else if (a && (rc != CLI_EXIT_IO || in.opened)) { /* what was read */
     if (r.format == REPORT_JSON)
       blocks_summary_json(&r.out);
     else if (r.format == REPORT_TEXT || r.summary_only)
       blocks_summary_text(&r.out); /* CSV: rows only */
   }
-  if (out_close(in.prog, r.out.out, outpath, "the blocks") < 0)
+  if (a) {
+    uint64_t nb, nd;
+    ips_analysis_blocks_dropped(a, &nb, &nd);
+    if (nb || nd) /* not silently: no row and no figure has them */
+      fprintf(stderr, "ipcstamp blocks: %llu blocks left out (begun and "
+                      "never ended, or ended without their begin) and %llu "
+                      "deliveries outside any block\n",
+              (unsigned long long)nb, (unsigned long long)nd);
+  }
+  if (r.out.saturated) {
+    /* Said, and bad input: a figure at the bound is not a measure. */
+    fprintf(stderr, "ipcstamp blocks: %llu sums passed the range of 64 bits "
+                    "(times 292 years apart, or computrons past 2^63) and "
+                    "are shown at the bound\n",
+            (unsigned long long)r.out.saturated);
+    if (rc == CLI_EXIT_OK)
+      rc = CLI_EXIT_INPUT;
+  }
+  if (cli_output_close(r.out.out, "blocks", in.opened) < 0)
     rc = CLI_EXIT_IO;
   if (r.out.g)
     yajl_gen_free(r.out.g);

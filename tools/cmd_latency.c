@@ -115,17 +115,18 @@ int cmd_latency(int argc, char **argv) {
   rc = cli_analyze(&in, &a);
   if (l.span && (rc == CLI_EXIT_OK || rc == CLI_EXIT_INPUT))
     rc = span_named(&in, a, l.span, l.label, rc);
-  if (rc == CLI_EXIT_OK || rc == CLI_EXIT_INPUT) {
+  /* What was read, even when reading stopped at a fault (the followed
+   * file replaced by a FIFO). */
+  if (rc == CLI_EXIT_OK || rc == CLI_EXIT_INPUT ||
+      (rc == CLI_EXIT_IO && in.opened && !l.span)) {
     const char *label = l.span ? l.label : latency_names[l.what];
     if (json)
       latency_json(stdout, l.h, label);
     else
       latency_table(stdout, l.h, label);
   }
-  if (fflush(stdout) != 0) {
-    fprintf(stderr, "ipcstamp latency: cannot write\n");
+  if (cli_stdout_close("latency") != 0)
     rc = CLI_EXIT_IO;
-  }
   free(l.h);
   ips_analysis_free(a);
   return rc;

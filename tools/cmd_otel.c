@@ -157,6 +157,15 @@ static void drain(otel_cmd_t *c, int final) {
     int r;
     if (c->down && !final && !due(&c->next_try))
       return;
+    if (c->down && final && *cli_stop_flag()) {
+      /* Stopped by a signal while the receiver was away: no last try
+       * (it could wait a whole --timeout); what is left is not sent. */
+      while (c->qn) {
+        c->unsent += c->q[c->qhead].nspans;
+        pop(c);
+      }
+      return;
+    }
     r = otel_send(c->snd, p->body, p->len, c->down ? 1 : 0, &rej, err,
                   sizeof err);
     if (r == 0 && rej > p->nspans) {
@@ -378,11 +387,10 @@ static void on_ring_error(void *arg, const ips_ring_proc_t *p) {
   c->ring_bad++;
 }
 
-static volatile sig_atomic_t ring_stop;
-
 static void on_ring_stop(int sig) {
+  volatile sig_atomic_t *stop = cli_stop_flag();
   (void)sig;
-  ring_stop = 1;
+  *stop = *stop + 1;
 }
 
 /* --ring: polls every ring of dir (libipcstamp-analyze's ips_ring_dir_t:
@@ -413,7 +421,7 @@ static int follow_rings(otel_cmd_t *c, const char *dir, long long interval,
   sa.sa_handler = on_ring_stop;
   sigaction(SIGINT, &sa, NULL);
   sigaction(SIGTERM, &sa, NULL);
-  rc = cli_rings_poll(c->rings, "ipcstamp otel", once, interval, &ring_stop,
+  rc = cli_rings_poll(c->rings, "ipcstamp otel", once, interval, cli_stop_flag(),
                       on_idle, c);
   ips_ring_dir_finish(c->rings, &c->ring_counts);
   return rc;
@@ -629,6 +637,7 @@ int cmd_otel(int argc, char **argv) {
     so.timeout_ms = (long)timeout;
     so.backoff_ms = 200;
     so.max_backoff_ms = 30000;
+    so.stop = cli_stop_flag();
     c.snd = otel_sender_new(&so, err, sizeof err);
     if (!c.snd) {
       fprintf(stderr, "ipcstamp otel: %s\n", err);
@@ -675,10 +684,8 @@ int cmd_otel(int argc, char **argv) {
     rc = CLI_EXIT_IO;
   }
   if (c.dry) {
-    if (fflush(stdout) != 0) {
-      fprintf(stderr, "ipcstamp otel: cannot write stdout\n");
+    if (cli_stdout_close("otel") != 0)
       rc = CLI_EXIT_IO;
-    }
   } else {
     fprintf(stderr, "ipcstamp otel: %llu spans sent in %llu requests to %s",
             (unsigned long long)c.sent, (unsigned long long)c.requests,

@@ -133,6 +133,21 @@ static int open_os(os_out_t *o, const char *path) {
   return info.bad_lines ? CLI_EXIT_INPUT : CLI_EXIT_OK;
 }
 
+/* Sums held at the bound (ips_sum_add): a group's and the marks' spans.
+ * Said on stderr; returns how many. */
+static uint64_t saturated(const report_t *r) {
+  uint64_t n = r->out.groups.saturated;
+  size_t i;
+  for (i = 0; i < ips_analysis_nmarks(r->a); i++)
+    n += ips_analysis_mark(r->a, i)->saturated;
+  if (n)
+    fprintf(stderr, "ipcstamp report: %llu sums (of a vat's or a method's "
+                    "deliveries, or of the spans of a name) passed the range "
+                    "of 64 bits and are shown at the bound\n",
+            (unsigned long long)n);
+  return n;
+}
+
 int cmd_report(int argc, char **argv) {
   static const struct option opts[] = {
       CLI_INPUT_OPTIONS,
@@ -151,7 +166,7 @@ int cmd_report(int argc, char **argv) {
   cli_input_t in;
   ips_analysis_t *a;
   long long v;
-  int c, rc;
+  int c, rc, shown;
   memset(&r, 0, sizeof r);
   cli_input_init(&in, "ipcstamp report", usage_text);
   r.out.out = stdout;
@@ -228,14 +243,14 @@ int cmd_report(int argc, char **argv) {
   r.out.quake_ns = in.an.quake_ns;
   if (r.out.format == REPORT_JSON && !(r.out.g = out_gen())) {
     fprintf(stderr, "ipcstamp report: out of memory\n");
+    cli_output_close(r.out.out, "report", 0);
     return CLI_EXIT_IO;
   }
   if (r.out.format == REPORT_HTML &&
       !(r.html = html_open(r.out.out, in.path, in.an.top,
                            r.out.groups.by == GROUP_METHOD))) {
     fprintf(stderr, "ipcstamp report: out of memory\n");
-    if (r.out.out != stdout)
-      fclose(r.out.out);
+    cli_output_close(r.out.out, "report", 0);
     return CLI_EXIT_IO;
   }
   if (r.out.format == REPORT_CSV && !r.summary_only)
@@ -249,6 +264,7 @@ int cmd_report(int argc, char **argv) {
     fprintf(stderr, "ipcstamp report: out of memory\n");
     if (r.out.g)
       yajl_gen_free(r.out.g);
+    cli_output_close(r.out.out, "report", 0);
     return CLI_EXIT_IO;
   }
   in.an.on_delivery = on_delivery;
@@ -256,17 +272,21 @@ int cmd_report(int argc, char **argv) {
   in.an.arg = &r;
   rc = cli_analyze(&in, &r.a);
   a = r.a;
+  /* What was read is reported even when reading stopped at a fault (the
+   * followed file replaced by a FIFO): not after a filter named nothing. */
+  shown = rc == CLI_EXIT_OK || rc == CLI_EXIT_INPUT ||
+          (rc == CLI_EXIT_IO && in.opened);
   if (r.keep_failed && rc != CLI_EXIT_USAGE)
     rc = CLI_EXIT_IO;
-  if (r.slowest && !r.summary_only && (rc == CLI_EXIT_OK || rc == CLI_EXIT_INPUT))
+  if (r.slowest && !r.summary_only && shown)
     show_kept(&r);
   if (r.html) {
-    if (html_close(r.html, rc == CLI_EXIT_OK || rc == CLI_EXIT_INPUT ? a : NULL,
+    if (html_close(r.html, shown ? a : NULL,
                    in.an.vat, &r.out.groups) < 0) {
       fprintf(stderr, "ipcstamp report: out of memory\n");
       rc = CLI_EXIT_IO;
     }
-  } else if (a && (rc == CLI_EXIT_OK || rc == CLI_EXIT_INPUT)) {
+  } else if (a && shown) {
     /* Not after a filter that named nothing: a summary of nothing would
      * read as a finding. */
     if (r.out.format == REPORT_JSON)
@@ -276,7 +296,9 @@ int cmd_report(int argc, char **argv) {
     else if (r.summary_only) /* CSV: the table, or the deliveries alone */
       report_summary_csv(&r.out, a);
   }
-  if (out_close(in.prog, r.out.out, outpath, "the report") < 0)
+  if (a && saturated(&r) != 0 && rc == CLI_EXIT_OK)
+    rc = CLI_EXIT_INPUT;
+  if (cli_output_close(r.out.out, "report", in.opened) < 0)
     rc = CLI_EXIT_IO;
   if (r.out.g)
     yajl_gen_free(r.out.g);

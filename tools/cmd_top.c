@@ -400,9 +400,12 @@ int cmd_top(int argc, char **argv) {
     } else {
       size_t len = 0;
       char *buf = view(t, now_mono(), ro.interval * 1000000, (int)ro.interval, &len);
-      rc = buf && fwrite(buf, 1, len, stdout) == len && fflush(stdout) == 0
-               ? CLI_EXIT_OK
-               : CLI_EXIT_IO;
+      if (!buf)
+        fprintf(stderr, "ipcstamp top: out of memory\n");
+      else
+        fwrite(buf, 1, len, stdout);
+      rc = !buf ? CLI_EXIT_FAIL
+                : cli_stdout_close("top") != 0 ? CLI_EXIT_IO : CLI_EXIT_OK;
       free(buf);
     }
   } else {

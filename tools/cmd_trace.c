@@ -55,8 +55,7 @@ int cmd_trace(int argc, char **argv) {
   }
   if (cli_input_path(&in, argc, argv) < 0)
     return CLI_EXIT_USAGE;
-  f = strcmp(outpath, "-") ? cli_create(outpath, "trace") : stdout;
-  if (!f)
+  if (!(f = cli_output(outpath, "trace")))
     return CLI_EXIT_IO;
   tc.a = NULL;
   tc.t = trace_open(f);
@@ -76,10 +75,8 @@ int cmd_trace(int argc, char **argv) {
       rc = CLI_EXIT_IO;
     }
   }
-  if (f != stdout ? fclose(f) != 0 : fflush(f) != 0) {
-    fprintf(stderr, "ipcstamp trace: cannot write %s\n", outpath);
+  if (cli_output_close(f, "trace", in.opened) < 0)
     rc = CLI_EXIT_IO;
-  }
   ips_analysis_free(tc.a);
   return rc;
 }

@@ -155,8 +155,7 @@ int cmd_watch(int argc, char **argv) {
       rc = CLI_EXIT_IO;
       break;
     }
-    if (fflush(stdout) != 0 || ferror(stdout)) {
-      fprintf(stderr, "ipcstamp watch: cannot write the output\n");
+    if (cli_stdout_close("watch") != 0) {
       rc = CLI_EXIT_IO;
       break;
     }

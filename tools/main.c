@@ -50,7 +50,8 @@ static const command_t *command_of(const char *name) {
   return NULL;
 }
 
-int main(int argc, char **argv) {
+/* The command line's answer: the exit code, whatever its output. */
+static int dispatch(int argc, char **argv) {
   const command_t *c;
   if (argc < 2) {
     usage(stderr);
@@ -89,4 +90,17 @@ int main(int argc, char **argv) {
     return CLI_EXIT_USAGE;
   optind = 1;
   return c->run(argc - 1, argv + 1);
+}
+
+int main(int argc, char **argv) {
+  int rc = dispatch(argc, argv);
+  /* Whatever a command printed on stdout (its report, its summary, its
+   * --help) must have reached it: a full disk or a closed pipe is said,
+   * and an exit code of 0 becomes 4. */
+  if (cli_stdout_close(argc > 1 && argv[1][0] != '-' && strcmp(argv[1], "help")
+                           ? argv[1]
+                           : "") != 0 &&
+      rc == CLI_EXIT_OK)
+    rc = CLI_EXIT_IO;
+  return rc;
 }

@@ -254,6 +254,13 @@ int cli_next_option(cli_input_t *in, int argc, char **argv,
     if (r == 1)
       return c;
   }
+  if (in->an.until_ns && in->an.since_ns >= in->an.until_ns) {
+    /* An empty window would give an empty report and no word of why. */
+    fprintf(stderr, "%s: --since %.9g is not before --until %.9g: no "
+                    "delivery could be chosen\n", in->prog,
+            (double)in->an.since_ns / 1e9, (double)in->an.until_ns / 1e9);
+    *rc = CLI_EXIT_USAGE;
+  }
   return -1;
 }
 
@@ -395,7 +402,11 @@ static volatile sig_atomic_t follow_stop;
 
 static void on_stop(int sig) {
   (void)sig;
-  follow_stop = 1;
+  follow_stop = follow_stop + 1; /* counted: otel's sender sees a new one */
+}
+
+volatile sig_atomic_t *cli_stop_flag(void) {
+  return &follow_stop;
 }
 
 /* Reads what the source holds; following, waits for more (100 ms naps,
@@ -584,7 +595,10 @@ int cli_analyze(cli_input_t *in, ips_analysis_t **out) {
     sigaction(SIGTERM, &sa, NULL);
   }
   if (in->ring) {
+    if (in->src.follow)
+      cli_output_publish();
     rc = cli_read_rings(in, *out, &follow_stop);
+    in->opened = rc != CLI_EXIT_IO;
     ips_analysis_finish(*out);
     if (rc != CLI_EXIT_IO)
       rc = named_nothing(in, *out, &relay, rc);
@@ -595,6 +609,9 @@ int cli_analyze(cli_input_t *in, ips_analysis_t **out) {
     fprintf(stderr, "%s: %s\n", in->prog, err);
     return CLI_EXIT_IO;
   }
+  in->opened = 1;
+  if (in->src.follow)
+    cli_output_publish();
   ips_source_progress(src, &done, &total);
   bar = in->progress && !in->src.follow && isatty(2) && total > (64u << 20);
   rc = CLI_EXIT_OK;
@@ -636,31 +653,4 @@ void cli_term_clean(char *buf, size_t len) {
     if (i < len) /* a byte that begins no whole character */
       buf[i++] = '?';
   }
-}
-
-FILE *cli_create(const char *path, const char *prog) {
-  struct stat st;
-  FILE *f;
-  int fd = open(path, O_WRONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY |
-                          O_NONBLOCK, 0644);
-  if (fd < 0) {
-    fprintf(stderr, "ipcstamp %s: cannot write %s: %s\n", prog, path,
-            errno == ELOOP ? "it is a symbolic link, not followed (name the "
-                             "file it points to)"
-                           : strerror(errno));
-    return NULL;
-  }
-  if (fstat(fd, &st) != 0 || (S_ISREG(st.st_mode) && ftruncate(fd, 0) != 0) ||
-      fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK) != 0 ||
-      !(f = fdopen(fd, "w"))) {
-    fprintf(stderr, "ipcstamp %s: cannot write %s: %s\n", prog, path,
-            strerror(errno));
-    close(fd);
-    return NULL;
-  }
-  return f;
-}
-
-FILE *cli_output(const char *path, const char *prog) {
-  return path && strcmp(path, "-") ? cli_create(path, prog) : stdout;
 }

@@ -153,7 +153,7 @@ IPS_EXTERN void ips_worker_options_init(ips_worker_options_t *o);
 
 /* Read the environment into o:
  *   IPCSTAMP_MAX_FRAME       largest frame accepted, in bytes (1–999999999)
- *   IPCSTAMP_STAMP_CAPACITY  stamps per command (2–16777216)
+ *   IPCSTAMP_STAMP_CAPACITY  stamps per command (2–1048576)
  *   IPCSTAMP_DISABLE         1: no stamps at all (and no cpu_ns); 0: stamps
  *   IPCSTAMP_CPU_TIME        1: set IPS_WORKER_CPU_TIME (cpu_ns); 0: clear it
  *   IPCSTAMP_RUN_DELAY       1: set IPS_WORKER_RUN_DELAY (run_delay_ns); 0:

@@ -104,6 +104,21 @@ EXTRA_DIST += tests/tools/ring-analysis.test
 TESTS += tests/tools/live-hostile.test
 EXTRA_DIST += tests/tools/live-hostile.test
 
+# Output that cannot be written (/dev/full) and -o FILE when the input
+# cannot be opened (tools/outfile.c).
+TESTS += tests/tools/output-hostile.test
+EXTRA_DIST += tests/tools/output-hostile.test
+# Sums that pass 64 bits, held at the bound and said (ips_sum_add).
+TESTS += tests/tools/sums-hostile.test
+EXTRA_DIST += tests/tools/sums-hostile.test
+# otel's pass over the records against records nested deep or huge.
+TESTS += tests/tools/otel-records.test
+EXTRA_DIST += tests/tools/otel-records.test
+# --since after --until, blocks left out, the stamp capacity's documented
+# maximum, --run-delay with a schedstat that is a FIFO.
+TESTS += tests/tools/small-hostile.test
+EXTRA_DIST += tests/tools/small-hostile.test
+
 # follow, watch, report's filters, every figure recomputed in Decimal, and
 # `ipcstamp blocks` (issue 31) on its fixture from Agoric's real block
 # loop (the generator's npm project: tests/interop/chain, test-only).

@@ -21,7 +21,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <yajl/yajl_tree.h>
+#include <yajl/yajl_parse.h>
 #include <zlib.h>
 
 #include "otel.h"
@@ -147,105 +147,223 @@ static void add_cause(otel_deliver_facts_t *f, const otel_causes_t *x,
   f->n++;
 }
 
-static const char *str_at(yajl_val v, size_t i) {
-  if (!YAJL_IS_ARRAY(v) || i >= v->u.array.len)
-    return NULL;
-  return YAJL_IS_STRING(v->u.array.values[i])
-             ? v->u.array.values[i]->u.string
-             : NULL;
-}
+/* ---- one record, read by yajl's callback parser ------------------------
+ * No tree is built: the few values that matter are taken as they pass
+ * (each copied into a small buffer, longer ones left out), so a record of
+ * any size costs a constant beside its line, and one nested deeper than
+ * DEPTH_MAX is given up at that depth instead of recursing. */
 
-static yajl_val at(yajl_val v, size_t i) {
-  return YAJL_IS_ARRAY(v) && i < v->u.array.len ? v->u.array.values[i]
-                                                 : NULL;
-}
+#define DEPTH_MAX 64
+#define LEVELS 4      /* the deepest place a value is taken from */
+#define RESOLVED_MAX 256 /* promises one syscall resolve names, at most */
+#define ID_MAX 40        /* a kpid, a vat, a kind: longer is left out */
 
-static yajl_val member(yajl_val o, const char *k) {
-  const char *path[2] = {k, NULL};
-  return YAJL_IS_OBJECT(o) ? yajl_tree_get(o, path, yajl_t_any) : NULL;
-}
+enum { K_OTHER, K_TYPE, K_VATID, K_VAT, K_CRANK, K_DNUM, K_REPLAY, K_KD,
+       K_VD, K_KSC, K_RESULT };
 
-static int int_member(yajl_val o, const char *k, long long *out) {
-  yajl_val v = member(o, k);
-  if (!v || !YAJL_IS_INTEGER(v))
+typedef struct {
+  otel_causes_t *x;
+  int depth;                 /* containers open */
+  struct { int array; size_t idx; int key; } lev[LEVELS + 1];
+  char type[16], vat_id[ID_MAX], vat[ID_MAX];
+  int has_vat_id, vat_id_ok, has_vat, has_kd;
+  long long crank, dnum;
+  int has_dnum, replay;
+  char kd0[ID_MAX], vd0[ID_MAX], ksc0[ID_MAX], kd_result[ID_MAX],
+      ksc_result[ID_MAX];
+  otel_deliver_facts_t notify; /* kd[1][i][0]'s causes, looked up as read */
+  char resolved[RESOLVED_MAX][ID_MAX]; /* ksc[2][i][0] */
+  size_t nresolved;
+} scan_t;
+
+/* A string of at most ID_MAX - 1 bytes into out; 0 when longer. */
+static int take_id(char out[ID_MAX], const unsigned char *s, size_t n) {
+  if (n >= ID_MAX)
     return 0;
-  *out = YAJL_GET_INTEGER(v);
+  memcpy(out, s, n);
+  out[n] = '\0';
   return 1;
 }
 
-static void on_deliver(otel_causes_t *x, long line, yajl_val rec) {
-  otel_deliver_facts_t *f = &x->pending[line % PENDING];
-  yajl_val kd = member(rec, "kd"), vd = member(rec, "vd"), v;
-  const char *kind = str_at(kd, 0), *vat = NULL;
-  long long crank = -1, dnum = -1;
+static int key_of(const unsigned char *k, size_t n, int depth) {
+  static const struct { const char *name; int id; } keys[] = {
+      {"type", K_TYPE}, {"vatID", K_VATID}, {"vat", K_VAT},
+      {"crankNum", K_CRANK}, {"deliveryNum", K_DNUM}, {"replay", K_REPLAY},
+      {"kd", K_KD}, {"vd", K_VD}, {"ksc", K_KSC}};
   size_t i;
-  memset(f, 0, sizeof *f);
-  x->pending_line[line % PENDING] = line;
-  if (!kind)
-    kind = str_at(vd, 0);
-  if (kind)
-    snprintf(f->kind, sizeof f->kind, "%s", kind);
-  /* this delivery's identity, as the analysis makes it (ids.c) */
-  v = member(rec, "vatID");
-  if (!v)
-    v = member(rec, "vat");
-  vat = YAJL_IS_STRING(v) ? v->u.string : NULL;
-  (void)int_member(rec, "crankNum", &crank);
-  (void)int_member(rec, "deliveryNum", &dnum);
-  v = member(rec, "replay");
-  x->cur_ok = vat && strlen(vat) < sizeof x->cur.vat && !YAJL_IS_TRUE(v);
-  if (x->cur_ok) {
-    memset(&x->cur, 0, sizeof x->cur);
-    strcpy(x->cur.vat, vat);
-    x->cur.crank = crank;
-    x->cur.dnum = dnum;
-    x->cur.line = line;
-  }
-  if (!kind || !kd)
-    return;
-  if (!strcmp(kind, "message")) {
-    const char *result = YAJL_IS_STRING(member(at(kd, 2), "result"))
-                             ? member(at(kd, 2), "result")->u.string
-                             : NULL;
-    if (result)
-      add_cause(f, x, 's', result);
-  } else if (!strcmp(kind, "notify")) {
-    yajl_val list = at(kd, 1);
-    for (i = 0; YAJL_IS_ARRAY(list) && i < list->u.array.len; i++) {
-      const char *kpid = str_at(list->u.array.values[i], 0);
-      if (!kpid)
-        continue;
-      add_cause(f, x, 'r', kpid);
-      add_cause(f, x, 's', kpid);
+  if (depth == 3)
+    return n == 6 && !memcmp(k, "result", 6) ? K_RESULT : K_OTHER;
+  for (i = 0; depth == 1 && i < sizeof keys / sizeof keys[0]; i++)
+    if (strlen(keys[i].name) == n && !memcmp(keys[i].name, k, n))
+      return keys[i].id;
+  return K_OTHER;
+}
+
+/* Where the value about to come is: the top-level key, then the index or
+ * key at each level below (-1 where that level is not an array). */
+static int top_key(const scan_t *s) {
+  return s->depth >= 1 ? s->lev[1].key : K_OTHER;
+}
+static long idx_at(const scan_t *s, int d) {
+  return s->depth >= d && s->lev[d].array ? (long)s->lev[d].idx : -1;
+}
+
+/* A string value at the current place. */
+static void scan_string(scan_t *s, const unsigned char *v, size_t n) {
+  int top = top_key(s);
+  if (s->depth == 1) {
+    if (top == K_TYPE && n < sizeof s->type) {
+      memcpy(s->type, v, n);
+      s->type[n] = '\0';
+    } else if (top == K_VATID) {
+      s->vat_id_ok = take_id(s->vat_id, v, n);
+    } else if (top == K_VAT) {
+      s->has_vat = take_id(s->vat, v, n);
+    }
+  } else if (s->depth == 2 && idx_at(s, 2) == 0) {
+    if (top == K_KD) take_id(s->kd0, v, n);
+    else if (top == K_VD) take_id(s->vd0, v, n);
+    else if (top == K_KSC) take_id(s->ksc0, v, n);
+  } else if (s->depth == 3 && idx_at(s, 2) == 2 && !s->lev[3].array &&
+             s->lev[3].key == K_RESULT) {
+    if (top == K_KD) take_id(s->kd_result, v, n);
+    else if (top == K_KSC) take_id(s->ksc_result, v, n);
+  } else if (s->depth == 4 && idx_at(s, 3) >= 0 && idx_at(s, 4) == 0) {
+    char kpid[ID_MAX];
+    if (!take_id(kpid, v, n))
+      return;
+    if (top == K_KD && idx_at(s, 2) == 1) { /* a notify's promise */
+      add_cause(&s->notify, s->x, 'r', kpid);
+      add_cause(&s->notify, s->x, 's', kpid);
+    } else if (top == K_KSC && idx_at(s, 2) == 2) { /* a resolve's */
+      if (s->nresolved < RESOLVED_MAX)
+        strcpy(s->resolved[s->nresolved++], kpid);
+      else
+        s->x->forgotten++;
     }
   }
 }
 
-static void on_syscall(otel_causes_t *x, yajl_val rec) {
-  yajl_val ksc = member(rec, "ksc"), v = member(rec, "vatID");
-  const char *what = str_at(ksc, 0);
-  long long dnum = -1;
+/* After a value: the next index of the array it was in. */
+static void scan_next(scan_t *s) {
+  if (s->depth >= 1 && s->depth <= LEVELS && s->lev[s->depth].array)
+    s->lev[s->depth].idx++;
+}
+
+static int cb_null(void *ctx) {
+  scan_next(ctx);
+  return 1;
+}
+static int cb_bool(void *ctx, int v) {
+  scan_t *s = ctx;
+  if (s->depth == 1 && top_key(s) == K_REPLAY && v)
+    s->replay = 1;
+  scan_next(s);
+  return 1;
+}
+static int cb_int(void *ctx, long long v) {
+  scan_t *s = ctx;
+  if (s->depth == 1 && top_key(s) == K_CRANK)
+    s->crank = v;
+  if (s->depth == 1 && top_key(s) == K_DNUM) {
+    s->dnum = v;
+    s->has_dnum = 1;
+  }
+  scan_next(s);
+  return 1;
+}
+static int cb_double(void *ctx, double v) {
+  (void)v;
+  scan_next(ctx);
+  return 1;
+}
+static int cb_string(void *ctx, const unsigned char *v, size_t n) {
+  scan_string(ctx, v, n);
+  scan_next(ctx);
+  return 1;
+}
+static int cb_key(void *ctx, const unsigned char *k, size_t n) {
+  scan_t *s = ctx;
+  if (s->depth >= 1 && s->depth <= LEVELS) {
+    s->lev[s->depth].key = key_of(k, n, s->depth);
+    if (s->depth == 1 && s->lev[1].key == K_VATID)
+      s->has_vat_id = 1;
+    if (s->depth == 1 && s->lev[1].key == K_KD)
+      s->has_kd = 1;
+  }
+  return 1;
+}
+/* A container opens: refused past DEPTH_MAX (the parse stops there). */
+static int open_level(scan_t *s, int array) {
+  if (s->depth == 0 && array)
+    return 0; /* a record is an object */
+  if (++s->depth > DEPTH_MAX)
+    return 0;
+  if (s->depth <= LEVELS) {
+    s->lev[s->depth].array = array;
+    s->lev[s->depth].idx = 0;
+    s->lev[s->depth].key = K_OTHER;
+  }
+  return 1;
+}
+static int cb_start_map(void *ctx) { return open_level(ctx, 0); }
+static int cb_start_array(void *ctx) { return open_level(ctx, 1); }
+static int cb_end(void *ctx) {
+  scan_t *s = ctx;
+  s->depth--;
+  scan_next(s);
+  return 1;
+}
+
+static const yajl_callbacks scan_callbacks = {
+    cb_null, cb_bool, cb_int, cb_double, NULL, cb_string,
+    cb_start_map, cb_key, cb_end, cb_start_array, cb_end};
+
+/* A deliver record read: its facts pending for the analysis, and the
+ * delivery its syscalls will name as their cause. */
+static void on_deliver(otel_causes_t *x, long line, const scan_t *s) {
+  otel_deliver_facts_t *f = &x->pending[line % PENDING];
+  const char *kind = s->kd0[0] ? s->kd0 : s->vd0[0] ? s->vd0 : NULL;
+  const char *vat = s->has_vat_id ? (s->vat_id_ok ? s->vat_id : NULL)
+                                  : s->has_vat ? s->vat : NULL;
+  memset(f, 0, sizeof *f);
+  x->pending_line[line % PENDING] = line;
+  if (kind)
+    snprintf(f->kind, sizeof f->kind, "%.*s", (int)sizeof f->kind - 1, kind);
+  x->cur_ok = vat && strlen(vat) < sizeof x->cur.vat && !s->replay;
+  if (x->cur_ok) {
+    memset(&x->cur, 0, sizeof x->cur);
+    strcpy(x->cur.vat, vat);
+    x->cur.crank = s->crank;
+    x->cur.dnum = s->has_dnum ? s->dnum : -1;
+    x->cur.line = line;
+  }
+  if (!kind || !s->has_kd)
+    return;
+  if (!strcmp(kind, "message") && s->kd_result[0]) {
+    add_cause(f, x, 's', s->kd_result);
+  } else if (!strcmp(kind, "notify")) {
+    memcpy(f->c, s->notify.c, sizeof f->c);
+    f->n = s->notify.n;
+  }
+}
+
+/* A syscall record read: the promises it sends or resolves remember the
+ * delivery being run as their cause. */
+static void on_syscall(otel_causes_t *x, const scan_t *s) {
+  const char *vat = s->has_vat_id && s->vat_id_ok ? s->vat_id : NULL;
+  char key[48];
   size_t i;
   /* only the syscalls of the delivery being run */
-  if (!x->cur_ok || !what || !YAJL_IS_STRING(v) ||
-      strcmp(v->u.string, x->cur.vat) ||
-      (int_member(rec, "deliveryNum", &dnum) && dnum != x->cur.dnum))
+  if (!x->cur_ok || !s->ksc0[0] || !vat || strcmp(vat, x->cur.vat) ||
+      (s->has_dnum && s->dnum != x->cur.dnum))
     return;
-  if (!strcmp(what, "send")) {
-    yajl_val r = member(at(ksc, 2), "result");
-    char key[48];
-    if (YAJL_IS_STRING(r)) {
-      snprintf(key, sizeof key, "s%s", r->u.string);
-      remember(x, key, &x->cur);
-    }
-  } else if (!strcmp(what, "resolve")) {
-    yajl_val list = at(ksc, 2);
-    for (i = 0; YAJL_IS_ARRAY(list) && i < list->u.array.len; i++) {
-      const char *kpid = str_at(list->u.array.values[i], 0);
-      char key[48];
-      if (!kpid)
-        continue;
-      snprintf(key, sizeof key, "r%s", kpid);
+  if (!strcmp(s->ksc0, "send") && s->ksc_result[0]) {
+    snprintf(key, sizeof key, "s%s", s->ksc_result);
+    remember(x, key, &x->cur);
+  } else if (!strcmp(s->ksc0, "resolve")) {
+    for (i = 0; i < s->nresolved; i++) {
+      snprintf(key, sizeof key, "r%s", s->resolved[i]);
       remember(x, key, &x->cur);
     }
   }
@@ -267,23 +385,28 @@ static int has_type(const char *rec, size_t len, const char *type) {
 
 void otel_causes_record(otel_causes_t *x, long line, const char *rec,
                         size_t len) {
+  scan_t *s;
+  yajl_handle h;
   int deliver = has_type(rec, len, "deliver"),
       syscall = !deliver && has_type(rec, len, "syscall");
-  yajl_val v, t;
-  const char *path[2] = {"type", NULL};
   if (!deliver && !syscall)
     return;
-  if (rec[len] != '\0') /* yajl_tree_parse wants a C string */
+  if (!(s = calloc(1, sizeof *s)))
     return;
-  v = yajl_tree_parse(rec, NULL, 0);
-  if (!v)
-    return;
-  t = YAJL_IS_OBJECT(v) ? yajl_tree_get(v, path, yajl_t_string) : NULL;
-  if (t && !strcmp(t->u.string, "deliver"))
-    on_deliver(x, line, v);
-  else if (t && !strcmp(t->u.string, "syscall"))
-    on_syscall(x, v);
-  yajl_tree_free(v);
+  s->x = x;
+  s->crank = -1;
+  if ((h = yajl_alloc(&scan_callbacks, NULL, s)) != NULL) {
+    /* A record the parser refuses, or one nested too deep, says nothing. */
+    if (yajl_parse(h, (const unsigned char *)rec, len) == yajl_status_ok &&
+        yajl_complete_parse(h) == yajl_status_ok) {
+      if (!strcmp(s->type, "deliver"))
+        on_deliver(x, line, s);
+      else if (!strcmp(s->type, "syscall"))
+        on_syscall(x, s);
+    }
+    yajl_free(h);
+  }
+  free(s);
 }
 
 int otel_causes_get(const otel_causes_t *x, long line,

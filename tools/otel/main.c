@@ -11,6 +11,11 @@ int main(int argc, char **argv) {
   char name[] = "otel";
   /* cmd_otel's argv[0] is the subcommand's name, as under main.c. */
   argv[0] = name;
+  int rc;
   optind = 1;
-  return cmd_otel(argc, argv);
+  rc = cmd_otel(argc, argv);
+  /* What it printed (its summary, --help) must have reached stdout. */
+  if (cli_stdout_close("otel") != 0 && rc == CLI_EXIT_OK)
+    rc = CLI_EXIT_IO;
+  return rc;
 }

@@ -6,6 +6,7 @@
 #ifndef IPCSTAMP_TOOLS_OTEL_H
 #define IPCSTAMP_TOOLS_OTEL_H
 
+#include <signal.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -264,6 +265,9 @@ typedef struct {
   long timeout_ms;        /* per request */
   long backoff_ms;        /* first wait before a retry (doubles) */
   long max_backoff_ms;    /* longest wait, Retry-After included */
+  /* Set by a signal handler (NULL: none): a request in flight or a wait
+   * before a retry ends at once, and nothing more is tried. */
+  volatile sig_atomic_t *stop;
 } otel_send_options_t;
 
 /* NULL with a message in err (built without libcurl, out of memory). */

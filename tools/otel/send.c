@@ -16,6 +16,7 @@
 #include <strings.h>
 #include <time.h>
 
+#include "cli.h"
 #include "otel.h"
 
 static void say(char *err, size_t errlen, const char *fmt, ...) {
@@ -41,6 +42,8 @@ struct otel_sender_s {
   size_t blen;
   int bcut;            /* the answer's body was longer than BODY_MAX */
   long retry_after_ms; /* from the last answer; -1: none */
+  char curl_err[CURL_ERROR_SIZE];
+  sig_atomic_t stop_base; /* *o.stop when otel_send began */
 };
 
 static size_t on_body(char *p, size_t size, size_t n, void *arg) {
@@ -89,6 +92,9 @@ static size_t on_header(char *p, size_t size, size_t n, void *arg) {
   return len;
 }
 
+static int on_progress(void *arg, curl_off_t a, curl_off_t b, curl_off_t c,
+                       curl_off_t d);
+
 otel_sender_t *otel_sender_new(const otel_send_options_t *o, char *err,
                                size_t errlen) {
   otel_sender_t *s;
@@ -131,22 +137,28 @@ otel_sender_t *otel_sender_new(const otel_send_options_t *o, char *err,
   /* Only the URL given: a redirect to elsewhere would carry the headers
    * (an authorization) to a host nobody named. */
   curl_easy_setopt(s->curl, CURLOPT_FOLLOWLOCATION, 0L);
+  curl_easy_setopt(s->curl, CURLOPT_XFERINFOFUNCTION, on_progress);
+  curl_easy_setopt(s->curl, CURLOPT_XFERINFODATA, s);
+  curl_easy_setopt(s->curl, CURLOPT_NOPROGRESS, 0L);
+  curl_easy_setopt(s->curl, CURLOPT_ERRORBUFFER, s->curl_err);
   return s;
 }
 
 /* rejectedSpans of a partial success (an int64: a number, or a string of
- * digits as protobuf-JSON writes 64-bit integers); 0 when there is none.
- * UINT64_MAX when it is there but not a count (negative, a fraction, past
- * int64, not a number): the caller cannot know what was taken. */
-static uint64_t rejected_of(const char *body) {
+ * digits as protobuf-JSON writes 64-bit integers); 0 when there is none
+ * (an empty body).  UINT64_MAX when it is there but not a count (negative,
+ * a fraction, past int64, not a number): the caller cannot know what was
+ * taken.  -1 when the body is not JSON at all: nor can it then. */
+static int rejected_of(const char *body, uint64_t *out) {
   static const char *path[] = {"partialSuccess", "rejectedSpans", NULL};
   yajl_val root, v;
   uint64_t n = 0;
+  *out = 0;
   if (!*body)
     return 0;
   root = yajl_tree_parse(body, NULL, 0);
   if (!root)
-    return 0;
+    return -1;
   v = yajl_tree_get(root, path, yajl_t_any);
   if (!v || YAJL_IS_NULL(v)) {
     n = 0;
@@ -162,23 +174,58 @@ static uint64_t rejected_of(const char *body) {
     n = UINT64_MAX;
   }
   yajl_tree_free(root);
-  return n;
+  *out = n;
+  return 0;
 }
 
-static void nap_ms(long ms) {
-  struct timespec ts = {ms / 1000, (ms % 1000) * 1000000L};
-  while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
-    ;
+/* A signal came since this otel_send began (one before it ended the
+ * reading only: the last batches are still sent, once). */
+static int stopped(const otel_sender_t *s) {
+  return s->o.stop && *s->o.stop != s->stop_base;
 }
 
-/* The body for a message: its first line, at most 200 bytes. */
+/* Waits ms, in slices of 50 ms so that a signal ends the wait within one
+ * (a handler without SA_RESTART interrupts nanosleep too). */
+static void nap_ms(const otel_sender_t *s, long ms) {
+  while (ms > 0 && !stopped(s)) {
+    long d = ms < 50 ? ms : 50;
+    struct timespec ts = {0, d * 1000000L};
+    nanosleep(&ts, NULL);
+    ms -= d;
+  }
+}
+
+/* libcurl's progress callback, called while a request waits too: a
+ * non-zero answer aborts the request (a signal ends a run within one). */
+static int on_progress(void *arg, curl_off_t a, curl_off_t b, curl_off_t c,
+                       curl_off_t d) {
+  (void)a;
+  (void)b;
+  (void)c;
+  (void)d;
+  return stopped(arg);
+}
+
+/* The body for a message: its first line, at most 200 bytes, cleaned for
+ * a terminal (the receiver's bytes: no escape sequence reaches stderr). */
 static const char *snippet(otel_sender_t *s, char *buf, size_t n) {
   size_t i;
   for (i = 0; i + 1 < n && i < 200 && s->body[i] && s->body[i] != '\n' &&
               s->body[i] != '\r'; i++)
     buf[i] = s->body[i];
   buf[i] = '\0';
+  cli_term_clean(buf, i);
   return buf;
+}
+
+/* Why a request failed, in libcurl's words.  libcurl gives up on an
+ * answer header longer than it takes (100 KiB) with "out of memory", which
+ * would send the user looking for memory that is there: said as what it is. */
+static const char *failure(otel_sender_t *s, CURLcode cc) {
+  if (cc == CURLE_OUT_OF_MEMORY)
+    return "its answer could not be taken: a header longer than libcurl's "
+           "100 KiB (or no memory left)";
+  return s->curl_err[0] ? s->curl_err : curl_easy_strerror(cc);
 }
 
 int otel_send(otel_sender_t *s, const char *body, size_t len, unsigned tries,
@@ -189,12 +236,14 @@ int otel_send(otel_sender_t *s, const char *body, size_t len, unsigned tries,
   if (!tries)
     tries = s->o.retries + 1;
   *rejected = 0;
+  s->stop_base = s->o.stop ? *s->o.stop : 0;
   curl_easy_setopt(s->curl, CURLOPT_POSTFIELDS, body);
   curl_easy_setopt(s->curl, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)len);
   for (t = 1;; t++) {
     long code = 0, delay;
     char sn[256];
     CURLcode cc;
+    s->curl_err[0] = '\0';
     s->blen = 0;
     s->bcut = 0;
     s->body[0] = '\0';
@@ -212,7 +261,13 @@ int otel_send(otel_sender_t *s, const char *body, size_t len, unsigned tries,
               BODY_MAX);
           return -1;
         }
-        *rejected = rejected_of(s->body);
+        if (rejected_of(s->body, rejected) != 0) {
+          say(err, errlen, "%s answered HTTP %ld with a body that is not "
+              "JSON (%s): its partial success cannot be read, so the spans "
+              "are not taken as received", s->o.target->url, code,
+              snippet(s, sn, sizeof sn));
+          return -1;
+        }
         return 0;
       }
       snprintf(last, sizeof last, "%s answered HTTP %ld%s%s", s->o.target->url,
@@ -222,22 +277,30 @@ int otel_send(otel_sender_t *s, const char *body, size_t len, unsigned tries,
             last);
         return -1;
       }
+    } else if (stopped(s)) {
+      snprintf(last, sizeof last, "interrupted while sending to %s",
+               s->o.target->url);
     } else {
       snprintf(last, sizeof last, "cannot send to %s: %s", s->o.target->url,
-               curl_easy_strerror(cc));
+               failure(s, cc));
     }
-    if (t >= tries)
+    if (t >= tries || stopped(s))
       break;
     delay = s->retry_after_ms >= 0 ? s->retry_after_ms : wait;
     if (delay > s->o.max_backoff_ms)
       delay = s->o.max_backoff_ms;
-    nap_ms(delay);
+    nap_ms(s, delay);
+    if (stopped(s)) {
+      snprintf(last + strlen(last), sizeof last - strlen(last),
+               "; interrupted before the next try");
+      break;
+    }
     if (wait < s->o.max_backoff_ms / 2)
       wait *= 2;
     else
       wait = s->o.max_backoff_ms;
   }
-  say(err, errlen, "%s (tried %u time%s)", last, tries, tries == 1 ? "" : "s");
+  say(err, errlen, "%s (tried %u time%s)", last, t, t == 1 ? "" : "s");
   return 1;
 }
 

@@ -12,13 +12,23 @@ const char *const blocks_part_names[BLK_PARTS] = {
     "block", "lag", "swingset", "deliveries", "pipe", "worker", "kernel",
     "unmatched", "snap_save", "snap_load", "kernel_own", "commit"};
 
+/* Its deliveries' time: the sum of their parts (held at the bound, which
+ * the block's own count of saturated sums already says). */
+int64_t blocks_deliveries(const ips_block_t *b) {
+  int64_t v = b->pipe;
+  ips_sum_add(&v, b->worker);
+  ips_sum_add(&v, b->kernel);
+  ips_sum_add(&v, b->unmatched);
+  return v;
+}
+
 /* A block's figure for part i, and whether it has one. */
 static int part(const ips_block_t *b, int i, int64_t *v) {
   switch (i) {
     case BLK_BLOCK: *v = b->block_ns; return b->has_prev;
     case BLK_LAG: *v = b->lag_ns; return !b->bootstrap;
     case BLK_SWINGSET: *v = b->swingset_ns; return 1;
-    case BLK_DELIVERIES: *v = b->pipe + b->worker + b->kernel + b->unmatched; return 1;
+    case BLK_DELIVERIES: *v = blocks_deliveries(b); return 1;
     case BLK_PIPE: *v = b->pipe; return 1;
     case BLK_WORKER: *v = b->worker; return 1;
     case BLK_KERNEL: *v = b->kernel; return 1;
@@ -73,10 +83,12 @@ void blocks_out_free(blocks_out_t *o) {
 void blocks_add(blocks_out_t *o, const ips_block_t *b) {
   size_t i;
   int64_t v;
+  int64_t c;
   int first = o->after_boot;
+  o->saturated += b->saturated;
   if (b->bootstrap) {
     o->n_boot++;
-    o->boot_ns += b->swingset_ns;
+    o->saturated += (uint64_t)ips_sum_add(&o->boot_ns, b->swingset_ns);
     o->after_boot = 1;
     return;
   }
@@ -84,7 +96,9 @@ void blocks_add(blocks_out_t *o, const ips_block_t *b) {
   o->n++;
   o->n_del += b->n_deliveries;
   o->n_skip += b->n_skipped;
-  o->computrons += b->computrons;
+  c = o->computrons;
+  o->saturated += (uint64_t)ips_sum_add(&c, b->computrons);
+  o->computrons = c;
   o->n_save += b->n_save;
   o->n_load += b->n_load;
   for (i = 0; i < BLK_PARTS; i++)
@@ -95,7 +109,7 @@ void blocks_add(blocks_out_t *o, const ips_block_t *b) {
         continue;
       }
       ips_hist_add(o->h[i], v);
-      o->sum[i] += v;
+      o->saturated += (uint64_t)ips_sum_add(&o->sum[i], v);
     }
   if (!o->top || (o->nslow == o->top &&
                   o->slow[o->nslow - 1].swingset_ns >= b->swingset_ns))
@@ -137,7 +151,7 @@ void blocks_header_text(blocks_out_t *o) {
 
 void blocks_row_text(blocks_out_t *o, const ips_block_t *b) {
   char h[24], x[13][IPS_US_BUF];
-  int64_t del = b->pipe + b->worker + b->kernel + b->unmatched;
+  int64_t del = blocks_deliveries(b);
   fprintf(o->out,
           "%-8s %10s %9s %11s %11s %10s %10s %10s %10s %10s %10s %9s %5" PRIu64
           " %11lld  %s",
@@ -283,7 +297,7 @@ void blocks_row_csv(blocks_out_t *o, const ips_block_t *b) {
  * its swingset time, and what each is made of. */
 static void explain(FILE *f, const ips_block_t *b) {
   struct { const char *name; int64_t ns; } p[3] = {
-      {"deliveries", b->pipe + b->worker + b->kernel + b->unmatched},
+      {"deliveries", blocks_deliveries(b)},
       {"heap snapshots", b->snap_save + b->snap_load},
       {"kernel between deliveries", b->kernel_own}};
   char x[4][IPS_US_BUF];
@@ -324,6 +338,10 @@ void blocks_summary_text(blocks_out_t *o) {
              " not attributed, computrons: %lld, heap snapshots: %" PRIu64
              " saves, %" PRIu64 " loads\n",
           o->n, o->n_del, o->n_skip, o->computrons, o->n_save, o->n_load);
+  if (o->saturated)
+    fprintf(f, "saturated: %" PRIu64 " sums passed the range of 64 bits and "
+               "are shown at the bound (the input's times or computrons are "
+               "out of any real range)\n", o->saturated);
   if (o->n_boot)
     fprintf(f, "bootstrap block: swingset %s (not in the figures below)\n",
             blocks_ms(x, o->boot_ns));
@@ -372,6 +390,8 @@ void blocks_summary_json(blocks_out_t *o) {
   out_int(g, "computrons", o->computrons);
   out_int(g, "saves", (long long)o->n_save);
   out_int(g, "loads", (long long)o->n_load);
+  if (o->saturated) /* only then: a real file's summary is as before */
+    out_int(g, "saturated", (long long)o->saturated);
   out_str(g, "parts");
   yajl_gen_map_open(g);
   for (i = 0; i < BLK_PARTS; i++) {
@@ -393,7 +413,7 @@ void blocks_summary_json(blocks_out_t *o) {
     out_int(g, "height", b->height);
     out_int(g, "line", b->line);
     out_int(g, "swingset_ns", b->swingset_ns);
-    out_int(g, "deliveries_ns", b->pipe + b->worker + b->kernel + b->unmatched);
+    out_int(g, "deliveries_ns", blocks_deliveries(b));
     out_int(g, "snapshots_ns", b->snap_save + b->snap_load);
     out_int(g, "kernel_own_ns", b->kernel_own);
     yajl_gen_map_close(g);

@@ -209,7 +209,7 @@ int blocks_html_close(blocks_html_t *h, blocks_out_t *o) {
     fprintf(f, "<tr><td>%lld</td><td>%s</td>", b->height,
             blocks_ms(ms, b->swingset_ns));
     fprintf(f, "<td>%s</td>",
-            blocks_ms(ms, b->pipe + b->worker + b->kernel + b->unmatched));
+            blocks_ms(ms, blocks_deliveries(b)));
     fprintf(f, "<td>%s</td>", blocks_ms(ms, b->snap_save + b->snap_load));
     fprintf(f, "<td>%s</td><td class=\"l\">", blocks_ms(ms, b->kernel_own));
     if (*b->dom_vat) {

@@ -17,12 +17,11 @@ static size_t hash(const char *s) {
   return h;
 }
 
-/* Sums saturate rather than wrap: a group's sum is a part of the
+/* Sums saturate (ips_sum_add), counted: a group's sum is a part of the
  * analysis's checked total, but with signed parts (wall clocks) a part
  * may be larger than the whole. */
-static void add(int64_t *sum, int64_t v) {
-  if (__builtin_add_overflow(*sum, v, sum))
-    *sum = v > 0 ? INT64_MAX : INT64_MIN;
+static void add(groups_t *g, int64_t *sum, int64_t v) {
+  g->saturated += (uint64_t)ips_sum_add(sum, v);
 }
 
 void groups_init(groups_t *g, int by) {
@@ -79,11 +78,11 @@ void groups_add(groups_t *g, const ips_delivery_t *d) {
     return;
   }
   e->n++;
-  add(&e->pipe, d->pipe);
-  add(&e->worker, d->worker);
-  add(&e->kernel, d->kernel);
-  add(&e->unmatched, d->unmatched);
-  add(&e->total, d->total);
+  add(g, &e->pipe, d->pipe);
+  add(g, &e->worker, d->worker);
+  add(g, &e->kernel, d->kernel);
+  add(g, &e->unmatched, d->unmatched);
+  add(g, &e->total, d->total);
   if (e->n == 1 || d->total > e->max)
     e->max = d->total;
 }

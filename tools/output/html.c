@@ -33,6 +33,10 @@
 #define HTML_VATS 64
 #define HTML_BUCKETS 2048
 #define HTML_SLOW 50
+/* Vats in the page's table of shares, at most: the busiest (by total
+ * time); the others are counted (vats_left_out), so that the page's size
+ * is bounded whatever the input (200,000 vats made a 33 MB page). */
+#define HTML_VAT_ROWS 200
 #define HTML_SEGS 512
 #define HTML_MARKS 1000
 #define HTML_SLOW_MARKS 64
@@ -422,10 +426,55 @@ static void slow_marks_json(yajl_gen g, const hslow_t *s) {
   gi(g, "marks_left_out", (long long)s->marks_more);
 }
 
+/* Whether vat i of a is shown: it has deliveries, and is --vat's. */
+static int vat_shown(const ips_analysis_t *a, size_t i, const char *only) {
+  const ips_vat_stats_t *v = ips_analysis_vat(a, i);
+  return v->t.n && !(only && strcmp(only, v->vat));
+}
+
+/* "vats": the HTML_VAT_ROWS busiest shown vats, in the analysis's order,
+ * and "vats_left_out": how many more there are. */
+static void vats_json(yajl_gen g, const ips_analysis_t *a, const char *only) {
+  size_t top[HTML_VAT_ROWS], n = 0, i, j, nv = ips_analysis_nvats(a);
+  uint64_t left = 0;
+  for (i = 0; i < nv; i++) { /* top: the busiest so far, busiest first */
+    int64_t t;
+    if (!vat_shown(a, i, only))
+      continue;
+    t = ips_analysis_vat(a, i)->t.total;
+    if (n == HTML_VAT_ROWS) {
+      left++;
+      if (ips_analysis_vat(a, top[n - 1])->t.total >= t)
+        continue;
+      n--;
+    }
+    for (j = n++; j > 0 && ips_analysis_vat(a, top[j - 1])->t.total < t; j--)
+      top[j] = top[j - 1];
+    top[j] = i;
+  }
+  for (i = 1; i < n; i++) /* back in the analysis's order */
+    for (j = i; j > 0 && top[j - 1] > top[j]; j--) {
+      size_t x = top[j];
+      top[j] = top[j - 1];
+      top[j - 1] = x;
+    }
+  gs(g, "vats");
+  yajl_gen_array_open(g);
+  for (i = 0; i < n; i++) {
+    const ips_vat_stats_t *v = ips_analysis_vat(a, top[i]);
+    yajl_gen_map_open(g);
+    out_kv(g, "vat", v->vat);
+    totals_json(g, &v->t);
+    yajl_gen_map_close(g);
+  }
+  yajl_gen_array_close(g);
+  gi(g, "vats_left_out", (long long)left);
+}
+
 static void data_json(html_t *h, yajl_gen g, const ips_analysis_t *a,
                       const char *only, groups_t *groups) {
   const ips_stats_t *st = ips_analysis_stats(a);
-  size_t i, j, nv = ips_analysis_nvats(a), order[HTML_SLOW];
+  size_t i, j, order[HTML_SLOW];
   int k;
   yajl_gen_map_open(g);
   out_kv(g, "title", h->title);
@@ -442,18 +491,7 @@ static void data_json(html_t *h, yajl_gen g, const ips_analysis_t *a,
   gi(g, "replayed", (long long)st->all.n_replay);
   out_wait_totals(g, st);
   yajl_gen_map_close(g);
-  gs(g, "vats");
-  yajl_gen_array_open(g);
-  for (i = 0; i < nv; i++) {
-    const ips_vat_stats_t *v = ips_analysis_vat(a, i);
-    if (v->t.n == 0 || (only && strcmp(only, v->vat)))
-      continue;
-    yajl_gen_map_open(g);
-    out_kv(g, "vat", v->vat);
-    totals_json(g, &v->t);
-    yajl_gen_map_close(g);
-  }
-  yajl_gen_array_close(g);
+  vats_json(g, a, only);
   gs(g, "hist"); /* {"all": ..., "vats": {name: ...}} */
   yajl_gen_map_open(g);
   gs(g, "all");

@@ -78,15 +78,6 @@ int out_format(const char *arg) {
   return -1;
 }
 
-int out_close(const char *prog, FILE *f, const char *path, const char *what) {
-  if (fflush(f) != 0 || ferror(f) || (f != stdout && fclose(f) != 0)) {
-    fprintf(stderr, "%s: cannot write %s\n", prog,
-            path && strcmp(path, "-") ? path : what);
-    return -1;
-  }
-  return 0;
-}
-
 yajl_gen out_gen(void) {
   yajl_gen g = yajl_gen_alloc(NULL);
   if (g)

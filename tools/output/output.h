@@ -24,9 +24,6 @@ void out_us(yajl_gen g, const char *key, int64_t ns);     /* "key": 1.234 */
 void out_flush(yajl_gen g, FILE *f, int nl);
 /* --format's value as REPORT_* (below), or -1. */
 int out_format(const char *arg);
-/* Flush f and close it unless it is stdout: 0, or -1 after saying on
- * stderr that PATH (or, for stdout, what) could not be written. */
-int out_close(const char *prog, FILE *f, const char *path, const char *what);
 /* A generator for output: no UTF-8 validation (strings come from the
  * slogfile's parser, which kept them valid), NULL when out of memory. */
 yajl_gen out_gen(void);
@@ -77,6 +74,7 @@ typedef struct {
   size_t n, hcap;
   size_t *hash;        /* index + 1 into g; 0 empty */
   uint64_t over;       /* deliveries under keys past GROUPS_MAX */
+  uint64_t saturated;  /* sums held at the bound (ips_sum_add) */
 } groups_t;
 
 void groups_init(groups_t *g, int by);
@@ -246,6 +244,7 @@ typedef struct {
   int64_t first_lag_ns;
   int64_t sum[BLK_PARTS];
   ips_hist_t *h[BLK_PARTS];   /* owned */
+  uint64_t saturated;         /* sums held at the bound (ips_sum_add) */
 } blocks_out_t;
 
 /* o->out and o->g are the caller's; init allocates the rest (-1: out of
@@ -258,7 +257,12 @@ const char *blocks_ms(char *buf, int64_t ns);
 /* Part i's figures (BLK_*) over the blocks: p50, p90, p99, max and
  * total, in ns.  Returns 0 when no block had it (v unset). */
 int blocks_part(const blocks_out_t *o, int i, int64_t v[BLK_FIGURES]);
-/* A block into the summary's figures (each block once, printed or not). */
+/* The time of b's deliveries: pipe + worker + kernel + unmatched, held
+ * at the bound if that passes int64 (b->saturated says it did). */
+int64_t blocks_deliveries(const ips_block_t *b);
+/* A block into the summary's figures (each block once, printed or not);
+ * a sum that passes int64 is held at the bound and counted in
+ * o->saturated. */
 void blocks_add(blocks_out_t *o, const ips_block_t *b);
 void blocks_header_text(blocks_out_t *o);
 void blocks_row_text(blocks_out_t *o, const ips_block_t *b);

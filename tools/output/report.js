@@ -59,6 +59,11 @@
   }
   const pct = (part, whole) => whole > 0 ? (100 * part / whole).toFixed(1) + '%' : '–';
   function clear(e) { while (e.firstChild) e.removeChild(e.firstChild); }
+  // The least and the most of a list, in a loop: Math.min(...list) spreads
+  // every element onto the stack, which a long list overflows.
+  function least(a) { return a.reduce((m, x) => x < m ? x : m, Infinity); }
+  function most(a) { return a.reduce((m, x) => x > m ? x : m, -Infinity); }
+  function shq(s) { return "'" + s.replace(/'/g, "'\\''") + "'"; }
   function width(e) { return Math.max(320, e.getBoundingClientRect().width || 900); }
   const label = d => (d.replay ? 'replay ' : 'crank ' + d.crank + ' ') + d.vat + ' #' + d.deliveryNum +
     ' ' + d.description;
@@ -130,10 +135,12 @@
     const svg = document.getElementById('shares'); clear(svg);
     const by = document.getElementById('by').value;
     document.getElementById('shares-title').textContent =
-      'Share of pipe, worker and kernel per ' + by + (by === 'method' ? ', busiest first' : '');
+      'Share of pipe, worker and kernel per ' + by + (by === 'method' ? ', busiest first' : '') +
+      (by !== 'method' && D.vats_left_out ? ' (the ' + D.vats.length + ' busiest vats; ' + D.vats_left_out +
+       ' more are left out of the page, in "all" only)' : '');
     const list = by === 'method' ? D.methods.map(m => Object.assign({vat: m.method, key: m.method}, m)) : D.vats;
     const rows = list.concat([Object.assign({vat: 'all'}, D.summary)]);
-    const longest = Math.max(...rows.map(v => v.vat.length));
+    const longest = most(rows.map(v => v.vat.length));
     const W = width(svg), L = Math.min(Math.max(120, 8 * longest + 24), 280), R = 96, bw = W - L - R, rh = 26;
     svg.setAttribute('height', rows.length * rh + 4);
     rows.forEach((v, i) => {
@@ -185,7 +192,7 @@
       const lo10 = Math.floor(lo / 4 * Math.log10(2)), hi10 = Math.ceil((hi + 1) / 4 * Math.log10(2));
       const zw = zero ? 30 : 0, x0 = 16 + zw, xw = W - 52 - zw, span = Math.max(hi10 - lo10, 1);
       const X = bin => x0 + xw * ((bin / 4) * Math.log10(2) - lo10) / span;
-      const max = Math.max(zero, ...bins.map(b => b[1]));
+      const max = Math.max(zero, most(bins.map(b => b[1])));
       const cls = q === 'upcall' ? 'pipe' : q === 'total' ? 'unmatched' : q;
       const bar = (x, w, c, text) => {
         const y = top + bh * (1 - c / max);
@@ -311,7 +318,8 @@
     const file = D.title === '-' ? 'the standard input' : D.title;
     where.appendChild(document.createTextNode('Its deliver record is line ' + d.line + ' of ' + file +
       (D.title === '-' ? '.' : ': ')));
-    if (D.title !== '-') h('code', {}, where, "sed -n '" + d.line + "p' " + D.title);
+    // The file name shell-quoted: pasted, a hostile name stays one word.
+    if (D.title !== '-') h('code', {}, where, "sed -n '" + d.line + "p' -- " + shq(D.title));
     h('p', {}, box, 'total ' + fmt(d.total_ns) + ' = pipe ' + fmt(d.pipe_ns) + ' + worker ' + fmt(d.worker_ns) +
       ' + kernel ' + fmt(d.kernel_ns) + (d.unmatched_ns ? ' + unmatched ' + fmt(d.unmatched_ns) : '') +
       '; ' + d.upcalls + ' upcall' + (d.upcalls === 1 ? '' : 's') + '; ' + d.clock + ' clock' +
@@ -381,10 +389,10 @@
     if (!pts.length) { s('text', {x: L, y: T + 20, class: 'muted'}, svg, 'no delivery'); return; }
     const quakes = D.timequakes.filter(q => !vat || q[3] === vat), skips = vat ? [] : D.skips;
     const ts = pts.map(p => p[0]).concat(quakes.map(q => q[0]), skips.map(k => k[0]));
-    const t0 = Math.min(...ts), t1 = Math.max(...ts, t0 + 1);
+    const t0 = least(ts), t1 = Math.max(most(ts), t0 + 1);
     const v = pts.filter(p => p[1] > 0).map(p => p[1]);
-    const y0 = v.length ? Math.floor(Math.log10(Math.min(...v))) : 0;
-    const y1 = Math.max(v.length ? Math.ceil(Math.log10(Math.max(...v))) : 1, y0 + 1);
+    const y0 = v.length ? Math.floor(Math.log10(least(v))) : 0;
+    const y1 = Math.max(v.length ? Math.ceil(Math.log10(most(v))) : 1, y0 + 1);
     const X = t => L + (W - L - R) * (t - t0) / (t1 - t0);
     const Y = ns => ns <= 0 ? T + Hh + Z - 4 : T + Hh * (1 - (Math.log10(ns) - y0) / (y1 - y0));
     for (let d = y0; d <= y1; d++) {

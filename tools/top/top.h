@@ -58,8 +58,8 @@ static inline int64_t top_sub(int64_t a, int64_t b) {
   return __builtin_sub_overflow(a, b, &r) ? (b < 0 ? INT64_MAX : INT64_MIN) : r;
 }
 static inline int64_t top_add(int64_t a, int64_t b) {
-  int64_t r;
-  return __builtin_add_overflow(a, b, &r) ? (b < 0 ? INT64_MIN : INT64_MAX) : r;
+  ips_sum_add(&a, b); /* the one policy: held at the bound */
+  return a;
 }
 
 /* Start watching dir (nothing is read yet), only the rings of pids and
