@@ -561,10 +561,12 @@ IPS_EXTERN const char *ips_format_us(char *buf, int64_t ns);
 /* The same text without its NUL; returns its length. */
 IPS_EXTERN size_t ips_put_us(char *buf, int64_t ns);
 
-/* Two parts of their own, which need the types above: the blocks of a
- * chain node's slogfile, and the live rings as a source of deliveries. */
+/* Three parts of their own, which need the types above: the blocks of a
+ * chain node's slogfile, the live rings as a source of deliveries, and
+ * the list of a delivery's fields that every output writes from. */
 #include "ipcstamp-analyze-blocks.h"
 #include "ipcstamp-analyze-rings.h"
+#include "ipcstamp-analyze-fields.h"
 
 #ifdef __cplusplus
 }

@@ -173,3 +173,11 @@ EXTRA_DIST += tests/tools/xsnap-limits.test \
 	tests/data/swingset-upgrade.slog.gz \
 	tests/data/swingset-killed.slog.gz \
 	tests/data/swingset-xs.slog.gz
+
+# One list of a delivery's fields (ipcstamp-analyze-fields.h): the docs'
+# table, the JSON schema, and the report's JSON, CSV and text, trace's args
+# and otel's attributes of the test slogfiles held to it.
+check_PROGRAMS += tests/tools/fields_dump
+tests_tools_fields_dump_SOURCES = tests/tools/fields_dump.c
+TESTS += tests/tools/fields.test
+EXTRA_DIST += tests/tools/fields.test tests/tools/fields_check.py

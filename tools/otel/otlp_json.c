@@ -535,10 +535,18 @@ static void delivery_spans(otlp_req_t *k, otlp_req_t *w,
   }
   if (d->has_gap)
     attr_int(r, &first, "ipcstamp.kernel_before_ns", d->gap_ns);
-  if (d->clock == 'w') {
+  if (d->snap_save_ns || d->snap_load_ns) { /* apart from kernel_before */
+    attr_int(r, &first, "ipcstamp.snapshot_save_ns", d->snap_save_ns);
+    attr_int(r, &first, "ipcstamp.snapshot_load_ns", d->snap_load_ns);
+  }
+  /* Both clocks have an offset where one was estimated: the wall clocks',
+   * and the mono clock's against a SwingSet kernel's monotime. */
+  if (d->clock == 'w' || d->mono_offset) {
     attr_int(r, &first, "ipcstamp.offset_ns", d->offset_ns);
     attr_int(r, &first, "ipcstamp.offset_bound_ns", d->bound_ns);
   }
+  if (d->offset_mismatch)
+    attr_bool(r, &first, "ipcstamp.offset_mismatch", 1);
   attr_bool(r, &first, "ipcstamp.timequake", d->quake);
   if (d->quake)
     attr_int(r, &first, "ipcstamp.timequake_ns", d->quake_ns);
