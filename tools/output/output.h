@@ -8,6 +8,7 @@
 #include <yajl/yajl_gen.h>
 
 #include "ipcstamp-analyze.h"
+#include "format.h"
 
 /* ---- JSON helpers shared by the formats (json.c) --------------------- */
 
@@ -112,16 +113,28 @@ size_t keep_sort(keep_t *k, int in_file_order);
 const ips_delivery_t *keep_get(const keep_t *k, size_t i);
 void keep_free(keep_t *k);
 
-typedef struct {
+/* What the report's formats (format.h) write to and read: set by the
+ * command before the format's begin, but for the format's own state. */
+struct html_out;
+typedef struct report_out_s {
   FILE *out;
-  int format;          /* REPORT_* */
+  const report_format_t *fmt;
+  int summary_only;    /* --summary: no deliveries (but the page's) */
   const char *vat;     /* the --vat filter, or NULL */
+  const char *title;   /* the input's name (the page's title) */
+  size_t top;          /* how many of the slowest the summary lists */
   int64_t quake_ns;    /* the threshold, for the summary's text */
-  int color;           /* REPORT_TEXT on a terminal: the shares in colour */
-  yajl_gen g;          /* REPORT_JSON */
+  ips_analysis_t *a;   /* the analysis, set before the first delivery */
+  int grouped;         /* groups are summed (by method; or a format's begin
+                          asks for them) */
   slow_marks_t slow;   /* marks of the slowest deliveries */
   groups_t groups;     /* the summary's table: by vat (text and JSON use
                           the analysis's own), or by method */
+  /* The formats' own state. */
+  int color;           /* text on a terminal: the shares in colour */
+  yajl_gen g;          /* json */
+  struct html_out *html;             /* html */
+  const ips_analysis_t *summarized;  /* html: the summary's analysis */
 } report_out_t;
 
 void report_delivery_text(report_out_t *r, const ips_delivery_t *d);
