@@ -9,13 +9,8 @@
 
 #include "output.h"
 
-/* FNV-1a: keys are short. */
-static size_t hash(const char *s) {
-  size_t h = 1469598103934665603ull;
-  while (*s)
-    h = (h ^ (unsigned char)*s++) * 1099511628211ull;
-  return h;
-}
+/* Keys are short: FNV-1a. */
+static size_t hash(const char *s) { return (size_t)ips_fnv1a_str(s); }
 
 /* Sums saturate rather than wrap: a group's sum is a part of the
  * analysis's checked total, but with signed parts (wall clocks) a part

@@ -14,10 +14,7 @@
 #include "json.h"
 
 static unsigned hash(const char *s) {
-  unsigned h = 2166136261u;
-  while (*s)
-    h = (h ^ (unsigned char)*s++) * 16777619u;
-  return h % KERNEL_STORE_BUCKETS;
+  return (unsigned)(ips_fnv1a_str(s) % KERNEL_STORE_BUCKETS);
 }
 
 static kv_t **store_find(vat_t *v, const char *key) {
