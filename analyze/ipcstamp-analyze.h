@@ -373,6 +373,21 @@ typedef struct ips_stats_s {
   ips_wait_totals_t wait;       /* every attributed delivery's (issue 30) */
 } ips_stats_t;
 
+/* The origin of a timeline's times on d's parent clock (d->pclock): the
+ * input's first record's monotime or time, or d's own D when that record
+ * lacked it.  A trace's and a page's times are d->P[j] minus it. */
+IPS_EXTERN int64_t ips_stats_origin(const ips_stats_t *st,
+                                    const ips_delivery_t *d);
+/* A parent stamp of d as ns since the Unix epoch.  A stamp on the wall
+ * clock (pclock 'w') is that already; a monotime stamp is placed at the
+ * first record's time plus its monotime since the first record (the
+ * file's own anchor: stable when the file is read again, and exact as long
+ * as the wall clock was not stepped since), or, after a kernel restart, at
+ * the anchor of the run it belongs to (run_time, run_mono: each run's
+ * monotime starts again); with no time in the file at all, as is. */
+IPS_EXTERN int64_t ips_stats_wall_ns(const ips_stats_t *st,
+                                     const ips_delivery_t *d, int64_t stamp);
+
 /* The one keeper of the N slowest deliveries of a stream (the analysis's
  * own list, and any output's), by total: one as slow as the fastest kept
  * does not displace it; a slower one displaces, of the fastest kept, the

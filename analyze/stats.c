@@ -192,6 +192,23 @@ static void add_totals(ips_totals_t *t, const ips_delivery_t *d) {
     t->n_error++;
 }
 
+int64_t ips_stats_origin(const ips_stats_t *st, const ips_delivery_t *d) {
+  if (d->pclock == 'm')
+    return st->first_mono_ok ? st->first_mono : d->P[0];
+  return st->first_time_ok ? st->first_time : d->P[0];
+}
+
+int64_t ips_stats_wall_ns(const ips_stats_t *st, const ips_delivery_t *d,
+                          int64_t stamp) {
+  if (d->pclock == 'w')
+    return stamp;
+  if (st->restarts && st->run_ok)
+    return st->run_time + (stamp - st->run_mono);
+  if (!st->first_time_ok || !st->first_mono_ok)
+    return stamp;
+  return st->first_time + (stamp - st->first_mono);
+}
+
 /* One of the slowest, in the slot the keeper gives (ties: arrival
  * order, which is file order). */
 static void keep_slow(ips_analysis_t *a, const ips_delivery_t *d) {

@@ -285,17 +285,6 @@ void otlp_req_free(otlp_req_t *r) {
   r->ngroups = r->capgroups = 0;
 }
 
-int64_t otlp_wall_ns(const ips_stats_t *st, const ips_delivery_t *d,
-                     int64_t stamp) {
-  if (d->pclock == 'w')
-    return stamp;
-  /* After a restart, the run's own anchor: its monotime started again. */
-  if (st->restarts && st->run_ok)
-    return st->run_time + (stamp - st->run_mono);
-  if (!st->first_time_ok || !st->first_mono_ok)
-    return stamp;
-  return st->first_time + (stamp - st->first_mono);
-}
 
 /* A segment span is named by its kind alone: what crossed the pipe (the
  * delivery, an upcall, a syscall's reply, the result), the worker running,
@@ -400,7 +389,7 @@ static void vm_span_spans(otlp_req_t *r, const otel_ids_t *ids,
   uint8_t parent[8], sid[8];
   for (i = 0; i < d->n_marks; i++) {
     const ips_delivery_mark_t *m = &d->marks[i];
-    int64_t at = otlp_wall_ns(st, d, m->at);
+    int64_t at = ips_stats_wall_ns(st, d, m->at);
     int first = 1;
     if (m->kind != 's')
       continue;
@@ -427,7 +416,7 @@ static void mark_events(otlp_req_t *r, const ips_stats_t *st,
       continue;
     puts_(r, any ? ",{" : ",\"events\":[{");
     any = 1;
-    put_i64s(r, "timeUnixNano", otlp_wall_ns(st, d, m->at));
+    put_i64s(r, "timeUnixNano", ips_stats_wall_ns(st, d, m->at));
     puts_(r, ",\"name\":");
     otlp_put_string(r, m->name);
     puts_(r, ",\"attributes\":[");
@@ -482,7 +471,7 @@ static void delivery_spans(otlp_req_t *k, otlp_req_t *w,
   uint8_t tid[16], root[8], sid[8];
   char trace[33];
   size_t j, ns = ips_delivery_nsegments(d), nw = 0;
-  int64_t t0 = otlp_wall_ns(st, d, d->P[0]), t;
+  int64_t t0 = ips_stats_wall_ns(st, d, d->P[0]), t;
   int first = 1;
   otlp_req_t *r = k;
 

@@ -272,8 +272,7 @@ static void slow_add(html_t *h, const ips_delivery_t *d, int64_t t) {
 }
 
 void html_delivery(html_t *h, const ips_stats_t *st, const ips_delivery_t *d) {
-  int64_t o = d->pclock == 'm' ? (st->first_mono_ok ? st->first_mono : d->P[0])
-                               : (st->first_time_ok ? st->first_time : d->P[0]);
+  int64_t o = ips_stats_origin(st, d);
   point_t p;
   hvat_t *v;
   p.t = d->P[0] - o;

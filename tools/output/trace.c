@@ -342,8 +342,7 @@ void trace_delivery(trace_t *t, const ips_stats_t *st,
   long long id;
   if (t->oom)
     return;
-  o = d->pclock == 'm' ? (st->first_mono_ok ? st->first_mono : d->P[0])
-                       : (st->first_time_ok ? st->first_time : d->P[0]);
+  o = ips_stats_origin(st, d);
   if ((vi = vat_of(t, d->vat)) < 0)
     return;
   v = &t->vats[vi];
