@@ -506,6 +506,16 @@ IPS_EXTERN const ips_vat_stats_t *ips_analysis_vat(const ips_analysis_t *a,
 IPS_EXTERN const ips_slow_t *ips_analysis_slowest(const ips_analysis_t *a,
                                                   size_t *n);
 
+/* The marks and spans of the i-th slowest delivery, as the latest
+ * ips_analysis_slowest() listed them: its first IPS_SLOW_MARKS in time
+ * order, at relative to the worker's d, names cut to 63 bytes (at a
+ * character's start).  *n gets how many, *more how many were left out.
+ * NULL (and 0s) when it had none.  Owned by the analysis, valid until
+ * the next call on a. */
+#define IPS_SLOW_MARKS 32u
+IPS_EXTERN const ips_delivery_mark_t *ips_analysis_slow_marks(
+    const ips_analysis_t *a, size_t i, size_t *n, size_t *more);
+
 /* The kernel runs whose deliveries were attributed on the mono clock
  * with the run's offset (ips_delivery_t.mono_offset), in input order: *n
  * gets how many (at most IPS_MAX_MONO_RUNS; later runs are counted in

@@ -38,6 +38,7 @@ analyze_libanalyze_core_la_SOURCES = \
 	analyze/stats.c \
 	analyze/delivery.c \
 	analyze/slowest.c \
+	analyze/slow_marks.c \
 	proto/attribution.h \
 	proto/attribution.c \
 	analyze/blocks.h \

@@ -226,6 +226,7 @@ static void keep_slow(ips_analysis_t *a, const ips_delivery_t *d) {
   s->worker = d->worker;
   s->kernel = d->kernel;
   s->total = d->total;
+  ips__slow_marks_keep(&a->slow_marks[slot], d);
 }
 
 const ips_slow_t *ips_analysis_slowest(const ips_analysis_t *a, size_t *n) {

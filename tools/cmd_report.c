@@ -49,7 +49,6 @@ static void on_skip(void *arg, const ips_skip_t *s) {
 
 static void on_delivery(void *arg, const ips_delivery_t *d) {
   report_t *r = arg;
-  slow_marks_add(&r->out.slow, d);
   if (r->out.grouped)
     groups_add(&r->out.groups, d);
   if (!r->slowest) {
@@ -147,14 +146,12 @@ int cmd_report(int argc, char **argv) {
   r.out.quake_ns = in.an.quake_ns;
   r.out.grouped = r.out.groups.by == GROUP_METHOD;
   if (r.out.fmt->begin(&r.out) != 0 ||
-      slow_marks_init(&r.out.slow, in.an.top) != 0 ||
       keep_init(&r.keep, (size_t)r.slowest) != 0) {
     fprintf(stderr, "ipcstamp report: out of memory\n");
     r.out.fmt->end(&r.out);
     if (r.out.out != stdout)
       fclose(r.out.out);
-    slow_marks_free(&r.out.slow); /* each is safe to free when zeroed */
-    keep_free(&r.keep);
+    keep_free(&r.keep); /* safe to free when zeroed */
     return CLI_EXIT_IO;
   }
   in.an.on_delivery = on_delivery;
@@ -177,7 +174,6 @@ int cmd_report(int argc, char **argv) {
   }
   if (out_close(in.prog, r.out.out, outpath, "the report") < 0)
     rc = CLI_EXIT_IO;
-  slow_marks_free(&r.out.slow);
   keep_free(&r.keep);
   groups_free(&r.out.groups);
   ips_analysis_free(a);

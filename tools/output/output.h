@@ -39,27 +39,6 @@ void out_copy_cut(char *dst, size_t n, const char *s);
 
 enum { REPORT_TEXT, REPORT_JSON, REPORT_CSV, REPORT_HTML };
 
-/* The marks of the slowest marked deliveries (slow_marks.c), for the
- * summary's slowest list.  at is relative to the worker's d there. */
-struct slow_marks_entry;
-typedef struct {
-  ips_slowest_t keeper; /* which of e[] goes */
-  uint64_t seq;
-  struct slow_marks_entry *e;
-} slow_marks_t;
-int slow_marks_init(slow_marks_t *s, size_t top); /* -1: out of memory */
-void slow_marks_add(slow_marks_t *s, const ips_delivery_t *d);
-/* The entry of the slow delivery s, or NULL: the one whose deliver record
- * is at its line, of its vat and delivery number (deliveries from rings
- * have no line). */
-const struct slow_marks_entry *slow_marks_find(const slow_marks_t *s,
-                                               const ips_slow_t *slow);
-/* How many marks it shows; *more gets how many it left out. */
-size_t slow_marks_count(const struct slow_marks_entry *e, size_t *more);
-const ips_delivery_mark_t *slow_marks_get(const struct slow_marks_entry *e,
-                                          size_t i);
-void slow_marks_free(slow_marks_t *s);
-
 /* ---- the deliveries summed by vat or by method (groups.c) ------------ */
 
 enum { GROUP_VAT, GROUP_METHOD };
@@ -127,7 +106,6 @@ typedef struct report_out_s {
   ips_analysis_t *a;   /* the analysis, set before the first delivery */
   int grouped;         /* groups are summed (by method; or a format's begin
                           asks for them) */
-  slow_marks_t slow;   /* marks of the slowest deliveries */
   groups_t groups;     /* the summary's table: by vat (text and JSON use
                           the analysis's own), or by method */
   /* The formats' own state. */

@@ -445,37 +445,33 @@ static void method_rows_text(report_out_t *r, const ips_totals_t *all) {
 }
 
 /* Under a slow delivery of the summary, its marks and spans (issue 14). */
-static void slow_marks_text(report_out_t *r, const ips_slow_t *s) {
-  const struct slow_marks_entry *e = slow_marks_find(&r->slow, s);
+static void slow_marks_text(report_out_t *r, const ips_analysis_t *a,
+                            size_t k) {
   char b[2][IPS_US_BUF];
   size_t i, n, more;
-  if (!e)
-    return;
-  n = slow_marks_count(e, &more);
-  for (i = 0; i < n; i++) {
-    const ips_delivery_mark_t *m = slow_marks_get(e, i);
+  const ips_delivery_mark_t *m = ips_analysis_slow_marks(a, k, &n, &more);
+  for (i = 0; i < n; i++, m++)
     fprintf(r->out, "      worker %zu: %*s%s %s%s%s at +%s\n", m->wseg,
             2 * (m->depth < 16 ? m->depth : 16), "",
             m->kind == 's' ? "span" : "mark", m->name,
             m->kind == 's' ? " " : "",
             m->kind == 's' ? ips_format_us(b[0], m->dur) : "",
             ips_format_us(b[1], m->at));
-  }
   if (more)
     fprintf(r->out, "      ... %zu more marks and spans\n", more);
 }
 
-static void slow_marks_json(report_out_t *r, const ips_slow_t *s) {
-  const struct slow_marks_entry *e = slow_marks_find(&r->slow, s);
+static void slow_marks_json(report_out_t *r, const ips_analysis_t *a,
+                            size_t k) {
   yajl_gen g = r->g;
   size_t i, n, more;
-  if (!e)
+  const ips_delivery_mark_t *m = ips_analysis_slow_marks(a, k, &n, &more);
+  if (!m)
     return;
-  n = slow_marks_count(e, &more);
   out_str(g, "marks");
   yajl_gen_array_open(g);
   for (i = 0; i < n; i++)
-    out_mark(g, slow_marks_get(e, i), slow_marks_get(e, i)->at);
+    out_mark(g, &m[i], m[i].at);
   yajl_gen_array_close(g);
   if (more)
     out_int(g, "marks_more", (long long)more);
@@ -681,7 +677,7 @@ void report_summary_text(report_out_t *r, const ips_analysis_t *a, int gap) {
               crank, s->vat, s->dnum, s->desc, ips_format_us(b[0], s->total),
               ips_format_us(b[1], s->pipe), ips_format_us(b[2], s->worker),
               ips_format_us(b[3], s->kernel), s->line);
-      slow_marks_text(r, s);
+      slow_marks_text(r, a, i);
     }
   }
   if (st->skipped_lines || st->skipped_deliveries) {
@@ -798,7 +794,7 @@ void report_summary_json(report_out_t *r, const ips_analysis_t *a) {
     gkv(g, "description", s->desc);
     gi(g, "total_ns", s->total);
     gi(g, "line", s->line);
-    slow_marks_json(r, s);
+    slow_marks_json(r, a, i);
     yajl_gen_map_close(g);
   }
   yajl_gen_array_close(g);
