@@ -431,6 +431,40 @@ typedef struct ips_slow_s {
   int64_t pipe, worker, kernel, total;
 } ips_slow_t;
 
+/* Deliveries summed by a key, the vat or the method (`report --by`): at
+ * most IPS_GROUPS_MAX keys are kept (a hostile file may name a million
+ * methods), the deliveries of the others counted in over.  The caller owns
+ * the struct; its arrays are its own until ips_groups_free.  Sums saturate
+ * rather than wrap: with signed parts (wall clocks) a part of the
+ * analysis's checked total may be larger than the whole. */
+enum { IPS_GROUP_VAT, IPS_GROUP_METHOD };
+#define IPS_GROUPS_MAX 4096
+
+typedef struct ips_group_s {
+  char *name;          /* the vat or the method */
+  uint64_t n;
+  int64_t pipe, worker, kernel, unmatched, total, max;
+} ips_group_t;
+
+typedef struct ips_groups_s {
+  int by;              /* IPS_GROUP_* */
+  ips_group_t *g;
+  size_t n, hcap;
+  size_t *hash;        /* index + 1 into g; 0 empty */
+  uint64_t over;       /* deliveries under keys past IPS_GROUPS_MAX (or
+                          when memory ran out) */
+} ips_groups_t;
+
+/* Empty sums by by (IPS_GROUP_*).  Allocates nothing. */
+IPS_EXTERN void ips_groups_init(ips_groups_t *g, int by);
+/* d into its key's sums (made if there is room; else counted in over). */
+IPS_EXTERN void ips_groups_add(ips_groups_t *g, const ips_delivery_t *d);
+/* The groups, busiest (largest total) first; *n gets how many.  Owned by
+ * g, valid until the next ips_groups_add or ips_groups_free. */
+IPS_EXTERN const ips_group_t *ips_groups_sorted(ips_groups_t *g, size_t *n);
+/* Frees what g holds; g is then as ips_groups_init left it, by 0. */
+IPS_EXTERN void ips_groups_free(ips_groups_t *g);
+
 /* ------------------------------------------------------------------------
  * The analysis.
  */

@@ -39,6 +39,7 @@ analyze_libanalyze_core_la_SOURCES = \
 	analyze/delivery.c \
 	analyze/slowest.c \
 	analyze/slow_marks.c \
+	analyze/groups.c \
 	proto/attribution.h \
 	proto/attribution.c \
 	analyze/blocks.h \

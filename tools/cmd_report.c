@@ -50,7 +50,7 @@ static void on_skip(void *arg, const ips_skip_t *s) {
 static void on_delivery(void *arg, const ips_delivery_t *d) {
   report_t *r = arg;
   if (r->out.grouped)
-    groups_add(&r->out.groups, d);
+    ips_groups_add(&r->out.groups, d);
   if (!r->slowest) {
     r->out.fmt->delivery(&r->out, d);
   } else if (keep_add(&r->keep, d) != 0 && !r->keep_failed) {
@@ -120,8 +120,8 @@ int cmd_report(int argc, char **argv) {
         r.slowest = (int)v;
         break;
       case OPT_BY:
-        if (!strcmp(optarg, "vat")) r.out.groups.by = GROUP_VAT;
-        else if (!strcmp(optarg, "method")) r.out.groups.by = GROUP_METHOD;
+        if (!strcmp(optarg, "vat")) r.out.groups.by = IPS_GROUP_VAT;
+        else if (!strcmp(optarg, "method")) r.out.groups.by = IPS_GROUP_METHOD;
         else return cli_bad_value(&in, "--by takes vat or method", optarg);
         break;
     }
@@ -144,7 +144,7 @@ int cmd_report(int argc, char **argv) {
   r.out.title = in.path;
   r.out.top = in.an.top;
   r.out.quake_ns = in.an.quake_ns;
-  r.out.grouped = r.out.groups.by == GROUP_METHOD;
+  r.out.grouped = r.out.groups.by == IPS_GROUP_METHOD;
   if (r.out.fmt->begin(&r.out) != 0 ||
       keep_init(&r.keep, (size_t)r.slowest) != 0) {
     fprintf(stderr, "ipcstamp report: out of memory\n");
@@ -175,7 +175,7 @@ int cmd_report(int argc, char **argv) {
   if (out_close(in.prog, r.out.out, outpath, "the report") < 0)
     rc = CLI_EXIT_IO;
   keep_free(&r.keep);
-  groups_free(&r.out.groups);
+  ips_groups_free(&r.out.groups);
   ips_analysis_free(a);
   return rc;
 }

@@ -29,7 +29,6 @@ tools_ipcstamp_SOURCES = \
 	tools/output/formats.c \
 	tools/output/blocks.c \
 	tools/output/blocks_html.c \
-	tools/output/groups.c \
 	tools/output/keep.c \
 	tools/output/trace.c \
 	tools/output/latency.c \

@@ -72,9 +72,9 @@ static void csv_summary(report_out_t *r, const ips_analysis_t *a) {
 
 /* The page has the vats from the analysis; it adds the methods. */
 static int html_begin(report_out_t *r) {
-  r->html = html_open(r->out, r->title, r->top, r->groups.by == GROUP_METHOD);
+  r->html = html_open(r->out, r->title, r->top, r->groups.by == IPS_GROUP_METHOD);
   r->grouped = 1;
-  r->groups.by = GROUP_METHOD;
+  r->groups.by = IPS_GROUP_METHOD;
   return r->html ? 0 : -1;
 }
 

@@ -422,7 +422,7 @@ static void slow_marks_json(yajl_gen g, const hslow_t *s) {
 }
 
 static void data_json(html_t *h, yajl_gen g, const ips_analysis_t *a,
-                      const char *only, groups_t *groups) {
+                      const char *only, ips_groups_t *groups) {
   const ips_stats_t *st = ips_analysis_stats(a);
   size_t i, j, nv = ips_analysis_nvats(a), order[HTML_SLOW];
   int k;
@@ -565,7 +565,7 @@ static void data_json(html_t *h, yajl_gen g, const ips_analysis_t *a,
 }
 
 int html_close(html_t *h, const ips_analysis_t *a, const char *only,
-               groups_t *methods) {
+               ips_groups_t *methods) {
   int rc = h->oom ? -1 : 0;
   size_t i;
   if (a) {

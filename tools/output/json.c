@@ -147,9 +147,9 @@ void out_mark_names(yajl_gen g, const ips_analysis_t *a) {
   out_int(g, "marks_over", (long long)ips_analysis_marks_over(a));
 }
 
-void out_methods(yajl_gen g, groups_t *gr) {
+void out_methods(yajl_gen g, ips_groups_t *gr) {
   size_t i, n = 0;
-  const group_t *m = gr ? groups_sorted(gr, &n) : NULL;
+  const ips_group_t *m = gr ? ips_groups_sorted(gr, &n) : NULL;
   out_str(g, "methods");
   yajl_gen_array_open(g);
   for (i = 0; i < n; i++) {

@@ -39,32 +39,6 @@ void out_copy_cut(char *dst, size_t n, const char *s);
 
 enum { REPORT_TEXT, REPORT_JSON, REPORT_CSV, REPORT_HTML };
 
-/* ---- the deliveries summed by vat or by method (groups.c) ------------ */
-
-enum { GROUP_VAT, GROUP_METHOD };
-#define GROUPS_MAX 4096 /* keys kept; the others' deliveries are counted */
-
-typedef struct group_s {
-  char *name;          /* the vat or the method */
-  uint64_t n;
-  int64_t pipe, worker, kernel, unmatched, total, max;
-} group_t;
-
-typedef struct {
-  int by;              /* GROUP_* */
-  group_t *g;
-  size_t n, hcap;
-  size_t *hash;        /* index + 1 into g; 0 empty */
-  uint64_t over;       /* deliveries under keys past GROUPS_MAX */
-} groups_t;
-
-void groups_init(groups_t *g, int by);
-void groups_add(groups_t *g, const ips_delivery_t *d);
-/* The groups, busiest (largest total) first; *n gets how many.  Valid
- * until the next groups_add or groups_free. */
-const group_t *groups_sorted(groups_t *g, size_t *n);
-void groups_free(groups_t *g);
-
 /* ---- the N slowest deliveries, kept whole (keep.c) -------------------- */
 
 /* The most bytes kept: beyond, keep_add fails (a hostile file's
@@ -106,7 +80,7 @@ typedef struct report_out_s {
   ips_analysis_t *a;   /* the analysis, set before the first delivery */
   int grouped;         /* groups are summed (by method; or a format's begin
                           asks for them) */
-  groups_t groups;     /* the summary's table: by vat (text and JSON use
+  ips_groups_t groups;     /* the summary's table: by vat (text and JSON use
                           the analysis's own), or by method */
   /* The formats' own state. */
   int color;           /* text on a terminal: the shares in colour */
@@ -165,7 +139,7 @@ void html_skip(html_out_t *h, const ips_skip_t *s);
  * a NULL a writes nothing (the input could not be read).  Returns 0, or -1
  * if memory ran out on the way. */
 int html_close(html_out_t *h, const ips_analysis_t *a, const char *only,
-               groups_t *methods);
+               ips_groups_t *methods);
 
 /* ---- latency (latency.c) ----------------------------------------------- */
 
@@ -189,7 +163,7 @@ void out_mark(yajl_gen g, const ips_delivery_mark_t *m, int64_t at);
 void out_mark_names(yajl_gen g, const ips_analysis_t *a);
 /* "methods": the groups by method, busiest first, then "methods_over"
  * (NULL: an empty table). */
-void out_methods(yajl_gen g, groups_t *gr);
+void out_methods(yajl_gen g, ips_groups_t *gr);
 
 /* ---- blocks.c: `ipcstamp blocks`, one row per block ---------------- */
 

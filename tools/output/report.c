@@ -407,7 +407,7 @@ static void share_row(const report_out_t *r, int width, const char *name,
 }
 
 /* A group's sums as totals, for the rows and the JSON. */
-static ips_totals_t group_totals(const group_t *g) {
+static ips_totals_t group_totals(const ips_group_t *g) {
   ips_totals_t t;
   memset(&t, 0, sizeof t);
   t.n = g->n;
@@ -422,7 +422,7 @@ static ips_totals_t group_totals(const group_t *g) {
 /* The table by method, busiest first: which method the time went to. */
 static void method_rows_text(report_out_t *r, const ips_totals_t *all) {
   size_t i, n;
-  const group_t *g = groups_sorted(&r->groups, &n);
+  const ips_group_t *g = ips_groups_sorted(&r->groups, &n);
   int64_t max = 0;
   int width = 12;
   /* As wide as the longest method, up to 40 (a longer one juts out). */
@@ -441,7 +441,7 @@ static void method_rows_text(report_out_t *r, const ips_totals_t *all) {
   share_row(r, width, "all", all, max);
   if (r->groups.over)
     fprintf(r->out, "(%" PRIu64 " deliveries under methods past the first "
-                    "%d)\n", r->groups.over, GROUPS_MAX);
+                    "%d)\n", r->groups.over, IPS_GROUPS_MAX);
 }
 
 /* Under a slow delivery of the summary, its marks and spans (issue 14). */
@@ -607,7 +607,7 @@ void report_summary_text(report_out_t *r, const ips_analysis_t *a, int gap) {
       fprintf(f, "mono offset: %" PRIu64 " more kernel runs\n",
               ips_analysis_mono_runs_over(a));
   }
-  if (r->groups.by == GROUP_METHOD) {
+  if (r->groups.by == IPS_GROUP_METHOD) {
     method_rows_text(r, t);
   } else {
     fprintf(f, "%-12s %8s %14s %6s %14s %6s %14s %6s %14s\n", "vat", "count",
@@ -773,7 +773,7 @@ void report_summary_json(report_out_t *r, const ips_analysis_t *a) {
     yajl_gen_map_close(g);
   }
   yajl_gen_array_close(g);
-  if (r->groups.by == GROUP_METHOD)
+  if (r->groups.by == IPS_GROUP_METHOD)
     out_methods(g, &r->groups);
   if (ips_analysis_nmarks(a))
     out_mark_names(g, a);
@@ -812,11 +812,11 @@ void report_summary_json(report_out_t *r, const ips_analysis_t *a) {
 void report_summary_csv(report_out_t *r, const ips_analysis_t *a) {
   const ips_totals_t *t = &ips_analysis_stats(a)->all;
   size_t i, n;
-  const group_t *g = groups_sorted(&r->groups, &n);
+  const ips_group_t *g = ips_groups_sorted(&r->groups, &n);
   int64_t max = 0;
   fprintf(r->out, "%s,deliveries,pipe_ns,worker_ns,kernel_ns,unmatched_ns,"
                   "total_ns,max_ns\n",
-          r->groups.by == GROUP_METHOD ? "method" : "vat");
+          r->groups.by == IPS_GROUP_METHOD ? "method" : "vat");
   for (i = 0; i < n; i++) {
     csv_text(r->out, g[i].name);
     fprintf(r->out, ",%" PRIu64 ",%" PRId64 ",%" PRId64 ",%" PRId64
