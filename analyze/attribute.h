@@ -53,7 +53,7 @@ struct ips_analysis_s {
   size_t *slow_order;            /* o.top: the slots, slowest first */
   ips__slow_marks_t *slow_marks; /* o.top: slow[]'s marks (slow_marks.c) */
   uint64_t shown;                /* deliveries that passed the filters */
-  /* Marks (issue 14): a delivery's, for the callback (allocated on the
+  /* Marks: a delivery's, for the callback (allocated on the
    * first delivery with marks), and the per-name totals. */
   ips_delivery_mark_t *dmarks;
   char *dmnames;                 /* sanitised names, IPS__MNAMES_BYTES */

@@ -177,7 +177,7 @@ typedef struct ips_delivery_s {
   int has_gap;
   int64_t gap_ns;       /* kernel time since the previous delivery ended */
   int64_t offset_ns, bound_ns; /* clock == 'w': worker - parent, +- bound */
-  /* The VM's own marks and spans (metering v2, issue 14), in time order of
+  /* The VM's own marks and spans (metering v2), in time order of
    * their start (a span before what it encloses); n_marks is 0 without. */
   size_t n_marks;
   const struct ips_delivery_mark_s *marks;
@@ -211,7 +211,7 @@ typedef struct ips_delivery_s {
    * it into a new worker).  gap_ns is the kernel's own time, without it:
    * gap_ns + snap_save_ns + snap_load_ns is D - E(previous). */
   int64_t snap_save_ns, snap_load_ns;
-  /* Waiting for a CPU (issue 30; docs/report.md, "Waiting for a CPU"),
+  /* Waiting for a CPU (docs/report.md, "Waiting for a CPU"),
    * from the run-queue delays the stamps carry (IPCSTAMP_RUN_DELAY): each
    * pipe segment whose receiver measured its wait at its receive stamp is
    * split into that wait (at most the segment) and the rest, transit.
@@ -308,7 +308,7 @@ typedef struct ips_totals_s {
   int64_t gap;                     /* kernel time between deliveries */
 } ips_totals_t;
 
-/* Waiting for a CPU (issue 30) over a set of deliveries: over those with
+/* Waiting for a CPU over a set of deliveries: over those with
  * has_wait, their pipe (wait_pipe) split as theirs is, wait_pipe =
  * pipe_transit + pipe_wait + pipe_unsplit exactly; over those with
  * has_runnable, the worker's runnable time; over those of them with cpu_ns
@@ -364,13 +364,14 @@ typedef struct ips_stats_s {
    * their time is not in all.gap.  (Added at the end, as above.) */
   uint64_t n_snap_save, n_snap_load;
   int64_t snap_save, snap_load;
-  /* Whose stamps the parent's are (issue 30): 1 when the file's start
-   * record carries ipcstamp's header (kernel-init-start or slog-start with
-   * "ipcstamp"), so that they were taken at the pipe; 0 for SwingSet's own
+  /* Whose stamps the parent's are, on which what "pipe" holds depends: 1
+   * when the file's start record carries ipcstamp's header
+   * (kernel-init-start or slog-start with "ipcstamp"), so that they were
+   * taken at the pipe; 0 for SwingSet's own
    * slogfiles, whose times are when the kernel wrote its records, in
    * JavaScript, around its own marshalling (docs/report.md). */
   int ipcstamp_parent;
-  ips_wait_totals_t wait;       /* every attributed delivery's (issue 30) */
+  ips_wait_totals_t wait;       /* every attributed delivery's */
 } ips_stats_t;
 
 /* The origin of a timeline's times on d's parent clock (d->pclock): the

@@ -114,7 +114,7 @@ static int totals_fit(const ips_totals_t *t, const ips_delivery_t *d) {
          !__builtin_add_overflow(t->gap, d->gap_ns, &x);
 }
 
-/* The same for the pipe split's sums (issue 30). */
+/* The same for the pipe split's sums. */
 static int wait_fits(const ips_wait_totals_t *t, const ips_delivery_t *d) {
   int64_t x;
   return !__builtin_add_overflow(t->wait_pipe, d->pipe, &x) &&

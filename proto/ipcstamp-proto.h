@@ -298,7 +298,7 @@ IPS_EXTERN int ips_stamps_add(ips_stamps_t *t, char kind);
 IPS_EXTERN int ips_stamps_put(ips_stamps_t *t, const ips_stamp_t *s);
 
 /* ------------------------------------------------------------------------
- * Marks and spans (issue 14): moments the VM's own code names, stamped with
+ * Marks and spans: moments the VM's own code names, stamped with
  * both clocks, inside one command.  Like the stamp table, the mark table is
  * allocated once and adding never allocates.
  *

@@ -1,4 +1,4 @@
-/* check_marks_slog.c — the analysis of metering v2 (issue 14): marks and
+/* check_marks_slog.c — the analysis of metering v2: marks and
  * spans on each delivery, in time order with their durations and worker
  * stretches, per-name totals, v1 and v2 mixed in one slog, bad marks and an
  * unknown version refused with their reasons. */

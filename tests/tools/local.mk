@@ -105,7 +105,7 @@ TESTS += tests/tools/live-hostile.test
 EXTRA_DIST += tests/tools/live-hostile.test
 
 # follow, watch, report's filters, every figure recomputed in Decimal, and
-# `ipcstamp blocks` (issue 31) on its fixture from Agoric's real block
+# `ipcstamp blocks` on its fixture from Agoric's real block
 # loop (the generator's npm project: tests/interop/chain, test-only).
 TESTS += tests/tools/follow.test tests/tools/follow-hostile.test \
 	tests/tools/recompute.test tests/tools/watch.test tests/tools/report_filters.test \
@@ -163,7 +163,7 @@ tests_tools_utf8_check_LDADD = proto/libipcstamp-proto.la
 TESTS += tests/tools/utf8.test
 EXTRA_DIST += tests/tools/utf8.test
 
-# Real SwingSet slogfiles at xsnap's limits (issue 26): the 502-stamp cap
+# Real SwingSet slogfiles at xsnap's limits: the 502-stamp cap
 # with console lines, replays at the cap, a meter kill, upgrades, a kernel
 # SIGKILLed mid-delivery (written by tests/interop/swingset/gen-shapes.mjs).
 TESTS += tests/tools/xsnap-limits.test

@@ -511,7 +511,7 @@ static void delivery_spans(otlp_req_t *k, otlp_req_t *w,
     attr_int(r, &first, "ipcstamp.cpu_ns", d->cpu_ns);
     attr_int(r, &first, "ipcstamp.offcpu_ns", d->offcpu_ns);
   }
-  if (d->has_wait) { /* issue 30: pipe = transit + wait + unsplit */
+  if (d->has_wait) { /* pipe = transit + wait + unsplit */
     attr_int(r, &first, "ipcstamp.pipe_transit_ns", d->pipe_transit);
     attr_int(r, &first, "ipcstamp.pipe_wait_ns", d->pipe_wait);
     attr_int(r, &first, "ipcstamp.pipe_wait_worker_ns", d->wait_worker);

@@ -15,7 +15,7 @@
 void out_str(yajl_gen g, const char *s);                  /* "s" */
 void out_int(yajl_gen g, const char *key, long long v);   /* "key": v */
 void out_kv(yajl_gen g, const char *key, const char *v);  /* "key": "v" */
-/* The summary's pipe split (issue 30): its sums where there are any, and
+/* The summary's pipe split: its sums where there are any, and
  * "kernel_stamps" ("pipe", or "records" on SwingSet's own slogfiles). */
 void out_wait_totals(yajl_gen g, const ips_stats_t *st);
 void out_us(yajl_gen g, const char *key, int64_t ns);     /* "key": 1.234 */
@@ -149,7 +149,7 @@ extern const char *const latency_names[LAT_N];
 
 /* Adds what of d to h (LAT_UPCALL: each upcall as the worker waits). */
 void latency_add(ips_hist_t *h, int what, const ips_delivery_t *d);
-/* The VM's spans of one name (issue 14): each span's length. */
+/* The VM's spans of one name: each span's length. */
 void latency_add_span(ips_hist_t *h, const char *name, const ips_delivery_t *d);
 /* label: latency_names[what], or "span:NAME". */
 void latency_table(FILE *f, const ips_hist_t *h, const char *label);

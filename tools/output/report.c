@@ -136,7 +136,7 @@ void report_delivery_text(report_out_t *r, const ips_delivery_t *d) {
   TB_LIT(&t, "\n  ");
   tb_segments(&t, d);
   TB_LIT(&t, "\n");
-  /* The VM's own marks and spans (issue 14), in time order, indented by
+  /* The VM's own marks and spans, in time order, indented by
    * nesting, each with the worker stretch it starts in. */
   for (j = 0; j < d->n_marks; j++) {
     const ips_delivery_mark_t *m = &d->marks[j];
@@ -444,7 +444,7 @@ static void method_rows_text(report_out_t *r, const ips_totals_t *all) {
                     "%d)\n", r->groups.over, IPS_GROUPS_MAX);
 }
 
-/* Under a slow delivery of the summary, its marks and spans (issue 14). */
+/* Under a slow delivery of the summary, its marks and spans. */
 static void slow_marks_text(report_out_t *r, const ips_analysis_t *a,
                             size_t k) {
   char b[2][IPS_US_BUF];
@@ -477,7 +477,7 @@ static void slow_marks_json(report_out_t *r, const ips_analysis_t *a,
     out_int(g, "marks_more", (long long)more);
 }
 
-/* What "pipe" holds (issue 30): how much of it was a receiver waiting for
+/* What "pipe" holds: how much of it was a receiver waiting for
  * a CPU, where the stamps carry the run-queue delays, and, on SwingSet's
  * own slogfiles, what the kernel's stamps are. */
 static void pipe_split_text(report_out_t *r, const ips_stats_t *st) {
