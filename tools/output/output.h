@@ -180,6 +180,9 @@ typedef struct {
   size_t top;                 /* slowest blocks kept */
   ips_block_t *slow;          /* top of them, slowest first */
   size_t nslow;
+  ips_slowest_t keeper;       /* which slot of kept a block takes */
+  ips_block_t *kept;          /* top slots, as the keeper placed them */
+  size_t *order;              /* top: kept's slots, slowest first */
   uint64_t n, n_boot, n_del, n_skip, n_save, n_load;
   long long computrons;
   int64_t boot_ns;
