@@ -2,7 +2,8 @@
  * attributed deliveries, with the analysis's own rules: the N slowest
  * (the one keeper: the analysis's slowest list uses it too) and the sums
  * by key.  Included by ipcstamp-analyze.h, whose types and conventions it
- * uses; include that one.
+ * uses; include that one.  (A coarse histogram for drawing is here too;
+ * the exact one, ips_hist_t, is in ipcstamp-analyze.h.)
  */
 #ifndef IPCSTAMP_ANALYZE_KEEPERS_H
 #define IPCSTAMP_ANALYZE_KEEPERS_H
@@ -73,6 +74,22 @@ IPS_EXTERN void ips_groups_add(ips_groups_t *g, const ips_delivery_t *d);
 IPS_EXTERN const ips_group_t *ips_groups_sorted(ips_groups_t *g, size_t *n);
 /* Frees what g holds; g is then as ips_groups_init left it, by 0. */
 IPS_EXTERN void ips_groups_free(ips_groups_t *g);
+
+/* A coarse histogram of ns values for drawing: 4 bins per octave (bin b
+ * holds [2^(b/4), 2^((b+1)/4)), the last all above), the values of 0 or
+ * less counted apart (no log bin holds them: a 0 is not "1 ns").  2 KiB,
+ * fixed, so that a page can keep one per vat and quantity; ips_hist_t is
+ * the exact one (percentiles). */
+#define IPS_LOGHIST_BINS 256
+typedef struct ips_loghist_s {
+  uint64_t bin[IPS_LOGHIST_BINS];
+  uint64_t zero;                /* values of 0 or less */
+} ips_loghist_t;
+
+/* v's bin (0 for v below 1). */
+IPS_EXTERN int ips_loghist_bin(int64_t v);
+/* Counts v (h zeroed by the caller to start). */
+IPS_EXTERN void ips_loghist_add(ips_loghist_t *h, int64_t v);
 
 #ifdef __cplusplus
 }

@@ -29,7 +29,7 @@
 #include "output.h"
 #include "report_html.h"
 
-#define HTML_BINS 256
+#define HTML_BINS IPS_LOGHIST_BINS
 #define HTML_VATS 64
 #define HTML_BUCKETS 2048
 #define HTML_SLOW 50
@@ -62,8 +62,7 @@ typedef struct {
 } series_t;
 
 typedef struct {
-  uint64_t h[Q_N][HTML_BINS];
-  uint64_t zero[Q_N]; /* values of 0 or less, which a log bin cannot hold */
+  ips_loghist_t q[Q_N];
 } hists_t;
 
 typedef struct {
@@ -142,20 +141,8 @@ html_out_t *html_open(FILE *f, const char *title, size_t top, int by_method) {
   return h;
 }
 
-/* 4 bins per octave of ns: bin b holds [2^(b/4), 2^((b+1)/4)). */
-static int bin_of(int64_t v) {
-  int b;
-  if (v < 1)
-    return 0;
-  b = (int)floor(4.0 * log2((double)v));
-  return b < 0 ? 0 : b >= HTML_BINS ? HTML_BINS - 1 : b;
-}
-
 static void hist_one(hists_t *h, int q, int64_t v) {
-  if (v <= 0)
-    h->zero[q]++;
-  else
-    h->h[q][bin_of(v)]++;
+  ips_loghist_add(&h->q[q], v);
 }
 
 static void hist_add(hists_t *h, const ips_delivery_t *d) {
@@ -350,10 +337,10 @@ static void hists_json(yajl_gen g, const hists_t *h) {
     gs(g, q_names[q]);
     yajl_gen_array_open(g); /* sparse: [bin, count] pairs */
     for (b = 0; b < HTML_BINS; b++)
-      if (h->h[q][b]) {
+      if (h->q[q].bin[b]) {
         yajl_gen_array_open(g);
         yajl_gen_integer(g, b);
-        yajl_gen_integer(g, (long long)h->h[q][b]);
+        yajl_gen_integer(g, (long long)h->q[q].bin[b]);
         yajl_gen_array_close(g);
       }
     yajl_gen_array_close(g);
@@ -361,7 +348,7 @@ static void hists_json(yajl_gen g, const hists_t *h) {
   gs(g, "zero"); /* {"total": n, ...}: values of 0 or less */
   yajl_gen_map_open(g);
   for (q = 0; q < Q_N; q++)
-    gi(g, q_names[q], (long long)h->zero[q]);
+    gi(g, q_names[q], (long long)h->q[q].zero);
   yajl_gen_map_close(g);
   yajl_gen_map_close(g);
 }
