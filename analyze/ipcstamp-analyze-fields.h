@@ -168,4 +168,21 @@
   X(timequake, BOOL, "", IPS_IN_CSV | IPS_IN_OLD, 1, (d)->quake, NULL, NULL,   \
     "1 with a timequake_ns, else 0 (former CSV column, kept one release)")
 
+/* The sums over a set of deliveries (ips_totals_t: a vat's, or the whole
+ * input's at the head of the summary), in the order of the JSON summary's
+ * and its vats' entries: X(name, unit, value, meaning), value an
+ * expression of t, a const ips_totals_t *.  Held to the schema and to
+ * docs/report.md's table as the delivery's are. */
+#define IPS_TOTALS_FIELDS(X)                                                  \
+  X(deliveries, "count", (t)->n, "attributed deliveries")                     \
+  X(pipe_ns, "ns", (t)->pipe, "their pipe")                                   \
+  X(worker_ns, "ns", (t)->worker, "their worker")                             \
+  X(kernel_ns, "ns", (t)->kernel, "their kernel")                             \
+  X(total_ns, "ns", (t)->total, "their total")                                \
+  X(unmatched_ns, "ns", (t)->unmatched, "their unmatched time")               \
+  X(replayed, "count", (t)->n_replay, "those replayed from a transcript")     \
+  X(truncated, "count", (t)->n_truncated, "those past xsnap's 502 stamps")    \
+  X(errors, "count", (t)->n_error, "error results")                           \
+  X(local, "count", (t)->n_local, "ok results without metering (local vats)")
+
 #endif /* IPCSTAMP_ANALYZE_FIELDS_H */

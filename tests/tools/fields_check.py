@@ -32,9 +32,15 @@ def fail(msg):
     errors.append(msg)
 
 
+TOTALS = []
+
+
 def load_list(path):
     fields = []
     for line in open(path, encoding="utf-8"):
+        if line.startswith("totals\t"):
+            TOTALS.append(line.rstrip("\n").split("\t")[1:])
+            continue
         name, typ, unit, inn, when, text, otel, meaning = \
             line.rstrip("\n").split("\t")
         fields.append({"name": name, "type": typ, "unit": unit,
@@ -62,6 +68,19 @@ def check_docs(fields, path):
             fail("%s: row %d of the table of fields is\n  %s\nthe list says\n"
                  "  %s" % (path, i + 1, got, exp))
             break
+    check_totals_docs(text, path)
+
+
+def check_totals_docs(text, path):
+    m = re.search(r"^## The sums of a summary\n(.*?)(?=^## )", text,
+                  re.S | re.M)
+    if not m:
+        return fail("%s: no section '## The sums of a summary'" % path)
+    rows = [r for r in m.group(1).splitlines() if r.startswith("| `")]
+    want = ["| `%s` | %s | %s |" % tuple(t) for t in TOTALS]
+    if rows != want:
+        fail("%s: the table of sums is\n  %s\nthe list says\n  %s" % (
+            path, "\n  ".join(rows), "\n  ".join(want)))
 
 
 def check_schema(fields, path):
@@ -88,6 +107,21 @@ def check_schema(fields, path):
     if req != always:
         fail("%s: required %s, but the list's fields always there are %s" %
              (path, req, always))
+    sm = s["$defs"]["summaryLine"]["properties"]["summary"]
+    vat = sm["properties"]["vats"]["items"]
+    names = [t[0] for t in TOTALS]
+    want = sorted(names + ["vat", "offset_ns", "offset_bound_ns"])
+    if sorted(vat["properties"]) != want:
+        fail("%s: a vat's entry in the summary has %s, the list of sums %s "
+             "(with vat and its offset)" % (path, sorted(vat["properties"]),
+                                            want))
+    if sorted(vat["required"]) != sorted(names + ["vat"]):
+        fail("%s: a vat's entry requires %s, the list of sums %s" % (
+            path, sorted(vat["required"]), sorted(names + ["vat"])))
+    missing = set(names) - set(sm["required"])
+    if missing:
+        fail("%s: the summary does not require the sums %s" % (
+            path, sorted(missing)))
     for f in js:
         p = d["properties"].get(f["name"])
         if p is None:

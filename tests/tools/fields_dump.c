@@ -6,7 +6,8 @@
  *     name  type  unit  in  when  text  otel  meaning
  *
  * in: the formats, "json,csv,trace,old"; when: the condition's source text
- * ("1": always there); text and otel: "-" for NULL. */
+ * ("1": always there); text and otel: "-" for NULL.  Then the sums of a
+ * set of deliveries (IPS_TOTALS_FIELDS), as "totals  name  unit  meaning". */
 #include "config.h"
 
 #include <stdio.h>
@@ -42,5 +43,9 @@ int main(void) {
   printf("%s\t%s\n", s ? s : "-", meaning);
   IPS_DELIVERY_FIELDS(DUMP)
 #undef DUMP
+#define DUMP_TOTAL(name, unit, value, meaning) \
+  printf("totals\t%s\t%s\t%s\n", #name, unit, meaning);
+  IPS_TOTALS_FIELDS(DUMP_TOTAL)
+#undef DUMP_TOTAL
   return ferror(stdout) ? 1 : 0;
 }

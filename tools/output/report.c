@@ -689,16 +689,9 @@ void report_summary_text(report_out_t *r, const ips_analysis_t *a, int gap) {
 }
 
 static void totals_json(yajl_gen g, const ips_totals_t *t) {
-  gi(g, "deliveries", (long long)t->n);
-  gi(g, "pipe_ns", t->pipe);
-  gi(g, "worker_ns", t->worker);
-  gi(g, "kernel_ns", t->kernel);
-  gi(g, "total_ns", t->total);
-  gi(g, "unmatched_ns", t->unmatched);
-  gi(g, "replayed", (long long)t->n_replay);
-  gi(g, "truncated", (long long)t->n_truncated);
-  gi(g, "errors", (long long)t->n_error);
-  gi(g, "local", (long long)t->n_local);
+#define TOTAL_FIELD(name, unit, value, meaning) gi(g, #name, (long long)(value));
+  IPS_TOTALS_FIELDS(TOTAL_FIELD)
+#undef TOTAL_FIELD
 }
 
 void report_summary_json(report_out_t *r, const ips_analysis_t *a) {
