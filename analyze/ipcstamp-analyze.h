@@ -561,6 +561,10 @@ IPS_EXTERN int64_t ips_hist_high(int i);
 IPS_EXTERN const char *ips_format_us(char *buf, int64_t ns);
 /* The same text without its NUL; returns its length. */
 IPS_EXTERN size_t ips_put_us(char *buf, int64_t ns);
+/* A copy of s into dst (n > 0 bytes, NUL-terminated), cut to fit before a
+ * UTF-8 continuation byte, so that a kept name or description never ends
+ * inside a character. */
+IPS_EXTERN void ips_copy_cut(char *dst, size_t n, const char *s);
 
 /* Parts of their own, which need the types above: the blocks of a chain
  * node's slogfile, the live rings as a source of deliveries, the list of a

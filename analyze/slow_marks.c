@@ -12,9 +12,7 @@
 
 #include "attribute.h"
 
-/* A copy of s into dst (n bytes), cut to fit before a UTF-8 continuation
- * byte, so that a kept name never ends inside a character. */
-static void copy_cut(char *dst, size_t n, const char *s) {
+void ips_copy_cut(char *dst, size_t n, const char *s) {
   size_t l = strlen(s);
   if (l >= n) {
     l = n - 1;
@@ -32,7 +30,7 @@ void ips__slow_marks_keep(ips__slow_marks_t *e, const ips_delivery_t *d) {
   for (i = 0; i < e->n; i++) {
     e->m[i] = d->marks[i];
     e->m[i].at -= d->W[0]; /* kept relative to the worker's d */
-    copy_cut(e->names[i], sizeof e->names[i], d->marks[i].name);
+    ips_copy_cut(e->names[i], sizeof e->names[i], d->marks[i].name);
     e->m[i].name = e->names[i];
   }
 }

@@ -169,12 +169,5 @@ void out_methods(yajl_gen g, ips_groups_t *gr) {
 }
 
 void out_copy_cut(char *dst, size_t n, const char *s) {
-  size_t l = strlen(s);
-  if (l >= n) {
-    l = n - 1;
-    while (l > 0 && ((unsigned char)s[l] & 0xc0) == 0x80)
-      l--;
-  }
-  memcpy(dst, s, l);
-  dst[l] = '\0';
+  ips_copy_cut(dst, n, s);
 }
