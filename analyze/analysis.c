@@ -96,10 +96,11 @@ int ips_analysis_new(ips_analysis_t **out, const ips_analysis_options_t *o) {
   a->slow = calloc(o->top ? o->top : 1, sizeof *a->slow);
   a->slow_sorted = calloc(o->top ? o->top : 1, sizeof *a->slow_sorted);
   a->slow_order = calloc(o->top ? o->top : 1, sizeof *a->slow_order);
+  a->slow_marks = calloc(o->top ? o->top : 1, sizeof *a->slow_marks);
   if (o->vat)
     a->vat_filter = strdup(o->vat);
   if (!a->hash || !a->P || !a->W || !a->PQ || !a->WQ || !a->slow || !a->slow_sorted ||
-      !a->slow_order || ips_slowest_init(&a->keeper, o->top) != 0 ||
+      !a->slow_order || !a->slow_marks || ips_slowest_init(&a->keeper, o->top) != 0 ||
       (o->vat && !a->vat_filter)) {
     ips_analysis_free(a);
     return IPS_ENOMEM;
@@ -116,6 +117,7 @@ void ips_analysis_free(ips_analysis_t *a) {
   free(a->slow);
   free(a->slow_sorted);
   free(a->slow_order);
+  free(a->slow_marks);
   ips_slowest_free(&a->keeper);
   free(a->vat_filter);
   free(a);

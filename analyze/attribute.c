@@ -57,7 +57,7 @@ static int validate(ips_analysis_t *a, ips__vat_t *v, res_t *c) {
                  "dr has no metering object");
     return -1;
   }
-  /* v2 is v1 plus marks (issue 14). */
+  /* v2 is v1 plus marks. */
   if ((r->have & IPS__F_IPSV) &&
       (r->ipsv < 1 || r->ipsv > IPS_METERING_VERSION_MAX)) {
     snprintf(c->d, sizeof c->d,
@@ -203,7 +203,7 @@ static int align(ips_analysis_t *a, ips__vat_t *v, res_t *c) {
   return 0;
 }
 
-/* The run-queue delays beside the stamps (issue 30): the parent's at each
+/* The run-queue delays beside the stamps: the parent's at each
  * U (its syscall record) and E (the result's), the worker's at each stamp
  * when its metering has one per stamp; -1 where there is none.  Nothing
  * is made up: a side that measured nothing leaves its segments unsplit. */

@@ -14,6 +14,15 @@
 
 typedef struct ips__vat ips__vat_t;
 
+/* The marks of one of the slowest (slow_marks.c). */
+typedef struct ips__slow_marks_s {
+  size_t n, more;                       /* kept; left out */
+  ips_delivery_mark_t m[IPS_SLOW_MARKS]; /* at: since the worker's d */
+  char names[IPS_SLOW_MARKS][64];        /* names cut to 63 bytes */
+} ips__slow_marks_t;
+/* Keeps d's marks in e (none: e is emptied). */
+void ips__slow_marks_keep(ips__slow_marks_t *e, const ips_delivery_t *d);
+
 struct ips_analysis_s {
   ips_analysis_options_t o;
   char *vat_filter;              /* owned copy of o.vat */
@@ -42,8 +51,9 @@ struct ips_analysis_s {
   ips_slow_t *slow;              /* o.top slots, as the keeper says */
   ips_slow_t *slow_sorted;       /* o.top: ips_analysis_slowest()'s */
   size_t *slow_order;            /* o.top: the slots, slowest first */
+  ips__slow_marks_t *slow_marks; /* o.top: slow[]'s marks (slow_marks.c) */
   uint64_t shown;                /* deliveries that passed the filters */
-  /* Marks (issue 14): a delivery's, for the callback (allocated on the
+  /* Marks: a delivery's, for the callback (allocated on the
    * first delivery with marks), and the per-name totals. */
   ips_delivery_mark_t *dmarks;
   char *dmnames;                 /* sanitised names, IPS__MNAMES_BYTES */

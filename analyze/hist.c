@@ -72,3 +72,18 @@ int64_t ips_hist_percentile(const ips_hist_t *h, double p) {
 double ips_hist_stddev(const ips_hist_t *h) {
   return h->count > 1 ? sqrt(h->m2 / (double)h->count) : 0.0;
 }
+
+int ips_loghist_bin(int64_t v) {
+  int b;
+  if (v < 1)
+    return 0;
+  b = (int)floor(4.0 * log2((double)v));
+  return b < 0 ? 0 : b >= IPS_LOGHIST_BINS ? IPS_LOGHIST_BINS - 1 : b;
+}
+
+void ips_loghist_add(ips_loghist_t *h, int64_t v) {
+  if (v <= 0)
+    h->zero++;
+  else
+    h->bin[ips_loghist_bin(v)]++;
+}

@@ -178,7 +178,7 @@ typedef struct ips_delivery_s {
   int has_gap;
   int64_t gap_ns;       /* kernel time since the previous delivery ended */
   int64_t offset_ns, bound_ns; /* clock == 'w': worker - parent, +- bound */
-  /* The VM's own marks and spans (metering v2, issue 14), in time order of
+  /* The VM's own marks and spans (metering v2), in time order of
    * their start (a span before what it encloses); n_marks is 0 without. */
   size_t n_marks;
   const struct ips_delivery_mark_s *marks;
@@ -212,7 +212,7 @@ typedef struct ips_delivery_s {
    * it into a new worker).  gap_ns is the kernel's own time, without it:
    * gap_ns + snap_save_ns + snap_load_ns is D - E(previous). */
   int64_t snap_save_ns, snap_load_ns;
-  /* Waiting for a CPU (issue 30; docs/report.md, "Waiting for a CPU"),
+  /* Waiting for a CPU (docs/report.md, "Waiting for a CPU"),
    * from the run-queue delays the stamps carry (IPCSTAMP_RUN_DELAY): each
    * pipe segment whose receiver measured its wait at its receive stamp is
    * split into that wait (at most the segment) and the rest, transit.
@@ -317,7 +317,7 @@ typedef struct ips_totals_s {
   int64_t gap;                     /* kernel time between deliveries */
 } ips_totals_t;
 
-/* Waiting for a CPU (issue 30) over a set of deliveries: over those with
+/* Waiting for a CPU over a set of deliveries: over those with
  * has_wait, their pipe (wait_pipe) split as theirs is, wait_pipe =
  * pipe_transit + pipe_wait + pipe_unsplit exactly; over those with
  * has_runnable, the worker's runnable time; over those of them with cpu_ns
@@ -373,41 +373,32 @@ typedef struct ips_stats_s {
    * their time is not in all.gap.  (Added at the end, as above.) */
   uint64_t n_snap_save, n_snap_load;
   int64_t snap_save, snap_load;
-  /* Whose stamps the parent's are (issue 30): 1 when the file's start
-   * record carries ipcstamp's header (kernel-init-start or slog-start with
-   * "ipcstamp"), so that they were taken at the pipe; 0 for SwingSet's own
+  /* Whose stamps the parent's are, on which what "pipe" holds depends: 1
+   * when the file's start record carries ipcstamp's header
+   * (kernel-init-start or slog-start with "ipcstamp"), so that they were
+   * taken at the pipe; 0 for SwingSet's own
    * slogfiles, whose times are when the kernel wrote its records, in
    * JavaScript, around its own marshalling (docs/report.md). */
   int ipcstamp_parent;
-  ips_wait_totals_t wait;       /* every attributed delivery's (issue 30) */
+  ips_wait_totals_t wait;       /* every attributed delivery's */
   /* ips_delivery_t.ring's counts (ips_analysis_worker_rings()). */
   uint64_t n_ring_joined, n_ring_lapped, n_ring_missing;
 } ips_stats_t;
 
-/* The one keeper of the N slowest deliveries of a stream (the analysis's
- * own list, and any output's), by total: one as slow as the fastest kept
- * does not displace it; a slower one displaces, of the fastest kept, the
- * one of largest order (order: what the caller lists ties by, e.g. the
- * arrival or the line).  The caller keeps its entries in an array of cap
- * slots; the keeper says which slot a delivery goes in.  Its arrays are
- * its own until ips_slowest_free. */
-typedef struct ips_slowest_s {
-  size_t cap, n;      /* slots; slots used */
-  int64_t *total;     /* per slot */
-  uint64_t *order;    /* per slot */
-  size_t next;        /* n == cap: the slot a slower delivery replaces */
-} ips_slowest_t;
-
-/* cap slots (0: keeps none).  Returns 0 or IPS_ENOMEM. */
-IPS_EXTERN int ips_slowest_init(ips_slowest_t *k, size_t cap);
-/* Where a delivery of this total and order goes: the slot to fill (what
- * the caller kept there is out), or -1 when it is not among the slowest. */
-IPS_EXTERN long ips_slowest_slot(ips_slowest_t *k, int64_t total,
-                                 uint64_t order);
-/* The slots used, slowest first (ties: smaller order first), into
- * slots[0..k->n). */
-IPS_EXTERN void ips_slowest_order(const ips_slowest_t *k, size_t *slots);
-IPS_EXTERN void ips_slowest_free(ips_slowest_t *k);
+/* The origin of a timeline's times on d's parent clock (d->pclock): the
+ * input's first record's monotime or time, or d's own D when that record
+ * lacked it.  A trace's and a page's times are d->P[j] minus it. */
+IPS_EXTERN int64_t ips_stats_origin(const ips_stats_t *st,
+                                    const ips_delivery_t *d);
+/* A parent stamp of d as ns since the Unix epoch.  A stamp on the wall
+ * clock (pclock 'w') is that already; a monotime stamp is placed at the
+ * first record's time plus its monotime since the first record (the
+ * file's own anchor: stable when the file is read again, and exact as long
+ * as the wall clock was not stepped since), or, after a kernel restart, at
+ * the anchor of the run it belongs to (run_time, run_mono: each run's
+ * monotime starts again); with no time in the file at all, as is. */
+IPS_EXTERN int64_t ips_stats_wall_ns(const ips_stats_t *st,
+                                     const ips_delivery_t *d, int64_t stamp);
 
 /* One kernel run's mono offset (docs/report.md, Clocks 3): a SwingSet
  * kernel's monotime is CLOCK_MONOTONIC less a constant, estimated from
@@ -502,6 +493,16 @@ IPS_EXTERN const ips_vat_stats_t *ips_analysis_vat(const ips_analysis_t *a,
 IPS_EXTERN const ips_slow_t *ips_analysis_slowest(const ips_analysis_t *a,
                                                   size_t *n);
 
+/* The marks and spans of the i-th slowest delivery, as the latest
+ * ips_analysis_slowest() listed them: its first IPS_SLOW_MARKS in time
+ * order, at relative to the worker's d, names cut to 63 bytes (at a
+ * character's start).  *n gets how many, *more how many were left out.
+ * NULL (and 0s) when it had none.  Owned by the analysis, valid until
+ * the next call on a. */
+#define IPS_SLOW_MARKS 32u
+IPS_EXTERN const ips_delivery_mark_t *ips_analysis_slow_marks(
+    const ips_analysis_t *a, size_t i, size_t *n, size_t *more);
+
 /* The kernel runs whose deliveries were attributed on the mono clock
  * with the run's offset (ips_delivery_t.mono_offset), in input order: *n
  * gets how many (at most IPS_MAX_MONO_RUNS; later runs are counted in
@@ -573,6 +574,10 @@ IPS_EXTERN int64_t ips_hist_high(int i);
 IPS_EXTERN const char *ips_format_us(char *buf, int64_t ns);
 /* The same text without its NUL; returns its length. */
 IPS_EXTERN size_t ips_put_us(char *buf, int64_t ns);
+/* A copy of s into dst (n > 0 bytes, NUL-terminated), cut to fit before a
+ * UTF-8 continuation byte, so that a kept name or description never ends
+ * inside a character. */
+IPS_EXTERN void ips_copy_cut(char *dst, size_t n, const char *s);
 
 /* Opening a path someone else may have replaced.  Flag: */
 #define IPS_OPEN_NOFOLLOW (1u << 0) /* a symbolic link is refused, not followed */
@@ -590,10 +595,14 @@ IPS_EXTERN int ips_open_regular(const char *path, unsigned flags,
  * "a device", "a directory", "a socket", "a symbolic link". */
 IPS_EXTERN const char *ips_file_kind(unsigned mode);
 
-/* Two parts of their own, which need the types above: the blocks of a
- * chain node's slogfile, and the live rings as a source of deliveries. */
+/* Parts of their own, which need the types above: the blocks of a chain
+ * node's slogfile, the live rings as a source of deliveries, the list of a
+ * delivery's fields that every output writes from, and the keepers an
+ * output uses over the deliveries (the N slowest, sums by key). */
 #include "ipcstamp-analyze-blocks.h"
 #include "ipcstamp-analyze-rings.h"
+#include "ipcstamp-analyze-fields.h"
+#include "ipcstamp-analyze-keepers.h"
 
 #ifdef __cplusplus
 }

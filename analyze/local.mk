@@ -38,6 +38,8 @@ analyze_libanalyze_core_la_SOURCES = \
 	analyze/stats.c \
 	analyze/delivery.c \
 	analyze/slowest.c \
+	analyze/slow_marks.c \
+	analyze/groups.c \
 	proto/attribution.h \
 	proto/attribution.c \
 	analyze/blocks.h \
@@ -70,7 +72,8 @@ analyze_libanalyze_core_la_LIBADD = proto/libipcstamp-proto.la \
 lib_LTLIBRARIES += analyze/libipcstamp-analyze.la
 include_HEADERS += analyze/ipcstamp-analyze.h analyze/ipcstamp-analyze-blocks.h \
 	analyze/ipcstamp-analyze-rings.h analyze/ipcstamp-ring-read.h \
-	analyze/ipcstamp-analyze-os.h
+	analyze/ipcstamp-analyze-os.h analyze/ipcstamp-analyze-fields.h \
+	analyze/ipcstamp-analyze-keepers.h
 pkgconfig_DATA += analyze/ipcstamp-analyze.pc
 analyze_libipcstamp_analyze_la_SOURCES =
 analyze_libipcstamp_analyze_la_LIBADD = analyze/libanalyze-core.la

@@ -1,5 +1,5 @@
 /* mark_pair.h — pairing a delivery's VM mark events into its marks and
- * spans (metering v2, issue 14).  Shared by the slogfile's analysis
+ * spans (metering v2).  Shared by the slogfile's analysis
  * (marks.c) and `ipcstamp otel --ring` (tools/otel/ring.c), which compiles
  * mark_pair.c in itself: the installed library exports only its public
  * API, and the two must pair alike, so that a delivery's spans are the

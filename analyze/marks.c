@@ -1,4 +1,4 @@
-/* marks.c — a delivery's marks and spans (metering v2, issue 14): the
+/* marks.c — a delivery's marks and spans (metering v2): the
  * worker's events on the delivery's clock, spans paired, in time order, and
  * the per-name totals.  Nothing here runs for a delivery without marks. */
 #include "config.h"

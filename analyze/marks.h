@@ -1,4 +1,4 @@
-/* marks.h — a delivery's marks and spans (metering v2, issue 14); internal
+/* marks.h — a delivery's marks and spans (metering v2); internal
  * to libipcstamp-analyze. */
 #ifndef IPCSTAMP_ANALYZE_MARKS_H
 #define IPCSTAMP_ANALYZE_MARKS_H

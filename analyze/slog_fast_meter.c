@@ -38,7 +38,7 @@ static int stamps(cur_t *c, int64_t *out, size_t *n, int wall) {
 }
 
 /* v2's `"marks":{"names":[...],"events":[["b",0,W,M],...],"dropped":N,
- * "unbalanced":N}` as the worker library writes it (issue 14), with the
+ * "unbalanced":N}` as the worker library writes it, with the
  * yajl path's bounds.  Names with escapes go to the yajl path, and so does
  * the first line with marks: it allocates the arrays. */
 static int marks(cur_t *c, ips__rec_t *r) {

@@ -114,7 +114,7 @@ static int totals_fit(const ips_totals_t *t, const ips_delivery_t *d) {
          !__builtin_add_overflow(t->gap, d->gap_ns, &x);
 }
 
-/* The same for the pipe split's sums (issue 30). */
+/* The same for the pipe split's sums. */
 static int wait_fits(const ips_wait_totals_t *t, const ips_delivery_t *d) {
   int64_t x;
   return !__builtin_add_overflow(t->wait_pipe, d->pipe, &x) &&
@@ -192,6 +192,23 @@ static void add_totals(ips_totals_t *t, const ips_delivery_t *d) {
     t->n_error++;
 }
 
+int64_t ips_stats_origin(const ips_stats_t *st, const ips_delivery_t *d) {
+  if (d->pclock == 'm')
+    return st->first_mono_ok ? st->first_mono : d->P[0];
+  return st->first_time_ok ? st->first_time : d->P[0];
+}
+
+int64_t ips_stats_wall_ns(const ips_stats_t *st, const ips_delivery_t *d,
+                          int64_t stamp) {
+  if (d->pclock == 'w')
+    return stamp;
+  if (st->restarts && st->run_ok)
+    return st->run_time + (stamp - st->run_mono);
+  if (!st->first_time_ok || !st->first_mono_ok)
+    return stamp;
+  return st->first_time + (stamp - st->first_mono);
+}
+
 /* One of the slowest, in the slot the keeper gives (ties: arrival
  * order, which is file order). */
 static void keep_slow(ips_analysis_t *a, const ips_delivery_t *d) {
@@ -209,6 +226,7 @@ static void keep_slow(ips_analysis_t *a, const ips_delivery_t *d) {
   s->worker = d->worker;
   s->kernel = d->kernel;
   s->total = d->total;
+  ips__slow_marks_keep(&a->slow_marks[slot], d);
 }
 
 const ips_slow_t *ips_analysis_slowest(const ips_analysis_t *a, size_t *n) {

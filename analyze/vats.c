@@ -29,12 +29,9 @@ const ips_vat_stats_t *ips_analysis_vat(const ips_analysis_t *a, size_t i) {
   return i < a->nvats ? &a->vats[i]->s : NULL;
 }
 
-/* FNV-1a: vat names are short and few. */
+/* Vat names are short and few: FNV-1a. */
 static size_t hash_str(const char *s, size_t n) {
-  size_t h = 1469598103934665603ull;
-  while (n--)
-    h = (h ^ (unsigned char)*s++) * 1099511628211ull;
-  return h;
+  return (size_t)ips_fnv1a(IPS_FNV1A_BASIS, s, n);
 }
 
 /* Whether v is the vat named by the n bytes at name.  A loop, not

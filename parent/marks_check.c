@@ -1,5 +1,5 @@
 /* marks_check.c — the checks the parent makes on metering v2's
- * "ipcstamp.marks" (issue 14) before it carries the metering into the slog.
+ * "ipcstamp.marks" before it carries the metering into the slog.
  *
  * A second streaming pass over the metering, run only when the first one
  * (metering.c) found version 2: a metering without marks costs nothing

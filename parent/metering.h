@@ -17,8 +17,8 @@ int ips__metering_parse_general(const char *buf, size_t n, ips_metering_t *m,
                                 int *copied);
 
 /* Arrays kept from one metering to the next, so that the matcher needs
- * no allocation per result (issue 16): v holds the walls then the monos,
- * kinds the letters.  Owned by whoever keeps the store (a child); a
+ * no allocation per result (each one showed in a delivery's cost): v
+ * holds the walls then the monos, kinds the letters.  Owned by whoever keeps the store (a child); a
  * metering read into it borrows them until the next read or the store's
  * release.  All zero is an empty store. */
 typedef struct {

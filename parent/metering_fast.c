@@ -1,5 +1,5 @@
 /* metering_fast.c — the metering our worker library writes, matched byte
- * for byte, without yajl (issue 16: reading it with yajl was most of what
+ * for byte, without yajl (reading it with yajl was most of what
  * the stamps cost a parent, 0.58 us of an empty delivery's 0.94 us).
  *
  * The form (proto/metering.c writes it so): counters "key":N with keys of
@@ -363,7 +363,7 @@ int ips__metering_fast(const char *buf, size_t n, ips_metering_t *m,
     goto no;
   /* A worker with stamps turned off (IPCSTAMP_DISABLE) sends its counters
    * and an empty list: matched too, or turning the stamps off would cost
-   * the parent a yajl parse that stamps on do not (issue 16). */
+   * the parent a yajl parse that stamps on do not. */
   if (c.n - c.i == 3 && LIT(&c, "[]}")) {
     if (!copy_bytes(copy, buf, n, copied))
       goto no;

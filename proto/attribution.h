@@ -1,5 +1,5 @@
-/* attribution.h — the formula of DESIGN.md §6 (docs/report.md,
- * "Formulas"): a delivery's time split into pipe, worker and kernel from
+/* attribution.h — the formula of docs/report.md ("Formulas"): a
+ * delivery's time split into pipe, worker and kernel from
  * the parent's stamps D (U R)* E and the worker's d (u r)* e, and the
  * segment walk that lays the same time out end to end.
  *
@@ -47,7 +47,7 @@ typedef struct ips__attr_in_s {
   size_t n_unmatched;
   int truncated;
   int64_t kernel_recorded; /* replay only */
-  /* Waiting for a CPU (issue 30, docs/report.md): per stamp, the stamping
+  /* Waiting for a CPU (docs/report.md): per stamp, the stamping
    * thread's run-queue delay since its previous stamp, in ns, or -1 where
    * it was not measured; NULL when not at all.  PQ beside P (the parent's
    * at U and E are the ones used), WQ beside W (the worker's at d and r

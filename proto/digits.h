@@ -2,8 +2,8 @@
  * digit parser of the parent's metering matcher (parent/metering_fast.c),
  * its general reader (parent/metering.c, marks_check.c) and the analysis'
  * numbers (analyze/decimal.h).  A digit at a time, with a branch on each,
- * the matcher spent about 1 ns a digit (issue 16) and the report a fifth
- * of its run converting stamps (issue 11).
+ * the matcher spent about 1 ns a digit and the report a fifth of its run
+ * converting stamps.
  *
  * Static inline, libc only; internal to ipcstamp, not installed.  Nothing
  * reads past the caller's bound: a word is loaded only when eight bytes

@@ -79,6 +79,26 @@ IPS_EXTERN size_t ips_utf8_prefix(const void *s, size_t n);
  * the bytes around n are read: s holds at least n bytes). */
 IPS_EXTERN size_t ips_utf8_cut(const void *s, size_t n);
 
+/* FNV-1a (64 bits) of the n bytes at p, going on from h (IPS_FNV1A_BASIS
+ * to start): the project's one hash, of its tables' keys (vats, methods,
+ * promise ids) and of the OTel ids, which must stay the same from one
+ * release to the next, so it never changes.  Inline: the tables look up
+ * a key per record. */
+#define IPS_FNV1A_BASIS 0xcbf29ce484222325ULL
+static inline uint64_t ips_fnv1a(uint64_t h, const void *p, size_t n) {
+  const unsigned char *b = (const unsigned char *)p;
+  while (n--)
+    h = (h ^ *b++) * 0x100000001b3ULL;
+  return h;
+}
+/* The same of a NUL-terminated string, from IPS_FNV1A_BASIS. */
+static inline uint64_t ips_fnv1a_str(const char *s) {
+  uint64_t h = IPS_FNV1A_BASIS;
+  while (*s)
+    h = (h ^ (unsigned char)*s++) * 0x100000001b3ULL;
+  return h;
+}
+
 /* A description of err: an IPS_E* message, strerror(-err) for an errno, or
  * "unknown error".  The string is static; never NULL. */
 IPS_EXTERN const char *ips_strerror(int err);
@@ -297,7 +317,7 @@ IPS_EXTERN int ips_stamps_add(ips_stamps_t *t, char kind);
 IPS_EXTERN int ips_stamps_put(ips_stamps_t *t, const ips_stamp_t *s);
 
 /* ------------------------------------------------------------------------
- * Marks and spans (issue 14): moments the VM's own code names, stamped with
+ * Marks and spans: moments the VM's own code names, stamped with
  * both clocks, inside one command.  Like the stamp table, the mark table is
  * allocated once and adding never allocates.
  *

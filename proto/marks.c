@@ -1,4 +1,4 @@
-/* marks.c — the per-command mark table (issue 14): named marks and spans
+/* marks.c — the per-command mark table: named marks and spans
  * from the VM's own code, with the same no-allocation rule as the stamps. */
 #include "config.h"
 

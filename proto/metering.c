@@ -31,7 +31,7 @@ static void puts_(out_t *o, const char *s) { put(o, s, strlen(s)); }
 
 /* "00" to "99": two digits per division.  Formatting 20 stamps of up to
  * 19 digits a delivery was the worker's largest cost after its clock reads
- * (issue 16: 375 ns for a 4-upcall metering, one dependent divide per
+ * (375 ns for a 4-upcall metering, one dependent divide per
  * digit); in pairs, and in 32-bit chunks of eight, the divides halve and
  * the chunk's four pairs are independent of each other. */
 static const char pairs[201] =
@@ -111,7 +111,7 @@ static void put_i64(out_t *o, int64_t v) {
  * output: the stamps of one delivery share their seconds and their mono
  * stamps' digits above the last eight, so those are copied from the
  * previous one instead of being converted again (half the writer's
- * divides, issue 16).  The output before the cursor never changes. */
+ * divides).  The output before the cursor never changes. */
 typedef struct {
   uint64_t hi;      /* the value the digits stand for */
   const char *text; /* its digits in the output, or NULL */

@@ -64,7 +64,7 @@ START_TEST(test_internals_hidden) {
   ck_assert_ptr_nonnull(dlsym(self, "ips_ring_reader_poll"));
   ck_assert_ptr_nonnull(dlsym(self, "ips_ring_event_field"));
   ck_assert_ptr_null(dlsym(self, "ips__marks_build"));
-  /* Marks (issue 14): the table and the analysis's totals. */
+  /* Marks: the table and the analysis's totals. */
   ck_assert_ptr_nonnull(dlsym(self, "ips_marks_add"));
   ck_assert_ptr_nonnull(dlsym(self, "ips_metering_write_marks"));
   ck_assert_ptr_nonnull(dlsym(self, "ips_analysis_mark"));

@@ -36,7 +36,7 @@ tests_check_api_LDADD = analyze/libipcstamp-analyze.la parent/libipcstamp-parent
 # The tree itself: git tracks no build output (tests/tracked.test).
 TESTS += tests/tracked.test
 EXTRA_DIST += tests/tracked.test
-# The code's layout as issue 25 left it: no file over 600 lines in the
+# The code's layout as it is to stay: no file over 600 lines in the
 # libraries, no private analysis header used outside analyze/, no two
 # files calling each other (tests/layout.test).
 TESTS += tests/layout.test

@@ -306,7 +306,7 @@ static void add_metrics(otel_cmd_t *c, const ips_stats_t *st,
   int64_t t0;
   if (!c->metrics)
     return;
-  t0 = otlp_wall_ns(st, d, d->P[0]);
+  t0 = ips_stats_wall_ns(st, d, d->P[0]);
   if (!c->metrics_start || t0 < c->metrics_start)
     c->metrics_start = t0;
   otel_metrics_add(c->metrics, d, kind, t0 + d->total);

@@ -39,53 +39,27 @@ static const char usage_text[] =
 
 typedef struct {
   report_out_t out;
-  int summary_only;
-  int grouped;          /* the groups are needed (by method, CSV, HTML) */
   int slowest;          /* --slowest: deliveries are kept, shown at the end */
   keep_t keep;
   int keep_failed;      /* --slowest ran out of memory (said once) */
-  html_out_t *html;     /* REPORT_HTML */
-  ips_analysis_t *a;    /* set by cli_analyze() before the first delivery */
 } report_t;
 
 static void on_skip(void *arg, const ips_skip_t *s) {
   report_t *r = arg;
-  if (r->html)
-    html_skip(r->html, s);
-}
-
-/* One delivery in the report's format. */
-static void show(report_t *r, const ips_delivery_t *d) {
-  if (r->html) {
-    html_delivery(r->html, ips_analysis_stats(r->a), d);
-    return;
-  }
-  if (r->summary_only)
-    return;
-  switch (r->out.format) {
-    case REPORT_TEXT:
-      report_delivery_text(&r->out, d);
-      break;
-    case REPORT_JSON:
-      report_delivery_json(&r->out, d);
-      break;
-    default:
-      report_delivery_csv(&r->out, d);
-      break;
-  }
+  if (r->out.fmt->skip)
+    r->out.fmt->skip(&r->out, s);
 }
 
 static void on_delivery(void *arg, const ips_delivery_t *d) {
   report_t *r = arg;
-  slow_marks_add(&r->out.slow, d);
   if (r->out.os) {
     ips_os_split_t s;
     os_add(r->out.os, d, &s);
   }
-  if (r->grouped)
-    groups_add(&r->out.groups, d);
+  if (r->out.grouped)
+    ips_groups_add(&r->out.groups, d);
   if (!r->slowest) {
-    show(r, d);
+    r->out.fmt->delivery(&r->out, d);
   } else if (keep_add(&r->keep, d) != 0 && !r->keep_failed) {
     r->keep_failed = 1;
     fprintf(stderr, "ipcstamp report: out of memory keeping the %zu slowest "
@@ -97,9 +71,9 @@ static void on_delivery(void *arg, const ips_delivery_t *d) {
 /* --slowest: the kept deliveries, slowest first (the page: in file order,
  * as its waterfall reads). */
 static void show_kept(report_t *r) {
-  size_t i, n = keep_sort(&r->keep, r->html != NULL);
+  size_t i, n = keep_sort(&r->keep, r->out.html != NULL);
   for (i = 0; i < n; i++)
-    show(r, keep_get(&r->keep, i));
+    r->out.fmt->delivery(&r->out, keep_get(&r->keep, i));
 }
 
 enum { OPT_FORMAT = OPT_FIRST_OWN, OPT_SUMMARY, OPT_TOP, OPT_SLOWEST, OPT_BY,
@@ -138,8 +112,8 @@ static int open_os(os_out_t *o, const char *path) {
 static uint64_t saturated(const report_t *r) {
   uint64_t n = r->out.groups.saturated;
   size_t i;
-  for (i = 0; i < ips_analysis_nmarks(r->a); i++)
-    n += ips_analysis_mark(r->a, i)->saturated;
+  for (i = 0; i < ips_analysis_nmarks(r->out.a); i++)
+    n += ips_analysis_mark(r->out.a, i)->saturated;
   if (n)
     fprintf(stderr, "ipcstamp report: %llu sums (of a vat's or a method's "
                     "deliveries, or of the spans of a name) passed the range "
@@ -170,6 +144,7 @@ int cmd_report(int argc, char **argv) {
   memset(&r, 0, sizeof r);
   cli_input_init(&in, "ipcstamp report", usage_text);
   r.out.out = stdout;
+  r.out.fmt = report_format("text");
 #ifdef HAVE___FSETLOCKING
   /* One thread writes: stdio's per-call locking was a third of the time
    * of a report of many small deliveries. */
@@ -181,11 +156,11 @@ int cmd_report(int argc, char **argv) {
         outpath = optarg;
         break;
       case OPT_FORMAT:
-        if ((r.out.format = out_format(optarg)) < 0)
+        if (!(r.out.fmt = report_format(optarg)))
           return cli_bad_value(&in, "--format takes text, json, csv or html", optarg);
         break;
       case OPT_SUMMARY:
-        r.summary_only = 1;
+        r.out.summary_only = 1;
         break;
       case OPT_TOP:
         if (cli_count(optarg, 10000, &v))
@@ -202,8 +177,8 @@ int cmd_report(int argc, char **argv) {
         ospath = optarg;
         break;
       case OPT_BY:
-        if (!strcmp(optarg, "vat")) r.out.groups.by = GROUP_VAT;
-        else if (!strcmp(optarg, "method")) r.out.groups.by = GROUP_METHOD;
+        if (!strcmp(optarg, "vat")) r.out.groups.by = IPS_GROUP_VAT;
+        else if (!strcmp(optarg, "method")) r.out.groups.by = IPS_GROUP_METHOD;
         else return cli_bad_value(&in, "--by takes vat or method", optarg);
         break;
     }
@@ -213,7 +188,7 @@ int cmd_report(int argc, char **argv) {
   if (cli_input_path(&in, argc, argv) < 0)
     return CLI_EXIT_USAGE;
   if (ospath) {
-    if (r.out.format == REPORT_CSV || r.out.format == REPORT_HTML) {
+    if (strcmp(r.out.fmt->name, "text") && strcmp(r.out.fmt->name, "json")) {
       fprintf(stderr, "ipcstamp report: --os writes text or json\n");
       return CLI_EXIT_USAGE;
     }
@@ -234,77 +209,49 @@ int cmd_report(int argc, char **argv) {
     static char outbuf[256u << 10];
     setvbuf(r.out.out, outbuf, _IOFBF, sizeof outbuf);
   }
-  /* Colour only for a person: a terminal, and never when NO_COLOR asks
-   * not to (https://no-color.org: set and not empty). */
-  r.out.color = r.out.format == REPORT_TEXT && r.out.out == stdout &&
-                isatty(1) && !(getenv("NO_COLOR") && *getenv("NO_COLOR"));
   r.out.vat = in.an.vat;
   r.out.worker_rings = in.worker_rings != NULL;
+  r.out.title = in.path;
+  r.out.top = in.an.top;
   r.out.quake_ns = in.an.quake_ns;
-  if (r.out.format == REPORT_JSON && !(r.out.g = out_gen())) {
-    fprintf(stderr, "ipcstamp report: out of memory\n");
-    cli_output_close(r.out.out, "report", 0);
-    return CLI_EXIT_IO;
-  }
-  if (r.out.format == REPORT_HTML &&
-      !(r.html = html_open(r.out.out, in.path, in.an.top,
-                           r.out.groups.by == GROUP_METHOD))) {
-    fprintf(stderr, "ipcstamp report: out of memory\n");
-    cli_output_close(r.out.out, "report", 0);
-    return CLI_EXIT_IO;
-  }
-  if (r.out.format == REPORT_CSV && !r.summary_only)
-    report_csv_header(&r.out);
-  r.grouped = r.out.groups.by == GROUP_METHOD || r.html ||
-              (r.out.format == REPORT_CSV && r.summary_only);
-  if (r.html) /* the page has the vats from the analysis; it adds methods */
-    r.out.groups.by = GROUP_METHOD;
-  if (slow_marks_init(&r.out.slow, in.an.top) != 0 ||
+  r.out.grouped = r.out.groups.by == IPS_GROUP_METHOD;
+  if (r.out.fmt->begin(&r.out) != 0 ||
       keep_init(&r.keep, (size_t)r.slowest) != 0) {
     fprintf(stderr, "ipcstamp report: out of memory\n");
-    if (r.out.g)
-      yajl_gen_free(r.out.g);
+    r.out.fmt->end(&r.out);
     cli_output_close(r.out.out, "report", 0);
+    keep_free(&r.keep); /* safe to free when zeroed */
+    if (ospath)
+      ips_os_free(os.os);
     return CLI_EXIT_IO;
   }
   in.an.on_delivery = on_delivery;
   in.an.on_skip = on_skip;
   in.an.arg = &r;
-  rc = cli_analyze(&in, &r.a);
-  a = r.a;
+  rc = cli_analyze(&in, &r.out.a);
+  a = r.out.a;
   /* What was read is reported even when reading stopped at a fault (the
    * followed file replaced by a FIFO): not after a filter named nothing. */
   shown = rc == CLI_EXIT_OK || rc == CLI_EXIT_INPUT ||
           (rc == CLI_EXIT_IO && in.opened);
   if (r.keep_failed && rc != CLI_EXIT_USAGE)
     rc = CLI_EXIT_IO;
-  if (r.slowest && !r.summary_only && shown)
+  if (r.slowest && !r.out.summary_only && shown)
     show_kept(&r);
-  if (r.html) {
-    if (html_close(r.html, shown ? a : NULL,
-                   in.an.vat, &r.out.groups) < 0) {
-      fprintf(stderr, "ipcstamp report: out of memory\n");
-      rc = CLI_EXIT_IO;
-    }
-  } else if (a && shown) {
-    /* Not after a filter that named nothing: a summary of nothing would
-     * read as a finding. */
-    if (r.out.format == REPORT_JSON)
-      report_summary_json(&r.out, a);
-    else if (r.out.format == REPORT_TEXT)
-      report_summary_text(&r.out, a, !r.summary_only);
-    else if (r.summary_only) /* CSV: the table, or the deliveries alone */
-      report_summary_csv(&r.out, a);
+  /* Not after a filter that named nothing: a summary of nothing would
+   * read as a finding. */
+  if (a && shown && r.out.fmt->summary)
+    r.out.fmt->summary(&r.out, a);
+  if (r.out.fmt->end(&r.out) < 0) {
+    fprintf(stderr, "ipcstamp report: out of memory\n");
+    rc = CLI_EXIT_IO;
   }
   if (a && saturated(&r) != 0 && rc == CLI_EXIT_OK)
     rc = CLI_EXIT_INPUT;
   if (cli_output_close(r.out.out, "report", in.opened) < 0)
     rc = CLI_EXIT_IO;
-  if (r.out.g)
-    yajl_gen_free(r.out.g);
-  slow_marks_free(&r.out.slow);
   keep_free(&r.keep);
-  groups_free(&r.out.groups);
+  ips_groups_free(&r.out.groups);
   ips_analysis_free(a);
   if (ospath)
     ips_os_free(os.os);

@@ -4,7 +4,7 @@
 # output formats are in tools/output/, and `run` (driver, kernel, workload,
 # demo) in tools/run/.
 bin_PROGRAMS += tools/ipcstamp
-noinst_HEADERS += tools/cli.h tools/output/output.h tools/otel/otel.h
+noinst_HEADERS += tools/cli.h tools/output/output.h tools/output/format.h tools/otel/otel.h
 tools_ipcstamp_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/analyze -I$(top_srcdir)/tools \
 	-I$(top_builddir)/tools/output \
 	-DIPS_OTEL_PROGRAM='"$(pkglibexecdir)/ipcstamp-otel"' \
@@ -31,10 +31,9 @@ tools_ipcstamp_SOURCES = \
 	tools/output/json.c \
 	tools/output/report.c \
 	tools/output/os.c \
+	tools/output/formats.c \
 	tools/output/blocks.c \
 	tools/output/blocks_html.c \
-	tools/output/slow_marks.c \
-	tools/output/groups.c \
 	tools/output/keep.c \
 	tools/output/trace.c \
 	tools/output/latency.c \

@@ -222,7 +222,7 @@ IPS_EXTERN int ips_worker_reply_ok(ips_worker_t *w, const void *result,
 IPS_EXTERN int ips_worker_reply_error(ips_worker_t *w, const void *message,
                                       size_t n);
 
-/* Marks and spans from the VM's own code (issue 14), inside the pending
+/* Marks and spans from the VM's own code, inside the pending
  * command: each reads both clocks into the worker's mark table, and the
  * reply's metering carries them (format v2, docs/protocol.md).
  *

@@ -14,7 +14,7 @@
  * for 1 byte, the number 0).  An empty or non-JSON delivery counts as all
  * zeros, so a benchmark can send the smallest possible delivery.
  *
- * Marks (issue 14), for tests and benchmarks: `marks` marks named "mark"
+ * Marks, for tests and benchmarks: `marks` marks named "mark"
  * before the upcalls; `spans` spans named "span" that share the `spin_us`
  * between them, nested in one span "work" around the upcalls and the spin;
  * `open` begins of "open" never ended and `stray` ends of "stray" never

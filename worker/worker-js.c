@@ -12,7 +12,7 @@
  * Globals added to the engine's own: issueCommand(ArrayBuffer | string) →
  * ArrayBuffer (an upcall), issueStringCommand(string) → string, print(...)
  * (to stdout), and the Web Performance API's performance.now(), .mark(),
- * .measure() and .timeOrigin (issue 14), whose marks and spans travel in the
+ * .measure() and .timeOrigin, whose marks and spans travel in the
  * metering (docs/worker.md).  Nothing else: Duktape has no file, process or
  * network access unless the embedder adds it, and this program adds none.
  */
@@ -248,7 +248,7 @@ static duk_ret_t js_print(duk_context *ctx) {
 }
 
 /* ------------------------------------------------------------------------
- * The Web Performance API (issue 14).  The C side reads the clocks and
+ * The Web Performance API.  The C side reads the clocks and
  * records; the bookkeeping of mark names (measure() between two marks) is
  * plain JavaScript below, on top of two hidden primitives.
  */

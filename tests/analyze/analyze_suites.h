@@ -13,5 +13,6 @@ Suite *flight_suite(void);
 Suite *swingset_shapes_suite(void);
 Suite *marks_slog_suite(void);
 Suite *ring_meter_suite(void);
+Suite *groups_suite(void);
 
 #endif

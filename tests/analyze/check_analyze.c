@@ -12,5 +12,6 @@ int main(void) {
   srunner_add_suite(sr, swingset_shapes_suite());
   srunner_add_suite(sr, marks_slog_suite());
   srunner_add_suite(sr, ring_meter_suite());
+  srunner_add_suite(sr, groups_suite());
   return tt_run(sr, "check_analyze");
 }

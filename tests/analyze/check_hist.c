@@ -157,12 +157,35 @@ START_TEST(test_format_us) {
 }
 END_TEST
 
+/* The coarse histogram: 4 bins an octave from 1 ns, each power of two at
+ * the start of its bin, 0 and below apart, the largest in the last bin. */
+START_TEST(test_loghist) {
+  ips_loghist_t h;
+  int k;
+  memset(&h, 0, sizeof h);
+  for (k = 0; k < 62; k++)
+    ck_assert_int_eq(ips_loghist_bin((int64_t)1 << k), 4 * k);
+  ck_assert_int_eq(ips_loghist_bin(3), 6);  /* 4 log2 3 = 6.34 */
+  ck_assert_int_eq(ips_loghist_bin(INT64_MAX), 252); /* as a double, 2^63 */
+  ck_assert_int_eq(ips_loghist_bin(0), 0);
+  ips_loghist_add(&h, 0);
+  ips_loghist_add(&h, -5);
+  ips_loghist_add(&h, 1);
+  ips_loghist_add(&h, 1000);
+  ck_assert_uint_eq(h.zero, 2);
+  ck_assert_uint_eq(h.bin[0], 1);
+  ck_assert_uint_eq(h.bin[ips_loghist_bin(1000)], 1);
+  ck_assert_int_eq(ips_loghist_bin(1000), 39); /* 4 log2 1000 = 39.9 */
+}
+END_TEST
+
 Suite *hist_suite(void) {
   Suite *s = suite_create("hist");
   TCase *tc = tcase_create("Core");
   tcase_add_test(tc, test_uniform);
   tcase_add_test(tc, test_long_tail);
   tcase_add_test(tc, test_index_bounds);
+  tcase_add_test(tc, test_loghist);
   suite_add_tcase(s, tc);
   tc = tcase_create("Limits");
   tcase_add_test(tc, test_extremes);

@@ -1,4 +1,4 @@
-/* check_marks_slog.c — the analysis of metering v2 (issue 14): marks and
+/* check_marks_slog.c — the analysis of metering v2: marks and
  * spans on each delivery, in time order with their durations and worker
  * stretches, per-name totals, v1 and v2 mixed in one slog, bad marks and an
  * unknown version refused with their reasons. */
@@ -191,6 +191,31 @@ END_TEST
 START_TEST(test_marks_strict) { check_marks(1); }
 END_TEST
 
+/* The slowest keep their marks: of the two attributed (0.95 ms each),
+ * delivery 1 (first in file order) with its marks, relative to its d;
+ * delivery 2 none; past the list, none. */
+START_TEST(test_slowest_keep_marks) {
+  seen_t w;
+  ips_analysis_t *a = analyse(slog, &w, 0);
+  size_t n, more, nslow;
+  const ips_slow_t *slow = ips_analysis_slowest(a, &nslow);
+  const ips_delivery_mark_t *m;
+  ck_assert_uint_eq(nslow, 2);
+  ck_assert_int_eq(slow[0].line, 2);
+  m = ips_analysis_slow_marks(a, 0, &n, &more);
+  ck_assert_ptr_nonnull(m);
+  ck_assert_uint_eq(n, w.nmarks[0]);
+  ck_assert_uint_eq(more, 0);
+  ck_assert_str_eq(m[0].name, w.names[0][0]);
+  ck_assert_int_eq(m[0].at, w.m[0][0].at - 8123401010000LL);
+  ck_assert_int_eq(slow[1].line, 4);
+  ck_assert_ptr_null(ips_analysis_slow_marks(a, 1, &n, &more));
+  ck_assert_uint_eq(n, 0);
+  ck_assert_ptr_null(ips_analysis_slow_marks(a, nslow, &n, &more));
+  ips_analysis_free(a);
+}
+END_TEST
+
 /* A control byte in a name is shown as '?'. */
 START_TEST(test_mark_names_sanitised) {
   static const char text[] =
@@ -334,6 +359,7 @@ Suite *marks_slog_suite(void) {
   tcase_add_test(tc, test_marks_default);
   tcase_add_test(tc, test_marks_strict);
   tcase_add_test(tc, test_mark_names_sanitised);
+  tcase_add_test(tc, test_slowest_keep_marks);
   tcase_add_test(tc, test_fast_path_marks);
   tcase_add_test(tc, test_pair_names_interleaved);
   tcase_add_test(tc, test_pair_not_quadratic);

@@ -64,7 +64,7 @@ static const char *const canon[] = {
     "\"deliveryNum\":1,\"dr\":[\"error\",\"nope\",null],"
     "\"seconds\":0.009777617,\"time\":1795420106.269052,"
     "\"monotime\":12125.737747215}",
-    /* With the run-queue delays (issue 30): the parent's on U and E, the
+    /* With the run-queue delays: the parent's on U and E, the
      * worker's in its metering. */
     "{\"type\":\"syscall\",\"crankNum\":2,\"vatID\":\"v1\",\"deliveryNum\":2,"
     "\"syscallNum\":0,\"runDelayNs\":1389534,\"vsc\":[\"vatstoreSet\","
@@ -523,7 +523,7 @@ START_TEST(test_ahead_both_threads) {
   size_t nrun, nbad, nmarks, written = 0;
   char *run = tt_read(tt_data("run.slog"), &nrun);
   char *bad = tt_read(tt_data("bad.slog"), &nbad);
-  char *marks; /* every delivery with its VM's marks (issue 14) */
+  char *marks; /* every delivery with its VM's marks */
   const char *path = tt_tmp("many.slog");
   FILE *f = fopen(path, "w");
   char err[256];

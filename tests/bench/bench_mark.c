@@ -1,4 +1,4 @@
-/* bench_mark.c — what a mark costs next to a stamp (issue 14): a span
+/* bench_mark.c — what a mark costs next to a stamp: a span
  * begin/end pair and a mark through ips_marks_add() (both clocks, name
  * interned, the open-span stack) against ips_stamps_add().
  *

@@ -1,5 +1,5 @@
 /* bench_memory — peak RSS of `ipcstamp run` for 10,000 and for 1,000,000
- * deliveries through ipcstamp-worker-c (issue 6: memory must stay flat).
+ * deliveries through ipcstamp-worker-c (memory must stay flat).
  *
  * The workload is two lines, a delivery making one upcall and an empty
  * one, run with --repeat; the slogfile goes to a temporary file that is

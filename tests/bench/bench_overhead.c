@@ -1,5 +1,5 @@
-/* bench_overhead — the cost of the instrumentation through the real parent
- * (issue 6): deliveries through the libuv parent library to two
+/* bench_overhead — the cost of the instrumentation through the real parent:
+ * deliveries through the libuv parent library to two
  * ipcstamp-worker-c processes, one with stamps and one with
  * IPCSTAMP_DISABLE=1, for an empty delivery and for one making 4 upcalls.
  * The two alternate in one run (bench_compare: the order flips every
@@ -14,7 +14,7 @@
  * that placement, not the stamps, decided the ratio: 0.25 in one run, 1.44
  * in the next.  IPCSTAMP_BENCH_NOPIN=1 leaves the placement alone.
  *
- * The floor (issue 16), measured in the same run: what the worker's
+ * The floor, measured in the same run: what the worker's
  * instrumentation cannot avoid, its 2 + 2k stamps (two clock reads each:
  * gettimeofday and CLOCK_MONOTONIC, timed here) and the extra metering
  * bytes through a pipe (a raw two-pipe ping-pong with a forked process,
@@ -26,7 +26,7 @@
  *
  * IPCSTAMP_BENCH_VS=run-delay compares two options instead, stamps on in
  * both: the run-queue delay on both sides (IPCSTAMP_RUN_DELAY=1 for the
- * worker, ips_child_options_t.run_delay for the parent, issue 30) against
+ * worker, ips_child_options_t.run_delay for the parent) against
  * cpu_ns (IPCSTAMP_CPU_TIME=1); the floor is then the stamps' alone.
  *
  * usage: bench_overhead [ROUNDS [BATCH]]   (default 41 rounds of 500)

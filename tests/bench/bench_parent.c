@@ -1,4 +1,4 @@
-/* bench_parent.c — the parent's floor (issue 6): the round-trip time of an
+/* bench_parent.c — the parent's floor: the round-trip time of an
  * empty delivery through the libuv parent and ipcstamp-worker-c, against a
  * raw two-pipe ping-pong of the same bytes between two processes with
  * blocking read/write.  The two alternate in one run (so both see the same

@@ -1,4 +1,4 @@
-/* bench_ring.c — what the live ring adds to a stamp (issue 13, goal: a
+/* bench_ring.c — what the live ring adds to a stamp (goal: a
  * stamp with the ring on at most 1.3 times the stamp alone): the worker's
  * path, ips_stamps_add() then ips_ring_stamp() of the stamp just taken,
  * against ips_stamps_add() alone, and against the same with the ring

@@ -1,4 +1,4 @@
-/* bench_rundelay — what the run-queue delay (IPCSTAMP_RUN_DELAY, issue 30)
+/* bench_rundelay — what the run-queue delay (IPCSTAMP_RUN_DELAY)
  * costs, against cpu_ns (IPCSTAMP_CPU_TIME), each as a ratio in one run.
  *
  * 1. Per reading: ips_runq_take() (a pread() of /proc/thread-self/schedstat

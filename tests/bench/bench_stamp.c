@@ -3,7 +3,7 @@
  *
  * The two are timed in alternation, many rounds, and the median of the
  * per-round ratios is reported, so that a noisy neighbour slows both sides
- * of a ratio alike.  Goal (issue 6): ratio <= 1.15. */
+ * of a ratio alike.  Goal: ratio <= 1.15. */
 #include "config.h"
 
 #include <stdio.h>

@@ -1,4 +1,4 @@
-/* bench_top.c — does `ipcstamp top` keep up (issue 13, goal: 100,000
+/* bench_top.c — does `ipcstamp top` keep up (goal: 100,000
  * events a second at the default ring size, nothing lost)?  A child
  * process writes stamp events into a default (1 MiB) ring at RATE a
  * second for SECONDS, paced by the clock; this process follows the ring's

@@ -3,14 +3,14 @@
 # Helpers every benchmark may share (clock, medians, A/B rounds).
 BENCH_UTIL = tests/bench/common.c tests/bench/common.h
 
-# The parent's floor (issue 6): `make bench`.
+# The parent's floor: `make bench`.
 EXTRA_PROGRAMS += tests/bench/bench_parent
 BENCH_PROGS += tests/bench/bench_parent
 tests_bench_bench_parent_SOURCES = tests/bench/bench_parent.c $(BENCH_UTIL)
 tests_bench_bench_parent_CFLAGS = $(AM_CFLAGS) $(UV_CFLAGS)
 tests_bench_bench_parent_LDADD = parent/libipcstamp-parent.la proto/libipcstamp-proto.la $(UV_LIBS)
 
-# Instrumentation overhead through the real parent (issue 6): make bench.
+# Instrumentation overhead through the real parent: make bench.
 EXTRA_PROGRAMS += tests/bench/bench_overhead
 BENCH_PROGS += tests/bench/bench_overhead
 tests_bench_bench_overhead_SOURCES = tests/bench/bench_overhead.c $(BENCH_UTIL)
@@ -46,7 +46,7 @@ tests_bench_bench_upcall_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/tests/worker
 tests_bench_bench_upcall_CFLAGS = $(AM_CFLAGS) $(YAJL_CFLAGS)
 tests_bench_bench_upcall_LDADD = proto/libipcstamp-proto.la $(YAJL_LIBS)
 
-# make bench: top's model keeping up with a fast producer (issue 13).
+# make bench: top's model keeping up with a fast producer.
 EXTRA_PROGRAMS += tests/bench/bench_top
 BENCH_PROGS += tests/bench/bench_top
 tests_bench_bench_top_SOURCES = tests/bench/bench_top.c tools/top/model.c \
@@ -54,18 +54,18 @@ tests_bench_bench_top_SOURCES = tests/bench/bench_top.c tools/top/model.c \
 tests_bench_bench_top_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/tools
 tests_bench_bench_top_LDADD = analyze/libanalyze-core.la proto/libipcstamp-proto.la \
 	$(YAJL_LIBS) $(ZLIB_LIBS) -lm -lpthread
-# make bench: the live ring's cost on a stamp (issue 13).
+# make bench: the live ring's cost on a stamp.
 EXTRA_PROGRAMS += tests/bench/bench_ring
 BENCH_PROGS += tests/bench/bench_ring
 tests_bench_bench_ring_SOURCES = tests/bench/bench_ring.c $(BENCH_UTIL)
 tests_bench_bench_ring_LDADD = proto/libipcstamp-proto.la
-# make bench: a mark against a stamp (issue 14).
+# make bench: a mark against a stamp.
 EXTRA_PROGRAMS += tests/bench/bench_mark
 BENCH_PROGS += tests/bench/bench_mark
 tests_bench_bench_mark_SOURCES = tests/bench/bench_mark.c
 tests_bench_bench_mark_LDADD = proto/libipcstamp-proto.la
 
-# make bench: ipcstamp report against the Python baseline (issue 5), on
+# make bench: ipcstamp report against the Python baseline, on
 # slogfiles gen_slog.py writes.
 EXTRA_DIST += tests/bench/gen_slog.py tests/bench/report_baseline.py
 EXTRA_PROGRAMS += tests/bench/bench_report

@@ -8,7 +8,7 @@ EXTRA_DIST += tests/interop/xsnap-parent.test tests/interop/xsnap-parent.mjs \
 	tests/interop/xsnap-worker.test \
 	tests/interop/package.json tests/interop/package-lock.json
 
-# Real SwingSet data (issue 11): the fixture written by Agoric's kernel on
+# Real SwingSet data: the fixture written by Agoric's kernel on
 # xsnap workers, and the node generators and harnesses of
 # tests/interop/swingset (their own npm project, test-only).
 TESTS += tests/interop/swingset-fixture.test tests/interop/swingset-otel.test \

@@ -40,7 +40,7 @@ const setup = `
 globalThis.handleCommand = function (buf) {
   var req = new TextDecoder().decode(buf);
   if (req === 'throw') { throw new Error('boom from the worker'); }
-  // Marks and spans (issue 14), where the worker has the Performance API.
+  // Marks and spans, where the worker has the Performance API.
   var perf = req === 'marked' && typeof performance !== 'undefined' &&
     typeof performance.mark === 'function' ? performance : null;
   if (perf) { perf.mark('begin'); }

@@ -36,7 +36,7 @@ START_TEST(test_ours) {
 }
 END_TEST
 
-/* v2 (issue 14): v1's members and "marks", which the slog carries. */
+/* v2: v1's members and "marks", which the slog carries. */
 START_TEST(test_v2_marks) {
   ips_metering_t m;
   char err[200];

@@ -166,7 +166,7 @@ END_TEST
 
 /* A delivery queued from the result callback starts at once (after the
  * callback returns) and leaves nothing deferred: the loop then blocks in
- * one poll per delivery, not two (issue 16: an idle handle left active
+ * one poll per delivery, not two (an idle handle left active
  * made every such delivery cost an extra non-blocking epoll_wait).  A
  * check handle counts the loop's iterations. */
 static int chain_left, iterations;

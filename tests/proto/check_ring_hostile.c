@@ -1,5 +1,5 @@
 /* check_ring_hostile.c — the ring against whoever else can write its
- * directory or its file (issue 27): a name planted where the producer
+ * directory or its file: a name planted where the producer
  * creates its ring, a filesystem with no room, a FIFO or a device where a
  * reader looks for rings, a file truncated under a reader, stamps that go
  * back in time. */

@@ -28,7 +28,7 @@ tests_proto_check_ring_LDADD = analyze/libanalyze-core.la proto/libipcstamp-prot
 
 # The ring against whoever else can write its directory or its file:
 # planted names, a full filesystem, FIFOs and devices, truncation under a
-# reader, stamps going back (issue 27).
+# reader, stamps going back.
 check_PROGRAMS += tests/proto/check_ring_hostile
 TESTS += tests/proto/check_ring_hostile
 tests_proto_check_ring_hostile_SOURCES = tests/proto/check_ring_hostile.c \

@@ -1,4 +1,4 @@
-/* check_hostile.c — `ipcstamp run` against hostile workers (issue 6): an
+/* check_hostile.c — `ipcstamp run` against hostile workers: an
  * endless stream of upcalls, 10 MiB of garbage in the framing and on the
  * console, and attempts to forge slog lines through every channel a worker
  * has (results, upcalls, console, metering, '!' errors).  The parent must

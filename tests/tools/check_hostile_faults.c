@@ -1,5 +1,5 @@
 /* check_hostile_faults.c — `ipcstamp run` against workers scripted with
- * tests/tools/hostile_worker (issue 12, the parent's classes): faults outside a
+ * tests/tools/hostile_worker (the parent's classes): faults outside a
  * command, a worker that closes fd 4 and stays alive, every byte of a '!'
  * message kept, hostile headers, a frame dripped byte by byte, a worker
  * that forks a child holding the pipe.  Each fault must be reported on
@@ -339,7 +339,7 @@ START_TEST(test_answer_before_asked) {
 }
 END_TEST
 
-/* Peak memory per frame (issue 12): a 48 MB result through the parent and
+/* Peak memory per frame: a 48 MB result through the parent and
  * into the slog costs at most 1.5 times the frame above a small run's
  * peak (it was 2.95 times: the decoder, yajl's buffer and the slog's).
  * Only without sanitizers, whose shadow memory would be counted. */

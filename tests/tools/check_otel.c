@@ -922,7 +922,7 @@ static void on_joined(void *arg, const ips_delivery_t *d,
   j->pid[k] = d->worker_pid;
   j->dnum[k] = d->dnum;
   j->nup[k] = d->n_up;
-  j->wall0[k] = otlp_wall_ns(st, d, d->P[0]);
+  j->wall0[k] = ips_stats_wall_ns(st, d, d->P[0]);
   for (i = 0; i < 2 + 2 * d->n_up && i < 6; i++) {
     j->P[k][i] = d->P[i];
     j->W[k][i] = d->W[i];

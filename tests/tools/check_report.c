@@ -76,7 +76,7 @@ START_TEST(test_golden_run) {
 }
 END_TEST
 
-/* Marks and spans (issue 14): written by `ipcstamp run --worker
+/* Marks and spans: written by `ipcstamp run --worker
  * worker/ipcstamp-worker-js --vats 2 --demo --rounds 1`, whose vats measure
  * "deserialize" and "sieve" with performance.measure; evaluations in the
  * same slog are v1, deliveries v2. */

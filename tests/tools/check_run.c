@@ -98,7 +98,7 @@ START_TEST(test_repeat) {
 }
 END_TEST
 
-/* Memory must not grow with the number of deliveries (issue 6): 30,000
+/* Memory must not grow with the number of deliveries: 30,000
  * deliveries may take at most 512 KiB more than 2,000.  Flat code stays
  * within a few dozen KiB (allocator noise); queueing the whole run up front,
  * as before --repeat, cost about 85 bytes per delivery: 2.4 MiB here.  ASan's quarantine makes RSS meaningless, so

@@ -1,4 +1,4 @@
-/* check_run_delay.c — the pipe split end to end (issue 30): `ipcstamp run
+/* check_run_delay.c — the pipe split end to end: `ipcstamp run
  * --run-delay` with real ipcstamp-worker-c processes, then `ipcstamp
  * report --format json`, on a deliberately loaded CPU and at rest.
  *

@@ -1,4 +1,4 @@
-/* check_timequake.c — a worker whose wall clock is wrong (issue 6): Debian's
+/* check_timequake.c — a worker whose wall clock is wrong: Debian's
  * libfaketime preloaded into ipcstamp-worker-c only, with the monotonic
  * clock left true (FAKETIME_DONT_FAKE_MONOTONIC=1).
  *

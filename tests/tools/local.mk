@@ -120,7 +120,7 @@ TESTS += tests/tools/small-hostile.test
 EXTRA_DIST += tests/tools/small-hostile.test
 
 # follow, watch, report's filters, every figure recomputed in Decimal, and
-# `ipcstamp blocks` (issue 31) on its fixture from Agoric's real block
+# `ipcstamp blocks` on its fixture from Agoric's real block
 # loop (the generator's npm project: tests/interop/chain, test-only).
 TESTS += tests/tools/follow.test tests/tools/follow-hostile.test \
 	tests/tools/recompute.test tests/tools/watch.test tests/tools/report_filters.test \
@@ -178,7 +178,7 @@ tests_tools_utf8_check_LDADD = proto/libipcstamp-proto.la
 TESTS += tests/tools/utf8.test
 EXTRA_DIST += tests/tools/utf8.test
 
-# Real SwingSet slogfiles at xsnap's limits (issue 26): the 502-stamp cap
+# Real SwingSet slogfiles at xsnap's limits: the 502-stamp cap
 # with console lines, replays at the cap, a meter kill, upgrades, a kernel
 # SIGKILLed mid-delivery (written by tests/interop/swingset/gen-shapes.mjs).
 TESTS += tests/tools/xsnap-limits.test
@@ -188,3 +188,11 @@ EXTRA_DIST += tests/tools/xsnap-limits.test \
 	tests/data/swingset-upgrade.slog.gz \
 	tests/data/swingset-killed.slog.gz \
 	tests/data/swingset-xs.slog.gz
+
+# One list of a delivery's fields (ipcstamp-analyze-fields.h): the docs'
+# table, the JSON schema, and the report's JSON, CSV and text, trace's args
+# and otel's attributes of the test slogfiles held to it.
+check_PROGRAMS += tests/tools/fields_dump
+tests_tools_fields_dump_SOURCES = tests/tools/fields_dump.c
+TESTS += tests/tools/fields.test
+EXTRA_DIST += tests/tools/fields.test tests/tools/fields_check.py

@@ -423,7 +423,7 @@ def main():
             if got.get("cpu_ns") != c or got.get("offcpu_ns") != off_cpu:
                 diffs.append(f"cpu {got.get('cpu_ns')}/{got.get('offcpu_ns')}"
                              f" != {c}/{off_cpu}")
-        # Waiting for a CPU (issue 30): each pipe segment whose receiver
+        # Waiting for a CPU: each pipe segment whose receiver
         # carries its run-queue delay at its receive stamp (the worker's d
         # and r in ipcstamp.run_delay_ns, the parent's U and E as
         # runDelayNs) splits into min(delay, segment) and the rest.

@@ -1,4 +1,4 @@
-/* check_worker_marks.c — marks and spans (issue 14) from real worker
+/* check_worker_marks.c — marks and spans from real worker
  * processes over real pipes: metering v2, its bounds, unbalanced spans, and
  * the stamps the xsnap-era readers expect left exactly as they were. */
 #include "config.h"

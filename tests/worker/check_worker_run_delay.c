@@ -1,5 +1,5 @@
-/* check_worker_run_delay.c — the worker's run-queue delay (issue 30,
- * IPCSTAMP_RUN_DELAY): its shape in the metering, and a forced wait on a
+/* check_worker_run_delay.c — the worker's run-queue delay
+ * (IPCSTAMP_RUN_DELAY): its shape in the metering, and a forced wait on a
  * loaded CPU.  Only what is certain is asserted: the delay a worker
  * reports for its own stretch of work can never exceed that stretch, and
  * on a CPU taken by a busy process of higher priority a spinning worker

@@ -1,5 +1,5 @@
 /* loaded_cpu.h — a deliberately loaded CPU, for the tests of the run-queue
- * delay (issue 30): a busy process pinned to the CPU the test runs on, and
+ * delay: a busy process pinned to the CPU the test runs on, and
  * the test (and everything it starts from then on) pinned there too, at
  * a lower priority.  A thread that wants that CPU then waits for it: at
  * nice 10 against nice 0 the scheduler gives it about a tenth of the CPU

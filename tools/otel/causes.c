@@ -75,15 +75,8 @@ void otel_causes_free(otel_causes_t *x) {
   free(x);
 }
 
-static uint64_t hash_key(const char *k) {
-  uint64_t h = 0xcbf29ce484222325ULL;
-  for (; *k; k++)
-    h = (h ^ (unsigned char)*k) * 0x100000001b3ULL;
-  return h;
-}
-
 static promise_t *slot(promise_t *tab, size_t cap, const char *key) {
-  size_t i = (size_t)hash_key(key) & (cap - 1);
+  size_t i = (size_t)ips_fnv1a_str(key) & (cap - 1);
   while (tab[i].key[0] && strcmp(tab[i].key, key))
     i = (i + 1) & (cap - 1);
   return &tab[i];

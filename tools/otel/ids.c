@@ -14,24 +14,13 @@
 
 #include "otel.h"
 
-#define FNV_PRIME 0x100000001b3ULL
-
-static uint64_t fnv_bytes(uint64_t h, const void *p, size_t n) {
-  const unsigned char *b = p;
-  size_t i;
-  for (i = 0; i < n; i++) {
-    h ^= b[i];
-    h *= FNV_PRIME;
-  }
-  return h;
-}
 
 static uint64_t fnv_u64(uint64_t h, uint64_t v) {
   unsigned char b[8];
   int i;
   for (i = 0; i < 8; i++)
     b[i] = (unsigned char)(v >> (8 * i));
-  return fnv_bytes(h, b, 8);
+  return ips_fnv1a(h, b, 8);
 }
 
 /* Murmur3's fmix64: every input bit moves every output bit. */
@@ -50,7 +39,7 @@ static uint64_t hash(const otel_ids_t *ids, const ips_delivery_t *d,
   uint64_t h = seed;
   h = fnv_u64(h, ids->run[0]);
   h = fnv_u64(h, ids->run[1]);
-  h = fnv_bytes(h, d->vat, strlen(d->vat) + 1);
+  h = ips_fnv1a(h, d->vat, strlen(d->vat) + 1);
   h = fnv_u64(h, (uint64_t)d->crank);
   h = fnv_u64(h, (uint64_t)d->dnum);
   h = fnv_u64(h, (uint64_t)d->line);
@@ -76,7 +65,7 @@ void otel_ids_init(otel_ids_t *ids, const ips_stats_t *st) {
 }
 
 /* Two seeds (FNV's offset basis, and another odd constant). */
-#define SEED_A 0xcbf29ce484222325ULL
+#define SEED_A IPS_FNV1A_BASIS
 #define SEED_B 0x9e3779b97f4a7c15ULL
 
 void otel_trace_id(const otel_ids_t *ids, const ips_delivery_t *d,

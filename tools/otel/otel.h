@@ -128,7 +128,7 @@ int otlp_req_init(otlp_req_t *r, const char *res);
  * segments, and the VM's marks and spans. */
 size_t otlp_delivery_nspans(const ips_delivery_t *d);
 /* Adds d's spans (otlp_delivery_nspans(d)) with their ids from ids and
- * wall-clock times from st (see otlp_wall_ns): what the worker ran under
+ * wall-clock times from st (ips_stats_wall_ns): what the worker ran under
  * the resource of d's worker process ((vat, worker_pid, worker_line), with
  * process.pid when known), the rest under the kernel's (one per kernel
  * run, st->restarts).  f (NULL: unknown) names the root by the delivery's
@@ -146,16 +146,6 @@ const char *otlp_req_end(otlp_req_t *r, size_t *len);
 /* Empties r for the next request (keeps its buffer). */
 void otlp_req_reset(otlp_req_t *r);
 void otlp_req_free(otlp_req_t *r);
-
-/* A parent stamp of d as ns since the Unix epoch.  A stamp on the wall
- * clock ('w') is that already; a monotime stamp is placed at the first
- * record's time plus its monotime since the first record (the file's own
- * anchor: stable for a re-send, and exact as long as the wall clock was
- * not stepped since), or, after a kernel restart, at the anchor of the
- * run it belongs to (st->run_time, run_mono: the first record with both
- * clocks after the restart); with no time in the file at all, as is. */
-int64_t otlp_wall_ns(const ips_stats_t *st, const ips_delivery_t *d,
-                     int64_t stamp);
 
 /* Appends s as it is to r. */
 void otlp_put_raw(otlp_req_t *r, const char *s);

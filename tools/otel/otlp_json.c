@@ -285,17 +285,6 @@ void otlp_req_free(otlp_req_t *r) {
   r->ngroups = r->capgroups = 0;
 }
 
-int64_t otlp_wall_ns(const ips_stats_t *st, const ips_delivery_t *d,
-                     int64_t stamp) {
-  if (d->pclock == 'w')
-    return stamp;
-  /* After a restart, the run's own anchor: its monotime started again. */
-  if (st->restarts && st->run_ok)
-    return st->run_time + (stamp - st->run_mono);
-  if (!st->first_time_ok || !st->first_mono_ok)
-    return stamp;
-  return st->first_time + (stamp - st->first_mono);
-}
 
 /* A segment span is named by its kind alone: what crossed the pipe (the
  * delivery, an upcall, a syscall's reply, the result), the worker running,
@@ -400,7 +389,7 @@ static void vm_span_spans(otlp_req_t *r, const otel_ids_t *ids,
   uint8_t parent[8], sid[8];
   for (i = 0; i < d->n_marks; i++) {
     const ips_delivery_mark_t *m = &d->marks[i];
-    int64_t at = otlp_wall_ns(st, d, m->at);
+    int64_t at = ips_stats_wall_ns(st, d, m->at);
     int first = 1;
     if (m->kind != 's')
       continue;
@@ -427,7 +416,7 @@ static void mark_events(otlp_req_t *r, const ips_stats_t *st,
       continue;
     puts_(r, any ? ",{" : ",\"events\":[{");
     any = 1;
-    put_i64s(r, "timeUnixNano", otlp_wall_ns(st, d, m->at));
+    put_i64s(r, "timeUnixNano", ips_stats_wall_ns(st, d, m->at));
     puts_(r, ",\"name\":");
     otlp_put_string(r, m->name);
     puts_(r, ",\"attributes\":[");
@@ -482,7 +471,7 @@ static void delivery_spans(otlp_req_t *k, otlp_req_t *w,
   uint8_t tid[16], root[8], sid[8];
   char trace[33];
   size_t j, ns = ips_delivery_nsegments(d), nw = 0;
-  int64_t t0 = otlp_wall_ns(st, d, d->P[0]), t;
+  int64_t t0 = ips_stats_wall_ns(st, d, d->P[0]), t;
   int first = 1;
   otlp_req_t *r = k;
 
@@ -522,7 +511,7 @@ static void delivery_spans(otlp_req_t *k, otlp_req_t *w,
     attr_int(r, &first, "ipcstamp.cpu_ns", d->cpu_ns);
     attr_int(r, &first, "ipcstamp.offcpu_ns", d->offcpu_ns);
   }
-  if (d->has_wait) { /* issue 30: pipe = transit + wait + unsplit */
+  if (d->has_wait) { /* pipe = transit + wait + unsplit */
     attr_int(r, &first, "ipcstamp.pipe_transit_ns", d->pipe_transit);
     attr_int(r, &first, "ipcstamp.pipe_wait_ns", d->pipe_wait);
     attr_int(r, &first, "ipcstamp.pipe_wait_worker_ns", d->wait_worker);
@@ -535,10 +524,18 @@ static void delivery_spans(otlp_req_t *k, otlp_req_t *w,
   }
   if (d->has_gap)
     attr_int(r, &first, "ipcstamp.kernel_before_ns", d->gap_ns);
-  if (d->clock == 'w') {
+  if (d->snap_save_ns || d->snap_load_ns) { /* apart from kernel_before */
+    attr_int(r, &first, "ipcstamp.snapshot_save_ns", d->snap_save_ns);
+    attr_int(r, &first, "ipcstamp.snapshot_load_ns", d->snap_load_ns);
+  }
+  /* Both clocks have an offset where one was estimated: the wall clocks',
+   * and the mono clock's against a SwingSet kernel's monotime. */
+  if (d->clock == 'w' || d->mono_offset) {
     attr_int(r, &first, "ipcstamp.offset_ns", d->offset_ns);
     attr_int(r, &first, "ipcstamp.offset_bound_ns", d->bound_ns);
   }
+  if (d->offset_mismatch)
+    attr_bool(r, &first, "ipcstamp.offset_mismatch", 1);
   attr_bool(r, &first, "ipcstamp.timequake", d->quake);
   if (d->quake)
     attr_int(r, &first, "ipcstamp.timequake_ns", d->quake_ns);

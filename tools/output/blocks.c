@@ -56,8 +56,13 @@ int blocks_out_init(blocks_out_t *o, size_t top) {
   int i;
   o->top = top;
   o->slow = top ? calloc(top, sizeof *o->slow) : NULL;
-  if (top && !o->slow)
+  o->kept = top ? calloc(top, sizeof *o->kept) : NULL;
+  o->order = top ? calloc(top, sizeof *o->order) : NULL;
+  if (ips_slowest_init(&o->keeper, top) != 0 ||
+      (top && (!o->slow || !o->kept || !o->order))) {
+    blocks_out_free(o);
     return -1;
+  }
   for (i = 0; i < BLK_PARTS; i++) {
     if (!(o->h[i] = malloc(sizeof *o->h[i]))) {
       blocks_out_free(o);
@@ -75,7 +80,26 @@ void blocks_out_free(blocks_out_t *o) {
     o->h[i] = NULL;
   }
   free(o->slow);
-  o->slow = NULL;
+  free(o->kept);
+  free(o->order);
+  o->slow = o->kept = NULL;
+  o->order = NULL;
+  ips_slowest_free(&o->keeper);
+}
+
+/* Among the slowest by swingset time (the analysis's keeper: ties keep
+ * the earlier block), and then slow[] in their order again: blocks are
+ * few, and a block displaces one rarely once the list is full. */
+static void keep_slow(blocks_out_t *o, const ips_block_t *b) {
+  size_t i;
+  long slot = ips_slowest_slot(&o->keeper, b->swingset_ns, o->n);
+  if (slot < 0)
+    return;
+  o->kept[slot] = *b;
+  ips_slowest_order(&o->keeper, o->order);
+  for (i = 0; i < o->keeper.n; i++)
+    o->slow[i] = o->kept[o->order[i]];
+  o->nslow = o->keeper.n;
 }
 
 /* The summary's figures: the bootstrap block is counted apart (it is the
@@ -111,15 +135,7 @@ void blocks_add(blocks_out_t *o, const ips_block_t *b) {
       ips_hist_add(o->h[i], v);
       o->saturated += (uint64_t)ips_sum_add(&o->sum[i], v);
     }
-  if (!o->top || (o->nslow == o->top &&
-                  o->slow[o->nslow - 1].swingset_ns >= b->swingset_ns))
-    return;
-  i = o->nslow < o->top ? o->nslow++ : o->nslow - 1;
-  while (i > 0 && o->slow[i - 1].swingset_ns < b->swingset_ns) {
-    o->slow[i] = o->slow[i - 1];
-    i--;
-  }
-  o->slow[i] = *b;
+  keep_slow(o, b);
 }
 
 const char *blocks_ms(char *buf, int64_t ns) {

@@ -29,7 +29,7 @@
 #include "output.h"
 #include "report_html.h"
 
-#define HTML_BINS 256
+#define HTML_BINS IPS_LOGHIST_BINS
 #define HTML_VATS 64
 #define HTML_BUCKETS 2048
 #define HTML_SLOW 50
@@ -66,8 +66,7 @@ typedef struct {
 } series_t;
 
 typedef struct {
-  uint64_t h[Q_N][HTML_BINS];
-  uint64_t zero[Q_N]; /* values of 0 or less, which a log bin cannot hold */
+  ips_loghist_t q[Q_N];
 } hists_t;
 
 typedef struct {
@@ -146,20 +145,8 @@ html_out_t *html_open(FILE *f, const char *title, size_t top, int by_method) {
   return h;
 }
 
-/* 4 bins per octave of ns: bin b holds [2^(b/4), 2^((b+1)/4)). */
-static int bin_of(int64_t v) {
-  int b;
-  if (v < 1)
-    return 0;
-  b = (int)floor(4.0 * log2((double)v));
-  return b < 0 ? 0 : b >= HTML_BINS ? HTML_BINS - 1 : b;
-}
-
 static void hist_one(hists_t *h, int q, int64_t v) {
-  if (v <= 0)
-    h->zero[q]++;
-  else
-    h->h[q][bin_of(v)]++;
+  ips_loghist_add(&h->q[q], v);
 }
 
 static void hist_add(hists_t *h, const ips_delivery_t *d) {
@@ -276,8 +263,7 @@ static void slow_add(html_t *h, const ips_delivery_t *d, int64_t t) {
 }
 
 void html_delivery(html_t *h, const ips_stats_t *st, const ips_delivery_t *d) {
-  int64_t o = d->pclock == 'm' ? (st->first_mono_ok ? st->first_mono : d->P[0])
-                               : (st->first_time_ok ? st->first_time : d->P[0]);
+  int64_t o = ips_stats_origin(st, d);
   point_t p;
   hvat_t *v;
   p.t = d->P[0] - o;
@@ -355,10 +341,10 @@ static void hists_json(yajl_gen g, const hists_t *h) {
     gs(g, q_names[q]);
     yajl_gen_array_open(g); /* sparse: [bin, count] pairs */
     for (b = 0; b < HTML_BINS; b++)
-      if (h->h[q][b]) {
+      if (h->q[q].bin[b]) {
         yajl_gen_array_open(g);
         yajl_gen_integer(g, b);
-        yajl_gen_integer(g, (long long)h->h[q][b]);
+        yajl_gen_integer(g, (long long)h->q[q].bin[b]);
         yajl_gen_array_close(g);
       }
     yajl_gen_array_close(g);
@@ -366,7 +352,7 @@ static void hists_json(yajl_gen g, const hists_t *h) {
   gs(g, "zero"); /* {"total": n, ...}: values of 0 or less */
   yajl_gen_map_open(g);
   for (q = 0; q < Q_N; q++)
-    gi(g, q_names[q], (long long)h->zero[q]);
+    gi(g, q_names[q], (long long)h->q[q].zero);
   yajl_gen_map_close(g);
   yajl_gen_map_close(g);
 }
@@ -472,7 +458,7 @@ static void vats_json(yajl_gen g, const ips_analysis_t *a, const char *only) {
 }
 
 static void data_json(html_t *h, yajl_gen g, const ips_analysis_t *a,
-                      const char *only, groups_t *groups) {
+                      const char *only, ips_groups_t *groups) {
   const ips_stats_t *st = ips_analysis_stats(a);
   size_t i, j, order[HTML_SLOW];
   int k;
@@ -604,7 +590,7 @@ static void data_json(html_t *h, yajl_gen g, const ips_analysis_t *a,
 }
 
 int html_close(html_t *h, const ips_analysis_t *a, const char *only,
-               groups_t *methods) {
+               ips_groups_t *methods) {
   int rc = h->oom ? -1 : 0;
   size_t i;
   if (a) {

@@ -138,9 +138,9 @@ void out_mark_names(yajl_gen g, const ips_analysis_t *a) {
   out_int(g, "marks_over", (long long)ips_analysis_marks_over(a));
 }
 
-void out_methods(yajl_gen g, groups_t *gr) {
+void out_methods(yajl_gen g, ips_groups_t *gr) {
   size_t i, n = 0;
-  const group_t *m = gr ? groups_sorted(gr, &n) : NULL;
+  const ips_group_t *m = gr ? ips_groups_sorted(gr, &n) : NULL;
   out_str(g, "methods");
   yajl_gen_array_open(g);
   for (i = 0; i < n; i++) {
@@ -160,12 +160,5 @@ void out_methods(yajl_gen g, groups_t *gr) {
 }
 
 void out_copy_cut(char *dst, size_t n, const char *s) {
-  size_t l = strlen(s);
-  if (l >= n) {
-    l = n - 1;
-    while (l > 0 && ((unsigned char)s[l] & 0xc0) == 0x80)
-      l--;
-  }
-  memcpy(dst, s, l);
-  dst[l] = '\0';
+  ips_copy_cut(dst, n, s);
 }

@@ -9,13 +9,14 @@
 
 #include "ipcstamp-analyze.h"
 #include "ipcstamp-analyze-os.h"
+#include "format.h"
 
 /* ---- JSON helpers shared by the formats (json.c) --------------------- */
 
 void out_str(yajl_gen g, const char *s);                  /* "s" */
 void out_int(yajl_gen g, const char *key, long long v);   /* "key": v */
 void out_kv(yajl_gen g, const char *key, const char *v);  /* "key": "v" */
-/* The summary's pipe split (issue 30): its sums where there are any, and
+/* The summary's pipe split: its sums where there are any, and
  * "kernel_stamps" ("pipe", or "records" on SwingSet's own slogfiles). */
 void out_wait_totals(yajl_gen g, const ips_stats_t *st);
 void out_us(yajl_gen g, const char *key, int64_t ns);     /* "key": 1.234 */
@@ -35,54 +36,6 @@ void out_copy_cut(char *dst, size_t n, const char *s);
 /* ---- report (report.c) ----------------------------------------------- */
 
 enum { REPORT_TEXT, REPORT_JSON, REPORT_CSV, REPORT_HTML };
-
-/* The marks of the slowest marked deliveries (slow_marks.c), for the
- * summary's slowest list.  at is relative to the worker's d there. */
-struct slow_marks_entry;
-typedef struct {
-  ips_slowest_t keeper; /* which of e[] goes */
-  uint64_t seq;
-  struct slow_marks_entry *e;
-} slow_marks_t;
-int slow_marks_init(slow_marks_t *s, size_t top); /* -1: out of memory */
-void slow_marks_add(slow_marks_t *s, const ips_delivery_t *d);
-/* The entry of the slow delivery s, or NULL: the one whose deliver record
- * is at its line, of its vat and delivery number (deliveries from rings
- * have no line). */
-const struct slow_marks_entry *slow_marks_find(const slow_marks_t *s,
-                                               const ips_slow_t *slow);
-/* How many marks it shows; *more gets how many it left out. */
-size_t slow_marks_count(const struct slow_marks_entry *e, size_t *more);
-const ips_delivery_mark_t *slow_marks_get(const struct slow_marks_entry *e,
-                                          size_t i);
-void slow_marks_free(slow_marks_t *s);
-
-/* ---- the deliveries summed by vat or by method (groups.c) ------------ */
-
-enum { GROUP_VAT, GROUP_METHOD };
-#define GROUPS_MAX 4096 /* keys kept; the others' deliveries are counted */
-
-typedef struct group_s {
-  char *name;          /* the vat or the method */
-  uint64_t n;
-  int64_t pipe, worker, kernel, unmatched, total, max;
-} group_t;
-
-typedef struct {
-  int by;              /* GROUP_* */
-  group_t *g;
-  size_t n, hcap;
-  size_t *hash;        /* index + 1 into g; 0 empty */
-  uint64_t over;       /* deliveries under keys past GROUPS_MAX */
-  uint64_t saturated;  /* sums held at the bound (ips_sum_add) */
-} groups_t;
-
-void groups_init(groups_t *g, int by);
-void groups_add(groups_t *g, const ips_delivery_t *d);
-/* The groups, busiest (largest total) first; *n gets how many.  Valid
- * until the next groups_add or groups_free. */
-const group_t *groups_sorted(groups_t *g, size_t *n);
-void groups_free(groups_t *g);
 
 /* ---- the N slowest deliveries, kept whole (keep.c) -------------------- */
 
@@ -129,18 +82,29 @@ void os_summary_json(yajl_gen g, const os_out_t *o);
 void os_text(FILE *f, const ips_os_split_t *s);
 void os_summary_text(FILE *f, const os_out_t *o);
 
-typedef struct {
+/* What the report's formats (format.h) write to and read: set by the
+ * command before the format's begin, but for the format's own state. */
+struct html_out;
+typedef struct report_out_s {
   FILE *out;
-  int format;          /* REPORT_* */
+  const report_format_t *fmt;
+  int summary_only;    /* --summary: no deliveries (but the page's) */
   const char *vat;     /* the --vat filter, or NULL */
+  const char *title;   /* the input's name (the page's title) */
+  size_t top;          /* how many of the slowest the summary lists */
   int64_t quake_ns;    /* the threshold, for the summary's text */
-  int color;           /* REPORT_TEXT on a terminal: the shares in colour */
+  ips_analysis_t *a;   /* the analysis, set before the first delivery */
+  int grouped;         /* groups are summed (by method; or a format's begin
+                          asks for them) */
+  ips_groups_t groups;     /* the summary's table: by vat (text and JSON use
+                          the analysis's own), or by method */
+  /* The formats' own state. */
+  int color;           /* text on a terminal: the shares in colour */
+  yajl_gen g;          /* json */
+  struct html_out *html;             /* html */
+  const ips_analysis_t *summarized;  /* html: the summary's analysis */
   int worker_rings;    /* --worker-rings was given: the summary says
                           what they joined */
-  yajl_gen g;          /* REPORT_JSON */
-  slow_marks_t slow;   /* marks of the slowest deliveries */
-  groups_t groups;     /* the summary's table: by vat (text and JSON use
-                          the analysis's own), or by method */
   os_out_t *os;        /* --os: the operating system's split; NULL without */
 } report_out_t;
 
@@ -194,7 +158,7 @@ void html_skip(html_out_t *h, const ips_skip_t *s);
  * a NULL a writes nothing (the input could not be read).  Returns 0, or -1
  * if memory ran out on the way. */
 int html_close(html_out_t *h, const ips_analysis_t *a, const char *only,
-               groups_t *methods);
+               ips_groups_t *methods);
 
 /* ---- latency (latency.c) ----------------------------------------------- */
 
@@ -204,7 +168,7 @@ extern const char *const latency_names[LAT_N];
 
 /* Adds what of d to h (LAT_UPCALL: each upcall as the worker waits). */
 void latency_add(ips_hist_t *h, int what, const ips_delivery_t *d);
-/* The VM's spans of one name (issue 14): each span's length. */
+/* The VM's spans of one name: each span's length. */
 void latency_add_span(ips_hist_t *h, const char *name, const ips_delivery_t *d);
 /* label: latency_names[what], or "span:NAME". */
 void latency_table(FILE *f, const ips_hist_t *h, const char *label);
@@ -218,7 +182,7 @@ void out_mark(yajl_gen g, const ips_delivery_mark_t *m, int64_t at);
 void out_mark_names(yajl_gen g, const ips_analysis_t *a);
 /* "methods": the groups by method, busiest first, then "methods_over"
  * (NULL: an empty table). */
-void out_methods(yajl_gen g, groups_t *gr);
+void out_methods(yajl_gen g, ips_groups_t *gr);
 
 /* ---- blocks.c: `ipcstamp blocks`, one row per block ---------------- */
 
@@ -235,6 +199,9 @@ typedef struct {
   size_t top;                 /* slowest blocks kept */
   ips_block_t *slow;          /* top of them, slowest first */
   size_t nslow;
+  ips_slowest_t keeper;       /* which slot of kept a block takes */
+  ips_block_t *kept;          /* top slots, as the keeper placed them */
+  size_t *order;              /* top: kept's slots, slowest first */
   uint64_t n, n_boot, n_del, n_skip, n_save, n_load;
   long long computrons;
   int64_t boot_ns;

@@ -136,7 +136,7 @@ void report_delivery_text(report_out_t *r, const ips_delivery_t *d) {
   TB_LIT(&t, "\n  ");
   tb_segments(&t, d);
   TB_LIT(&t, "\n");
-  /* The VM's own marks and spans (issue 14), in time order, indented by
+  /* The VM's own marks and spans, in time order, indented by
    * nesting, each with the worker stretch it starts in. */
   for (j = 0; j < d->n_marks; j++) {
     const ips_delivery_mark_t *m = &d->marks[j];
@@ -264,25 +264,19 @@ void report_delivery_text(report_out_t *r, const ips_delivery_t *d) {
 #define gi out_int
 #define gkv out_kv
 
-void report_delivery_json(report_out_t *r, const ips_delivery_t *d) {
-  yajl_gen g = r->g;
-  size_t j, ns = ips_delivery_nsegments(d);
-  yajl_gen_map_open(g);
-  /* A replayed delivery has no crank: SwingSet writes none in replay. */
-  if (d->replay) {
-    gs(g, "replay");
-    yajl_gen_bool(g, 1);
-  } else {
-    gi(g, "crank", d->crank);
-  }
-  gkv(g, "vat", d->vat);
-  gi(g, "deliveryNum", d->dnum);
-  gkv(g, "description", d->desc);
-  gs(g, "ok");
-  yajl_gen_bool(g, d->ok);
-  gi(g, "line", d->line);
-  gkv(g, "clock", clock_name(d->clock));
-  gs(g, "segments");
+/* The JSON writers of the field list's types (ipcstamp-analyze-fields.h):
+ * key and value; a list's writers take the delivery, whose list it is. */
+#define JSON_INT(g, key, d, v) gi(g, key, v)
+#define JSON_BOOL(g, key, d, v) (gs(g, key), yajl_gen_bool(g, v))
+#define JSON_STR(g, key, d, v) gkv(g, key, v)
+#define JSON_SEGMENTS(g, key, d, n) json_segments(g, key, d, (size_t)(n))
+#define JSON_SEGWAIT(g, key, d, n) json_segwait(g, key, d, (size_t)(n))
+#define JSON_MARKS(g, key, d, n) json_marks(g, key, d, (size_t)(n))
+
+static void json_segments(yajl_gen g, const char *key, const ips_delivery_t *d,
+                          size_t ns) {
+  size_t j;
+  gs(g, key);
   yajl_gen_array_open(g);
   for (j = 0; j < ns; j++) {
     const char *name;
@@ -293,74 +287,42 @@ void report_delivery_json(report_out_t *r, const ips_delivery_t *d) {
     yajl_gen_array_close(g);
   }
   yajl_gen_array_close(g);
-  if (d->has_wait) { /* one per segment: its wait for a CPU, or null */
-    gs(g, "segments_wait_ns");
-    yajl_gen_array_open(g);
-    for (j = 0; j < ns; j++) {
-      int64_t w = ips_delivery_segment_wait(d, j);
-      if (w < 0)
-        yajl_gen_null(g);
-      else
-        yajl_gen_integer(g, w);
-    }
-    yajl_gen_array_close(g);
+}
+
+/* One per segment: its wait for a CPU, or null. */
+static void json_segwait(yajl_gen g, const char *key, const ips_delivery_t *d,
+                         size_t ns) {
+  size_t j;
+  gs(g, key);
+  yajl_gen_array_open(g);
+  for (j = 0; j < ns; j++) {
+    int64_t w = ips_delivery_segment_wait(d, j);
+    if (w < 0)
+      yajl_gen_null(g);
+    else
+      yajl_gen_integer(g, w);
   }
-  gi(g, "pipe_ns", d->pipe);
-  gi(g, "worker_ns", d->worker);
-  gi(g, "kernel_ns", d->kernel);
-  gi(g, "total_ns", d->total);
-  if (d->has_wait) {
-    gi(g, "pipe_transit_ns", d->pipe_transit);
-    gi(g, "pipe_wait_ns", d->pipe_wait);
-    gi(g, "pipe_wait_worker_ns", d->wait_worker);
-    gi(g, "pipe_unsplit_ns", d->pipe_unsplit);
-  }
-  if (d->has_runnable) {
-    gi(g, "runnable_ns", d->runnable_ns);
-    if (d->has_cpu)
-      gi(g, "blocked_ns", d->blocked_ns);
-  }
-  if (d->n_unmatched) {
-    gi(g, "unmatched_ns", d->unmatched);
-    gi(g, "unmatched_upcalls", (long long)d->n_unmatched);
-  }
-  if (d->truncated) {
-    gs(g, "truncated");
-    yajl_gen_bool(g, 1);
-  }
-  if (d->has_cpu) {
-    gi(g, "cpu_ns", d->cpu_ns);
-    gi(g, "offcpu_ns", d->offcpu_ns);
-  }
-  if (d->has_gap)
-    gi(g, "kernel_before_ns", d->gap_ns);
-  if (d->snap_save_ns || d->snap_load_ns) {
-    gi(g, "snapshot_save_ns", d->snap_save_ns);
-    gi(g, "snapshot_load_ns", d->snap_load_ns);
-  }
-  if (d->clock == 'w' || d->mono_offset) {
-    gi(g, "offset_ns", d->offset_ns);
-    gi(g, "offset_bound_ns", d->bound_ns);
-  }
-  if (d->offset_mismatch) {
-    gs(g, "offset_mismatch");
-    yajl_gen_bool(g, 1);
-  }
-  if (d->ring == IPS_RING_LAPPED || d->ring == IPS_RING_MISSING) {
-    gs(g, d->ring == IPS_RING_LAPPED ? "ring_lapped" : "ring_missing");
-    yajl_gen_bool(g, 1);
-  }
-  if (d->quake)
-    gi(g, "timequake_ns", d->quake_ns);
-  if (d->n_marks || d->marks_dropped || d->marks_unbalanced) {
-    gs(g, "marks");
-    yajl_gen_array_open(g);
-    for (j = 0; j < d->n_marks; j++) /* at: since the worker's d */
-      out_mark(g, &d->marks[j], d->marks[j].at - d->W[0]);
-    yajl_gen_array_close(g);
-    gi(g, "marks_dropped", d->marks_dropped);
-    gi(g, "marks_unbalanced", d->marks_unbalanced);
-  }
+  yajl_gen_array_close(g);
+}
+
+static void json_marks(yajl_gen g, const char *key, const ips_delivery_t *d,
+                       size_t n) {
+  size_t j;
+  gs(g, key);
+  yajl_gen_array_open(g);
+  for (j = 0; j < n; j++) /* at: since the worker's d */
+    out_mark(g, &d->marks[j], d->marks[j].at - d->W[0]);
+  yajl_gen_array_close(g);
+}
+
+void report_delivery_json(report_out_t *r, const ips_delivery_t *d) {
+  yajl_gen g = r->g;
+  yajl_gen_map_open(g);
+#define JSON_FIELD(name, type, unit, in, when, value, text, otel, meaning) \
+  if (((in) & IPS_IN_JSON) && (when))                                        \
+    JSON_##type(g, #name, d, value);
+  IPS_DELIVERY_FIELDS(JSON_FIELD)
+#undef JSON_FIELD
   if (r->os) {
     ips_os_split_t os;
     ips_os_split(r->os->os, d, &os);
@@ -382,39 +344,42 @@ static void csv_text(FILE *f, const char *s) {
   fputc('"', f);
 }
 
+/* The CSV cells of the field list's types: empty where the delivery has
+ * no such field (nothing is invented), but a flag is 1 or 0. */
+#define CSV_INT(f, has, v) \
+  (has ? (void)fprintf(f, "%lld", (long long)(v)) : (void)0)
+#define CSV_BOOL(f, has, v) fputc((has) && (v) ? '1' : '0', f)
+#define CSV_STR(f, has, v) (has ? csv_text(f, v) : (void)0)
+#define CSV_SEGMENTS CSV_INT
+#define CSV_SEGWAIT CSV_INT
+#define CSV_MARKS CSV_INT
+
+/* The header: the list's fields for CSV, in its order. */
 void report_csv_header(report_out_t *r) {
-  fputs("crank,vat,deliveryNum,description,clock,pipe_ns,worker_ns,"
-        "kernel_ns,total_ns,cpu_ns,gap_ns,timequake,upcalls,line,"
-        "unmatched_ns,pipe_transit_ns,pipe_wait_ns,pipe_unsplit_ns,"
-        "runnable_ns,blocked_ns\n",
-        r->out);
+  const char *sep = "";
+#define CSV_NAME(name, type, unit, in, when, value, text, otel, meaning) \
+  if ((in) & IPS_IN_CSV) {                                                 \
+    fputs(sep, r->out);                                                    \
+    fputs(#name, r->out);                                                  \
+    sep = ",";                                                             \
+  }
+  IPS_DELIVERY_FIELDS(CSV_NAME)
+#undef CSV_NAME
+  fputc('\n', r->out);
 }
 
 void report_delivery_csv(report_out_t *r, const ips_delivery_t *d) {
   FILE *f = r->out;
-  if (!d->replay) /* empty: a replayed delivery has no crank */
-    fprintf(f, "%lld", d->crank);
-  fputc(',', f);
-  csv_text(f, d->vat);
-  fprintf(f, ",%lld,", d->dnum);
-  csv_text(f, d->desc);
-  fprintf(f, ",%s,%" PRId64 ",%" PRId64 ",%" PRId64 ",%" PRId64 ",",
-          clock_name(d->clock), d->pipe, d->worker, d->kernel, d->total);
-  if (d->has_cpu) fprintf(f, "%" PRId64, d->cpu_ns);
-  fputc(',', f);
-  if (d->has_gap) fprintf(f, "%" PRId64, d->gap_ns);
-  fprintf(f, ",%d,%zu,%ld,", d->quake, d->n_up, d->line);
-  if (d->n_unmatched) fprintf(f, "%" PRId64, d->unmatched);
-  /* empty where not measured: nothing is invented */
-  if (d->has_wait)
-    fprintf(f, ",%" PRId64 ",%" PRId64 ",%" PRId64, d->pipe_transit,
-            d->pipe_wait, d->pipe_unsplit);
-  else
-    fputs(",,,", f);
-  fputc(',', f);
-  if (d->has_runnable) fprintf(f, "%" PRId64, d->runnable_ns);
-  fputc(',', f);
-  if (d->has_runnable && d->has_cpu) fprintf(f, "%" PRId64, d->blocked_ns);
+  int first = 1;
+#define CSV_CELL(name, type, unit, in, when, value, text, otel, meaning) \
+  if ((in) & IPS_IN_CSV) {                                                 \
+    if (!first)                                                            \
+      fputc(',', f);                                                       \
+    first = 0;                                                             \
+    CSV_##type(f, (when), value);                                          \
+  }
+  IPS_DELIVERY_FIELDS(CSV_CELL)
+#undef CSV_CELL
   fputc('\n', f);
 }
 
@@ -460,7 +425,7 @@ static void share_row(const report_out_t *r, int width, const char *name,
 }
 
 /* A group's sums as totals, for the rows and the JSON. */
-static ips_totals_t group_totals(const group_t *g) {
+static ips_totals_t group_totals(const ips_group_t *g) {
   ips_totals_t t;
   memset(&t, 0, sizeof t);
   t.n = g->n;
@@ -475,7 +440,7 @@ static ips_totals_t group_totals(const group_t *g) {
 /* The table by method, busiest first: which method the time went to. */
 static void method_rows_text(report_out_t *r, const ips_totals_t *all) {
   size_t i, n;
-  const group_t *g = groups_sorted(&r->groups, &n);
+  const ips_group_t *g = ips_groups_sorted(&r->groups, &n);
   int64_t max = 0;
   int width = 12;
   /* As wide as the longest method, up to 40 (a longer one juts out). */
@@ -494,47 +459,43 @@ static void method_rows_text(report_out_t *r, const ips_totals_t *all) {
   share_row(r, width, "all", all, max);
   if (r->groups.over)
     fprintf(r->out, "(%" PRIu64 " deliveries under methods past the first "
-                    "%d)\n", r->groups.over, GROUPS_MAX);
+                    "%d)\n", r->groups.over, IPS_GROUPS_MAX);
 }
 
-/* Under a slow delivery of the summary, its marks and spans (issue 14). */
-static void slow_marks_text(report_out_t *r, const ips_slow_t *s) {
-  const struct slow_marks_entry *e = slow_marks_find(&r->slow, s);
+/* Under a slow delivery of the summary, its marks and spans. */
+static void slow_marks_text(report_out_t *r, const ips_analysis_t *a,
+                            size_t k) {
   char b[2][IPS_US_BUF];
   size_t i, n, more;
-  if (!e)
-    return;
-  n = slow_marks_count(e, &more);
-  for (i = 0; i < n; i++) {
-    const ips_delivery_mark_t *m = slow_marks_get(e, i);
+  const ips_delivery_mark_t *m = ips_analysis_slow_marks(a, k, &n, &more);
+  for (i = 0; i < n; i++, m++)
     fprintf(r->out, "      worker %zu: %*s%s %s%s%s at +%s\n", m->wseg,
             2 * (m->depth < 16 ? m->depth : 16), "",
             m->kind == 's' ? "span" : "mark", m->name,
             m->kind == 's' ? " " : "",
             m->kind == 's' ? ips_format_us(b[0], m->dur) : "",
             ips_format_us(b[1], m->at));
-  }
   if (more)
     fprintf(r->out, "      ... %zu more marks and spans\n", more);
 }
 
-static void slow_marks_json(report_out_t *r, const ips_slow_t *s) {
-  const struct slow_marks_entry *e = slow_marks_find(&r->slow, s);
+static void slow_marks_json(report_out_t *r, const ips_analysis_t *a,
+                            size_t k) {
   yajl_gen g = r->g;
   size_t i, n, more;
-  if (!e)
+  const ips_delivery_mark_t *m = ips_analysis_slow_marks(a, k, &n, &more);
+  if (!m)
     return;
-  n = slow_marks_count(e, &more);
   out_str(g, "marks");
   yajl_gen_array_open(g);
   for (i = 0; i < n; i++)
-    out_mark(g, slow_marks_get(e, i), slow_marks_get(e, i)->at);
+    out_mark(g, &m[i], m[i].at);
   yajl_gen_array_close(g);
   if (more)
     out_int(g, "marks_more", (long long)more);
 }
 
-/* What "pipe" holds (issue 30): how much of it was a receiver waiting for
+/* What "pipe" holds: how much of it was a receiver waiting for
  * a CPU, where the stamps carry the run-queue delays, and, on SwingSet's
  * own slogfiles, what the kernel's stamps are. */
 static void pipe_split_text(report_out_t *r, const ips_stats_t *st) {
@@ -670,7 +631,7 @@ void report_summary_text(report_out_t *r, const ips_analysis_t *a, int gap) {
       fprintf(f, "mono offset: %" PRIu64 " more kernel runs\n",
               ips_analysis_mono_runs_over(a));
   }
-  if (r->groups.by == GROUP_METHOD) {
+  if (r->groups.by == IPS_GROUP_METHOD) {
     method_rows_text(r, t);
   } else {
     fprintf(f, "%-12s %8s %14s %6s %14s %6s %14s %6s %14s\n", "vat", "count",
@@ -740,7 +701,7 @@ void report_summary_text(report_out_t *r, const ips_analysis_t *a, int gap) {
               crank, s->vat, s->dnum, s->desc, ips_format_us(b[0], s->total),
               ips_format_us(b[1], s->pipe), ips_format_us(b[2], s->worker),
               ips_format_us(b[3], s->kernel), s->line);
-      slow_marks_text(r, s);
+      slow_marks_text(r, a, i);
     }
   }
   if (st->skipped_lines || st->skipped_deliveries) {
@@ -754,16 +715,9 @@ void report_summary_text(report_out_t *r, const ips_analysis_t *a, int gap) {
 }
 
 static void totals_json(yajl_gen g, const ips_totals_t *t) {
-  gi(g, "deliveries", (long long)t->n);
-  gi(g, "pipe_ns", t->pipe);
-  gi(g, "worker_ns", t->worker);
-  gi(g, "kernel_ns", t->kernel);
-  gi(g, "total_ns", t->total);
-  gi(g, "unmatched_ns", t->unmatched);
-  gi(g, "replayed", (long long)t->n_replay);
-  gi(g, "truncated", (long long)t->n_truncated);
-  gi(g, "errors", (long long)t->n_error);
-  gi(g, "local", (long long)t->n_local);
+#define TOTAL_FIELD(name, unit, value, meaning) gi(g, #name, (long long)(value));
+  IPS_TOTALS_FIELDS(TOTAL_FIELD)
+#undef TOTAL_FIELD
 }
 
 void report_summary_json(report_out_t *r, const ips_analysis_t *a) {
@@ -846,7 +800,7 @@ void report_summary_json(report_out_t *r, const ips_analysis_t *a) {
     yajl_gen_map_close(g);
   }
   yajl_gen_array_close(g);
-  if (r->groups.by == GROUP_METHOD)
+  if (r->groups.by == IPS_GROUP_METHOD)
     out_methods(g, &r->groups);
   if (ips_analysis_nmarks(a))
     out_mark_names(g, a);
@@ -867,7 +821,7 @@ void report_summary_json(report_out_t *r, const ips_analysis_t *a) {
     gkv(g, "description", s->desc);
     gi(g, "total_ns", s->total);
     gi(g, "line", s->line);
-    slow_marks_json(r, s);
+    slow_marks_json(r, a, i);
     yajl_gen_map_close(g);
   }
   yajl_gen_array_close(g);
@@ -887,11 +841,11 @@ void report_summary_json(report_out_t *r, const ips_analysis_t *a) {
 void report_summary_csv(report_out_t *r, const ips_analysis_t *a) {
   const ips_totals_t *t = &ips_analysis_stats(a)->all;
   size_t i, n;
-  const group_t *g = groups_sorted(&r->groups, &n);
+  const ips_group_t *g = ips_groups_sorted(&r->groups, &n);
   int64_t max = 0;
   fprintf(r->out, "%s,deliveries,pipe_ns,worker_ns,kernel_ns,unmatched_ns,"
                   "total_ns,max_ns\n",
-          r->groups.by == GROUP_METHOD ? "method" : "vat");
+          r->groups.by == IPS_GROUP_METHOD ? "method" : "vat");
   for (i = 0; i < n; i++) {
     csv_text(r->out, g[i].name);
     fprintf(r->out, ",%" PRIu64 ",%" PRId64 ",%" PRId64 ",%" PRId64

@@ -303,7 +303,7 @@ static void clamp(int64_t *x, const int64_t *src, size_t k, int64_t o,
 }
 
 /* Inside the kernel's slice "awaiting" the worker, from `from` (D or R)
- * to `to` (U or E): the receivers' waits for a CPU (issue 30), as nested
+ * to `to` (U or E): the receivers' waits for a CPU, as nested
  * slices where they were: the worker's just before its receive stamp wr
  * (d or r: the send or reply segment, i's), the kernel's just before
  * `to` (segment kj: the upcall or result).  Each is at most its segment,
@@ -342,8 +342,7 @@ void trace_delivery(trace_t *t, const ips_stats_t *st,
   long long id;
   if (t->oom)
     return;
-  o = d->pclock == 'm' ? (st->first_mono_ok ? st->first_mono : d->P[0])
-                       : (st->first_time_ok ? st->first_time : d->P[0]);
+  o = ips_stats_origin(st, d);
   if ((vi = vat_of(t, d->vat)) < 0)
     return;
   v = &t->vats[vi];

@@ -10,7 +10,7 @@
  * Only what Agoric's xsnap-worker also offers is used (issueCommand on
  * ArrayBuffers, TextEncoder/TextDecoder, an ArrayBuffer result), so the
  * demo runs on either worker: --worker path/to/xsnap-worker works too.
- * Where the worker has the Performance API (ipcstamp-worker-js, issue 14),
+ * Where the worker has the Performance API (ipcstamp-worker-js),
  * the vats measure the two things a report should split the worker's time
  * into: decoding the message ("deserialize", from the command's start) and
  * the computation ("sieve"), and mark when a payment is credited (after

@@ -14,10 +14,7 @@
 #include "json.h"
 
 static unsigned hash(const char *s) {
-  unsigned h = 2166136261u;
-  while (*s)
-    h = (h ^ (unsigned char)*s++) * 16777619u;
-  return h % KERNEL_STORE_BUCKETS;
+  return (unsigned)(ips_fnv1a_str(s) % KERNEL_STORE_BUCKETS);
 }
 
 static kv_t **store_find(vat_t *v, const char *key) {
@@ -111,7 +108,7 @@ static char *do_syscall(kernel_t *k, vat_t *v, const char *p, size_t n,
   const char *op, *key;
   char *reply;
   /* The name and key first, nothing else copied: "log" and the reads need
-   * no more, and a huge argument then costs no copies (issue 12). */
+   * no more, and a huge argument then costs no copies. */
   if (run_json_split_head(p, n, &s, err, sizeof err, 2, 4096) != 0)
     return make_reply(NULL, err, len);
   if (!s.is_object && (op = str_arg(&s, 0)) != NULL &&

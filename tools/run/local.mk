@@ -19,7 +19,8 @@ demo: all
 	@$(SHELL) $(srcdir)/tools/run/demo.sh
 CLEANFILES += demo.slog demo.report.txt demo.html demo.trace.json
 
-# make bench: peak RSS of `ipcstamp run` at 10k and 1M deliveries (issue 6).
+# make bench: peak RSS of `ipcstamp run` at 10k and 1M deliveries (bounded
+# whatever the run's length).
 EXTRA_PROGRAMS += tests/bench/bench_memory
 BENCH_PROGS += tests/bench/bench_memory
 tests_bench_bench_memory_SOURCES = tests/bench/bench_memory.c

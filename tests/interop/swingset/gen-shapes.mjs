@@ -1,6 +1,6 @@
 #!/usr/bin/env node
-// gen-shapes.mjs: real SwingSet slogfiles of the shapes at xsnap's limits
-// (issue 26), written by Agoric's own kernel, workers and slog sender.
+// gen-shapes.mjs: real SwingSet slogfiles of the shapes at xsnap's limits,
+// written by Agoric's own kernel, workers and slog sender.
 //
 //   node gen-shapes.mjs OUTDIR [--spins N] [--keep-state DIR]
 //

@@ -1,42 +1,36 @@
-/* groups.c — the report's deliveries summed by a key (`--by vat` or
- * `--by method`), for the summary's table in every format.  At most
- * GROUPS_MAX keys are kept (a hostile file may name a million methods);
- * the deliveries of the others are counted in `over`. */
+/* groups.c — deliveries summed by a key, `report --by vat` or `--by
+ * method` (ipcstamp-analyze.h): a hash table of at most IPS_GROUPS_MAX
+ * keys, the deliveries of the others counted in `over`. */
 #include "config.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-#include "output.h"
+#include "ipcstamp-analyze.h"
 
-/* FNV-1a: keys are short. */
-static size_t hash(const char *s) {
-  size_t h = 1469598103934665603ull;
-  while (*s)
-    h = (h ^ (unsigned char)*s++) * 1099511628211ull;
-  return h;
-}
+/* Keys are short: FNV-1a. */
+static size_t hash(const char *s) { return (size_t)ips_fnv1a_str(s); }
 
 /* Sums saturate (ips_sum_add), counted: a group's sum is a part of the
  * analysis's checked total, but with signed parts (wall clocks) a part
  * may be larger than the whole. */
-static void add(groups_t *g, int64_t *sum, int64_t v) {
+static void add(ips_groups_t *g, int64_t *sum, int64_t v) {
   g->saturated += (uint64_t)ips_sum_add(sum, v);
 }
 
-void groups_init(groups_t *g, int by) {
+void ips_groups_init(ips_groups_t *g, int by) {
   memset(g, 0, sizeof *g);
   g->by = by;
 }
 
 /* The group of key, made if there is room; NULL when there is none. */
-static group_t *find(groups_t *g, const char *key) {
+static ips_group_t *find(ips_groups_t *g, const char *key) {
   size_t i, m;
   if (g->hcap == 0 || 2 * (g->n + 1) > g->hcap) {
     size_t nh = g->hcap ? 2 * g->hcap : 64, j;
     size_t *h;
-    group_t *ng;
-    if (g->n == GROUPS_MAX)
+    ips_group_t *ng;
+    if (g->n == IPS_GROUPS_MAX)
       goto look; /* full: only existing keys are found */
     h = calloc(nh, sizeof *h);
     ng = realloc(g->g, (nh / 2) * sizeof *ng);
@@ -62,7 +56,7 @@ look:
   for (i = hash(key) & m; g->hash[i]; i = (i + 1) & m)
     if (!strcmp(g->g[g->hash[i] - 1].name, key))
       return &g->g[g->hash[i] - 1];
-  if (g->n == GROUPS_MAX || 2 * (g->n + 1) > g->hcap)
+  if (g->n == IPS_GROUPS_MAX || 2 * (g->n + 1) > g->hcap)
     return NULL;
   memset(&g->g[g->n], 0, sizeof g->g[g->n]);
   if (!(g->g[g->n].name = strdup(key)))
@@ -71,8 +65,8 @@ look:
   return &g->g[g->n - 1];
 }
 
-void groups_add(groups_t *g, const ips_delivery_t *d) {
-  group_t *e = find(g, g->by == GROUP_METHOD ? d->method : d->vat);
+void ips_groups_add(ips_groups_t *g, const ips_delivery_t *d) {
+  ips_group_t *e = find(g, g->by == IPS_GROUP_METHOD ? d->method : d->vat);
   if (!e) {
     g->over++;
     return;
@@ -88,11 +82,11 @@ void groups_add(groups_t *g, const ips_delivery_t *d) {
 }
 
 static int busiest(const void *x, const void *y) {
-  const group_t *a = x, *b = y;
+  const ips_group_t *a = x, *b = y;
   return a->total > b->total ? -1 : a->total < b->total;
 }
 
-const group_t *groups_sorted(groups_t *g, size_t *n) {
+const ips_group_t *ips_groups_sorted(ips_groups_t *g, size_t *n) {
   size_t i;
   if (g->n)
     qsort(g->g, g->n, sizeof *g->g, busiest);
@@ -109,7 +103,7 @@ const group_t *groups_sorted(groups_t *g, size_t *n) {
   return g->g;
 }
 
-void groups_free(groups_t *g) {
+void ips_groups_free(ips_groups_t *g) {
   size_t i;
   for (i = 0; i < g->n; i++)
     free(g->g[i].name);

@@ -1,0 +1,194 @@
+/* ipcstamp-analyze-fields.h — the fields of an attributed delivery, listed
+ * once: every output that writes a delivery takes its fields from this
+ * list, so that a field added here appears in each format it is meant for,
+ * under one name, with one unit and one condition.  Included by
+ * ipcstamp-analyze.h, whose types it uses; include that one.
+ *
+ * IPS_DELIVERY_FIELDS(X) calls
+ *
+ *     X(name, type, unit, in, when, value, text, otel, meaning)
+ *
+ * once per field, in the order of `report --format json`'s keys:
+ *
+ * - name: the key in JSON and the column in CSV (an identifier: #name is
+ *   its text).
+ * - type: INT (a count or ns), BOOL, STR, or one of the three lists
+ *   SEGMENTS (the segments, [kind, ns] each), SEGWAIT (each segment's wait
+ *   for a CPU, or null) and MARKS (the VM's marks and spans; a CSV cell
+ *   holds their count).  A format names its writers by type (JSON_INT,
+ *   JSON_BOOL, ...), so a new type fails to compile until each has one.
+ * - unit: "ns", "count", "line", or "" (a name, a flag).
+ * - in: where the field appears, IPS_IN_* below ORed.
+ * - when: an expression of d (a const ips_delivery_t *) true when the
+ *   delivery has the field; a format leaves the field out otherwise (CSV:
+ *   an empty cell; a BOOL's cell is then 0).  "1": always there.
+ * - value: an expression of d, the field's value when it is there (lists:
+ *   their length).
+ * - text: the words the text report prints it with (tested: a BOOL's
+ *   words are there when it is true, a list's when it is not empty), ""
+ *   for a STR printed as itself, or NULL when the text leaves it out.
+ * - otel: the attribute of the delivery's span `ipcstamp otel` sends it
+ *   as (tested: with the JSON's value, where it is true or not 0), or NULL.
+ * - meaning: one line, as docs/report.md's table of fields says it.
+ *
+ * The tests hold docs/report.md's table, docs/report.schema.json, the CSV
+ * header, the text, the trace's args and the OTel attributes to this list
+ * (tests/tools/fields.test), so that none of them drifts from it.
+ *
+ * A format written from the list expands it once into straight-line code
+ * (the conditions on `in` are constants), as fast as the code it replaced:
+ *
+ *     #define JSON_FIELD(name, type, unit, in, when, value, text, otel, m)    \
+ *       if (((in) & IPS_IN_JSON) && (when))                                   \
+ *         JSON_##type(g, #name, d, value);
+ *     IPS_DELIVERY_FIELDS(JSON_FIELD)
+ */
+#ifndef IPCSTAMP_ANALYZE_FIELDS_H
+#define IPCSTAMP_ANALYZE_FIELDS_H
+
+#ifndef IPCSTAMP_ANALYZE_H
+#error "include <ipcstamp-analyze.h>, which includes this header"
+#endif
+
+/* Where a field appears. */
+#define IPS_IN_JSON 1u  /* report --format json's delivery lines */
+#define IPS_IN_CSV 2u   /* report --format csv's rows */
+#define IPS_IN_TRACE 4u /* the args of trace's "delivery" instant */
+#define IPS_IN_OLD 8u   /* a former name, kept one release (NEWS) */
+#define IPS_IN_ALL (IPS_IN_JSON | IPS_IN_CSV)
+
+/* The clock's name as the outputs write it. */
+#define IPS_CLOCK_NAME(c) ((c) == 'm' ? "mono" : "wall")
+
+#define IPS_DELIVERY_FIELDS(X)                                                 \
+  X(crank, INT, "count", IPS_IN_ALL | IPS_IN_TRACE, !(d)->replay,              \
+    (d)->crank, "crank", "agoric.crankNum",                                    \
+    "SwingSet's crankNum (a replayed delivery has none)")                      \
+  X(replay, BOOL, "", IPS_IN_ALL, (d)->replay, 1, "replay", "agoric.replay",   \
+    "replayed from the vat's transcript after a restart")                      \
+  X(vat, STR, "", IPS_IN_ALL | IPS_IN_TRACE, 1, (d)->vat, "",                  \
+    "agoric.vatID", "the vat's id (v1, ...)")                                  \
+  X(deliveryNum, INT, "count", IPS_IN_ALL | IPS_IN_TRACE, 1, (d)->dnum, "#",   \
+    "agoric.deliveryNum", "the vat's delivery number")                         \
+  X(description, STR, "", IPS_IN_ALL | IPS_IN_TRACE, 1, (d)->desc, "",         \
+    "ipcstamp.description",                                                    \
+    "what was delivered: a message's method and its target, notify, ...")      \
+  X(method, STR, "", IPS_IN_TRACE, 1, (d)->method, NULL, NULL,                 \
+    "a message's method, notify, or the delivery type (--by method's key)")    \
+  X(ok, BOOL, "", IPS_IN_ALL, 1, (d)->ok, NULL, NULL,                          \
+    "the result was ok (not an error)")                                        \
+  X(line, INT, "line", IPS_IN_ALL | IPS_IN_TRACE, 1, (d)->line, NULL,          \
+    "ipcstamp.line", "the line of the deliver record (1-based)")               \
+  X(clock, STR, "", IPS_IN_ALL | IPS_IN_TRACE, 1, IPS_CLOCK_NAME((d)->clock),  \
+    "", "ipcstamp.clock",                                                      \
+    "mono: both sides' CLOCK_MONOTONIC; wall: an offset estimate")             \
+  X(upcalls, INT, "count", IPS_IN_CSV, 1, (long long)(d)->n_up, NULL,          \
+    "ipcstamp.upcalls", "syscalls and console lines (JSON: in segments)")      \
+  X(segments, SEGMENTS, "ns", IPS_IN_JSON, 1,                                  \
+    (long long)ips_delivery_nsegments(d), "send", NULL,                        \
+    "the segments in time order, [kind, ns] each")                             \
+  X(segments_wait_ns, SEGWAIT, "ns", IPS_IN_JSON, (d)->has_wait,               \
+    (long long)ips_delivery_nsegments(d), "waiting for a CPU", NULL,           \
+    "each segment's wait for a CPU, null where not measured")                  \
+  X(pipe_ns, INT, "ns", IPS_IN_ALL | IPS_IN_TRACE, 1, (d)->pipe, "pipe",       \
+    "ipcstamp.pipe_ns", "transit and scheduling between the two sides")        \
+  X(worker_ns, INT, "ns", IPS_IN_ALL | IPS_IN_TRACE, 1, (d)->worker,           \
+    "worker", "ipcstamp.worker_ns", "the worker running between upcalls")      \
+  X(kernel_ns, INT, "ns", IPS_IN_ALL | IPS_IN_TRACE, 1, (d)->kernel,           \
+    "kernel", "ipcstamp.kernel_ns", "the kernel handling the syscalls")        \
+  X(total_ns, INT, "ns", IPS_IN_ALL | IPS_IN_TRACE, 1, (d)->total, "total",    \
+    NULL, "E - D = pipe + worker + kernel + unmatched, exactly")               \
+  X(pipe_transit_ns, INT, "ns", IPS_IN_ALL, (d)->has_wait, (d)->pipe_transit,  \
+    "transit", "ipcstamp.pipe_transit_ns",                                     \
+    "of pipe: in transit (the rest of the split segments)")                    \
+  X(pipe_wait_ns, INT, "ns", IPS_IN_ALL, (d)->has_wait, (d)->pipe_wait,        \
+    "waiting for a CPU", "ipcstamp.pipe_wait_ns",                              \
+    "of pipe: a receiver waiting for a CPU (its run-queue delay)")             \
+  X(pipe_wait_worker_ns, INT, "ns", IPS_IN_ALL, (d)->has_wait,                 \
+    (d)->wait_worker, "(worker", "ipcstamp.pipe_wait_worker_ns",               \
+    "of pipe_wait_ns: the worker's waits")                                     \
+  X(pipe_unsplit_ns, INT, "ns", IPS_IN_ALL, (d)->has_wait, (d)->pipe_unsplit,  \
+    "not measured", "ipcstamp.pipe_unsplit_ns",                                \
+    "of pipe: segments whose receiver measured no wait")                       \
+  X(runnable_ns, INT, "ns", IPS_IN_ALL, (d)->has_runnable, (d)->runnable_ns,   \
+    "runnable", "ipcstamp.runnable_ns",                                        \
+    "the worker runnable but not on a CPU")                                    \
+  X(blocked_ns, INT, "ns", IPS_IN_ALL, (d)->has_runnable && (d)->has_cpu,      \
+    (d)->blocked_ns, "blocked", "ipcstamp.blocked_ns",                         \
+    "the worker off a CPU and not runnable (offcpu - runnable)")               \
+  X(unmatched_ns, INT, "ns", IPS_IN_ALL | IPS_IN_TRACE, (d)->n_unmatched,      \
+    (d)->unmatched, "unmatched", "ipcstamp.unmatched_ns",                      \
+    "waits on upcalls the kernel has no record of, not split")                 \
+  X(unmatched_upcalls, INT, "count", IPS_IN_ALL, (d)->n_unmatched,             \
+    (long long)(d)->n_unmatched, NULL, "ipcstamp.unmatched_upcalls",           \
+    "the upcalls whose time is in unmatched_ns")                               \
+  X(truncated, BOOL, "", IPS_IN_ALL, (d)->truncated, 1, NULL,                  \
+    "ipcstamp.truncated", "past xsnap's 502 stamps")                           \
+  X(cpu_ns, INT, "ns", IPS_IN_ALL, (d)->has_cpu, (d)->cpu_ns, "on-cpu",        \
+    "ipcstamp.cpu_ns", "the worker's CPU time over the delivery")              \
+  X(offcpu_ns, INT, "ns", IPS_IN_ALL, (d)->has_cpu, (d)->offcpu_ns,            \
+    "off-cpu", "ipcstamp.offcpu_ns", "worker time not on a CPU")               \
+  X(kernel_before_ns, INT, "ns", IPS_IN_ALL, (d)->has_gap, (d)->gap_ns,        \
+    "kernel before", "ipcstamp.kernel_before_ns",                              \
+    "the kernel's own time since the previous delivery ended")                 \
+  X(snapshot_save_ns, INT, "ns", IPS_IN_ALL,                                   \
+    (d)->snap_save_ns || (d)->snap_load_ns, (d)->snap_save_ns,                 \
+    "snapshot save", "ipcstamp.snapshot_save_ns",                              \
+    "of the time before it: heap snapshots saved")                             \
+  X(snapshot_load_ns, INT, "ns", IPS_IN_ALL,                                   \
+    (d)->snap_save_ns || (d)->snap_load_ns, (d)->snap_load_ns, "load",         \
+    "ipcstamp.snapshot_load_ns",                                               \
+    "of the time before it: heap snapshots loaded")                            \
+  X(offset_ns, INT, "ns", IPS_IN_ALL, (d)->clock == 'w' || (d)->mono_offset,   \
+    (d)->offset_ns, "offset", "ipcstamp.offset_ns",                            \
+    "the worker's clock minus the parent's, as estimated")                     \
+  X(offset_bound_ns, INT, "ns", IPS_IN_ALL,                                    \
+    (d)->clock == 'w' || (d)->mono_offset, (d)->bound_ns, "+-",                \
+    "ipcstamp.offset_bound_ns", "the offset's error bound")                    \
+  X(offset_mismatch, BOOL, "", IPS_IN_ALL, (d)->offset_mismatch, 1,            \
+    "OFFSET MISMATCH", "ipcstamp.offset_mismatch",                             \
+    "a transit below -offset_bound_ns: the offset does not fit")               \
+  X(ring_lapped, BOOL, "", IPS_IN_ALL, (d)->ring == IPS_RING_LAPPED, 1,        \
+    "RING LAPPED", "ipcstamp.ring_lapped",                                     \
+    "its worker's ring was overwritten before its stamps were read")           \
+  X(ring_missing, BOOL, "", IPS_IN_ALL, (d)->ring == IPS_RING_MISSING, 1,      \
+    "NO RING", "ipcstamp.ring_missing",                                        \
+    "--worker-rings: no ring of its worker has it")                            \
+  X(timequake_ns, INT, "ns", IPS_IN_ALL, (d)->quake, (d)->quake_ns,            \
+    "TIMEQUAKE", "ipcstamp.timequake_ns",                                      \
+    "wall and mono differ by this much over the delivery")                     \
+  X(marks, MARKS, "count", IPS_IN_ALL,                                         \
+    (d)->n_marks || (d)->marks_dropped || (d)->marks_unbalanced,               \
+    (long long)(d)->n_marks, " at +", NULL,                                    \
+    "the VM's marks and spans (CSV: how many)")                                \
+  X(marks_dropped, INT, "count", IPS_IN_ALL,                                   \
+    (d)->n_marks || (d)->marks_dropped || (d)->marks_unbalanced,               \
+    (d)->marks_dropped, "marks dropped", "ipcstamp.marks_dropped",             \
+    "marks the worker could not keep")                                         \
+  X(marks_unbalanced, INT, "count", IPS_IN_ALL,                                \
+    (d)->n_marks || (d)->marks_dropped || (d)->marks_unbalanced,               \
+    (d)->marks_unbalanced, "unbalanced", "ipcstamp.marks_unbalanced",          \
+    "span ends without their start, or starts without their end")              \
+  X(gap_ns, INT, "ns", IPS_IN_CSV | IPS_IN_OLD, (d)->has_gap, (d)->gap_ns,     \
+    NULL, NULL, "kernel_before_ns's former CSV name (kept one release)")       \
+  X(timequake, BOOL, "", IPS_IN_CSV | IPS_IN_OLD, 1, (d)->quake, NULL, NULL,   \
+    "1 with a timequake_ns, else 0 (former CSV column, kept one release)")
+
+/* The sums over a set of deliveries (ips_totals_t: a vat's, or the whole
+ * input's at the head of the summary), in the order of the JSON summary's
+ * and its vats' entries: X(name, unit, value, meaning), value an
+ * expression of t, a const ips_totals_t *.  Held to the schema and to
+ * docs/report.md's table as the delivery's are. */
+#define IPS_TOTALS_FIELDS(X)                                                  \
+  X(deliveries, "count", (t)->n, "attributed deliveries")                     \
+  X(pipe_ns, "ns", (t)->pipe, "their pipe")                                   \
+  X(worker_ns, "ns", (t)->worker, "their worker")                             \
+  X(kernel_ns, "ns", (t)->kernel, "their kernel")                             \
+  X(total_ns, "ns", (t)->total, "their total")                                \
+  X(unmatched_ns, "ns", (t)->unmatched, "their unmatched time")               \
+  X(replayed, "count", (t)->n_replay, "those replayed from a transcript")     \
+  X(truncated, "count", (t)->n_truncated, "those past xsnap's 502 stamps")    \
+  X(errors, "count", (t)->n_error, "error results")                           \
+  X(local, "count", (t)->n_local, "ok results without metering (local vats)")
+
+#endif /* IPCSTAMP_ANALYZE_FIELDS_H */

@@ -1,0 +1,51 @@
+/* fields_dump.c — the list of a delivery's fields (IPS_DELIVERY_FIELDS in
+ * ipcstamp-analyze-fields.h) as tab-separated lines, for
+ * tests/tools/fields.test, which holds the docs, the schema and every
+ * format's output to it:
+ *
+ *     name  type  unit  in  when  text  otel  meaning
+ *
+ * in: the formats, "json,csv,trace,old"; when: the condition's source text
+ * ("1": always there); text and otel: "-" for NULL.  Then the sums of a
+ * set of deliveries (IPS_TOTALS_FIELDS), as "totals  name  unit  meaning". */
+#include "config.h"
+
+#include <stdio.h>
+
+#include "ipcstamp-analyze.h"
+
+static void in_list(unsigned in) {
+  static const struct {
+    unsigned bit;
+    const char *name;
+  } f[] = {{IPS_IN_JSON, "json"},
+           {IPS_IN_CSV, "csv"},
+           {IPS_IN_TRACE, "trace"},
+           {IPS_IN_OLD, "old"}};
+  const char *sep = "";
+  size_t i;
+  for (i = 0; i < sizeof f / sizeof f[0]; i++)
+    if (in & f[i].bit) {
+      printf("%s%s", sep, f[i].name);
+      sep = ",";
+    }
+}
+
+int main(void) {
+  const char *s;
+#define DUMP(name, type, unit, in, when, value, text, otel, meaning)     \
+  printf("%s\t%s\t%s\t", #name, #type, unit);                            \
+  in_list(in);                                                           \
+  printf("\t%s\t", #when);                                               \
+  s = text;                                                              \
+  printf("%s\t", s ? s : "-");                                           \
+  s = otel;                                                              \
+  printf("%s\t%s\n", s ? s : "-", meaning);
+  IPS_DELIVERY_FIELDS(DUMP)
+#undef DUMP
+#define DUMP_TOTAL(name, unit, value, meaning) \
+  printf("totals\t%s\t%s\t%s\n", #name, unit, meaning);
+  IPS_TOTALS_FIELDS(DUMP_TOTAL)
+#undef DUMP_TOTAL
+  return ferror(stdout) ? 1 : 0;
+}
