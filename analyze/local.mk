@@ -58,13 +58,18 @@ analyze_libanalyze_core_la_SOURCES = \
 	analyze/ring_join.c \
 	analyze/ring_dir.c \
 	analyze/ring_files.c \
-	analyze/ring_source.c
+	analyze/ring_source.c \
+	analyze/diff.h \
+	analyze/diff.c \
+	analyze/diff_join.c \
+	analyze/diff_stats.c
 analyze_libanalyze_core_la_LIBADD = proto/libipcstamp-proto.la \
 	$(YAJL_LIBS) $(ZLIB_LIBS) -lm -lpthread
 
 lib_LTLIBRARIES += analyze/libipcstamp-analyze.la
 include_HEADERS += analyze/ipcstamp-analyze.h analyze/ipcstamp-analyze-blocks.h \
-	analyze/ipcstamp-analyze-rings.h analyze/ipcstamp-ring-read.h
+	analyze/ipcstamp-analyze-rings.h analyze/ipcstamp-ring-read.h \
+	analyze/ipcstamp-analyze-diff.h
 pkgconfig_DATA += analyze/ipcstamp-analyze.pc
 analyze_libipcstamp_analyze_la_SOURCES =
 analyze_libipcstamp_analyze_la_LIBADD = analyze/libanalyze-core.la

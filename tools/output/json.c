@@ -178,3 +178,13 @@ void out_copy_cut(char *dst, size_t n, const char *s) {
   memcpy(dst, s, l);
   dst[l] = '\0';
 }
+
+void out_csv_text(FILE *f, const char *s) {
+  fputc('"', f);
+  for (; *s; s++) {
+    if (*s == '"')
+      fputc('"', f);
+    fputc(*s, f);
+  }
+  fputc('"', f);
+}

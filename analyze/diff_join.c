@@ -1,0 +1,227 @@
+/* diff_join.c — the window that joins the nodes' deliveries.
+ *
+ * Entries wait in a ring in the order they were first read.  A delivery
+ * of node i goes to the oldest entry of its key (vat, delivery number,
+ * replay) that node i has not filled yet, or starts a new one.  The head
+ * leaves when every node has it, or every node that lacks it has gone past
+ * it (it read a later crank, or its file ended), or the ring is full: then
+ * no file's length or gap makes the window grow past its maximum.
+ */
+#include "config.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "diff.h"
+
+#define MIN_SLOTS 64u
+
+static diff_ent_t *ent(const diff_window_t *w, size_t slot) {
+  return (diff_ent_t *)(w->ring + slot * w->stride);
+}
+
+static uint64_t key_hash(const char *vat, long long dnum, int replay) {
+  uint64_t h = 1469598103934665603ull;
+  for (; *vat; vat++)
+    h = (h ^ (unsigned char)*vat) * 1099511628211ull;
+  h = (h ^ (uint64_t)dnum) * 1099511628211ull;
+  h = (h ^ (uint64_t)replay) * 1099511628211ull;
+  return h ^ (h >> 29);
+}
+
+int ips__diff_window_init(diff_window_t *w, size_t n_nodes, size_t max) {
+  memset(w, 0, sizeof *w);
+  w->n_nodes = n_nodes;
+  w->stride = sizeof(diff_ent_t) + n_nodes * sizeof(ips_diff_side_t);
+  w->stride = (w->stride + 15) & ~(size_t)15;
+  w->max = max;
+  return 0;
+}
+
+void ips__diff_window_free(diff_window_t *w) {
+  free(w->ring);
+  free(w->bucket);
+  w->ring = NULL;
+  w->bucket = NULL;
+}
+
+static void link_slot(diff_window_t *w, size_t slot) {
+  diff_ent_t *e = ent(w, slot);
+  size_t b = e->h & (w->nb - 1);
+  e->next = w->bucket[b];
+  w->bucket[b] = (uint32_t)(slot + 1);
+}
+
+/* Twice the slots (at most max), the entries in order from slot 0. */
+static int grow(diff_window_t *w) {
+  size_t cap = w->cap ? w->cap * 2 : MIN_SLOTS, i, nb;
+  unsigned char *ring;
+  uint32_t *bucket;
+  if (cap > w->max)
+    cap = w->max;
+  nb = 1;
+  while (nb < 2 * cap)
+    nb <<= 1;
+  ring = malloc(cap * w->stride);
+  bucket = calloc(nb, sizeof *bucket);
+  if (!ring || !bucket) {
+    free(ring);
+    free(bucket);
+    return IPS_ENOMEM;
+  }
+  for (i = 0; i < w->len; i++)
+    memcpy(ring + i * w->stride, ent(w, (w->head + i) % w->cap), w->stride);
+  free(w->ring);
+  free(w->bucket);
+  w->ring = ring;
+  w->bucket = bucket;
+  w->cap = cap;
+  w->nb = nb;
+  w->head = 0;
+  for (i = 0; i < w->len; i++)
+    link_slot(w, i);
+  return 0;
+}
+
+/* The oldest entry of the key that node i has not filled, or NULL. */
+static diff_ent_t *find(diff_window_t *w, uint64_t h, const char *vat,
+                        long long dnum, int replay, size_t i) {
+  diff_ent_t *best = NULL;
+  size_t best_age = 0;
+  uint32_t s;
+  if (!w->nb)
+    return NULL;
+  for (s = w->bucket[h & (w->nb - 1)]; s; s = ent(w, s - 1)->next) {
+    diff_ent_t *e = ent(w, s - 1);
+    size_t age = (s - 1 + w->cap - w->head) % w->cap;
+    if (e->h != h || e->dnum != dnum || e->replay != replay ||
+        (e->mask >> i & 1) || strcmp(e->vat, vat))
+      continue;
+    if (!best || age < best_age) {
+      best = e;
+      best_age = age;
+    }
+  }
+  return best;
+}
+
+static void fill(ips_diff_side_t *sd, const ips_delivery_t *dv, int has_block,
+                 long long block) {
+  size_t n = strlen(dv->method);
+  sd->present = 1;
+  sd->line = dv->line;
+  sd->crank = dv->replay ? -1 : dv->crank;
+  sd->has_block = has_block;
+  sd->block = has_block ? block : 0;
+  sd->has_compute = dv->has_compute;
+  sd->compute = dv->has_compute ? dv->compute : 0;
+  sd->ok = dv->ok;
+  if (n >= sizeof sd->method)
+    n = sizeof sd->method - 1;
+  /* never cut inside a UTF-8 character */
+  while (n > 0 && ((unsigned char)dv->method[n] & 0xc0) == 0x80)
+    n--;
+  memcpy(sd->method, dv->method, n);
+  sd->method[n] = 0;
+  sd->total = dv->total;
+  sd->part[IPS_DIFF_PIPE] = dv->pipe;
+  sd->part[IPS_DIFF_WORKER] = dv->worker;
+  sd->part[IPS_DIFF_KERNEL] = dv->kernel;
+  sd->part[IPS_DIFF_UNMATCHED] = dv->unmatched;
+}
+
+static void copy_vat(char *dst, size_t size, const char *vat) {
+  size_t n = strlen(vat);
+  if (n >= size)
+    n = size - 1;
+  while (n > 0 && ((unsigned char)vat[n] & 0xc0) == 0x80)
+    n--;
+  memcpy(dst, vat, n);
+  dst[n] = 0;
+}
+
+/* The head entry out: unlinked, handed to the summaries. */
+static void hand_out(ips_diff_t *d) {
+  diff_window_t *w = &d->w;
+  diff_ent_t *e = ent(w, w->head);
+  ips_diff_delivery_t *x = &d->out;
+  uint32_t *p = &w->bucket[e->h & (w->nb - 1)];
+  size_t i, first = w->n_nodes;
+  while (*p != w->head + 1)
+    p = &ent(w, *p - 1)->next;
+  *p = e->next;
+  memset(x, 0, offsetof(ips_diff_delivery_t, side));
+  memcpy(x->vat, e->vat, sizeof x->vat);
+  x->dnum = e->dnum;
+  x->replay = e->replay;
+  for (i = 0; i < w->n_nodes; i++) {
+    x->side[i] = e->side[i];
+    if (e->side[i].present) {
+      x->n_present++;
+      if (first == w->n_nodes)
+        first = i;
+    }
+  }
+  memcpy(x->method, x->side[first].method, sizeof x->method);
+  x->crank = x->side[first].crank;
+  x->has_block = x->side[first].has_block;
+  x->block = x->side[first].block;
+  w->head = (w->head + 1) % w->cap;
+  w->len--;
+  ips__diff_sums_add(d, x);
+}
+
+int ips__diff_join_add(ips_diff_t *d, size_t i, const ips_delivery_t *dv,
+                       int has_block, long long block) {
+  diff_window_t *w = &d->w;
+  char vat[64];
+  uint64_t h;
+  diff_ent_t *e;
+  int replay = dv->replay != 0;
+  copy_vat(vat, sizeof vat, dv->vat);
+  h = key_hash(vat, dv->dnum, replay);
+  e = find(w, h, vat, dv->dnum, replay, i);
+  if (!e) {
+    size_t slot;
+    if (w->len == w->cap && w->cap < w->max && grow(w) < 0)
+      return IPS_ENOMEM;
+    if (w->len == w->cap) { /* full: the oldest goes, however incomplete */
+      d->s.st.window_full++;
+      hand_out(d);
+    }
+    slot = (w->head + w->len) % w->cap;
+    e = ent(w, slot);
+    memset(e, 0, w->stride);
+    e->h = h;
+    memcpy(e->vat, vat, sizeof vat);
+    e->dnum = dv->dnum;
+    e->replay = replay;
+    e->key_crank = replay ? d->node[i].last_crank : dv->crank;
+    w->len++;
+    link_slot(w, slot);
+  }
+  e->mask |= 1u << i;
+  fill(&e->side[i], dv, has_block, block);
+  return 0;
+}
+
+/* Whether node j has gone past e without having it. */
+static int past(const ips_diff_t *d, const diff_ent_t *e, size_t j) {
+  const diff_node_t *n = &d->node[j];
+  return n->eof || n->last_crank > e->key_crank;
+}
+
+void ips__diff_join_drain(ips_diff_t *d, int all) {
+  diff_window_t *w = &d->w;
+  uint32_t every = (uint32_t)((1ull << w->n_nodes) - 1);
+  while (w->len) {
+    diff_ent_t *e = ent(w, w->head);
+    size_t j;
+    if (!all && e->mask != every) {
+      for (j = 0; j < w->n_nodes; j++)
+        if (!(e->mask >> j & 1) && !past(d, e, j))
+          return;
+    }
+    hand_out(d);
+  }
+}
