@@ -2,7 +2,8 @@
  * analysis of its own, and the one pass that reads them side by side.
  *
  * The files are read a slice at a time, always the one whose latest crank
- * is the lowest (ties: the one that has read fewest deliveries), so that
+ * is the lowest (less its delta: two runs may number cranks apart; ties:
+ * the one that has read fewest deliveries), so that
  * the nodes stay level and the window holds only what one node has read
  * ahead of the others.  A node that started later (its first crank is
  * far on) lets the others read up to it, and what they read before is
@@ -18,7 +19,9 @@
 #include "diff.h"
 
 /* Lines read from one file before the next is chosen: large enough that
- * the choosing costs nothing, small enough that the window stays small. */
+ * the choosing costs nothing, small enough that one slice's deliveries
+ * (two lines each at least) fill at most half the window, so the other
+ * files are read before the window has to let anything go. */
 #define SLICE_LINES 2048u
 
 void ips_diff_options_init(ips_diff_options_t *o) {
@@ -135,8 +138,13 @@ static size_t next_node(const ips_diff_t *d) {
     const diff_node_t *n = &d->node[i];
     if (n->eof)
       continue;
-    if (best == d->n || n->last_crank < d->node[best].last_crank ||
-        (n->last_crank == d->node[best].last_crank &&
+    long long c = n->last_crank < 0 ? -1 : n->last_crank - n->delta;
+    long long cb = best == d->n ? 0 : d->node[best].last_crank < 0
+                                          ? -1
+                                          : d->node[best].last_crank -
+                                                d->node[best].delta;
+    if (best == d->n || c < cb ||
+        (c == cb &&
          n->pub.deliveries < d->node[best].pub.deliveries))
       best = i;
   }
@@ -162,14 +170,14 @@ static int start(ips_diff_t *d, char *err, size_t errlen) {
 }
 
 int ips_diff_run(ips_diff_t *d, char *err, size_t errlen) {
-  size_t i;
+  size_t i, slice = d->o.window < SLICE_LINES ? d->o.window : SLICE_LINES;
   int rc = start(d, err, errlen), failed = 0;
   if (rc < 0)
     return rc;
   while ((i = next_node(d)) < d->n) {
     diff_node_t *n = &d->node[i];
     char e[400];
-    long r = ips_analysis_read(n->a, n->src, SLICE_LINES, e, sizeof e);
+    long r = ips_analysis_read(n->a, n->src, slice, e, sizeof e);
     if (d->started < 0) {
       snprintf(err, errlen, "out of memory");
       return IPS_ENOMEM;

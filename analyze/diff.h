@@ -22,8 +22,9 @@ typedef struct diff_ent_s {
   uint32_t next;          /* the next slot + 1 in its bucket; 0: none */
   uint32_t mask;          /* the nodes that have it */
   long long key_crank;    /* its crank, or for a replay the crank its node
-                             had read before it: gone past by a node that
-                             has read a later crank */
+                             had read before it, less that node's delta:
+                             gone past by a node that has read a later
+                             crank (less its own delta) */
   char vat[64];
   long long dnum;
   int replay;
@@ -83,6 +84,10 @@ typedef struct {
   size_t i;
   int eof;
   long long last_crank;      /* the latest crank read; -1: none yet */
+  /* Its cranks less the first file's for the same delivery (two runs
+   * may number cranks apart): learnt from each delivery joined with
+   * another file's, 0 until then.  Cranks are compared less it. */
+  long long delta;
   ips_diff_node_t pub;
 } diff_node_t;
 

@@ -171,6 +171,18 @@ static void hand_out(ips_diff_t *d) {
   ips__diff_sums_add(d, x);
 }
 
+/* Node i has e at crank: its delta from the other side's. */
+static void learn_delta(ips_diff_t *d, const diff_ent_t *e, size_t i,
+                        long long crank) {
+  size_t k;
+  for (k = 0; k < d->w.n_nodes; k++) {
+    if ((e->mask >> k & 1) && e->side[k].crank >= 0) {
+      d->node[i].delta = crank - e->side[k].crank + d->node[k].delta;
+      return;
+    }
+  }
+}
+
 int ips__diff_join_add(ips_diff_t *d, size_t i, const ips_delivery_t *dv,
                        int has_block, long long block) {
   diff_window_t *w = &d->w;
@@ -196,9 +208,12 @@ int ips__diff_join_add(ips_diff_t *d, size_t i, const ips_delivery_t *dv,
     memcpy(e->vat, vat, sizeof vat);
     e->dnum = dv->dnum;
     e->replay = replay;
-    e->key_crank = replay ? d->node[i].last_crank : dv->crank;
+    e->key_crank = (replay ? d->node[i].last_crank : dv->crank) -
+                   d->node[i].delta;
     w->len++;
     link_slot(w, slot);
+  } else if (!replay) {
+    learn_delta(d, e, i, dv->crank);
   }
   e->mask |= 1u << i;
   fill(&e->side[i], dv, has_block, block);
@@ -208,7 +223,8 @@ int ips__diff_join_add(ips_diff_t *d, size_t i, const ips_delivery_t *dv,
 /* Whether node j has gone past e without having it. */
 static int past(const ips_diff_t *d, const diff_ent_t *e, size_t j) {
   const diff_node_t *n = &d->node[j];
-  return n->eof || n->last_crank > e->key_crank;
+  return n->eof || (n->last_crank >= 0 &&
+                    n->last_crank - n->delta > e->key_crank);
 }
 
 void ips__diff_join_drain(ips_diff_t *d, int all) {

@@ -12,5 +12,6 @@ Suite *hostile_slog_suite(void);
 Suite *flight_suite(void);
 Suite *swingset_shapes_suite(void);
 Suite *marks_slog_suite(void);
+Suite *diff_suite(void);
 
 #endif

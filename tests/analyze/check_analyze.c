@@ -11,5 +11,6 @@ int main(void) {
   srunner_add_suite(sr, flight_suite());
   srunner_add_suite(sr, swingset_shapes_suite());
   srunner_add_suite(sr, marks_slog_suite());
+  srunner_add_suite(sr, diff_suite());
   return tt_run(sr, "check_analyze");
 }

@@ -173,3 +173,13 @@ EXTRA_DIST += tests/tools/xsnap-limits.test \
 	tests/data/swingset-upgrade.slog.gz \
 	tests/data/swingset-killed.slog.gz \
 	tests/data/swingset-xs.slog.gz
+
+# `ipcstamp diff` (issue 39) on three validators run by Agoric's real block
+# loop (tests/interop/chain/gen-diff.sh) and a copy with one delivery's
+# computrons edited.
+TESTS += tests/tools/diff.test
+dist_docs_DATA += docs/diff.md
+EXTRA_DIST += tests/tools/diff.test tests/interop/chain/gen-diff.sh \
+	tests/bench/repeat_slog.py \
+	tests/data/diff-a.slog.gz tests/data/diff-b.slog.gz \
+	tests/data/diff-c.slog.gz tests/data/diff-div.slog.gz
