@@ -267,7 +267,8 @@ static void add_common(ips_diff_t *d, const ips_diff_delivery_t *x) {
   size_t i;
   int p;
   d->s.st.common++;
-  d->node[x->slowest].pub.slowest++;
+  if (x->side[x->slowest].total > x->side[x->fastest].total)
+    d->node[x->slowest].pub.slowest++;
   for (i = 0; i < d->n; i++) {
     ips_diff_node_t *nd = &d->node[i].pub;
     nd->common++;

@@ -146,7 +146,8 @@ typedef struct ips_diff_node_s {
   uint64_t common;          /* ... that every node has */
   uint64_t only_here;       /* ... that some other node lacks */
   uint64_t missing;         /* deliveries other nodes have and it lacks */
-  uint64_t slowest;         /* common deliveries on which it was slowest */
+  uint64_t slowest;         /* common deliveries on which it was slowest
+                               (and slower than the fastest) */
   int64_t total, part[IPS_DIFF_NPARTS];
   /* Over the deliveries it has with another node: its time over the
    * fastest node's, part by part (never below 0 per delivery). */

@@ -35,16 +35,24 @@ for mb in 10 1024; do
 done
 a="a-$shape-1024.slog" b="b-$shape-1024.slog"
 bytes=$(($(wc -c <"$a") + $(wc -c <"$b")))
-t() { s=$(date +%s%N); "$@" >/dev/null 2>&1 || true; e=$(date +%s%N); echo $(((e - s) / 1000000)); }
-: >diff.ms; : >report.ms
+# t FILE CMD...: "wall cpu" in ms (cpu: user + system, every thread) to FILE.
+t() { f=$1; shift
+      /usr/bin/time -f '%e %U %S' -o "$f.one" "$@" >/dev/null 2>&1 || true
+      awk '{printf "%d %d\n", $1 * 1000, ($2 + $3) * 1000}' "$f.one" >>"$f"; }
+: >diff.ms; : >ra.ms; : >rb.ms
 for r in 1 2 3 4 5; do
-    t "$ips" diff "$a" "$b" >>diff.ms
-    x=$(t "$ips" report "$a"); y=$(t "$ips" report "$b")
-    echo $((x + y)) >>report.ms
+    t diff.ms "$ips" diff "$a" "$b"
+    t ra.ms "$ips" report "$a"
+    t rb.ms "$ips" report "$b"
 done
-med() { sort -n "$1" | sed -n 3p; }
-dm=$(med diff.ms) rm=$(med report.ms)
-echo "diff a b: $(tr '\n' ' ' <diff.ms)ms, median $dm ms, $(awk -v b="$bytes" -v m="$dm" 'BEGIN {printf "%.2f", b / m / 1e6}') GB/s"
-echo "report a + report b: $(tr '\n' ' ' <report.ms)ms, median $rm ms, $(awk -v b="$bytes" -v m="$rm" 'BEGIN {printf "%.2f", b / m / 1e6}') GB/s"
-echo "ratio diff / (report a + report b): $(awk -v d="$dm" -v r="$rm" 'BEGIN {printf "%.2f", d / r}')"
+paste ra.ms rb.ms | awk '{print $1 + $3, $2 + $4}' >report.ms
+med() { sort -n -k"$2" "$1" | sed -n 3p | awk -v k="$2" '{print $k}'; }
+for x in diff report; do
+    w=$(med $x.ms 1) c=$(med $x.ms 2)
+    echo "$x (both files): wall $(awk '{printf "%s ", $1}' $x.ms)ms, median $w ms" \
+         "($(awk -v b="$bytes" -v m="$w" 'BEGIN {printf "%.2f", b / m / 1e6}') GB/s);" \
+         "CPU median $c ms ($(awk -v b="$bytes" -v m="$c" 'BEGIN {printf "%.2f", b / m / 1e6}') GB/s)"
+done
+echo "ratio diff / (report a + report b): wall $(awk -v d="$(med diff.ms 1)" -v r="$(med report.ms 1)" 'BEGIN {printf "%.2f", d / r}')," \
+     "CPU $(awk -v d="$(med diff.ms 2)" -v r="$(med report.ms 2)" 'BEGIN {printf "%.2f", d / r}')"
 echo "uptime: $(uptime)"
