@@ -85,7 +85,7 @@ int ips_diff_add(ips_diff_t *d, const char *name, const char *path,
   }
   n = &d->node[d->n];
   memset(n, 0, sizeof *n);
-  if (stat(path, &st) == 0) {
+  if (strcmp(path, "-") && stat(path, &st) == 0) {
     n->dev = st.st_dev;
     n->ino = st.st_ino;
     n->regular = 1;
@@ -96,8 +96,9 @@ int ips_diff_add(ips_diff_t *d, const char *name, const char *path,
                d->node[i].path);
       return IPS_EINVAL;
     }
-    if (n->regular && d->node[i].regular && d->node[i].dev == n->dev &&
-        d->node[i].ino == n->ino) {
+    if ((n->regular && d->node[i].regular && d->node[i].dev == n->dev &&
+         d->node[i].ino == n->ino) ||
+        (!strcmp(path, "-") && !strcmp(d->node[i].path, "-"))) {
       snprintf(err, errlen, "%s is given twice (as %s and as %s)", path,
                d->node[i].name, name);
       return IPS_EINVAL;

@@ -20,7 +20,7 @@
 typedef struct diff_ent_s {
   uint64_t h;             /* the key's hash */
   uint32_t next;          /* the next slot + 1 in its bucket; 0: none */
-  uint32_t mask;          /* the nodes that have it */
+  uint32_t mask;          /* the nodes that have it; 0: it left (a hole) */
   long long key_crank;    /* its crank, or for a replay the crank its node
                              had read before it, less that node's delta:
                              gone past by a node that has read a later
@@ -36,7 +36,8 @@ typedef struct diff_ent_s {
 typedef struct {
   size_t n_nodes, stride;  /* bytes per entry */
   size_t cap, max;         /* slots allocated; at most (the option) */
-  size_t head, len;        /* the oldest; how many */
+  size_t head, len;        /* the oldest; slots from it to the newest */
+  size_t holes;            /* of them, entries that left (mask 0) */
   unsigned char *ring;
   uint32_t *bucket;        /* slot + 1; nb buckets */
   size_t nb;

@@ -2,10 +2,16 @@
  *
  * Entries wait in a ring in the order they were first read.  A delivery
  * of node i goes to the oldest entry of its key (vat, delivery number,
- * replay) that node i has not filled yet, or starts a new one.  The head
+ * replay) that node i has not filled yet, or starts a new one.  An entry
  * leaves when every node has it, or every node that lacks it has gone past
- * it (it read a later crank, or its file ended), or the ring is full: then
- * no file's length or gap makes the window grow past its maximum.
+ * it (it read a later crank, or its file ended): in the ring's order, but
+ * one that waits does not hold back those after it that are done (a file
+ * that started later has its first delivery wait for the others to reach
+ * it, while theirs before it leave as theirs alone).  What left is a hole
+ * until the ring is full; then the holes are closed up when they are at
+ * least half of it, else the oldest entry leaves however incomplete: so
+ * no file's length or gap makes the window grow past its maximum, and
+ * closing up costs at most one move per entry that left.
  */
 #include "config.h"
 
@@ -52,13 +58,12 @@ static void link_slot(diff_window_t *w, size_t slot) {
   w->bucket[b] = (uint32_t)(slot + 1);
 }
 
-/* Twice the slots (at most max), the entries in order from slot 0. */
-static int grow(diff_window_t *w) {
-  size_t cap = w->cap ? w->cap * 2 : MIN_SLOTS, i, nb;
+/* cap slots, the entries still waiting in order from slot 0 (the holes
+ * closed up). */
+static int rebuild(diff_window_t *w, size_t cap) {
+  size_t i, nb, k = 0;
   unsigned char *ring;
   uint32_t *bucket;
-  if (cap > w->max)
-    cap = w->max;
   nb = 1;
   while (nb < 2 * cap)
     nb <<= 1;
@@ -69,8 +74,11 @@ static int grow(diff_window_t *w) {
     free(bucket);
     return IPS_ENOMEM;
   }
-  for (i = 0; i < w->len; i++)
-    memcpy(ring + i * w->stride, ent(w, (w->head + i) % w->cap), w->stride);
+  for (i = 0; i < w->len; i++) {
+    const diff_ent_t *e = ent(w, (w->head + i) % w->cap);
+    if (e->mask)
+      memcpy(ring + k++ * w->stride, e, w->stride);
+  }
   free(w->ring);
   free(w->bucket);
   w->ring = ring;
@@ -78,6 +86,8 @@ static int grow(diff_window_t *w) {
   w->cap = cap;
   w->nb = nb;
   w->head = 0;
+  w->len = k;
+  w->holes = 0;
   for (i = 0; i < w->len; i++)
     link_slot(w, i);
   return 0;
@@ -140,14 +150,15 @@ static void copy_vat(char *dst, size_t size, const char *vat) {
   dst[n] = 0;
 }
 
-/* The head entry out: unlinked, handed to the summaries. */
-static void hand_out(ips_diff_t *d) {
+/* The entry at slot out: unlinked, handed to the summaries, a hole left
+ * (the holes at the head are let go). */
+static void hand_out(ips_diff_t *d, size_t slot) {
   diff_window_t *w = &d->w;
-  diff_ent_t *e = ent(w, w->head);
+  diff_ent_t *e = ent(w, slot);
   ips_diff_delivery_t *x = &d->out;
   uint32_t *p = &w->bucket[e->h & (w->nb - 1)];
   size_t i, first = w->n_nodes;
-  while (*p != w->head + 1)
+  while (*p != slot + 1)
     p = &ent(w, *p - 1)->next;
   *p = e->next;
   memset(x, 0, offsetof(ips_diff_delivery_t, side));
@@ -166,9 +177,32 @@ static void hand_out(ips_diff_t *d) {
   x->crank = x->side[first].crank;
   x->has_block = x->side[first].has_block;
   x->block = x->side[first].block;
-  w->head = (w->head + 1) % w->cap;
-  w->len--;
+  e->mask = 0;
+  w->holes++;
+  while (w->len && !ent(w, w->head)->mask) {
+    w->head = (w->head + 1) % w->cap;
+    w->len--;
+    w->holes--;
+  }
   ips__diff_sums_add(d, x);
+}
+
+/* Room for one more entry: more slots, the holes closed up, or the
+ * oldest out.  Returns 0 or IPS_ENOMEM. */
+static int make_room(ips_diff_t *d) {
+  diff_window_t *w = &d->w;
+  size_t cap;
+  if (w->len < w->cap)
+    return 0;
+  if (w->cap < w->max) {
+    cap = w->cap ? w->cap * 2 : MIN_SLOTS;
+    return rebuild(w, cap < w->max ? cap : w->max);
+  }
+  if (w->holes >= w->cap / 2)
+    return rebuild(w, w->cap);
+  d->s.st.window_full++; /* the oldest goes, however incomplete */
+  hand_out(d, w->head);
+  return 0;
 }
 
 /* Node i has e at crank: its delta from the other side's. */
@@ -195,12 +229,8 @@ int ips__diff_join_add(ips_diff_t *d, size_t i, const ips_delivery_t *dv,
   e = find(w, h, vat, dv->dnum, replay, i);
   if (!e) {
     size_t slot;
-    if (w->len == w->cap && w->cap < w->max && grow(w) < 0)
+    if (make_room(d) < 0)
       return IPS_ENOMEM;
-    if (w->len == w->cap) { /* full: the oldest goes, however incomplete */
-      d->s.st.window_full++;
-      hand_out(d);
-    }
     slot = (w->head + w->len) % w->cap;
     e = ent(w, slot);
     memset(e, 0, w->stride);
@@ -227,17 +257,28 @@ static int past(const ips_diff_t *d, const diff_ent_t *e, size_t j) {
                     n->last_crank - n->delta > e->key_crank);
 }
 
+/* Whether e can leave: every node has it, or has gone past it. */
+static int done(const ips_diff_t *d, const diff_ent_t *e) {
+  size_t j;
+  for (j = 0; j < d->w.n_nodes; j++)
+    if (!(e->mask >> j & 1) && !past(d, e, j))
+      return 0;
+  return 1;
+}
+
 void ips__diff_join_drain(ips_diff_t *d, int all) {
   diff_window_t *w = &d->w;
-  uint32_t every = (uint32_t)((1ull << w->n_nodes) - 1);
-  while (w->len) {
-    diff_ent_t *e = ent(w, w->head);
-    size_t j;
-    if (!all && e->mask != every) {
-      for (j = 0; j < w->n_nodes; j++)
-        if (!(e->mask >> j & 1) && !past(d, e, j))
-          return;
+  size_t i = 0;
+  while (i < w->len) {
+    size_t head = w->head, slot = (head + i) % w->cap, k;
+    diff_ent_t *e = ent(w, slot);
+    if (!e->mask || !(all || done(d, e))) {
+      i++;
+      continue;
     }
-    hand_out(d);
+    hand_out(d, slot);
+    /* the holes at the head were let go: the head moved on by k */
+    k = (w->head - head + w->cap) % w->cap;
+    i = i >= k ? i - k : 0;
   }
 }

@@ -122,11 +122,11 @@ typedef struct ips_diff_s ips_diff_t;
  * Returns 0, IPS_EINVAL or IPS_ENOMEM. */
 IPS_EXTERN int ips_diff_new(ips_diff_t **out, const ips_diff_options_t *o);
 
-/* Add the file at path as the next node, named name (copied; "-" is not
- * taken).  Returns 0; IPS_EINVAL when the diff already has
+/* Add the file at path as the next node, named name (copied; path "-" is
+ * standard input, once).  Returns 0; IPS_EINVAL when the diff already has
  * IPS_DIFF_MAX_NODES files, has started reading, the name is taken, or
- * path is the same file as an earlier node's (the same device and inode:
- * a file given twice); or the source's error (the file cannot be read).
+ * path is the same file as an earlier node's (the same device and inode,
+ * or "-" twice: a file given twice); or the source's error (the file cannot be read).
  * The message, path included, is in err. */
 IPS_EXTERN int ips_diff_add(ips_diff_t *d, const char *name, const char *path,
                             char *err, size_t errlen);

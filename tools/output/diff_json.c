@@ -4,6 +4,7 @@
  * worker_ns, kernel_ns, unmatched_ns, line, crank). */
 #include "config.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -38,9 +39,12 @@ static void parts(yajl_gen g, int64_t total, const int64_t *part) {
     gi(g, part_keys[p], part[p]);
 }
 
+/* "ratio": a / b to 4 decimals (1 when b is 0). */
 static void ratio(yajl_gen g, int64_t a, int64_t b) {
+  char t[48];
+  int n = snprintf(t, sizeof t, "%.4f", b > 0 ? (double)a / (double)b : 1.0);
   gs(g, "ratio");
-  yajl_gen_double(g, b > 0 ? (double)a / (double)b : 1.0);
+  yajl_gen_number(g, t, (size_t)n);
 }
 
 static void side(diff_out_t *o, size_t i, const ips_diff_delivery_t *x) {

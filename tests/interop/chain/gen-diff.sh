@@ -10,9 +10,12 @@
 # runs on CPU 0 and every xsnap worker is moved to CPU 1 as it starts, so
 # that what is done to CPU 1 falls on the workers alone:
 #   a  nothing else (the reference)
-#   b  a CPU hog pinned to CPU 1: every worker shares its CPU
-#   c  the worker of the vat "work" stopped and continued every 10 ms
+#   b  a CPU hog pinned to CPU 1, and the workers at nice 19 beside it, so
+#      that the hog has their CPU nearly to itself
+#   c  the worker of the vat "work" stopped 45 ms of every 50
 #      (SIGSTOP/SIGCONT): one vat's worker slow, the others not
+# The causes are made large (about ten times) so that they stand out of
+# what a busy machine does to all three runs alike.
 # Then div: a copy of a with the computrons of one delivery of vat "work"
 # changed by one (a divergence).  Writes OUTDIR/{a,b,c,div}.slog.gz.
 #
@@ -40,15 +43,16 @@ watch_workers() {
   while kill -0 "$node" 2>/dev/null; do
     for pid in $(pgrep -P "$node" 2>/dev/null); do
       taskset -p -c 1 "$pid" >/dev/null 2>&1 || true
+      [ "$mode" != hog ] || renice -n 19 -p "$pid" >/dev/null 2>&1 || true
       if [ "$mode" = throttle ] && [ -z "$slow" ] &&
          tr '\0' ' ' <"/proc/$pid/cmdline" 2>/dev/null | grep -q ':work '; then
         slow=$pid
       fi
     done
     if [ -n "$slow" ] && kill -0 "$slow" 2>/dev/null; then
-      for _ in 1 2 3 4 5; do
-        kill -STOP "$slow" 2>/dev/null || true; sleep 0.01
-        kill -CONT "$slow" 2>/dev/null || true; sleep 0.01
+      for _ in 1 2; do
+        kill -STOP "$slow" 2>/dev/null || true; sleep 0.045
+        kill -CONT "$slow" 2>/dev/null || true; sleep 0.005
       done
     else
       slow=""
