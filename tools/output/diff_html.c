@@ -203,16 +203,16 @@ static const char page_head[] =
     "</style></head><body>\n<h1>ipcstamp diff</h1>\n"
     "<div id=\"top\"></div>\n<p>Each cell: the node's time on the block's "
     "deliveries every node has, over the fastest node's (white 1&times;, "
-    "red 2&times; and more). Click a cell for the block's most different "
+    "red 10&times; and more). Click a cell for the block's most different "
     "delivery, side by side.</p>\n<div id=\"detail\"></div>\n"
     "<table id=\"heat\"></table>\n<script>\nconst D=";
 
 static const char page_tail[] =
     ";\nconst ms=v=>(v/1e6).toFixed(3),parts=['pipe','worker','kernel','unmatched'];\n"
     "const el=(t,h)=>{const e=document.createElement(t);if(h!==undefined)e.textContent=h;return e;};\n"
-    "const top=document.getElementById('top');\n"
-    "top.append(el('p',`${D.joined} deliveries joined, ${D.common} on every node, ${D.blocks} blocks.`));\n"
-    "if(D.divergences)top.prepend(el('p',`DIVERGENCE: ${D.divergences} deliveries differ between the nodes (method or computrons)`)),top.firstChild.className='div';\n"
+    "const hd=document.getElementById('top');\n"
+    "hd.append(el('p',`${D.joined} deliveries joined, ${D.common} on every node, ${D.blocks} blocks.`));\n"
+    "if(D.divergences){hd.prepend(el('p',`DIVERGENCE: ${D.divergences} deliveries differ between the nodes (method or computrons)`));hd.firstChild.className='div';}\n"
     "const H=document.getElementById('heat'),hr=H.insertRow();\n"
     "hr.append(el('th','block'),el('th','deliveries'));D.nodes.forEach(n=>hr.append(el('th',n)));\n"
     "function show(r){const d=document.getElementById('detail');d.replaceChildren();\n"
@@ -224,7 +224,7 @@ static const char page_tail[] =
     "D.rows.forEach(r=>{const w=H.insertRow(),f=Math.min(...r.t.map(v=>v[0]));\n"
     " w.append(el('td',r.lo==r.hi?String(r.lo):`${r.lo}..${r.hi}`),el('td',String(r.n)));\n"
     " if(r.div)w.firstChild.className='div';\n"
-    " r.t.forEach(v=>{const q=f>0?v[0]/f:1,a=Math.min(1,Math.max(0,q-1));const c=el('td',q.toFixed(2)+'\\u00d7');\n"
+    " r.t.forEach(v=>{const q=f>0?v[0]/f:1,a=Math.min(1,Math.max(0,Math.log(q)/Math.log(10)));const c=el('td',q.toFixed(2)+'\\u00d7');\n"
     "  c.className='c';c.title=ms(v[0])+' ms';c.style.background=`rgba(220,40,30,${a})`;c.onclick=()=>show(r);w.append(c);});});\n"
     "</script></body></html>\n";
 
