@@ -115,9 +115,19 @@ static diff_ent_t *find(diff_window_t *w, uint64_t h, const char *vat,
   return best;
 }
 
+/* src into dst (size bytes), cut to fit, never inside a UTF-8 character. */
+static void copy_cut(char *dst, size_t size, const char *src) {
+  size_t n = strlen(src);
+  if (n >= size)
+    n = size - 1;
+  while (n > 0 && ((unsigned char)src[n] & 0xc0) == 0x80)
+    n--;
+  memcpy(dst, src, n);
+  dst[n] = 0;
+}
+
 static void fill(ips_diff_side_t *sd, const ips_delivery_t *dv, int has_block,
                  long long block) {
-  size_t n = strlen(dv->method);
   sd->present = 1;
   sd->line = dv->line;
   sd->crank = dv->replay ? -1 : dv->crank;
@@ -126,13 +136,7 @@ static void fill(ips_diff_side_t *sd, const ips_delivery_t *dv, int has_block,
   sd->has_compute = dv->has_compute;
   sd->compute = dv->has_compute ? dv->compute : 0;
   sd->ok = dv->ok;
-  if (n >= sizeof sd->method)
-    n = sizeof sd->method - 1;
-  /* never cut inside a UTF-8 character */
-  while (n > 0 && ((unsigned char)dv->method[n] & 0xc0) == 0x80)
-    n--;
-  memcpy(sd->method, dv->method, n);
-  sd->method[n] = 0;
+  copy_cut(sd->method, sizeof sd->method, dv->method);
   sd->total = dv->total;
   sd->part[IPS_DIFF_PIPE] = dv->pipe;
   sd->part[IPS_DIFF_WORKER] = dv->worker;
@@ -140,15 +144,6 @@ static void fill(ips_diff_side_t *sd, const ips_delivery_t *dv, int has_block,
   sd->part[IPS_DIFF_UNMATCHED] = dv->unmatched;
 }
 
-static void copy_vat(char *dst, size_t size, const char *vat) {
-  size_t n = strlen(vat);
-  if (n >= size)
-    n = size - 1;
-  while (n > 0 && ((unsigned char)vat[n] & 0xc0) == 0x80)
-    n--;
-  memcpy(dst, vat, n);
-  dst[n] = 0;
-}
 
 /* The entry at slot out: unlinked, handed to the summaries, a hole left
  * (the holes at the head are let go). */
@@ -224,7 +219,7 @@ int ips__diff_join_add(ips_diff_t *d, size_t i, const ips_delivery_t *dv,
   uint64_t h;
   diff_ent_t *e;
   int replay = dv->replay != 0;
-  copy_vat(vat, sizeof vat, dv->vat);
+  copy_cut(vat, sizeof vat, dv->vat);
   h = key_hash(vat, dv->dnum, replay);
   e = find(w, h, vat, dv->dnum, replay, i);
   if (!e) {
