@@ -38,6 +38,7 @@ int ips_diff_new(ips_diff_t **out, const ips_diff_options_t *o) {
   *out = NULL;
   if (!o || o->src.follow || (o->window && o->window < 16) ||
       o->window > (1u << 24) || o->top > 10000 || o->divergences > 100000 ||
+      o->by < IPS_DIFF_BY_VAT_METHOD || o->by > IPS_DIFF_BY_METHOD ||
       o->clock < IPS_CLOCK_AUTO || o->clock > IPS_CLOCK_WALL)
     return IPS_EINVAL;
   if (!(d = calloc(1, sizeof *d)))

@@ -263,7 +263,9 @@ static void add_block(ips_diff_t *d, const ips_diff_delivery_t *x) {
 /* ---- the common deliveries ------------------------------------------ */
 
 static void add_common(ips_diff_t *d, const ips_diff_delivery_t *x) {
-  ips_diff_group_t *g = group_of(&d->s.groups, x->vat, x->method);
+  ips_diff_group_t *g =
+      group_of(&d->s.groups, d->o.by == IPS_DIFF_BY_METHOD ? "" : x->vat,
+               d->o.by == IPS_DIFF_BY_VAT ? "" : x->method);
   size_t i;
   int p;
   d->s.st.common++;

@@ -100,6 +100,9 @@ typedef void (*ips_diff_block_cb)(void *arg, const ips_diff_block_t *b);
 /* A line or delivery a node's analysis skipped (ipcstamp-analyze.h). */
 typedef void (*ips_diff_skip_cb)(void *arg, size_t node, const ips_skip_t *s);
 
+/* What the groups are made by (ips_diff_group_t). */
+enum { IPS_DIFF_BY_VAT_METHOD, IPS_DIFF_BY_VAT, IPS_DIFF_BY_METHOD };
+
 typedef struct ips_diff_options_s {
   ips_source_options_t src; /* each file's (follow is refused) */
   int clock;                /* IPS_CLOCK_* */
@@ -107,6 +110,7 @@ typedef struct ips_diff_options_s {
   size_t top;               /* each kept list's length (default 10) */
   size_t divergences;       /* divergences kept (default 100; all are
                                counted) */
+  int by;                   /* IPS_DIFF_BY_*: the groups' key */
   ips_diff_delivery_cb on_delivery; /* every joined delivery, in order */
   ips_diff_block_cb on_block;       /* every block, in order */
   ips_diff_skip_cb on_skip;
@@ -170,7 +174,8 @@ typedef struct ips_diff_stats_s {
   uint64_t blocks;
 } ips_diff_stats_t;
 
-/* Per vat and method, over the common deliveries. */
+/* Per vat and method (or per vat, or per method: the option by; the
+ * other is ""), over the common deliveries. */
 typedef struct ips_diff_group_s {
   char vat[64], method[64];
   uint64_t n;

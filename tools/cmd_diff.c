@@ -25,6 +25,7 @@ static const char usage_text[] =
     "  -o, --output FILE write to FILE instead of stdout\n"
     "  --deliveries      every joined delivery (text, json)\n"
     "  --top N           how long each list is (default 10)\n"
+    "  --by K            the groups by vat+method (default), vat or method\n"
     "  --window N        deliveries kept waiting for the other files\n"
     "                    (default 16384)\n"
     "  --clock C         auto (default), mono or wall\n"
@@ -103,7 +104,7 @@ static int add_file(ips_diff_t *d, const char *arg) {
 }
 
 enum { D_FORMAT = 0x100, D_DELIVERIES, D_TOP, D_WINDOW, D_CLOCK,
-       D_STRICT, D_MAX_LINE };
+       D_STRICT, D_MAX_LINE, D_BY };
 
 static int bad(const char *what, const char *arg) {
   fprintf(stderr, PROG ": %s, got '%s'\n" PROG ": see ipcstamp diff --help\n",
@@ -123,6 +124,7 @@ static int options(int argc, char **argv, ips_diff_options_t *o, cmd_t *c,
       {"clock", required_argument, NULL, D_CLOCK},
       {"strict", no_argument, NULL, D_STRICT},
       {"max-line", required_argument, NULL, D_MAX_LINE},
+      {"by", required_argument, NULL, D_BY},
       {"help", no_argument, NULL, 'h'},
       {NULL, 0, NULL, 0}};
   long long v;
@@ -157,6 +159,12 @@ static int options(int argc, char **argv, ips_diff_options_t *o, cmd_t *c,
         else if (!strcmp(optarg, "mono")) o->clock = IPS_CLOCK_MONO;
         else if (!strcmp(optarg, "wall")) o->clock = IPS_CLOCK_WALL;
         else return bad("--clock takes auto, mono or wall", optarg);
+        break;
+      case D_BY:
+        if (!strcmp(optarg, "vat+method")) o->by = IPS_DIFF_BY_VAT_METHOD;
+        else if (!strcmp(optarg, "vat")) o->by = IPS_DIFF_BY_VAT;
+        else if (!strcmp(optarg, "method")) o->by = IPS_DIFF_BY_METHOD;
+        else return bad("--by takes vat+method, vat or method", optarg);
         break;
       case D_STRICT:
         o->src.strict = 1;
