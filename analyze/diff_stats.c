@@ -327,9 +327,50 @@ void ips__diff_sums_add(ips_diff_t *d, ips_diff_delivery_t *x) {
     d->o.on_delivery(d->o.arg, x);
 }
 
+/* Each node's group of ips_diff_node_t.beyond_*. */
+static void beyond(ips_diff_t *d) {
+  diff_groups_t *gs = &d->s.groups;
+  int64_t fast = INT64_MAX;
+  size_t i, k;
+  for (i = 0; i < d->n; i++)
+    if (d->node[i].pub.total < fast)
+      fast = d->node[i].pub.total;
+  for (k = 0; k < gs->n; k++) {
+    ips_diff_group_t *g = &gs->g[k];
+    compare(d->n, g->total, g->part, &g->fastest, &g->slowest, &g->part_max);
+  }
+  for (i = 0; i < d->n && fast > 0; i++) {
+    ips_diff_node_t *nd = &d->node[i].pub;
+    double all = (double)nd->total / (double)fast;
+    for (k = 0; k < gs->n; k++) {
+      const ips_diff_group_t *g = &gs->g[k];
+      int64_t gf = g->total[g->fastest];
+      double r, lost;
+      int p;
+      if (g->n < 3 || gf <= 0)
+        continue;
+      r = (double)g->total[i] / (double)gf;
+      lost = (double)g->total[i] - all * (double)gf;
+      if (lost <= (double)nd->beyond_ns)
+        continue;
+      nd->beyond_ns = (int64_t)lost;
+      nd->beyond_factor = r / all;
+      nd->beyond_ratio = r;
+      memcpy(nd->beyond_vat, g->vat, sizeof nd->beyond_vat);
+      memcpy(nd->beyond_method, g->method, sizeof nd->beyond_method);
+      nd->beyond_part = IPS_DIFF_WORKER;
+      for (p = 0; p < IPS_DIFF_NPARTS; p++)
+        if (g->part[i][p] - g->part[g->fastest][p] >
+            g->part[i][nd->beyond_part] - g->part[g->fastest][nd->beyond_part])
+          nd->beyond_part = p;
+    }
+  }
+}
+
 void ips__diff_sums_finish(ips_diff_t *d) {
   size_t i;
   block_out(d);
+  beyond(d);
   for (i = 0; i < d->n; i++) {
     ips_diff_node_t *nd = &d->node[i].pub;
     int p;

@@ -157,6 +157,17 @@ typedef struct ips_diff_node_s {
    * fastest node's, part by part (never below 0 per delivery). */
   int64_t over, over_part[IPS_DIFF_NPARTS];
   int part_max;             /* IPS_DIFF_*: the largest of over_part */
+  /* Where it is slow beyond its own ratio: of the groups (below) of at
+   * least 3 deliveries, the one where it lost the most time beyond what
+   * its ratio over all (its total over the fastest node's) explains: its
+   * total there less that ratio times the group's fastest total.  A cause
+   * of its own (one vat's slow worker) rather than what slows everything
+   * on it (a busy machine).  beyond_ns 0 and "" when there is none. */
+  char beyond_vat[64], beyond_method[64];
+  int64_t beyond_ns;        /* that time */
+  double beyond_factor;     /* its ratio there over its ratio over all */
+  double beyond_ratio;      /* its total over the fastest's, in the group */
+  int beyond_part;          /* IPS_DIFF_*: where it lost most there */
 } ips_diff_node_t;
 
 /* The whole diff's counts. */

@@ -142,6 +142,23 @@ static void node(diff_out_t *o, size_t i, int64_t fast) {
     gi(g, part_keys[p], n->over_part[p]);
   yajl_gen_map_close(g);
   gkv(g, "part", n->over > 0 ? ips_diff_part_name(n->part_max) : "");
+  if (n->beyond_ns > 0) { /* where it is slow beyond its own ratio */
+    char t[48];
+    int k;
+    gs(g, "beyond");
+    yajl_gen_map_open(g);
+    gkv(g, "vat", n->beyond_vat);
+    gkv(g, "method", n->beyond_method);
+    gi(g, "lost_ns", n->beyond_ns);
+    k = snprintf(t, sizeof t, "%.4f", n->beyond_ratio);
+    gs(g, "ratio");
+    yajl_gen_number(g, t, (size_t)k);
+    k = snprintf(t, sizeof t, "%.4f", n->beyond_factor);
+    gs(g, "factor");
+    yajl_gen_number(g, t, (size_t)k);
+    gkv(g, "part", ips_diff_part_name(n->beyond_part));
+    yajl_gen_map_close(g);
+  }
   yajl_gen_map_close(g);
 }
 

@@ -130,6 +130,25 @@ static void nodes(diff_out_t *o) {
   }
 }
 
+/* Each node's group where it is slow beyond its own ratio. */
+static void beyond(diff_out_t *o) {
+  size_t i, n = ips_diff_stats(o->d)->n_nodes;
+  int any = 0;
+  for (i = 0; i < n; i++) {
+    const ips_diff_node_t *nd = ips_diff_node(o->d, i);
+    if (nd->beyond_ns <= 0)
+      continue;
+    if (!any++)
+      fputs("\nWhere each node is slow beyond its own ratio (a cause of its "
+            "own):\n", o->out);
+    fprintf(o->out, "  %-12s %s %s: %.3f ms lost beyond its ratio over all; "
+            "%.2fx the fastest there, %.2fx its ratio; %s\n", nd->name,
+            nd->beyond_vat, nd->beyond_method, ms(nd->beyond_ns),
+            nd->beyond_ratio, nd->beyond_factor,
+            ips_diff_part_name(nd->beyond_part));
+  }
+}
+
 static void totals_row(diff_out_t *o, const int64_t *total, size_t slowest,
                        size_t fastest, int part) {
   size_t i, n = ips_diff_stats(o->d)->n_nodes;
@@ -206,6 +225,7 @@ void diff_summary_text(diff_out_t *o) {
   divergences(o);
   files(o);
   nodes(o);
+  beyond(o);
   groups(o, 20);
   blocks(o);
   slowest(o);

@@ -2,7 +2,7 @@
 # gen-diff.sh: the same chain run as three "validators" for `ipcstamp diff`
 # (test-only; docs/diff.md, "The fixtures").
 #
-#   bash gen-diff.sh OUTDIR [--blocks N]
+#   bash gen-diff.sh OUTDIR [--blocks N] [--only a,b,c]
 #
 # Each validator is gen-chain.mjs (Agoric's real block loop, xsnap workers)
 # with the same blocks, so the three slogfiles hold the same deliveries
@@ -10,8 +10,8 @@
 # runs on CPU 0 and every xsnap worker is moved to CPU 1 as it starts, so
 # that what is done to CPU 1 falls on the workers alone:
 #   a  nothing else (the reference)
-#   b  a CPU hog pinned to CPU 1, and the workers at nice 19 beside it, so
-#      that the hog has their CPU nearly to itself
+#   b  a CPU hog pinned to CPU 1, and the workers at nice 10 beside it, so
+#      that the hog has most of their CPU
 #   c  the worker of the vat "work" stopped 45 ms of every 50
 #      (SIGSTOP/SIGCONT): one vat's worker slow, the others not
 # The causes are made large (about ten times) so that they stand out of
@@ -23,13 +23,15 @@
 # (util-linux) and two CPUs.
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
-usage() { echo "usage: bash gen-diff.sh OUTDIR [--blocks N]" >&2; exit 2; }
+usage() { echo "usage: bash gen-diff.sh OUTDIR [--blocks N] [--only a,b,c]" >&2; exit 2; }
 [ $# -ge 1 ] || usage
 out=$1; shift
 blocks=10
+only=a,b,c
 while [ $# -gt 0 ]; do
   case $1 in
     --blocks) [ $# -ge 2 ] || usage; blocks=$2; shift 2 ;;
+    --only) [ $# -ge 2 ] || usage; only=$2; shift 2 ;;
     *) usage ;;
   esac
 done
@@ -43,7 +45,7 @@ watch_workers() {
   while kill -0 "$node" 2>/dev/null; do
     for pid in $(pgrep -P "$node" 2>/dev/null); do
       taskset -p -c 1 "$pid" >/dev/null 2>&1 || true
-      [ "$mode" != hog ] || renice -n 19 -p "$pid" >/dev/null 2>&1 || true
+      [ "$mode" != hog ] || renice -n 10 -p "$pid" >/dev/null 2>&1 || true
       if [ "$mode" = throttle ] && [ -z "$slow" ] &&
          tr '\0' ' ' <"/proc/$pid/cmdline" 2>/dev/null | grep -q ':work '; then
         slow=$pid
@@ -63,6 +65,7 @@ watch_workers() {
 
 run() { # name mode
   local name=$1 mode=$2 hog="" node rc=0
+  case ",$only," in *",$name,"*) ;; *) return 0 ;; esac
   if [ "$mode" = hog ]; then
     taskset -c 1 sh -c 'while :; do :; done' & hog=$!
   fi
@@ -82,6 +85,7 @@ run b hog
 run c throttle
 
 # div: the vat "work"'s fifth delivery of work() with one more computron.
+[ -f "$out/a.slog.gz" ] || exit 0
 zcat "$out/a.slog.gz" | node -e '
   const lines = require("fs").readFileSync(0, "utf8").split("\n");
   let work = null, seen = 0, done = false;
