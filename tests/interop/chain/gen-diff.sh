@@ -19,6 +19,8 @@
 # Then div: a copy of a with the computrons of one delivery of vat "work"
 # changed by one (a divergence).  Writes OUTDIR/{a,b,c,div}.slog.gz.
 #
+# GEN_DIFF_WORKER_CPU=0 puts the workers on CPU 0 beside the kernel
+# instead (a run made beside another one's hog on CPU 1).
 # Exit codes: 0 ok, 1 a run failed, 2 usage error.  Needs taskset
 # (util-linux) and two CPUs.
 set -eu
@@ -44,7 +46,7 @@ watch_workers() {
   local node=$1 mode=$2 slow=""
   while kill -0 "$node" 2>/dev/null; do
     for pid in $(pgrep -P "$node" 2>/dev/null); do
-      taskset -p -c 1 "$pid" >/dev/null 2>&1 || true
+      taskset -p -c "${GEN_DIFF_WORKER_CPU:-1}" "$pid" >/dev/null 2>&1 || true
       [ "$mode" != hog ] || renice -n 10 -p "$pid" >/dev/null 2>&1 || true
       if [ "$mode" = throttle ] && [ -z "$slow" ] &&
          tr '\0' ' ' <"/proc/$pid/cmdline" 2>/dev/null | grep -q ':work '; then
