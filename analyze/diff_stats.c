@@ -9,6 +9,7 @@
  */
 #include "config.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -215,8 +216,9 @@ static ips_diff_group_t *group_of(diff_groups_t *g, const char *vat,
   }
   i = g->n++;
   memset(&g->g[i], 0, sizeof g->g[i]);
-  memcpy(g->g[i].vat, vat, sizeof g->g[i].vat);
-  memcpy(g->g[i].method, method, sizeof g->g[i].method);
+  /* both fit: they are a delivery's, cut to these sizes, or "" */
+  snprintf(g->g[i].vat, sizeof g->g[i].vat, "%s", vat);
+  snprintf(g->g[i].method, sizeof g->g[i].method, "%s", method);
   g->hash[b] = (uint32_t)(i + 1);
   g->sorted = 0;
   return &g->g[i];
