@@ -180,6 +180,6 @@ EXTRA_DIST += tests/tools/xsnap-limits.test \
 TESTS += tests/tools/diff.test
 dist_docs_DATA += docs/diff.md
 EXTRA_DIST += tests/tools/diff.test tests/interop/chain/gen-diff.sh \
-	tests/bench/repeat_slog.py \
+	tests/bench/repeat_slog.py tests/bench/diff_bench.sh \
 	tests/data/diff-a.slog.gz tests/data/diff-b.slog.gz \
 	tests/data/diff-c.slog.gz tests/data/diff-div.slog.gz
