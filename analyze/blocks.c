@@ -408,3 +408,11 @@ int ips_analysis_on_block(ips_analysis_t *a, ips_block_cb cb, void *arg) {
   a->blocks = ips__blocks_new(a->o.clock, cb, arg);
   return a->blocks ? 0 : IPS_ENOMEM;
 }
+
+int ips_analysis_current_block(const ips_analysis_t *a, long long *height) {
+  const ips__blocks_t *b = a->blocks;
+  if (!b || !b->open || !b->in_end)
+    return 0;
+  *height = b->b.height;
+  return 1;
+}

@@ -78,6 +78,13 @@ IPS_EXTERN int ips_analysis_on_block(ips_analysis_t *a, ips_block_cb cb,
 IPS_EXTERN void ips_analysis_blocks_dropped(const ips_analysis_t *a,
                                             uint64_t *blocks,
                                             uint64_t *deliveries);
+/* The block whose SwingSet run is being read (between its end-block-start
+ * and -finish, or inside the bootstrap block): 1 with its height in
+ * *height (-1 for the bootstrap block), or 0 outside any.  Called from a
+ * delivery callback, that is the delivery's block.  Only after
+ * ips_analysis_on_block (cb may be NULL); 0 otherwise. */
+IPS_EXTERN int ips_analysis_current_block(const ips_analysis_t *a,
+                                          long long *height);
 
 #ifdef __cplusplus
 }

@@ -65,7 +65,11 @@ analyze_libanalyze_core_la_SOURCES = \
 	analyze/ring_source.c \
 	analyze/os.h \
 	analyze/os_read.c \
-	analyze/os_split.c
+	analyze/os_split.c \
+	analyze/diff.h \
+	analyze/diff.c \
+	analyze/diff_join.c \
+	analyze/diff_stats.c
 analyze_libanalyze_core_la_LIBADD = proto/libipcstamp-proto.la \
 	$(YAJL_LIBS) $(ZLIB_LIBS) -lm -lpthread
 
@@ -73,7 +77,7 @@ lib_LTLIBRARIES += analyze/libipcstamp-analyze.la
 include_HEADERS += analyze/ipcstamp-analyze.h analyze/ipcstamp-analyze-blocks.h \
 	analyze/ipcstamp-analyze-rings.h analyze/ipcstamp-ring-read.h \
 	analyze/ipcstamp-analyze-os.h analyze/ipcstamp-analyze-fields.h \
-	analyze/ipcstamp-analyze-keepers.h
+	analyze/ipcstamp-analyze-keepers.h analyze/ipcstamp-analyze-diff.h
 pkgconfig_DATA += analyze/ipcstamp-analyze.pc
 analyze_libipcstamp_analyze_la_SOURCES =
 analyze_libipcstamp_analyze_la_LIBADD = analyze/libanalyze-core.la

@@ -24,7 +24,9 @@ enum {
   CLI_EXIT_USAGE = 2, /* bad option or value */
   CLI_EXIT_INPUT = 3, /* bad input: records were skipped, each reported */
   CLI_EXIT_IO = 4,  /* cannot read the input or write the output */
-  CLI_EXIT_SEND = 5 /* otel: the receiver did not take the spans */
+  CLI_EXIT_SEND = 5, /* otel: the receiver did not take the spans */
+  CLI_EXIT_DIVERGE = 6, /* diff: a delivery differs between the nodes */
+  CLI_EXIT_DISJOINT = 7 /* diff: the files have no delivery in common */
 };
 
 /* name, one-line summary.  One line per subcommand. */
@@ -32,6 +34,7 @@ enum {
   XX(run, "drive a workload through workers and write a slogfile")        \
   XX(report, "where the time of each delivery went: pipe, worker, kernel") \
   XX(blocks, "where the time of each block of a chain node went")           \
+  XX(diff, "the same deliveries compared across nodes and runs")            \
   XX(trace, "a Chrome/Perfetto trace of a slogfile")                      \
   XX(latency, "percentiles of pipe, worker, kernel or total time")       \
   XX(top, "live view of the rings of stamps of running processes")       \

@@ -17,6 +17,7 @@ tools_ipcstamp_SOURCES = \
 	tools/rings.c \
 	tools/cmd_report.c \
 	tools/cmd_blocks.c \
+	tools/cmd_diff.c \
 	tools/cmd_trace.c \
 	tools/cmd_latency.c \
 	tools/cmd_top.c \
@@ -37,7 +38,11 @@ tools_ipcstamp_SOURCES = \
 	tools/output/keep.c \
 	tools/output/trace.c \
 	tools/output/latency.c \
-	tools/output/html.c
+	tools/output/html.c \
+	tools/output/diff_text.c \
+	tools/output/diff_json.c \
+	tools/output/diff_csv.c \
+	tools/output/diff_html.c
 tools_ipcstamp_LDADD = analyze/libipcstamp-analyze.la $(ZLIB_LIBS)
 
 # The HTML report's page is a template (an HTML file is easier to edit and

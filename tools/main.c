@@ -37,7 +37,8 @@ static void usage(FILE *f) {
           "exit codes: 0 ok, 1 the run failed, 2 bad usage, 3 bad input "
           "(records skipped),\n"
           "            4 cannot read or write a file, 5 (otel) the receiver did not\n"
-          "            take the spans\n");
+          "            take the spans, 6 (diff) DIVERGENCE: a delivery differs\n"
+          "            between the files, 7 (diff) the files have nothing in common\n");
 }
 
 static const command_t *command_of(const char *name) {

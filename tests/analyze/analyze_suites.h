@@ -14,5 +14,6 @@ Suite *swingset_shapes_suite(void);
 Suite *marks_slog_suite(void);
 Suite *ring_meter_suite(void);
 Suite *groups_suite(void);
+Suite *diff_suite(void);
 
 #endif

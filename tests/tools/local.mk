@@ -189,6 +189,15 @@ EXTRA_DIST += tests/tools/xsnap-limits.test \
 	tests/data/swingset-killed.slog.gz \
 	tests/data/swingset-xs.slog.gz
 
+# `ipcstamp diff` (issue 39) on three validators run by Agoric's real block
+# loop (tests/interop/chain/gen-diff.sh) and a copy with one delivery's
+# computrons edited.
+TESTS += tests/tools/diff.test
+dist_docs_DATA += docs/diff.md
+EXTRA_DIST += tests/tools/diff.test tests/interop/chain/gen-diff.sh \
+	tests/bench/repeat_slog.py tests/bench/diff_bench.sh \
+	tests/data/diff-a.slog.gz tests/data/diff-b.slog.gz \
+	tests/data/diff-c.slog.gz tests/data/diff-div.slog.gz
 # One list of a delivery's fields (ipcstamp-analyze-fields.h): the docs'
 # table, the JSON schema, and the report's JSON, CSV and text, trace's args
 # and otel's attributes of the test slogfiles held to it.

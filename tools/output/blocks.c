@@ -265,15 +265,7 @@ void blocks_header_csv(blocks_out_t *o) {
 }
 
 /* A CSV field from the slogfile: quoted, its quotes doubled. */
-static void csv_text(FILE *f, const char *s) {
-  fputc('"', f);
-  for (; *s; s++) {
-    if (*s == '"')
-      fputc('"', f);
-    fputc(*s, f);
-  }
-  fputc('"', f);
-}
+#define csv_text out_csv_text
 
 void blocks_row_csv(blocks_out_t *o, const ips_block_t *b) {
   FILE *f = o->out;

@@ -162,3 +162,13 @@ void out_methods(yajl_gen g, ips_groups_t *gr) {
 void out_copy_cut(char *dst, size_t n, const char *s) {
   ips_copy_cut(dst, n, s);
 }
+
+void out_csv_text(FILE *f, const char *s) {
+  fputc('"', f);
+  for (; *s; s++) {
+    if (*s == '"')
+      fputc('"', f);
+    fputc(*s, f);
+  }
+  fputc('"', f);
+}

@@ -23,6 +23,9 @@ void out_us(yajl_gen g, const char *key, int64_t ns);     /* "key": 1.234 */
 /* Writes what g holds to f and empties g; with nl, that was one whole
  * JSON line: a newline follows and g is ready for the next value. */
 void out_flush(yajl_gen g, FILE *f, int nl);
+/* CSV text: quoted, quotes doubled (vats and methods come from the
+ * input). */
+void out_csv_text(FILE *f, const char *s);
 /* --format's value as REPORT_* (below), or -1. */
 int out_format(const char *arg);
 /* A generator for output: no UTF-8 validation (strings come from the
@@ -245,5 +248,36 @@ typedef struct blocks_html blocks_html_t;
 blocks_html_t *blocks_html_open(FILE *f, const char *title);
 void blocks_html_block(blocks_html_t *h, const ips_block_t *b);
 int blocks_html_close(blocks_html_t *h, blocks_out_t *o);
+
+/* ---- diff (diff_text.c, diff_json.c, diff_csv.c, diff_html.c) ------
+ * What `ipcstamp diff` writes: each joined delivery as it comes, then the
+ * summaries, from the diff (ipcstamp-analyze-diff.h).  The per-node
+ * figures use the report's JSON names (total_ns, pipe_ns, ...). */
+#include "ipcstamp-analyze-diff.h"
+
+typedef struct diff_html diff_html_t;
+typedef struct {
+  int format;          /* REPORT_* */
+  FILE *out;
+  ips_diff_t *d;
+  yajl_gen g;          /* JSON */
+  diff_html_t *html;
+  int csv_header;      /* written */
+} diff_out_t;
+
+/* What the format needs (a generator, the page's state): 0, or -1 out of
+ * memory.  diff_out_free frees it. */
+int diff_out_open(diff_out_t *o);
+int diff_html_open(diff_out_t *o);   /* -1: out of memory */
+void diff_html_free(diff_out_t *o);
+void diff_out_free(diff_out_t *o);
+void diff_delivery_text(diff_out_t *o, const ips_diff_delivery_t *x);
+void diff_summary_text(diff_out_t *o);
+void diff_delivery_json(diff_out_t *o, const ips_diff_delivery_t *x);
+void diff_summary_json(diff_out_t *o);
+void diff_delivery_csv(diff_out_t *o, const ips_diff_delivery_t *x);
+void diff_html_delivery(diff_out_t *o, const ips_diff_delivery_t *x);
+void diff_html_block(diff_out_t *o, const ips_diff_block_t *b);
+void diff_html_close(diff_out_t *o);
 
 #endif

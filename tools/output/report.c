@@ -332,17 +332,7 @@ void report_delivery_json(report_out_t *r, const ips_delivery_t *d) {
   out_flush(r->g, r->out, 1);
 }
 
-/* CSV text: quoted, quotes doubled (vats and methods come from the
- * input). */
-static void csv_text(FILE *f, const char *s) {
-  fputc('"', f);
-  for (; *s; s++) {
-    if (*s == '"')
-      fputc('"', f);
-    fputc(*s, f);
-  }
-  fputc('"', f);
-}
+#define csv_text out_csv_text
 
 /* The CSV cells of the field list's types: empty where the delivery has
  * no such field (nothing is invented), but a flag is 1 or 0. */
