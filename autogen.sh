@@ -26,6 +26,10 @@ pc:libcurl:libcurl4-openssl-dev
 # Check builds the tests (configure without it builds everything else and
 # says so): installed with the above where possible, not required.
 test_build_deps="pc:check:check"
+# <sys/sdt.h> gives the build its USDT probes (docs/probes.md); without it
+# they are compiled out and configure says so.  The same: installed where
+# possible, not required.
+probe_deps="h:sys/sdt.h:systemtap-sdt-dev"
 
 # missing_of LIST: the Debian packages of LIST's entries that are absent.
 missing_of() {
@@ -37,6 +41,10 @@ missing_of() {
             if ! command -v pkg-config >/dev/null 2>&1 || ! pkg-config --exists "$mod"; then
                 m="$m $pkg"
             fi ;;
+        h:*)
+            hdr=${d#h:}; hdr=${hdr%%:*}; pkg=${d##*:}
+            [ -f "/usr/include/$hdr" ] || [ -f "/usr/include/$(uname -m)-linux-gnu/$hdr" ] ||
+                m="$m $pkg" ;;
         *)
             tool=${d%%:*}; pkg=${d##*:}
             command -v "$tool" >/dev/null 2>&1 || m="$m $pkg" ;;
@@ -58,6 +66,11 @@ optional=$(missing_of "$test_build_deps")
 if [ -n "$optional" ] && ! can_install; then
     echo "autogen.sh: without$optional the tests are not built (sudo apt-get install$optional)" >&2
 fi
+probes=$(missing_of "$probe_deps")
+if [ -n "$probes" ] && ! can_install; then
+    echo "autogen.sh: without$probes the USDT probes are compiled out (sudo apt-get install$probes)" >&2
+fi
+optional="$optional$probes"
 if [ -n "$missing$optional" ] && can_install; then
     echo "autogen.sh: installing missing build dependencies:$missing$optional"
     # shellcheck disable=SC2086

@@ -8,7 +8,8 @@
 #   apt-get line is printed and the tests that need them are skipped):
 #   faketime (the timequake test), groff (the man pages), python3 (the
 #   report's JSON schema), node and npm (the interop tests), chromium
-#   (headless: the HTML report's and speedscope's tests).
+#   (headless: the HTML report's and speedscope's tests), bpftrace (the
+#   USDT probes' tests, as root).
 # - The test-only npm projects, each installed with `npm ci` from its lock
 #   file: tests/interop (Agoric's xsnap; npm builds xsnap-worker from C),
 #   tests/interop/swingset (Agoric's SwingSet kernel and telemetry),
@@ -43,7 +44,7 @@ if [ "$(cd "$dir" 2>/dev/null && pwd -P)" = "$(cd "$own" && pwd -P)" ] &&
 fi
 
 # tool : Debian package
-test_deps="faketime:faketime groff:groff-base python3:python3 node:nodejs npm:npm chromium:chromium"
+test_deps="faketime:faketime groff:groff-base python3:python3 node:nodejs npm:npm chromium:chromium bpftrace:bpftrace"
 missing=
 for d in $test_deps; do
     command -v "${d%%:*}" >/dev/null 2>&1 || missing="$missing ${d##*:}"

@@ -1,0 +1,63 @@
+# Sourced by the tests/probes/*.test scripts (with $src, $b and $me set).
+#
+# probes_skip MSG      skipped (77) with MSG, or failed where
+#                      IPCSTAMP_REQUIRE_INTEROP=1 (CI, which has everything)
+# need_probes          the build has its probes compiled in
+# need_bpftrace        bpftrace can attach here (root, uprobes)
+# bt_start OUT SCRIPT ARGS...
+#                      bpftrace SCRIPT ARGS in the background, stdout to OUT,
+#                      returning once it has attached (its BEGIN printed a
+#                      line "tracing..."): only then may the traced programs
+#                      start, or their first events are missed.  $bt_pid is
+#                      its pid.
+# bt_stop              SIGINT, then wait: bpftrace prints its maps and exits.
+probes_skip() {
+    echo "$me: skipped: $1"
+    if [ "${IPCSTAMP_REQUIRE_INTEROP:-0}" = 1 ]; then
+        echo "$me: IPCSTAMP_REQUIRE_INTEROP=1: failing instead" >&2
+        exit 1
+    fi
+    exit 77
+}
+
+need_probes() {
+    grep -q '^#define HAVE_SYS_SDT_H 1' "$b/config.h" ||
+        probes_skip "the probes are compiled out (no sys/sdt.h: Debian systemtap-sdt-dev)"
+    readelf -n "$b/worker/ipcstamp-worker-c" 2>/dev/null | grep -q 'Provider: ipcstamp' ||
+        probes_skip "worker/ipcstamp-worker-c has no ipcstamp probes (configured --disable-probes?)"
+}
+
+need_bpftrace() {
+    command -v bpftrace >/dev/null 2>&1 ||
+        probes_skip "bpftrace is not installed (Debian: bpftrace; tests/peers.sh installs it as root)"
+    [ "$(id -u)" = 0 ] || probes_skip "bpftrace needs root"
+}
+
+bt_pid=
+bt_start() {
+    out=$1
+    shift
+    : >"$out"
+    bpftrace "$@" >"$out" 2>"$out.err" &
+    bt_pid=$!
+    # No time limit of ours: bpftrace either attaches or exits.
+    while ! grep -q '^tracing' "$out"; do
+        if ! kill -0 "$bt_pid" 2>/dev/null; then
+            wait "$bt_pid" || true
+            bt_pid=
+            probes_skip "bpftrace could not attach: $(grep -v 'RLIMIT_MEMLOCK' "$out.err" | head -n 3)"
+        fi
+        sleep 0.1
+    done
+}
+
+bt_stop() {
+    [ -n "$bt_pid" ] || return 0
+    kill -INT "$bt_pid" 2>/dev/null || true
+    wait "$bt_pid" || true
+    bt_pid=
+    if grep -q 'Lost [0-9]* events' "$1" "$1.err" 2>/dev/null; then
+        echo "$me: bpftrace lost events: $(grep 'Lost' "$1" "$1.err")" >&2
+        exit 1
+    fi
+}
