@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""probes_check.py SLOG HITS: the probe hits that tests/probes/probes-run.test's
+"""probes_check.py [--xsnap] SLOG HITS: the probe hits that tests/probes/probes-run.test's
 bpftrace script printed (HITS) are exactly the stamps and marks of the
 slogfile SLOG of the same run, with the same values: one hit per stamp, no
 more, no fewer.
@@ -11,6 +11,10 @@ HITS lines (after bpftrace's own):
 the probe fired in.  The worker's probes come from a copy of the worker
 only this run used; the parent library's may fire in other processes too
 (parallel tests), so only the ones in this run's parent count.
+
+--xsnap: the worker is ipcstamp-worker-xs, whose metering's "timestamps"
+are xsnap's own readings of the wall clock, not the stamps' (which only
+the probes carry): its worker stamps are compared without their wall time.
 
 Exit 0 and a summary when they match; 1 and the differences otherwise."""
 import collections
@@ -31,6 +35,13 @@ RECORD = {"deliver": "D", "syscall": "U", "syscall-result": "R",
 def ns(seconds):
     """A slogfile's decimal seconds as integer nanoseconds, exactly."""
     return int(decimal.Decimal(seconds) * 1000000000)
+
+
+XSNAP = False
+
+
+def worker_wall(wall_ns):
+    return None if XSNAP else wall_ns
 
 
 def from_slog(path):
@@ -67,7 +78,7 @@ def worker_events(want, vat, n, dr):
         if kind == "u":
             up += 1
         u = up if kind in "ur" else 0
-        want[("S", kind, vat, n, u, int(mono), ns(wall))] += 1
+        want[("S", kind, vat, n, u, int(mono), worker_wall(ns(wall)))] += 1
     marks = ips.get("marks")
     if marks:
         for kind, name, wall, mono in marks["events"]:
@@ -96,8 +107,11 @@ def from_hits(path, parent, pids):
                     raise SystemExit("%s: worker pid %s for %s, the slogfile "
                                      "says %s" % (name, wpid, vat,
                                                   pids.get(vat)))
+                wall = int(p[6])
+                if not STAMP[name].isupper():
+                    wall = worker_wall(wall)
                 got[("S", STAMP[name], vat, int(p[3]), int(p[4]), int(p[5]),
-                     int(p[6]))] += 1
+                     wall)] += 1
             else:
                 vat, mname = p[6], p[7]
                 got[("M", MARK[name], vat, int(p[3]), mname, int(p[4]),
@@ -106,8 +120,13 @@ def from_hits(path, parent, pids):
 
 
 def main():
-    parent, pids, want = from_slog(sys.argv[1])
-    got = from_hits(sys.argv[2], parent, pids)
+    global XSNAP
+    args = sys.argv[1:]
+    if args and args[0] == "--xsnap":
+        XSNAP = True
+        args = args[1:]
+    parent, pids, want = from_slog(args[0])
+    got = from_hits(args[1], parent, pids)
     if got != want:
         missing, extra = want - got, got - want
         print("probes_check: %d probe hits, %d stamps and marks in the "
