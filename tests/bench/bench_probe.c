@@ -7,8 +7,8 @@
  * IPS_NO_PROBES.  Run without arguments, bench_probe is the driver: ROUNDS
  * rounds, each running both programs (`--run`, in alternating order) and
  * reading their nanoseconds per stamp, then the medians and the median of
- * the per-round ratios (goal: <= 1.02).  Then, as root with bpftrace, the
- * same rounds of bench_probe with a bpftrace script counting every hit of
+ * the per-round ratios (goal: <= 1.02).  Then, as root with bpftrace,
+ * ATTACHED_ROUNDS runs of bench_probe with a bpftrace script counting every hit of
  * its two probes: the extra nanoseconds per stamp are the cost of a hit,
  * and the script's count must be the number of stamps.
  *
@@ -28,7 +28,7 @@
 
 #include "ipcstamp-worker.h"
 
-enum { ROUNDS = 21, STAMPS = 2000000, PER_COMMAND = 512 };
+enum { ROUNDS = 21, ATTACHED_ROUNDS = 7, STAMPS = 2000000, PER_COMMAND = 512 };
 
 static double now_ns(void) {
   struct timespec ts;
@@ -112,7 +112,7 @@ static int attach(const char *prog, pid_t *pid, FILE **out) {
 
 /* With bpftrace attached: ns per hit over the unattached median. */
 static void attached(const char *on, double base) {
-  double v[ROUNDS];
+  double v[ATTACHED_ROUNDS];
   char line[256];
   long long hits = -1;
   pid_t pid;
@@ -122,7 +122,7 @@ static void attached(const char *on, double base) {
     printf("with bpftrace attached: not measured (needs root and bpftrace)\n");
     return;
   }
-  for (r = 0; r < ROUNDS; r++) v[r] = child(on);
+  for (r = 0; r < ATTACHED_ROUNDS; r++) v[r] = child(on);
   kill(pid, SIGINT);
   while (fgets(line, sizeof line, out))
     if (sscanf(line, "@hits: %lld", &hits) == 1) break;
@@ -130,8 +130,8 @@ static void attached(const char *on, double base) {
   waitpid(pid, NULL, 0);
   printf("with bpftrace attached (counting both probes): %.1f ns per stamp, "
          "so %.0f ns per probe hit; %lld hits counted for %lld stamps\n",
-         median(v, ROUNDS), median(v, ROUNDS) - base, hits,
-         (long long)ROUNDS * STAMPS);
+         median(v, ATTACHED_ROUNDS), median(v, ATTACHED_ROUNDS) - base, hits,
+         (long long)ATTACHED_ROUNDS * STAMPS);
 }
 
 int main(int argc, char **argv) {
