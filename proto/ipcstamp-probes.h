@@ -3,7 +3,8 @@
  * programs carry, for bpftrace, perf, SystemTap, BCC and any tool that
  * reads <sys/sdt.h> notes (docs/probes.md is their reference).
  *
- * A probe is one nop until a tracer attaches.  Its arguments are what the
+ * A probe is one nop until a tracer attaches, and its arguments are
+ * computed only while one is (its semaphore, below).  They are what the
  * caller already holds (no system call, no allocation, no lock), so a
  * script needs no structure offsets to read them.  Without <sys/sdt.h>
  * (configure says so) or with IPS_NO_PROBES defined, every probe compiles
@@ -60,8 +61,21 @@ enum {
 };
 
 #if defined(HAVE_SYS_SDT_H) && !defined(IPS_NO_PROBES)
+/* Each probe has a semaphore, which the kernel counts up while a tracer is
+ * attached (uprobes' reference counter, Linux 4.20; bpftrace, libbpf, BCC
+ * and SystemTap set it): the arguments are computed only then, and a
+ * stamp with nobody attached pays one load and one branch per probe. */
+#define _SDT_HAS_SEMAPHORES 1
 #include <sys/sdt.h>
 #define IPS_PROBES_ENABLED 1
+
+/* Repeated for a name both sides have: a tentative definition may be. */
+#define IPS__PROBE_SEMAPHORE(probe, side, args)                             \
+  __extension__ static unsigned short ipcstamp_##probe##_semaphore          \
+      __attribute__((unused, section(".probes")));
+IPS_PROBES(IPS__PROBE_SEMAPHORE)
+#undef IPS__PROBE_SEMAPHORE
+#define IPS__PROBE_ON(probe) __builtin_expect(ipcstamp_##probe##_semaphore, 0)
 
 /* x in a register.  A global (the worker's pid and vat) would otherwise
  * be described as "sym(%rip)" or "sym@GOTPCREL(%rip)", which tracers such
@@ -81,6 +95,7 @@ enum {
                         vat, pid, tag, len, kind)                           \
   do {                                                                      \
     (void)IPS__PROBE_##side##_##probe;                                      \
+    if (IPS__PROBE_ON(probe))                                               \
     STAP_PROBE9(ipcstamp, probe, (uint64_t)(delivery), (uint32_t)(upcall),  \
                 (int64_t)(mono_ns), (int64_t)(wall_ns),                     \
                 IPS__PROBE_REG((const char *)(vat)),                        \
@@ -94,6 +109,7 @@ enum {
                        vat, name, tag, pid, kind)                           \
   do {                                                                      \
     (void)IPS__PROBE_##side##_##probe;                                      \
+    if (IPS__PROBE_ON(probe))                                               \
     STAP_PROBE9(ipcstamp, probe, (uint64_t)(delivery), (uint32_t)(name_len), \
                 (int64_t)(mono_ns), (int64_t)(wall_ns),                     \
                 IPS__PROBE_REG((const char *)(vat)), (const char *)(name),  \
@@ -107,6 +123,7 @@ enum {
                           vat, pid, message, tag, len, offset)              \
   do {                                                                      \
     (void)IPS__PROBE_##side##_##probe;                                      \
+    if (IPS__PROBE_ON(probe))                                               \
     STAP_PROBE10(ipcstamp, probe, (uint64_t)(delivery), (int)(code),        \
                  (int64_t)(mono_ns), (int64_t)(wall_ns),                    \
                  IPS__PROBE_REG((const char *)(vat)),                       \

@@ -5,9 +5,10 @@
  * The same source is built twice, with the worker library's sources
  * compiled into each: bench_probe with the probes, bench_probe_off with
  * IPS_NO_PROBES.  Run without arguments, bench_probe is the driver: ROUNDS
- * rounds, each running both programs (`--run`, in alternating order) and
- * reading their nanoseconds per stamp, then the medians and the median of
- * the per-round ratios (goal: <= 1.02).  Then, as root with bpftrace,
+ * rounds, each running both programs (`--run N`, in alternating order) and
+ * reading their CPU nanoseconds per stamp (CPU time, not wall: on a loaded
+ * machine a process's wall time is mostly its wait for a CPU), then the
+ * medians and the median of the per-round ratios (goal: <= 1.02).  Then, as root with bpftrace,
  * ATTACHED_ROUNDS runs of bench_probe with a bpftrace script counting every hit of
  * its two probes: the extra nanoseconds per stamp are the cost of a hit,
  * and the script's count must be the number of stamps.
@@ -26,18 +27,23 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "common.h"
 #include "ipcstamp-worker.h"
 
-enum { ROUNDS = 21, ATTACHED_ROUNDS = 7, STAMPS = 2000000, PER_COMMAND = 512 };
+enum {
+  ROUNDS = 21, STAMPS = 5000000,                   /* compiled in vs out */
+  ATTACHED_ROUNDS = 7, ATTACHED_STAMPS = 500000,   /* bpftrace attached */
+  PER_COMMAND = 512
+};
 
-static double now_ns(void) {
+static double cpu_ns(void) {
   struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
+  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
   return (double)ts.tv_sec * 1e9 + (double)ts.tv_nsec;
 }
 
-/* --run: STAMPS stamps; prints nanoseconds per stamp. */
-static int run(void) {
+/* --run N: N stamps; prints CPU nanoseconds per stamp. */
+static int run(int stamps) {
   ips_worker_options_t o;
   ips_worker_t w;
   double t0, t1;
@@ -46,42 +52,36 @@ static int run(void) {
   o.flags |= IPS_WORKER_HOST_IO;
   if (ips_worker_init(&w, &o) != 0 || ips_worker_begin(&w, '?') != 0)
     return 1;
-  t0 = now_ns();
-  for (i = 0; i < STAMPS; i++) {
+  t0 = cpu_ns();
+  for (i = 0; i < stamps; i++) {
     if (i % PER_COMMAND == 0 && i) {
       ips_worker_abandon(&w);
       if (ips_worker_begin(&w, '?') != 0) return 1;
     }
     if (ips_worker_stamp(&w, (i & 1) ? 'r' : 'u') != 0) return 1;
   }
-  t1 = now_ns();
-  printf("%.3f\n", (t1 - t0) / STAMPS);
+  t1 = cpu_ns();
+  printf("%.3f\n", (t1 - t0) / stamps);
   ips_worker_close(&w);
   return 0;
 }
 
 #ifndef IPS_NO_PROBES
-static int cmp(const void *a, const void *b) {
-  double x = *(const double *)a, y = *(const double *)b;
-  return (x > y) - (x < y);
-}
-
-/* prog --run; its ns per stamp, or -1. */
-static double child(const char *prog) {
+/* prog --run stamps; its ns per stamp (exits when it cannot run). */
+static double child(const char *prog, int stamps) {
   char cmd[1200], line[64];
   FILE *p;
   double v = -1;
-  snprintf(cmd, sizeof cmd, "'%s' --run", prog);
-  if (!(p = popen(cmd, "r"))) return -1;
-  if (fgets(line, sizeof line, p)) v = atof(line);
-  if (pclose(p) != 0) return -1;
+  snprintf(cmd, sizeof cmd, "'%s' --run %d", prog, stamps);
+  if ((p = popen(cmd, "r")) && fgets(line, sizeof line, p)) v = atof(line);
+  if (!p || pclose(p) != 0 || v <= 0) {
+    fprintf(stderr, "bench_probe: cannot run %s\n", prog);
+    exit(1);
+  }
   return v;
 }
 
-static double median(double *v, int n) {
-  qsort(v, (size_t)n, sizeof *v, cmp);
-  return v[n / 2];
-}
+static double batch(void *prog) { return child(prog, STAMPS); }
 
 /* bpftrace counting both probes of prog, started and attached (it printed
  * "tracing"); its pid in *pid, its output in *out.  0 or -1. */
@@ -122,52 +122,38 @@ static void attached(const char *on, double base) {
     printf("with bpftrace attached: not measured (needs root and bpftrace)\n");
     return;
   }
-  for (r = 0; r < ATTACHED_ROUNDS; r++) v[r] = child(on);
+  for (r = 0; r < ATTACHED_ROUNDS; r++) v[r] = child(on, ATTACHED_STAMPS);
   kill(pid, SIGINT);
   while (fgets(line, sizeof line, out))
     if (sscanf(line, "@hits: %lld", &hits) == 1) break;
   fclose(out);
   waitpid(pid, NULL, 0);
-  printf("with bpftrace attached (counting both probes): %.1f ns per stamp, "
+  printf("with bpftrace attached (counting both probes): %.1f CPU ns per stamp, "
          "so %.0f ns per probe hit; %lld hits counted for %lld stamps\n",
-         median(v, ATTACHED_ROUNDS), median(v, ATTACHED_ROUNDS) - base, hits,
-         (long long)ATTACHED_ROUNDS * STAMPS);
+         bench_median(v, ATTACHED_ROUNDS),
+         bench_median(v, ATTACHED_ROUNDS) - base, hits,
+         (long long)ATTACHED_ROUNDS * ATTACHED_STAMPS);
 }
 
 int main(int argc, char **argv) {
-  double on[ROUNDS], off[ROUNDS], ratio[ROUNDS];
   char self[1024], other[1100];
+  bench_ab_t ab;
   ssize_t n;
-  int r;
-  if (argc > 1 && strcmp(argv[1], "--run") == 0) return run();
+  if (argc > 2 && strcmp(argv[1], "--run") == 0) return run(atoi(argv[2]));
   if ((n = readlink("/proc/self/exe", self, sizeof self - 1)) < 0) return 1;
   self[n] = '\0';
   snprintf(other, sizeof other, "%s_off", self);
-  for (r = 0; r < ROUNDS; r++) {
-    if (r % 2) {
-      on[r] = child(self);
-      off[r] = child(other);
-    } else {
-      off[r] = child(other);
-      on[r] = child(self);
-    }
-    if (on[r] < 0 || off[r] < 0) {
-      fprintf(stderr, "bench_probe: cannot run %s or %s\n", self, other);
-      return 1;
-    }
-    ratio[r] = on[r] / off[r];
-  }
-  printf("stamp, probes compiled out %.2f ns, compiled in with nobody "
-         "attached %.2f ns (medians of %d alternating rounds of %d stamps); "
-         "median of the rounds' ratios %.3f (goal <= 1.02)\n",
-         median(off, ROUNDS), median(on, ROUNDS), ROUNDS, STAMPS,
-         median(ratio, ROUNDS));
-  attached(self, median(on, ROUNDS));
+  ab = bench_compare(batch, self, batch, other, ROUNDS);
+  printf("stamp, CPU ns: probes compiled in, nobody attached %.2f; compiled "
+         "out %.2f (medians of %d alternating rounds of %d stamps); median of "
+         "the rounds' ratios in/out %.3f (quartiles %.3f-%.3f; goal <= 1.02)\n",
+         ab.a, ab.b, ROUNDS, STAMPS, ab.ratio, ab.q1, ab.q3);
+  attached(self, ab.a);
   return 0;
 }
 #else
 int main(int argc, char **argv) {
-  if (argc > 1 && strcmp(argv[1], "--run") == 0) return run();
+  if (argc > 2 && strcmp(argv[1], "--run") == 0) return run(atoi(argv[2]));
   fprintf(stderr, "bench_probe_off: run by bench_probe (--run)\n");
   return 2;
 }

@@ -103,7 +103,7 @@ tests_bench_ab_SOURCES = tests/bench/ab.c
 EXTRA_PROGRAMS += tests/bench/bench_probe tests/bench/bench_probe_off
 BENCH_PROGS += tests/bench/bench_probe
 EXTRA_tests_bench_bench_probe_DEPENDENCIES = tests/bench/bench_probe_off$(EXEEXT)
-tests_bench_bench_probe_SOURCES = tests/bench/bench_probe.c \
+tests_bench_bench_probe_SOURCES = tests/bench/bench_probe.c $(BENCH_UTIL) \
 	$(worker_libipcstamp_worker_la_SOURCES) $(proto_libipcstamp_proto_la_SOURCES)
 tests_bench_bench_probe_CPPFLAGS = $(AM_CPPFLAGS)
 tests_bench_bench_probe_off_SOURCES = $(tests_bench_bench_probe_SOURCES)
