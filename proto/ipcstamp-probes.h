@@ -87,49 +87,46 @@ IPS_PROBES(IPS__PROBE_SEMAPHORE)
     ips__r_;                                                                \
   })
 
+/* Fire probe, one of side's in the list, with its n arguments, when a
+ * tracer is attached. */
+#define IPS__PROBE_FIRE(side, probe, n, ...)                                \
+  do {                                                                      \
+    (void)IPS__PROBE_##side##_##probe;                                      \
+    if (IPS__PROBE_ON(probe)) STAP_PROBE##n(ipcstamp, probe, __VA_ARGS__);  \
+  } while (0)
+
 /* A stamp: delivery the command's number, upcall the upcall's (0 for
  * the command and its result), the stamp's clocks, the vat, the worker's
  * pid, the command's tag, len the frame's netstring length (-1 where the
  * library does not see the frame), kind the stamp's letter. */
 #define IPS_PROBE_STAMP(side, probe, delivery, upcall, mono_ns, wall_ns,    \
                         vat, pid, tag, len, kind)                           \
-  do {                                                                      \
-    (void)IPS__PROBE_##side##_##probe;                                      \
-    if (IPS__PROBE_ON(probe))                                               \
-    STAP_PROBE9(ipcstamp, probe, (uint64_t)(delivery), (uint32_t)(upcall),  \
-                (int64_t)(mono_ns), (int64_t)(wall_ns),                     \
-                IPS__PROBE_REG((const char *)(vat)),                        \
-                IPS__PROBE_REG((int)(pid)), (int)(tag), (int64_t)(len),     \
-                (int)(kind));                                               \
-  } while (0)
+  IPS__PROBE_FIRE(side, probe, 9, (uint64_t)(delivery), (uint32_t)(upcall), \
+                  (int64_t)(mono_ns), (int64_t)(wall_ns),                   \
+                  IPS__PROBE_REG((const char *)(vat)),                      \
+                  IPS__PROBE_REG((int)(pid)), (int)(tag), (int64_t)(len),   \
+                  (int)(kind))
 
 /* A mark or a span's begin or end: name is name_len bytes, not
  * NUL-terminated. */
 #define IPS_PROBE_MARK(side, probe, delivery, name_len, mono_ns, wall_ns,   \
                        vat, name, tag, pid, kind)                           \
-  do {                                                                      \
-    (void)IPS__PROBE_##side##_##probe;                                      \
-    if (IPS__PROBE_ON(probe))                                               \
-    STAP_PROBE9(ipcstamp, probe, (uint64_t)(delivery), (uint32_t)(name_len), \
-                (int64_t)(mono_ns), (int64_t)(wall_ns),                     \
-                IPS__PROBE_REG((const char *)(vat)), (const char *)(name),  \
-                (int)(tag), IPS__PROBE_REG((int)(pid)), (int)(kind));       \
-  } while (0)
+  IPS__PROBE_FIRE(side, probe, 9, (uint64_t)(delivery),                     \
+                  (uint32_t)(name_len), (int64_t)(mono_ns),                 \
+                  (int64_t)(wall_ns), IPS__PROBE_REG((const char *)(vat)),  \
+                  (const char *)(name), (int)(tag),                         \
+                  IPS__PROBE_REG((int)(pid)), (int)(kind))
 
 /* A frame refused: code the IPS_E* error, message NUL-terminated, tag the
  * frame's first byte (-1 when it never completed), len the frame's length
  * (-1 when unknown), offset the stream's byte offset. */
 #define IPS_PROBE_REFUSED(side, probe, delivery, code, mono_ns, wall_ns,    \
                           vat, pid, message, tag, len, offset)              \
-  do {                                                                      \
-    (void)IPS__PROBE_##side##_##probe;                                      \
-    if (IPS__PROBE_ON(probe))                                               \
-    STAP_PROBE10(ipcstamp, probe, (uint64_t)(delivery), (int)(code),        \
-                 (int64_t)(mono_ns), (int64_t)(wall_ns),                    \
-                 IPS__PROBE_REG((const char *)(vat)),                       \
-                 IPS__PROBE_REG((int)(pid)), (const char *)(message),       \
-                 (int)(tag), (int64_t)(len), (uint64_t)(offset));           \
-  } while (0)
+  IPS__PROBE_FIRE(side, probe, 10, (uint64_t)(delivery), (int)(code),       \
+                  (int64_t)(mono_ns), (int64_t)(wall_ns),                   \
+                  IPS__PROBE_REG((const char *)(vat)),                      \
+                  IPS__PROBE_REG((int)(pid)), (const char *)(message),      \
+                  (int)(tag), (int64_t)(len), (uint64_t)(offset))
 
 #else /* compiled out: nothing runs (the if (0) only keeps a variable that
           a probe alone reads "used") */

@@ -22,7 +22,7 @@ probes_skip() {
 
 need_probes() {
     grep -q '^#define HAVE_SYS_SDT_H 1' "$b/config.h" ||
-        probes_skip "the probes are compiled out (no sys/sdt.h: Debian systemtap-sdt-dev)"
+        probes_skip "the probes are compiled out (configure found no sys/sdt.h, Debian systemtap-sdt-dev, or was given --disable-probes)"
     readelf -n "$b/worker/ipcstamp-worker-c" 2>/dev/null | grep -q 'Provider: ipcstamp' ||
         probes_skip "worker/ipcstamp-worker-c has no ipcstamp probes (configured --disable-probes?)"
 }
