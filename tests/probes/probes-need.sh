@@ -10,7 +10,8 @@
 #                      line "tracing..."): only then may the traced programs
 #                      start, or their first events are missed.  $bt_pid is
 #                      its pid.
-# bt_stop              SIGINT, then wait: bpftrace prints its maps and exits.
+# bt_stop OUT          SIGINT until it exits: bpftrace prints its maps and
+#                      exits.
 probes_skip() {
     echo "$me: skipped: $1"
     if [ "${IPCSTAMP_REQUIRE_INTEROP:-0}" = 1 ]; then
@@ -51,9 +52,24 @@ bt_start() {
     done
 }
 
+# Whether bpftrace still runs (an exited child not yet waited for is a
+# zombie, which kill -0 still finds).
+bt_alive() {
+    st=$(cut -d' ' -f3 "/proc/$bt_pid/stat" 2>/dev/null) && [ "$st" != Z ]
+}
+
 bt_stop() {
     [ -n "$bt_pid" ] || return 0
-    kill -INT "$bt_pid" 2>/dev/null || true
+    # Again every second until it is gone: a SIGINT that reaches bpftrace
+    # 0.17 while it is busy printing can be lost (it then waits forever).
+    n=0
+    while bt_alive; do
+        kill -INT "$bt_pid" 2>/dev/null || true
+        n=$((n + 1))
+        [ $n -le 300 ] || { kill -KILL "$bt_pid"; echo "$me: bpftrace would not stop" >&2; exit 1; }
+        i=0
+        while [ $i -lt 10 ] && bt_alive; do sleep 0.1; i=$((i + 1)); done
+    done
     wait "$bt_pid" || true
     bt_pid=
     if grep -q 'Lost [0-9]* events' "$1" "$1.err" 2>/dev/null; then
