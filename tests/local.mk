@@ -12,7 +12,9 @@
 # first, cached (tests/peers.sh).  The stamp changes only when what is
 # installed does: a rule building from the npm packages depends on it.
 check_DATA += tests/peers.stamp
-EXTRA_DIST += tests/peers.sh tests/peers.test
+EXTRA_DIST += tests/peers.sh tests/peers.test tests/npm-ci.sh \
+	tests/npm-addon/addon.c tests/npm-addon/binding.gyp \
+	tests/npm-addon/package.json tests/npm-addon/package-lock.json
 TESTS += tests/peers.test
 CLEANFILES += tests/peers.stamp
 tests/peers.stamp: FORCE

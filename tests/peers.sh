@@ -8,10 +8,13 @@
 #   apt-get line is printed and the tests that need them are skipped):
 #   faketime (the timequake test), groff (the man pages), python3 (the
 #   report's JSON schema), node and npm (the interop tests), chromium
-#   (headless: the HTML report's and speedscope's tests), bpftrace (the
+#   (headless: the HTML report's and speedscope's tests), make and g++
+#   (node-gyp compiles the native npm peers with them), bpftrace (the
 #   USDT probes' tests, as root).
 # - The test-only npm projects, each installed with `npm ci` from its lock
-#   file: tests/interop (Agoric's xsnap; npm builds xsnap-worker from C),
+#   file (through tests/npm-ci.sh, which works with no npm configuration:
+#   native modules are built against the machine's own Node headers):
+#   tests/interop (Agoric's xsnap; npm builds xsnap-worker from C),
 #   tests/interop/swingset (Agoric's SwingSet kernel and telemetry),
 #   tests/otel (Elastic's mockotlpserver), tests/viewers (speedscope).
 #
@@ -21,9 +24,10 @@
 # installed when the peers are somewhere else (IPCSTAMP_INTEROP_DIR, or
 # configure --with-interop-dir: make distcheck, whose source tree is
 # read-only), nor with IPCSTAMP_NO_NPM=1 (npm) or IPCSTAMP_NO_TEST_DEPS=1
-# (apt-get).  A failed install is reported and the tests that need it are
-# skipped (or fail where IPCSTAMP_REQUIRE_INTEROP=1): this script never
-# fails `make check` itself.
+# (apt-get).  A failed install is said loudly, naming the package and
+# npm's reason; the tests that need it are then skipped, except where
+# IPCSTAMP_REQUIRE_INTEROP=1 (CI): there this script fails `make check` at
+# once, before any test runs.
 #
 # STAMP is rewritten only when what it records changes (which peers are
 # there, from which lock file), so a rule that depends on it (building
@@ -31,9 +35,23 @@
 set -u
 src=$1
 stamp=$2
+here=$(dirname "$0")
 own=$src/tests/interop
 dir=${IPCSTAMP_INTEROP_DIR:-$own}
 say() { echo "tests/peers.sh: $*" >&2; }
+# failed WHAT: a peer could not be installed.  Said loudly; where CI
+# requires every peer (IPCSTAMP_REQUIRE_INTEROP=1) make check stops here,
+# naming the package and the reason, rather than failing tests later.
+fatal=
+failed() {
+    echo "tests/peers.sh: *** $* ***" >&2
+    if [ "${IPCSTAMP_REQUIRE_INTEROP:-0}" = 1 ]; then
+        echo "tests/peers.sh: IPCSTAMP_REQUIRE_INTEROP=1: every peer must be installed" >&2
+        fatal="$fatal; $*"
+        return
+    fi
+    echo "tests/peers.sh: the tests that need it will be skipped" >&2
+}
 
 # The peers are this tree's own (and may be installed) when DIR is the
 # source tree's tests/interop.
@@ -44,7 +62,7 @@ if [ "$(cd "$dir" 2>/dev/null && pwd -P)" = "$(cd "$own" && pwd -P)" ] &&
 fi
 
 # tool : Debian package
-test_deps="faketime:faketime groff:groff-base python3:python3 node:nodejs npm:npm chromium:chromium bpftrace:bpftrace"
+test_deps="faketime:faketime groff:groff-base python3:python3 node:nodejs npm:npm chromium:chromium make:make g++:g++ bpftrace:bpftrace"
 missing=
 for d in $test_deps; do
     command -v "${d%%:*}" >/dev/null 2>&1 || missing="$missing ${d##*:}"
@@ -56,7 +74,7 @@ if [ -n "$missing" ]; then
         export DEBIAN_FRONTEND=noninteractive
         # shellcheck disable=SC2086
         { apt-get update -qq && apt-get install -y -qq --no-install-recommends $missing; } ||
-            say "could not install$missing: the tests that need them are skipped"
+            failed "apt-get could not install$missing"
     else
         say "the tests that need these are skipped:$missing"
         say "    sudo apt-get install$missing"
@@ -91,13 +109,13 @@ peer() {
        [ "${IPCSTAMP_NO_NPM:-0}" != 1 ]; then
         if command -v npm >/dev/null 2>&1; then
             say "installing the npm packages of $what ($p): npm ci"
-            if (cd "$p" && npm ci --no-audit --no-fund --loglevel=error) >&2; then
+            if sh "$here/npm-ci.sh" "$p"; then
                 echo "$want" >"$nm/.ipcstamp-lock"
             else
-                say "npm ci failed in $p"
+                failed "npm ci failed in $p: $pkg is not installed (npm's last lines above say why)"
             fi
         else
-            say "npm is not installed"
+            failed "npm is not installed: $pkg cannot be installed in $p"
         fi
     fi
     if [ -d "$nm/$pkg" ]; then
@@ -108,12 +126,26 @@ peer() {
     fi
 }
 
-{
-    peer "$dir" @agoric/xsnap "the xsnap interop tests"
-    peer "$dir/swingset" @agoric/swingset-vat "the SwingSet interop tests"
-    peer "${dir%/interop}/otel" @elastic/mockotlpserver "the otel tests"
-    peer "${dir%/interop}/viewers" speedscope "the speedscope test"
-} >"$stamp.tmp" || exit 1
+# The apt-get step above may have failed already; stop before npm then.
+if [ -n "$fatal" ]; then
+    echo "tests/peers.sh: stopping make check: ${fatal#; }" >&2
+    exit 1
+fi
+# one DIR PACKAGE WHAT: peer's line into the new stamp; stop at once where a
+# required peer could not be installed.
+one() {
+    peer "$@" >>"$stamp.tmp"
+    if [ -n "$fatal" ]; then
+        rm -f "$stamp.tmp"
+        echo "tests/peers.sh: stopping make check: ${fatal#; }" >&2
+        exit 1
+    fi
+}
+: >"$stamp.tmp" || exit 1
+one "$dir" @agoric/xsnap "the xsnap interop tests"
+one "$dir/swingset" @agoric/swingset-vat "the SwingSet interop tests"
+one "${dir%/interop}/otel" @elastic/mockotlpserver "the otel tests"
+one "${dir%/interop}/viewers" speedscope "the speedscope test"
 if cmp -s "$stamp.tmp" "$stamp"; then
     rm -f "$stamp.tmp"
 else

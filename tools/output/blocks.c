@@ -73,11 +73,14 @@ void blocks_out_free(blocks_out_t *o) {
 void blocks_add(blocks_out_t *o, const ips_block_t *b) {
   size_t i;
   int64_t v;
+  int first = o->after_boot;
   if (b->bootstrap) {
     o->n_boot++;
     o->boot_ns += b->swingset_ns;
+    o->after_boot = 1;
     return;
   }
+  o->after_boot = 0;
   o->n++;
   o->n_del += b->n_deliveries;
   o->n_skip += b->n_skipped;
@@ -86,6 +89,11 @@ void blocks_add(blocks_out_t *o, const ips_block_t *b) {
   o->n_load += b->n_load;
   for (i = 0; i < BLK_PARTS; i++)
     if (part(b, (int)i, &v)) {
+      if (i == BLK_LAG && first) {
+        o->has_first_lag = 1;
+        o->first_lag_ns = v;
+        continue;
+      }
       ips_hist_add(o->h[i], v);
       o->sum[i] += v;
     }
@@ -319,6 +327,10 @@ void blocks_summary_text(blocks_out_t *o) {
   if (o->n_boot)
     fprintf(f, "bootstrap block: swingset %s (not in the figures below)\n",
             blocks_ms(x, o->boot_ns));
+  if (o->has_first_lag)
+    fprintf(f, "first block after bootstrap: lag %s (the time since genesis;"
+               " not in the lag figures below)\n",
+            blocks_ms(x, o->first_lag_ns));
   if (!o->n)
     return;
   fprintf(f, "%-12s %11s %11s %11s %11s %13s %8s\n", "part", "p50", "p90",
@@ -353,6 +365,8 @@ void blocks_summary_json(blocks_out_t *o) {
   out_int(g, "blocks", (long long)o->n);
   out_int(g, "bootstrap_blocks", (long long)o->n_boot);
   out_int(g, "bootstrap_swingset_ns", o->boot_ns);
+  if (o->has_first_lag)
+    out_int(g, "first_block_lag_ns", o->first_lag_ns);
   out_int(g, "deliveries", (long long)o->n_del);
   out_int(g, "not_attributed", (long long)o->n_skip);
   out_int(g, "computrons", o->computrons);

@@ -218,6 +218,10 @@ typedef struct {
   uint64_t n, n_boot, n_del, n_skip, n_save, n_load;
   long long computrons;
   int64_t boot_ns;
+  /* The first block after a bootstrap block: its lag is the time since
+   * the chain's genesis, not a block's lag, so it is said apart. */
+  int after_boot, has_first_lag;
+  int64_t first_lag_ns;
   int64_t sum[BLK_PARTS];
   ips_hist_t *h[BLK_PARTS];   /* owned */
 } blocks_out_t;
