@@ -31,6 +31,10 @@ test_build_deps="pc:check:check"
 # the above where possible: not needed by the build, but a machine that can
 # install them should get the collector (and CI must, to test it).
 bpf_build_deps="pc:libbpf:libbpf-dev bpftool:bpftool clang:clang"
+# <sys/sdt.h> gives the build its USDT probes (docs/probes.md); without it
+# they are compiled out and configure says so.  The same: installed where
+# possible, not required.
+probe_deps="h:sys/sdt.h:systemtap-sdt-dev"
 
 # missing_of LIST: the Debian packages of LIST's entries that are absent.
 missing_of() {
@@ -42,6 +46,10 @@ missing_of() {
             if ! command -v pkg-config >/dev/null 2>&1 || ! pkg-config --exists "$mod"; then
                 m="$m $pkg"
             fi ;;
+        h:*)
+            hdr=${d#h:}; hdr=${hdr%%:*}; pkg=${d##*:}
+            [ -f "/usr/include/$hdr" ] || [ -f "/usr/include/$(uname -m)-linux-gnu/$hdr" ] ||
+                m="$m $pkg" ;;
         *)
             tool=${d%%:*}; pkg=${d##*:}
             command -v "$tool" >/dev/null 2>&1 || m="$m $pkg" ;;
@@ -69,6 +77,11 @@ if [ -n "$bpf_missing" ] && ! can_install; then
     echo "autogen.sh: without$bpf_missing ipcstamp record is not built (sudo apt-get install$bpf_missing)" >&2
 fi
 optional="$optional$bpf_missing"
+probes=$(missing_of "$probe_deps")
+if [ -n "$probes" ] && ! can_install; then
+    echo "autogen.sh: without$probes the USDT probes are compiled out (sudo apt-get install$probes)" >&2
+fi
+optional="$optional$probes"
 if [ -n "$missing$optional" ] && can_install; then
     echo "autogen.sh: installing missing build dependencies:$missing$optional"
     # shellcheck disable=SC2086

@@ -25,6 +25,7 @@
 #include <unistd.h>
 
 #include "ipcstamp-parent.h"
+#include "ipcstamp-probes.h"
 #include "child.h"
 #include "json.h"
 #include "ring.h"
@@ -62,10 +63,30 @@ int ips__child_set_msg(ips_child_t *w, const char *p, size_t n) {
   return 0;
 }
 
+/* The probe of one of the parent's stamps (proto/ipcstamp-probes.h). */
+static void probe_stamp(const ips_child_t *w, const ips_stamp_t *s,
+                        int64_t len) {
+#define PROBE(probe)                                                        \
+  IPS_PROBE_STAMP(parent, probe, w->ring_delivery,                          \
+                  s->kind == 'U' || s->kind == 'R' ? w->nupcalls : 0,       \
+                  s->mono_ns, s->wall_us * 1000, w->ring_vat, w->pid,       \
+                  w->head ? w->head->tag : 0, len, s->kind)
+  switch (s->kind) {
+  case 'D': PROBE(delivery_sent); break;
+  case 'U': PROBE(upcall_received); break;
+  case 'R': PROBE(reply_sent); break;
+  default: PROBE(result_received); break;
+  }
+#undef PROBE
+}
+
 /* With the run-queue delay (options.run_delay), it is read before the
  * clocks for a stamp taken before a write (D, R) and after them for one
- * taken on arrival (U, E): the reading's cost is the parent's own time. */
-int ips__child_push_stamp(ips_child_t *w, char kind, ips_stamp_t *out) {
+ * taken on arrival (U, E): the reading's cost is the parent's own time.
+ * len is the frame's netstring length, for the probe (-1: no frame, a
+ * command that failed). */
+int ips__child_push_stamp(ips_child_t *w, char kind, int64_t len,
+                          ips_stamp_t *out) {
   ips_stamp_t s;
   int64_t delay = 0;
   int before = kind == 'D' || kind == 'R', rc;
@@ -90,9 +111,12 @@ int ips__child_push_stamp(ips_child_t *w, char kind, ips_stamp_t *out) {
     w->stcap = nc;
   }
   w->st[w->nst++] = s;
-  /* The readiness ping is no command of the host's: not in the ring. */
-  if (!w->head || w->head->tag != 'R')
+  /* The readiness ping is no command of the host's: not in the ring, nor
+   * seen by the probes. */
+  if (!w->head || w->head->tag != 'R') {
     ips__child_ring_stamp(w, &s);
+    probe_stamp(w, &s, len);
+  }
   if (out)
     *out = s;
   return 0;
@@ -135,7 +159,7 @@ static void fail_cmd(ips_child_t *w, ips__cmd_t *c, int status,
   else
     res.message = "out of memory";
   if (c->sent && !w->cancelled)
-    (void)ips__child_push_stamp(w, 'E', NULL);
+    (void)ips__child_push_stamp(w, 'E', -1, NULL);
   ips__child_complete(w, c, &res);
 }
 
@@ -268,7 +292,7 @@ void ips__child_start_next(ips_child_t *w) {
     return;
   w->nst = 0;
   w->nupcalls = 0;
-  rc = ips__child_push_stamp(w, 'D', &D);
+  rc = ips__child_push_stamp(w, 'D', c->plen, &D);
   if (rc == 0)
     rc = write_bytes(w, c->frame, c->len);
   if (rc) {
@@ -312,6 +336,7 @@ static int enqueue(ips_child_t *w, char tag, const void *payload, size_t n,
     memcpy(c->frame + iov[0].iov_len, payload, n);
   c->frame[iov[0].iov_len + n] = ',';
   c->len = iov[0].iov_len + n + 1;
+  c->plen = (int64_t)n + 1;
   if (w->tail)
     w->tail->next = c;
   else
@@ -485,7 +510,7 @@ void ips_child_close(ips_child_t *w, ips_close_cb cb) {
     w->state = IPS__DEAD;
     uv_process_kill(&w->proc, SIGKILL);
     /* E is now, when the command was cancelled, not when it is told. */
-    (void)ips__child_push_stamp(w, 'E', NULL);
+    (void)ips__child_push_stamp(w, 'E', -1, NULL);
   }
   /* The commands fail from the loop (run_deferred), in order, before the
    * close callback. */

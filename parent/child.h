@@ -13,6 +13,7 @@ typedef struct ips__cmd_s {
   ips_result_cb cb;
   void *arg;
   size_t len;
+  int64_t plen; /* the netstring's length: tag and payload */
   int sent;
   char tag;     /* '?', 'e' or 'R' */
   char frame[]; /* header, tag, payload, ',' */
@@ -71,7 +72,7 @@ struct ips_child_s {
   int cancelled;       /* closed: every queued command is to fail */
   ips_close_cb close_cb;
   struct ips_ring_s *ring;  /* not owned (options.ring) */
-  uint64_t ring_delivery;   /* commands sent, for the ring's events */
+  uint64_t ring_delivery;   /* commands sent, for the ring and the probes */
   char ring_vat[16];
   ips_runq_t runq;          /* the loop thread's schedstat (fd owned), or
                                fd -1 without options.run_delay */
@@ -96,7 +97,8 @@ struct ips_child_s {
 
 /* child.c */
 int ips__child_set_msg(ips_child_t *w, const char *p, size_t n);
-int ips__child_push_stamp(ips_child_t *w, char kind, ips_stamp_t *out);
+int ips__child_push_stamp(ips_child_t *w, char kind, int64_t len,
+                          ips_stamp_t *out);
 ips__cmd_t *ips__child_dequeue(ips_child_t *w);
 void ips__child_complete(ips_child_t *w, ips__cmd_t *c, ips_result_t *res);
 /* The one way into DEAD: kill what runs, fail what waits. */

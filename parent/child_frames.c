@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "ipcstamp-parent.h"
+#include "ipcstamp-probes.h"
 #include "child.h"
 #include "json.h"
 #include "ring.h"
@@ -34,7 +35,7 @@ int ips_child_reply(ips_child_t *w, const void *reply, size_t n,
   b[0] = uv_buf_init(iov[0].iov_base, (unsigned)iov[0].iov_len);
   b[1] = uv_buf_init((char *)reply, (unsigned)n);
   b[2] = uv_buf_init(",", 1);
-  rc = ips__child_push_stamp(w, 'R', R);
+  rc = ips__child_push_stamp(w, 'R', (int64_t)n + 1, R);
   if (rc == 0)
     rc = ips__child_write_bufs(w, b, 3);
   if (rc)
@@ -104,18 +105,44 @@ static void on_result(ips_child_t *w, const char *p, size_t n) {
   ips__child_complete(w, ips__child_dequeue(w), &res);
 }
 
+/* A frame the worker should not have sent (or bytes that are no frame:
+ * tag -1, len -1): the frame_refused probe, then the fault. */
+#if defined(__GNUC__)
+__attribute__((format(printf, 5, 6)))
+#endif
+static void refuse(ips_child_t *w, int code, int tag, int64_t len,
+                   const char *fmt, ...) {
+  char msg[512];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(msg, sizeof msg, fmt, ap);
+  va_end(ap);
+#if IPS_PROBES_ENABLED
+  {
+    ips_stamp_t s;
+    if (ips_clock_read(&s) != 0) memset(&s, 0, sizeof s);
+    IPS_PROBE_REFUSED(parent, frame_refused, w->ring_delivery, code,
+                      s.mono_ns, s.wall_us * 1000, w->ring_vat, w->pid, msg,
+                      tag, len,
+                      ips_ns_error(&w->dec) ? ips_ns_error_offset(&w->dec)
+                                            : ips_ns_offset(&w->dec));
+  }
+#endif
+  ips__child_fault(w, code, "%s", msg);
+}
+
 static void on_frame(ips_child_t *w, const char *p, size_t n) {
   ips_stamp_t s;
   ips__cmd_t *c = w->head;
   char tag;
   int rc;
   if (n == 0) {
-    ips__child_fault(w, IPS_EEMPTY_FRAME, "protocol: empty frame from the worker");
+    refuse(w, IPS_EEMPTY_FRAME, -1, 0, "protocol: empty frame from the worker");
     return;
   }
   tag = p[0];
   if (!c || !c->sent) {
-    ips__child_fault(w, IPS_EPROTO,
+    refuse(w, IPS_EPROTO, (unsigned char)tag, (int64_t)n,
           "protocol: frame with tag 0x%02x from the worker while no command "
           "was in flight",
           (unsigned char)tag);
@@ -124,18 +151,18 @@ static void on_frame(ips_child_t *w, const char *p, size_t n) {
   switch (tag) {
   case '?':
     if (w->upcall_pending) {
-      ips__child_fault(w, IPS_EPROTO,
+      refuse(w, IPS_EPROTO, '?', (int64_t)n,
             "protocol: a second upcall before the first was answered");
       return;
     }
     if (w->o.max_upcalls && w->nupcalls >= w->o.max_upcalls) {
-      ips__child_fault(w, IPS_EPROTO,
+      refuse(w, IPS_EPROTO, '?', (int64_t)n,
             "too many upcalls: more than %llu in one command; worker killed",
             (unsigned long long)w->o.max_upcalls);
       return;
     }
     w->nupcalls++;
-    if ((rc = ips__child_push_stamp(w, 'U', &s)) != 0) {
+    if ((rc = ips__child_push_stamp(w, 'U', (int64_t)n, &s)) != 0) {
       ips__child_fault(w, rc, "%s", ips_strerror(rc));
       return;
     }
@@ -148,12 +175,12 @@ static void on_frame(ips_child_t *w, const char *p, size_t n) {
   case '.':
   case '!':
     if (w->upcall_pending) {
-      ips__child_fault(w, IPS_EPROTO,
+      refuse(w, IPS_EPROTO, (unsigned char)tag, (int64_t)n,
             "protocol: the worker answered while its upcall was pending");
       return;
     }
     uv_timer_stop(&w->timeout);
-    if ((rc = ips__child_push_stamp(w, 'E', NULL)) != 0) {
+    if ((rc = ips__child_push_stamp(w, 'E', (int64_t)n, NULL)) != 0) {
       ips__child_fault(w, rc, "%s", ips_strerror(rc));
       return;
     }
@@ -175,7 +202,7 @@ static void on_frame(ips_child_t *w, const char *p, size_t n) {
     ips__child_start_next(w);
     return;
   default:
-    ips__child_fault(w, IPS_EBAD_TAG, "protocol: unknown tag 0x%02x from the worker",
+    refuse(w, IPS_EBAD_TAG, (unsigned char)tag, (int64_t)n, "protocol: unknown tag 0x%02x from the worker",
           (unsigned char)tag);
   }
 }
@@ -210,7 +237,7 @@ void ips__child_on_read(uv_stream_t *s, ssize_t nread, const uv_buf_t *buf) {
     if (r < 0) {
       char d[256];
       ips_ns_describe(&w->dec, d, sizeof d);
-      ips__child_fault(w, (int)r, "%s (from the worker)", d);
+      refuse(w, (int)r, -1, -1, "%s (from the worker)", d);
       return;
     }
     off += (size_t)r;

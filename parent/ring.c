@@ -27,8 +27,9 @@ void ips__child_ring_init(ips_child_t *w, const ips_child_options_t *o) {
 }
 
 void ips__child_ring_stamp(ips_child_t *w, const ips_stamp_t *s) {
-  if (!w->ring) return;
+  /* Counted with or without a ring: the probes number commands too. */
   if (s->kind == 'D') w->ring_delivery++;
+  if (!w->ring) return;
   /* The child's vat, not the ring's: a parent's ring is shared by all
    * its children, so its own name for it is "". */
   ips_ring_stamp_vat(w->ring, s, w->ring_delivery,

@@ -2,7 +2,7 @@
 lib_LTLIBRARIES += proto/libipcstamp-proto.la
 include_HEADERS += proto/ipcstamp-proto.h proto/ipcstamp-slog.h proto/ipcstamp-metering.h \
 	proto/ipcstamp-ring.h
-noinst_HEADERS += proto/ring-format.h proto/cursor.h proto/digits.h proto/attribution.h
+noinst_HEADERS += proto/ipcstamp-probes.h proto/ring-format.h proto/cursor.h proto/digits.h proto/attribution.h
 pkgconfig_DATA += proto/ipcstamp-proto.pc
 proto_libipcstamp_proto_la_SOURCES = \
 	proto/errors.c \

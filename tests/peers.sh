@@ -10,7 +10,8 @@
 #   report's JSON schema), node and npm (the interop tests), chromium
 #   (headless: the HTML report's and speedscope's tests), make and g++
 #   (node-gyp compiles the native npm peers with them), time (GNU
-#   /usr/bin/time: otel-records.test's peak memory).
+#   /usr/bin/time: otel-records.test's peak memory), bpftrace (the USDT
+#   probes' tests, as root).
 # - The test-only npm projects, each installed with `npm ci` from its lock
 #   file (through tests/npm-ci.sh, which works with no npm configuration:
 #   native modules are built against the machine's own Node headers):
@@ -62,7 +63,7 @@ if [ "$(cd "$dir" 2>/dev/null && pwd -P)" = "$(cd "$own" && pwd -P)" ] &&
 fi
 
 # tool : Debian package
-test_deps="faketime:faketime groff:groff-base python3:python3 node:nodejs npm:npm chromium:chromium make:make g++:g++ /usr/bin/time:time"
+test_deps="faketime:faketime groff:groff-base python3:python3 node:nodejs npm:npm chromium:chromium make:make g++:g++ /usr/bin/time:time bpftrace:bpftrace"
 missing=
 for d in $test_deps; do
     command -v "${d%%:*}" >/dev/null 2>&1 || missing="$missing ${d##*:}"

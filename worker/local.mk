@@ -13,17 +13,23 @@ worker_libipcstamp_worker_la_LDFLAGS = $(AM_LDFLAGS) -no-undefined -version-info
 
 bin_PROGRAMS += worker/ipcstamp-worker-c worker/ipcstamp-worker-js
 
+# The two worker programs carry the library inside, as ipcstamp-worker-xs
+# does: the USDT probes (docs/probes.md) are then in the program's own
+# file, where `bpftrace -l usdt:PROGRAM` and a tracer attached to the
+# program find them, and a copied program needs no library.
+noinst_LTLIBRARIES += worker/libworker-static.la
+worker_libworker_static_la_SOURCES = $(worker_libipcstamp_worker_la_SOURCES) \
+	$(proto_libipcstamp_proto_la_SOURCES)
+
 # The C test and benchmark worker: yajl parses its one-line command.
 worker_ipcstamp_worker_c_SOURCES = worker/worker-c.c
 worker_ipcstamp_worker_c_CFLAGS = $(AM_CFLAGS) $(YAJL_CFLAGS)
-worker_ipcstamp_worker_c_LDADD = worker/libipcstamp-worker.la \
-	proto/libipcstamp-proto.la $(YAJL_LIBS)
+worker_ipcstamp_worker_c_LDADD = worker/libworker-static.la $(YAJL_LIBS)
 
 # The JavaScript worker on Duktape.
 worker_ipcstamp_worker_js_SOURCES = worker/worker-js.c
 worker_ipcstamp_worker_js_CFLAGS = $(AM_CFLAGS) $(DUKTAPE_CFLAGS)
-worker_ipcstamp_worker_js_LDADD = worker/libipcstamp-worker.la \
-	proto/libipcstamp-proto.la $(DUKTAPE_LIBS)
+worker_ipcstamp_worker_js_LDADD = worker/libworker-static.la $(DUKTAPE_LIBS)
 
 # The embedding guide's example, compiled from docs/embedding.md itself so
 # that the guide cannot rot; make builds it (the guide runs it),

@@ -22,4 +22,11 @@ static inline const char *ips__worker_name(const ips_worker_t *w) {
   return w->name ? w->name : "ipcstamp-worker";
 }
 
+/* What the probes (proto/ipcstamp-probes.h) say of the process: its pid
+ * and its vat (IPCSTAMP_VAT, or the vat in a SwingSet worker's name; ""
+ * when unknown), set by ips_worker_init().  Process-wide, as they are: a
+ * process serves one vat.  Read without a system call at every probe. */
+extern int ips__probe_pid;
+extern char ips__probe_vat[16];
+
 #endif

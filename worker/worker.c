@@ -13,6 +13,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "ipcstamp-probes.h"
 #include "ipcstamp-ring.h"
 #include "ipcstamp-worker.h"
 #include "worker-int.h"
@@ -60,13 +61,31 @@ static int take_stamp(ips_worker_t *w, char kind) {
   return rc;
 }
 
-/* Record a stamp, and hand it to the live ring when it was recorded (not
- * dropped): the ring then holds exactly the stamps of the metering. */
-static int stamp(ips_worker_t *w, char kind, uint32_t upcall) {
+/* The probe of a recorded stamp s (proto/ipcstamp-probes.h); len is the
+ * frame's netstring length, -1 when the VM writes its frames itself. */
+#define PROBE_STAMP(probe, w, s, upcall, len)                               \
+  IPS_PROBE_STAMP(worker, probe, (w)->delivery, upcall, (s)->mono_ns,      \
+                  (s)->wall_us * 1000, ips__probe_vat, ips__probe_pid,     \
+                  (w)->pending, len, (s)->kind)
+
+/* Record a stamp, and hand it to the live ring and the probes when it was
+ * recorded (not dropped): both then see exactly the metering's stamps.
+ * Inlined whole: split, the compiler called the part after the clocks as
+ * a function of its own, which cost the stamp more than the probes. */
+#if defined(__GNUC__)
+__attribute__((always_inline))
+#endif
+static inline int stamp(ips_worker_t *w, char kind, uint32_t upcall,
+                        int64_t len) {
   int rc = take_stamp(w, kind);
-  if (rc == 0 && w->ring)
-    ips_ring_stamp(w->ring, &w->stamps.v[w->stamps.n - 1], w->delivery,
-                   upcall);
+  if (rc == 0) {
+    const ips_stamp_t *s = &w->stamps.v[w->stamps.n - 1];
+    if (w->ring) ips_ring_stamp(w->ring, s, w->delivery, upcall);
+    if (kind == 'u')
+      PROBE_STAMP(upcall_sent, w, s, upcall, len);
+    else
+      PROBE_STAMP(reply_received, w, s, upcall, len);
+  }
   return rc;
 }
 
@@ -155,13 +174,36 @@ static int send_frame(ips_worker_t *w, char tag, const void *payload,
   return write_all(w, iov, 3);
 }
 
+/* The frame_refused probe: code the error, tag the frame's first byte (-1
+ * when it never completed), offset where in the stream, len the frame's
+ * length (-1 when unknown), msg why.  The clocks are read only here, on
+ * the way to an error, and only when the probes are compiled in. */
+static void refused(const ips_worker_t *w, int code, int tag, uint64_t offset,
+                    int64_t len, const char *msg) {
+#if IPS_PROBES_ENABLED
+  ips_stamp_t s;
+  if (ips_clock_read(&s) != 0) memset(&s, 0, sizeof s);
+  IPS_PROBE_REFUSED(worker, frame_refused, w->delivery, code, s.mono_ns,
+                    s.wall_us * 1000, ips__probe_vat, ips__probe_pid, msg,
+                    tag, len, offset);
+#else
+  (void)w, (void)code, (void)tag, (void)offset, (void)len, (void)msg;
+#endif
+}
+
 static int decoder_failed(ips_worker_t *w, int err) {
   char d[200];
   if (err == IPS_ENOMEM)
-    return fail(w, err, "out of memory for a frame (reading fd %d)",
-                w->fd_in);
-  ips_ns_describe(&w->dec, d, sizeof d);
-  return fail(w, err, "%s (reading fd %d)", d, w->fd_in);
+    fail(w, err, "out of memory for a frame (reading fd %d)", w->fd_in);
+  else {
+    ips_ns_describe(&w->dec, d, sizeof d);
+    fail(w, err, "%s (reading fd %d)", d, w->fd_in);
+  }
+  refused(w, err, -1,
+          ips_ns_error(&w->dec) ? ips_ns_error_offset(&w->dec)
+                                : ips_ns_offset(&w->dec),
+          -1, w->msg);
+  return err;
 }
 
 /* The next complete frame from the parent, from bytes already read or from
@@ -201,7 +243,8 @@ static const char no_reply[] = "the worker did not reply to this command";
 
 /* A command for the VM has just been read: stamp 'd' and start its
  * stamps, marks and CPU time afresh. */
-static int begin_command(ips_worker_t *w, char tag) {
+static int begin_command(ips_worker_t *w, char tag, int64_t len) {
+  w->pending = tag;
   if (ips__stamping(w)) {
     ips_stamp_t s;
     int rc;
@@ -212,10 +255,10 @@ static int begin_command(ips_worker_t *w, char tag) {
     ips_stamps_put(&w->stamps, &s);
     w->delivery++;
     ips_ring_stamp(w->ring, &s, w->delivery, 0);
+    PROBE_STAMP(delivery_received, w, &s, 0, len);
     ips_marks_reset(&w->marks);
     if (w->flags & IPS_WORKER_CPU_TIME) w->cpu_start_ns = cpu_now_ns();
   }
-  w->pending = tag;
   w->upcalls = 0;
   return 0;
 }
@@ -274,7 +317,7 @@ int ips_worker_next(ips_worker_t *w, ips_command_t *cmd) {
     if (rc == IPS_EEOF) return IPS_WORKER_DONE;
     if (rc != 0) return rc;
     if (n > 0 && f[0] != '\0' && strchr(w->tags, f[0])) {
-      if ((rc = begin_command(w, f[0])) != 0) return rc;
+      if ((rc = begin_command(w, f[0], (int64_t)n)) != 0) return rc;
       cmd->tag = f[0];
       cmd->data = f + 1;
       cmd->len = n - 1;
@@ -287,12 +330,15 @@ int ips_worker_next(ips_worker_t *w, ips_command_t *cmd) {
       return IPS_WORKER_DONE;
     } else if (n == 0) {
       const char *m = ips_strerror(IPS_EEMPTY_FRAME);
+      refused(w, IPS_EEMPTY_FRAME, -1, ips_ns_offset(&w->dec), 0, m);
       rc = send_frame(w, '!', m, strlen(m));
     } else {
       /* A well-framed command we do not know: say so, and go on. */
       char m[96];
       int k = snprintf(m, sizeof m, "%s: unsupported command tag %s",
                        ips__worker_name(w), show_tag(t, f[0]));
+      refused(w, IPS_EBAD_TAG, (unsigned char)f[0], ips_ns_offset(&w->dec),
+              (int64_t)n, m);
       rc = send_frame(w, '!', m, (size_t)k);
     }
     if (rc != 0) return rc;
@@ -312,7 +358,7 @@ int ips_worker_upcall(ips_worker_t *w, const void *request, size_t n,
   if (!w->pending || ips_ns_iov(iov, hdr, '?', request, n) != 0)
     return IPS_EINVAL;
   w->upcalls++;
-  if (ips__stamping(w) && (rc = stamp(w, 'u', w->upcalls)) < 0)
+  if (ips__stamping(w) && (rc = stamp(w, 'u', w->upcalls, (int64_t)n + 1)) < 0)
     return stamp_failed(w, rc);
   rc = write_all(w, iov, 3);
   if (rc != 0) return rc;
@@ -323,13 +369,17 @@ int ips_worker_upcall(ips_worker_t *w, const void *request, size_t n,
                 "the parent closed fd %d",
                 w->upcalls, w->fd_in);
   if (rc != 0) return rc;
-  if (ips__stamping(w) && (rc = stamp(w, 'r', w->upcalls)) < 0)
+  if (ips__stamping(w) && (rc = stamp(w, 'r', w->upcalls, (int64_t)len)) < 0)
     return stamp_failed(w, rc);
-  if (len == 0 || f[0] != '/')
-    return fail(w, IPS_EPROTO,
-                "protocol error: the parent answered upcall %u with %s, "
-                "expected '/'",
-                w->upcalls, len ? show_tag(t, f[0]) : "an empty frame");
+  if (len == 0 || f[0] != '/') {
+    fail(w, IPS_EPROTO,
+         "protocol error: the parent answered upcall %u with %s, "
+         "expected '/'",
+         w->upcalls, len ? show_tag(t, f[0]) : "an empty frame");
+    refused(w, IPS_EPROTO, len ? (unsigned char)f[0] : -1,
+            ips_ns_offset(&w->dec), (int64_t)len, w->msg);
+    return IPS_EPROTO;
+  }
   *reply = f + 1;
   *reply_len = len - 1;
   return 0;
@@ -365,7 +415,11 @@ int ips_worker_reply_ok(ips_worker_t *w, const void *result, size_t n,
   }
   /* The 'e' reaches the ring only now: before this point it could still
    * be taken back. */
-  if (ips__stamping(w)) ring_end(w, mp);
+  if (ips__stamping(w)) {
+    ring_end(w, mp);
+    PROBE_STAMP(result_sent, w, &w->stamps.v[w->stamps.n - 1], 0,
+                (int64_t)(mlen + 2 + n));
+  }
   w->meter[mlen++] = '\x01';
   ips_ns_iov(ns, hdr, '.', NULL, mlen + n);
   iov[0] = ns[0];
@@ -389,7 +443,7 @@ int ips_worker_begin(ips_worker_t *w, char tag) {
   if (w->failed) return w->failed;
   if (!w->ready || !(w->flags & IPS_WORKER_HOST_IO) || tag == '\0')
     return IPS_EINVAL;
-  return begin_command(w, tag);
+  return begin_command(w, tag, -1);
 }
 
 int ips_worker_stamp(ips_worker_t *w, char kind) {
@@ -399,7 +453,7 @@ int ips_worker_stamp(ips_worker_t *w, char kind) {
       (kind != 'u' && kind != 'r'))
     return IPS_EINVAL;
   if (kind == 'u') w->upcalls++;
-  if (ips__stamping(w) && (rc = stamp(w, kind, w->upcalls)) < 0)
+  if (ips__stamping(w) && (rc = stamp(w, kind, w->upcalls, -1)) < 0)
     return stamp_failed(w, rc);
   return 0;
 }
@@ -408,12 +462,15 @@ int ips_worker_end(ips_worker_t *w, const ips_meter_t *m, const char **json,
                    size_t *len) {
   ips_meter_t mm;
   const ips_meter_t *mp;
+  const ips_stamp_t *s;
+  char tag;
   int rc;
 
   *json = NULL;
   *len = 0;
   if (w->failed) return w->failed;
   if (!w->pending || !(w->flags & IPS_WORKER_HOST_IO)) return IPS_EINVAL;
+  tag = w->pending;
   w->pending = 0;
   if (!ips__stamping(w)) return 0;
   if ((rc = end_stamps(w, m, &mm, &mp)) != 0) return rc;
@@ -422,11 +479,38 @@ int ips_worker_end(ips_worker_t *w, const ips_meter_t *m, const char **json,
                                    &w->marks, mp, len);
   if (rc != 0) return rc == IPS_ENOBUFS ? IPS_EINVAL : rc;
   ring_end(w, mp);
+  s = &w->stamps.v[w->stamps.n - 1];
+  IPS_PROBE_STAMP(worker, result_sent, w->delivery, 0, s->mono_ns,
+                  s->wall_us * 1000, ips__probe_vat, ips__probe_pid, tag, -1,
+                  s->kind);
   *json = w->meter;
   return 0;
 }
 
 void ips_worker_abandon(ips_worker_t *w) { w->pending = 0; }
+
+/* A recorded mark or span event, to the live ring (which sees it as it
+ * happens) and to the probes. */
+static void marked(ips_worker_t *w, char kind, const char *name, size_t len,
+                   int64_t wall_us, int64_t mono_ns) {
+  if (w->ring) {
+    ips_stamp_t s;
+    s.wall_us = wall_us;
+    s.mono_ns = mono_ns;
+    s.kind = kind;
+    ips_ring_vm_mark(w->ring, kind, name, len, &s, w->delivery);
+  }
+#define PROBE_MARK(probe)                                                  \
+  IPS_PROBE_MARK(worker, probe, w->delivery, len, mono_ns, wall_us * 1000, \
+                 ips__probe_vat, name, w->pending, ips__probe_pid, kind)
+  if (kind == 'm')
+    PROBE_MARK(mark);
+  else if (kind == 'b')
+    PROBE_MARK(span_begin);
+  else
+    PROBE_MARK(span_end);
+#undef PROBE_MARK
+}
 
 int ips_worker_mark_n(ips_worker_t *w, char kind, const char *name,
                       size_t len) {
@@ -437,13 +521,9 @@ int ips_worker_mark_n(ips_worker_t *w, char kind, const char *name,
   rc = ips_marks_add(&w->marks, kind, name, len);
   if (rc == IPS_ECLOCK)
     return fail(w, IPS_ECLOCK, "%s", ips_strerror(IPS_ECLOCK));
-  if (rc == 0 && w->ring) { /* the live ring sees it as it happens */
+  if (rc == 0) {
     const ips_mark_t *m = &w->marks.v[w->marks.n - 1];
-    ips_stamp_t s;
-    s.wall_us = m->wall_us;
-    s.mono_ns = m->mono_ns;
-    s.kind = kind;
-    ips_ring_vm_mark(w->ring, kind, name, len, &s, w->delivery);
+    marked(w, kind, name, len, m->wall_us, m->mono_ns);
   }
   return rc;
 }
@@ -455,8 +535,7 @@ int ips_worker_mark_at(ips_worker_t *w, char kind, const char *name,
   if (!w->pending) return IPS_EINVAL;
   if (!ips__stamping(w)) return 1;
   rc = ips_marks_put(&w->marks, kind, name, len, s);
-  if (rc == 0 && w->ring)
-    ips_ring_vm_mark(w->ring, kind, name, len, s, w->delivery);
+  if (rc == 0) marked(w, kind, name, len, s->wall_us, s->mono_ns);
   return rc;
 }
 

@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "ipcstamp-ring.h"
 #include "ipcstamp-worker.h"
@@ -145,6 +146,17 @@ static int init_ring(ips_worker_t *w, const ips_worker_options_t *o,
   return ips_ring_open(&w->ring, &ro, m, msize);
 }
 
+int ips__probe_pid;
+char ips__probe_vat[16];
+
+/* The probes' pid and vat (worker-int.h), as the ring names the vat. */
+static void init_probes(const ips_worker_options_t *o) {
+  char vat[16];
+  const char *v = o->ring_vat ? o->ring_vat : vat_of_name(o->name, vat, sizeof vat);
+  ips__probe_pid = (int)getpid();
+  snprintf(ips__probe_vat, sizeof ips__probe_vat, "%s", v ? v : "");
+}
+
 /* In stages: the options (init_options), the descriptors claimed, the
  * decoder, what stamping needs (init_stamping), the buffers, the ring
  * (init_ring), SIGPIPE.  Before the buffers a failure has freed what it
@@ -167,6 +179,7 @@ int ips_worker_init(ips_worker_t *w, const ips_worker_options_t *o) {
     return rc;
 
   ips_ns_decoder_init(&w->dec, o->max_frame);
+  init_probes(o);
   if (ips__stamping(w) && (rc = init_stamping(w, o, cap)) != 0)
     return rc;
   w->meter_cap =

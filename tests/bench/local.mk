@@ -95,3 +95,16 @@ CLEANFILES += tests/bench/ipcstamp-direct$(EXEEXT)
 EXTRA_PROGRAMS += tests/bench/ab
 BENCH_TOOLS += tests/bench/ab tests/bench/ipcstamp-direct
 tests_bench_ab_SOURCES = tests/bench/ab.c
+
+# make bench: the USDT probes' cost on a stamp, compiled in (nobody
+# attached) against compiled out, and per hit with bpftrace attached
+# (docs/probes.md).  Two builds of the worker library's sources, one
+# with IPS_NO_PROBES; bench_probe runs both.
+EXTRA_PROGRAMS += tests/bench/bench_probe tests/bench/bench_probe_off
+BENCH_PROGS += tests/bench/bench_probe
+EXTRA_tests_bench_bench_probe_DEPENDENCIES = tests/bench/bench_probe_off$(EXEEXT)
+tests_bench_bench_probe_SOURCES = tests/bench/bench_probe.c $(BENCH_UTIL) \
+	$(worker_libipcstamp_worker_la_SOURCES) $(proto_libipcstamp_proto_la_SOURCES)
+tests_bench_bench_probe_CPPFLAGS = $(AM_CPPFLAGS)
+tests_bench_bench_probe_off_SOURCES = $(tests_bench_bench_probe_SOURCES)
+tests_bench_bench_probe_off_CPPFLAGS = $(AM_CPPFLAGS) -DIPS_NO_PROBES

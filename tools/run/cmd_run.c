@@ -159,7 +159,7 @@ static int split_cmd(char *cmd, char **argv, int max) {
 extern char **environ;
 
 /* This process's environment with IPCSTAMP_VAT=<vat> (replacing any): a
- * worker writing a live ring names its vat there.  The array is malloc'd
+ * worker names its vat in its live ring and its probes.  The array is malloc'd
  * (the strings are environ's and var's); NULL when out of memory. */
 static char **env_with_vat(char *var) {
   size_t n = 0, i, j = 0;
@@ -204,13 +204,13 @@ static int start_vats(run_t *r, char **wargv, uint64_t timeout_ms,
     o.ring_vat = v->id;
     o.run_delay = run_delay;
     kernel_worker_options(k, &o);
-    if (r->ring) {
-      /* The workers' rings are theirs (they inherit IPCSTAMP_RING_DIR);
-       * only the vat's name must come from here.  The spawn copies env. */
-      snprintf(var, sizeof var, "IPCSTAMP_VAT=%s", v->id);
-      o.env = env_with_vat(var);
-      if (!o.env) return IPS_ENOMEM;
-    }
+    /* The workers' rings are theirs (they inherit IPCSTAMP_RING_DIR); only
+     * the vat's name must come from here, for the ring and for the
+     * probes (docs/probes.md), which a tracer may attach at any time.
+     * The spawn copies env. */
+    snprintf(var, sizeof var, "IPCSTAMP_VAT=%s", v->id);
+    o.env = env_with_vat(var);
+    if (!o.env) return IPS_ENOMEM;
     rc = ips_child_spawn(k->loop, &o, &v->w);
     free(o.env);
     if (rc) {
