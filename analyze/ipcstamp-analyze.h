@@ -579,30 +579,16 @@ IPS_EXTERN size_t ips_put_us(char *buf, int64_t ns);
  * inside a character. */
 IPS_EXTERN void ips_copy_cut(char *dst, size_t n, const char *s);
 
-/* Opening a path someone else may have replaced.  Flag: */
-#define IPS_OPEN_NOFOLLOW (1u << 0) /* a symbolic link is refused, not followed */
-
-/* Open path read-only, only when it names a regular file: stat()ed (with
- * IPS_OPEN_NOFOLLOW, lstat()ed and opened O_NOFOLLOW) before the open, and
- * what was opened fstat()ed after it, the open itself O_NONBLOCK so that a
- * FIFO or a device swapped in between never makes it wait.  Returns the fd
- * (close-on-exec; the caller closes it) with *st the opened file's; -1 with
- * errno when the stat or the open fails; -2 when it is not a regular file
- * (*st says what it is: ips_file_kind()).  Never writes anything. */
-IPS_EXTERN int ips_open_regular(const char *path, unsigned flags,
-                                struct stat *st);
-/* What a file that is not a regular one is, for a message: "a FIFO",
- * "a device", "a directory", "a socket", "a symbolic link". */
-IPS_EXTERN const char *ips_file_kind(unsigned mode);
-
 /* Parts of their own, which need the types above: the blocks of a chain
  * node's slogfile, the live rings as a source of deliveries, the list of a
- * delivery's fields that every output writes from, and the keepers an
- * output uses over the deliveries (the N slowest, sums by key). */
+ * delivery's fields that every output writes from, the keepers an output
+ * uses over the deliveries (the N slowest, sums by key), and the opening
+ * of paths that someone else may have replaced. */
 #include "ipcstamp-analyze-blocks.h"
 #include "ipcstamp-analyze-rings.h"
 #include "ipcstamp-analyze-fields.h"
 #include "ipcstamp-analyze-keepers.h"
+#include "ipcstamp-analyze-files.h"
 
 #ifdef __cplusplus
 }

@@ -77,7 +77,8 @@ lib_LTLIBRARIES += analyze/libipcstamp-analyze.la
 include_HEADERS += analyze/ipcstamp-analyze.h analyze/ipcstamp-analyze-blocks.h \
 	analyze/ipcstamp-analyze-rings.h analyze/ipcstamp-ring-read.h \
 	analyze/ipcstamp-analyze-os.h analyze/ipcstamp-analyze-fields.h \
-	analyze/ipcstamp-analyze-keepers.h analyze/ipcstamp-analyze-diff.h
+	analyze/ipcstamp-analyze-keepers.h analyze/ipcstamp-analyze-diff.h \
+	analyze/ipcstamp-analyze-files.h
 pkgconfig_DATA += analyze/ipcstamp-analyze.pc
 analyze_libipcstamp_analyze_la_SOURCES =
 analyze_libipcstamp_analyze_la_LIBADD = analyze/libanalyze-core.la
