@@ -149,11 +149,10 @@
     "OFFSET MISMATCH", "ipcstamp.offset_mismatch",                             \
     "a transit below -offset_bound_ns: the offset does not fit")               \
   X(ring_lapped, BOOL, "", IPS_IN_ALL, (d)->ring == IPS_RING_LAPPED, 1,        \
-    "RING LAPPED", "ipcstamp.ring_lapped",                                     \
+    "RING LAPPED", NULL,                                                       \
     "its worker's ring was overwritten before its stamps were read")           \
   X(ring_missing, BOOL, "", IPS_IN_ALL, (d)->ring == IPS_RING_MISSING, 1,      \
-    "NO RING", "ipcstamp.ring_missing",                                        \
-    "--worker-rings: no ring of its worker has it")                            \
+    "NO RING", NULL, "--worker-rings: no ring of its worker has it")           \
   X(timequake_ns, INT, "ns", IPS_IN_ALL, (d)->quake, (d)->quake_ns,            \
     "TIMEQUAKE", "ipcstamp.timequake_ns",                                      \
     "wall and mono differ by this much over the delivery")                     \

@@ -310,6 +310,10 @@ int rec_main(int argc, char **argv) {
     os__destroy(s);
     return CLI_EXIT_IO;
   }
+  /* The recording is at its name from the start (cli_output writes under
+   * a temporary one until the end): a live reader can follow it, and a
+   * collector killed mid-way leaves what it wrote where it was asked. */
+  cli_output_publish();
   signal(SIGINT, on_signal);
   signal(SIGTERM, on_signal);
   signal(SIGPIPE, SIG_IGN);
@@ -329,11 +333,7 @@ int rec_main(int argc, char **argv) {
   poll_loop(s, &r, child, pid, &status);
   rc = finish(&r, s, cmd, status);
   os__destroy(s);
-  if (fflush(r.out) != 0 || ferror(r.out) ||
-      (r.out != stdout && fclose(r.out) != 0)) {
-    fprintf(stderr, "ipcstamp record: cannot write %s: %s\n", path,
-            strerror(errno));
+  if (cli_output_close(r.out, "record", 1) != 0)
     rc = CLI_EXIT_IO;
-  }
   return rc;
 }
