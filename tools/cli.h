@@ -268,6 +268,11 @@ volatile sig_atomic_t *cli_stop_flag(void);
 
 /* A whole number from 0 to max, or -1. */
 int cli_count(const char *s, long long max, long long *out);
+/* --clock's value (auto, mono, wall) into *clock (IPS_CLOCK_*), or -1:
+ * the caller says what is wrong in its own words. */
+int cli_clock(const char *s, int *clock);
+/* --max-line's value (bytes, from IPS_MIN_MAX_LINE) into *out, or -1. */
+int cli_max_line(const char *s, size_t *out);
 
 /* Reads the whole slogfile, or with --ring what the rings of the directory
  * hold (libipcstamp-analyze's ring directory; an unreadable ring said and

@@ -155,10 +155,8 @@ static int options(int argc, char **argv, ips_diff_options_t *o, cmd_t *c,
         o->window = (size_t)v;
         break;
       case D_CLOCK:
-        if (!strcmp(optarg, "auto")) o->clock = IPS_CLOCK_AUTO;
-        else if (!strcmp(optarg, "mono")) o->clock = IPS_CLOCK_MONO;
-        else if (!strcmp(optarg, "wall")) o->clock = IPS_CLOCK_WALL;
-        else return bad("--clock takes auto, mono or wall", optarg);
+        if (cli_clock(optarg, &o->clock) < 0)
+          return bad("--clock takes auto, mono or wall", optarg);
         break;
       case D_BY:
         if (!strcmp(optarg, "vat+method")) o->by = IPS_DIFF_BY_VAT_METHOD;
@@ -170,9 +168,8 @@ static int options(int argc, char **argv, ips_diff_options_t *o, cmd_t *c,
         o->src.strict = 1;
         break;
       case D_MAX_LINE:
-        if (cli_count(optarg, 1LL << 34, &v) || v < IPS_MIN_MAX_LINE)
+        if (cli_max_line(optarg, &o->src.max_line) < 0)
           return bad("--max-line takes a byte count from 1024", optarg);
-        o->src.max_line = (size_t)v;
         break;
       default:
         fputs(PROG ": see ipcstamp diff --help\n", stderr);

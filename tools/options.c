@@ -114,6 +114,26 @@ int cli_bad_value(const cli_input_t *in, const char *what, const char *arg) {
   return CLI_EXIT_USAGE;
 }
 
+int cli_clock(const char *s, int *clock) {
+  if (!strcmp(s, "auto"))
+    *clock = IPS_CLOCK_AUTO;
+  else if (!strcmp(s, "mono"))
+    *clock = IPS_CLOCK_MONO;
+  else if (!strcmp(s, "wall"))
+    *clock = IPS_CLOCK_WALL;
+  else
+    return -1;
+  return 0;
+}
+
+int cli_max_line(const char *s, size_t *out) {
+  long long v;
+  if (cli_count(s, 1LL << 34, &v) || v < IPS_MIN_MAX_LINE)
+    return -1;
+  *out = (size_t)v;
+  return 0;
+}
+
 /* One option: 0 when it was a shared one (*done set for -h), 1 when it is
  * the subcommand's own, -1 after saying what is wrong. */
 static int input_option(cli_input_t *in, int c, const char *arg, int *done) {
@@ -124,13 +144,7 @@ static int input_option(cli_input_t *in, int c, const char *arg, int *done) {
       in->an.vat = arg;
       return 0;
     case OPT_CLOCK:
-      if (!strcmp(arg, "auto"))
-        in->an.clock = IPS_CLOCK_AUTO;
-      else if (!strcmp(arg, "mono"))
-        in->an.clock = IPS_CLOCK_MONO;
-      else if (!strcmp(arg, "wall"))
-        in->an.clock = IPS_CLOCK_WALL;
-      else {
+      if (cli_clock(arg, &in->an.clock) < 0) {
         cli_bad_value(in, "--clock takes auto, mono or wall", arg);
         return -1;
       }
@@ -142,11 +156,10 @@ static int input_option(cli_input_t *in, int c, const char *arg, int *done) {
       in->src.follow = 1;
       return 0;
     case OPT_MAX_LINE:
-      if (cli_count(arg, 1LL << 34, &v) || v < IPS_MIN_MAX_LINE) {
+      if (cli_max_line(arg, &in->src.max_line) < 0) {
         cli_bad_value(in, "--max-line takes bytes (1024 or more)", arg);
         return -1;
       }
-      in->src.max_line = (size_t)v;
       return 0;
     case OPT_QUAKE_US:
       if (cli_count(arg, 1000000000000LL, &v)) {
