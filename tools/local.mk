@@ -78,6 +78,8 @@ tools_ipcstamp_otel_SOURCES = \
 	tools/outfile.c \
 	tools/rings.c \
 	tools/cmd_otel.c \
+	tools/otel/export.h \
+	tools/otel/export.c \
 	tools/otel/ids.c \
 	tools/otel/otlp_json.c \
 	tools/otel/config.c \
