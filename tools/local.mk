@@ -30,7 +30,10 @@ tools_ipcstamp_SOURCES = \
 	tools/top/model.c \
 	tools/otel/exec.c \
 	tools/output/json.c \
-	tools/output/report.c \
+	tools/output/report/delivery_text.c \
+	tools/output/report/delivery_json.c \
+	tools/output/report/summary_text.c \
+	tools/output/report/summary_json.c \
 	tools/output/os.c \
 	tools/output/formats.c \
 	tools/output/blocks.c \
