@@ -1,7 +1,8 @@
 # tools/: the `ipcstamp` command — the command line only.  main.c
-# dispatches; options.c parses what the analysis commands share, rings.c
-# reads the live rings as their input; the
-# output formats are in tools/output/, and `run` (driver, kernel, workload,
+# dispatches; tools/input/ holds what the analysis commands share: the
+# options (options.c), the reading into an analysis (read.c) and the live
+# rings as input (rings.c); the output formats are in tools/output/ (the
+# report's in tools/output/report/), and `run` (driver, kernel, workload,
 # demo) in tools/run/.
 bin_PROGRAMS += tools/ipcstamp
 noinst_HEADERS += tools/cli.h tools/output/output.h tools/output/format.h tools/otel/otel.h
@@ -12,9 +13,10 @@ tools_ipcstamp_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/analyze -I$(top_srcdir)
 tools_ipcstamp_CFLAGS = $(AM_CFLAGS) $(UV_CFLAGS) $(YAJL_CFLAGS)
 tools_ipcstamp_SOURCES = \
 	tools/main.c \
-	tools/options.c \
+	tools/input/options.c \
+	tools/input/read.c \
 	tools/outfile.c \
-	tools/rings.c \
+	tools/input/rings.c \
 	tools/cmd_report.c \
 	tools/cmd_blocks.c \
 	tools/cmd_diff.c \
@@ -77,9 +79,10 @@ tools_ipcstamp_otel_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/analyze -I$(top_sr
 tools_ipcstamp_otel_CFLAGS = $(AM_CFLAGS) $(UV_CFLAGS) $(YAJL_CFLAGS) $(ZLIB_CFLAGS) $(CURL_CFLAGS)
 tools_ipcstamp_otel_SOURCES = \
 	tools/otel/main.c \
-	tools/options.c \
+	tools/input/options.c \
+	tools/input/read.c \
 	tools/outfile.c \
-	tools/rings.c \
+	tools/input/rings.c \
 	tools/cmd_otel.c \
 	tools/otel/export.h \
 	tools/otel/export.c \
