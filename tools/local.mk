@@ -43,7 +43,9 @@ tools_ipcstamp_SOURCES = \
 	tools/output/keep.c \
 	tools/output/trace.c \
 	tools/output/latency.c \
-	tools/output/html.c \
+	tools/output/html/html.h \
+	tools/output/html/collect.c \
+	tools/output/html/page.c \
 	tools/output/diff_text.c \
 	tools/output/diff_json.c \
 	tools/output/diff_csv.c \
@@ -60,8 +62,8 @@ EXTRA_DIST += tools/output/report.html.in tools/output/report.css \
 	tools/output/report.js tools/output/html_in.awk
 # BUILT_SOURCES are made first only by all, check and install: a target
 # such as `make demo` or `make tools/ipcstamp` needs the dependency itself.
-tools/output/ipcstamp-html.$(OBJEXT): tools/output/report_html.h
-tools/output/tests_bench_ipcstamp_direct-html.$(OBJEXT): tools/output/report_html.h
+tools/output/html/ipcstamp-page.$(OBJEXT): tools/output/report_html.h
+tools/output/html/tests_bench_ipcstamp_direct-page.$(OBJEXT): tools/output/report_html.h
 tools/output/report_html.h: tools/output/report.html.in tools/output/report.css \
 		tools/output/report.js tools/output/html_in.awk
 	$(AM_V_GEN)$(MKDIR_P) tools/output && \
