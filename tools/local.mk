@@ -90,6 +90,7 @@ tools_ipcstamp_otel_SOURCES = \
 	tools/otel/export.c \
 	tools/otel/ids.c \
 	tools/otel/otlp_json.c \
+	tools/otel/names.c \
 	tools/otel/config.c \
 	tools/otel/send.c \
 	tools/otel/causes.c \
