@@ -7,6 +7,13 @@
 
 #include "js.h"
 
+/* performance.now()'s zero (the worker's start), the current command's
+ * start (the zero of a measure() without a start mark) and its serial
+ * number (marks are per command). */
+static ips_stamp_t perf_origin, cmd_start;
+static double cmd_serial;
+static ips_worker_t *worker; /* where the marks go */
+
 /* ------------------------------------------------------------------------
  * The Web Performance API.  The C side reads the clocks and
  * records; the bookkeeping of mark names (measure() between two marks) is
@@ -55,9 +62,9 @@ static duk_ret_t js_perf_record(duk_context *ctx) {
     len = 255;
     while (len > 0 && ((unsigned char)name[len] & 0xc0) == 0x80) len--;
   }
-  if (len > 0 && js_worker.pending) {
-    rc = ips_worker_mark_at(&js_worker, kind[0], name, len, &at);
-    if (ips_worker_failed(&js_worker)) ips_worker_exit(&js_worker, rc);
+  if (len > 0 && worker->pending) {
+    rc = ips_worker_mark_at(worker, kind[0], name, len, &at);
+    if (ips_worker_failed(worker)) ips_worker_exit(worker, rc);
   }
   duk_push_number(ctx, ms_since_origin(at.mono_ns));
   return 1;
@@ -162,7 +169,15 @@ static const char perf_js[] =
     "    writable: true, configurable: true, enumerable: false });\n"
     "})";
 
-void js_install_performance(duk_context *ctx) {
+void js_performance_command(void) {
+  cmd_serial++;
+  if (ips_clock_read(&cmd_start) != 0) cmd_start = perf_origin;
+}
+
+int js_install_performance(duk_context *ctx, ips_worker_t *w) {
+  if (ips_clock_read(&perf_origin) != 0)
+    return -1;
+  worker = w;
   duk_eval_string(ctx, perf_js);
   duk_push_c_function(ctx, js_perf_now, 0);
   duk_push_c_function(ctx, js_perf_record, 3);
@@ -170,4 +185,5 @@ void js_install_performance(duk_context *ctx) {
   duk_push_number(ctx, (double)perf_origin.wall_us / 1000.0);
   duk_call(ctx, 4);
   duk_pop(ctx);
+  return 0;
 }
