@@ -65,6 +65,7 @@ analyze_libanalyze_core_la_SOURCES = \
 	analyze/ring_source.c \
 	analyze/os.h \
 	analyze/os_read.c \
+	analyze/os_bin.c \
 	analyze/os_split.c \
 	analyze/diff.h \
 	analyze/diff.c \
