@@ -312,18 +312,21 @@ __noinline int feed(struct stream *s, u64 buf, u64 n, const struct io *io) {
  * for a write, the socket itself for a read — so that the writer's and the
  * reader's sides of a frame have the same id. */
 static __always_inline u64 stream_id(u64 fd, int write) {
+  /* The task's own pointers are read directly (BTF-typed loads, no
+   * helper call each): this runs on every read and write of a traced
+   * process. */
   struct task_struct *t = bpf_get_current_task_btf();
-  struct fdtable *fdt = BPF_CORE_READ(t, files, fdt);
+  struct fdtable *fdt = t->files->fdt;
   struct file **fds;
   struct file *f = NULL;
   struct inode *ino;
   struct socket *sock;
   struct sock *sk;
-  unsigned int max = BPF_CORE_READ(fdt, max_fds);
+  unsigned int max = fdt->max_fds;
   umode_t mode;
   if (fd >= max)
     return 0;
-  fds = BPF_CORE_READ(fdt, fd);
+  fds = fdt->fd;
   bpf_probe_read_kernel(&f, sizeof f, fds + fd);
   if (!f)
     return 0;

@@ -70,6 +70,7 @@ struct os_event {
       long long collector_cpu_ns;      /* -1: unknown */
       int status;                      /* the command's wait status */
       unsigned int has_status;         /* 0: none (--pid) */
+      unsigned long long max_rss_kb;   /* the collector's own peak RSS */
     } end;
   } u;
 };

@@ -208,7 +208,7 @@ void rec_write_event(FILE *f, const struct os_event *e) {
               e->u.end.lost, e->u.end.collector_cpu_ns);
       if (e->u.end.has_status)
         fprintf(f, ",\"status\":%d", e->u.end.status);
-      fputs("}\n", f);
+      fprintf(f, ",\"collector_max_rss_kb\":%llu}\n", e->u.end.max_rss_kb);
       break;
   }
 }

@@ -293,11 +293,14 @@ static int finish(rec_t *r, struct os *s, char **cmd, int status) {
   e.u.end.events = r->events;
   e.u.end.lost = lost;
   e.u.end.collector_cpu_ns = -1;
-  /* The collector's own CPU time, so that its cost is in the file. */
-  if (getrusage(RUSAGE_SELF, &ru) == 0)
+  /* The collector's own CPU time and memory, so that its cost is in the
+   * file. */
+  if (getrusage(RUSAGE_SELF, &ru) == 0) {
     e.u.end.collector_cpu_ns =
         ((long long)ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1000000000ll +
         ((long long)ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) * 1000ll;
+    e.u.end.max_rss_kb = (unsigned long long)ru.ru_maxrss;
+  }
   e.u.end.has_status = cmd && status != -1;
   e.u.end.status = e.u.end.has_status ? status : 0;
   emit(r, &e);
