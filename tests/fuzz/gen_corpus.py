@@ -65,7 +65,7 @@ def os_v2(lines):
         t = r["t"]
         if t == "frame":
             head = bytes.fromhex(r["head"])
-            out += struct.pack("<IIIIQQQQQQQIIBBBB16s", 4, r["pid"], r["tid"], 0,
+            out += struct.pack("<IIIIQQQQQQQIIBBBB16s4x", 4, r["pid"], r["tid"], 0,
                                r["last_ret"], r["pipe"], r["len"], r["enter"],
                                r["ret"], r["last_enter"], r["last_ret"],
                                r["fd"], r["calls"], r["side"] == "w",
