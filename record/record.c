@@ -340,6 +340,9 @@ int rec_main(int argc, char **argv) {
    * collector killed mid-way leaves what it wrote where it was asked. */
   cli_output_publish();
   r.json = strcmp(path, "-") == 0;
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+  r.json = 1; /* version 2 is little-endian, as the kernel's records here are not */
+#endif
   /* Large writes: a file gets its records in 1 MiB pieces (and at each
    * poll, so that a live reader and a collector killed lose little). */
   if (!r.json)
