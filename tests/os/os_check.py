@@ -27,7 +27,7 @@ PARTS = {1: struct.Struct("<II256s"),              # exec
          4: struct.Struct("<QQQQQQIIBBBB16s"),     # frame
          5: struct.Struct("<QQQiI"),               # wait
          6: struct.Struct("<Q"),                   # lost
-         7: struct.Struct("<QQqiI")}               # end
+         7: struct.Struct("<QQqiIQ")}              # end
 
 
 def decode(data):
@@ -82,6 +82,7 @@ def decode(data):
                    "collector_cpu_ns": f[2]}
             if f[4]:
                 end["status"] = f[3]
+            end["collector_max_rss_kb"] = f[5]
             out.append(end)
     return out
 
