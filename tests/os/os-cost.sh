@@ -10,7 +10,9 @@
 #      always are and returning at once (IPCSTAMP_RECORD_FLOOR=1);
 #   3. Agoric's own parent (@agoric/xsnap from Node, tests/bench/
 #      xs-parent.mjs) driving the vanilla xsnap-worker, recorded;
-#   4. as 1, on a run 10 times as long (ROUNDS / 2 rounds): the
+#   4. with IPCSTAMP_OLD=PATH (another build's tools/ipcstamp): its
+#      collector against this one, each recording 1's run;
+#   5. as 1, on a run 10 times as long (ROUNDS / 2 rounds): the
 #      collector's loading of its programs (the verifier: once per run)
 #      weighs a tenth as much;
 # with the events of the last recordings, those lost, the cost per event,
@@ -48,7 +50,7 @@ run="tests/bench/ipcstamp-direct run --worker $worker --workload $tmp/w4.jsonl -
 echo "exec tools/ipcstamp record -o $tmp/b.os -- $run --slog $tmp/b.slog" >"$tmp/b.sh"
 echo "IPCSTAMP_RECORD_FLOOR=1 exec tools/ipcstamp record -o $tmp/f.os -- $run --slog $tmp/f.slog" >"$tmp/f.sh"
 # The last recording's end (events, lost, the collector's CPU and memory).
-end() { python3 "$src/tests/os/os_check.py" tojson "$1" | tail -1; }
+end() { python3 "$src/tests/os/os_check.py" end "$1"; }
 # The CPU medians of ab's output ($1): "A B".
 cpu() { sed -n 's/^CPU: A \([0-9.]*\) s  B \([0-9.]*\) s.*/\1 \2/p' "$1"; }
 per_event() { # ab's output, a recording: (B - A) CPU per event, in ns
@@ -70,10 +72,15 @@ if [ -x "$vanilla" ] && command -v node >/dev/null 2>&1 && [ -d "$nm/@agoric/xsn
 else
     echo "== 3. Agoric's parent: skipped (needs $vanilla, node and $nm/@agoric/xsnap)"
 fi
+if [ -n "${IPCSTAMP_OLD:-}" ]; then
+    echo "exec $IPCSTAMP_OLD record -o $tmp/o.os -- $run --slog $tmp/o.slog" >"$tmp/o.sh"
+    echo "== 4. the collector of $IPCSTAMP_OLD (A) against this one (B), each recording 1's run"
+    tests/bench/ab "$rounds" /dev/null /dev/null -- sh "$tmp/o.sh" -- sh "$tmp/b.sh"
+fi
 long=$((n * 10))
 workload "$long" >"$tmp/w4.jsonl"
 echo "exec tools/ipcstamp record -o $tmp/long.os -- $run --slog $tmp/long.slog" >"$tmp/long.sh"
-echo "== 4. as 1, $long deliveries (the collector's loading, once per run, a tenth as much of it): alone (A), under ipcstamp record (B)"
+echo "== 5. as 1, $long deliveries (the collector's loading, once per run, a tenth as much of it): alone (A), under ipcstamp record (B)"
 tests/bench/ab "$(( (rounds + 1) / 2 ))" /dev/null /dev/null -- $run --slog "$tmp/a.slog" -- sh "$tmp/long.sh" | tee "$tmp/ab4"
 echo "== $(per_event "$tmp/ab4" "$tmp/long.os")"
 echo "== the collector's peak memory: $(end "$tmp/b.os" | sed 's/.*"collector_max_rss_kb":\([0-9]*\).*/\1/') kB over $n deliveries, $(end "$tmp/long.os" | sed 's/.*"collector_max_rss_kb":\([0-9]*\).*/\1/') kB over $long"

@@ -13,7 +13,9 @@ The last line printed says what was checked.
 
 os_check.py tojson OS: a recording of version 2 (binary) as version 1's
 JSON lines, decoded here from docs/os.md's description alone (a second
-reader of the format, so that the documentation is checked too)."""
+reader of the format, so that the documentation is checked too).
+os_check.py end OS: its last line only (the end: events, lost, the
+collector's CPU and memory), without decoding the rest."""
 import json
 import struct
 import sys
@@ -30,12 +32,15 @@ PARTS = {1: struct.Struct("<II256s"),              # exec
          7: struct.Struct("<QQqiIQ")}              # end
 
 
-def decode(data):
-    """A version 2 file's bytes as version 1's objects (first the header)."""
+def decode(data, last=False):
+    """A version 2 file's bytes as version 1's objects (first the header);
+    with last, the header and the end record only (the file's last)."""
     (magic, version, hsize, clock, follow, start, wall, pid, ntypes, *rest) = \
         HEADER.unpack_from(data)
     sizes, kernel, _machine, nnames, name_size = rest[:16], *rest[16:]
     assert magic == MAGIC and version == 2 and clock == 1 and ntypes == 16
+    if last:
+        hsize = len(data) - sizes[7]
     names = {}
     for i in range(nnames):
         nr, name = struct.unpack_from("<i20s", data, HEADER.size + i * name_size)
@@ -87,11 +92,11 @@ def decode(data):
     return out
 
 
-def load(path):
+def load(path, last=False):
     with open(path, "rb") as f:
         data = f.read()
     if data.startswith(MAGIC):
-        return decode(data)
+        return decode(data, last)
     return [json.loads(l) for l in data.decode("utf-8").splitlines() if l.strip()]
 
 
@@ -195,8 +200,8 @@ def cpu_wait(_os, _slog, rep):
 
 
 if __name__ == "__main__":
-    if sys.argv[1] == "tojson":
-        for r in load(sys.argv[2]):
+    if sys.argv[1] in ("tojson", "end"):
+        for r in load(sys.argv[2], sys.argv[1] == "end")[-1 if sys.argv[1] == "end" else 0:]:
             print(json.dumps(r, separators=(",", ":")))
         sys.exit(0)
     what, os_path, slog_path, rep_path = sys.argv[1:5]
