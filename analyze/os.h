@@ -57,7 +57,7 @@ struct ips_os_s {
   ips_os_info_t info;
 };
 
-/* os_read.c: adds one frame side or wait as read, after checking that its
+/* os_store.c: adds one frame side or wait as read, after checking that its
  * times are in order.  0, 1 (not valid: the caller counts it as bad), or
  * -ENOMEM / -E2BIG past IPS_OS_MAX_RECORDS. */
 int ips__os_add_side(ips_os_t *os, const ips__os_side_t *s);
