@@ -24,10 +24,11 @@ typedef struct ips_os_s ips_os_t;
 /* The longest line of the file. */
 #define IPS_OS_MAX_LINE 4096
 
-/* Reads the recorded file at path (untrusted: every line is checked and a
- * bad one counted, never trusted).  Returns 0 with *out, or a negative
- * code with a message (path and line) in err: not such a file, a format
- * version this library does not know, too many records, out of memory,
+/* Reads the recorded file at path, version 2 (binary records) or 1 (JSON
+ * lines) (untrusted: every record is checked and a bad one counted, never
+ * trusted).  Returns 0 with *out, or a negative code with a message (path
+ * and line or byte offset) in err: not such a file, a format version this
+ * library does not know, a bad header, too many records, out of memory,
  * or a file that cannot be read. */
 IPS_EXTERN int ips_os_open(ips_os_t **out, const char *path, char *err,
                            size_t errlen);
@@ -40,9 +41,13 @@ typedef struct ips_os_info_s {
   uint64_t unpaired;    /* frame sides whose other side was not seen */
   uint64_t waits, procs;
   uint64_t lost;        /* events the kernel dropped (said by the file) */
-  uint64_t bad_lines;   /* lines skipped: not JSON, or missing fields */
+  uint64_t bad_lines;   /* lines (or records) skipped: not JSON, missing
+                           fields, times out of order */
   long first_bad_line;  /* 1-based, 0 when none */
   int ended;            /* the file has its end line (not cut short) */
+  int64_t first_bad_offset; /* a version 2 file (records, not lines): the
+                               byte offset of the first bad record, 0 when
+                               none */
 } ips_os_info_t;
 IPS_EXTERN void ips_os_info(const ips_os_t *os, ips_os_info_t *info);
 

@@ -65,6 +65,8 @@ analyze_libanalyze_core_la_SOURCES = \
 	analyze/ring_source.c \
 	analyze/os.h \
 	analyze/os_read.c \
+	analyze/os_bin.c \
+	analyze/os_store.c \
 	analyze/os_split.c \
 	analyze/diff.h \
 	analyze/diff.c \

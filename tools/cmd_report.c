@@ -93,7 +93,12 @@ static int open_os(os_out_t *o, const char *path) {
                                                         : CLI_EXIT_INPUT;
   }
   ips_os_info(o->os, &info);
-  if (info.bad_lines)
+  if (info.bad_lines && info.first_bad_offset)
+    fprintf(stderr, "ipcstamp report: --os %s: %llu bad records skipped (the "
+                    "first: at byte offset %lld)\n", path,
+            (unsigned long long)info.bad_lines,
+            (long long)info.first_bad_offset);
+  else if (info.bad_lines)
     fprintf(stderr, "ipcstamp report: --os %s: %llu bad lines skipped (the "
                     "first: line %ld)\n", path,
             (unsigned long long)info.bad_lines, info.first_bad_line);
@@ -103,7 +108,7 @@ static int open_os(os_out_t *o, const char *path) {
             (unsigned long long)info.lost);
   if (!info.ended)
     fprintf(stderr, "ipcstamp report: --os %s: the recording has no end "
-                    "line (cut short?)\n", path);
+                    "(cut short?)\n", path);
   return info.bad_lines ? CLI_EXIT_INPUT : CLI_EXIT_OK;
 }
 
