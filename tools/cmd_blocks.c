@@ -32,6 +32,9 @@ static const char usage_text[] =
     "  --top N           how many slowest blocks to explain (default 5)\n"
     "  --clock C         wall (default: the records' time, as Agoric's\n"
     "                    tools), mono or auto (monotime where there is one)\n"
+    "  --os FILE         split each block's time outside its deliveries\n"
+    "                    (and its commit) with what `ipcstamp record`\n"
+    "                    recorded (docs/os.md); text or json\n"
     "  --follow          keep reading a file being written: each block shows\n"
     "                    when it is committed; Ctrl-C ends\n"
     "  --quake-us US     timequake threshold in microseconds (default 1000)\n"
@@ -48,11 +51,19 @@ typedef struct {
   int format;           /* REPORT_TEXT, _JSON, _CSV or _HTML */
   blocks_html_t *html;  /* REPORT_HTML */
   int summary_only;
+  blocks_os_t os;       /* --os: os.os set */
 } blocks_t;
+
+static void on_delivery(void *arg, const ips_delivery_t *d) {
+  blocks_t *r = arg;
+  blocks_os_delivery(&r->os, d);
+}
 
 static void on_block(void *arg, const ips_block_t *b) {
   blocks_t *r = arg;
   blocks_add(&r->out, b);
+  if (r->os.os)
+    blocks_os_block(&r->os, b);
   if (r->html)
     blocks_html_block(r->html, b);
   if (r->summary_only || r->html)
@@ -60,6 +71,8 @@ static void on_block(void *arg, const ips_block_t *b) {
   switch (r->format) {
     case REPORT_TEXT:
       blocks_row_text(&r->out, b);
+      if (r->os.os)
+        blocks_os_text(&r->os, r->out.out);
       break;
     case REPORT_JSON:
       blocks_row_json(&r->out, b);
@@ -77,7 +90,7 @@ static void on_idle(void *arg) {
   fflush(r->out.out);
 }
 
-enum { OPT_FORMAT = OPT_FIRST_OWN, OPT_SUMMARY, OPT_TOP };
+enum { OPT_FORMAT = OPT_FIRST_OWN, OPT_SUMMARY, OPT_TOP, OPT_OS };
 
 int cmd_blocks(int argc, char **argv) {
   static const struct option opts[] = {
@@ -85,14 +98,15 @@ int cmd_blocks(int argc, char **argv) {
       {"format", required_argument, NULL, OPT_FORMAT},
       {"summary", no_argument, NULL, OPT_SUMMARY},
       {"top", required_argument, NULL, OPT_TOP},
+      {"os", required_argument, NULL, OPT_OS},
       {"output", required_argument, NULL, 'o'},
       {NULL, 0, NULL, 0}};
-  const char *outpath = NULL;
+  const char *outpath = NULL, *ospath = NULL;
   blocks_t r;
   cli_input_t in;
   ips_analysis_t *a = NULL;
   long long v, top = 5;
-  int c, rc;
+  int c, rc, os_rc = CLI_EXIT_OK;
   memset(&r, 0, sizeof r);
   cli_input_init(&in, "ipcstamp blocks", usage_text);
   in.an.clock = IPS_CLOCK_WALL; /* block times as Agoric's tools read them */
@@ -114,6 +128,9 @@ int cmd_blocks(int argc, char **argv) {
           return cli_bad_value(&in, "--top takes a count up to 1000", optarg);
         top = v;
         break;
+      case OPT_OS:
+        ospath = optarg;
+        break;
     }
   }
   if (rc >= 0)
@@ -132,13 +149,27 @@ int cmd_blocks(int argc, char **argv) {
   }
   if (cli_input_path(&in, argc, argv) < 0)
     return CLI_EXIT_USAGE;
-  if (!(r.out.out = cli_output(outpath, "blocks")))
+  if (ospath && r.format != REPORT_TEXT && r.format != REPORT_JSON) {
+    fprintf(stderr, "ipcstamp blocks: --os writes text or json\n");
+    return CLI_EXIT_USAGE;
+  }
+  if (ospath) {
+    os_rc = cli_os_open(&r.os.os, "ipcstamp blocks", ospath);
+    if (!r.os.os)
+      return os_rc;
+    r.out.os = &r.os;
+    in.an.on_delivery = on_delivery;
+  }
+  if (!(r.out.out = cli_output(outpath, "blocks"))) {
+    blocks_os_free(&r.os);
     return CLI_EXIT_IO;
+  }
   if (blocks_out_init(&r.out, (size_t)top) < 0 ||
       (r.format == REPORT_JSON && !(r.out.g = out_gen())) ||
       (r.format == REPORT_HTML && !(r.html = blocks_html_open(r.out.out, in.path)))) {
     fprintf(stderr, "ipcstamp blocks: out of memory\n");
     blocks_out_free(&r.out);
+    blocks_os_free(&r.os);
     cli_output_close(r.out.out, "blocks", 0);
     return CLI_EXIT_IO;
   }
@@ -160,6 +191,8 @@ int cmd_blocks(int argc, char **argv) {
       blocks_summary_json(&r.out);
     else if (r.format == REPORT_TEXT || r.summary_only)
       blocks_summary_text(&r.out); /* CSV: rows only */
+    if (r.os.os && r.format == REPORT_TEXT)
+      blocks_os_summary_text(&r.os, r.out.out);
   }
   if (a) {
     uint64_t nb, nd;
@@ -184,6 +217,7 @@ int cmd_blocks(int argc, char **argv) {
   if (r.out.g)
     yajl_gen_free(r.out.g);
   blocks_out_free(&r.out);
+  blocks_os_free(&r.os);
   ips_analysis_free(a);
-  return rc;
+  return rc == CLI_EXIT_OK ? os_rc : rc;
 }

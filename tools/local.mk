@@ -15,6 +15,7 @@ tools_ipcstamp_SOURCES = \
 	tools/options.c \
 	tools/outfile.c \
 	tools/rings.c \
+	tools/os_file.c \
 	tools/cmd_report.c \
 	tools/cmd_blocks.c \
 	tools/cmd_diff.c \
@@ -35,6 +36,7 @@ tools_ipcstamp_SOURCES = \
 	tools/output/formats.c \
 	tools/output/blocks.c \
 	tools/output/blocks_html.c \
+	tools/output/blocks_os.c \
 	tools/output/keep.c \
 	tools/output/trace.c \
 	tools/output/latency.c \

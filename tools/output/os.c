@@ -161,3 +161,11 @@ void os_summary_text(FILE *f, const os_out_t *o) {
           o->n, o->frames, o->frames_expected, info.lost);
   split_text(f, "  ", &o->sum);
 }
+
+void os_time_json(yajl_gen g, const char *key, const ips_os_time_t *t) {
+  time_json(g, key, t);
+}
+
+void os_time_text(FILE *f, const char *name, const ips_os_time_t *t) {
+  time_text(f, name, t);
+}
