@@ -64,6 +64,8 @@ static void stretch(blocks_os_t *o, int64_t from, int64_t to, long line) {
   ips_os_kernel_time(o->os, &o->k, from, to, &t);
   ips_os_time_add(line < 0 ? &o->cur.commit : &o->cur.inside, &t);
   o->cur.between_ns += to - from;
+  if (line < 0)
+    o->cur.commit_ns += to - from;
   if (to - from > o->cur.worst_ns) {
     o->cur.worst_ns = to - from;
     o->cur.worst_line = line;
@@ -134,6 +136,7 @@ void blocks_os_json(const blocks_os_t *o, yajl_gen g) {
   yajl_gen_map_open(g);
   out_int(g, "kernel_pid", c->kernel_pid);
   out_int(g, "between_ns", c->between_ns);
+  out_int(g, "commit_ns", c->commit_ns);
   os_time_json(g, "between", &all);
   os_time_json(g, "between_deliveries", &c->inside);
   os_time_json(g, "commit", &c->commit);
@@ -152,17 +155,44 @@ void blocks_os_json(const blocks_os_t *o, yajl_gen g) {
   yajl_gen_map_close(g);
 }
 
+/* t's parts, in milliseconds, each named (those not 0). */
+static void parts_text(FILE *f, const ips_os_time_t *t) {
+  const struct { const char *name; int64_t ns; const ips_os_by_t *by; } p[] = {
+      {"on CPU", t->on_cpu, NULL}, {"waiting for CPU", t->cpu_wait, NULL},
+      {"disk", t->disk, t->disk_by}, {"page faults", t->fault, NULL},
+      {"sleeping", t->sleep, t->sleep_by},
+      {"not measured", t->not_measured, NULL}};
+  char x[IPS_US_BUF];
+  size_t i, j;
+  const char *sep = " ";
+  for (i = 0; i < sizeof p / sizeof p[0]; i++) {
+    if (!p[i].ns)
+      continue;
+    fprintf(f, "%s%s %s", sep, p[i].name, blocks_ms(x, p[i].ns));
+    sep = ", ";
+    for (j = 0; p[i].by && j < IPS_OS_BY && p[i].by[j].sc[0]; j++)
+      fprintf(f, "%s%s %s", j ? ", " : " (", p[i].by[j].sc,
+              blocks_ms(x, p[i].by[j].ns));
+    if (p[i].by && j)
+      fputc(')', f);
+  }
+  fputc('\n', f);
+}
+
 void blocks_os_text(const blocks_os_t *o, FILE *f) {
   const blocks_os_block_t *c = &o->cur;
-  ips_os_time_t all = c->inside;
   char sc[24], where[64], x[2][IPS_US_BUF];
   int64_t ns;
   const char *cause = ips_os_time_cause(&c->worst, &ns, sc);
-  ips_os_time_add(&all, &c->commit);
-  fprintf(f, "    os between deliveries %s ms:", blocks_ms(x[0], c->between_ns));
-  os_time_text(f, "", &all);
+  fprintf(f, "    os between deliveries %s:",
+          blocks_ms(x[0], c->between_ns - c->commit_ns));
+  parts_text(f, &c->inside);
+  if (c->commit_ns) {
+    fprintf(f, "    os commit %s:", blocks_ms(x[0], c->commit_ns));
+    parts_text(f, &c->commit);
+  }
   if (c->worst_ns && cause)
-    fprintf(f, "    os worst gap: %s, %s ms: %s%s%s %s ms\n",
+    fprintf(f, "    os worst gap: %s, %s: %s%s%s %s\n",
             worst_where(c, where, sizeof where), blocks_ms(x[0], c->worst_ns),
             cause, *sc ? " in " : "", sc, blocks_ms(x[1], ns));
 }
@@ -172,7 +202,7 @@ void blocks_os_summary_text(const blocks_os_t *o, FILE *f) {
   fprintf(f, "\noperating system (--os): %" PRIu64 " blocks, between their "
              "deliveries and in their commits %s ms:",
           o->n, blocks_ms(x, o->sum_ns));
-  os_time_text(f, "", &o->sum);
+  parts_text(f, &o->sum);
 }
 
 void blocks_os_summary_json(const blocks_os_t *o, yajl_gen g) {

@@ -258,6 +258,7 @@ typedef struct {
 /* One block's time outside its deliveries, split. */
 typedef struct {
   int64_t between_ns;         /* the stretches' sum: the parts add up to it */
+  int64_t commit_ns;          /* of which the commit */
   ips_os_time_t inside;       /* end-block-start to -finish, less deliveries */
   ips_os_time_t commit;       /* commit-block-start to -finish */
   int64_t worst_ns;           /* the longest stretch, */

@@ -1,0 +1,103 @@
+#!/usr/bin/env python3
+"""causes_check.py WHAT REPORT.json — causes.test's assertions: the part
+that an injected cause is must be the largest one where it was injected
+(never a duration).  WHAT: on_cpu, cpu_wait (report --os --format json),
+disk, sums (blocks --os --format json)."""
+import json
+import sys
+
+PARTS = ("on_cpu", "cpu_wait", "disk", "page_fault", "sleep", "not_measured")
+SYNC = ("fsync", "fdatasync", "sync_file_range", "syncfs", "sync", "msync")
+
+
+def fail(msg):
+    print(msg)
+    sys.exit(1)
+
+
+def load(path):
+    with open(path, encoding="utf-8") as f:
+        return [json.loads(line) for line in f if line.strip()]
+
+
+def largest(t):
+    return max(PARTS, key=lambda p: t[p + "_ns"])
+
+
+def total(t):
+    return sum(t[p + "_ns"] for p in PARTS)
+
+
+def worker_sum(rep):
+    ds = [r for r in rep if "summary" not in r]
+    if not ds:
+        fail("no deliveries in the report")
+    s = {p + "_ns": 0 for p in PARTS}
+    for d in ds:
+        w = d["os"]["worker"]
+        if total(w) != d["worker_ns"]:
+            fail(f"crank {d['crank']}: worker parts {total(w)} != {d['worker_ns']}")
+        for p in PARTS:
+            s[p + "_ns"] += w[p + "_ns"]
+    return ds, s
+
+
+def on_cpu(rep):
+    ds, s = worker_sum(rep)
+    if largest(s) != "on_cpu":
+        fail(f"a spinning worker's largest part is {largest(s)}: {s}")
+    print(f"{len(ds)} deliveries: the spinning worker's largest part is on_cpu")
+
+
+def cpu_wait(rep):
+    ds, s = worker_sum(rep)
+    if largest(s) != "cpu_wait":
+        fail(f"beside a CPU hog, the worker's largest part is {largest(s)}: {s}")
+    print(f"{len(ds)} deliveries: beside a CPU hog the worker's largest part "
+          "is cpu_wait")
+
+
+def blocks_os(rep):
+    blocks = [r for r in rep if "summary" not in r and "os" in r]
+    if not blocks:
+        fail("no block with an os object")
+    for b in blocks:
+        o = b["os"]
+        h = b.get("height")
+        if total(o["between"]) != o["between_ns"]:
+            fail(f"block {h}: parts {total(o['between'])} != {o['between_ns']}")
+        if total(o["commit"]) != o["commit_ns"]:
+            fail(f"block {h}: commit parts {total(o['commit'])} != {o['commit_ns']}")
+    return blocks
+
+
+def sums(rep):
+    blocks = blocks_os(rep)
+    print(f"{len(blocks)} blocks: the parts between deliveries add up exactly")
+
+
+def disk(rep):
+    blocks = blocks_os(rep)
+    for b in blocks:
+        o = b["os"]
+        h = b.get("height")
+        c = o["commit"]
+        if largest(c) != "disk":
+            fail(f"block {h}: the commit's largest part is {largest(c)}: {c}")
+        top = max(c["disk_by"], key=lambda k: c["disk_by"][k])
+        if top not in ("fsync", "fdatasync"):
+            fail(f"block {h}: the commit's disk is mostly {top}: {c}")
+        inside = o["between_deliveries"]["disk_by"]
+        synced = {k: v for k, v in inside.items() if k in SYNC and v}
+        if synced:
+            fail(f"block {h}: a sync outside the commit: {synced}")
+        if "worst_gap" not in o or not o["worst_gap"]["cause"]:
+            fail(f"block {h}: no worst gap named: {o}")
+    print(f"{len(blocks)} blocks: each commit mostly disk in fsync/fdatasync, "
+          "no sync between deliveries")
+
+
+if __name__ == "__main__":
+    what, path = sys.argv[1:3]
+    {"on_cpu": on_cpu, "cpu_wait": cpu_wait, "disk": disk,
+     "sums": sums}[what](load(path))
