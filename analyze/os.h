@@ -58,10 +58,5 @@ void ips__os_thread_split(const ips_os_t *os, uint32_t tid, int64_t a,
                           int64_t b, ips_os_time_t *t);
 int64_t ips__os_clock_offset(const ips_os_t *os, const ips_delivery_t *d,
                              int64_t *slack);
-/* os_between.c: 1 when system call sc only waits for the storage (fsync,
- * fdatasync, sync_file_range, syncfs, sync, msync): its sleep is "disk"
- * whatever the thread's state (a FUSE or network filesystem sleeps
- * interruptibly there, a local disk uninterruptibly). */
-int ips__os_sc_sync(const char *sc);
 
 #endif

@@ -14,16 +14,6 @@
 
 #include "os.h"
 
-int ips__os_sc_sync(const char *sc) {
-  static const char *const sync[] = {"fsync", "fdatasync", "sync_file_range",
-                                     "syncfs", "sync", "msync"};
-  size_t i;
-  for (i = 0; i < sizeof sync / sizeof sync[0]; i++)
-    if (!strcmp(sc, sync[i]))
-      return 1;
-  return 0;
-}
-
 /* The thread of process pid that wrote (else read) a frame between from
  * and to on the recording's clock, or 0. */
 static uint32_t frame_thread(const ips_os_t *os, uint32_t pid, int64_t from,

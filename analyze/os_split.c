@@ -134,6 +134,19 @@ static void add_by(ips_os_by_t *by, const char *sc, int64_t ns) {
     }
 }
 
+/* 1 when system call sc only waits for the storage: its sleep is "disk"
+ * whatever the thread's state (a FUSE or network file system sleeps
+ * interruptibly there, a local disk uninterruptibly). */
+static int sc_sync(const char *sc) {
+  static const char *const sync[] = {"fsync", "fdatasync", "sync_file_range",
+                                     "syncfs", "sync", "msync"};
+  size_t i;
+  for (i = 0; i < sizeof sync / sizeof sync[0]; i++)
+    if (!strcmp(sc, sync[i]))
+      return 1;
+  return 0;
+}
+
 /* Thread tid's time over [a, b] into t. */
 static void thread_split(const ips_os_t *os, uint32_t tid, int64_t a,
                          int64_t b, ips_os_time_t *t) {
@@ -153,7 +166,7 @@ static void thread_split(const ips_os_t *os, uint32_t tid, int64_t a,
     cw = overlap(slept, w->on, a, b);
     t->cpu_wait += cw;
     if ((w->why == 2 && w->sc[0]) ||
-        (w->why == 1 && ips__os_sc_sync(w->sc))) {
+        (w->why == 1 && sc_sync(w->sc))) {
       t->disk += sl;
       add_by(t->disk_by, w->sc, sl);
     } else if (w->why == 2) {
