@@ -79,9 +79,13 @@ int ips_os_between(ips_os_t *os, const ips_delivery_t *d, ips_os_time_t *t) {
 }
 
 int ips_os_from_wall(const ips_os_t *os, int64_t wall_ns, int64_t *mono_ns) {
-  if (!os->wall_minus_mono)
+  int64_t m;
+  /* A file that lies about its wall clock must not overflow the sums. */
+  if (!os->wall_minus_mono ||
+      __builtin_sub_overflow(wall_ns, os->wall_minus_mono, &m) ||
+      m < -((int64_t)1 << 62) || m > ((int64_t)1 << 62))
     return 0;
-  *mono_ns = wall_ns - os->wall_minus_mono;
+  *mono_ns = m;
   return 1;
 }
 

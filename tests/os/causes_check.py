@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """causes_check.py WHAT REPORT.json — causes.test's assertions: the part
 that an injected cause is must be the largest one where it was injected
-(never a duration).  WHAT: on_cpu, cpu_wait (report --os --format json),
+(never a duration).  WHAT: on_cpu, cpu_wait, split (report --os --format json),
 disk, sums (blocks --os --format json)."""
 import json
 import sys
@@ -40,6 +40,25 @@ def worker_sum(rep):
         for p in PARTS:
             s[p + "_ns"] += w[p + "_ns"]
     return ds, s
+
+
+def split(rep):
+    """Every delivery's parts add up exactly; most of its frames found."""
+    ds, _ = worker_sum(rep)
+    found = expected = 0
+    for d in ds:
+        o = d["os"]
+        p = o["pipe"]
+        pipe = (p["before_write_ns"] + p["write_ns"] + p["in_pipe_ns"] +
+                p["cpu_wait_ns"] + p["reader_ns"] + p["not_measured_ns"])
+        if pipe != d["pipe_ns"] or total(o["kernel"]) != d["kernel_ns"]:
+            fail(f"crank {d['crank']}: parts do not add up: {o}")
+        found += o["frames"]
+        expected += o["frames_expected"]
+    if found * 10 < expected * 9:
+        fail(f"{found} of {expected} frames found")
+    print(f"{len(ds)} deliveries: each sum exact, {found} of {expected} "
+          "frames found")
 
 
 def on_cpu(rep):
@@ -100,4 +119,4 @@ def disk(rep):
 if __name__ == "__main__":
     what, path = sys.argv[1:3]
     {"on_cpu": on_cpu, "cpu_wait": cpu_wait, "disk": disk,
-     "sums": sums}[what](load(path))
+     "sums": sums, "split": split}[what](load(path))

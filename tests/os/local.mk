@@ -10,3 +10,17 @@ EXTRA_DIST += tests/os/os-cost.sh
 PHONY_TARGETS += bench-os
 bench-os: all $(BENCH_TOOLS)
 	flock /tmp/ipcstamp-bench.lock sh $(srcdir)/tests/os/os-cost.sh
+
+# The join on recorded SwingSet runs, on any machine (no BPF): one block on
+# the vanilla xsnap-worker, the first deliveries of one on
+# ipcstamp-worker-xs.  Made with (as root, in a copy of
+# tests/interop/swingset with its node_modules; for xs, after
+# `ipcstamp xsnap install --worker worker/ipcstamp-worker-xs .` there):
+#   ipcstamp record -o run.os -- node gen-slog.mjs run.slog --rounds 2 --blocks
+#   node cut-os.mjs run.slog run.os 1 os-swingset-vanilla.slog os-swingset-vanilla.os
+#   node cut-os.mjs run.slog run.os 1 os-swingset-xs.slog os-swingset-xs.os --first 12
+# then gzip -9n each.
+TESTS += tests/os/fixtures.test
+EXTRA_DIST += tests/os/fixtures.test \
+	tests/data/os-swingset-vanilla.slog.gz tests/data/os-swingset-vanilla.os.gz \
+	tests/data/os-swingset-xs.slog.gz tests/data/os-swingset-xs.os.gz
