@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """causes_check.py WHAT REPORT.json — causes.test's assertions: the part
 that an injected cause is must be the largest one where it was injected
-(never a duration).  WHAT: on_cpu, cpu_wait, split (report --os --format json),
+(never a duration).  WHAT: on_cpu, cpu_wait, split, spin (report --os --format json),
 disk, sums (blocks --os --format json)."""
 import json
 import sys
@@ -68,6 +68,22 @@ def on_cpu(rep):
     print(f"{len(ds)} deliveries: the spinning worker's largest part is on_cpu")
 
 
+def spin(rep):
+    """The deliveries named spin (gen-slog.mjs --spin): their worker's
+    largest part is on_cpu."""
+    ds, _ = worker_sum(rep)
+    spins = [d for d in ds if d.get("description") == "spin"]
+    if not spins:
+        fail("no spin delivery in the report")
+    for d in spins:
+        w = d["os"]["worker"]
+        if largest(w) != "on_cpu":
+            fail(f"crank {d.get('crank')}: a spinning delivery's worker is "
+                 f"mostly {largest(w)}: {w}")
+    print(f"{len(spins)} spinning deliveries: each worker's largest part is "
+          "on_cpu")
+
+
 def cpu_wait(rep):
     ds, s = worker_sum(rep)
     if largest(s) != "cpu_wait":
@@ -119,4 +135,4 @@ def disk(rep):
 if __name__ == "__main__":
     what, path = sys.argv[1:3]
     {"on_cpu": on_cpu, "cpu_wait": cpu_wait, "disk": disk,
-     "sums": sums, "split": split}[what](load(path))
+     "sums": sums, "split": split, "spin": spin}[what](load(path))

@@ -2,6 +2,7 @@
 // gen-slog.mjs: write a real SwingSet slogfile with Agoric's own kernel.
 //
 //   node gen-slog.mjs OUT.slog [--rounds N] [--upgrade-at R] [--keep-state DIR] [--blocks]
+//                     [--spin N]
 //
 // The scenario (vats/*.js) runs on xsnap workers under @agoric/swingset-vat
 // with an on-disk swing-store, and the slog goes through @agoric/telemetry's
@@ -19,6 +20,8 @@
 // runs, commit-block-start/-finish around the swing-store's commit), so
 // that `ipcstamp blocks` reads the run.  --keep-state DIR puts the
 // swing-store in DIR/swingstore (a slow file system, for a test).
+// --spin N ends each round with a delivery to carol that only computes (N
+// iterations of a loop): a worker on its CPU.
 //
 // Exit codes: 0 ok, 1 the kernel or a round failed, 2 usage error.
 import { spawnSync } from 'node:child_process';
@@ -34,13 +37,13 @@ const self = fileURLToPath(import.meta.url);
 const usage = msg => {
   if (msg) console.error(`gen-slog.mjs: ${msg}`);
   console.error(
-    'usage: node gen-slog.mjs OUT.slog [--rounds N] [--upgrade-at R] [--keep-state DIR] [--blocks]',
+    'usage: node gen-slog.mjs OUT.slog [--rounds N] [--upgrade-at R] [--keep-state DIR] [--blocks] [--spin N]',
   );
   process.exit(2);
 };
 
 const parseArgs = argv => {
-  const opts = { rounds: 8, upgradeAt: 3, out: undefined, state: undefined, phase: 0, blocks: false };
+  const opts = { rounds: 8, upgradeAt: 3, out: undefined, state: undefined, phase: 0, blocks: false, spin: 0 };
   const int = (name, v) => {
     if (v === undefined || !/^[0-9]+$/.test(v)) usage(`${name} needs a non-negative integer, got ${v}`);
     return Number(v);
@@ -52,6 +55,7 @@ const parseArgs = argv => {
     else if (a === '--keep-state') opts.state = argv[(i += 1)] ?? usage('--keep-state needs a directory');
     else if (a === '--phase') opts.phase = int(a, argv[(i += 1)]);
     else if (a === '--blocks') opts.blocks = true;
+    else if (a === '--spin') opts.spin = int(a, argv[(i += 1)]);
     else if (a.startsWith('-')) usage(`unknown option ${a}`);
     else if (opts.out === undefined) opts.out = a;
     else usage(`unexpected argument ${a}`);
@@ -75,7 +79,8 @@ if (opts.phase === 0) {
     const r = spawnSync(
       process.execPath,
       [self, opts.out, '--rounds', `${opts.rounds}`, '--upgrade-at', `${opts.upgradeAt}`,
-        '--keep-state', stateDir, '--phase', `${phase}`, ...(opts.blocks ? ['--blocks'] : [])],
+        '--keep-state', stateDir, '--phase', `${phase}`, ...(opts.blocks ? ['--blocks'] : []),
+        '--spin', `${opts.spin}`],
       { stdio: 'inherit' },
     );
     if (r.status !== 0) {
@@ -173,6 +178,10 @@ try {
     // Fire the round's timer wakeup: the device polls a host-chosen time,
     // never the wall clock.
     if (timer.poll(BigInt(n) * 10n)) await controller.run();
+    if (opts.spin) {
+      controller.queueToVatRoot('carol', 'spin', [opts.spin]);
+      await controller.run();
+    }
     block('end-block-finish', n);
     block('commit-block-start', n);
     await hostStorage.commit();
