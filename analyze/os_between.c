@@ -100,18 +100,20 @@ static void add_by(ips_os_by_t *sum, const ips_os_by_t *by) {
             (j == IPS_OS_BY - 1 && strcmp(sum[j].sc, by[i].sc)))
           snprintf(sum[j].sc, sizeof sum[j].sc, "%s",
                    sum[j].sc[0] ? "other" : by[i].sc);
-        sum[j].ns += by[i].ns;
+        ips_sum_add(&sum[j].ns, by[i].ns);
         break;
       }
 }
 
+/* Sums of many splits, which hostile input can make pass int64: held at
+ * the bound, the one policy (ips_sum_add). */
 void ips_os_time_add(ips_os_time_t *sum, const ips_os_time_t *t) {
-  sum->on_cpu += t->on_cpu;
-  sum->cpu_wait += t->cpu_wait;
-  sum->disk += t->disk;
-  sum->fault += t->fault;
-  sum->sleep += t->sleep;
-  sum->not_measured += t->not_measured;
+  ips_sum_add(&sum->on_cpu, t->on_cpu);
+  ips_sum_add(&sum->cpu_wait, t->cpu_wait);
+  ips_sum_add(&sum->disk, t->disk);
+  ips_sum_add(&sum->fault, t->fault);
+  ips_sum_add(&sum->sleep, t->sleep);
+  ips_sum_add(&sum->not_measured, t->not_measured);
   add_by(sum->disk_by, t->disk_by);
   add_by(sum->sleep_by, t->sleep_by);
 }

@@ -56,16 +56,18 @@ static int block_time(const blocks_os_t *o, const ips_block_t *b, int64_t t,
  * end, -1: its commit). */
 static void stretch(blocks_os_t *o, int64_t from, int64_t to, long line) {
   ips_os_time_t t;
-  if (to <= from)
+  int64_t len;
+  /* Hostile records can put the ends 2^63 apart: no stretch then. */
+  if (to <= from || __builtin_sub_overflow(to, from, &len))
     return;
   memset(&t, 0, sizeof t);
   ips_os_kernel_time(o->os, &o->k, from, to, &t);
   ips_os_time_add(line < 0 ? &o->cur.commit : &o->cur.inside, &t);
-  o->cur.between_ns += to - from;
+  ips_sum_add(&o->cur.between_ns, len);
   if (line < 0)
-    o->cur.commit_ns += to - from;
-  if (to - from > o->cur.worst_ns) {
-    o->cur.worst_ns = to - from;
+    ips_sum_add(&o->cur.commit_ns, len);
+  if (len > o->cur.worst_ns) {
+    o->cur.worst_ns = len;
     o->cur.worst_line = line;
     o->cur.worst = t;
   }
@@ -80,7 +82,10 @@ void blocks_os_block(blocks_os_t *o, const ips_block_t *b) {
       !block_time(o, b, b->finish_t, &finish))
     o->overflow = 1; /* no way to the recording's clock */
   if (o->overflow) {
-    o->cur.inside.not_measured = b->swingset_ns - blocks_deliveries(b);
+    int64_t rest = b->kernel_own; /* swingset less its deliveries */
+    ips_sum_add(&rest, b->snap_save);
+    ips_sum_add(&rest, b->snap_load);
+    o->cur.inside.not_measured = rest > 0 ? rest : 0;
     o->cur.between_ns = o->cur.inside.not_measured;
     o->cur.overflow = 1;
   } else {
@@ -101,7 +106,7 @@ void blocks_os_block(blocks_os_t *o, const ips_block_t *b) {
   o->nspans = 0;
   o->overflow = 0;
   o->n++;
-  o->sum_ns += o->cur.between_ns;
+  ips_sum_add(&o->sum_ns, o->cur.between_ns);
   ips_os_time_add(&o->sum, &o->cur.inside);
   ips_os_time_add(&o->sum, &o->cur.commit);
 }
@@ -134,6 +139,10 @@ void blocks_os_json(const blocks_os_t *o, yajl_gen g) {
   out_int(g, "kernel_pid", c->kernel_pid);
   out_int(g, "between_ns", c->between_ns);
   out_int(g, "commit_ns", c->commit_ns);
+  if (c->overflow) {
+    out_str(g, "not_joined");
+    yajl_gen_bool(g, 1);
+  }
   os_time_json(g, "between", &all);
   os_time_json(g, "between_deliveries", &c->inside);
   os_time_json(g, "commit", &c->commit);
@@ -181,6 +190,9 @@ void blocks_os_text(const blocks_os_t *o, FILE *f) {
   char sc[24], where[64], x[2][IPS_US_BUF];
   int64_t ns;
   const char *cause = ips_os_time_cause(&c->worst, &ns, sc);
+  if (c->overflow)
+    fputs("    os: not joined (over 2^20 deliveries, or a wall clock the "
+          "recording cannot place)\n", f);
   fprintf(f, "    os between deliveries %s:",
           blocks_ms(x[0], c->between_ns - c->commit_ns));
   parts_text(f, &c->inside);
