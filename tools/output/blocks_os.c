@@ -24,8 +24,10 @@
 void blocks_os_delivery(blocks_os_t *o, const ips_delivery_t *d) {
   ips_os_kernel_t k;
   blocks_os_span_t *s;
-  if (ips_os_kernel(o->os, d, &k))
+  if (ips_os_kernel(o->os, d, &k)) {
     o->k = k;
+    o->block_k = 1;
+  }
   if (o->nspans == o->capspans) {
     size_t cap = o->capspans ? o->capspans * 2 : 64;
     blocks_os_span_t *n;
@@ -77,6 +79,9 @@ void blocks_os_block(blocks_os_t *o, const ips_block_t *b) {
   int64_t start, finish, prev, c0, c1;
   size_t i;
   memset(&o->cur, 0, sizeof o->cur);
+  /* A kernel seen only in blocks before may be another process (a
+   * restart): the block is then not measured. */
+  o->k.known = o->k.known && o->block_k;
   o->cur.kernel_pid = o->k.known ? o->k.pid : 0;
   if (!block_time(o, b, b->start_t, &start) ||
       !block_time(o, b, b->finish_t, &finish))
@@ -105,6 +110,7 @@ void blocks_os_block(blocks_os_t *o, const ips_block_t *b) {
     stretch(o, c0, c1, -1);
   o->nspans = 0;
   o->overflow = 0;
+  o->block_k = 0;
   o->n++;
   ips_sum_add(&o->sum_ns, o->cur.between_ns);
   ips_os_time_add(&o->sum, &o->cur.inside);

@@ -272,6 +272,7 @@ typedef struct {
 typedef struct blocks_os_s {
   ips_os_t *os;               /* owned */
   ips_os_kernel_t k;          /* the latest delivery's kernel that had one */
+  int block_k;                /* one of this block's deliveries gave k */
   blocks_os_span_t *spans;    /* the deliveries since the block before */
   size_t nspans, capspans;
   int overflow;               /* too many deliveries kept, or out of memory */
