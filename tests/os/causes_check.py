@@ -7,7 +7,6 @@ import json
 import sys
 
 PARTS = ("on_cpu", "cpu_wait", "disk", "page_fault", "sleep", "not_measured")
-SYNC = ("fsync", "fdatasync", "sync_file_range", "syncfs", "sync", "msync")
 
 
 def fail(msg):
@@ -134,14 +133,19 @@ def disk(rep):
         top = max(c["disk_by"], key=lambda k: c["disk_by"][k])
         if top not in ("fsync", "fdatasync"):
             fail(f"block {h}: the commit's disk is mostly {top}: {c}")
-        inside = o["between_deliveries"]["disk_by"]
-        synced = {k: v for k, v in inside.items() if k in SYNC and v}
-        if synced:
-            fail(f"block {h}: a sync outside the commit: {synced}")
-        if "worst_gap" not in o or not o["worst_gap"]["cause"]:
+        # Not named for the rest: SwingSet may fsync elsewhere too (a heap
+        # snapshot loaded through a temporary file, off the slow store),
+        # but that is never where the time between deliveries went.
+        inside = o["between_deliveries"]
+        if largest(inside) == "disk":
+            fail(f"block {h}: between deliveries named disk: {inside}")
+        w = o.get("worst_gap")
+        if not w or not w["cause"]:
             fail(f"block {h}: no worst gap named: {o}")
+        if w["where"] != "commit" and w["cause"] == "disk":
+            fail(f"block {h}: a gap other than the commit named disk: {w}")
     print(f"{len(blocks)} blocks: each commit mostly disk in fsync/fdatasync, "
-          "no sync between deliveries")
+          "the time between deliveries not")
 
 
 if __name__ == "__main__":
