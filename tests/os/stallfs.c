@@ -42,7 +42,8 @@ static int real(char buf[PATH_MAX], const char *path) {
 
 static int ret(int rc) { return rc < 0 ? -errno : rc; }
 
-static int fs_getattr(const char *p, struct stat *st, struct fuse_file_info *fi) {
+static int fs_getattr(const char *p, struct stat *st,
+                      struct fuse_file_info *fi) {
   if (fi)
     return ret(fstat((int)fi->fh, st));
   REAL(p);
