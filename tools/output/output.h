@@ -219,7 +219,10 @@ typedef struct {
   int64_t sum[BLK_PARTS];
   ips_hist_t *h[BLK_PARTS];   /* owned */
   uint64_t saturated;         /* sums held at the bound (ips_sum_add) */
-  struct blocks_os_s *os;     /* --os: each JSON row's "os" (blocks_os.c) */
+  /* More of each JSON row (summary 0) and of the summary's (1), written
+   * before it closes: --os's "os" object (blocks_os.c).  NULL: none. */
+  void (*json_more)(void *arg, yajl_gen g, int summary);
+  void *json_more_arg;
 } blocks_out_t;
 
 /* o->out and o->g are the caller's; init allocates the rest (-1: out of
