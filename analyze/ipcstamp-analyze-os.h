@@ -94,6 +94,60 @@ typedef struct ips_os_split_s {
 IPS_EXTERN int ips_os_split(ips_os_t *os, const ips_delivery_t *d,
                             ips_os_split_t *out);
 
+/* ------------------------------------------------------------------------
+ * Between deliveries (os_between.c; docs/os.md, "Between deliveries"): the
+ * kernel's own thread from one delivery's end to the next one's start, and
+ * a block's time outside its deliveries, split like a kernel segment.
+ */
+
+/* Where a parent's time is seen in a recording: the offset from its
+ * clock (a delivery's pclock) to the recording's, and its thread that
+ * writes the frames (the one whose waits the splits count). */
+typedef struct ips_os_kernel_s {
+  int known;            /* 0: no frame of the delivery was found */
+  int64_t offset;       /* parent clock + offset = CLOCK_MONOTONIC */
+  long long pid, tid;
+} ips_os_kernel_t;
+
+/* The kernel (parent) of delivery d as os recorded it: its thread, found
+ * from d's frames, and d's clock offset.  Returns 1 with *k filled, or 0
+ * (k->known 0) when none of d's frames was found. */
+IPS_EXTERN int ips_os_kernel(ips_os_t *os, const ips_delivery_t *d,
+                             ips_os_kernel_t *k);
+
+/* Adds into *t the time of k's thread over [from, to] on the recording's
+ * clock (CLOCK_MONOTONIC ns), split by its waits: the parts grow by
+ * exactly to - from (all "not measured" when k is not known or the
+ * recording does not cover it; nothing when to <= from). */
+IPS_EXTERN void ips_os_kernel_time(const ips_os_t *os,
+                                   const ips_os_kernel_t *k, int64_t from,
+                                   int64_t to, ips_os_time_t *t);
+
+/* The time between the delivery before d and d (d->gap_ns +
+ * d->snap_save_ns + d->snap_load_ns: from the previous delivery's result
+ * to d's start) split on d's kernel thread into *t (zeroed first).
+ * Returns 1, or 0 when d has no delivery before it (d->has_gap 0: *t all
+ * zero). */
+IPS_EXTERN int ips_os_between(ips_os_t *os, const ips_delivery_t *d,
+                              ips_os_time_t *t);
+
+/* A wall-clock time (CLOCK_REALTIME ns, a record's `time`) on the
+ * recording's clock, through the wall clock the recording's first line
+ * says it began at.  Returns 1, or 0 when the file does not say. */
+IPS_EXTERN int ips_os_from_wall(const ips_os_t *os, int64_t wall_ns,
+                                int64_t *mono_ns);
+
+/* *sum += *t, part by part; the system calls keep their names (beyond
+ * IPS_OS_BY of them, the last slot becomes "other"). */
+IPS_EXTERN void ips_os_time_add(ips_os_time_t *sum, const ips_os_time_t *t);
+
+/* The largest part of *t: its name ("on_cpu", "cpu_wait", "disk",
+ * "page_fault", "sleep", "not_measured"), its time in *ns, and for disk
+ * and sleep the system call that took most of it in sc ("" otherwise).
+ * Returns NULL when *t is all zero. */
+IPS_EXTERN const char *ips_os_time_cause(const ips_os_time_t *t,
+                                         int64_t *ns, char sc[24]);
+
 #ifdef __cplusplus
 }
 #endif

@@ -60,6 +60,7 @@ analyze_libanalyze_core_la_SOURCES = \
 	analyze/ring_decode.c \
 	analyze/ring_read.c \
 	analyze/ring_join.c \
+	analyze/os_between.c \
 	analyze/ring_dir.c \
 	analyze/ring_files.c \
 	analyze/ring_source.c \

@@ -75,4 +75,12 @@ int ips__os_read_bin(ips_os_t *os, FILE *f, const unsigned char *h,
  * (after reading).  Returns 0 or -ENOMEM. */
 int ips__os_index(ips_os_t *os);
 
+/* os_split.c, for os_between.c: thread tid's time over [a, b] (the
+ * recording's clock) added into t, split by its waits; and the offset
+ * from d's parent clock to the recording's, known to within *slack. */
+void ips__os_thread_split(const ips_os_t *os, uint32_t tid, int64_t a,
+                          int64_t b, ips_os_time_t *t);
+int64_t ips__os_clock_offset(const ips_os_t *os, const ips_delivery_t *d,
+                             int64_t *slack);
+
 #endif
