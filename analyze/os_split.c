@@ -134,6 +134,19 @@ static void add_by(ips_os_by_t *by, const char *sc, int64_t ns) {
     }
 }
 
+/* 1 when system call sc only waits for the storage: its sleep is "disk"
+ * whatever the thread's state (a FUSE or network file system sleeps
+ * interruptibly there, a local disk uninterruptibly). */
+static int sc_sync(const char *sc) {
+  static const char *const sync[] = {"fsync", "fdatasync", "sync_file_range",
+                                     "syncfs", "sync", "msync"};
+  size_t i;
+  for (i = 0; i < sizeof sync / sizeof sync[0]; i++)
+    if (!strcmp(sc, sync[i]))
+      return 1;
+  return 0;
+}
+
 /* Thread tid's time over [a, b] into t. */
 static void thread_split(const ips_os_t *os, uint32_t tid, int64_t a,
                          int64_t b, ips_os_time_t *t) {
@@ -152,7 +165,8 @@ static void thread_split(const ips_os_t *os, uint32_t tid, int64_t a,
     sl = overlap(w->off, slept, a, b);
     cw = overlap(slept, w->on, a, b);
     t->cpu_wait += cw;
-    if (w->why == 2 && w->sc[0]) {
+    if ((w->why == 2 && w->sc[0]) ||
+        (w->why == 1 && sc_sync(w->sc))) {
       t->disk += sl;
       add_by(t->disk_by, w->sc, sl);
     } else if (w->why == 2) {
@@ -164,6 +178,11 @@ static void thread_split(const ips_os_t *os, uint32_t tid, int64_t a,
     off += sl + cw;
   }
   t->on_cpu += (b - a) - off;
+}
+
+void ips__os_thread_split(const ips_os_t *os, uint32_t tid, int64_t a,
+                          int64_t b, ips_os_time_t *t) {
+  thread_split(os, tid, a, b, t);
 }
 
 /* The frame of a pipe segment [a, b] (on the recording's clock, each end
@@ -240,6 +259,11 @@ static int64_t clock_offset(const ips_os_t *os, const ips_delivery_t *d,
   /* Stamps and the recording's times are below 2^62: an offset beyond
    * 2^61 comes from a file that lies, and would overflow the sums. */
   return o > ((int64_t)1 << 61) || o < -((int64_t)1 << 61) ? 0 : o;
+}
+
+int64_t ips__os_clock_offset(const ips_os_t *os, const ips_delivery_t *d,
+                             int64_t *slack) {
+  return clock_offset(os, d, slack);
 }
 
 int ips_os_split(ips_os_t *os, const ips_delivery_t *d, ips_os_split_t *out) {

@@ -14,6 +14,7 @@
 #include <stdio.h>
 
 #include "ipcstamp-analyze.h"
+#include "ipcstamp-analyze-os.h"
 
 /* Exit codes of the command (docs/cli.md).  They are the program's own, so
  * they do not use the libraries' IPS_ prefix; the workers' exit codes are
@@ -237,6 +238,12 @@ int cli_ring_options(int argc, char **argv, const char *name,
  * when a ring could not be read). */
 int cli_read_rings(cli_input_t *in, ips_analysis_t *a,
                    volatile sig_atomic_t *stop);
+
+/* os_file.c: --os FILE read whole into *os (ips_os_open).  Returns
+ * CLI_EXIT_OK, or CLI_EXIT_INPUT (lines skipped, each said) with *os set;
+ * else *os is NULL and the code says why it could not be read
+ * (CLI_EXIT_IO, CLI_EXIT_INPUT), said on stderr after prog. */
+int cli_os_open(ips_os_t **os, const char *prog, const char *path);
 
 /* rings.c: reads the rings of d (ips_ring_dir_poll) until read through
  * (once), or until *stop (a signal handler sets it), polling every

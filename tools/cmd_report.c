@@ -83,28 +83,8 @@ enum { OPT_FORMAT = OPT_FIRST_OWN, OPT_SUMMARY, OPT_TOP, OPT_SLOWEST, OPT_BY,
  * CLI_EXIT_INPUT (lines skipped, each said) with o->os set; else o->os is
  * NULL and the exit code says why it could not be read. */
 static int open_os(os_out_t *o, const char *path) {
-  char err[512];
-  int rc;
-  ips_os_info_t info;
   memset(o, 0, sizeof *o);
-  if ((rc = ips_os_open(&o->os, path, err, sizeof err)) != 0) {
-    fprintf(stderr, "ipcstamp report: --os %s\n", err);
-    return rc == -ENOENT || rc == -EACCES || rc == -EIO ? CLI_EXIT_IO
-                                                        : CLI_EXIT_INPUT;
-  }
-  ips_os_info(o->os, &info);
-  if (info.bad_lines)
-    fprintf(stderr, "ipcstamp report: --os %s: %llu bad lines skipped (the "
-                    "first: line %ld)\n", path,
-            (unsigned long long)info.bad_lines, info.first_bad_line);
-  if (info.lost)
-    fprintf(stderr, "ipcstamp report: --os %s: the recording lost %llu "
-                    "events: what they held is not measured\n", path,
-            (unsigned long long)info.lost);
-  if (!info.ended)
-    fprintf(stderr, "ipcstamp report: --os %s: the recording has no end "
-                    "line (cut short?)\n", path);
-  return info.bad_lines ? CLI_EXIT_INPUT : CLI_EXIT_OK;
+  return cli_os_open(&o->os, "ipcstamp report", path);
 }
 
 /* Sums held at the bound (ips_sum_add): the summary's totals, a group's

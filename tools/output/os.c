@@ -10,31 +10,6 @@
 
 #include "output.h"
 
-/* The first names seen keep their slots; later ones go to "other". */
-static void sum_by(ips_os_by_t *t, const ips_os_by_t *s) {
-  size_t i, j;
-  for (i = 0; i < IPS_OS_BY && s[i].sc[0]; i++)
-    for (j = 0; j < IPS_OS_BY; j++)
-      if (!t[j].sc[0] || !strcmp(t[j].sc, s[i].sc) || j == IPS_OS_BY - 1) {
-        if (!t[j].sc[0] || (j == IPS_OS_BY - 1 && strcmp(t[j].sc, s[i].sc)))
-          snprintf(t[j].sc, sizeof t[j].sc, "%s",
-                   t[j].sc[0] ? "other" : s[i].sc);
-        t[j].ns += s[i].ns;
-        break;
-      }
-}
-
-static void sum_time(ips_os_time_t *t, const ips_os_time_t *s) {
-  t->on_cpu += s->on_cpu;
-  t->cpu_wait += s->cpu_wait;
-  t->disk += s->disk;
-  t->fault += s->fault;
-  t->sleep += s->sleep;
-  t->not_measured += s->not_measured;
-  sum_by(t->disk_by, s->disk_by);
-  sum_by(t->sleep_by, s->sleep_by);
-}
-
 void os_add(os_out_t *o, const ips_delivery_t *d, ips_os_split_t *s) {
   ips_os_split(o->os, d, s);
   o->n++;
@@ -46,8 +21,8 @@ void os_add(os_out_t *o, const ips_delivery_t *d, ips_os_split_t *s) {
   o->sum.pipe_cpu_wait += s->pipe_cpu_wait;
   o->sum.pipe_reader += s->pipe_reader;
   o->sum.pipe_not_measured += s->pipe_not_measured;
-  sum_time(&o->sum.worker, &s->worker);
-  sum_time(&o->sum.kernel, &s->kernel);
+  ips_os_time_add(&o->sum.worker, &s->worker);
+  ips_os_time_add(&o->sum.kernel, &s->kernel);
 }
 
 static void by_json(yajl_gen g, const char *key, const ips_os_by_t *by) {
@@ -160,4 +135,12 @@ void os_summary_text(FILE *f, const os_out_t *o) {
              " of their %" PRIu64 " frames seen; %" PRIu64 " events lost\n",
           o->n, o->frames, o->frames_expected, info.lost);
   split_text(f, "  ", &o->sum);
+}
+
+void os_time_json(yajl_gen g, const char *key, const ips_os_time_t *t) {
+  time_json(g, key, t);
+}
+
+void os_time_text(FILE *f, const char *name, const ips_os_time_t *t) {
+  time_text(f, name, t);
 }

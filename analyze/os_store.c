@@ -1,0 +1,49 @@
+/* os_store.c — what both readers of a recording (os_read.c: version 1,
+ * os_bin.c: version 2) add to it: frame sides and waits, each checked to
+ * be in order and each array bounded by IPS_OS_MAX_RECORDS. */
+#include "config.h"
+
+#include <errno.h>
+#include <stdlib.h>
+
+#include "os.h"
+
+/* Grows *p (n used, *cap slots of size) by one slot: 0, or -ENOMEM /
+ * -E2BIG past IPS_OS_MAX_RECORDS. */
+static int grow(void **p, size_t n, size_t *cap, size_t size) {
+  void *q;
+  size_t c;
+  if (n < *cap)
+    return 0;
+  if (n >= IPS_OS_MAX_RECORDS)
+    return -E2BIG;
+  c = *cap ? *cap * 2 : 1024;
+  if (c > IPS_OS_MAX_RECORDS)
+    c = IPS_OS_MAX_RECORDS;
+  if (!(q = realloc(*p, c * size)))
+    return -ENOMEM;
+  *p = q;
+  *cap = c;
+  return 0;
+}
+
+int ips__os_add_side(ips_os_t *os, const ips__os_side_t *s) {
+  int rc;
+  if (s->last_ret < s->enter)
+    return 1;
+  if ((rc = grow((void **)&os->sides, os->nsides, &os->capsides, sizeof *s)))
+    return rc;
+  os->sides[os->nsides++] = *s;
+  return 0;
+}
+
+int ips__os_add_wait(ips_os_t *os, const ips__os_wait_t *w) {
+  int rc;
+  if (w->on < w->off || (w->wake && (w->wake < w->off || w->wake > w->on)))
+    return 1;
+  if ((rc = grow((void **)&os->waits, os->nwaits, &os->capwaits, sizeof *w)))
+    return rc;
+  os->waits[os->nwaits++] = *w;
+  return 0;
+}
+
