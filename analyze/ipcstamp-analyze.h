@@ -383,6 +383,9 @@ typedef struct ips_stats_s {
   ips_wait_totals_t wait;       /* every attributed delivery's */
   /* ips_delivery_t.ring's counts (ips_analysis_worker_rings()). */
   uint64_t n_ring_joined, n_ring_lapped, n_ring_missing;
+  /* Adds to these sums held at the bound (ips_sum_add): those sums are
+   * bounds then, not measures; 0 on a real file. */
+  uint64_t saturated;
 } ips_stats_t;
 
 /* The origin of a timeline's times on d's parent clock (d->pclock): the

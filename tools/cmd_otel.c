@@ -412,6 +412,14 @@ static int finish(otel_cmd_t *c, const otel_target_t *target,
   } else {
     say_sent(c, target, mtarget);
   }
+  if (otel_metrics_saturated(c->metrics)) {
+    /* Said, and bad input: a sum at the bound is not a measure. */
+    fprintf(stderr, "ipcstamp otel: %llu metric sums passed the range of 64 "
+                    "bits and are sent at the bound\n",
+            (unsigned long long)otel_metrics_saturated(c->metrics));
+    if (rc == CLI_EXIT_OK)
+      rc = CLI_EXIT_INPUT;
+  }
   if (c->rings) {
     say_rings(c);
     if (c->ring_bad && rc == CLI_EXIT_OK)

@@ -87,18 +87,19 @@ static int open_os(os_out_t *o, const char *path) {
   return cli_os_open(&o->os, "ipcstamp report", path);
 }
 
-/* Sums held at the bound (ips_sum_add): a group's and the marks' spans.
- * Said on stderr; returns how many. */
+/* Sums held at the bound (ips_sum_add): the summary's totals, a group's
+ * and the marks' spans.  Said on stderr; returns how many. */
 static uint64_t saturated(const report_t *r) {
-  uint64_t n = r->out.groups.saturated;
+  uint64_t n = r->out.groups.saturated +
+               ips_analysis_stats(r->out.a)->saturated;
   size_t i;
   for (i = 0; i < ips_analysis_nmarks(r->out.a); i++)
     n += ips_analysis_mark(r->out.a, i)->saturated;
   if (n)
-    fprintf(stderr, "ipcstamp report: %llu sums (of a vat's or a method's "
-                    "deliveries, or of the spans of a name) passed the range "
-                    "of 64 bits and are shown at the bound\n",
-            (unsigned long long)n);
+    fprintf(stderr, "ipcstamp report: %llu sums (of the input's or a vat's "
+                    "or a method's deliveries, or of the spans of a name) "
+                    "passed the range of 64 bits and are shown at the "
+                    "bound\n", (unsigned long long)n);
   return n;
 }
 
