@@ -89,6 +89,22 @@ typedef struct ips_os_split_s {
 IPS_EXTERN int ips_os_split(ips_os_t *os, const ips_delivery_t *d,
                             ips_os_split_t *out);
 
+/* Joins the recording os with the deliveries of a: from then on every
+ * delivery a counts (after its filters) is split (ips_os_split) and
+ * handed to on_delivery with d->os its split, and the splits are summed.
+ * a owns os from this call on, also when it fails (ips_analysis_free frees
+ * it).  Returns 0, IPS_EINVAL (a or os NULL, a recording given already,
+ * or lines read already) or IPS_ENOMEM. */
+IPS_EXTERN int ips_analysis_os(ips_analysis_t *a, ips_os_t *os);
+/* The recording given to ips_analysis_os(), or NULL. */
+IPS_EXTERN const ips_os_t *ips_analysis_os_recording(const ips_analysis_t *a);
+/* The splits of the deliveries counted so far, summed part by part (a sum
+ * past 64 bits held at the bound; disk_by and sleep_by keep the first
+ * IPS_OS_BY - 1 names seen, the rest as "other"; worker_pid and
+ * kernel_pid 0), and in *n how many: NULL without a recording. */
+IPS_EXTERN const ips_os_split_t *ips_analysis_os_sum(const ips_analysis_t *a,
+                                                     uint64_t *n);
+
 #ifdef __cplusplus
 }
 #endif

@@ -66,6 +66,7 @@ analyze_libanalyze_core_la_SOURCES = \
 	analyze/os.h \
 	analyze/os_read.c \
 	analyze/os_split.c \
+	analyze/os_join.c \
 	analyze/diff.h \
 	analyze/diff.c \
 	analyze/diff_join.c \

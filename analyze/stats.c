@@ -322,6 +322,7 @@ void ips__account(ips_analysis_t *a, ips__vat_t *v, ips_delivery_t *dv) {
     a->st.snap_load += dv->snap_load_ns;
   }
   add_wait(&a->st.wait, dv);
+  ips__os_account(a, dv);
   a->shown++;
   keep_slow(a, dv);
   if (dv->n_marks)

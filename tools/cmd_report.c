@@ -28,8 +28,7 @@ static const char usage_text[] =
     "                    slowest first, before the summary of all\n"
     "  --by K            the summary's table by vat (default) or by method,\n"
     "                    busiest first (CSV: --summary writes the table)\n"
-    "  --os FILE         split each delivery with what `ipcstamp record`\n"
-    "                    saw (docs/os.md): text and JSON\n"
+    CLI_OS_HELP
     CLI_INPUT_HELP
     "\n"
     "exit codes: 0 ok, 2 bad usage (a --vat or --method that names nothing\n"
@@ -52,10 +51,6 @@ static void on_skip(void *arg, const ips_skip_t *s) {
 
 static void on_delivery(void *arg, const ips_delivery_t *d) {
   report_t *r = arg;
-  if (r->out.os) {
-    ips_os_split_t s;
-    os_add(r->out.os, d, &s);
-  }
   if (r->out.grouped)
     ips_groups_add(&r->out.groups, d);
   if (!r->slowest) {
@@ -76,36 +71,7 @@ static void show_kept(report_t *r) {
     r->out.fmt->delivery(&r->out, keep_get(&r->keep, i));
 }
 
-enum { OPT_FORMAT = OPT_FIRST_OWN, OPT_SUMMARY, OPT_TOP, OPT_SLOWEST, OPT_BY,
-       OPT_OS };
-
-/* --os FILE: the recording read whole into o.  Returns CLI_EXIT_OK or
- * CLI_EXIT_INPUT (lines skipped, each said) with o->os set; else o->os is
- * NULL and the exit code says why it could not be read. */
-static int open_os(os_out_t *o, const char *path) {
-  char err[512];
-  int rc;
-  ips_os_info_t info;
-  memset(o, 0, sizeof *o);
-  if ((rc = ips_os_open(&o->os, path, err, sizeof err)) != 0) {
-    fprintf(stderr, "ipcstamp report: --os %s\n", err);
-    return rc == -ENOENT || rc == -EACCES || rc == -EIO ? CLI_EXIT_IO
-                                                        : CLI_EXIT_INPUT;
-  }
-  ips_os_info(o->os, &info);
-  if (info.bad_lines)
-    fprintf(stderr, "ipcstamp report: --os %s: %llu bad lines skipped (the "
-                    "first: line %ld)\n", path,
-            (unsigned long long)info.bad_lines, info.first_bad_line);
-  if (info.lost)
-    fprintf(stderr, "ipcstamp report: --os %s: the recording lost %llu "
-                    "events: what they held is not measured\n", path,
-            (unsigned long long)info.lost);
-  if (!info.ended)
-    fprintf(stderr, "ipcstamp report: --os %s: the recording has no end "
-                    "line (cut short?)\n", path);
-  return info.bad_lines ? CLI_EXIT_INPUT : CLI_EXIT_OK;
-}
+enum { OPT_FORMAT = OPT_FIRST_OWN, OPT_SUMMARY, OPT_TOP, OPT_SLOWEST, OPT_BY };
 
 /* Sums held at the bound (ips_sum_add): a group's and the marks' spans.
  * Said on stderr; returns how many. */
@@ -130,12 +96,10 @@ int cmd_report(int argc, char **argv) {
       {"top", required_argument, NULL, OPT_TOP},
       {"slowest", required_argument, NULL, OPT_SLOWEST},
       {"by", required_argument, NULL, OPT_BY},
-      {"os", required_argument, NULL, OPT_OS},
+      CLI_OS_OPTION,
       {"output", required_argument, NULL, 'o'},
       {NULL, 0, NULL, 0}};
-  const char *outpath = NULL, *ospath = NULL;
-  os_out_t os;
-  int os_rc = CLI_EXIT_OK;
+  const char *outpath = NULL;
   report_t r;
   cli_input_t in;
   ips_analysis_t *a;
@@ -173,9 +137,6 @@ int cmd_report(int argc, char **argv) {
                                optarg);
         r.slowest = (int)v;
         break;
-      case OPT_OS:
-        ospath = optarg;
-        break;
       case OPT_BY:
         if (!strcmp(optarg, "vat")) r.out.groups.by = IPS_GROUP_VAT;
         else if (!strcmp(optarg, "method")) r.out.groups.by = IPS_GROUP_METHOD;
@@ -187,20 +148,13 @@ int cmd_report(int argc, char **argv) {
     return rc;
   if (cli_input_path(&in, argc, argv) < 0)
     return CLI_EXIT_USAGE;
-  if (ospath) {
-    if (strcmp(r.out.fmt->name, "text") && strcmp(r.out.fmt->name, "json")) {
-      fprintf(stderr, "ipcstamp report: --os writes text or json\n");
-      return CLI_EXIT_USAGE;
-    }
-    if ((os_rc = open_os(&os, ospath)) != CLI_EXIT_OK && !os.os)
-      return os_rc;
-    r.out.os = &os;
+  if (in.os_path && !strcmp(r.out.fmt->name, "html")) {
+    fprintf(stderr, "ipcstamp report: --os writes text, json or csv\n");
+    return CLI_EXIT_USAGE;
   }
-  if (!(r.out.out = cli_output(outpath, "report"))) {
-    if (ospath)
-      ips_os_free(os.os);
+  r.out.os = in.os_path != NULL;
+  if (!(r.out.out = cli_output(outpath, "report")))
     return CLI_EXIT_IO;
-  }
   /* Not to a terminal, the report goes out in large pieces: stdio's
    * 4 KiB meant 2,300 write() calls for a 90 MB slogfile's report, 3 ms
    * of the thread that attributes (the buffer lives as long as stdout).
@@ -221,8 +175,6 @@ int cmd_report(int argc, char **argv) {
     r.out.fmt->end(&r.out);
     cli_output_close(r.out.out, "report", 0);
     keep_free(&r.keep); /* safe to free when zeroed */
-    if (ospath)
-      ips_os_free(os.os);
     return CLI_EXIT_IO;
   }
   in.an.on_delivery = on_delivery;
@@ -253,9 +205,5 @@ int cmd_report(int argc, char **argv) {
   keep_free(&r.keep);
   ips_groups_free(&r.out.groups);
   ips_analysis_free(a);
-  if (ospath)
-    ips_os_free(os.os);
-  if (rc == CLI_EXIT_OK)
-    rc = os_rc;
   return rc;
 }

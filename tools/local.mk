@@ -13,6 +13,7 @@ tools_ipcstamp_CFLAGS = $(AM_CFLAGS) $(UV_CFLAGS) $(YAJL_CFLAGS)
 tools_ipcstamp_SOURCES = \
 	tools/main.c \
 	tools/options.c \
+	tools/os_option.c \
 	tools/outfile.c \
 	tools/rings.c \
 	tools/cmd_report.c \
@@ -75,6 +76,7 @@ tools_ipcstamp_otel_CFLAGS = $(AM_CFLAGS) $(UV_CFLAGS) $(YAJL_CFLAGS) $(ZLIB_CFL
 tools_ipcstamp_otel_SOURCES = \
 	tools/otel/main.c \
 	tools/options.c \
+	tools/os_option.c \
 	tools/outfile.c \
 	tools/rings.c \
 	tools/cmd_otel.c \

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "ipcstamp-analyze-os.h"
 
 void cli_input_init(cli_input_t *in, const char *prog, const char *usage) {
   memset(in, 0, sizeof *in);
@@ -154,6 +155,9 @@ static int input_option(cli_input_t *in, int c, const char *arg, int *done) {
       return 0;
     case OPT_FOLLOW:
       in->src.follow = 1;
+      return 0;
+    case OPT_OS:
+      in->os_path = arg;
       return 0;
     case OPT_MAX_LINE:
       if (cli_max_line(arg, &in->src.max_line) < 0) {
@@ -583,7 +587,7 @@ int cli_analyze(cli_input_t *in, ips_analysis_t **out) {
   relay_t relay;
   uint64_t done, total;
   long n;
-  int rc, bar;
+  int rc, bar, os_rc = CLI_EXIT_OK;
   *out = NULL;
   memset(&relay, 0, sizeof relay);
   relay.in = in;
@@ -600,6 +604,9 @@ int cli_analyze(cli_input_t *in, ips_analysis_t **out) {
     fprintf(stderr, "%s: %s\n", in->prog, ips_strerror(rc));
     return CLI_EXIT_IO;
   }
+  if (in->os_path && (os_rc = cli_os_open(in, *out)) != CLI_EXIT_OK &&
+      !ips_analysis_os_recording(*out))
+    return os_rc;
   if (in->src.follow) {
     struct sigaction sa;
     memset(&sa, 0, sizeof sa);
@@ -616,7 +623,7 @@ int cli_analyze(cli_input_t *in, ips_analysis_t **out) {
     if (rc != CLI_EXIT_IO)
       rc = named_nothing(in, *out, &relay, rc);
     names_free(&relay.methods);
-    return rc;
+    return rc == CLI_EXIT_OK ? os_rc : rc;
   }
   if (ips_source_open(&src, in->path, &in->src, err, sizeof err) < 0) {
     fprintf(stderr, "%s: %s\n", in->prog, err);
@@ -645,7 +652,7 @@ int cli_analyze(cli_input_t *in, ips_analysis_t **out) {
   if (rc != CLI_EXIT_IO)
     rc = named_nothing(in, *out, &relay, rc);
   names_free(&relay.methods);
-  return rc;
+  return rc == CLI_EXIT_OK ? os_rc : rc;
 }
 
 void cli_term_clean(char *buf, size_t len) {

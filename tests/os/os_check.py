@@ -70,38 +70,36 @@ def deliveries(rep):
     return ds
 
 
-def part_sum(t):
-    return (t["on_cpu_ns"] + t["cpu_wait_ns"] + t["disk_ns"] +
-            t["page_fault_ns"] + t["sleep_ns"] + t["not_measured_ns"])
+def part_sum(d, who):
+    return sum(d[f"os_{who}_{p}_ns"] for p in (
+        "on_cpu", "cpu_wait", "disk", "page_fault", "sleep", "not_measured"))
 
 
 def sums(_os, _slog, rep):
     ds = deliveries(rep)
     for d in ds:
-        o = d["os"]
-        p = o["pipe"]
-        pipe = (p["before_write_ns"] + p["write_ns"] + p["in_pipe_ns"] +
-                p["cpu_wait_ns"] + p["reader_ns"] + p["not_measured_ns"])
+        pipe = sum(d[f"os_pipe_{p}_ns"] for p in (
+            "before_write", "write", "in_pipe", "cpu_wait", "reader",
+            "not_measured"))
         if pipe != d["pipe_ns"]:
             fail(f"crank {d['crank']}: pipe parts {pipe} != {d['pipe_ns']}")
-        if part_sum(o["worker"]) != d["worker_ns"]:
+        if part_sum(d, "worker") != d["worker_ns"]:
             fail(f"crank {d['crank']}: worker parts != {d['worker_ns']}")
-        if part_sum(o["kernel"]) != d["kernel_ns"]:
+        if part_sum(d, "kernel") != d["kernel_ns"]:
             fail(f"crank {d['crank']}: kernel parts != {d['kernel_ns']}")
-        if o["frames"] != o["frames_expected"]:
-            fail(f"crank {d['crank']}: {o['frames']} of "
-                 f"{o['frames_expected']} frames found")
-        if p["not_measured_ns"] or o["worker"]["not_measured_ns"]:
-            fail(f"crank {d['crank']}: a part not measured: {o}")
+        if d["os_frames"] != d["os_frames_expected"]:
+            fail(f"crank {d['crank']}: {d['os_frames']} of "
+                 f"{d['os_frames_expected']} frames found")
+        if d["os_pipe_not_measured_ns"] or d["os_worker_not_measured_ns"]:
+            fail(f"crank {d['crank']}: a part not measured: {d}")
     print(f"{len(ds)} deliveries: every part measured, each sum exact")
 
 
 def spinning(_os, _slog, rep):
     ds = deliveries(rep)
     w = sum(d["worker_ns"] for d in ds)
-    asleep = sum(d["os"]["worker"]["sleep_ns"] + d["os"]["worker"]["disk_ns"]
-                 for d in ds)
-    run = sum(d["os"]["worker"]["on_cpu_ns"] + d["os"]["worker"]["cpu_wait_ns"]
+    asleep = sum(d["os_worker_sleep_ns"] + d["os_worker_disk_ns"] for d in ds)
+    run = sum(d["os_worker_on_cpu_ns"] + d["os_worker_cpu_wait_ns"]
               for d in ds)
     if asleep or run != w or w < 1000000:
         fail(f"worker {w} ns: on a CPU or waiting {run}, asleep {asleep}")

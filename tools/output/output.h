@@ -67,23 +67,17 @@ size_t keep_sort(keep_t *k, int in_file_order);
 const ips_delivery_t *keep_get(const keep_t *k, size_t i);
 void keep_free(keep_t *k);
 
-/* ---- the operating system's split, report --os (os.c) ----------------- */
+/* ---- the operating system's split, --os (os.c) ------------------------ */
 
-typedef struct {
-  ips_os_t *os;          /* the recording */
-  uint64_t n;            /* deliveries split */
-  uint64_t frames, frames_expected;
-  ips_os_split_t sum;    /* their parts, summed */
-} os_out_t;
-/* Splits d (into *s) and adds it to the sums (each delivery once, shown
- * or not: the formats split it again to show it). */
-void os_add(os_out_t *o, const ips_delivery_t *d, ips_os_split_t *s);
-/* "os": {...} in a delivery's object; in the summary's. */
-void os_json(yajl_gen g, const ips_os_split_t *s);
-void os_summary_json(yajl_gen g, const os_out_t *o);
-/* A delivery's lines; the summary's block. */
+/* A thread's time per system call, key: {"fsync": ns, ...} (the field
+ * list's type BY). */
+void os_by_json(yajl_gen g, const char *key, const ips_os_by_t *by);
+/* A delivery's lines in the text report (d->os). */
 void os_text(FILE *f, const ips_os_split_t *s);
-void os_summary_text(FILE *f, const os_out_t *o);
+/* The summary's: the analysis's sums of the splits and what the recording
+ * holds ("os": {...} in JSON, a block in text).  Nothing without one. */
+void os_summary_json(yajl_gen g, const ips_analysis_t *a);
+void os_summary_text(FILE *f, const ips_analysis_t *a);
 
 /* What the report's formats (format.h) write to and read: set by the
  * command before the format's begin, but for the format's own state. */
@@ -108,7 +102,7 @@ typedef struct report_out_s {
   const ips_analysis_t *summarized;  /* html: the summary's analysis */
   int worker_rings;    /* --worker-rings was given: the summary says
                           what they joined */
-  os_out_t *os;        /* --os: the operating system's split; NULL without */
+  int os;              /* --os: the deliveries carry IPS_OS_FIELDS */
 } report_out_t;
 
 void report_delivery_text(report_out_t *r, const ips_delivery_t *d);
