@@ -43,6 +43,10 @@ typedef struct ips_os_info_s {
   uint64_t bad_lines;   /* lines skipped: not JSON, or missing fields */
   long first_bad_line;  /* 1-based, 0 when none */
   int ended;            /* the file has its end line (not cut short) */
+  /* Frames of a delivery, an upcall or a reply (?, e, /) that no
+   * delivery split so far took: a delivery the slogfile lacks, or one left out by a filter
+   * (--vat, --method...), or a frame matched to none. */
+  uint64_t unmatched_frames;
 } ips_os_info_t;
 IPS_EXTERN void ips_os_info(const ips_os_t *os, ips_os_info_t *info);
 
@@ -85,7 +89,10 @@ typedef struct ips_os_split_s {
  * recorded.  Returns 0; out is always filled (all of it "not measured"
  * when no frame of d was found).  Frames are found by time (the
  * slogfile's monotime and the recording share CLOCK_MONOTONIC when the
- * parent is ipcstamp's own), direction, tag and process. */
+ * parent is ipcstamp's own), direction, tag, process (the worker's pid
+ * from the slogfile, else the worker whose first argument names d's vat,
+ * else the first frame's), and order (each after the one before was
+ * read); a frame one delivery took is not found for another. */
 IPS_EXTERN int ips_os_split(ips_os_t *os, const ips_delivery_t *d,
                             ips_os_split_t *out);
 

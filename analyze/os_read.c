@@ -124,6 +124,30 @@ static int read_wait(ips_os_t *os, yajl_val o) {
   return 0;
 }
 
+/* An exec: kept when its first argument names a vat ("v12:bank"). */
+static int read_exec(ips_os_t *os, yajl_val o) {
+  ips__os_proc_t p;
+  yajl_val argv = field(o, "argv"), a1;
+  const char *s, *colon;
+  int rc;
+  memset(&p, 0, sizeof p);
+  if (get_u32(o, "pid", &p.pid) || get_int(o, "ns", &p.ns) ||
+      !YAJL_IS_ARRAY(argv))
+    return 1;
+  os->info.procs++;
+  if (argv->u.array.len < 2 || !YAJL_IS_STRING(a1 = argv->u.array.values[1]))
+    return 0;
+  s = YAJL_GET_STRING(a1);
+  if (!(colon = strchr(s, ':')) || colon == s ||
+      (size_t)(colon - s) >= sizeof p.vat)
+    return 0;
+  memcpy(p.vat, s, (size_t)(colon - s));
+  if ((rc = grow((void **)&os->procs, os->nprocs, &os->capprocs, sizeof p)))
+    return rc;
+  os->procs[os->nprocs++] = p;
+  return 0;
+}
+
 /* One record line: 0, 1 (bad: counted), or a negative code. */
 static int read_record(ips_os_t *os, yajl_val o) {
   yajl_val t = field(o, "t");
@@ -135,9 +159,9 @@ static int read_record(ips_os_t *os, yajl_val o) {
     return read_frame(os, o);
   if (!strcmp(type, "wait"))
     return read_wait(os, o);
-  if (!strcmp(type, "exec")) {
-    os->info.procs++;
-  } else if (!strcmp(type, "lost")) {
+  if (!strcmp(type, "exec"))
+    return read_exec(os, o);
+  if (!strcmp(type, "lost")) {
     if (get_int(o, "n", &v))
       return 1;
     os->info.lost = (uint64_t)v;
@@ -254,7 +278,14 @@ void ips_os_free(ips_os_t *os) {
   free(os->frames);
   free(os->sides);
   free(os->waits);
+  free(os->procs);
   free(os);
 }
 
-void ips_os_info(const ips_os_t *os, ips_os_info_t *info) { *info = os->info; }
+void ips_os_info(const ips_os_t *os, ips_os_info_t *info) {
+  size_t i;
+  *info = os->info;
+  for (i = 0; i < os->nframes; i++)
+    info->unmatched_frames += !os->frames[i].used && os->frames[i].tag &&
+                              strchr(IPS__OS_COUNTED_TAGS, os->frames[i].tag);
+}

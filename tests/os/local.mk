@@ -9,3 +9,12 @@ EXTRA_DIST += tests/os/os-cost.sh
 PHONY_TARGETS += bench-os
 bench-os: all $(BENCH_TOOLS)
 	flock /tmp/ipcstamp-bench.lock sh $(srcdir)/tests/os/os-cost.sh
+
+# The join itself on recordings written by hand (no root, no BPF): two
+# workers whose frames interleave, each delivery matched to its own.
+check_PROGRAMS += tests/os/check_os_join
+TESTS += tests/os/check_os_join
+tests_os_check_os_join_SOURCES = tests/os/check_os_join.c
+tests_os_check_os_join_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS) $(YAJL_CFLAGS)
+tests_os_check_os_join_LDADD = analyze/libanalyze-core.la $(CHECK_LIBS) \
+	$(YAJL_LIBS) $(ZLIB_LIBS) -lm -lpthread

@@ -61,6 +61,7 @@ void os_summary_json(yajl_gen g, const ips_analysis_t *a) {
   out_int(g, "frames_expected", (long long)sum->frames_expected);
   out_int(g, "recorded_frames", (long long)info.frames);
   out_int(g, "unpaired_frame_sides", (long long)info.unpaired);
+  out_int(g, "unmatched_frames", (long long)info.unmatched_frames);
   out_int(g, "recorded_waits", (long long)info.waits);
   out_int(g, "lost_events", (long long)info.lost);
   out_int(g, "bad_lines", (long long)info.bad_lines);
@@ -114,7 +115,9 @@ void os_summary_text(FILE *f, const ips_analysis_t *a) {
     return;
   ips_os_info(ips_analysis_os_recording(a), &info);
   fprintf(f, "\noperating system (--os): %" PRIu64 " deliveries, %zu"
-             " of their %zu frames seen; %" PRIu64 " events lost\n",
-          n, sum->frames, sum->frames_expected, info.lost);
+             " of their %zu frames seen; %" PRIu64 " recorded frames of no "
+             "delivery; %" PRIu64 " events lost\n",
+          n, sum->frames, sum->frames_expected, info.unmatched_frames,
+          info.lost);
   split_text(f, "  ", sum);
 }
