@@ -9,6 +9,9 @@ sums      report --os: every delivery's parts add up exactly to its pipe,
           worker and kernel time, and every frame of it was found
 spinning  a worker that only computes: none of its time asleep
 cpu_wait  a CPU hog beside parent and worker: waiting for a CPU is seen
+vats      SwingSet's deliveries (no pids in its slogfile): each matched to
+          the worker whose exec arguments name its vat (VATID:NAME), and
+          no recorded frame of a delivery left unmatched
 The last line printed says what was checked."""
 import json
 import sys
@@ -116,7 +119,25 @@ def cpu_wait(_os, _slog, rep):
     print(f"{len(ds)} deliveries beside a CPU hog waited {wait} ns for a CPU")
 
 
+def vats(os_, _slog, rep):
+    ds = deliveries(rep)
+    named = {}
+    for r in os_:
+        if r.get("t") == "exec" and len(r.get("argv", [])) > 1 and \
+                ":" in r["argv"][1]:
+            named.setdefault(r["argv"][1].split(":")[0], set()).add(r["pid"])
+    for d in ds:
+        if d["os_worker_pid"] not in named.get(d["vat"], ()):
+            fail(f"crank {d['crank']} of {d['vat']}: matched to worker "
+                 f"{d['os_worker_pid']}, its vat's are {named.get(d['vat'])}")
+    s = next(r for r in rep if "summary" in r)["summary"]["os"]
+    if s["unmatched_frames"]:
+        fail(f"{s['unmatched_frames']} recorded frames matched no delivery")
+    print(f"{len(ds)} deliveries of {len(named)} vats, each on its own "
+          "vat's worker; no frame unmatched")
+
+
 if __name__ == "__main__":
     what, os_path, slog_path, rep_path = sys.argv[1:5]
     {"frames": frames, "sums": sums, "spinning": spinning,
-     "cpu_wait": cpu_wait}[what](load(os_path), load(slog_path), load(rep_path))
+     "cpu_wait": cpu_wait, "vats": vats}[what](load(os_path), load(slog_path), load(rep_path))
