@@ -167,7 +167,15 @@ extern const char *const latency_names[LAT_N];
 void latency_add(ips_hist_t *h, int what, const ips_delivery_t *d);
 /* The VM's spans of one name: each span's length. */
 void latency_add_span(ips_hist_t *h, const char *name, const ips_delivery_t *d);
-/* label: latency_names[what], or "span:NAME". */
+/* The OS parts latency takes with --os (--what os, --what os_NAME): the
+ * ns fields of IPS_OS_FIELDS, in its order.  latency_os_next: the first
+ * at or after *k (its index in *k, its name in *name), 0 after the last;
+ * latency_os_find: name's index, or -1. */
+int latency_os_next(size_t *k, const char **name);
+int latency_os_find(const char *name);
+/* Adds OS part k of d to h (a delivery without its split: nothing). */
+void latency_add_os(ips_hist_t *h, size_t k, const ips_delivery_t *d);
+/* label: latency_names[what], "span:NAME", or an OS part's name. */
 void latency_table(FILE *f, const ips_hist_t *h, const char *label);
 void latency_json(FILE *f, const ips_hist_t *h, const char *label);
 
