@@ -36,9 +36,10 @@ tests_check_api_LDADD = analyze/libipcstamp-analyze.la parent/libipcstamp-parent
 # The tree itself: git tracks no build output (tests/tracked.test).
 TESTS += tests/tracked.test
 EXTRA_DIST += tests/tracked.test
-# The code's layout as it is to stay: no file over 600 lines in the
-# libraries, no private analysis header used outside analyze/, no two
-# files calling each other (tests/layout.test).
+# The code's layout as it is to stay, over the whole tree: no file over 600
+# lines, no function over 80, no private analysis header used outside
+# analyze/, no two files of a library or program calling each other
+# (tests/layout.test).
 TESTS += tests/layout.test
 EXTRA_DIST += tests/layout.test
 

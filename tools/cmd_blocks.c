@@ -79,7 +79,10 @@ static void on_idle(void *arg) {
 
 enum { OPT_FORMAT = OPT_FIRST_OWN, OPT_SUMMARY, OPT_TOP };
 
-int cmd_blocks(int argc, char **argv) {
+/* The command line into in and r (outpath: -o, top: --top).  Returns -1
+ * to go on, else an exit code. */
+static int blocks_options(cli_input_t *in, blocks_t *r, int argc, char **argv,
+                          const char **outpath, long long *top) {
   static const struct option opts[] = {
       CLI_INPUT_OPTIONS,
       {"format", required_argument, NULL, OPT_FORMAT},
@@ -87,79 +90,80 @@ int cmd_blocks(int argc, char **argv) {
       {"top", required_argument, NULL, OPT_TOP},
       {"output", required_argument, NULL, 'o'},
       {NULL, 0, NULL, 0}};
-  const char *outpath = NULL;
-  blocks_t r;
-  cli_input_t in;
-  ips_analysis_t *a = NULL;
-  long long v, top = 5;
+  long long v;
   int c, rc;
-  memset(&r, 0, sizeof r);
-  cli_input_init(&in, "ipcstamp blocks", usage_text);
-  in.an.clock = IPS_CLOCK_WALL; /* block times as Agoric's tools read them */
-  r.out.out = stdout;
-  while ((c = cli_next_option(&in, argc, argv, "ho:", opts, &rc)) != -1) {
+  while ((c = cli_next_option(in, argc, argv, "ho:", opts, &rc)) != -1) {
     switch (c) {
       case 'o':
-        outpath = optarg;
+        *outpath = optarg;
         break;
       case OPT_FORMAT:
-        if ((r.format = out_format(optarg)) < 0)
-          return cli_bad_value(&in, "--format takes text, json, csv or html", optarg);
+        if ((r->format = out_format(optarg)) < 0)
+          return cli_bad_value(in, "--format takes text, json, csv or html", optarg);
         break;
       case OPT_SUMMARY:
-        r.summary_only = 1;
+        r->summary_only = 1;
         break;
       case OPT_TOP:
         if (cli_count(optarg, 1000, &v))
-          return cli_bad_value(&in, "--top takes a count up to 1000", optarg);
-        top = v;
+          return cli_bad_value(in, "--top takes a count up to 1000", optarg);
+        *top = v;
         break;
     }
   }
   if (rc >= 0)
     return rc;
-  if (cli_filters_given(&in)) {
+  if (cli_filters_given(in)) {
     fprintf(stderr, "ipcstamp blocks: --vat, --method, --over, --since, "
                     "--until, --crank and --limit choose deliveries; a block "
                     "has them all\n");
     return CLI_EXIT_USAGE;
   }
-  if (in.ring) {
+  if (in->ring) {
     fprintf(stderr, "ipcstamp blocks: blocks come from a chain node's "
                     "slogfile; rings hold none (--ring is for report, "
                     "latency, trace and otel)\n");
     return CLI_EXIT_USAGE;
   }
-  if (cli_input_path(&in, argc, argv) < 0)
+  if (cli_input_path(in, argc, argv) < 0)
     return CLI_EXIT_USAGE;
-  if (!(r.out.out = cli_output(outpath, "blocks")))
+  return -1;
+}
+
+/* The output opened and begun.  Returns -1 to go on, else an exit code
+ * (said; the output closed). */
+static int blocks_begin(blocks_t *r, const cli_input_t *in,
+                        const char *outpath, long long top) {
+  if (!(r->out.out = cli_output(outpath, "blocks")))
     return CLI_EXIT_IO;
-  if (blocks_out_init(&r.out, (size_t)top) < 0 ||
-      (r.format == REPORT_JSON && !(r.out.g = out_gen())) ||
-      (r.format == REPORT_HTML && !(r.html = blocks_html_open(r.out.out, in.path)))) {
+  if (blocks_out_init(&r->out, (size_t)top) < 0 ||
+      (r->format == REPORT_JSON && !(r->out.g = out_gen())) ||
+      (r->format == REPORT_HTML && !(r->html = blocks_html_open(r->out.out, in->path)))) {
     fprintf(stderr, "ipcstamp blocks: out of memory\n");
-    blocks_out_free(&r.out);
-    cli_output_close(r.out.out, "blocks", 0);
+    blocks_out_free(&r->out);
+    cli_output_close(r->out.out, "blocks", 0);
     return CLI_EXIT_IO;
   }
-  if (!r.summary_only) {
-    if (r.format == REPORT_TEXT)
-      blocks_header_text(&r.out);
-    else if (r.format == REPORT_CSV)
-      blocks_header_csv(&r.out);
+  if (!r->summary_only) {
+    if (r->format == REPORT_TEXT)
+      blocks_header_text(&r->out);
+    else if (r->format == REPORT_CSV)
+      blocks_header_csv(&r->out);
   }
-  in.on_block = on_block;
-  in.on_idle = on_idle;
-  in.idle_arg = &r;
-  in.an.arg = &r;
-  rc = cli_analyze(&in, &a);
-  if (r.html) {
-    blocks_html_close(r.html, &r.out); /* what was read, even after a fault */
-  } else if (a && (rc != CLI_EXIT_IO || in.opened)) { /* what was read */
-    if (r.format == REPORT_JSON)
-      blocks_summary_json(&r.out);
-    else if (r.format == REPORT_TEXT || r.summary_only)
-      blocks_summary_text(&r.out); /* CSV: rows only */
+  return -1;
+}
+
+/* The input read (rc its exit code): the summary, what was left out, the
+ * sums at the bound.  Returns the exit code. */
+static int blocks_end(blocks_t *r, const cli_input_t *in,
+                      const ips_analysis_t *a, int rc) {
+  if (r->html) {
+    blocks_html_close(r->html, &r->out); /* what was read, even after a fault */
+  } else if (a && (rc != CLI_EXIT_IO || in->opened)) { /* what was read */
+    if (r->format == REPORT_JSON)
+      blocks_summary_json(&r->out);
+    else if (r->format == REPORT_TEXT || r->summary_only)
+      blocks_summary_text(&r->out); /* CSV: rows only */
   }
   if (a) {
     uint64_t nb, nd;
@@ -170,15 +174,38 @@ int cmd_blocks(int argc, char **argv) {
                       "deliveries outside any block\n",
               (unsigned long long)nb, (unsigned long long)nd);
   }
-  if (r.out.saturated) {
+  if (r->out.saturated) {
     /* Said, and bad input: a figure at the bound is not a measure. */
     fprintf(stderr, "ipcstamp blocks: %llu sums passed the range of 64 bits "
                     "(times 292 years apart, or computrons past 2^63) and "
                     "are shown at the bound\n",
-            (unsigned long long)r.out.saturated);
+            (unsigned long long)r->out.saturated);
     if (rc == CLI_EXIT_OK)
       rc = CLI_EXIT_INPUT;
   }
+  return rc;
+}
+
+int cmd_blocks(int argc, char **argv) {
+  const char *outpath = NULL;
+  blocks_t r;
+  cli_input_t in;
+  ips_analysis_t *a = NULL;
+  long long top = 5;
+  int rc;
+  memset(&r, 0, sizeof r);
+  cli_input_init(&in, "ipcstamp blocks", usage_text);
+  in.an.clock = IPS_CLOCK_WALL; /* block times as Agoric's tools read them */
+  r.out.out = stdout;
+  if ((rc = blocks_options(&in, &r, argc, argv, &outpath, &top)) >= 0 ||
+      (rc = blocks_begin(&r, &in, outpath, top)) >= 0)
+    return rc;
+  in.on_block = on_block;
+  in.on_idle = on_idle;
+  in.idle_arg = &r;
+  in.an.arg = &r;
+  rc = cli_analyze(&in, &a);
+  rc = blocks_end(&r, &in, a, rc);
   if (cli_output_close(r.out.out, "blocks", in.opened) < 0)
     rc = CLI_EXIT_IO;
   if (r.out.g)

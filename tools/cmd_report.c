@@ -88,7 +88,46 @@ static uint64_t saturated(const report_t *r) {
   return n;
 }
 
-int cmd_report(int argc, char **argv) {
+/* One option of report's own into r.  Returns -1 when it is taken, else
+ * an exit code. */
+static int report_option(cli_input_t *in, int c, report_t *r,
+                         const char **outpath) {
+  long long v;
+  switch (c) {
+    case 'o':
+      *outpath = optarg;
+      break;
+    case OPT_FORMAT:
+      if (!(r->out.fmt = report_format(optarg)))
+        return cli_bad_value(in, "--format takes text, json, csv or html", optarg);
+      break;
+    case OPT_SUMMARY:
+      r->out.summary_only = 1;
+      break;
+    case OPT_TOP:
+      if (cli_count(optarg, 10000, &v))
+        return cli_bad_value(in, "--top takes a count up to 10000", optarg);
+      in->an.top = (size_t)v;
+      break;
+    case OPT_SLOWEST:
+      if (cli_count(optarg, 10000, &v) || v == 0)
+        return cli_bad_value(in, "--slowest takes a count from 1 to 10000",
+                             optarg);
+      r->slowest = (int)v;
+      break;
+    case OPT_BY:
+      if (!strcmp(optarg, "vat")) r->out.groups.by = IPS_GROUP_VAT;
+      else if (!strcmp(optarg, "method")) r->out.groups.by = IPS_GROUP_METHOD;
+      else return cli_bad_value(in, "--by takes vat or method", optarg);
+      break;
+  }
+  return -1;
+}
+
+/* The command line into in and r.  Returns -1 to go on, else an exit
+ * code. */
+static int report_options(cli_input_t *in, report_t *r, int argc,
+                          char **argv, const char **outpath) {
   static const struct option opts[] = {
       CLI_INPUT_OPTIONS,
       {"format", required_argument, NULL, OPT_FORMAT},
@@ -99,12 +138,88 @@ int cmd_report(int argc, char **argv) {
       CLI_OS_OPTION,
       {"output", required_argument, NULL, 'o'},
       {NULL, 0, NULL, 0}};
+  int c, rc;
+  while ((c = cli_next_option(in, argc, argv, "ho:", opts, &rc)) != -1) {
+    int taken = report_option(in, c, r, outpath);
+    if (taken >= 0)
+      return taken;
+  }
+  if (rc >= 0)
+    return rc;
+  if (cli_input_path(in, argc, argv) < 0)
+    return CLI_EXIT_USAGE;
+  if (in->os_path && !strcmp(r->out.fmt->name, "html")) {
+    fprintf(stderr, "ipcstamp report: --os writes text, json or csv\n");
+    return CLI_EXIT_USAGE;
+  }
+  r->out.os = in->os_path != NULL;
+  return -1;
+}
+
+/* The report's output opened and begun (outpath: -o), with what the
+ * format needs to know of the input.  Returns -1 to go on, else an exit
+ * code (said; the output closed). */
+static int report_begin(report_t *r, const cli_input_t *in,
+                        const char *outpath) {
+  if (!(r->out.out = cli_output(outpath, "report")))
+    return CLI_EXIT_IO;
+  /* Not to a terminal, the report goes out in large pieces: stdio's
+   * 4 KiB meant 2,300 write() calls for a 90 MB slogfile's report, 3 ms
+   * of the thread that attributes (the buffer lives as long as stdout).
+   * Following, what has come goes out as before, in small pieces. */
+  if (!in->src.follow && !isatty(fileno(r->out.out))) {
+    static char outbuf[256u << 10];
+    setvbuf(r->out.out, outbuf, _IOFBF, sizeof outbuf);
+  }
+  r->out.vat = in->an.vat;
+  r->out.worker_rings = in->worker_rings != NULL;
+  r->out.title = in->path;
+  r->out.top = in->an.top;
+  r->out.quake_ns = in->an.quake_ns;
+  r->out.grouped = r->out.groups.by == IPS_GROUP_METHOD;
+  if (r->out.fmt->begin(&r->out) != 0 ||
+      keep_init(&r->keep, (size_t)r->slowest) != 0) {
+    fprintf(stderr, "ipcstamp report: out of memory\n");
+    r->out.fmt->end(&r->out);
+    cli_output_close(r->out.out, "report", 0);
+    keep_free(&r->keep); /* safe to free when zeroed */
+    return CLI_EXIT_IO;
+  }
+  return -1;
+}
+
+/* The input read (rc its exit code): the slowest kept, the summary, the
+ * end of the output.  Returns the exit code. */
+static int report_end(report_t *r, const cli_input_t *in, int rc) {
+  ips_analysis_t *a = r->out.a;
+  /* What was read is reported even when reading stopped at a fault (the
+   * followed file replaced by a FIFO): not after a filter named nothing. */
+  int shown = rc == CLI_EXIT_OK || rc == CLI_EXIT_INPUT ||
+              (rc == CLI_EXIT_IO && in->opened);
+  if (r->keep_failed && rc != CLI_EXIT_USAGE)
+    rc = CLI_EXIT_IO;
+  if (r->slowest && !r->out.summary_only && shown)
+    show_kept(r);
+  /* Not after a filter that named nothing: a summary of nothing would
+   * read as a finding. */
+  if (a && shown && r->out.fmt->summary)
+    r->out.fmt->summary(&r->out, a);
+  if (r->out.fmt->end(&r->out) < 0) {
+    fprintf(stderr, "ipcstamp report: out of memory\n");
+    rc = CLI_EXIT_IO;
+  }
+  if (a && saturated(r) != 0 && rc == CLI_EXIT_OK)
+    rc = CLI_EXIT_INPUT;
+  if (cli_output_close(r->out.out, "report", in->opened) < 0)
+    rc = CLI_EXIT_IO;
+  return rc;
+}
+
+int cmd_report(int argc, char **argv) {
   const char *outpath = NULL;
   report_t r;
   cli_input_t in;
-  ips_analysis_t *a;
-  long long v;
-  int c, rc, shown;
+  int rc;
   memset(&r, 0, sizeof r);
   cli_input_init(&in, "ipcstamp report", usage_text);
   r.out.out = stdout;
@@ -114,96 +229,16 @@ int cmd_report(int argc, char **argv) {
    * of a report of many small deliveries. */
   __fsetlocking(stdout, FSETLOCKING_BYCALLER);
 #endif
-  while ((c = cli_next_option(&in, argc, argv, "ho:", opts, &rc)) != -1) {
-    switch (c) {
-      case 'o':
-        outpath = optarg;
-        break;
-      case OPT_FORMAT:
-        if (!(r.out.fmt = report_format(optarg)))
-          return cli_bad_value(&in, "--format takes text, json, csv or html", optarg);
-        break;
-      case OPT_SUMMARY:
-        r.out.summary_only = 1;
-        break;
-      case OPT_TOP:
-        if (cli_count(optarg, 10000, &v))
-          return cli_bad_value(&in, "--top takes a count up to 10000", optarg);
-        in.an.top = (size_t)v;
-        break;
-      case OPT_SLOWEST:
-        if (cli_count(optarg, 10000, &v) || v == 0)
-          return cli_bad_value(&in, "--slowest takes a count from 1 to 10000",
-                               optarg);
-        r.slowest = (int)v;
-        break;
-      case OPT_BY:
-        if (!strcmp(optarg, "vat")) r.out.groups.by = IPS_GROUP_VAT;
-        else if (!strcmp(optarg, "method")) r.out.groups.by = IPS_GROUP_METHOD;
-        else return cli_bad_value(&in, "--by takes vat or method", optarg);
-        break;
-    }
-  }
-  if (rc >= 0)
+  if ((rc = report_options(&in, &r, argc, argv, &outpath)) >= 0)
     return rc;
-  if (cli_input_path(&in, argc, argv) < 0)
-    return CLI_EXIT_USAGE;
-  if (in.os_path && !strcmp(r.out.fmt->name, "html")) {
-    fprintf(stderr, "ipcstamp report: --os writes text, json or csv\n");
-    return CLI_EXIT_USAGE;
-  }
-  r.out.os = in.os_path != NULL;
-  if (!(r.out.out = cli_output(outpath, "report")))
-    return CLI_EXIT_IO;
-  /* Not to a terminal, the report goes out in large pieces: stdio's
-   * 4 KiB meant 2,300 write() calls for a 90 MB slogfile's report, 3 ms
-   * of the thread that attributes (the buffer lives as long as stdout).
-   * Following, what has come goes out as before, in small pieces. */
-  if (!in.src.follow && !isatty(fileno(r.out.out))) {
-    static char outbuf[256u << 10];
-    setvbuf(r.out.out, outbuf, _IOFBF, sizeof outbuf);
-  }
-  r.out.vat = in.an.vat;
-  r.out.worker_rings = in.worker_rings != NULL;
-  r.out.title = in.path;
-  r.out.top = in.an.top;
-  r.out.quake_ns = in.an.quake_ns;
-  r.out.grouped = r.out.groups.by == IPS_GROUP_METHOD;
-  if (r.out.fmt->begin(&r.out) != 0 ||
-      keep_init(&r.keep, (size_t)r.slowest) != 0) {
-    fprintf(stderr, "ipcstamp report: out of memory\n");
-    r.out.fmt->end(&r.out);
-    cli_output_close(r.out.out, "report", 0);
-    keep_free(&r.keep); /* safe to free when zeroed */
-    return CLI_EXIT_IO;
-  }
+  if ((rc = report_begin(&r, &in, outpath)) >= 0)
+    return rc;
   in.an.on_delivery = on_delivery;
   in.an.on_skip = on_skip;
   in.an.arg = &r;
-  rc = cli_analyze(&in, &r.out.a);
-  a = r.out.a;
-  /* What was read is reported even when reading stopped at a fault (the
-   * followed file replaced by a FIFO): not after a filter named nothing. */
-  shown = rc == CLI_EXIT_OK || rc == CLI_EXIT_INPUT ||
-          (rc == CLI_EXIT_IO && in.opened);
-  if (r.keep_failed && rc != CLI_EXIT_USAGE)
-    rc = CLI_EXIT_IO;
-  if (r.slowest && !r.out.summary_only && shown)
-    show_kept(&r);
-  /* Not after a filter that named nothing: a summary of nothing would
-   * read as a finding. */
-  if (a && shown && r.out.fmt->summary)
-    r.out.fmt->summary(&r.out, a);
-  if (r.out.fmt->end(&r.out) < 0) {
-    fprintf(stderr, "ipcstamp report: out of memory\n");
-    rc = CLI_EXIT_IO;
-  }
-  if (a && saturated(&r) != 0 && rc == CLI_EXIT_OK)
-    rc = CLI_EXIT_INPUT;
-  if (cli_output_close(r.out.out, "report", in.opened) < 0)
-    rc = CLI_EXIT_IO;
+  rc = report_end(&r, &in, cli_analyze(&in, &r.out.a));
   keep_free(&r.keep);
   ips_groups_free(&r.out.groups);
-  ips_analysis_free(a);
+  ips_analysis_free(r.out.a);
   return rc;
 }

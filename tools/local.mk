@@ -1,7 +1,8 @@
 # tools/: the `ipcstamp` command — the command line only.  main.c
-# dispatches; options.c parses what the analysis commands share, rings.c
-# reads the live rings as their input; the
-# output formats are in tools/output/, and `run` (driver, kernel, workload,
+# dispatches; tools/input/ holds what the analysis commands share: the
+# options (options.c), the reading into an analysis (read.c) and the live
+# rings as input (rings.c); the output formats are in tools/output/ (the
+# report's in tools/output/report/), and `run` (driver, kernel, workload,
 # demo) in tools/run/.
 bin_PROGRAMS += tools/ipcstamp
 noinst_HEADERS += tools/cli.h tools/output/output.h tools/output/format.h tools/otel/otel.h
@@ -12,10 +13,11 @@ tools_ipcstamp_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/analyze -I$(top_srcdir)
 tools_ipcstamp_CFLAGS = $(AM_CFLAGS) $(UV_CFLAGS) $(YAJL_CFLAGS)
 tools_ipcstamp_SOURCES = \
 	tools/main.c \
-	tools/options.c \
-	tools/os_option.c \
+	tools/input/options.c \
+	tools/input/read.c \
+	tools/input/os_option.c \
 	tools/outfile.c \
-	tools/rings.c \
+	tools/input/rings.c \
 	tools/cmd_report.c \
 	tools/cmd_blocks.c \
 	tools/cmd_diff.c \
@@ -31,7 +33,10 @@ tools_ipcstamp_SOURCES = \
 	tools/top/model.c \
 	tools/otel/exec.c \
 	tools/output/json.c \
-	tools/output/report.c \
+	tools/output/report/delivery_text.c \
+	tools/output/report/delivery_json.c \
+	tools/output/report/summary_text.c \
+	tools/output/report/summary_json.c \
 	tools/output/os.c \
 	tools/output/formats.c \
 	tools/output/blocks.c \
@@ -39,7 +44,9 @@ tools_ipcstamp_SOURCES = \
 	tools/output/keep.c \
 	tools/output/trace.c \
 	tools/output/latency.c \
-	tools/output/html.c \
+	tools/output/html/html.h \
+	tools/output/html/collect.c \
+	tools/output/html/page.c \
 	tools/output/diff_text.c \
 	tools/output/diff_json.c \
 	tools/output/diff_csv.c \
@@ -56,8 +63,8 @@ EXTRA_DIST += tools/output/report.html.in tools/output/report.css \
 	tools/output/report.js tools/output/html_in.awk
 # BUILT_SOURCES are made first only by all, check and install: a target
 # such as `make demo` or `make tools/ipcstamp` needs the dependency itself.
-tools/output/ipcstamp-html.$(OBJEXT): tools/output/report_html.h
-tools/output/tests_bench_ipcstamp_direct-html.$(OBJEXT): tools/output/report_html.h
+tools/output/html/ipcstamp-page.$(OBJEXT): tools/output/report_html.h
+tools/output/html/tests_bench_ipcstamp_direct-page.$(OBJEXT): tools/output/report_html.h
 tools/output/report_html.h: tools/output/report.html.in tools/output/report.css \
 		tools/output/report.js tools/output/html_in.awk
 	$(AM_V_GEN)$(MKDIR_P) tools/output && \
@@ -75,13 +82,17 @@ tools_ipcstamp_otel_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/analyze -I$(top_sr
 tools_ipcstamp_otel_CFLAGS = $(AM_CFLAGS) $(UV_CFLAGS) $(YAJL_CFLAGS) $(ZLIB_CFLAGS) $(CURL_CFLAGS)
 tools_ipcstamp_otel_SOURCES = \
 	tools/otel/main.c \
-	tools/options.c \
-	tools/os_option.c \
+	tools/input/options.c \
+	tools/input/read.c \
+	tools/input/os_option.c \
 	tools/outfile.c \
-	tools/rings.c \
+	tools/input/rings.c \
 	tools/cmd_otel.c \
+	tools/otel/export.h \
+	tools/otel/export.c \
 	tools/otel/ids.c \
 	tools/otel/otlp_json.c \
+	tools/otel/names.c \
 	tools/otel/config.c \
 	tools/otel/send.c \
 	tools/otel/causes.c \

@@ -27,7 +27,8 @@ worker_ipcstamp_worker_c_CFLAGS = $(AM_CFLAGS) $(YAJL_CFLAGS)
 worker_ipcstamp_worker_c_LDADD = worker/libworker-static.la $(YAJL_LIBS)
 
 # The JavaScript worker on Duktape.
-worker_ipcstamp_worker_js_SOURCES = worker/worker-js.c
+worker_ipcstamp_worker_js_SOURCES = worker/js/main.c worker/js/strings.c worker/js/performance.c \
+	worker/js/js.h
 worker_ipcstamp_worker_js_CFLAGS = $(AM_CFLAGS) $(DUKTAPE_CFLAGS)
 worker_ipcstamp_worker_js_LDADD = worker/libworker-static.la $(DUKTAPE_LIBS)
 

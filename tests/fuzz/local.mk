@@ -66,7 +66,7 @@ tests_fuzz_fuzz_metering_fast_LDFLAGS = $(AM_LDFLAGS) -fsanitize=fuzzer
 tests_fuzz_fuzz_metering_fast_LDADD = proto/libipcstamp-proto.la $(YAJL_LIBS)
 FUZZ_TARGETS += tests/fuzz/fuzz_ring
 tests_fuzz_fuzz_ring_SOURCES = tests/fuzz/fuzz_ring.c tests/fuzz/fuzz.h \
-	tools/otel/ids.c tools/otel/otlp_json.c tools/otel/config.c \
+	tools/otel/ids.c tools/otel/otlp_json.c tools/otel/names.c tools/otel/config.c \
 	tools/top/model.c
 tests_fuzz_fuzz_ring_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/analyze -I$(top_srcdir)/tools/otel \
 	-I$(top_srcdir)/tools/top

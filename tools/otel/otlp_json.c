@@ -286,44 +286,6 @@ void otlp_req_free(otlp_req_t *r) {
 }
 
 
-/* A segment span is named by its kind alone: what crossed the pipe (the
- * delivery, an upcall, a syscall's reply, the result), the worker running,
- * the kernel handling a syscall, or time no record explains. */
-const char *otlp_segment_name(const char *kind) {
-  static const char *const names[][2] = {
-      {"send", "pipe-send"},         {"upcall", "pipe-upcall"},
-      {"reply", "pipe-reply"},       {"result", "pipe-result"},
-      {"worker", "worker"},          {"kernel", "kernel-syscall"},
-      {"unmatched", "unmatched"}};
-  size_t i;
-  for (i = 0; i < sizeof names / sizeof names[0]; i++)
-    if (!strcmp(kind, names[i][0]))
-      return names[i][1];
-  return "segment"; /* a kind this version does not know: still fixed */
-}
-
-/* The kinds of delivery (vd[0]) that SwingSet's kernel and ipcstamp's own
- * workloads make: each names the root "deliver-KIND", as Agoric's
- * converter names its crank spans, so the two group alike. */
-const char *otlp_root_name(const char *kind) {
-  static const char *const kinds[][2] = {
-      {"message", "deliver-message"},
-      {"notify", "deliver-notify"},
-      {"dropExports", "deliver-dropExports"},
-      {"retireExports", "deliver-retireExports"},
-      {"retireImports", "deliver-retireImports"},
-      {"changeVatOptions", "deliver-changeVatOptions"},
-      {"startVat", "deliver-startVat"},
-      {"stopVat", "deliver-stopVat"},
-      {"bringOutYourDead", "deliver-bringOutYourDead"},
-      {"evaluate", "deliver-evaluate"}};
-  size_t i;
-  for (i = 0; kind && i < sizeof kinds / sizeof kinds[0]; i++)
-    if (!strcmp(kind, kinds[i][0]))
-      return kinds[i][1];
-  return "deliver";
-}
-
 /* The fields every span has: ids, name, kind, times. */
 static void span_head(otlp_req_t *r, const char *trace, const uint8_t *id,
                       const uint8_t *parent, const char *name, int kind,
@@ -463,23 +425,11 @@ static void cause_links(otlp_req_t *r, const otel_ids_t *ids,
     put(r, "]", 1);
 }
 
-/* d's spans: the kernel's into k, the worker's into w. */
-static void delivery_spans(otlp_req_t *k, otlp_req_t *w,
-                           const otel_ids_t *ids, const ips_stats_t *st,
-                           const ips_delivery_t *d,
-                           const otel_deliver_facts_t *f) {
-  uint8_t tid[16], root[8], sid[8];
-  char trace[33];
-  size_t j, ns = ips_delivery_nsegments(d), nw = 0;
-  int64_t t0 = ips_stats_wall_ns(st, d, d->P[0]), t;
+/* The root span's attributes: what the analysis says of d, and f's kind
+ * of delivery. */
+static void root_attrs(otlp_req_t *r, const ips_delivery_t *d,
+                       const otel_deliver_facts_t *f) {
   int first = 1;
-  otlp_req_t *r = k;
-
-  otel_trace_id(ids, d, tid);
-  otlp_hex(trace, tid, 16);
-  otel_span_id(ids, d, 0, root);
-  span_head(r, trace, root, NULL, otlp_root_name(f ? f->kind : NULL),
-            SPAN_KIND_CLIENT, t0, t0 + d->total);
   /* The slog's own fields, under the keys Agoric's converter gives them,
    * so that its spans and these join on them. */
   attr_str(r, &first, "agoric.vatID", d->vat);
@@ -545,6 +495,26 @@ static void delivery_spans(otlp_req_t *k, otlp_req_t *w,
     attr_int(r, &first, "ipcstamp.marks_dropped", d->marks_dropped);
   if (d->marks_unbalanced)
     attr_int(r, &first, "ipcstamp.marks_unbalanced", d->marks_unbalanced);
+}
+
+/* d's spans: the kernel's into k, the worker's into w. */
+static void delivery_spans(otlp_req_t *k, otlp_req_t *w,
+                           const otel_ids_t *ids, const ips_stats_t *st,
+                           const ips_delivery_t *d,
+                           const otel_deliver_facts_t *f) {
+  uint8_t tid[16], root[8], sid[8];
+  char trace[33];
+  size_t j, ns = ips_delivery_nsegments(d), nw = 0;
+  int64_t t0 = ips_stats_wall_ns(st, d, d->P[0]), t;
+  int first;
+  otlp_req_t *r = k;
+
+  otel_trace_id(ids, d, tid);
+  otlp_hex(trace, tid, 16);
+  otel_span_id(ids, d, 0, root);
+  span_head(r, trace, root, NULL, otlp_root_name(f ? f->kind : NULL),
+            SPAN_KIND_CLIENT, t0, t0 + d->total);
+  root_attrs(r, d, f);
   put(r, "]", 1);
   if (f)
     cause_links(r, ids, f);

@@ -121,23 +121,10 @@ static void esc(FILE *f, const char *s) {
 
 static double msf(int64_t ns) { return (double)ns / 1e6; }
 
-int blocks_html_close(blocks_html_t *h, blocks_out_t *o) {
+/* The page's head, title and legend. */
+static void page_head(blocks_html_t *h, const blocks_out_t *o) {
   FILE *f = h->f;
-  const double W = 960, H = 320, L = 60, B = 30;
-  double top = 0, bw;
-  char ms[IPS_US_BUF];
-  size_t i, j;
   int k;
-  for (i = 0; i < h->nbar; i++) {
-    double s = 0;
-    for (k = 0; k < P_N; k++)
-      s += msf(h->bar[i].sum[k]) / (double)h->bar[i].n;
-    if (s > top)
-      top = s;
-  }
-  if (top <= 0)
-    top = 1;
-  bw = h->nbar ? (W - L) / (double)h->nbar : 1;
   fputs("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n"
         "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src "
         "'none'; style-src 'unsafe-inline'\">\n<title>ipcstamp blocks: ", f);
@@ -155,6 +142,25 @@ int blocks_html_close(blocks_html_t *h, blocks_out_t *o) {
   for (k = 0; k < P_N; k++)
     fprintf(f, "<span class=\"k\" style=\"background:%s\"></span>%s",
             pcolors[k], pnames[k]);
+}
+
+/* The timeline: a bar per BARS' slot, stacked by part, to scale. */
+static void timeline(blocks_html_t *h) {
+  FILE *f = h->f;
+  const double W = 960, H = 320, L = 60, B = 30;
+  double top = 0, bw;
+  size_t i;
+  int k;
+  for (i = 0; i < h->nbar; i++) {
+    double s = 0;
+    for (k = 0; k < P_N; k++)
+      s += msf(h->bar[i].sum[k]) / (double)h->bar[i].n;
+    if (s > top)
+      top = s;
+  }
+  if (top <= 0)
+    top = 1;
+  bw = h->nbar ? (W - L) / (double)h->nbar : 1;
   fprintf(f, "</p>\n<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%.0f\" "
              "height=\"%.0f\" role=\"img\" aria-label=\"swingset time per block\">\n",
           W, H + B);
@@ -188,6 +194,12 @@ int blocks_html_close(blocks_html_t *h, blocks_out_t *o) {
                "<text x=\"%.0f\" y=\"%.0f\" font-size=\"11\" "
                "text-anchor=\"end\">%lld</text>\n",
             L, H + 16, h->bar[0].first, W, H + 16, h->bar[h->nbar - 1].last);
+}
+
+/* The table of the parts' percentiles. */
+static void parts_table(FILE *f, blocks_out_t *o) {
+  char ms[IPS_US_BUF];
+  size_t i, j;
   fputs("</svg>\n<h2>Parts (milliseconds)</h2>\n<table><tr><th class=\"l\">"
         "part</th><th>p50</th><th>p90</th><th>p99</th><th>max</th>"
         "<th>total</th></tr>\n", f);
@@ -200,6 +212,12 @@ int blocks_html_close(blocks_html_t *h, blocks_out_t *o) {
       fprintf(f, "<td>%s</td>", blocks_ms(ms, v[j]));
     fputs("</tr>\n", f);
   }
+}
+
+/* The table of the slowest blocks, each explained. */
+static void slowest_table(FILE *f, const blocks_out_t *o) {
+  char ms[IPS_US_BUF];
+  size_t i;
   fputs("</table>\n<h2>Slowest blocks</h2>\n<table><tr><th>height</th>"
         "<th>swingset</th><th>deliveries</th><th>snapshots</th>"
         "<th>kernel own</th><th class=\"l\">longest delivery; snapshots most "
@@ -225,7 +243,14 @@ int blocks_html_close(blocks_html_t *h, blocks_out_t *o) {
     }
     fputs("</td></tr>\n", f);
   }
-  fputs("</table>\n</body></html>\n", f);
+}
+
+int blocks_html_close(blocks_html_t *h, blocks_out_t *o) {
+  page_head(h, o);
+  timeline(h);
+  parts_table(h->f, o);
+  slowest_table(h->f, o);
+  fputs("</table>\n</body></html>\n", h->f);
   free(h->title);
   free(h);
   return 0;

@@ -327,26 +327,115 @@ static void cpu_waits(trace_t *t, const ips_delivery_t *d, size_t i, int kt,
   }
 }
 
+/* A delivery as drawn: its stamps on the tracks (K the kernel's, W the
+ * worker's), its tracks, its names and its flows' first id. */
+typedef struct {
+  const ips_delivery_t *d;
+  const int64_t *K, *W;
+  size_t n, last, stamped;
+  int matched, kt, wt, pid;
+  long long id;
+  int64_t o;
+  const char *name, *wait;
+} drawn_t;
+
+/* The kernel's side: the delivery, and within it what the kernel waits on
+ * and each upcall it handles. */
+static void kernel_side(trace_t *t, const drawn_t *x) {
+  const ips_delivery_t *d = x->d;
+  const int64_t *K = x->K;
+  size_t i, n = x->n;
+  int kt = x->kt;
+  be(t, 'B', 1, kt, x->name, K[0]);
+  instant(t, 1, kt, "delivery", "delivery", K[0], delivery_args, d);
+  if (d->quake)
+    instant(t, 1, kt, "timequake", CAT, K[0], quake_args, d);
+  for (i = 0; i <= n; i++) {
+    int64_t end;
+    if (!x->matched && i > 0)
+      break;
+    end = x->matched ? K[2 * i + 1] : K[x->last];
+    be(t, 'B', 1, kt, x->wait, K[2 * i]);
+    if (i == 0)
+      flow(t, 's', x->id + 1, "send", 1, kt, K[0]);
+    else
+      flow(t, 's', x->id + 2 * (long long)i + 1, "reply", 1, kt, K[2 * i]);
+    if (d->has_wait)
+      cpu_waits(t, d, i, kt, K[2 * i], end, x->W[2 * i],
+                i < n && x->matched ? 4 * i + 2 : ips_delivery_nsegments(d) - 1);
+    be(t, 'E', 1, kt, x->wait, end);
+    if (x->matched && i < n) {
+      be(t, 'B', 1, kt, "upcall", K[2 * i + 1]);
+      flow(t, 'f', x->id + 2 * (long long)i + 2, "upcall", 1, kt, K[2 * i + 1]);
+      be(t, 'E', 1, kt, "upcall", K[2 * i + 2]);
+    }
+  }
+  be(t, 'B', 1, kt, "result", K[x->last]);
+  flow(t, 'f', t->flow, "result", 1, kt, K[x->last]);
+  be(t, 'E', 1, kt, "result", K[x->last]);
+  be(t, 'E', 1, kt, x->name, K[x->last]);
+}
+
+/* The worker's side: the delivery, each run, each upcall it waits on. */
+static void worker_side(trace_t *t, const drawn_t *x) {
+  const ips_delivery_t *d = x->d;
+  const int64_t *W = x->W;
+  size_t i, n = x->n;
+  int pid = x->pid, wt = x->wt;
+  be(t, 'B', pid, wt, x->name, W[0]);
+  for (i = 0; i <= n; i++) {
+    const char *run = i < x->stamped ? "run" : "unstamped";
+    be(t, 'B', pid, wt, run, W[2 * i]);
+    if (i == 0)
+      flow(t, 'f', x->id + 1, "send", pid, wt, W[0]);
+    else if (x->matched)
+      flow(t, 'f', x->id + 2 * (long long)i + 1, "reply", pid, wt, W[2 * i]);
+    if (d->n_marks)
+      vm_marks(t, d, i, pid, wt, x->o, W[2 * i], W[2 * i + 1]);
+    be(t, 'E', pid, wt, run, W[2 * i + 1]);
+    if (i < n) {
+      /* Not numbered: upcall 3 of one delivery has nothing in common
+       * with upcall 3 of another, and a number would split the frame. */
+      const char *up = !x->matched     ? "upcall (unrecorded)"
+                       : i < x->stamped ? "upcall"
+                                        : "upcall (unstamped)";
+      be(t, 'B', pid, wt, up, W[2 * i + 1]);
+      if (x->matched)
+        flow(t, 's', x->id + 2 * (long long)i + 2, "upcall", pid, wt, W[2 * i + 1]);
+      be(t, 'E', pid, wt, up, W[2 * i + 2]);
+    }
+  }
+  be(t, 'B', pid, wt, "result", W[x->last]);
+  flow(t, 's', t->flow, "result", pid, wt, W[x->last]);
+  be(t, 'E', pid, wt, "result", W[x->last]);
+  be(t, 'E', pid, wt, x->name, W[x->last]);
+}
+
 void trace_delivery(trace_t *t, const ips_stats_t *st,
                     const ips_delivery_t *d) {
-  int64_t o, kbuf[64], wbuf[64], *K = kbuf, *W = wbuf;
-  size_t n = d->n_up, last = 1 + 2 * n, k = last + 1, i;
-  /* Replayed with unrecorded upcalls, the kernel's side is known only as a
-   * whole; truncated (xsnap's 502 stamps), the worker's side after its
-   * last stamp mirrors the kernel's and is named so. */
-  int matched = d->n_unmatched == 0 || d->truncated, kl, wl, pid, kt, wt;
-  size_t stamped = ips_delivery_stamped_upcalls(d);
+  int64_t kbuf[64], wbuf[64], *K = kbuf, *W = wbuf;
+  size_t k;
+  int kl, wl;
   long vi;
   vat_t *v;
   char name[96 + VAT_NAME_MAX + 32], wait[VAT_NAME_MAX + 16];
-  long long id;
+  drawn_t x;
   if (t->oom)
     return;
-  o = ips_stats_origin(st, d);
+  x.d = d;
+  x.n = d->n_up;
+  x.last = 1 + 2 * x.n;
+  k = x.last + 1;
+  /* Replayed with unrecorded upcalls, the kernel's side is known only as a
+   * whole; truncated (xsnap's 502 stamps), the worker's side after its
+   * last stamp mirrors the kernel's and is named so. */
+  x.matched = d->n_unmatched == 0 || d->truncated;
+  x.stamped = ips_delivery_stamped_upcalls(d);
+  x.o = ips_stats_origin(st, d);
   if ((vi = vat_of(t, d->vat)) < 0)
     return;
   v = &t->vats[vi];
-  pid = (int)vi + 2;
+  x.pid = (int)vi + 2;
   if (k > sizeof kbuf / sizeof kbuf[0]) {
     K = malloc(2 * k * sizeof *K);
     if (!K) {
@@ -355,84 +444,30 @@ void trace_delivery(trace_t *t, const ips_stats_t *st,
     }
     W = K + k;
   }
-  kl = lane(t, v->kcur, &v->nk, d->P[0] - o, 1, ktid((size_t)vi, 0), v->name);
-  wl = lane(t, v->wcur, &v->nw, d->W[0] - o, pid, wtid(0), "worker");
+  kl = lane(t, v->kcur, &v->nk, d->P[0] - x.o, 1, ktid((size_t)vi, 0), v->name);
+  wl = lane(t, v->wcur, &v->nw, d->W[0] - x.o, x.pid, wtid(0), "worker");
   if (kl < 0 || wl < 0) {
     t->dropped++;
     goto done;
   }
-  kt = ktid((size_t)vi, kl);
-  wt = wtid(wl);
-  clamp(K, d->P, k, o, v->kcur[kl]);
-  clamp(W, d->W, k, o, v->wcur[wl]);
-  v->kcur[kl] = K[last];
-  v->wcur[wl] = W[last];
-  id = t->flow;
-  t->flow += matched ? 2 + 2 * (long long)n : 2;
+  x.kt = ktid((size_t)vi, kl);
+  x.wt = wtid(wl);
+  clamp(K, d->P, k, x.o, v->kcur[kl]);
+  clamp(W, d->W, k, x.o, v->wcur[wl]);
+  v->kcur[kl] = K[x.last];
+  v->wcur[wl] = W[x.last];
+  x.K = K;
+  x.W = W;
+  x.id = t->flow;
+  t->flow += x.matched ? 2 + 2 * (long long)x.n : 2;
   /* Named by vat and method only (the rest is in the details instant), so
    * that the deliveries of a method add up in a viewer's aggregations. */
   snprintf(name, sizeof name, "%s %s", d->vat, d->method);
   snprintf(wait, sizeof wait, "awaiting %s", d->vat);
-
-  /* The kernel's side: the delivery, and within it what the kernel waits
-   * on and each upcall it handles. */
-  be(t, 'B', 1, kt, name, K[0]);
-  instant(t, 1, kt, "delivery", "delivery", K[0], delivery_args, d);
-  if (d->quake)
-    instant(t, 1, kt, "timequake", CAT, K[0], quake_args, d);
-  for (i = 0; i <= n; i++) {
-    int64_t end;
-    if (!matched && i > 0)
-      break;
-    end = matched ? K[2 * i + 1] : K[last];
-    be(t, 'B', 1, kt, wait, K[2 * i]);
-    if (i == 0)
-      flow(t, 's', id + 1, "send", 1, kt, K[0]);
-    else
-      flow(t, 's', id + 2 * (long long)i + 1, "reply", 1, kt, K[2 * i]);
-    if (d->has_wait)
-      cpu_waits(t, d, i, kt, K[2 * i], end, W[2 * i],
-                i < n && matched ? 4 * i + 2 : ips_delivery_nsegments(d) - 1);
-    be(t, 'E', 1, kt, wait, end);
-    if (matched && i < n) {
-      be(t, 'B', 1, kt, "upcall", K[2 * i + 1]);
-      flow(t, 'f', id + 2 * (long long)i + 2, "upcall", 1, kt, K[2 * i + 1]);
-      be(t, 'E', 1, kt, "upcall", K[2 * i + 2]);
-    }
-  }
-  be(t, 'B', 1, kt, "result", K[last]);
-  flow(t, 'f', t->flow, "result", 1, kt, K[last]);
-  be(t, 'E', 1, kt, "result", K[last]);
-  be(t, 'E', 1, kt, name, K[last]);
-
-  /* The worker's side: the delivery, each run, each upcall it waits on. */
-  be(t, 'B', pid, wt, name, W[0]);
-  for (i = 0; i <= n; i++) {
-    const char *run = i < stamped ? "run" : "unstamped";
-    be(t, 'B', pid, wt, run, W[2 * i]);
-    if (i == 0)
-      flow(t, 'f', id + 1, "send", pid, wt, W[0]);
-    else if (matched)
-      flow(t, 'f', id + 2 * (long long)i + 1, "reply", pid, wt, W[2 * i]);
-    if (d->n_marks)
-      vm_marks(t, d, i, pid, wt, o, W[2 * i], W[2 * i + 1]);
-    be(t, 'E', pid, wt, run, W[2 * i + 1]);
-    if (i < n) {
-      /* Not numbered: upcall 3 of one delivery has nothing in common
-       * with upcall 3 of another, and a number would split the frame. */
-      const char *up = !matched        ? "upcall (unrecorded)"
-                       : i < stamped   ? "upcall"
-                                       : "upcall (unstamped)";
-      be(t, 'B', pid, wt, up, W[2 * i + 1]);
-      if (matched)
-        flow(t, 's', id + 2 * (long long)i + 2, "upcall", pid, wt, W[2 * i + 1]);
-      be(t, 'E', pid, wt, up, W[2 * i + 2]);
-    }
-  }
-  be(t, 'B', pid, wt, "result", W[last]);
-  flow(t, 's', t->flow, "result", pid, wt, W[last]);
-  be(t, 'E', pid, wt, "result", W[last]);
-  be(t, 'E', pid, wt, name, W[last]);
+  x.name = name;
+  x.wait = wait;
+  kernel_side(t, &x);
+  worker_side(t, &x);
   out_flush(t->g, t->out, 0);
 done:
   if (K != kbuf)

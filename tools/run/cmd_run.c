@@ -256,7 +256,76 @@ static void keep_slogfile(const char *path, int exit_code, int started,
             strerror(errno));
 }
 
-int cmd_run(int argc, char **argv) {
+/* What the command line asks for. */
+typedef struct {
+  const char *worker, *workload, *slog_path;
+  int demo, force, quiet, repeat_given;
+  long vats, rounds, timeout, max_frame, repeat, max_upcalls;
+} run_opts_t;
+
+/* One option c (its value in optarg) into o.  Returns -1 when taken, else
+ * an exit code (help: 0). */
+static int run_option(int c, run_opts_t *o, char **argv) {
+  switch (c) {
+  case 'w': o->worker = optarg; break;
+  case 'l': o->workload = optarg; break;
+  case 'd': o->demo = 1; break;
+  case 's': o->slog_path = optarg; break;
+  case 'f': o->force = 1; break;
+  case 'q': o->quiet = 1; break;
+  case 'D':
+    /* The workers inherit it; the parent reads it below. */
+    setenv("IPCSTAMP_RUN_DELAY", "1", 1);
+    break;
+  case 'n':
+    if (parse_num(optarg, 1, MAX_VATS, &o->vats))
+      return bad_usage("--vats wants a number from 1 to 256, not '%s'",
+                       optarg);
+    break;
+  case 'r':
+    if (parse_num(optarg, 0, 1000000, &o->rounds))
+      return bad_usage("--rounds wants a number from 0 to 1000000, not "
+                       "'%s'", optarg);
+    break;
+  case 'R':
+    if (parse_num(optarg, 1, 1000000000000L, &o->repeat))
+      return bad_usage("--repeat wants a number from 1 to 10^12, not '%s'",
+                       optarg);
+    o->repeat_given = 1;
+    break;
+  case 't':
+    if (parse_num(optarg, 1, LONG_MAX, &o->timeout))
+      return bad_usage("--timeout wants milliseconds (> 0), not '%s'",
+                       optarg);
+    break;
+  case 'm':
+    if (parse_num(optarg, 16, (long)IPS_NS_LEN_MAX, &o->max_frame))
+      return bad_usage("--max-frame wants bytes from 16 to 999999999, "
+                       "not '%s'", optarg);
+    break;
+  case 'g':
+    /* The parent reads it below; the workers inherit it. */
+    if (!*optarg || setenv("IPCSTAMP_RING_DIR", optarg, 1) != 0)
+      return bad_usage("--ring wants a directory, not '%s'", optarg);
+    break;
+  case 'u':
+    if (parse_num(optarg, 1, LONG_MAX, &o->max_upcalls))
+      return bad_usage("--max-upcalls wants a number (> 0), not '%s'",
+                       optarg);
+    break;
+  case 'h':
+    usage(stdout);
+    return CLI_EXIT_OK;
+  case ':':
+    return bad_usage("option '%s' needs a value", argv[optind - 1]);
+  default:
+    return bad_usage("unknown option '%s'", argv[optind - 1]);
+  }
+  return -1;
+}
+
+/* The command line into o.  Returns -1 to go on, else an exit code. */
+static int run_options(int argc, char **argv, run_opts_t *o) {
   static const struct option opts[] = {
       {"worker", required_argument, NULL, 'w'},
       {"vats", required_argument, NULL, 'n'},
@@ -274,216 +343,189 @@ int cmd_run(int argc, char **argv) {
       {"quiet", no_argument, NULL, 'q'},
       {"help", no_argument, NULL, 'h'},
       {NULL, 0, NULL, 0}};
-  const char *worker = NULL, *workload = NULL, *slog_path = NULL;
-  int demo = 0, force = 0, quiet = 0, c, rc, i, exit_code = CLI_EXIT_OK;
-  long vats = 1, rounds = 20, timeout = 0, max_frame = 0, repeat = 1;
-  long max_upcalls = 0;
-  int repeat_given = 0, started = 0;
+  int c, rc;
+  memset(o, 0, sizeof *o);
+  o->vats = 1;
+  o->rounds = 20;
+  o->repeat = 1;
+  opterr = 0;
+  while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1)
+    if ((rc = run_option(c, o, argv)) >= 0)
+      return rc;
+  if (optind < argc)
+    return bad_usage("unexpected argument '%s'", argv[optind]);
+  if (!o->worker || !*o->worker)
+    return bad_usage("--worker CMD is required");
+  if (!o->workload == !o->demo)
+    return bad_usage("give exactly one of --workload FILE and --demo");
+  if (o->demo && o->repeat_given)
+    return bad_usage("--repeat goes with --workload (the demo has --rounds)");
+  return -1;
+}
+
+/* IPCSTAMP_RING_DIR: the parent's ring (its stamps and each delivery's
+ * attribution); the workers inherit the variable and write their own.
+ * Opened before the slogfile: a ring that cannot be made must not leave a
+ * slogfile behind (the retry would stop at "use --force").  Then the
+ * slogfile.  Returns -1 to go on, else an exit code (said). */
+static int open_outputs(run_t *r, const run_opts_t *o, int argc,
+                        char **argv) {
+  ips_ring_options_t ro;
+  char m[300];
+  int rc;
+  ips_ring_options_init(&ro);
+  ro.role = IPS_RING_ROLE_PARENT;
+  ro.program = "ipcstamp run";
+  if (ips_ring_options_env(&ro, m, sizeof m) != 0) {
+    fprintf(stderr, "ipcstamp run: %s\n", m);
+    return CLI_EXIT_USAGE;
+  }
+  if (ro.dir && ips_ring_open(&r->ring, &ro, m, sizeof m) != 0) {
+    fprintf(stderr, "ipcstamp run: %s\n", m);
+    return CLI_EXIT_IO;
+  }
+  if (!o->slog_path)
+    return -1;
+  rc = ips_slog_open(&r->k.slog, o->slog_path, o->force ? IPS_SLOG_FORCE : 0,
+                     argc, argv);
+  if (rc) {
+    fprintf(stderr, "ipcstamp run: cannot write the slogfile %s: %s%s\n",
+            o->slog_path, ips_strerror(rc),
+            rc == -EEXIST ? " (use --force to replace it)" : "");
+    if (r->ring) /* nothing ran: no ring of a run to look at */
+      unlink(ips_ring_path(r->ring));
+    return CLI_EXIT_IO;
+  }
+  return -1;
+}
+
+/* The run itself: the signals, the progress line, the workers, the loop
+ * until the work is done.  *started: the workers were started.  Returns
+ * the exit code so far; t1 - t0 is how long it ran. */
+static int run_loop(run_t *r, const run_opts_t *o, char **wargv,
+                    int *started, ips_stamp_t *t0, ips_stamp_t *t1) {
+  int i, rc, exit_code = CLI_EXIT_OK;
+  for (i = 0; i < 2; i++) {
+    uv_signal_init(r->k.loop, &r->sig[i]);
+    r->sig[i].data = r;
+    uv_signal_start(&r->sig[i], on_sig, i ? SIGTERM : SIGINT);
+  }
+  uv_timer_init(r->k.loop, &r->progress);
+  r->progress.data = r;
+  if (isatty(2) && !o->quiet)
+    uv_timer_start(&r->progress, on_progress, 1000, 500);
+  ips_clock_read(t0);
+  r->t0 = *t0;
+
+  rc = start_vats(r, wargv, (uint64_t)o->timeout, (size_t)o->max_frame,
+                  (uint64_t)o->max_upcalls);
+  if (rc != 0) {
+    /* A --worker that cannot be run is a bad value. */
+    exit_code = rc == UV_ENOENT || rc == UV_EACCES ? CLI_EXIT_USAGE
+                                                   : CLI_EXIT_FAIL;
+    kernel_stop(&r->k);
+  } else {
+    *started = 1;
+    kernel_pump(&r->k);
+  }
+  uv_run(r->k.loop, UV_RUN_DEFAULT);
+  ips_clock_read(t1);
+  if (r->progress_shown)
+    fputc('\n', stderr);
+  if (r->k.slog) {
+    rc = ips_slog_close(r->k.slog);
+    r->k.slog = NULL;
+    if (rc)
+      kernel_slog_check(&r->k, rc);
+  }
+  if (r->k.slog_failed)
+    exit_code = CLI_EXIT_IO;
+  else if (exit_code == CLI_EXIT_OK && (r->k.faults || r->interrupted))
+    exit_code = CLI_EXIT_FAIL;
+  return exit_code;
+}
+
+/* The run's counts: on stdout after a success, on stderr as part of a
+ * failure (never a summary that reads as a success); the workers'
+ * start-up times after a success. */
+static void say_counts(const run_t *r, int exit_code, int quiet,
+                       double seconds) {
+  int i, shown = 0;
+  if (!quiet || exit_code != CLI_EXIT_OK)
+    fprintf(exit_code == CLI_EXIT_OK ? stdout : stderr,
+            "ipcstamp run: %s%d vat%s, %" PRIu64 " deliveries and %" PRIu64
+            " evaluations (%" PRIu64 " errors, %" PRIu64 " faults, %" PRIu64
+            " not run), %" PRIu64 " upcalls (%" PRIu64 " sends) in %.3f s\n",
+            exit_code == CLI_EXIT_OK ? "" : "failed: ", r->k.nvats,
+            r->k.nvats == 1 ? "" : "s", r->k.deliveries, r->k.evaluations,
+            r->k.errors, r->k.faults, r->k.skipped, r->k.upcalls, r->k.sends,
+            seconds);
+  if (quiet || exit_code != CLI_EXIT_OK)
+    return;
+  /* Timed apart (the readiness ping), so no first delivery carries it. */
+  for (i = 0; i < r->k.nvats; i++)
+    if (r->k.vats[i].ready_ns > 0)
+      printf("%s%s %.1f ms", shown++ ? ", " : "worker start-up: ",
+             r->k.vats[i].id, (double)r->k.vats[i].ready_ns / 1e6);
+  if (shown)
+    putchar('\n');
+}
+
+/* The vats, the worker's command line and the workload, checked whole
+ * before anything starts.  Returns -1 to go on, else an exit code. */
+static int prepare(run_t *r, const run_opts_t *o, char *cmd, char **wargv) {
+  int i, rc;
+  r->k.nvats = (int)o->vats;
+  r->k.vats = calloc((size_t)o->vats, sizeof *r->k.vats);
+  r->k.on_idle = on_idle;
+  r->k.slog_path = o->slog_path;
+  if (!r->k.vats || !cmd) {
+    fprintf(stderr, "ipcstamp run: out of memory\n");
+    return CLI_EXIT_FAIL;
+  }
+  if (split_cmd(cmd, wargv, MAX_ARGS) <= 0)
+    return bad_usage("--worker '%s' is empty or has too many words",
+                     o->worker);
+  for (i = 0; i < r->k.nvats; i++)
+    snprintf(r->k.vats[i].id, sizeof r->k.vats[i].id, "v%d", i + 1);
+  if (o->workload) {
+    rc = run_load_workload(&r->k, &r->feed, o->workload, (uint64_t)o->repeat);
+    if (rc)
+      return rc;
+  } else {
+    run_demo_workload(&r->k, &r->feed, (int)o->rounds);
+  }
+  return -1;
+}
+
+int cmd_run(int argc, char **argv) {
+  run_opts_t o;
+  int rc, exit_code = CLI_EXIT_OK, started = 0;
   char *cmd = NULL, *wargv[MAX_ARGS];
   uv_loop_t loop;
   run_t r;
   ips_stamp_t t0, t1;
 
-  opterr = 0;
-  while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
-    switch (c) {
-    case 'w': worker = optarg; break;
-    case 'l': workload = optarg; break;
-    case 'd': demo = 1; break;
-    case 's': slog_path = optarg; break;
-    case 'f': force = 1; break;
-    case 'q': quiet = 1; break;
-    case 'D':
-      /* The workers inherit it; the parent reads it below. */
-      setenv("IPCSTAMP_RUN_DELAY", "1", 1);
-      break;
-    case 'n':
-      if (parse_num(optarg, 1, MAX_VATS, &vats))
-        return bad_usage("--vats wants a number from 1 to 256, not '%s'",
-                         optarg);
-      break;
-    case 'r':
-      if (parse_num(optarg, 0, 1000000, &rounds))
-        return bad_usage("--rounds wants a number from 0 to 1000000, not "
-                         "'%s'", optarg);
-      break;
-    case 'R':
-      if (parse_num(optarg, 1, 1000000000000L, &repeat))
-        return bad_usage("--repeat wants a number from 1 to 10^12, not '%s'",
-                         optarg);
-      repeat_given = 1;
-      break;
-    case 't':
-      if (parse_num(optarg, 1, LONG_MAX, &timeout))
-        return bad_usage("--timeout wants milliseconds (> 0), not '%s'",
-                         optarg);
-      break;
-    case 'm':
-      if (parse_num(optarg, 16, (long)IPS_NS_LEN_MAX, &max_frame))
-        return bad_usage("--max-frame wants bytes from 16 to 999999999, "
-                         "not '%s'", optarg);
-      break;
-    case 'g':
-      /* The parent reads it below; the workers inherit it. */
-      if (!*optarg || setenv("IPCSTAMP_RING_DIR", optarg, 1) != 0)
-        return bad_usage("--ring wants a directory, not '%s'", optarg);
-      break;
-    case 'u':
-      if (parse_num(optarg, 1, LONG_MAX, &max_upcalls))
-        return bad_usage("--max-upcalls wants a number (> 0), not '%s'",
-                         optarg);
-      break;
-    case 'h':
-      usage(stdout);
-      return CLI_EXIT_OK;
-    case ':':
-      return bad_usage("option '%s' needs a value", argv[optind - 1]);
-    default:
-      return bad_usage("unknown option '%s'", argv[optind - 1]);
-    }
-  }
-  if (optind < argc)
-    return bad_usage("unexpected argument '%s'", argv[optind]);
-  if (!worker || !*worker)
-    return bad_usage("--worker CMD is required");
-  if (!workload == !demo)
-    return bad_usage("give exactly one of --workload FILE and --demo");
-  if (demo && repeat_given)
-    return bad_usage("--repeat goes with --workload (the demo has --rounds)");
-
+  if ((rc = run_options(argc, argv, &o)) >= 0)
+    return rc;
   memset(&r, 0, sizeof r);
   if (uv_loop_init(&loop) != 0) {
     fprintf(stderr, "ipcstamp run: cannot start the event loop\n");
     return CLI_EXIT_FAIL;
   }
   r.k.loop = &loop;
-  r.k.nvats = (int)vats;
-  r.k.vats = calloc((size_t)vats, sizeof *r.k.vats);
-  r.k.on_idle = on_idle;
-  r.k.slog_path = slog_path;
-  cmd = strdup(worker);
-  if (!r.k.vats || !cmd) {
-    fprintf(stderr, "ipcstamp run: out of memory\n");
-    exit_code = CLI_EXIT_FAIL;
+  cmd = strdup(o.worker);
+  if ((rc = prepare(&r, &o, cmd, wargv)) >= 0 ||
+      (rc = open_outputs(&r, &o, argc, argv)) >= 0) {
+    exit_code = rc;
     goto out;
   }
-  if (split_cmd(cmd, wargv, MAX_ARGS) <= 0) {
-    exit_code = bad_usage("--worker '%s' is empty or has too many words",
-                          worker);
-    goto out;
-  }
-  for (i = 0; i < r.k.nvats; i++)
-    snprintf(r.k.vats[i].id, sizeof r.k.vats[i].id, "v%d", i + 1);
-
-  /* The whole workload is checked before anything starts. */
-  if (workload) {
-    rc = run_load_workload(&r.k, &r.feed, workload, (uint64_t)repeat);
-    if (rc) {
-      exit_code = rc;
-      goto out;
-    }
-  } else {
-    run_demo_workload(&r.k, &r.feed, (int)rounds);
-  }
-
-  {
-    /* IPCSTAMP_RING_DIR: the parent's ring (its stamps and each delivery's
-     * attribution); the workers inherit the variable and write their own.
-     * Opened before the slogfile: a ring that cannot be made must not
-     * leave a slogfile behind (the retry would stop at "use --force"). */
-    ips_ring_options_t ro;
-    char m[300];
-    ips_ring_options_init(&ro);
-    ro.role = IPS_RING_ROLE_PARENT;
-    ro.program = "ipcstamp run";
-    if (ips_ring_options_env(&ro, m, sizeof m) != 0) {
-      fprintf(stderr, "ipcstamp run: %s\n", m);
-      exit_code = CLI_EXIT_USAGE;
-      goto out;
-    }
-    if (ro.dir && ips_ring_open(&r.ring, &ro, m, sizeof m) != 0) {
-      fprintf(stderr, "ipcstamp run: %s\n", m);
-      exit_code = CLI_EXIT_IO;
-      goto out;
-    }
-  }
-
-  if (slog_path) {
-    rc = ips_slog_open(&r.k.slog, slog_path, force ? IPS_SLOG_FORCE : 0, argc,
-                       argv);
-    if (rc) {
-      fprintf(stderr, "ipcstamp run: cannot write the slogfile %s: %s%s\n",
-              slog_path, ips_strerror(rc),
-              rc == -EEXIST ? " (use --force to replace it)" : "");
-      exit_code = CLI_EXIT_IO;
-      if (r.ring) /* nothing ran: no ring of a run to look at */
-        unlink(ips_ring_path(r.ring));
-      goto out;
-    }
-  }
-
-  for (i = 0; i < 2; i++) {
-    uv_signal_init(&loop, &r.sig[i]);
-    r.sig[i].data = &r;
-    uv_signal_start(&r.sig[i], on_sig, i ? SIGTERM : SIGINT);
-  }
-  uv_timer_init(&loop, &r.progress);
-  r.progress.data = &r;
-  if (isatty(2) && !quiet)
-    uv_timer_start(&r.progress, on_progress, 1000, 500);
-  ips_clock_read(&t0);
-  r.t0 = t0;
-
-  rc = start_vats(&r, wargv, (uint64_t)timeout, (size_t)max_frame,
-                  (uint64_t)max_upcalls);
-  if (rc != 0) {
-    /* A --worker that cannot be run is a bad value. */
-    exit_code = rc == UV_ENOENT || rc == UV_EACCES ? CLI_EXIT_USAGE
-                                                   : CLI_EXIT_FAIL;
-    kernel_stop(&r.k);
-  } else {
-    started = 1;
-    kernel_pump(&r.k);
-  }
-  uv_run(&loop, UV_RUN_DEFAULT);
-  ips_clock_read(&t1);
-  if (r.progress_shown)
-    fputc('\n', stderr);
-
-  if (r.k.slog) {
-    rc = ips_slog_close(r.k.slog);
-    r.k.slog = NULL;
-    if (rc)
-      kernel_slog_check(&r.k, rc);
-  }
-  if (r.k.slog_failed)
-    exit_code = CLI_EXIT_IO;
-  else if (exit_code == CLI_EXIT_OK && (r.k.faults || r.interrupted))
-    exit_code = CLI_EXIT_FAIL;
-  /* The counts of a run that failed are part of its error (stderr, never
-   * a summary that reads as a success); a run that could not start has
-   * none (its error said why). */
-  if (started && (!quiet || exit_code != CLI_EXIT_OK))
-    fprintf(exit_code == CLI_EXIT_OK ? stdout : stderr,
-            "ipcstamp run: %s%d vat%s, %" PRIu64 " deliveries and %" PRIu64
-            " evaluations (%" PRIu64 " errors, %" PRIu64 " faults, %" PRIu64
-            " not run), %" PRIu64 " upcalls (%" PRIu64 " sends) in %.3f s\n",
-            exit_code == CLI_EXIT_OK ? "" : "failed: ", r.k.nvats,
-            r.k.nvats == 1 ? "" : "s", r.k.deliveries, r.k.evaluations,
-            r.k.errors, r.k.faults, r.k.skipped, r.k.upcalls, r.k.sends,
-            (double)(t1.mono_ns - t0.mono_ns) / 1e9);
-  if (!quiet && started && exit_code == CLI_EXIT_OK) {
-    /* Timed apart (the readiness ping), so no first delivery carries it. */
-    int shown = 0;
-    for (i = 0; i < r.k.nvats; i++)
-      if (r.k.vats[i].ready_ns > 0)
-        printf("%s%s %.1f ms", shown++ ? ", " : "worker start-up: ",
-               r.k.vats[i].id, (double)r.k.vats[i].ready_ns / 1e6);
-    if (shown)
-      putchar('\n');
-  }
-  if (slog_path && !r.k.slog_failed)
-    keep_slogfile(slog_path, exit_code, started, quiet);
+  exit_code = run_loop(&r, &o, wargv, &started, &t0, &t1);
+  if (started)
+    say_counts(&r, exit_code, o.quiet,
+               (double)(t1.mono_ns - t0.mono_ns) / 1e9);
+  if (o.slog_path && !r.k.slog_failed)
+    keep_slogfile(o.slog_path, exit_code, started, o.quiet);
 
 out:
   kernel_free(&r.k);

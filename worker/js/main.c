@@ -24,21 +24,15 @@
 
 #include <duktape.h>
 
-#include "ipcstamp-worker.h"
+#include "js.h"
 
 #define PROG "ipcstamp-worker-js"
 /* Duktape's fatal errors (out of memory outside a protected call, internal
  * assertions) end the process with this status; the stream is fine. */
 #define EXIT_VM_FATAL 3
 
-static ips_worker_t W;
+static ips_worker_t js_worker;
 static const char *prog = PROG;
-
-/* performance.now()'s zero (the worker's start), the current command's
- * start (the zero of a measure() without a start mark) and its serial
- * number (marks are per command). */
-static ips_stamp_t perf_origin, cmd_start;
-static double cmd_serial;
 
 /* ------------------------------------------------------------------------
  * Allocation counting: the engine's heap in bytes, and what a command
@@ -102,116 +96,6 @@ static void js_fatal(void *udata, const char *msg) {
 }
 
 /* ------------------------------------------------------------------------
- * Strings.  Duktape keeps strings in CESU-8: a character outside the BMP is
- * two 3-byte surrogates.  The wire wants UTF-8, so pairs are joined into
- * one 4-byte sequence and a lone surrogate becomes U+FFFD, as TextEncoder
- * does.  Everything else is already UTF-8 and is used in place.
- */
-typedef struct {
-  char *p;
-  size_t cap;
-} scratch_t;
-
-static scratch_t utf8_scratch;
-
-static int is_surrogate(const unsigned char *s, size_t i, size_t n,
-                        unsigned lo, unsigned hi) {
-  return i + 2 < n && s[i] == 0xed && s[i + 1] >= lo && s[i + 1] <= hi &&
-         (s[i + 2] & 0xc0) == 0x80;
-}
-
-/* The UTF-8 form of the Duktape string s[0..n): s itself when it has no
- * surrogate, or a conversion in a scratch buffer that is reused (valid until
- * the next call).  NULL when out of memory. */
-static const char *to_utf8(const char *str, size_t n, size_t *out_len) {
-  const unsigned char *s = (const unsigned char *)str;
-  size_t i, o = 0;
-  if (!memchr(s, 0xed, n)) {
-    *out_len = n;
-    return str;
-  }
-  if (n > utf8_scratch.cap) {
-    char *q = realloc(utf8_scratch.p, n);
-    if (!q) return NULL;
-    utf8_scratch.p = q;
-    utf8_scratch.cap = n;
-  }
-  unsigned char *d = (unsigned char *)utf8_scratch.p;
-  for (i = 0; i < n;) {
-    if (is_surrogate(s, i, n, 0xa0, 0xaf) &&
-        is_surrogate(s, i + 3, n, 0xb0, 0xbf)) {
-      unsigned long hi = ((s[i + 1] & 0x0fu) << 6) | (s[i + 2] & 0x3fu);
-      unsigned long lo = ((s[i + 4] & 0x0fu) << 6) | (s[i + 5] & 0x3fu);
-      unsigned long cp = 0x10000 + (hi << 10) + lo;
-      d[o++] = (unsigned char)(0xf0 | (cp >> 18));
-      d[o++] = (unsigned char)(0x80 | ((cp >> 12) & 0x3f));
-      d[o++] = (unsigned char)(0x80 | ((cp >> 6) & 0x3f));
-      d[o++] = (unsigned char)(0x80 | (cp & 0x3f));
-      i += 6;
-    } else if (is_surrogate(s, i, n, 0xa0, 0xbf)) {
-      d[o++] = 0xef;
-      d[o++] = 0xbf;
-      d[o++] = 0xbd;
-      i += 3;
-    } else {
-      d[o++] = s[i++];
-    }
-  }
-  *out_len = o;
-  return utf8_scratch.p;
-}
-
-/* Push the string decoded from UTF-8 bytes: ASCII as is, anything else
- * through the engine's TextDecoder, which makes surrogate pairs and
- * replaces invalid sequences (the bytes come from the parent, untrusted). */
-static void push_utf8(duk_context *ctx, const char *p, size_t n) {
-  size_t i;
-  for (i = 0; i < n; i++)
-    if ((unsigned char)p[i] >= 0x80) break;
-  if (i == n) {
-    duk_push_lstring(ctx, p, n);
-    return;
-  }
-  duk_push_global_stash(ctx);
-  duk_get_prop_string(ctx, -1, "decode");
-  duk_get_prop_string(ctx, -2, "decoder");
-  memcpy(duk_push_fixed_buffer(ctx, n), p, n);
-  duk_call_method(ctx, 1);
-  duk_remove(ctx, -2);
-}
-
-/* Push a new ArrayBuffer holding a copy of p[0..n). */
-static void push_array_buffer(duk_context *ctx, const char *p, size_t n) {
-  void *d = duk_push_fixed_buffer(ctx, n);
-  if (n) memcpy(d, p, n);
-  duk_push_buffer_object(ctx, -1, 0, n, DUK_BUFOBJ_ARRAYBUFFER);
-  duk_remove(ctx, -2);
-}
-
-/* The bytes of the value at idx when it is a buffer (ArrayBuffer, typed
- * array, DataView, plain buffer) or a string (as UTF-8).  The pointer lives
- * as long as the value (or until the next to_utf8).  Returns 0, or -1 when
- * the value is of another type. */
-static int value_bytes(duk_context *ctx, duk_idx_t idx, const char **p,
-                       size_t *n) {
-  if (duk_is_buffer_data(ctx, idx)) {
-    duk_size_t sz = 0;
-    *p = duk_get_buffer_data(ctx, idx, &sz);
-    *n = sz;
-    if (!*p) *p = "";
-    return 0;
-  }
-  if (duk_is_string(ctx, idx)) {
-    duk_size_t sz = 0;
-    const char *s = duk_get_lstring(ctx, idx, &sz);
-    *p = to_utf8(s, sz, n);
-    if (!*p) duk_error(ctx, DUK_ERR_RANGE_ERROR, "out of memory");
-    return 0;
-  }
-  return -1;
-}
-
-/* ------------------------------------------------------------------------
  * The host functions.
  */
 static duk_ret_t js_issue_command(duk_context *ctx) {
@@ -221,8 +105,8 @@ static duk_ret_t js_issue_command(duk_context *ctx) {
   if (value_bytes(ctx, 0, &req, &n) != 0)
     return duk_error(ctx, DUK_ERR_TYPE_ERROR,
                      "issueCommand expects an ArrayBuffer or a string");
-  rc = ips_worker_upcall(&W, req, n, &reply, &reply_len);
-  if (ips_worker_failed(&W)) ips_worker_exit(&W, rc); /* the stream is gone */
+  rc = ips_worker_upcall(&js_worker, req, n, &reply, &reply_len);
+  if (ips_worker_failed(&js_worker)) ips_worker_exit(&js_worker, rc); /* the stream is gone */
   if (rc != 0)
     return duk_error(ctx, DUK_ERR_ERROR, "issueCommand: %s", ips_strerror(rc));
   if (duk_get_current_magic(ctx))
@@ -245,171 +129,6 @@ static duk_ret_t js_print(duk_context *ctx) {
   fputc('\n', stdout);
   fflush(stdout);
   return 0;
-}
-
-/* ------------------------------------------------------------------------
- * The Web Performance API.  The C side reads the clocks and
- * records; the bookkeeping of mark names (measure() between two marks) is
- * plain JavaScript below, on top of two hidden primitives.
- */
-static double ms_since_origin(int64_t mono_ns) {
-  return (double)(mono_ns - perf_origin.mono_ns) / 1e6;
-}
-
-static ips_stamp_t read_clock(duk_context *ctx) {
-  ips_stamp_t s;
-  if (ips_clock_read(&s) != 0)
-    duk_error(ctx, DUK_ERR_ERROR, "%s", ips_strerror(IPS_ECLOCK));
-  return s;
-}
-
-static duk_ret_t js_perf_now(duk_context *ctx) {
-  duk_push_number(ctx, ms_since_origin(read_clock(ctx).mono_ns));
-  return 1;
-}
-
-/* rec(kind, name[, ms]): record a mark event now, or at ms on now()'s
- * scale, held inside the command (not before its start, not after now).
- * Returns the time used, in ms.  A name is cut to 255 bytes (at a
- * character boundary) rather than refused: Web code has no such limit. */
-static duk_ret_t js_perf_record(duk_context *ctx) {
-  const char *kind = duk_require_string(ctx, 0), *s, *name;
-  duk_size_t sz;
-  size_t len;
-  ips_stamp_t now = read_clock(ctx), at = now;
-  int rc;
-
-  if (!duk_is_undefined(ctx, 2)) {
-    double ms = duk_require_number(ctx, 2);
-    int64_t mono = perf_origin.mono_ns + (int64_t)(ms * 1e6 + 0.5);
-    if (!(ms == ms) || mono < cmd_start.mono_ns) mono = cmd_start.mono_ns;
-    if (mono > now.mono_ns) mono = now.mono_ns;
-    at.mono_ns = mono;
-    /* The wall clock of a past moment, from the command's start. */
-    at.wall_us = cmd_start.wall_us + (mono - cmd_start.mono_ns) / 1000;
-  }
-  s = duk_to_lstring(ctx, 1, &sz);
-  name = to_utf8(s, sz, &len);
-  if (!name) return duk_error(ctx, DUK_ERR_RANGE_ERROR, "out of memory");
-  if (len > 255) {
-    len = 255;
-    while (len > 0 && ((unsigned char)name[len] & 0xc0) == 0x80) len--;
-  }
-  if (len > 0 && W.pending) {
-    rc = ips_worker_mark_at(&W, kind[0], name, len, &at);
-    if (ips_worker_failed(&W)) ips_worker_exit(&W, rc);
-  }
-  duk_push_number(ctx, ms_since_origin(at.mono_ns));
-  return 1;
-}
-
-/* cmd(): the command's serial number and its start in ms, as [n, ms]. */
-static duk_ret_t js_perf_cmd(duk_context *ctx) {
-  duk_push_array(ctx);
-  duk_push_number(ctx, cmd_serial);
-  duk_put_prop_index(ctx, -2, 0);
-  duk_push_number(ctx, ms_since_origin(cmd_start.mono_ns));
-  duk_put_prop_index(ctx, -2, 1);
-  return 1;
-}
-
-/* ES5: Duktape has no arrow functions or classes.  The rules follow the
- * User Timing spec where it applies to one command: a mark name resolves to
- * the latest mark of that name in this command (none: SyntaxError); a
- * number is a time on now()'s scale; measure(name) with no start begins at
- * the command's start (a page's timeOrigin in a browser); an end defaults
- * to now; {start, end, duration} options are accepted.  A span whose end
- * comes before its start is recorded the right way round. */
-static const char perf_js[] =
-    "(function (now, rec, cmd, origin) {\n"
-    "  var marks = Object.create(null), serial = -1;\n"
-    "  function fresh() {\n"
-    "    var c = cmd();\n"
-    "    if (c[0] !== serial) { serial = c[0]; marks = Object.create(null); }\n"
-    "    return c[1];\n"
-    "  }\n"
-    "  function entry(name, type, t, d) {\n"
-    "    return { name: name, entryType: type, startTime: t, duration: d,\n"
-    "             detail: null };\n"
-    "  }\n"
-    "  function at(v, what) {\n"
-    "    if (typeof v === 'number') {\n"
-    "      if (!(v >= 0)) throw new TypeError('performance.measure: ' + what +\n"
-    "        ' ' + v + ' is not a time');\n"
-    "      return v;\n"
-    "    }\n"
-    "    var n = String(v);\n"
-    "    if (!(n in marks)) throw new SyntaxError('performance.measure: ' +\n"
-    "      'no mark named \"' + n + '\" in this command');\n"
-    "    return marks[n];\n"
-    "  }\n"
-    "  function needName(f, args) {\n"
-    "    if (args.length < 1) throw new TypeError('performance.' + f +\n"
-    "      ': a name is required');\n"
-    "    return String(args[0]);\n"
-    "  }\n"
-    "  var p = {\n"
-    "    timeOrigin: origin,\n"
-    "    now: now,\n"
-    "    mark: function (name, options) {\n"
-    "      fresh();\n"
-    "      name = needName('mark', arguments);\n"
-    "      var t = options && options.startTime !== undefined ?\n"
-    "        rec('m', name, at(Number(options.startTime), 'startTime')) :\n"
-    "        rec('m', name);\n"
-    "      marks[name] = t;\n"
-    "      return entry(name, 'mark', t, 0);\n"
-    "    },\n"
-    "    measure: function (name, start, end) {\n"
-    "      var t0 = fresh(), s, e, o = start, d;\n"
-    "      name = needName('measure', arguments);\n"
-    "      if (o !== null && typeof o === 'object') {\n"
-    "        if (end !== undefined) throw new TypeError('performance.measure: ' +\n"
-    "          'an end mark after an options object');\n"
-    "        s = o.start === undefined ? undefined : at(o.start, 'start');\n"
-    "        e = o.end === undefined ? undefined : at(o.end, 'end');\n"
-    "        if (o.duration !== undefined) {\n"
-    "          d = Number(o.duration);\n"
-    "          if (s !== undefined && e !== undefined) throw new TypeError(\n"
-    "            'performance.measure: start, end and duration together');\n"
-    "          if (s !== undefined) e = s + d;\n"
-    "          else if (e !== undefined) s = e - d;\n"
-    "          else throw new TypeError('performance.measure: a duration ' +\n"
-    "            'needs a start or an end');\n"
-    "        }\n"
-    "      } else {\n"
-    "        s = o === undefined ? undefined : at(o, 'start');\n"
-    "        e = end === undefined ? undefined : at(end, 'end');\n"
-    "      }\n"
-    "      if (s === undefined) s = t0;\n"
-    "      if (e === undefined) e = now();\n"
-    "      var lo = s < e ? s : e, hi = s < e ? e : s;\n"
-    "      rec('b', name, lo);\n"
-    "      rec('e', name, hi);\n"
-    "      return entry(name, 'measure', s, e - s);\n"
-    "    },\n"
-    "    clearMarks: function (name) {\n"
-    "      fresh();\n"
-    "      if (name === undefined) marks = Object.create(null);\n"
-    "      else delete marks[String(name)];\n"
-    "    },\n"
-    "    clearMeasures: function () {},\n"
-    "    getEntries: function () { return []; },\n"
-    "    getEntriesByName: function () { return []; },\n"
-    "    getEntriesByType: function () { return []; }\n"
-    "  };\n"
-    "  Object.defineProperty(globalThis, 'performance', { value: p,\n"
-    "    writable: true, configurable: true, enumerable: false });\n"
-    "})";
-
-static void install_performance(duk_context *ctx) {
-  duk_eval_string(ctx, perf_js);
-  duk_push_c_function(ctx, js_perf_now, 0);
-  duk_push_c_function(ctx, js_perf_record, 3);
-  duk_push_c_function(ctx, js_perf_cmd, 0);
-  duk_push_number(ctx, (double)perf_origin.wall_us / 1000.0);
-  duk_call(ctx, 4);
-  duk_pop(ctx);
 }
 
 /* ------------------------------------------------------------------------
@@ -471,8 +190,7 @@ static int handle(ips_worker_t *w, const ips_command_t *cmd, void *arg) {
 
   memset(&r, 0, sizeof r);
   r.cmd = cmd;
-  cmd_serial++;
-  if (ips_clock_read(&cmd_start) != 0) cmd_start = perf_origin;
+  js_performance_command();
   if (duk_safe_call(ctx, run_command, &r, 0, 1) != DUK_EXEC_SUCCESS) {
     duk_size_t sz;
     size_t len;
@@ -600,8 +318,8 @@ int main(int argc, char **argv) {
     fprintf(stderr, "%s: %s\n", prog, msg);
     return IPS_WORKER_EXIT_USAGE;
   }
-  i = ips_worker_init(&W, &o);
-  if (i != 0) ips_worker_exit(&W, i);
+  i = ips_worker_init(&js_worker, &o);
+  if (i != 0) ips_worker_exit(&js_worker, i);
 
   ctx = duk_create_heap(js_alloc, js_realloc, js_free, NULL, js_fatal);
   if (!ctx) {
@@ -623,15 +341,14 @@ int main(int argc, char **argv) {
   duk_put_prop_string(ctx, -3, "decode");
   duk_put_prop_string(ctx, -2, "decoder");
   duk_pop(ctx);
-  if (ips_clock_read(&perf_origin) != 0) {
+  if (js_install_performance(ctx, &js_worker) != 0) {
     fprintf(stderr, "%s: %s\n", prog, ips_strerror(IPS_ECLOCK));
     return IPS_WORKER_EXIT_USAGE;
   }
-  install_performance(ctx);
 
-  status = ips_worker_run(&W, handle, ctx);
-  ips_worker_close(&W);
+  status = ips_worker_run(&js_worker, handle, ctx);
+  ips_worker_close(&js_worker);
   duk_destroy_heap(ctx);
-  free(utf8_scratch.p);
+  js_strings_free();
   return status;
 }
