@@ -3,8 +3,9 @@
 the waits that no test run makes on demand added, so that every field of
 the operating system's split has a case (tests/tools/fields.test): in the
 worker's longest stretch between reading a delivery and writing its first
-upcall, a sleep in fsync (disk) and a page fault; in the parent's longest
-stretch between reading an upcall and writing its reply, a futex sleep.
+upcall, a sleep in fsync (disk), a page fault and a futex sleep; in the
+parent's longest stretch between reading an upcall and writing its reply,
+the same three.
 Each lies in the middle fifth of its stretch, so inside the stamps of the
 segment it belongs to (the stamps are taken after the read returned and
 before the write entered).  The lines are added before the end line."""
@@ -49,12 +50,14 @@ def main(src, dst):
     kg = (kb - ka) // 20
     if g < 5 or kg < 5:
         sys.exit("os_inject: no stretch long enough to put waits in")
-    m, km = a + 8 * g, ka + 8 * kg
-    add = [wait(worker, wtid, m, m + g, m + 2 * g, "disk", 74, "fsync"),
-           wait(worker, wtid, m + 2 * g, m + 3 * g, m + 3 * g, "disk", -1,
-                None),
-           wait(parent, ktid, km, km + 2 * kg, km + 3 * kg, "sleep", 202,
-                "futex")]
+    add = []
+    for pid, tid, m, u in ((worker, wtid, a + 8 * g, g // 2),
+                           (parent, ktid, ka + 8 * kg, kg // 2)):
+        add += [wait(pid, tid, m, m + u, m + 2 * u, "disk", 74, "fsync"),
+                wait(pid, tid, m + 2 * u, m + 3 * u, m + 3 * u, "disk", -1,
+                     None),
+                wait(pid, tid, m + 3 * u, m + 5 * u, m + 6 * u, "sleep", 202,
+                     "futex")]
     end = next(i for i, r in enumerate(recs) if r.get("t") == "end")
     with open(dst, "w", encoding="utf-8") as f:
         f.write("\n".join(lines[:end] + add + lines[end:]) + "\n")
