@@ -1,7 +1,8 @@
 # tests/os/: ipcstamp record and report --os (docs/os.md), as root where
 # BPF works (skipped elsewhere, failed where IPCSTAMP_REQUIRE_INTEROP=1).
-TESTS += tests/os/record.test tests/os/swingset.test
-EXTRA_DIST += tests/os/record.test tests/os/swingset.test tests/os/os_check.py
+TESTS += tests/os/record.test tests/os/swingset.test tests/os/commands.test
+EXTRA_DIST += tests/os/record.test tests/os/swingset.test tests/os/os_check.py \
+	tests/os/commands.test
 
 # make bench-os: what ipcstamp record costs `ipcstamp run` (BENCHMARKS.md),
 # under the bench lock so that no two benchmarks run at once.
