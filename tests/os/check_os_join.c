@@ -78,6 +78,15 @@ static void delivery(ips_delivery_t *d, int64_t *P, int64_t *W,
   d->total = P[1] - P[0];
 }
 
+/* The recording of write_recording(extra), opened (its path in *path). */
+static ips_os_t *open_recording(int extra, char **path) {
+  ips_os_t *os;
+  char err[256];
+  *path = write_recording(extra);
+  ck_assert_msg(ips_os_open(&os, *path, err, sizeof err) == 0, "%s", err);
+  return os;
+}
+
 static void check_split(const ips_os_split_t *s, const ips_delivery_t *d,
                         long long pid) {
   ck_assert_uint_eq(s->frames, 2);
@@ -97,9 +106,8 @@ START_TEST(interleaved_workers) {
   ips_delivery_t d1, d2;
   ips_os_split_t s1, s2;
   ips_os_info_t info;
-  ips_os_t *os;
-  char err[256], *path = write_recording(0);
-  ck_assert_msg(ips_os_open(&os, path, err, sizeof err) == 0, "%s", err);
+  char *path;
+  ips_os_t *os = open_recording(0, &path);
   delivery(&d1, P1, W1, "v1");
   delivery(&d2, P2, W2, "v2");
   ck_assert_int_eq(ips_os_split(os, &d1, &s1), 0);
@@ -124,9 +132,8 @@ START_TEST(unmatched_frame_counted) {
   ips_delivery_t d1;
   ips_os_split_t s1;
   ips_os_info_t info;
-  ips_os_t *os;
-  char err[256], *path = write_recording(1);
-  ck_assert_msg(ips_os_open(&os, path, err, sizeof err) == 0, "%s", err);
+  char *path;
+  ips_os_t *os = open_recording(1, &path);
   delivery(&d1, P1, W1, "v1");
   ck_assert_int_eq(ips_os_split(os, &d1, &s1), 0);
   check_split(&s1, &d1, 200);
@@ -143,9 +150,8 @@ START_TEST(frame_taken_once) {
   int64_t P1[2] = {10000, 11400}, W1[2] = {10400, 11000};
   ips_delivery_t d1;
   ips_os_split_t s1;
-  ips_os_t *os;
-  char err[256], *path = write_recording(0);
-  ck_assert_msg(ips_os_open(&os, path, err, sizeof err) == 0, "%s", err);
+  char *path;
+  ips_os_t *os = open_recording(0, &path);
   delivery(&d1, P1, W1, "v1");
   ck_assert_int_eq(ips_os_split(os, &d1, &s1), 0);
   ck_assert_uint_eq(s1.frames, 2);
