@@ -58,13 +58,14 @@ static void on_delivery(void *arg, const ips_delivery_t *d) {
     latency_add(l->h, l->what, d);
 }
 
-/* --what's value into l: 0, or -1 when it names nothing. */
+/* --what's value into l: 0, -1 when it names nothing, -2 for span: with
+ * no name or too long a one. */
 static int what_option(latency_t *l, const char *arg) {
   l->span = NULL;
   l->os = OS_NONE;
   if (strncmp(arg, "span:", 5) == 0) {
     if (arg[5] == '\0' || strlen(arg + 5) > 255)
-      return -1;
+      return -2;
     l->span = arg + 5;
     l->label = arg;
     return 0;
@@ -139,13 +140,14 @@ int cmd_latency(int argc, char **argv) {
   l.what = LAT_TOTAL;
   l.os = OS_NONE;
   while ((c = cli_next_option(&in, argc, argv, "h", opts, &rc)) != -1) {
-    if (c == OPT_JSON)
-      json = 1;
-    else if (c == OPT_WHAT && what_option(&l, optarg) < 0)
+    int bad = c == OPT_WHAT ? what_option(&l, optarg) : 0;
+    json |= c == OPT_JSON;
+    if (bad)
       return cli_bad_value(
-          &in, "--what takes pipe, worker, kernel, total, upcall, transit, "
-          "wait, runnable, blocked, span:NAME (of 1 to 255 bytes), or with "
-          "--os: os or os_NAME, an OS part in ns (docs/os.md)", optarg);
+          &in, bad == -2 ? "--what span:NAME needs a name of 1 to 255 bytes"
+          : "--what takes pipe, worker, kernel, total, upcall, transit, "
+            "wait, runnable, blocked, span:NAME, or with --os: os or os_NAME, "
+            "an OS part in ns (docs/os.md)", optarg);
   }
   if (rc >= 0)
     return rc;
