@@ -4,6 +4,8 @@
 #ifndef IPCSTAMP_ANALYZE_OS_INTERNAL_H
 #define IPCSTAMP_ANALYZE_OS_INTERNAL_H
 
+#include <stdio.h>
+
 #include "ipcstamp-analyze-os.h"
 
 /* The tags of the frames a delivery is made of: a delivery (? or e), an
@@ -31,7 +33,9 @@ typedef struct {
   uint64_t len;
   uint32_t wpid, wtid, rpid, rtid;
   unsigned char tag;
-  unsigned char used;       /* taken by a delivery's split */
+  unsigned char used;       /* taken by a delivery's split: the one of */
+  long owner_line;          /* ... this deliver line and this D stamp (a */
+  int64_t owner_d;          /* ... delivery split again finds its own) */
 } ips__os_frame_t;
 
 /* A process whose first argument names its vat, "VATID:NAME" (SwingSet
@@ -50,6 +54,12 @@ typedef struct {
   char sc[24];              /* the system call, "" outside any */
 } ips__os_wait_t;
 
+/* A system call's name, as a version 2 file's header gives it. */
+typedef struct {
+  int32_t nr;
+  char name[21];
+} ips__os_name_t;
+
 struct ips_os_s {
   ips__os_frame_t *frames;  /* by w_enter */
   size_t nframes, capframes;
@@ -62,11 +72,40 @@ struct ips_os_s {
   int64_t start, end;       /* what the recording covers */
   int64_t wall_minus_mono;  /* CLOCK_REALTIME - CLOCK_MONOTONIC when it
                                began (ns); 0 when the file does not say */
+  ips__os_name_t *names;    /* version 2: the header's system calls */
+  size_t nnames;
   ips_os_info_t info;
 };
+
+/* os_store.c: adds one frame side or wait as read, after checking that its
+ * times are in order.  0, 1 (not valid: the caller counts it as bad), or
+ * -ENOMEM / -E2BIG past IPS_OS_MAX_RECORDS. */
+/* A process exec'd at ns whose first argument is arg1: kept (0) when
+ * arg1 names a vat, "VATID:NAME" (SwingSet's xsnap workers), else
+ * ignored (0); or -ENOMEM / -E2BIG. */
+int ips__os_add_proc(ips_os_t *os, int64_t ns, uint32_t pid,
+                     const char *arg1);
+int ips__os_add_side(ips_os_t *os, const ips__os_side_t *s);
+int ips__os_add_wait(ips_os_t *os, const ips__os_wait_t *w);
+
+/* os_bin.c: reads a version 2 file from f, whose first IPS__OS_BIN_HEAD
+ * bytes (h) were read and begin with its magic.  0, or a negative code
+ * with err (path and byte offset). */
+#define IPS__OS_BIN_HEAD 200
+#define IPS__OS_BIN_MAGIC "\x89IPS-OS\n"
+int ips__os_read_bin(ips_os_t *os, FILE *f, const unsigned char *h,
+                     const char *path, char *err, size_t errlen);
 
 /* os_split.c: pairs the sides into frames and sorts frames and waits
  * (after reading).  Returns 0 or -ENOMEM. */
 int ips__os_index(ips_os_t *os);
+
+/* os_split.c, for os_between.c: thread tid's time over [a, b] (the
+ * recording's clock) added into t, split by its waits; and the offset
+ * from d's parent clock to the recording's, known to within *slack. */
+void ips__os_thread_split(const ips_os_t *os, uint32_t tid, int64_t a,
+                          int64_t b, ips_os_time_t *t);
+int64_t ips__os_clock_offset(const ips_os_t *os, const ips_delivery_t *d,
+                             int64_t *slack);
 
 #endif

@@ -44,32 +44,6 @@ const ips_os_split_t *ips_analysis_os_sum(const ips_analysis_t *a,
   return &a->osj->sum;
 }
 
-/* s's names into t: the first names seen keep their slots, the others
- * go to the last one, "other". */
-static void sum_by(ips_os_by_t *t, const ips_os_by_t *s) {
-  size_t i, j;
-  for (i = 0; i < IPS_OS_BY && s[i].sc[0]; i++)
-    for (j = 0; j < IPS_OS_BY; j++)
-      if (!t[j].sc[0] || !strcmp(t[j].sc, s[i].sc) || j == IPS_OS_BY - 1) {
-        if (!t[j].sc[0] || (j == IPS_OS_BY - 1 && strcmp(t[j].sc, s[i].sc)))
-          snprintf(t[j].sc, sizeof t[j].sc, "%s",
-                   t[j].sc[0] ? "other" : s[i].sc);
-        ips_sum_add(&t[j].ns, s[i].ns);
-        break;
-      }
-}
-
-static void sum_time(ips_os_time_t *t, const ips_os_time_t *s) {
-  ips_sum_add(&t->on_cpu, s->on_cpu);
-  ips_sum_add(&t->cpu_wait, s->cpu_wait);
-  ips_sum_add(&t->disk, s->disk);
-  ips_sum_add(&t->fault, s->fault);
-  ips_sum_add(&t->sleep, s->sleep);
-  ips_sum_add(&t->not_measured, s->not_measured);
-  sum_by(t->disk_by, s->disk_by);
-  sum_by(t->sleep_by, s->sleep_by);
-}
-
 void ips__os_account(ips_analysis_t *a, ips_delivery_t *dv) {
   struct ips__os_join_s *j = a->osj;
   ips_os_split_t *s, *t;
@@ -88,8 +62,8 @@ void ips__os_account(ips_analysis_t *a, ips_delivery_t *dv) {
   ips_sum_add(&t->pipe_cpu_wait, s->pipe_cpu_wait);
   ips_sum_add(&t->pipe_reader, s->pipe_reader);
   ips_sum_add(&t->pipe_not_measured, s->pipe_not_measured);
-  sum_time(&t->worker, &s->worker);
-  sum_time(&t->kernel, &s->kernel);
+  ips_os_time_add(&t->worker, &s->worker);
+  ips_os_time_add(&t->kernel, &s->kernel);
 }
 
 void ips__os_join_free(struct ips__os_join_s *j) {

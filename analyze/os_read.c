@@ -1,5 +1,6 @@
 /* os_read.c — reading a recording of `ipcstamp record` (docs/os.md, "The
- * file").  The file is untrusted: lines are bounded (IPS_OS_MAX_LINE),
+ * file"): version 2 (binary records, os_bin.c) or version 1's JSON lines
+ * (here).  The file is untrusted: lines are bounded (IPS_OS_MAX_LINE),
  * records counted (IPS_OS_MAX_RECORDS), every number checked to be a
  * stamp in range, and a line that is not what its type says is counted as
  * bad and skipped, never half-used. */
@@ -16,7 +17,7 @@
 #include "os.h"
 #include "regular.h"
 
-#define OS_FORMAT 1
+#define OS_FORMAT 1 /* of the JSON lines; os_bin.c reads version 2 */
 
 static yajl_val field(yajl_val o, const char *key) {
   const char *path[2];
@@ -52,58 +53,33 @@ static int get_u32(yajl_val o, const char *key, uint32_t *out) {
   return 0;
 }
 
-/* Grows *p (n used, *cap slots of size) by one slot: 0, or -ENOMEM /
- * -E2BIG past IPS_OS_MAX_RECORDS. */
-static int grow(void **p, size_t n, size_t *cap, size_t size) {
-  void *q;
-  size_t c;
-  if (n < *cap)
-    return 0;
-  if (n >= IPS_OS_MAX_RECORDS)
-    return -E2BIG;
-  c = *cap ? *cap * 2 : 1024;
-  if (c > IPS_OS_MAX_RECORDS)
-    c = IPS_OS_MAX_RECORDS;
-  if (!(q = realloc(*p, c * size)))
-    return -ENOMEM;
-  *p = q;
-  *cap = c;
-  return 0;
-}
-
 static int read_frame(ips_os_t *os, yajl_val o) {
   ips__os_side_t s;
   yajl_val side = field(o, "side"), tag = field(o, "tag");
   const char *sd = YAJL_IS_STRING(side) ? YAJL_GET_STRING(side) : NULL;
   const char *tg = YAJL_IS_STRING(tag) ? YAJL_GET_STRING(tag) : NULL;
   int64_t pipe, len;
-  int rc;
   memset(&s, 0, sizeof s);
   if (!sd || (strcmp(sd, "w") && strcmp(sd, "r")) || !tg || strlen(tg) > 1 ||
       get_u32(o, "pid", &s.pid) || get_u32(o, "tid", &s.tid) ||
       get_id(o, "pipe", &pipe) || get_int(o, "len", &len) ||
       get_int(o, "enter", &s.enter) || get_int(o, "last_enter", &s.last_enter) ||
-      get_int(o, "last_ret", &s.last_ret) || s.last_ret < s.enter)
+      get_int(o, "last_ret", &s.last_ret))
     return 1;
   s.pipe = (uint64_t)pipe;
   s.len = (uint64_t)len;
   s.write = sd[0] == 'w';
   s.tag = (unsigned char)tg[0];
-  if ((rc = grow((void **)&os->sides, os->nsides, &os->capsides, sizeof s)))
-    return rc;
-  os->sides[os->nsides++] = s;
-  return 0;
+  return ips__os_add_side(os, &s);
 }
 
 static int read_wait(ips_os_t *os, yajl_val o) {
   ips__os_wait_t w;
   yajl_val why = field(o, "why"), sc = field(o, "sc");
   const char *wy = YAJL_IS_STRING(why) ? YAJL_GET_STRING(why) : NULL;
-  int rc;
   memset(&w, 0, sizeof w);
   if (!wy || get_u32(o, "tid", &w.tid) || get_int(o, "off", &w.off) ||
-      get_int(o, "wake", &w.wake) || get_int(o, "on", &w.on) || w.on < w.off ||
-      (w.wake && (w.wake < w.off || w.wake > w.on)))
+      get_int(o, "wake", &w.wake) || get_int(o, "on", &w.on))
     return 1;
   if (!strcmp(wy, "cpu")) w.why = 0;
   else if (!strcmp(wy, "sleep")) w.why = 1;
@@ -118,34 +94,20 @@ static int read_wait(ips_os_t *os, yajl_val o) {
   } else if (sc && !YAJL_IS_NULL(sc)) {
     return 1;
   }
-  if ((rc = grow((void **)&os->waits, os->nwaits, &os->capwaits, sizeof w)))
-    return rc;
-  os->waits[os->nwaits++] = w;
-  return 0;
+  return ips__os_add_wait(os, &w);
 }
 
-/* An exec: kept when its first argument names a vat ("v12:bank"). */
+/* An exec: its process kept when its first argument names a vat. */
 static int read_exec(ips_os_t *os, yajl_val o) {
-  ips__os_proc_t p;
   yajl_val argv = field(o, "argv"), a1;
-  const char *s, *colon;
-  int rc;
-  memset(&p, 0, sizeof p);
-  if (get_u32(o, "pid", &p.pid) || get_int(o, "ns", &p.ns) ||
-      !YAJL_IS_ARRAY(argv))
+  uint32_t pid;
+  int64_t ns;
+  if (get_u32(o, "pid", &pid) || get_int(o, "ns", &ns) || !YAJL_IS_ARRAY(argv))
     return 1;
   os->info.procs++;
   if (argv->u.array.len < 2 || !YAJL_IS_STRING(a1 = argv->u.array.values[1]))
     return 0;
-  s = YAJL_GET_STRING(a1);
-  if (!(colon = strchr(s, ':')) || colon == s ||
-      (size_t)(colon - s) >= sizeof p.vat)
-    return 0;
-  memcpy(p.vat, s, (size_t)(colon - s));
-  if ((rc = grow((void **)&os->procs, os->nprocs, &os->capprocs, sizeof p)))
-    return rc;
-  os->procs[os->nprocs++] = p;
-  return 0;
+  return ips__os_add_proc(os, ns, pid, YAJL_GET_STRING(a1));
 }
 
 /* One record line: 0, 1 (bad: counted), or a negative code. */
@@ -186,8 +148,8 @@ static int read_header(ips_os_t *os, const char *line, const char *path,
                           "first line has no \"ipcstamp_os\")", path);
   else if (YAJL_GET_INTEGER(v) != OS_FORMAT)
     snprintf(err, errlen, "%s: format version %lld of ipcstamp record, "
-                          "this ipcstamp reads version %d", path,
-             YAJL_GET_INTEGER(v), OS_FORMAT);
+                          "this ipcstamp reads versions 1 and 2", path,
+             YAJL_GET_INTEGER(v));
   else if (get_int(o, "start", &os->start))
     snprintf(err, errlen, "%s: line 1: no \"start\"", path);
   else
@@ -236,12 +198,52 @@ static int read_lines(ips_os_t *os, FILE *f, const char *path, char *err,
   return 0;
 }
 
-int ips_os_open(ips_os_t **out, const char *path, char *err, size_t errlen) {
+/* Version 1 (the first byte was '{'): the first line, then the others.
+ * 0, or a negative code with err. */
+static int read_json(ips_os_t *os, FILE *f, const char *path, char *err,
+                     size_t errlen) {
   static char first[IPS_OS_MAX_LINE + 2];
+  int rc = -EINVAL;
+  if (!fgets(first, sizeof first, f))
+    snprintf(err, errlen, "%s: empty, not a recording", path);
+  else if (read_header(os, first, path, err, errlen) == 0)
+    rc = read_lines(os, f, path, err, errlen);
+  return rc;
+}
+
+/* Either version, by the first bytes.  0, or a negative code with err. */
+static int read_any(ips_os_t *os, FILE *f, const char *path, char *err,
+                    size_t errlen) {
+  unsigned char h[IPS__OS_BIN_HEAD];
+  int c = getc(f);
+  size_t n;
+  if (c == EOF) {
+    snprintf(err, errlen, "%s: empty, not a recording", path);
+    return -EINVAL;
+  }
+  if (c != (unsigned char)IPS__OS_BIN_MAGIC[0]) {
+    ungetc(c, f);
+    return read_json(os, f, path, err, errlen);
+  }
+  h[0] = (unsigned char)c;
+  n = 1 + fread(h + 1, 1, sizeof h - 1, f);
+  if (n < 8 || memcmp(h, IPS__OS_BIN_MAGIC, 8) != 0) {
+    snprintf(err, errlen, "%s: not a recording of ipcstamp record (neither "
+                          "its magic nor a JSON line)", path);
+    return -EINVAL;
+  }
+  if (n < sizeof h) {
+    snprintf(err, errlen, "%s: cut short in its header (%zu bytes)", path, n);
+    return -EINVAL;
+  }
+  return ips__os_read_bin(os, f, h, path, err, errlen);
+}
+
+int ips_os_open(ips_os_t **out, const char *path, char *err, size_t errlen) {
   struct stat st;
   ips_os_t *os;
   FILE *f = NULL;
-  int fd = ips__open_regular(path, 0, NULL, &st), rc = -EINVAL;
+  int fd = ips__open_regular(path, 0, NULL, &st), rc;
   *out = NULL;
   if (fd < 0) {
     if (fd == -2)
@@ -257,11 +259,8 @@ int ips_os_open(ips_os_t **out, const char *path, char *err, size_t errlen) {
     close(fd);
     return -ENOMEM;
   }
-  if (!fgets(first, sizeof first, f))
-    snprintf(err, errlen, "%s: empty, not a recording", path);
-  else if (read_header(os, first, path, err, errlen) == 0 &&
-           (rc = read_lines(os, f, path, err, errlen)) == 0 &&
-           (rc = ips__os_index(os)) != 0)
+  if ((rc = read_any(os, f, path, err, errlen)) == 0 &&
+      (rc = ips__os_index(os)) != 0)
     snprintf(err, errlen, "%s: out of memory", path);
   fclose(f);
   if (rc != 0) {
@@ -279,6 +278,7 @@ void ips_os_free(ips_os_t *os) {
   free(os->sides);
   free(os->waits);
   free(os->procs);
+  free(os->names);
   free(os);
 }
 

@@ -144,6 +144,19 @@ static void add_by(ips_os_by_t *by, const char *sc, int64_t ns) {
     }
 }
 
+/* 1 when system call sc only waits for the storage: its sleep is "disk"
+ * whatever the thread's state (a FUSE or network file system sleeps
+ * interruptibly there, a local disk uninterruptibly). */
+static int sc_sync(const char *sc) {
+  static const char *const sync[] = {"fsync", "fdatasync", "sync_file_range",
+                                     "syncfs", "sync", "msync"};
+  size_t i;
+  for (i = 0; i < sizeof sync / sizeof sync[0]; i++)
+    if (!strcmp(sc, sync[i]))
+      return 1;
+  return 0;
+}
+
 /* Thread tid's time over [a, b] into t. */
 static void thread_split(const ips_os_t *os, uint32_t tid, int64_t a,
                          int64_t b, ips_os_time_t *t) {
@@ -162,7 +175,8 @@ static void thread_split(const ips_os_t *os, uint32_t tid, int64_t a,
     sl = overlap(w->off, slept, a, b);
     cw = overlap(slept, w->on, a, b);
     t->cpu_wait += cw;
-    if (w->why == 2 && w->sc[0]) {
+    if ((w->why == 2 && w->sc[0]) ||
+        (w->why == 1 && sc_sync(w->sc))) {
       t->disk += sl;
       add_by(t->disk_by, w->sc, sl);
     } else if (w->why == 2) {
@@ -190,15 +204,21 @@ static uint32_t vat_worker(const ips_os_t *os, const char *vat, int64_t t) {
                                                         : 0;
 }
 
+void ips__os_thread_split(const ips_os_t *os, uint32_t tid, int64_t a,
+                          int64_t b, ips_os_time_t *t) {
+  thread_split(os, tid, a, b, t);
+}
+
 /* The frame of a pipe segment [a, b] (on the recording's clock, each end
  * known to within slack): tag, written by the worker (to_parent) or to it,
  * by process wpid when known, written after the delivery's previous frame
  * was read (after: each frame of a delivery answers the one before), and
- * taken by no other delivery; NULL if none. */
-static ips__os_frame_t *find_frame(ips_os_t *os, int64_t a, int64_t b,
-                                   int64_t slack, int64_t after,
-                                   const char *tags, int to_parent,
-                                   uint32_t wpid) {
+ * taken by no other delivery (d itself split again finds its own); NULL
+ * if none. */
+static ips__os_frame_t *find_frame(ips_os_t *os, const ips_delivery_t *d,
+                                   int64_t a, int64_t b, int64_t slack,
+                                   int64_t after, const char *tags,
+                                   int to_parent, uint32_t wpid) {
   size_t lo = 0, hi = os->nframes;
   int64_t from = a - slack > after ? a - slack : after;
   while (lo < hi) {
@@ -209,7 +229,8 @@ static ips__os_frame_t *find_frame(ips_os_t *os, int64_t a, int64_t b,
   for (; lo < os->nframes && os->frames[lo].w_enter <= b + slack; lo++) {
     ips__os_frame_t *f = &os->frames[lo];
     uint32_t worker = to_parent ? f->wpid : f->rpid;
-    if (!f->used && f->r_ret <= b + slack && f->tag &&
+    int other = f->used && (f->owner_line != d->line || f->owner_d != d->P[0]);
+    if (!other && f->r_ret <= b + slack && f->tag &&
         strchr(tags, f->tag) && (!wpid || worker == wpid))
       return f;
   }
@@ -269,6 +290,11 @@ static int64_t clock_offset(const ips_os_t *os, const ips_delivery_t *d,
   return o > ((int64_t)1 << 61) || o < -((int64_t)1 << 61) ? 0 : o;
 }
 
+int64_t ips__os_clock_offset(const ips_os_t *os, const ips_delivery_t *d,
+                             int64_t *slack) {
+  return clock_offset(os, d, slack);
+}
+
 int ips_os_split(ips_os_t *os, const ips_delivery_t *d, ips_os_split_t *out) {
   enum { CHUNK = 64 };
   int64_t slack, o = clock_offset(os, d, &slack);
@@ -298,7 +324,7 @@ int ips_os_split(ips_os_t *os, const ips_delivery_t *d, ips_os_split_t *out) {
         }
         if (k == IPS_SEG_UNMATCHED || pass == 1)
           continue;
-        f = find_frame(os, t, t + len[j], slack, after,
+        f = find_frame(os, d, t, t + len[j], slack, after,
                        k == IPS_SEG_SEND ? "?e" : k == IPS_SEG_REPLY ? "/"
                        : k == IPS_SEG_UPCALL ? "?" : ".!", up, wpid);
         if (!f) {
@@ -307,6 +333,8 @@ int ips_os_split(ips_os_t *os, const ips_delivery_t *d, ips_os_split_t *out) {
         }
         out->frames++;
         f->used = 1;
+        f->owner_line = d->line;
+        f->owner_d = d->P[0];
         after = f->r_ret;
         wpid = up ? f->wpid : f->rpid;
         if (!wtid) wtid = up ? f->wtid : f->rtid;

@@ -98,6 +98,10 @@ int rec_load(struct os **skel) {
   s->rodata->nr_write = SYS_write;
   s->rodata->nr_readv = SYS_readv;
   s->rodata->nr_writev = SYS_writev;
+  /* For BENCHMARKS.md only: the programs attached and doing nothing, the
+   * floor under what recording can cost (docs/os.md, "The cost"). */
+  s->rodata->floor_only = getenv("IPCSTAMP_RECORD_FLOOR") != NULL &&
+                          strcmp(getenv("IPCSTAMP_RECORD_FLOOR"), "1") == 0;
   if ((err = os__load(s)) != 0) {
     os__destroy(s);
     return bpf_fault("load the BPF program", err);

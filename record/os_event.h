@@ -15,7 +15,11 @@ enum {
   OS_EV_FORK,      /* a traced process made a new process: child */
   OS_EV_EXIT,      /* a traced process ended: code */
   OS_EV_FRAME,     /* one side of a netstring frame on a pipe: frame */
-  OS_EV_WAIT       /* a traced thread was off its CPU: wait */
+  OS_EV_WAIT,      /* a traced thread was off its CPU: wait */
+  /* Written by the collector itself, never by the kernel: */
+  OS_EV_LOST,      /* events the kernel dropped so far: lost */
+  OS_EV_END,       /* the recording's end: end */
+  OS_EV_TYPES      /* one past the last type */
 };
 
 /* Why a thread left its CPU (its state at the switch). */
@@ -58,7 +62,48 @@ struct os_event {
       int sc;                   /* the system call it was in, or -1 */
       unsigned int why;         /* OS_WAIT_* */
     } wait;
+    struct {
+      unsigned long long n;
+    } lost;
+    struct {
+      unsigned long long events, lost; /* events written, lost in all */
+      long long collector_cpu_ns;      /* -1: unknown */
+      int status;                      /* the command's wait status */
+      unsigned int has_status;         /* 0: none (--pid) */
+      unsigned long long max_rss_kb;   /* the collector's own peak RSS */
+    } end;
   } u;
+};
+
+/* The recorded file, format version 2 (docs/os.md, "The file"): this
+ * header, then records — each a struct os_event cut to its type's part of
+ * the union and padded to 8 bytes — as they came, little-endian.  The
+ * header says each type's record size and the system calls' names, so a
+ * reader needs nothing of this machine. */
+#define OS_FILE_MAGIC "\x89IPS-OS\n"
+#define OS_FILE_VERSION 2
+#define OS_FILE_TYPES 16   /* entries of size[] */
+#define OS_FILE_NAME 20    /* bytes of a system call's name (NUL-padded) */
+struct os_file_header {
+  char magic[8];
+  unsigned int version;     /* OS_FILE_VERSION */
+  unsigned int header_size; /* bytes before the first record */
+  unsigned int clock;       /* 1: CLOCK_MONOTONIC */
+  unsigned int follow;      /* 0: a command, 1: --pid */
+  unsigned long long start; /* CLOCK_MONOTONIC ns when recording began */
+  long long start_wall_ns;  /* CLOCK_REALTIME ns at the same instant */
+  unsigned int pid;         /* follow 1: the pid */
+  unsigned int ntypes;      /* OS_FILE_TYPES */
+  unsigned int size[OS_FILE_TYPES]; /* size[t]: bytes of a type t record;
+                                       0: no such type */
+  char kernel[64];          /* uname's release, NUL-padded */
+  char machine[16];         /* uname's machine */
+  unsigned int nnames;      /* system call names that follow */
+  unsigned int name_size;   /* bytes of each: 4 + OS_FILE_NAME */
+};
+struct os_file_name {
+  int nr;
+  char name[OS_FILE_NAME];
 };
 
 #endif

@@ -1,12 +1,14 @@
-/* os_write.c — the recorded file's lines (docs/os.md, "The file"): one
- * JSON object a line, each event as the BPF program sent it, with names
- * where the kernel gives numbers (system calls, wait states), so that the
- * file reads without this program. */
+/* os_write.c — the recorded file (docs/os.md, "The file"): version 2,
+ * the kernel's records copied as they came after a header that describes
+ * them; or, live (-o -), version 1's lines: one JSON object a line, with
+ * names where the kernel gives numbers (system calls, wait states), for
+ * people and jq. */
 #include "config.h"
 
 #include <stdio.h>
 #include <string.h>
 #include <sys/syscall.h>
+#include <sys/utsname.h>
 
 #include "record.h"
 
@@ -31,9 +33,11 @@ static const struct {
 #undef SC
 };
 
+#define NNAMES (sizeof names / sizeof names[0])
+
 const char *rec_syscall_name(long nr) {
   size_t i;
-  for (i = 0; i < sizeof names / sizeof names[0]; i++)
+  for (i = 0; i < NNAMES; i++)
     if (names[i].nr == nr)
       return names[i].name;
   return NULL;
@@ -195,18 +199,117 @@ void rec_write_event(FILE *f, const struct os_event *e) {
     case OS_EV_WAIT:
       write_wait(f, e);
       break;
+    case OS_EV_LOST:
+      fprintf(f, "{\"t\":\"lost\",\"n\":%llu}\n", e->u.lost.n);
+      break;
+    case OS_EV_END:
+      fprintf(f, "{\"t\":\"end\",\"ns\":%llu,\"events\":%llu,\"lost\":%llu,"
+                 "\"collector_cpu_ns\":%lld", e->ts, e->u.end.events,
+              e->u.end.lost, e->u.end.collector_cpu_ns);
+      if (e->u.end.has_status)
+        fprintf(f, ",\"status\":%d", e->u.end.status);
+      fprintf(f, ",\"collector_max_rss_kb\":%llu}\n", e->u.end.max_rss_kb);
+      break;
   }
 }
 
-void rec_write_proc(FILE *f, unsigned long long ns, unsigned pid,
+void rec_write_header(FILE *f, unsigned long long start, long long wall,
+                      long pid) {
+  struct utsname u;
+  if (uname(&u) != 0)
+    strcpy(u.release, "?");
+  fprintf(f, "{\"ipcstamp_os\":1,\"clock\":\"CLOCK_MONOTONIC\",\"unit\":\"ns\","
+             "\"start\":%llu,\"start_wall_ns\":%lld,\"kernel\":\"%s\",",
+          start, wall, u.release);
+  if (pid <= 0)
+    fputs("\"follow\":\"command\"}\n", f);
+  else
+    fprintf(f, "\"follow\":\"pid\",\"pid\":%ld}\n", pid);
+}
+
+/* Each type's part of the union, as the kernel reserves it (os.bpf.c's
+ * RESERVE) and as the file pads it: to 8 bytes. */
+#define PART(part) (offsetof(struct os_event, u) + sizeof(((struct os_event *)0)->u.part))
+#define PAD8(n) (((n) + 7) / 8 * 8)
+static const size_t part_size[OS_EV_TYPES] = {
+    [OS_EV_EXEC] = PART(exec), [OS_EV_FORK] = PART(fork),
+    [OS_EV_EXIT] = PART(exit), [OS_EV_FRAME] = PART(frame),
+    [OS_EV_WAIT] = PART(wait), [OS_EV_LOST] = PART(lost),
+    [OS_EV_END] = PART(end)};
+
+/* s into a field of n bytes, NUL-padded, cut to n - 1. */
+static void fixed(char *dst, size_t n, const char *s) {
+  size_t k = strlen(s);
+  memset(dst, 0, n);
+  memcpy(dst, s, k < n ? k : n - 1);
+}
+
+size_t rec_bin_size(unsigned type) {
+  return type < OS_EV_TYPES ? PAD8(part_size[type]) : 0;
+}
+
+int rec_bin_header(FILE *f, unsigned long long start, long long wall,
+                   long pid) {
+  struct os_file_header h;
+  struct os_file_name n;
+  struct utsname u;
+  size_t i;
+  memset(&h, 0, sizeof h);
+  memcpy(h.magic, OS_FILE_MAGIC, sizeof h.magic);
+  h.version = OS_FILE_VERSION;
+  h.header_size = (unsigned)PAD8(sizeof h + NNAMES * sizeof n);
+  h.clock = 1;
+  h.follow = pid > 0;
+  h.start = start;
+  h.start_wall_ns = wall;
+  h.pid = pid > 0 ? (unsigned)pid : 0;
+  h.ntypes = OS_FILE_TYPES;
+  for (i = 1; i < OS_EV_TYPES; i++)
+    h.size[i] = (unsigned)rec_bin_size((unsigned)i);
+  if (uname(&u) == 0) {
+    fixed(h.kernel, sizeof h.kernel, u.release);
+    fixed(h.machine, sizeof h.machine, u.machine);
+  }
+  h.nnames = (unsigned)NNAMES;
+  h.name_size = sizeof n;
+  if (fwrite(&h, sizeof h, 1, f) != 1)
+    return -1;
+  for (i = 0; i < NNAMES; i++) {
+    memset(&n, 0, sizeof n);
+    n.nr = (int)names[i].nr;
+    fixed(n.name, sizeof n.name, names[i].name);
+    if (fwrite(&n, sizeof n, 1, f) != 1)
+      return -1;
+  }
+  for (i = sizeof h + NNAMES * sizeof n; i < h.header_size; i++)
+    putc(0, f);
+  return 0;
+}
+
+int rec_bin_event(FILE *f, const void *data, size_t size) {
+  static const char zero[8];
+  unsigned type;
+  size_t want;
+  if (size < sizeof type)
+    return -1;
+  memcpy(&type, data, sizeof type);
+  if (!(want = rec_bin_size(type)) || size > want)
+    return -1;
+  fwrite(data, 1, size, f);
+  /* The kernel's record may end short of its type's padded size (a fork
+   * is 28 bytes): zeros to the record's size. */
+  if (want > size)
+    fwrite(zero, 1, want - size, f);
+  return 0;
+}
+
+void rec_proc_event(struct os_event *e, unsigned long long ns, unsigned pid,
                     unsigned ppid, const char *args, size_t len) {
-  struct os_event e;
-  memset(&e, 0, sizeof e);
-  e.type = OS_EV_EXEC;
-  e.ts = ns;
-  e.tgid = pid;
-  e.u.exec.ppid = ppid;
-  e.u.exec.len = len > OS_ARGS ? OS_ARGS : (unsigned)len;
-  memcpy(e.u.exec.args, args, e.u.exec.len);
-  write_exec(f, &e);
+  memset(e, 0, sizeof *e);
+  e->type = OS_EV_EXEC;
+  e->ts = ns;
+  e->tgid = pid;
+  e->u.exec.ppid = ppid;
+  e->u.exec.len = len > OS_ARGS ? OS_ARGS : (unsigned)len;
+  memcpy(e->u.exec.args, args, e->u.exec.len);
 }

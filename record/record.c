@@ -18,7 +18,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
-#include <sys/utsname.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -60,43 +59,55 @@ static unsigned long long mono_ns(void) {
          (unsigned long long)t.tv_nsec;
 }
 
+/* The recording: a file gets version 2, the kernel's records copied as
+ * they come (no formatting: the collector's cost per event is a copy);
+ * standard output (-o -), a live view, gets version 1's JSON lines. */
 typedef struct {
   FILE *out;
+  int json;
   unsigned long long events;
 } rec_t;
 
 static int on_event(void *ctx, void *data, size_t size) {
   rec_t *r = ctx;
-  struct os_event e;
-  /* Each type comes with its own part of the union only. */
-  memset(&e, 0, sizeof e);
-  memcpy(&e, data, size < sizeof e ? size : sizeof e);
-  rec_write_event(r->out, &e);
-  r->events++;
+  if (!r->json) {
+    if (rec_bin_event(r->out, data, size) == 0)
+      r->events++;
+  } else {
+    struct os_event e;
+    /* Each type comes with its own part of the union only. */
+    memset(&e, 0, sizeof e);
+    memcpy(&e, data, size < sizeof e ? size : sizeof e);
+    rec_write_event(r->out, &e);
+    r->events++;
+  }
   return 0;
 }
 
-static void header(FILE *f, int command, long pid) {
-  struct utsname u;
+/* An event the collector makes itself (e zeroed past its type's part). */
+static void emit(rec_t *r, const struct os_event *e) {
+  if (r->json)
+    rec_write_event(r->out, e);
+  else
+    rec_bin_event(r->out, e, rec_bin_size(e->type));
+}
+
+static void header(rec_t *r, long pid) {
   struct timespec w;
   unsigned long long m = mono_ns();
+  long long wall;
   clock_gettime(CLOCK_REALTIME, &w);
-  if (uname(&u) != 0)
-    strcpy(u.release, "?");
-  fprintf(f, "{\"ipcstamp_os\":%d,\"clock\":\"CLOCK_MONOTONIC\",\"unit\":\"ns\","
-             "\"start\":%llu,\"start_wall_ns\":%lld,\"kernel\":\"%s\",",
-          REC_FORMAT, m, (long long)w.tv_sec * 1000000000ll + w.tv_nsec,
-          u.release);
-  if (command)
-    fputs("\"follow\":\"command\"}\n", f);
+  wall = (long long)w.tv_sec * 1000000000ll + w.tv_nsec;
+  if (r->json)
+    rec_write_header(r->out, m, wall, pid);
   else
-    fprintf(f, "\"follow\":\"pid\",\"pid\":%ld}\n", pid);
+    rec_bin_header(r->out, m, wall, pid);
 }
 
 /* --pid: the process and the descendants it has now, each followed and
  * written as a line of its own (argv from /proc) so that workers started
  * before the recording are named too. */
-static void follow_existing(struct os *s, FILE *f, unsigned root) {
+static void follow_existing(struct os *s, rec_t *r, unsigned root) {
   enum { MAXP = 65536 };
   unsigned *pid = malloc(MAXP * sizeof *pid), *ppid = malloc(MAXP * sizeof *ppid);
   unsigned char *in = calloc(MAXP, 1);
@@ -138,6 +149,7 @@ static void follow_existing(struct os *s, FILE *f, unsigned root) {
   for (i = 0; i < n; i++) {
     char path[64], args[OS_ARGS];
     size_t len = 0;
+    struct os_event e;
     FILE *c;
     if (!in[i])
       continue;
@@ -147,7 +159,8 @@ static void follow_existing(struct os *s, FILE *f, unsigned root) {
       len = fread(args, 1, sizeof args, c);
       fclose(c);
     }
-    rec_write_proc(f, mono_ns(), pid[i], ppid[i], args, len);
+    rec_proc_event(&e, mono_ns(), pid[i], ppid[i], args, len);
+    emit(r, &e);
   }
 out:
   if (d)
@@ -212,7 +225,12 @@ static void poll_loop(struct os *s, rec_t *r, pid_t child, long pid,
     else if (child <= 0 && kill((pid_t)pid, 0) != 0 && errno == ESRCH)
       done = 1;
     if ((lost = rec_lost(s)) != said) { /* said as it happens, never hidden */
-      fprintf(r->out, "{\"t\":\"lost\",\"n\":%llu}\n", lost);
+      struct os_event e;
+      memset(&e, 0, sizeof e);
+      e.type = OS_EV_LOST;
+      e.ts = mono_ns();
+      e.u.lost.n = lost;
+      emit(r, &e);
       said = lost;
     }
     fflush(r->out);
@@ -268,17 +286,24 @@ static int finish(rec_t *r, struct os *s, char **cmd, int status) {
   unsigned long long lost = rec_lost(s);
   int rc = CLI_EXIT_OK;
   struct rusage ru;
-  long long cpu = -1;
-  /* The collector's own CPU time, so that its cost is in the file. */
-  if (getrusage(RUSAGE_SELF, &ru) == 0)
-    cpu = ((long long)ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1000000000ll +
-          ((long long)ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) * 1000ll;
-  fprintf(r->out, "{\"t\":\"end\",\"ns\":%llu,\"events\":%llu,\"lost\":%llu,"
-                  "\"collector_cpu_ns\":%lld",
-          mono_ns(), r->events, lost, cpu);
-  if (cmd && status != -1)
-    fprintf(r->out, ",\"status\":%d", status);
-  fputs("}\n", r->out);
+  struct os_event e;
+  memset(&e, 0, sizeof e);
+  e.type = OS_EV_END;
+  e.ts = mono_ns();
+  e.u.end.events = r->events;
+  e.u.end.lost = lost;
+  e.u.end.collector_cpu_ns = -1;
+  /* The collector's own CPU time and memory, so that its cost is in the
+   * file. */
+  if (getrusage(RUSAGE_SELF, &ru) == 0) {
+    e.u.end.collector_cpu_ns =
+        ((long long)ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1000000000ll +
+        ((long long)ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) * 1000ll;
+    e.u.end.max_rss_kb = (unsigned long long)ru.ru_maxrss;
+  }
+  e.u.end.has_status = cmd && status != -1;
+  e.u.end.status = e.u.end.has_status ? status : 0;
+  emit(r, &e);
   if (lost)
     fprintf(stderr, "ipcstamp record: %llu events lost (the kernel's ring "
                     "buffer was full): the recording is incomplete\n", lost);
@@ -299,7 +324,7 @@ int rec_main(int argc, char **argv) {
   long pid = 0;
   char **cmd = NULL;
   struct os *s = NULL;
-  rec_t r = {NULL, 0};
+  rec_t r = {NULL, 0, 0};
   pid_t child = -1;
   int go = -1, rc, status;
   if ((rc = options(argc, argv, &path, &pid, &cmd)) >= 0)
@@ -314,10 +339,18 @@ int rec_main(int argc, char **argv) {
    * a temporary one until the end): a live reader can follow it, and a
    * collector killed mid-way leaves what it wrote where it was asked. */
   cli_output_publish();
+  r.json = strcmp(path, "-") == 0;
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+  r.json = 1; /* version 2 is little-endian, as the kernel's records here are not */
+#endif
+  /* Large writes: a file gets its records in 1 MiB pieces (and at each
+   * poll, so that a live reader and a collector killed lose little). */
+  if (!r.json)
+    setvbuf(r.out, NULL, _IOFBF, 1 << 20);
   signal(SIGINT, on_signal);
   signal(SIGTERM, on_signal);
   signal(SIGPIPE, SIG_IGN);
-  header(r.out, cmd != NULL, pid);
+  header(&r, cmd ? 0 : pid);
   if (cmd) {
     if ((child = start_command(cmd, &go)) < 0) {
       os__destroy(s);
@@ -328,7 +361,7 @@ int rec_main(int argc, char **argv) {
       fprintf(stderr, "ipcstamp record: cannot start %s\n", cmd[0]);
     close(go);
   } else {
-    follow_existing(s, r.out, (unsigned)pid);
+    follow_existing(s, &r, (unsigned)pid);
   }
   poll_loop(s, &r, child, pid, &status);
   rc = finish(&r, s, cmd, status);

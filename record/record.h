@@ -8,8 +8,6 @@
 
 #include "os_event.h"
 
-/* The recorded file's format version (its first line says it). */
-#define REC_FORMAT 1
 
 /* Exit codes of `ipcstamp record` beyond the command's own (docs/os.md):
  * each reason BPF cannot be used is its own, so that a script can say
@@ -35,13 +33,27 @@ unsigned long long rec_lost(struct os *s);
 /* Follows process pid (and the processes it starts from now on). */
 void rec_trace(struct os *s, unsigned pid);
 
-/* os_write.c: one event as a line of the file. */
+/* os_write.c, version 1 (the live view, -o -): the first line (pid 0: a
+ * command is followed), then one event as a line. */
+void rec_write_header(FILE *f, unsigned long long start, long long wall,
+                      long pid);
 void rec_write_event(FILE *f, const struct os_event *e);
-/* A process that was there before the collector started, as an exec line
- * (args: its NUL-separated arguments, len bytes). */
-void rec_write_proc(FILE *f, unsigned long long ns, unsigned pid,
+/* A process that was there before the collector started, as an exec
+ * event in *e (args: its NUL-separated arguments, len bytes). */
+void rec_proc_event(struct os_event *e, unsigned long long ns, unsigned pid,
                     unsigned ppid, const char *args, size_t len);
 /* The name of system call nr ("fsync"), or NULL when not in the table. */
 const char *rec_syscall_name(long nr);
+
+/* os_write.c, version 2 (a file): the header (pid 0: a command), then
+ * each record as the kernel made it (size bytes at data, a struct
+ * os_event cut to its type), padded to its type's size.  0, or -1 when the
+ * record is not one this collector knows (nothing written) or the header
+ * cannot be written. */
+int rec_bin_header(FILE *f, unsigned long long start, long long wall,
+                   long pid);
+int rec_bin_event(FILE *f, const void *data, size_t size);
+/* The bytes of a type's record in the file; 0 for a type not known. */
+size_t rec_bin_size(unsigned type);
 
 #endif

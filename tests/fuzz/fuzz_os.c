@@ -1,11 +1,18 @@
 /* fuzz_os.c — libFuzzer target for the reader of `ipcstamp record`'s
- * file (analyze/os_read.c) and the join (analyze/os_split.c).
+ * file (analyze/os_read.c, analyze/os_bin.c) and the join
+ * (analyze/os_split.c, analyze/os_between.c).
  *
- * Each input is the file after its first line, which is put in front so
- * that every execution reaches the records.  The recording is then joined
- * with one delivery of a single upcall over its span of time: besides "no
- * crash, no leak, no read out of bounds", the parts must add up exactly to
- * the delivery's pipe, worker and kernel time, whatever the file says. */
+ * The input's first byte says what it is:
+ *  - 0x89 (version 2's first byte): records, after a valid header (each
+ *    type's size, two system call names) that is put in front;
+ *  - 'H': a whole file, header included (the header's own checks);
+ *  - anything else: version 1's JSON lines after its first line, which is
+ *    put in front;
+ * so that every execution reaches the records.  The recording is then
+ * joined with one delivery of a single upcall over its span of time:
+ * besides "no crash, no leak, no read out of bounds", the parts must add
+ * up exactly to the delivery's pipe, worker and kernel time, whatever the
+ * file says. */
 #include "config.h"
 
 #include <fcntl.h>
@@ -20,9 +27,59 @@
 static const char head[] = "{\"ipcstamp_os\":1,\"start\":0}\n";
 static char path[64];
 
+static void put32(unsigned char *p, uint32_t v) {
+  int i;
+  for (i = 0; i < 4; i++)
+    p[i] = (unsigned char)(v >> (8 * i));
+}
+
+/* Version 2's header (docs/os.md, "The file") into h: 248 bytes. */
+static size_t bin_head(unsigned char *h) {
+  static const uint32_t size[8] = {0, 288, 32, 32, 104, 56, 32, 64};
+  int i;
+  memset(h, 0, 248);
+  memcpy(h, "\x89IPS-OS\n", 8);
+  put32(h + 8, 2);        /* version */
+  put32(h + 12, 248);     /* header size: 200 and two names */
+  put32(h + 16, 1);       /* CLOCK_MONOTONIC */
+  put32(h + 44, 16);      /* entries of the size table */
+  for (i = 0; i < 8; i++)
+    put32(h + 48 + 4 * i, size[i]);
+  put32(h + 192, 2);      /* names */
+  put32(h + 196, 24);
+  put32(h + 200, 0);
+  memcpy(h + 204, "read", 4);
+  put32(h + 224, 202);
+  memcpy(h + 228, "futex", 5);
+  return 248;
+}
+
 static int64_t time_sum(const ips_os_time_t *t) {
   return t->on_cpu + t->cpu_wait + t->disk + t->fault + t->sleep +
          t->not_measured;
+}
+
+/* The time between deliveries (os_between.c): the gap before d, and a
+ * stretch of d's kernel thread, each split exactly whatever the file. */
+static void between(ips_os_t *os, ips_delivery_t *d) {
+  ips_os_time_t t, sum;
+  ips_os_kernel_t k;
+  int64_t m, ns;
+  char sc[24];
+  d->has_gap = 1;
+  d->gap_ns = 400;
+  d->snap_save_ns = 100;
+  CHECK(ips_os_between(os, d, &t) == 1);
+  CHECK(time_sum(&t) == 500);
+  memset(&sum, 0, sizeof sum);
+  ips_os_kernel(os, d, &k);
+  ips_os_kernel_time(os, &k, k.offset, k.offset + 9000, &sum);
+  CHECK(time_sum(&sum) == 9000);
+  ips_os_time_add(&sum, &t);
+  CHECK(time_sum(&sum) == 9500);
+  CHECK(ips_os_time_cause(&sum, &ns, sc) != NULL && ns > 0);
+  if (ips_os_from_wall(os, 1000, &m))
+    CHECK(m >= -((int64_t)1 << 62) && m <= ((int64_t)1 << 62));
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
@@ -39,8 +96,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     snprintf(path, sizeof path, "/tmp/fuzz_os.%d", (int)getpid());
   fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
   CHECK(fd >= 0);
-  CHECK(write(fd, head, sizeof head - 1) == (ssize_t)(sizeof head - 1));
-  CHECK(size == 0 || write(fd, data, size) == (ssize_t)size);
+  if (size > 0 && (data[0] == 0x89 || data[0] == 'H')) {
+    unsigned char h[248];
+    size_t n = data[0] == 0x89 ? bin_head(h) : 0;
+    CHECK(n == 0 || write(fd, h, n) == (ssize_t)n);
+    CHECK(size == 1 || write(fd, data + 1, size - 1) == (ssize_t)(size - 1));
+  } else {
+    CHECK(write(fd, head, sizeof head - 1) == (ssize_t)(sizeof head - 1));
+    CHECK(size == 0 || write(fd, data, size) == (ssize_t)size);
+  }
   close(fd);
   if (ips_os_open(&os, path, err, sizeof err) != 0)
     return 0;
@@ -65,6 +129,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   CHECK(time_sum(&s.worker) == d.worker);
   CHECK(time_sum(&s.kernel) == d.kernel);
   CHECK(s.frames <= s.frames_expected);
+  between(os, &d);
   ips_os_info(os, &info);
   CHECK(info.unmatched_frames <= info.frames);
   ips_os_free(os);

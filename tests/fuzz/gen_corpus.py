@@ -52,4 +52,47 @@ write("parent_frames", "four_results",
 write("parent_frames", "extra_frame", ns(b".\x01null") * 6)
 write("parent_frames", "partial", b"10:.\x01ab")
 write("parent_frames", "bad_tag", ns(b"Zx"))
+
+
+def os_v2(lines):
+    """ipcstamp record's version 1 lines as version 2's records (docs/os.md,
+    "The file"), for fuzz_os's seeds: the same recording both ways."""
+    import json
+    import struct
+    out = b""
+    for line in lines:
+        r = json.loads(line)
+        t = r["t"]
+        if t == "frame":
+            head = bytes.fromhex(r["head"])
+            out += struct.pack("<IIIIQQQQQQQIIBBBB16s4x", 4, r["pid"], r["tid"], 0,
+                               r["last_ret"], r["pipe"], r["len"], r["enter"],
+                               r["ret"], r["last_enter"], r["last_ret"],
+                               r["fd"], r["calls"], r["side"] == "w",
+                               ord(r["tag"] or "\0"), len(head), 0, head)
+        elif t == "wait":
+            out += struct.pack("<IIIIQQQQiI", 5, r["pid"], r["tid"], 0,
+                               r["on"], r["off"], r["wake"], r["on"], r["nr"],
+                               ["cpu", "sleep", "disk"].index(r["why"]))
+        elif t == "end":
+            out += struct.pack("<IIIIQQQqiIQ", 7, 0, 0, 0, r["ns"], r["events"],
+                               r["lost"], -1, 0, 0, 0)
+    return out
+
+
+with open(os.path.join(here, "corpus", "os", "delivery.os"), "rb") as f:
+    records = os_v2(f.read().decode().splitlines())
+write("os", "delivery.v2", b"\x89" + records)
+# A whole file (fuzz_os's 'H'): the header of the target's own, but with a
+# third system call name (fsync, whose wait the records have).
+hdr = bytearray(272)
+hdr[0:8] = b"\x89IPS-OS\n"
+for off, v in ((8, 2), (12, 272), (16, 1), (44, 16), (192, 3), (196, 24)):
+    hdr[off:off + 4] = v.to_bytes(4, "little")
+for i, v in enumerate((0, 288, 32, 32, 104, 56, 32, 64)):
+    hdr[48 + 4 * i:52 + 4 * i] = v.to_bytes(4, "little")
+for i, (nr, name) in enumerate(((0, b"read"), (202, b"futex"), (74, b"fsync"))):
+    hdr[200 + 24 * i:204 + 24 * i] = nr.to_bytes(4, "little", signed=True)
+    hdr[204 + 24 * i:204 + 24 * i + len(name)] = name
+write("os", "whole.v2", b"H" + bytes(hdr) + records)
 sys.exit(0)

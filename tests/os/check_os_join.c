@@ -145,19 +145,24 @@ START_TEST(unmatched_frame_counted) {
 }
 END_TEST
 
-/* A frame is taken once: the same delivery split again finds none. */
+/* A frame is taken once: another delivery over the same time finds none,
+ * the same delivery split again finds its own again. */
 START_TEST(frame_taken_once) {
   int64_t P1[2] = {10000, 11400}, W1[2] = {10400, 11000};
-  ips_delivery_t d1;
+  ips_delivery_t d1, other;
   ips_os_split_t s1;
   char *path;
   ips_os_t *os = open_recording(0, &path);
   delivery(&d1, P1, W1, "v1");
   ck_assert_int_eq(ips_os_split(os, &d1, &s1), 0);
   ck_assert_uint_eq(s1.frames, 2);
-  ck_assert_int_eq(ips_os_split(os, &d1, &s1), 0);
+  other = d1;
+  other.line = 99;
+  ck_assert_int_eq(ips_os_split(os, &other, &s1), 0);
   ck_assert_uint_eq(s1.frames, 0);
-  ck_assert_int_eq(s1.pipe_not_measured, d1.pipe);
+  ck_assert_int_eq(s1.pipe_not_measured, other.pipe);
+  ck_assert_int_eq(ips_os_split(os, &d1, &s1), 0);
+  ck_assert_uint_eq(s1.frames, 2);
   ips_os_free(os);
   unlink(path);
 }

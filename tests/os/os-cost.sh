@@ -1,18 +1,34 @@
 #!/bin/sh
-# os-cost.sh: what `ipcstamp record` costs the run it records, end to end:
-# `ipcstamp run` with N deliveries of 4 upcalls each on ipcstamp-worker-xs
-# (Agoric's xsnap, so a real VM), alone (A) and under `ipcstamp record`
-# (B), alternately ROUNDS times (tests/bench/ab: medians of wall and CPU
-# time, B / A; B's CPU includes the collector's own), then the events the
-# recording lost.  `make bench-os` runs it from the build folder under the
-# bench lock; it needs root and BPF, and says why when it cannot run.
+# os-cost.sh: what `ipcstamp record` costs the run it records, end to end,
+# N deliveries of 4 upcalls each (BENCHMARKS.md, "What ipcstamp record
+# costs a run").  Each comparison is tests/bench/ab: alone (A) and recorded
+# (B), alternately ROUNDS times, medians of wall and CPU time, B / A (B's
+# CPU includes the collector's own; the BPF programs' time is in the traced
+# processes' system time):
+#   1. `ipcstamp run` on ipcstamp-worker-xs (Agoric's xsnap), recorded;
+#   2. the same, under the floor: the BPF programs attached where they
+#      always are and returning at once (IPCSTAMP_RECORD_FLOOR=1);
+#   3. Agoric's own parent (@agoric/xsnap from Node, tests/bench/
+#      xs-parent.mjs) driving the vanilla xsnap-worker, recorded;
+#   4. with IPCSTAMP_OLD=PATH (another build's tools/ipcstamp): its
+#      collector against this one, each recording 1's run;
+#   5. as 1, on a run 10 times as long (ROUNDS / 2 rounds): the
+#      collector's loading of its programs (the verifier: once per run)
+#      weighs a tenth as much;
+# with the events of the last recordings, those lost, the cost per event,
+# and the collector's peak memory on runs of N and 10 N deliveries.  `make
+# bench-os` runs it from the build folder under the bench lock; it needs
+# root and BPF, and says why when it cannot run.
 #
 #   flock /tmp/ipcstamp-bench.lock sh tests/os/os-cost.sh [ROUNDS [N]]
 set -eu
+src=$(cd "$(dirname "$0")/../.." && pwd)
 rounds=${1:-5}
 n=${2:-20000}
 worker=worker/ipcstamp-worker-xs
 [ -x "$worker" ] || worker=worker/ipcstamp-worker-js
+vanilla=worker/xs/xsnap-worker-vanilla
+nm=${IPCSTAMP_INTEROP_DIR:-$src/tests/interop}/node_modules
 for f in tests/bench/ab tests/bench/ipcstamp-direct tools/ipcstamp "$worker"; do
     [ -x "$f" ] || { echo "os-cost.sh: no $f (make, make bench-tools)" >&2; exit 1; }
 done
@@ -22,20 +38,50 @@ if ! tools/ipcstamp record -o "$tmp/probe.os" -- true 2>"$tmp/probe.err"; then
     echo "os-cost.sh: ipcstamp record cannot run here: $(cat "$tmp/probe.err")"
     exit 0
 fi
-{
+workload() {
     printf '%s\n' '{"vat":"v1","evaluate":"var req = new TextEncoder().encode(\"[\\\"vatstoreGet\\\",\\\"k\\\"]\"); globalThis.handleCommand = function (buf) { for (var i = 0; i < 4; i += 1) issueCommand(req.buffer); return new ArrayBuffer(0); };"}'
     i=0
-    while [ "$i" -lt "$n" ]; do echo '{"vat":"v1","vd":{"n":1}}'; i=$((i + 1)); done
-} >"$tmp/w4.jsonl"
+    while [ "$i" -lt "$1" ]; do echo '{"vat":"v1","vd":{"n":1}}'; i=$((i + 1)); done
+}
+workload "$n" >"$tmp/w4.jsonl"
 export IPCSTAMP_CPU_TIME=0
-# B as a script: ab splits its arguments at "--", and record takes one.
-printf '%s\n' "exec tools/ipcstamp record -o '$tmp/b.os' -- tests/bench/ipcstamp-direct run --worker '$worker' --workload '$tmp/w4.jsonl' --slog '$tmp/b.slog' --force --quiet" >"$tmp/b.sh"
+run="tests/bench/ipcstamp-direct run --worker $worker --workload $tmp/w4.jsonl --force --quiet"
+# B as scripts: ab splits its arguments at "--", and record takes one.
+echo "exec tools/ipcstamp record -o $tmp/b.os -- $run --slog $tmp/b.slog" >"$tmp/b.sh"
+echo "IPCSTAMP_RECORD_FLOOR=1 exec tools/ipcstamp record -o $tmp/f.os -- $run --slog $tmp/f.slog" >"$tmp/f.sh"
+# The last recording's end (events, lost, the collector's CPU and memory).
+end() { python3 "$src/tests/os/os_check.py" end "$1"; }
+# The CPU medians of ab's output ($1): "A B".
+cpu() { sed -n 's/^CPU: A \([0-9.]*\) s  B \([0-9.]*\) s.*/\1 \2/p' "$1"; }
+per_event() { # ab's output, a recording: (B - A) CPU per event, in ns
+    set -- $(cpu "$1") "$(end "$2")"
+    echo "$3" | python3 -c "import json,sys; e=json.loads(sys.stdin.read()); print(f\"{($2-$1)*1e9/e['events']:.0f} ns of CPU per event recorded ({e['events']} events, {e['lost']} lost; the collector's own {e['collector_cpu_ns']/e['events']:.0f} ns per event, {e['collector_max_rss_kb']} kB peak RSS)\")"
+}
 echo "== $(uptime)"
-echo "== ipcstamp run on $worker, $n deliveries of 4 upcalls: alone (A), under ipcstamp record (B)"
-tests/bench/ab "$rounds" /dev/null /dev/null -- \
-    tests/bench/ipcstamp-direct run --worker "$worker" --workload "$tmp/w4.jsonl" --slog "$tmp/a.slog" --force --quiet -- \
-    sh "$tmp/b.sh"
-frames=$(grep -c '"t":"frame"' "$tmp/b.os" || true)
-waits=$(grep -c '"t":"wait"' "$tmp/b.os" || true)
-echo "== the last recording: $frames frame sides, $waits waits, $(tail -1 "$tmp/b.os")"
+echo "== 1. ipcstamp run on $worker, $n deliveries of 4 upcalls: alone (A), under ipcstamp record (B)"
+tests/bench/ab "$rounds" /dev/null /dev/null -- $run --slog "$tmp/a.slog" -- sh "$tmp/b.sh" | tee "$tmp/ab1"
+echo "== $(per_event "$tmp/ab1" "$tmp/b.os")"
+echo "== 2. the same: alone (A), under the floor (B: the programs attached, returning at once)"
+tests/bench/ab "$rounds" /dev/null /dev/null -- $run --slog "$tmp/a.slog" -- sh "$tmp/f.sh" | tee "$tmp/ab2"
+if [ -x "$vanilla" ] && command -v node >/dev/null 2>&1 && [ -d "$nm/@agoric/xsnap" ]; then
+    echo "node $src/tests/bench/xs-parent.mjs $nm $vanilla $n" >"$tmp/p.sh"
+    echo "exec tools/ipcstamp record -o $tmp/p.os -- node $src/tests/bench/xs-parent.mjs $nm $vanilla $n" >"$tmp/pb.sh"
+    echo "== 3. Agoric's parent (@agoric/xsnap) on the vanilla xsnap-worker, $n deliveries of 4 upcalls: alone (A), under ipcstamp record (B)"
+    tests/bench/ab "$rounds" /dev/null /dev/null -- sh "$tmp/p.sh" -- sh "$tmp/pb.sh" | tee "$tmp/ab3"
+    echo "== $(per_event "$tmp/ab3" "$tmp/p.os")"
+else
+    echo "== 3. Agoric's parent: skipped (needs $vanilla, node and $nm/@agoric/xsnap)"
+fi
+if [ -n "${IPCSTAMP_OLD:-}" ]; then
+    echo "exec $IPCSTAMP_OLD record -o $tmp/o.os -- $run --slog $tmp/o.slog" >"$tmp/o.sh"
+    echo "== 4. the collector of $IPCSTAMP_OLD (A) against this one (B), each recording 1's run"
+    tests/bench/ab "$rounds" /dev/null /dev/null -- sh "$tmp/o.sh" -- sh "$tmp/b.sh"
+fi
+long=$((n * 10))
+workload "$long" >"$tmp/w4.jsonl"
+echo "exec tools/ipcstamp record -o $tmp/long.os -- $run --slog $tmp/long.slog" >"$tmp/long.sh"
+echo "== 5. as 1, $long deliveries (the collector's loading, once per run, a tenth as much of it): alone (A), under ipcstamp record (B)"
+tests/bench/ab "$(( (rounds + 1) / 2 ))" /dev/null /dev/null -- $run --slog "$tmp/a.slog" -- sh "$tmp/long.sh" | tee "$tmp/ab4"
+echo "== $(per_event "$tmp/ab4" "$tmp/long.os")"
+echo "== the collector's peak memory: $(end "$tmp/b.os" | sed 's/.*"collector_max_rss_kb":\([0-9]*\).*/\1/') kB over $n deliveries, $(end "$tmp/long.os" | sed 's/.*"collector_max_rss_kb":\([0-9]*\).*/\1/') kB over $long"
 echo "== $(uptime)"

@@ -217,7 +217,7 @@ int cli_analyze(cli_input_t *in, ips_analysis_t **out) {
     fprintf(stderr, "%s: %s\n", in->prog, ips_strerror(rc));
     return CLI_EXIT_IO;
   }
-  if (in->os_path && (os_rc = cli_os_open(in, *out)) != CLI_EXIT_OK &&
+  if (in->os_path && (os_rc = cli_os_join(in, *out)) != CLI_EXIT_OK &&
       !ips_analysis_os_recording(*out))
     return os_rc;
   if (in->src.follow) {

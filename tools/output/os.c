@@ -121,3 +121,11 @@ void os_summary_text(FILE *f, const ips_analysis_t *a) {
           info.lost);
   split_text(f, "  ", sum);
 }
+
+void os_time_json(yajl_gen g, const char *key, const ips_os_time_t *t) {
+  time_json(g, key, t);
+}
+
+void os_time_text(FILE *f, const char *name, const ips_os_time_t *t) {
+  time_text(f, name, t);
+}

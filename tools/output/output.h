@@ -78,6 +78,10 @@ void os_text(FILE *f, const ips_os_split_t *s);
  * holds ("os": {...} in JSON, a block in text).  Nothing without one. */
 void os_summary_json(yajl_gen g, const ips_analysis_t *a);
 void os_summary_text(FILE *f, const ips_analysis_t *a);
+/* One thread's split as os.c writes it: "key": {...} in JSON; a line of
+ * text after name. */
+void os_time_json(yajl_gen g, const char *key, const ips_os_time_t *t);
+void os_time_text(FILE *f, const char *name, const ips_os_time_t *t);
 
 /* What the report's formats (format.h) write to and read: set by the
  * command before the format's begin, but for the format's own state. */
@@ -217,6 +221,10 @@ typedef struct {
   int64_t sum[BLK_PARTS];
   ips_hist_t *h[BLK_PARTS];   /* owned */
   uint64_t saturated;         /* sums held at the bound (ips_sum_add) */
+  /* More of each JSON row (summary 0) and of the summary's (1), written
+   * before it closes: --os's "os" object (blocks_os.c).  NULL: none. */
+  void (*json_more)(void *arg, yajl_gen g, int summary);
+  void *json_more_arg;
 } blocks_out_t;
 
 /* o->out and o->g are the caller's; init allocates the rest (-1: out of
@@ -243,6 +251,54 @@ void blocks_header_csv(blocks_out_t *o);
 void blocks_row_csv(blocks_out_t *o, const ips_block_t *b);
 void blocks_summary_text(blocks_out_t *o);
 void blocks_summary_json(blocks_out_t *o);
+
+/* ---- blocks_os.c: `ipcstamp blocks --os FILE` ----------------------- */
+
+/* One delivery's span on its parent's clock, and its line. */
+typedef struct {
+  int64_t start, end;
+  long line;
+} blocks_os_span_t;
+
+/* One block's time outside its deliveries, split. */
+typedef struct {
+  int64_t between_ns;         /* the stretches' sum: the parts add up to it */
+  int64_t commit_ns;          /* of which the commit */
+  ips_os_time_t inside;       /* end-block-start to -finish, less deliveries */
+  ips_os_time_t commit;       /* commit-block-start to -finish */
+  int64_t worst_ns;           /* the longest stretch, */
+  long worst_line;            /* before the delivery at this line (0: the
+                                 block's end, -1: the commit), */
+  ips_os_time_t worst;        /* split */
+  long long kernel_pid;       /* 0: no frame of the block's deliveries */
+  int overflow;               /* not joined: all "not measured" */
+} blocks_os_block_t;
+
+typedef struct blocks_os_s {
+  ips_os_t *os;               /* owned */
+  ips_os_kernel_t k;          /* the latest delivery's kernel that had one */
+  int block_k;                /* one of this block's deliveries gave k */
+  blocks_os_span_t *spans;    /* the deliveries since the block before */
+  size_t nspans, capspans;
+  int overflow;               /* too many deliveries kept, or out of memory */
+  blocks_os_block_t cur;      /* the latest block's, for its row */
+  uint64_t n;
+  int64_t sum_ns;
+  ips_os_time_t sum;          /* over the blocks, for the summary */
+} blocks_os_t;
+
+/* Each attributed delivery, in order; then each block when committed
+ * (before its row is written: the rows show o->cur). */
+void blocks_os_delivery(blocks_os_t *o, const ips_delivery_t *d);
+void blocks_os_block(blocks_os_t *o, const ips_block_t *b);
+/* The block's "os" object in its JSON row; its lines under its text row;
+ * the summary's. */
+void blocks_os_json(const blocks_os_t *o, yajl_gen g);
+void blocks_os_text(const blocks_os_t *o, FILE *f);
+void blocks_os_summary_json(const blocks_os_t *o, yajl_gen g);
+void blocks_os_summary_text(const blocks_os_t *o, FILE *f);
+/* Frees what o holds (o itself is the caller's). */
+void blocks_os_free(blocks_os_t *o);
 
 /* blocks_html.c: the page (--format html), written at close from its
  * bars and o's summary; NULL when out of memory.  close frees h. */
