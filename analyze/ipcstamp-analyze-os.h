@@ -45,6 +45,10 @@ typedef struct ips_os_info_s {
                            fields, times out of order */
   long first_bad_line;  /* 1-based, 0 when none */
   int ended;            /* the file has its end line (not cut short) */
+  /* Frames of a delivery, an upcall or a reply (?, e, /) that no
+   * delivery split so far took: a delivery the slogfile lacks, or one left out by a filter
+   * (--vat, --method...), or a frame matched to none. */
+  uint64_t unmatched_frames;
   int64_t first_bad_offset; /* a version 2 file (records, not lines): the
                                byte offset of the first bad record, 0 when
                                none */
@@ -90,10 +94,28 @@ typedef struct ips_os_split_s {
  * recorded.  Returns 0; out is always filled (all of it "not measured"
  * when no frame of d was found).  Frames are found by time (the
  * slogfile's monotime and the recording share CLOCK_MONOTONIC when the
- * parent is ipcstamp's own), direction, tag and process. */
+ * parent is ipcstamp's own), direction, tag, process (the worker's pid
+ * from the slogfile, else the worker whose first argument names d's vat,
+ * else the first frame's), and order (each after the one before was
+ * read); a frame one delivery took is not found for another. */
 IPS_EXTERN int ips_os_split(ips_os_t *os, const ips_delivery_t *d,
                             ips_os_split_t *out);
 
+/* Joins the recording os with the deliveries of a: from then on every
+ * delivery a counts (after its filters) is split (ips_os_split) and
+ * handed to on_delivery with d->os its split, and the splits are summed.
+ * a owns os from this call on, also when it fails (ips_analysis_free frees
+ * it).  Returns 0, IPS_EINVAL (a or os NULL, a recording given already,
+ * or lines read already) or IPS_ENOMEM. */
+IPS_EXTERN int ips_analysis_os(ips_analysis_t *a, ips_os_t *os);
+/* The recording given to ips_analysis_os(), or NULL. */
+IPS_EXTERN const ips_os_t *ips_analysis_os_recording(const ips_analysis_t *a);
+/* The splits of the deliveries counted so far, summed part by part (a sum
+ * past 64 bits held at the bound; disk_by and sleep_by keep the first
+ * IPS_OS_BY - 1 names seen, the rest as "other"; worker_pid and
+ * kernel_pid 0), and in *n how many: NULL without a recording. */
+IPS_EXTERN const ips_os_split_t *ips_analysis_os_sum(const ips_analysis_t *a,
+                                                     uint64_t *n);
 /* ------------------------------------------------------------------------
  * Between deliveries (os_between.c; docs/os.md, "Between deliveries"): the
  * kernel's own thread from one delivery's end to the next one's start, and

@@ -237,6 +237,9 @@ typedef struct ips_delivery_s {
    * not, split on xsnap's wall timestamps: its ring was overwritten past
    * it before it was read (LAPPED), or no ring has it (MISSING). */
   int ring;
+  /* ips_analysis_os(): its split by what the OS saw (ipcstamp-analyze-os.h),
+   * valid during the callback; NULL without a recording. */
+  const struct ips_os_split_s *os;
 } ips_delivery_t;
 #define IPS_RING_JOINED 1
 #define IPS_RING_LAPPED 2

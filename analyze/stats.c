@@ -289,6 +289,7 @@ void ips__account(ips_analysis_t *a, ips__vat_t *v, ips_delivery_t *dv) {
     sum(&a->st.snap_load, dv->snap_load_ns, &a->st.saturated);
   }
   add_wait(&a->st.wait, dv, &a->st.saturated);
+  ips__os_account(a, dv);
   a->shown++;
   keep_slow(a, dv);
   if (dv->n_marks)

@@ -99,6 +99,7 @@ enum {
   OPT_OVER,
   OPT_RING,
   OPT_WORKER_RINGS,
+  OPT_OS,
   OPT_FIRST_OWN /* a subcommand numbers its own long options from here */
 };
 
@@ -120,6 +121,15 @@ enum {
   {"ring", required_argument, NULL, OPT_RING},            \
   {"worker-rings", required_argument, NULL, OPT_WORKER_RINGS}, \
   {"help", no_argument, NULL, 'h'}
+
+/* --os FILE, for the subcommands that join a recording of `ipcstamp
+ * record` (docs/os.md): put after CLI_INPUT_OPTIONS, CLI_OS_HELP in the
+ * help; cli_next_option takes it into cli_input_t.os_path and cli_analyze
+ * joins it with the analysis (cli_os_join). */
+#define CLI_OS_OPTION {"os", required_argument, NULL, OPT_OS}
+#define CLI_OS_HELP                                                        \
+  "  --os FILE         split each delivery with what `ipcstamp record`\n" \
+  "                    saw (docs/os.md)\n"
 
 /* --ring's lines in --help (otel says its own). */
 #ifndef CLI_RING_HELP
@@ -183,7 +193,15 @@ typedef struct {
   /* Set by cli_analyze once the input is open: an output made from an
    * input that could not be opened replaces nothing (cli_output_close). */
   int opened;
+  const char *os_path;         /* --os FILE, or NULL */
 } cli_input_t;
+
+/* os_file.c: in's --os FILE read (cli_os_open) and joined with the
+ * analysis a (ips_analysis_os): CLI_EXIT_OK, or CLI_EXIT_INPUT (bad lines
+ * skipped: the analysis goes on); or, with nothing joined, CLI_EXIT_IO
+ * (cannot be read) or CLI_EXIT_INPUT (not a recording this ipcstamp
+ * reads). */
+int cli_os_join(const cli_input_t *in, ips_analysis_t *a);
 
 /* Defaults for prog, whose --help text is usage. */
 void cli_input_init(cli_input_t *in, const char *prog, const char *usage);

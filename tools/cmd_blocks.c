@@ -101,7 +101,7 @@ static void on_idle(void *arg) {
   fflush(r->out.out);
 }
 
-enum { OPT_FORMAT = OPT_FIRST_OWN, OPT_SUMMARY, OPT_TOP, OPT_OS };
+enum { OPT_FORMAT = OPT_FIRST_OWN, OPT_SUMMARY, OPT_TOP, OPT_BLOCKS_OS };
 
 /* The command line into in and r (outpath: -o, top: --top).  Returns -1
  * to go on, else an exit code. */
@@ -112,7 +112,7 @@ static int blocks_options(cli_input_t *in, blocks_t *r, int argc, char **argv,
       {"format", required_argument, NULL, OPT_FORMAT},
       {"summary", no_argument, NULL, OPT_SUMMARY},
       {"top", required_argument, NULL, OPT_TOP},
-      {"os", required_argument, NULL, OPT_OS},
+      {"os", required_argument, NULL, OPT_BLOCKS_OS},
       {"output", required_argument, NULL, 'o'},
       {NULL, 0, NULL, 0}};
   long long v;
@@ -134,7 +134,7 @@ static int blocks_options(cli_input_t *in, blocks_t *r, int argc, char **argv,
           return cli_bad_value(in, "--top takes a count up to 1000", optarg);
         *top = v;
         break;
-      case OPT_OS:
+      case OPT_BLOCKS_OS:
         r->ospath = optarg;
         break;
     }

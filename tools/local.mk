@@ -85,6 +85,7 @@ tools_ipcstamp_otel_SOURCES = \
 	tools/otel/main.c \
 	tools/input/options.c \
 	tools/input/read.c \
+	tools/input/os_file.c \
 	tools/outfile.c \
 	tools/input/rings.c \
 	tools/cmd_otel.c \

@@ -88,6 +88,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   static const int64_t W[4] = {2000, 3000, 6000, 6500};
   ips_delivery_t d;
   ips_os_split_t s;
+  ips_os_info_t info;
   ips_os_t *os;
   char err[512];
   int fd;
@@ -109,6 +110,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     return 0;
   memset(&d, 0, sizeof d);
   d.n_up = 1;
+  /* No pid: the worker is looked up by the vat its exec names. */
+  d.vat = "v1";
   /* Both ways to the recording's clock: the parent's own monotonic
    * stamps, or through the worker's wall clock and the file's start. */
   d.clock = size & 1 ? 'w' : 'm';
@@ -127,6 +130,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   CHECK(time_sum(&s.kernel) == d.kernel);
   CHECK(s.frames <= s.frames_expected);
   between(os, &d);
+  ips_os_info(os, &info);
+  CHECK(info.unmatched_frames <= info.frames);
   ips_os_free(os);
   return 0;
 }

@@ -38,13 +38,27 @@ def total(t):
     return sum(t[p + "_ns"] for p in PARTS)
 
 
+
+def os_of(d):
+    """A delivery's OS split (its os_ fields, docs/report.md) as one
+    object: frames, frames_expected, pipe, worker and kernel."""
+    o = {"frames": d["os_frames"], "frames_expected": d["os_frames_expected"],
+         "pipe": {}}
+    for k, v in d.items():
+        if k.startswith("os_pipe_"):
+            o["pipe"][k[len("os_pipe_"):]] = v
+        for who in ("worker", "kernel"):
+            if k.startswith(f"os_{who}_") and k != f"os_{who}_pid":
+                o.setdefault(who, {})[k[len(f"os_{who}_"):]] = v
+    return o
+
 def worker_sum(rep):
     ds = [r for r in rep if "summary" not in r]
     if not ds:
         fail("no deliveries in the report")
     s = {p + "_ns": 0 for p in PARTS}
     for d in ds:
-        w = d["os"]["worker"]
+        w = os_of(d)["worker"]
         if total(w) != d["worker_ns"]:
             fail(f"crank {d['crank']}: worker parts {total(w)} != {d['worker_ns']}")
         for p in PARTS:
@@ -57,7 +71,7 @@ def split(rep):
     ds, _ = worker_sum(rep)
     found = expected = 0
     for d in ds:
-        o = d["os"]
+        o = os_of(d)
         p = o["pipe"]
         pipe = (p["before_write_ns"] + p["write_ns"] + p["in_pipe_ns"] +
                 p["cpu_wait_ns"] + p["reader_ns"] + p["not_measured_ns"])
@@ -87,7 +101,7 @@ def spin(rep):
     if not spins:
         fail("no spin delivery in the report")
     for d in spins:
-        w = d["os"]["worker"]
+        w = os_of(d)["worker"]
         if not running(w):
             fail(f"crank {d.get('crank')}: a spinning delivery's worker is "
                  f"not named on a CPU: {w}")

@@ -1,6 +1,8 @@
 /* os_file.c — `--os FILE`: the recording of `ipcstamp record` that an
  * analysis command joins with its slogfile (docs/os.md), opened and what
- * it could not hold said, the same way for each command. */
+ * it could not hold said, the same way for each command; and joined with
+ * the analysis (each delivery's d->os) for those that take the shared
+ * option (report, trace, latency, otel). */
 #include "config.h"
 
 #include <errno.h>
@@ -36,4 +38,17 @@ int cli_os_open(ips_os_t **os, const char *prog, const char *path) {
     fprintf(stderr, "%s: --os %s: the recording has no end (cut "
                     "short?)\n", prog, path);
   return info.bad_lines ? CLI_EXIT_INPUT : CLI_EXIT_OK;
+}
+
+int cli_os_join(const cli_input_t *in, ips_analysis_t *a) {
+  ips_os_t *os;
+  int rc = cli_os_open(&os, in->prog, in->os_path), jrc;
+  if (!os)
+    return rc;
+  if ((jrc = ips_analysis_os(a, os)) < 0) { /* os is a's, or freed */
+    fprintf(stderr, "%s: --os %s: %s\n", in->prog, in->os_path,
+            ips_strerror(jrc));
+    return CLI_EXIT_IO;
+  }
+  return rc;
 }

@@ -67,23 +67,17 @@ size_t keep_sort(keep_t *k, int in_file_order);
 const ips_delivery_t *keep_get(const keep_t *k, size_t i);
 void keep_free(keep_t *k);
 
-/* ---- the operating system's split, report --os (os.c) ----------------- */
+/* ---- the operating system's split, --os (os.c) ------------------------ */
 
-typedef struct {
-  ips_os_t *os;          /* the recording */
-  uint64_t n;            /* deliveries split */
-  uint64_t frames, frames_expected;
-  ips_os_split_t sum;    /* their parts, summed */
-} os_out_t;
-/* Splits d (into *s) and adds it to the sums (each delivery once, shown
- * or not: the formats split it again to show it). */
-void os_add(os_out_t *o, const ips_delivery_t *d, ips_os_split_t *s);
-/* "os": {...} in a delivery's object; in the summary's. */
-void os_json(yajl_gen g, const ips_os_split_t *s);
-void os_summary_json(yajl_gen g, const os_out_t *o);
-/* A delivery's lines; the summary's block. */
+/* A thread's time per system call, key: {"fsync": ns, ...} (the field
+ * list's type BY). */
+void os_by_json(yajl_gen g, const char *key, const ips_os_by_t *by);
+/* A delivery's lines in the text report (d->os). */
 void os_text(FILE *f, const ips_os_split_t *s);
-void os_summary_text(FILE *f, const os_out_t *o);
+/* The summary's: the analysis's sums of the splits and what the recording
+ * holds ("os": {...} in JSON, a block in text).  Nothing without one. */
+void os_summary_json(yajl_gen g, const ips_analysis_t *a);
+void os_summary_text(FILE *f, const ips_analysis_t *a);
 /* One thread's split as os.c writes it: "key": {...} in JSON; a line of
  * text after name. */
 void os_time_json(yajl_gen g, const char *key, const ips_os_time_t *t);
@@ -112,7 +106,7 @@ typedef struct report_out_s {
   const ips_analysis_t *summarized;  /* html: the summary's analysis */
   int worker_rings;    /* --worker-rings was given: the summary says
                           what they joined */
-  os_out_t *os;        /* --os: the operating system's split; NULL without */
+  int os;              /* --os: the deliveries carry IPS_OS_FIELDS */
 } report_out_t;
 
 void report_delivery_text(report_out_t *r, const ips_delivery_t *d);
@@ -177,7 +171,15 @@ extern const char *const latency_names[LAT_N];
 void latency_add(ips_hist_t *h, int what, const ips_delivery_t *d);
 /* The VM's spans of one name: each span's length. */
 void latency_add_span(ips_hist_t *h, const char *name, const ips_delivery_t *d);
-/* label: latency_names[what], or "span:NAME". */
+/* The OS parts latency takes with --os (--what os, --what os_NAME): the
+ * ns fields of IPS_OS_FIELDS, in its order.  latency_os_next: the first
+ * at or after *k (its index in *k, its name in *name), 0 after the last;
+ * latency_os_find: name's index, or -1. */
+int latency_os_next(size_t *k, const char **name);
+int latency_os_find(const char *name);
+/* Adds OS part k of d to h (a delivery without its split: nothing). */
+void latency_add_os(ips_hist_t *h, size_t k, const ips_delivery_t *d);
+/* label: latency_names[what], "span:NAME", or an OS part's name. */
 void latency_table(FILE *f, const ips_hist_t *h, const char *label);
 void latency_json(FILE *f, const ips_hist_t *h, const char *label);
 
