@@ -114,6 +114,7 @@ void ips_analysis_free(ips_analysis_t *a) {
     return;
   ips__attr_free(a);
   ips__ringm_free(a->ringm);
+  ips__os_join_free(a->osj);
   free(a->slow);
   free(a->slow_sorted);
   free(a->slow_order);

@@ -75,6 +75,7 @@ struct ips_analysis_s {
   int ring_note;
   int read_err;                  /* the source failed: returned again */
   char read_msg[256];
+  struct ips__os_join_s *osj;    /* ips_analysis_os(); NULL: none */
 };
 
 /* One record of the given line.  Skips go to the callback and the stats. */
@@ -94,5 +95,9 @@ void ips__ring_account(void *arg, const ips_delivery_t *d,
 
 /* Release the assembler's state. */
 void ips__attr_free(ips_analysis_t *a);
+/* os_join.c: dv split by the recording (dv->os set) and summed, when the
+ * analysis has one; its state freed (NULL ignored). */
+void ips__os_account(ips_analysis_t *a, ips_delivery_t *dv);
+void ips__os_join_free(struct ips__os_join_s *j);
 
 #endif

@@ -262,6 +262,8 @@ static void end_finish(ips__blocks_t *b, int64_t t) {
   b->in_end = 0;
   b->ended = 1;
   k->swingset_ns = t - b->start_t;
+  k->start_t = b->start_t;
+  k->finish_t = t;
   /* the rest, so that the parts add up exactly */
   k->kernel_own = k->swingset_ns;
   sat_sub_parts(k);
@@ -344,6 +346,8 @@ void ips__blocks_record(ips__blocks_t *b, const ips__snap_clock_t *s,
       if (b->has_commit_t && rec_time(r, b->c, &t)) {
         k->has_commit = 1;
         k->commit_ns = t - b->commit_t;
+        k->commit_start_t = b->commit_t;
+        k->commit_finish_t = t;
       }
       emit(b);
       return;

@@ -158,6 +158,12 @@ static void compare_delivery(ips_diff_delivery_t *x, size_t n) {
   x->part = best;
 }
 
+/* *s += v, held at the bound (ips_sum_add, the one policy), counted in
+ * the diff's saturated. */
+static void sum(ips_diff_t *d, int64_t *s, int64_t v) {
+  d->s.st.saturated += (uint64_t)ips_sum_add(s, v);
+}
+
 /* Each node against the fastest: its time over it, part by part, and the
  * deliveries on which it lost most. */
 static void add_over(ips_diff_t *d, const ips_diff_delivery_t *x) {
@@ -169,10 +175,10 @@ static void add_over(ips_diff_t *d, const ips_diff_delivery_t *x) {
     ips_diff_node_t *nd = &d->node[i].pub;
     if (!sd->present)
       continue;
-    nd->over += sd->total - fast->total;
+    sum(d, &nd->over, sd->total - fast->total);
     for (p = 0; p < IPS_DIFF_NPARTS; p++)
       if (sd->part[p] > fast->part[p])
-        nd->over_part[p] += sd->part[p] - fast->part[p];
+        sum(d, &nd->over_part[p], sd->part[p] - fast->part[p]);
     if (i == x->slowest && sd->total > fast->total)
       list_add(&d->s.slowest[i], sd->total - fast->total, d->s.seq, x);
   }
@@ -276,18 +282,18 @@ static void add_common(ips_diff_t *d, const ips_diff_delivery_t *x) {
   for (i = 0; i < d->n; i++) {
     ips_diff_node_t *nd = &d->node[i].pub;
     nd->common++;
-    nd->total += x->side[i].total;
+    sum(d, &nd->total, x->side[i].total);
     for (p = 0; p < IPS_DIFF_NPARTS; p++)
-      nd->part[p] += x->side[i].part[p];
+      sum(d, &nd->part[p], x->side[i].part[p]);
   }
   if (!g) {
     d->s.groups.over++;
   } else {
     g->n++;
     for (i = 0; i < d->n; i++) {
-      g->total[i] += x->side[i].total;
+      sum(d, &g->total[i], x->side[i].total);
       for (p = 0; p < IPS_DIFF_NPARTS; p++)
-        g->part[i][p] += x->side[i].part[p];
+        sum(d, &g->part[i][p], x->side[i].part[p]);
     }
   }
   add_block(d, x);

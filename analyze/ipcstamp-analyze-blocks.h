@@ -59,6 +59,11 @@ typedef struct ips_block_s {
    * then bounds, not times, and its parts no longer add up.  0 on any
    * real file; hostile input (records 292 years apart) makes it more. */
   uint64_t saturated;
+  /* Added after the fields above.  The block's instants on its clock (ns,
+   * the records' time or monotime as clock says), to join it with other
+   * sources (blocks --os): end-block-start (the bootstrap's start),
+   * end-block-finish, and commit-block-start and -finish (has_commit). */
+  int64_t start_t, finish_t, commit_start_t, commit_finish_t;
 } ips_block_t;
 
 typedef void (*ips_block_cb)(void *arg, const ips_block_t *b);

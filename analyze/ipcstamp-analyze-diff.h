@@ -183,6 +183,8 @@ typedef struct ips_diff_stats_s {
   uint64_t crank_differs;
   uint64_t window_full;     /* handed out before a node reached them */
   uint64_t blocks;
+  uint64_t saturated;       /* adds to the nodes' and groups' sums held at
+                               the bound (ips_sum_add): 0 on real files */
 } ips_diff_stats_t;
 
 /* Per vat and method (or per vat, or per method: the option by; the

@@ -55,6 +55,7 @@
 #define IPS_IN_CSV 2u   /* report --format csv's rows */
 #define IPS_IN_TRACE 4u /* the args of trace's "delivery" instant */
 #define IPS_IN_OLD 8u   /* a former name, kept one release (NEWS) */
+#define IPS_IN_OS 16u   /* only with --os FILE (IPS_OS_FIELDS) */
 #define IPS_IN_ALL (IPS_IN_JSON | IPS_IN_CSV)
 
 /* The clock's name as the outputs write it. */
@@ -172,6 +173,75 @@
     NULL, NULL, "kernel_before_ns's former CSV name (kept one release)")       \
   X(timequake, BOOL, "", IPS_IN_CSV | IPS_IN_OLD, 1, (d)->quake, NULL, NULL,   \
     "1 with a timequake_ns, else 0 (former CSV column, kept one release)")
+
+/* The operating system's split of a delivery (docs/os.md), the fields a
+ * delivery has when a recording was joined with the analysis
+ * (ips_analysis_os: d->os set): a companion of IPS_DELIVERY_FIELDS with
+ * the same X(...) and the same meaning of each argument, that every format
+ * expands right after it, the same way.  A list apart because its fields
+ * come from a second source, all together or not at all (the formats'
+ * headers and schemas say them only with --os), and because the formats
+ * that name their fields themselves (trace's args, OTel's attributes)
+ * expand it whole.  Every field is IPS_IN_OS.  type BY: a thread's time
+ * per system call, {"fsync": ns, ...} (CSV: "fsync=ns read=ns"). */
+#define IPS_OS_IN (IPS_IN_ALL | IPS_IN_TRACE | IPS_IN_OS)
+#define IPS_OS_TIME_FIELDS(X, who, W)                                         \
+  X(os_##who##_on_cpu_ns, INT, "ns", IPS_OS_IN, (d)->os,                      \
+    (d)->os->who.on_cpu, "on CPU", "ipcstamp.os." #who ".on_cpu_ns",          \
+    "of " W ": on a CPU")                                                      \
+  X(os_##who##_cpu_wait_ns, INT, "ns", IPS_OS_IN, (d)->os,                    \
+    (d)->os->who.cpu_wait, "waiting for CPU",                                  \
+    "ipcstamp.os." #who ".cpu_wait_ns", "of " W ": runnable, waiting for a CPU") \
+  X(os_##who##_disk_ns, INT, "ns", IPS_OS_IN, (d)->os, (d)->os->who.disk,     \
+    "disk", "ipcstamp.os." #who ".disk_ns",                                    \
+    "of " W ": asleep uninterruptibly in a system call (disk)")                \
+  X(os_##who##_disk_by, BY, "ns", IPS_IN_ALL | IPS_IN_OS, (d)->os,            \
+    (d)->os->who.disk_by, "(disk: ", NULL,                                     \
+    "os_" #who "_disk_ns by system call")                                      \
+  X(os_##who##_page_fault_ns, INT, "ns", IPS_OS_IN, (d)->os,                  \
+    (d)->os->who.fault, "page faults", "ipcstamp.os." #who ".page_fault_ns",   \
+    "of " W ": asleep uninterruptibly outside a system call (paging)")         \
+  X(os_##who##_sleep_ns, INT, "ns", IPS_OS_IN, (d)->os, (d)->os->who.sleep,   \
+    "sleeping", "ipcstamp.os." #who ".sleep_ns",                               \
+    "of " W ": other sleeps (futex, epoll_wait, a pipe...)")                   \
+  X(os_##who##_sleep_by, BY, "ns", IPS_IN_ALL | IPS_IN_OS, (d)->os,           \
+    (d)->os->who.sleep_by, NULL, NULL, "os_" #who "_sleep_ns by system call")  \
+  X(os_##who##_not_measured_ns, INT, "ns", IPS_OS_IN, (d)->os,                \
+    (d)->os->who.not_measured, "not measured",                                 \
+    "ipcstamp.os." #who ".not_measured_ns",                                    \
+    "of " W ": not in the recording, or its thread unknown")
+
+#define IPS_OS_FIELDS(X)                                                       \
+  X(os_frames, INT, "count", IPS_OS_IN, (d)->os, (long long)(d)->os->frames,  \
+    "frames seen", "ipcstamp.os.frames",                                       \
+    "of the delivery's frames, those found in the recording")                  \
+  X(os_frames_expected, INT, "count", IPS_OS_IN, (d)->os,                     \
+    (long long)(d)->os->frames_expected, "frames seen",                        \
+    "ipcstamp.os.frames_expected", "its frames: 2 + 2 per upcall")             \
+  X(os_worker_pid, INT, "", IPS_OS_IN, (d)->os, (d)->os->worker_pid, NULL,    \
+    "ipcstamp.os.worker_pid", "the worker's process, as its frames say (0: unknown)") \
+  X(os_kernel_pid, INT, "", IPS_OS_IN, (d)->os, (d)->os->kernel_pid, NULL,    \
+    "ipcstamp.os.kernel_pid", "the parent's process, as its frames say (0: unknown)") \
+  X(os_pipe_before_write_ns, INT, "ns", IPS_OS_IN, (d)->os,                   \
+    (d)->os->pipe_before_write, "before write",                                \
+    "ipcstamp.os.pipe.before_write_ns",                                        \
+    "of pipe: the sender after its stamp, before its write call")             \
+  X(os_pipe_write_ns, INT, "ns", IPS_OS_IN, (d)->os, (d)->os->pipe_write,     \
+    "write", "ipcstamp.os.pipe.write_ns", "of pipe: the write calls")          \
+  X(os_pipe_in_pipe_ns, INT, "ns", IPS_OS_IN, (d)->os, (d)->os->pipe_in_pipe, \
+    "in pipe", "ipcstamp.os.pipe.in_pipe_ns",                                  \
+    "of pipe: written, the reader not yet woken")                              \
+  X(os_pipe_cpu_wait_ns, INT, "ns", IPS_OS_IN, (d)->os,                       \
+    (d)->os->pipe_cpu_wait, "waiting for CPU",                                 \
+    "ipcstamp.os.pipe.cpu_wait_ns", "of pipe: the reader woken, waiting for a CPU") \
+  X(os_pipe_reader_ns, INT, "ns", IPS_OS_IN, (d)->os, (d)->os->pipe_reader,   \
+    "reader's call", "ipcstamp.os.pipe.reader_ns",                             \
+    "of pipe: the reader on a CPU until its stamp")                            \
+  X(os_pipe_not_measured_ns, INT, "ns", IPS_OS_IN, (d)->os,                   \
+    (d)->os->pipe_not_measured, "not measured",                                \
+    "ipcstamp.os.pipe.not_measured_ns", "of pipe: segments whose frame was not found") \
+  IPS_OS_TIME_FIELDS(X, worker, "worker_ns")                                   \
+  IPS_OS_TIME_FIELDS(X, kernel, "kernel_ns")
 
 /* The sums over a set of deliveries (ips_totals_t: a vat's, or the whole
  * input's at the head of the summary), in the order of the JSON summary's

@@ -45,6 +45,10 @@ typedef struct ips_os_info_s {
                            fields, times out of order */
   long first_bad_line;  /* 1-based, 0 when none */
   int ended;            /* the file has its end line (not cut short) */
+  /* Frames of a delivery, an upcall or a reply (?, e, /) that no
+   * delivery split so far took: a delivery the slogfile lacks, or one left out by a filter
+   * (--vat, --method...), or a frame matched to none. */
+  uint64_t unmatched_frames;
   int64_t first_bad_offset; /* a version 2 file (records, not lines): the
                                byte offset of the first bad record, 0 when
                                none */
@@ -90,9 +94,81 @@ typedef struct ips_os_split_s {
  * recorded.  Returns 0; out is always filled (all of it "not measured"
  * when no frame of d was found).  Frames are found by time (the
  * slogfile's monotime and the recording share CLOCK_MONOTONIC when the
- * parent is ipcstamp's own), direction, tag and process. */
+ * parent is ipcstamp's own), direction, tag, process (the worker's pid
+ * from the slogfile, else the worker whose first argument names d's vat,
+ * else the first frame's), and order (each after the one before was
+ * read); a frame one delivery took is not found for another. */
 IPS_EXTERN int ips_os_split(ips_os_t *os, const ips_delivery_t *d,
                             ips_os_split_t *out);
+
+/* Joins the recording os with the deliveries of a: from then on every
+ * delivery a counts (after its filters) is split (ips_os_split) and
+ * handed to on_delivery with d->os its split, and the splits are summed.
+ * a owns os from this call on, also when it fails (ips_analysis_free frees
+ * it).  Returns 0, IPS_EINVAL (a or os NULL, a recording given already,
+ * or lines read already) or IPS_ENOMEM. */
+IPS_EXTERN int ips_analysis_os(ips_analysis_t *a, ips_os_t *os);
+/* The recording given to ips_analysis_os(), or NULL. */
+IPS_EXTERN const ips_os_t *ips_analysis_os_recording(const ips_analysis_t *a);
+/* The splits of the deliveries counted so far, summed part by part (a sum
+ * past 64 bits held at the bound; disk_by and sleep_by keep the first
+ * IPS_OS_BY - 1 names seen, the rest as "other"; worker_pid and
+ * kernel_pid 0), and in *n how many: NULL without a recording. */
+IPS_EXTERN const ips_os_split_t *ips_analysis_os_sum(const ips_analysis_t *a,
+                                                     uint64_t *n);
+/* ------------------------------------------------------------------------
+ * Between deliveries (os_between.c; docs/os.md, "Between deliveries"): the
+ * kernel's own thread from one delivery's end to the next one's start, and
+ * a block's time outside its deliveries, split like a kernel segment.
+ */
+
+/* Where a parent's time is seen in a recording: the offset from its
+ * clock (a delivery's pclock) to the recording's, and its thread that
+ * writes the frames (the one whose waits the splits count). */
+typedef struct ips_os_kernel_s {
+  int known;            /* 0: no frame of the delivery was found */
+  int64_t offset;       /* parent clock + offset = CLOCK_MONOTONIC */
+  long long pid, tid;
+} ips_os_kernel_t;
+
+/* The kernel (parent) of delivery d as os recorded it: its thread, found
+ * from d's frames, and d's clock offset.  Returns 1 with *k filled, or 0
+ * (k->known 0) when none of d's frames was found. */
+IPS_EXTERN int ips_os_kernel(ips_os_t *os, const ips_delivery_t *d,
+                             ips_os_kernel_t *k);
+
+/* Adds into *t the time of k's thread over [from, to] on the recording's
+ * clock (CLOCK_MONOTONIC ns), split by its waits: the parts grow by
+ * exactly to - from (all "not measured" when k is not known or the
+ * recording does not cover it; nothing when to <= from). */
+IPS_EXTERN void ips_os_kernel_time(const ips_os_t *os,
+                                   const ips_os_kernel_t *k, int64_t from,
+                                   int64_t to, ips_os_time_t *t);
+
+/* The time between the delivery before d and d (d->gap_ns +
+ * d->snap_save_ns + d->snap_load_ns: from the previous delivery's result
+ * to d's start) split on d's kernel thread into *t (zeroed first).
+ * Returns 1, or 0 when d has no delivery before it (d->has_gap 0: *t all
+ * zero). */
+IPS_EXTERN int ips_os_between(ips_os_t *os, const ips_delivery_t *d,
+                              ips_os_time_t *t);
+
+/* A wall-clock time (CLOCK_REALTIME ns, a record's `time`) on the
+ * recording's clock, through the wall clock the recording's first line
+ * says it began at.  Returns 1, or 0 when the file does not say. */
+IPS_EXTERN int ips_os_from_wall(const ips_os_t *os, int64_t wall_ns,
+                                int64_t *mono_ns);
+
+/* *sum += *t, part by part; the system calls keep their names (beyond
+ * IPS_OS_BY of them, the last slot becomes "other"). */
+IPS_EXTERN void ips_os_time_add(ips_os_time_t *sum, const ips_os_time_t *t);
+
+/* The largest part of *t: its name ("on_cpu", "cpu_wait", "disk",
+ * "page_fault", "sleep", "not_measured"), its time in *ns, and for disk
+ * and sleep the system call that took most of it in sc ("" otherwise).
+ * Returns NULL when *t is all zero. */
+IPS_EXTERN const char *ips_os_time_cause(const ips_os_time_t *t,
+                                         int64_t *ns, char sc[24]);
 
 #ifdef __cplusplus
 }

@@ -237,6 +237,9 @@ typedef struct ips_delivery_s {
    * not, split on xsnap's wall timestamps: its ring was overwritten past
    * it before it was read (LAPPED), or no ring has it (MISSING). */
   int ring;
+  /* ips_analysis_os(): its split by what the OS saw (ipcstamp-analyze-os.h),
+   * valid during the callback; NULL without a recording. */
+  const struct ips_os_split_s *os;
 } ips_delivery_t;
 #define IPS_RING_JOINED 1
 #define IPS_RING_LAPPED 2
@@ -383,6 +386,9 @@ typedef struct ips_stats_s {
   ips_wait_totals_t wait;       /* every attributed delivery's */
   /* ips_delivery_t.ring's counts (ips_analysis_worker_rings()). */
   uint64_t n_ring_joined, n_ring_lapped, n_ring_missing;
+  /* Adds to these sums held at the bound (ips_sum_add): those sums are
+   * bounds then, not measures; 0 on a real file. */
+  uint64_t saturated;
 } ips_stats_t;
 
 /* The origin of a timeline's times on d's parent clock (d->pclock): the

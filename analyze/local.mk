@@ -60,6 +60,7 @@ analyze_libanalyze_core_la_SOURCES = \
 	analyze/ring_decode.c \
 	analyze/ring_read.c \
 	analyze/ring_join.c \
+	analyze/os_between.c \
 	analyze/ring_dir.c \
 	analyze/ring_files.c \
 	analyze/ring_source.c \
@@ -68,6 +69,7 @@ analyze_libanalyze_core_la_SOURCES = \
 	analyze/os_bin.c \
 	analyze/os_store.c \
 	analyze/os_split.c \
+	analyze/os_join.c \
 	analyze/diff.h \
 	analyze/diff.c \
 	analyze/diff_join.c \

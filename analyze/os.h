@@ -8,6 +8,13 @@
 
 #include "ipcstamp-analyze-os.h"
 
+/* The tags of the frames a delivery is made of: a delivery (? or e), an
+ * upcall (?), a reply (/), a result (. or !).  A recorded frame of no
+ * delivery is counted (unmatched_frames) by these, not by a result's: a
+ * result also answers the parent's other commands (xsnap's R, a
+ * snapshot...), which no slogfile records. */
+#define IPS__OS_COUNTED_TAGS "?e/"
+
 /* One side of a frame as the file has it. */
 typedef struct {
   uint64_t pipe, len;
@@ -26,7 +33,18 @@ typedef struct {
   uint64_t len;
   uint32_t wpid, wtid, rpid, rtid;
   unsigned char tag;
+  unsigned char used;       /* taken by a delivery's split: the one of */
+  long owner_line;          /* ... this deliver line and this D stamp (a */
+  int64_t owner_d;          /* ... delivery split again finds its own) */
 } ips__os_frame_t;
+
+/* A process whose first argument names its vat, "VATID:NAME" (SwingSet
+ * starts every xsnap worker so): its pid and when it began. */
+typedef struct {
+  char vat[24];
+  int64_t ns;
+  uint32_t pid;
+} ips__os_proc_t;
 
 /* One time a thread was off its CPU. */
 typedef struct {
@@ -49,6 +67,8 @@ struct ips_os_s {
   size_t nsides, capsides;
   ips__os_wait_t *waits;    /* by (tid, on) */
   size_t nwaits, capwaits;
+  ips__os_proc_t *procs;    /* by (vat, ns) */
+  size_t nprocs, capprocs;
   int64_t start, end;       /* what the recording covers */
   int64_t wall_minus_mono;  /* CLOCK_REALTIME - CLOCK_MONOTONIC when it
                                began (ns); 0 when the file does not say */
@@ -60,6 +80,11 @@ struct ips_os_s {
 /* os_store.c: adds one frame side or wait as read, after checking that its
  * times are in order.  0, 1 (not valid: the caller counts it as bad), or
  * -ENOMEM / -E2BIG past IPS_OS_MAX_RECORDS. */
+/* A process exec'd at ns whose first argument is arg1: kept (0) when
+ * arg1 names a vat, "VATID:NAME" (SwingSet's xsnap workers), else
+ * ignored (0); or -ENOMEM / -E2BIG. */
+int ips__os_add_proc(ips_os_t *os, int64_t ns, uint32_t pid,
+                     const char *arg1);
 int ips__os_add_side(ips_os_t *os, const ips__os_side_t *s);
 int ips__os_add_wait(ips_os_t *os, const ips__os_wait_t *w);
 
@@ -74,5 +99,13 @@ int ips__os_read_bin(ips_os_t *os, FILE *f, const unsigned char *h,
 /* os_split.c: pairs the sides into frames and sorts frames and waits
  * (after reading).  Returns 0 or -ENOMEM. */
 int ips__os_index(ips_os_t *os);
+
+/* os_split.c, for os_between.c: thread tid's time over [a, b] (the
+ * recording's clock) added into t, split by its waits; and the offset
+ * from d's parent clock to the recording's, known to within *slack. */
+void ips__os_thread_split(const ips_os_t *os, uint32_t tid, int64_t a,
+                          int64_t b, ips_os_time_t *t);
+int64_t ips__os_clock_offset(const ips_os_t *os, const ips_delivery_t *d,
+                             int64_t *slack);
 
 #endif

@@ -165,8 +165,22 @@ static int decode(ips_os_t *os, uint32_t t, const unsigned char *r) {
     return ips__os_add_wait(os, &w);
   }
   if (t == T_EXEC) {
+    /* The arguments, each NUL-terminated: the second after the first's
+     * NUL, within len (at most the 256 bytes kept). */
+    char args[257];
+    uint32_t len = le32(u + 4);
+    size_t n0;
+    int64_t ns;
     os->info.procs++;
-  } else if (t == T_LOST) {
+    if (len > 256 || stamp(r + 16, &ns))
+      return 1;
+    memcpy(args, u + 8, len);
+    args[len] = 0;
+    n0 = strlen(args);
+    return n0 + 1 < len ? ips__os_add_proc(os, ns, le32(r + 4), args + n0 + 1)
+                        : 0;
+  }
+  if (t == T_LOST) {
     if (stamp(u, &v))
       return 1;
     os->info.lost = (uint64_t)v;

@@ -97,6 +97,19 @@ static int read_wait(ips_os_t *os, yajl_val o) {
   return ips__os_add_wait(os, &w);
 }
 
+/* An exec: its process kept when its first argument names a vat. */
+static int read_exec(ips_os_t *os, yajl_val o) {
+  yajl_val argv = field(o, "argv"), a1;
+  uint32_t pid;
+  int64_t ns;
+  if (get_u32(o, "pid", &pid) || get_int(o, "ns", &ns) || !YAJL_IS_ARRAY(argv))
+    return 1;
+  os->info.procs++;
+  if (argv->u.array.len < 2 || !YAJL_IS_STRING(a1 = argv->u.array.values[1]))
+    return 0;
+  return ips__os_add_proc(os, ns, pid, YAJL_GET_STRING(a1));
+}
+
 /* One record line: 0, 1 (bad: counted), or a negative code. */
 static int read_record(ips_os_t *os, yajl_val o) {
   yajl_val t = field(o, "t");
@@ -108,9 +121,9 @@ static int read_record(ips_os_t *os, yajl_val o) {
     return read_frame(os, o);
   if (!strcmp(type, "wait"))
     return read_wait(os, o);
-  if (!strcmp(type, "exec")) {
-    os->info.procs++;
-  } else if (!strcmp(type, "lost")) {
+  if (!strcmp(type, "exec"))
+    return read_exec(os, o);
+  if (!strcmp(type, "lost")) {
     if (get_int(o, "n", &v))
       return 1;
     os->info.lost = (uint64_t)v;
@@ -264,8 +277,15 @@ void ips_os_free(ips_os_t *os) {
   free(os->frames);
   free(os->sides);
   free(os->waits);
+  free(os->procs);
   free(os->names);
   free(os);
 }
 
-void ips_os_info(const ips_os_t *os, ips_os_info_t *info) { *info = os->info; }
+void ips_os_info(const ips_os_t *os, ips_os_info_t *info) {
+  size_t i;
+  *info = os->info;
+  for (i = 0; i < os->nframes; i++)
+    info->unmatched_frames += !os->frames[i].used && os->frames[i].tag &&
+                              strchr(IPS__OS_COUNTED_TAGS, os->frames[i].tag);
+}

@@ -34,6 +34,14 @@ static int by_write(const void *x, const void *y) {
   return a->w_enter < b->w_enter ? -1 : a->w_enter > b->w_enter;
 }
 
+static int by_vat_ns(const void *x, const void *y) {
+  const ips__os_proc_t *a = x, *b = y;
+  int c = strcmp(a->vat, b->vat);
+  if (c)
+    return c;
+  return a->ns < b->ns ? -1 : a->ns > b->ns;
+}
+
 static int by_tid_on(const void *x, const void *y) {
   const ips__os_wait_t *a = x, *b = y;
   if (a->tid != b->tid)
@@ -92,6 +100,8 @@ int ips__os_index(ips_os_t *os) {
     qsort(os->frames, os->nframes, sizeof *os->frames, by_write);
   if (os->nwaits)
     qsort(os->waits, os->nwaits, sizeof *os->waits, by_tid_on);
+  if (os->nprocs)
+    qsort(os->procs, os->nprocs, sizeof *os->procs, by_vat_ns);
   os->info.frames = os->nframes;
   os->info.waits = os->nwaits;
   if (!os->info.ended) { /* cut short: it covers what it has */
@@ -134,6 +144,19 @@ static void add_by(ips_os_by_t *by, const char *sc, int64_t ns) {
     }
 }
 
+/* 1 when system call sc only waits for the storage: its sleep is "disk"
+ * whatever the thread's state (a FUSE or network file system sleeps
+ * interruptibly there, a local disk uninterruptibly). */
+static int sc_sync(const char *sc) {
+  static const char *const sync[] = {"fsync", "fdatasync", "sync_file_range",
+                                     "syncfs", "sync", "msync"};
+  size_t i;
+  for (i = 0; i < sizeof sync / sizeof sync[0]; i++)
+    if (!strcmp(sc, sync[i]))
+      return 1;
+  return 0;
+}
+
 /* Thread tid's time over [a, b] into t. */
 static void thread_split(const ips_os_t *os, uint32_t tid, int64_t a,
                          int64_t b, ips_os_time_t *t) {
@@ -152,7 +175,8 @@ static void thread_split(const ips_os_t *os, uint32_t tid, int64_t a,
     sl = overlap(w->off, slept, a, b);
     cw = overlap(slept, w->on, a, b);
     t->cpu_wait += cw;
-    if (w->why == 2 && w->sc[0]) {
+    if ((w->why == 2 && w->sc[0]) ||
+        (w->why == 1 && sc_sync(w->sc))) {
       t->disk += sl;
       add_by(t->disk_by, w->sc, sl);
     } else if (w->why == 2) {
@@ -166,24 +190,48 @@ static void thread_split(const ips_os_t *os, uint32_t tid, int64_t a,
   t->on_cpu += (b - a) - off;
 }
 
+/* The worker of vat (SwingSet names it in the worker's first argument,
+ * "v12:bank") that was started last by t: its pid, or 0. */
+static uint32_t vat_worker(const ips_os_t *os, const char *vat, int64_t t) {
+  size_t lo = 0, hi = os->nprocs;
+  while (lo < hi) { /* the first after (vat, t) */
+    size_t mid = lo + (hi - lo) / 2;
+    int c = strcmp(os->procs[mid].vat, vat);
+    if (c < 0 || (c == 0 && os->procs[mid].ns <= t)) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo > 0 && !strcmp(os->procs[lo - 1].vat, vat) ? os->procs[lo - 1].pid
+                                                        : 0;
+}
+
+void ips__os_thread_split(const ips_os_t *os, uint32_t tid, int64_t a,
+                          int64_t b, ips_os_time_t *t) {
+  thread_split(os, tid, a, b, t);
+}
+
 /* The frame of a pipe segment [a, b] (on the recording's clock, each end
  * known to within slack): tag, written by the worker (to_parent) or to it,
- * by process wpid when known; NULL if none. */
-static const ips__os_frame_t *find_frame(const ips_os_t *os, int64_t a,
-                                         int64_t b, int64_t slack,
-                                         const char *tags, int to_parent,
-                                         uint32_t wpid) {
+ * by process wpid when known, written after the delivery's previous frame
+ * was read (after: each frame of a delivery answers the one before), and
+ * taken by no other delivery (d itself split again finds its own); NULL
+ * if none. */
+static ips__os_frame_t *find_frame(ips_os_t *os, const ips_delivery_t *d,
+                                   int64_t a, int64_t b, int64_t slack,
+                                   int64_t after, const char *tags,
+                                   int to_parent, uint32_t wpid) {
   size_t lo = 0, hi = os->nframes;
+  int64_t from = a - slack > after ? a - slack : after;
   while (lo < hi) {
     size_t mid = lo + (hi - lo) / 2;
-    if (os->frames[mid].w_enter < a - slack) lo = mid + 1;
+    if (os->frames[mid].w_enter < from) lo = mid + 1;
     else hi = mid;
   }
   for (; lo < os->nframes && os->frames[lo].w_enter <= b + slack; lo++) {
-    const ips__os_frame_t *f = &os->frames[lo];
+    ips__os_frame_t *f = &os->frames[lo];
     uint32_t worker = to_parent ? f->wpid : f->rpid;
-    if (f->r_ret <= b + slack && f->tag && strchr(tags, f->tag) &&
-        (!wpid || worker == wpid))
+    int other = f->used && (f->owner_line != d->line || f->owner_d != d->P[0]);
+    if (!other && f->r_ret <= b + slack && f->tag &&
+        strchr(tags, f->tag) && (!wpid || worker == wpid))
       return f;
   }
   return NULL;
@@ -242,6 +290,11 @@ static int64_t clock_offset(const ips_os_t *os, const ips_delivery_t *d,
   return o > ((int64_t)1 << 61) || o < -((int64_t)1 << 61) ? 0 : o;
 }
 
+int64_t ips__os_clock_offset(const ips_os_t *os, const ips_delivery_t *d,
+                             int64_t *slack) {
+  return clock_offset(os, d, slack);
+}
+
 int ips_os_split(ips_os_t *os, const ips_delivery_t *d, ips_os_split_t *out) {
   enum { CHUNK = 64 };
   int64_t slack, o = clock_offset(os, d, &slack);
@@ -251,7 +304,10 @@ int ips_os_split(ips_os_t *os, const ips_delivery_t *d, ips_os_split_t *out) {
                       ? (uint32_t)d->worker_pid : 0;
   uint32_t wtid = 0, ktid = 0, kpid = 0;
   size_t from = 0, n, j, pass;
+  int64_t after = INT64_MIN;
   memset(out, 0, sizeof *out);
+  if (!wpid && d->vat)
+    wpid = vat_worker(os, d->vat, t + slack);
   out->frames_expected = 2 + 2 * d->n_up;
   /* Pass 0 finds the frames (and so the threads), pass 1 splits the
    * worker's and the kernel's stretches on those threads. */
@@ -259,7 +315,7 @@ int ips_os_split(ips_os_t *os, const ips_delivery_t *d, ips_os_split_t *out) {
     while ((n = ips_delivery_segments(d, from, CHUNK, len, kind)) > 0) {
       for (j = 0; j < n; t += len[j], j++) {
         int k = kind[j], up = k == IPS_SEG_UPCALL || k == IPS_SEG_RESULT;
-        const ips__os_frame_t *f;
+        ips__os_frame_t *f;
         if (k == IPS_SEG_WORKER || k == IPS_SEG_KERNEL) {
           if (pass == 1)
             thread_split(os, k == IPS_SEG_WORKER ? wtid : ktid, t, t + len[j],
@@ -268,7 +324,7 @@ int ips_os_split(ips_os_t *os, const ips_delivery_t *d, ips_os_split_t *out) {
         }
         if (k == IPS_SEG_UNMATCHED || pass == 1)
           continue;
-        f = find_frame(os, t, t + len[j], slack,
+        f = find_frame(os, d, t, t + len[j], slack, after,
                        k == IPS_SEG_SEND ? "?e" : k == IPS_SEG_REPLY ? "/"
                        : k == IPS_SEG_UPCALL ? "?" : ".!", up, wpid);
         if (!f) {
@@ -276,6 +332,10 @@ int ips_os_split(ips_os_t *os, const ips_delivery_t *d, ips_os_split_t *out) {
           continue;
         }
         out->frames++;
+        f->used = 1;
+        f->owner_line = d->line;
+        f->owner_d = d->P[0];
+        after = f->r_ret;
         wpid = up ? f->wpid : f->rpid;
         if (!wtid) wtid = up ? f->wtid : f->rtid;
         if (!ktid) ktid = up ? f->rtid : f->wtid;

@@ -5,6 +5,7 @@
 
 #include <errno.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "os.h"
 
@@ -24,6 +25,23 @@ static int grow(void **p, size_t n, size_t *cap, size_t size) {
     return -ENOMEM;
   *p = q;
   *cap = c;
+  return 0;
+}
+
+int ips__os_add_proc(ips_os_t *os, int64_t ns, uint32_t pid,
+                     const char *arg1) {
+  ips__os_proc_t p;
+  const char *colon = strchr(arg1, ':');
+  int rc;
+  if (!colon || colon == arg1 || (size_t)(colon - arg1) >= sizeof p.vat)
+    return 0;
+  memset(&p, 0, sizeof p);
+  memcpy(p.vat, arg1, (size_t)(colon - arg1));
+  p.ns = ns;
+  p.pid = pid;
+  if ((rc = grow((void **)&os->procs, os->nprocs, &os->capprocs, sizeof p)))
+    return rc;
+  os->procs[os->nprocs++] = p;
   return 0;
 }
 

@@ -100,83 +100,56 @@ void ips__skip_of(ips_analysis_t *a, const ips__vat_t *v, long line,
   ips__skip(a, v ? v->name : NULL, line, reason, detail);
 }
 
-/* Whether adding d to t keeps every sum in range. */
-static int totals_fit(const ips_totals_t *t, const ips_delivery_t *d) {
-  int64_t x;
-  return !__builtin_add_overflow(t->pipe, d->pipe, &x) &&
-         !__builtin_add_overflow(t->worker, d->worker, &x) &&
-         !__builtin_add_overflow(t->kernel, d->kernel, &x) &&
-         !__builtin_add_overflow(t->total, d->total, &x) &&
-         !__builtin_add_overflow(t->unmatched, d->unmatched, &x) &&
-         !__builtin_add_overflow(t->cpu, d->cpu_ns, &x) &&
-         !__builtin_add_overflow(t->offcpu, d->offcpu_ns, &x) &&
-         !__builtin_add_overflow(t->cpu_worker, d->worker, &x) &&
-         !__builtin_add_overflow(t->gap, d->gap_ns, &x);
+/* *sum += v, held at the bound (ips_sum_add, the one policy), counted in
+ * *sat when it is. */
+static void sum(int64_t *sum, int64_t v, uint64_t *sat) {
+  *sat += (uint64_t)ips_sum_add(sum, v);
 }
 
-/* The same for the pipe split's sums. */
-static int wait_fits(const ips_wait_totals_t *t, const ips_delivery_t *d) {
-  int64_t x;
-  return !__builtin_add_overflow(t->wait_pipe, d->pipe, &x) &&
-         !__builtin_add_overflow(t->pipe_wait, d->pipe_wait, &x) &&
-         !__builtin_add_overflow(t->pipe_transit, d->pipe_transit, &x) &&
-         !__builtin_add_overflow(t->pipe_unsplit, d->pipe_unsplit, &x) &&
-         !__builtin_add_overflow(t->wait_worker, d->wait_worker, &x) &&
-         !__builtin_add_overflow(t->runnable, d->runnable_ns, &x) &&
-         !__builtin_add_overflow(t->blocked, d->blocked_ns, &x) &&
-         !__builtin_add_overflow(t->split_offcpu, d->offcpu_ns, &x) &&
-         !__builtin_add_overflow(t->split_runnable, d->runnable_ns, &x);
-}
-
-static void add_wait(ips_wait_totals_t *t, const ips_delivery_t *d) {
+static void add_wait(ips_wait_totals_t *t, const ips_delivery_t *d,
+                     uint64_t *sat) {
   if (d->has_wait) { /* its whole pipe, split as it is */
     t->n_wait++;
-    t->wait_pipe += d->pipe;
-    t->pipe_wait += d->pipe_wait;
-    t->pipe_transit += d->pipe_transit;
-    t->pipe_unsplit += d->pipe_unsplit;
-    t->wait_worker += d->wait_worker;
+    sum(&t->wait_pipe, d->pipe, sat);
+    sum(&t->pipe_wait, d->pipe_wait, sat);
+    sum(&t->pipe_transit, d->pipe_transit, sat);
+    sum(&t->pipe_unsplit, d->pipe_unsplit, sat);
+    sum(&t->wait_worker, d->wait_worker, sat);
   }
   if (d->has_runnable) {
     t->n_runnable++;
-    t->runnable += d->runnable_ns;
+    sum(&t->runnable, d->runnable_ns, sat);
     if (d->has_cpu) {
       t->n_blocked++;
-      t->blocked += d->blocked_ns;
-      t->split_offcpu += d->offcpu_ns;
-      t->split_runnable += d->runnable_ns;
+      sum(&t->blocked, d->blocked_ns, sat);
+      sum(&t->split_offcpu, d->offcpu_ns, sat);
+      sum(&t->split_runnable, d->runnable_ns, sat);
     }
   }
 }
 
-/* The same for the heap snapshots' sums, which are the input's only. */
-static int snaps_fit(const ips_stats_t *st, const ips_delivery_t *d) {
-  int64_t x;
-  return !__builtin_add_overflow(st->snap_save, d->snap_save_ns, &x) &&
-         !__builtin_add_overflow(st->snap_load, d->snap_load_ns, &x);
-}
-
 /* One place adds a delivery to a set's sums: a vat's and the whole
  * input's. */
-static void add_totals(ips_totals_t *t, const ips_delivery_t *d) {
+static void add_totals(ips_totals_t *t, const ips_delivery_t *d,
+                       uint64_t *sat) {
   t->n++;
   if (d->clock == 'm')
     t->n_mono++;
   else
     t->n_wall++;
-  t->pipe += d->pipe;
-  t->worker += d->worker;
-  t->kernel += d->kernel;
-  t->total += d->total;
+  sum(&t->pipe, d->pipe, sat);
+  sum(&t->worker, d->worker, sat);
+  sum(&t->kernel, d->kernel, sat);
+  sum(&t->total, d->total, sat);
   if (d->has_cpu) {
     t->n_cpu++;
-    t->cpu += d->cpu_ns;
-    t->offcpu += d->offcpu_ns;
-    t->cpu_worker += d->worker;
+    sum(&t->cpu, d->cpu_ns, sat);
+    sum(&t->offcpu, d->offcpu_ns, sat);
+    sum(&t->cpu_worker, d->worker, sat);
   }
   if (d->has_gap) {
     t->n_gap++;
-    t->gap += d->gap_ns;
+    sum(&t->gap, d->gap_ns, sat);
   }
   if (d->quake)
     t->n_quake++;
@@ -184,7 +157,7 @@ static void add_totals(ips_totals_t *t, const ips_delivery_t *d) {
     t->n_replay++;
   if (d->n_unmatched) {
     t->n_unmatched++;
-    t->unmatched += d->unmatched;
+    sum(&t->unmatched, d->unmatched, sat);
   }
   if (d->truncated)
     t->n_truncated++;
@@ -290,12 +263,6 @@ uint64_t ips_analysis_mono_runs_over(const ips_analysis_t *a) {
 void ips__account(ips_analysis_t *a, ips__vat_t *v, ips_delivery_t *dv) {
   if (!ips__counts(a, v) || (a->o.select && !a->o.select(a->o.arg, dv)))
     return;
-  if (!totals_fit(&v->s.t, dv) || !totals_fit(&a->st.all, dv) ||
-      !snaps_fit(&a->st, dv) || !wait_fits(&a->st.wait, dv)) {
-    ips__skip_of(a, v, v->line, IPS_SKIP_RANGE,
-                 "the file's totals would overflow");
-    return;
-  }
   if (dv->clock == 'w') {
     v->s.has_offset = 1;
     v->s.offset_ns = dv->offset_ns;
@@ -311,17 +278,18 @@ void ips__account(ips_analysis_t *a, ips__vat_t *v, ips_delivery_t *dv) {
     a->st.n_ring_lapped++;
   else if (dv->ring == IPS_RING_MISSING)
     a->st.n_ring_missing++;
-  add_totals(&v->s.t, dv);
-  add_totals(&a->st.all, dv);
+  add_totals(&v->s.t, dv, &a->st.saturated);
+  add_totals(&a->st.all, dv, &a->st.saturated);
   if (dv->snap_save_ns) {
     a->st.n_snap_save++;
-    a->st.snap_save += dv->snap_save_ns;
+    sum(&a->st.snap_save, dv->snap_save_ns, &a->st.saturated);
   }
   if (dv->snap_load_ns) {
     a->st.n_snap_load++;
-    a->st.snap_load += dv->snap_load_ns;
+    sum(&a->st.snap_load, dv->snap_load_ns, &a->st.saturated);
   }
-  add_wait(&a->st.wait, dv);
+  add_wait(&a->st.wait, dv, &a->st.saturated);
+  ips__os_account(a, dv);
   a->shown++;
   keep_slow(a, dv);
   if (dv->n_marks)

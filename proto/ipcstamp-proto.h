@@ -110,10 +110,15 @@ IPS_EXTERN const char *ips_err_name(int err);
 /* ------------------------------------------------------------------------
  * Sums.  The one overflow policy for every sum of times or counts that
  * untrusted input feeds (a block's parts, the summary's totals, a group's,
- * a span's): the sum saturates at INT64_MAX or INT64_MIN instead of
- * wrapping, and the caller counts that it did and says so, because the
- * figure is then a bound, not a measure.  On a real file no sum comes
- * near: 2^63 ns is 292 years.
+ * a span's, a diff's, a metric's): the sum saturates at INT64_MAX or
+ * INT64_MIN, and the caller counts that it did and says so, because the
+ * figure is then a bound, not a measure.  Why saturate: wrapping turns a
+ * large sum into a negative one that reads as a measure (and is undefined
+ * for signed integers); skipping the delivery whose add would pass
+ * changes every other count and sum it belongs to, to keep one figure in
+ * range.  Held at the bound, every row stays and the one figure that
+ * cannot be measured says so.  On a real file no sum comes near: 2^63 ns
+ * is 292 years.
  */
 
 /* *sum += v, held at INT64_MAX (or INT64_MIN) when the true sum is past

@@ -11,7 +11,8 @@
 #   (headless: the HTML report's and speedscope's tests), make and g++
 #   (node-gyp compiles the native npm peers with them), time (GNU
 #   /usr/bin/time: otel-records.test's peak memory), bpftrace (the USDT
-#   probes' tests, as root).
+#   probes' tests, as root), fuse3 and libfuse3-dev (tests/os/swingset.test
+#   builds a FUSE file system whose fsync stalls: the disk cause).
 # - The test-only npm projects, each installed with `npm ci` from its lock
 #   file (through tests/npm-ci.sh, which works with no npm configuration:
 #   native modules are built against the machine's own Node headers):
@@ -62,11 +63,13 @@ if [ "$(cd "$dir" 2>/dev/null && pwd -P)" = "$(cd "$own" && pwd -P)" ] &&
     install=yes
 fi
 
-# tool : Debian package
-test_deps="faketime:faketime groff:groff-base python3:python3 node:nodejs npm:npm chromium:chromium make:make g++:g++ /usr/bin/time:time bpftrace:bpftrace"
+# tool (a command, or a file) : Debian package
+test_deps="faketime:faketime groff:groff-base python3:python3 node:nodejs npm:npm chromium:chromium make:make g++:g++ /usr/bin/time:time bpftrace:bpftrace fusermount3:fuse3 /usr/include/fuse3/fuse.h:libfuse3-dev"
 missing=
 for d in $test_deps; do
-    command -v "${d%%:*}" >/dev/null 2>&1 || missing="$missing ${d##*:}"
+    # a command, or a file (a library's header)
+    command -v "${d%%:*}" >/dev/null 2>&1 || [ -f "${d%%:*}" ] ||
+        missing="$missing ${d##*:}"
 done
 if [ -n "$missing" ]; then
     if [ $install = yes ] && [ "${IPCSTAMP_NO_TEST_DEPS:-0}" != 1 ] &&

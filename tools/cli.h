@@ -14,6 +14,7 @@
 #include <stdio.h>
 
 #include "ipcstamp-analyze.h"
+#include "ipcstamp-analyze-os.h"
 
 /* Exit codes of the command (docs/cli.md).  They are the program's own, so
  * they do not use the libraries' IPS_ prefix; the workers' exit codes are
@@ -98,6 +99,7 @@ enum {
   OPT_OVER,
   OPT_RING,
   OPT_WORKER_RINGS,
+  OPT_OS,
   OPT_FIRST_OWN /* a subcommand numbers its own long options from here */
 };
 
@@ -119,6 +121,15 @@ enum {
   {"ring", required_argument, NULL, OPT_RING},            \
   {"worker-rings", required_argument, NULL, OPT_WORKER_RINGS}, \
   {"help", no_argument, NULL, 'h'}
+
+/* --os FILE, for the subcommands that join a recording of `ipcstamp
+ * record` (docs/os.md): put after CLI_INPUT_OPTIONS, CLI_OS_HELP in the
+ * help; cli_next_option takes it into cli_input_t.os_path and cli_analyze
+ * joins it with the analysis (cli_os_join). */
+#define CLI_OS_OPTION {"os", required_argument, NULL, OPT_OS}
+#define CLI_OS_HELP                                                        \
+  "  --os FILE         split each delivery with what `ipcstamp record`\n" \
+  "                    saw (docs/os.md)\n"
 
 /* --ring's lines in --help (otel says its own). */
 #ifndef CLI_RING_HELP
@@ -182,7 +193,15 @@ typedef struct {
   /* Set by cli_analyze once the input is open: an output made from an
    * input that could not be opened replaces nothing (cli_output_close). */
   int opened;
+  const char *os_path;         /* --os FILE, or NULL */
 } cli_input_t;
+
+/* os_file.c: in's --os FILE read (cli_os_open) and joined with the
+ * analysis a (ips_analysis_os): CLI_EXIT_OK, or CLI_EXIT_INPUT (bad lines
+ * skipped: the analysis goes on); or, with nothing joined, CLI_EXIT_IO
+ * (cannot be read) or CLI_EXIT_INPUT (not a recording this ipcstamp
+ * reads). */
+int cli_os_join(const cli_input_t *in, ips_analysis_t *a);
 
 /* Defaults for prog, whose --help text is usage. */
 void cli_input_init(cli_input_t *in, const char *prog, const char *usage);
@@ -237,6 +256,12 @@ int cli_ring_options(int argc, char **argv, const char *name,
  * when a ring could not be read). */
 int cli_read_rings(cli_input_t *in, ips_analysis_t *a,
                    volatile sig_atomic_t *stop);
+
+/* os_file.c: --os FILE read whole into *os (ips_os_open).  Returns
+ * CLI_EXIT_OK, or CLI_EXIT_INPUT (lines skipped, each said) with *os set;
+ * else *os is NULL and the code says why it could not be read
+ * (CLI_EXIT_IO, CLI_EXIT_INPUT), said on stderr after prog. */
+int cli_os_open(ips_os_t **os, const char *prog, const char *path);
 
 /* rings.c: reads the rings of d (ips_ring_dir_poll) until read through
  * (once), or until *stop (a signal handler sets it), polling every

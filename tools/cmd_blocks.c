@@ -32,6 +32,9 @@ static const char usage_text[] =
     "  --top N           how many slowest blocks to explain (default 5)\n"
     "  --clock C         wall (default: the records' time, as Agoric's\n"
     "                    tools), mono or auto (monotime where there is one)\n"
+    "  --os FILE         split each block's time outside its deliveries\n"
+    "                    (and its commit) with what `ipcstamp record`\n"
+    "                    recorded (docs/os.md); text or json\n"
     "  --follow          keep reading a file being written: each block shows\n"
     "                    when it is committed; Ctrl-C ends\n"
     "  --quake-us US     timequake threshold in microseconds (default 1000)\n"
@@ -48,11 +51,30 @@ typedef struct {
   int format;           /* REPORT_TEXT, _JSON, _CSV or _HTML */
   blocks_html_t *html;  /* REPORT_HTML */
   int summary_only;
+  const char *ospath;   /* --os */
+  blocks_os_t os;       /* --os: os.os set */
+  int os_rc;            /* what opening it said */
 } blocks_t;
+
+static void on_delivery(void *arg, const ips_delivery_t *d) {
+  blocks_t *r = arg;
+  blocks_os_delivery(&r->os, d);
+}
+
+/* --os in JSON: each row's "os" object, and the summary's. */
+static void os_json_more(void *arg, yajl_gen g, int summary) {
+  blocks_t *r = arg;
+  if (summary)
+    blocks_os_summary_json(&r->os, g);
+  else
+    blocks_os_json(&r->os, g);
+}
 
 static void on_block(void *arg, const ips_block_t *b) {
   blocks_t *r = arg;
   blocks_add(&r->out, b);
+  if (r->os.os)
+    blocks_os_block(&r->os, b);
   if (r->html)
     blocks_html_block(r->html, b);
   if (r->summary_only || r->html)
@@ -60,6 +82,8 @@ static void on_block(void *arg, const ips_block_t *b) {
   switch (r->format) {
     case REPORT_TEXT:
       blocks_row_text(&r->out, b);
+      if (r->os.os)
+        blocks_os_text(&r->os, r->out.out);
       break;
     case REPORT_JSON:
       blocks_row_json(&r->out, b);
@@ -77,7 +101,7 @@ static void on_idle(void *arg) {
   fflush(r->out.out);
 }
 
-enum { OPT_FORMAT = OPT_FIRST_OWN, OPT_SUMMARY, OPT_TOP };
+enum { OPT_FORMAT = OPT_FIRST_OWN, OPT_SUMMARY, OPT_TOP, OPT_BLOCKS_OS };
 
 /* The command line into in and r (outpath: -o, top: --top).  Returns -1
  * to go on, else an exit code. */
@@ -88,6 +112,7 @@ static int blocks_options(cli_input_t *in, blocks_t *r, int argc, char **argv,
       {"format", required_argument, NULL, OPT_FORMAT},
       {"summary", no_argument, NULL, OPT_SUMMARY},
       {"top", required_argument, NULL, OPT_TOP},
+      {"os", required_argument, NULL, OPT_BLOCKS_OS},
       {"output", required_argument, NULL, 'o'},
       {NULL, 0, NULL, 0}};
   long long v;
@@ -109,6 +134,9 @@ static int blocks_options(cli_input_t *in, blocks_t *r, int argc, char **argv,
           return cli_bad_value(in, "--top takes a count up to 1000", optarg);
         *top = v;
         break;
+      case OPT_BLOCKS_OS:
+        r->ospath = optarg;
+        break;
     }
   }
   if (rc >= 0)
@@ -127,6 +155,24 @@ static int blocks_options(cli_input_t *in, blocks_t *r, int argc, char **argv,
   }
   if (cli_input_path(in, argc, argv) < 0)
     return CLI_EXIT_USAGE;
+  if (r->ospath && r->format != REPORT_TEXT && r->format != REPORT_JSON) {
+    fprintf(stderr, "ipcstamp blocks: --os writes text or json\n");
+    return CLI_EXIT_USAGE;
+  }
+  return -1;
+}
+
+/* --os FILE read whole, its split asked of each delivery and block.
+ * Returns -1 to go on, else an exit code (said). */
+static int blocks_os_open(blocks_t *r, cli_input_t *in) {
+  if (!r->ospath)
+    return -1;
+  r->os_rc = cli_os_open(&r->os.os, "ipcstamp blocks", r->ospath);
+  if (!r->os.os)
+    return r->os_rc;
+  r->out.json_more = os_json_more;
+  r->out.json_more_arg = r;
+  in->an.on_delivery = on_delivery;
   return -1;
 }
 
@@ -164,6 +210,8 @@ static int blocks_end(blocks_t *r, const cli_input_t *in,
       blocks_summary_json(&r->out);
     else if (r->format == REPORT_TEXT || r->summary_only)
       blocks_summary_text(&r->out); /* CSV: rows only */
+    if (r->os.os && r->format == REPORT_TEXT)
+      blocks_os_summary_text(&r->os, r->out.out);
   }
   if (a) {
     uint64_t nb, nd;
@@ -197,9 +245,13 @@ int cmd_blocks(int argc, char **argv) {
   cli_input_init(&in, "ipcstamp blocks", usage_text);
   in.an.clock = IPS_CLOCK_WALL; /* block times as Agoric's tools read them */
   r.out.out = stdout;
-  if ((rc = blocks_options(&in, &r, argc, argv, &outpath, &top)) >= 0 ||
-      (rc = blocks_begin(&r, &in, outpath, top)) >= 0)
+  if ((rc = blocks_options(&in, &r, argc, argv, &outpath, &top)) >= 0)
     return rc;
+  if ((rc = blocks_os_open(&r, &in)) >= 0 ||
+      (rc = blocks_begin(&r, &in, outpath, top)) >= 0) {
+    blocks_os_free(&r.os);
+    return rc;
+  }
   in.on_block = on_block;
   in.on_idle = on_idle;
   in.idle_arg = &r;
@@ -211,6 +263,7 @@ int cmd_blocks(int argc, char **argv) {
   if (r.out.g)
     yajl_gen_free(r.out.g);
   blocks_out_free(&r.out);
+  blocks_os_free(&r.os);
   ips_analysis_free(a);
-  return rc;
+  return rc == CLI_EXIT_OK ? r.os_rc : rc;
 }

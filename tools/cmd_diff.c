@@ -196,6 +196,7 @@ static int options(int argc, char **argv, ips_diff_options_t *o, cmd_t *c,
  * then a file that could not be read, then skipped records. */
 static int verdict(ips_diff_t *d, int read_rc) {
   const ips_diff_stats_t *st = ips_diff_stats(d);
+  uint64_t saturated;
   size_t i;
   int skipped = 0;
   if (st->agree == 0 || st->agree < st->divergences) {
@@ -216,12 +217,17 @@ static int verdict(ips_diff_t *d, int read_rc) {
   }
   if (read_rc < 0)
     return CLI_EXIT_IO;
+  saturated = st->saturated;
   for (i = 0; i < st->n_nodes; i++) {
     const ips_stats_t *s = ips_diff_node(d, i)->stats;
     if (s->skipped_lines || s->skipped_deliveries)
       skipped = 1;
+    saturated += s->saturated;
   }
-  return skipped ? CLI_EXIT_INPUT : CLI_EXIT_OK;
+  if (saturated) /* said, and bad input: a figure at the bound is no measure */
+    fprintf(stderr, PROG ": %llu sums passed the range of 64 bits and are "
+                    "shown at the bound\n", (unsigned long long)saturated);
+  return skipped || saturated ? CLI_EXIT_INPUT : CLI_EXIT_OK;
 }
 
 static void summary(cmd_t *c) {

@@ -58,6 +58,8 @@ static const char usage_text[] =
     "  --metrics         also send the deliveries' distributions as OTLP\n"
     "                    metrics to URL/v1/metrics (per vat, kind and\n"
     "                    method; cumulative; every 10 s while following)\n"
+    "  --os FILE         split each delivery with what `ipcstamp record`\n"
+    "                    saw (docs/os.md): span attributes ipcstamp.os.*\n"
     CLI_INPUT_HELP
     "\n"
     "exit codes: 0 ok, 2 bad usage, 3 records skipped, 4 cannot read the\n"
@@ -164,6 +166,7 @@ static int parse_options(cli_input_t *in, otel_opts_t *o, int argc,
                          char **argv) {
   static const struct option opts[] = {
       CLI_INPUT_OPTIONS,
+      CLI_OS_OPTION,
       {"endpoint", required_argument, NULL, OPT_ENDPOINT},
       {"header", required_argument, NULL, OPT_HEADER},
       {"service-name", required_argument, NULL, OPT_SERVICE},
@@ -411,6 +414,14 @@ static int finish(otel_cmd_t *c, const otel_target_t *target,
       rc = CLI_EXIT_IO;
   } else {
     say_sent(c, target, mtarget);
+  }
+  if (otel_metrics_saturated(c->metrics)) {
+    /* Said, and bad input: a sum at the bound is not a measure. */
+    fprintf(stderr, "ipcstamp otel: %llu metric sums passed the range of 64 "
+                    "bits and are sent at the bound\n",
+            (unsigned long long)otel_metrics_saturated(c->metrics));
+    if (rc == CLI_EXIT_OK)
+      rc = CLI_EXIT_INPUT;
   }
   if (c->rings) {
     say_rings(c);

@@ -28,8 +28,7 @@ static const char usage_text[] =
     "                    slowest first, before the summary of all\n"
     "  --by K            the summary's table by vat (default) or by method,\n"
     "                    busiest first (CSV: --summary writes the table)\n"
-    "  --os FILE         split each delivery with what `ipcstamp record`\n"
-    "                    saw (docs/os.md): text and JSON\n"
+    CLI_OS_HELP
     CLI_INPUT_HELP
     "\n"
     "exit codes: 0 ok, 2 bad usage (a --vat or --method that names nothing\n"
@@ -52,10 +51,6 @@ static void on_skip(void *arg, const ips_skip_t *s) {
 
 static void on_delivery(void *arg, const ips_delivery_t *d) {
   report_t *r = arg;
-  if (r->out.os) {
-    ips_os_split_t s;
-    os_add(r->out.os, d, &s);
-  }
   if (r->out.grouped)
     ips_groups_add(&r->out.groups, d);
   if (!r->slowest) {
@@ -76,61 +71,28 @@ static void show_kept(report_t *r) {
     r->out.fmt->delivery(&r->out, keep_get(&r->keep, i));
 }
 
-enum { OPT_FORMAT = OPT_FIRST_OWN, OPT_SUMMARY, OPT_TOP, OPT_SLOWEST, OPT_BY,
-       OPT_OS };
+enum { OPT_FORMAT = OPT_FIRST_OWN, OPT_SUMMARY, OPT_TOP, OPT_SLOWEST, OPT_BY };
 
-/* --os FILE: the recording read whole into o.  Returns CLI_EXIT_OK or
- * CLI_EXIT_INPUT (lines skipped, each said) with o->os set; else o->os is
- * NULL and the exit code says why it could not be read. */
-static int open_os(os_out_t *o, const char *path) {
-  char err[512];
-  int rc;
-  ips_os_info_t info;
-  memset(o, 0, sizeof *o);
-  if ((rc = ips_os_open(&o->os, path, err, sizeof err)) != 0) {
-    fprintf(stderr, "ipcstamp report: --os %s\n", err);
-    return rc == -ENOENT || rc == -EACCES || rc == -EIO ? CLI_EXIT_IO
-                                                        : CLI_EXIT_INPUT;
-  }
-  ips_os_info(o->os, &info);
-  if (info.bad_lines && info.first_bad_offset)
-    fprintf(stderr, "ipcstamp report: --os %s: %llu bad records skipped (the "
-                    "first: at byte offset %lld)\n", path,
-            (unsigned long long)info.bad_lines,
-            (long long)info.first_bad_offset);
-  else if (info.bad_lines)
-    fprintf(stderr, "ipcstamp report: --os %s: %llu bad lines skipped (the "
-                    "first: line %ld)\n", path,
-            (unsigned long long)info.bad_lines, info.first_bad_line);
-  if (info.lost)
-    fprintf(stderr, "ipcstamp report: --os %s: the recording lost %llu "
-                    "events: what they held is not measured\n", path,
-            (unsigned long long)info.lost);
-  if (!info.ended)
-    fprintf(stderr, "ipcstamp report: --os %s: the recording has no end "
-                    "(cut short?)\n", path);
-  return info.bad_lines ? CLI_EXIT_INPUT : CLI_EXIT_OK;
-}
-
-/* Sums held at the bound (ips_sum_add): a group's and the marks' spans.
- * Said on stderr; returns how many. */
+/* Sums held at the bound (ips_sum_add): the summary's totals, a group's
+ * and the marks' spans.  Said on stderr; returns how many. */
 static uint64_t saturated(const report_t *r) {
-  uint64_t n = r->out.groups.saturated;
+  uint64_t n = r->out.groups.saturated +
+               ips_analysis_stats(r->out.a)->saturated;
   size_t i;
   for (i = 0; i < ips_analysis_nmarks(r->out.a); i++)
     n += ips_analysis_mark(r->out.a, i)->saturated;
   if (n)
-    fprintf(stderr, "ipcstamp report: %llu sums (of a vat's or a method's "
-                    "deliveries, or of the spans of a name) passed the range "
-                    "of 64 bits and are shown at the bound\n",
-            (unsigned long long)n);
+    fprintf(stderr, "ipcstamp report: %llu sums (of the input's or a vat's "
+                    "or a method's deliveries, or of the spans of a name) "
+                    "passed the range of 64 bits and are shown at the "
+                    "bound\n", (unsigned long long)n);
   return n;
 }
 
-/* One option of report's own into r (ospath: --os).  Returns -1 when it
- * is taken, else an exit code. */
+/* One option of report's own into r.  Returns -1 when it is taken, else
+ * an exit code. */
 static int report_option(cli_input_t *in, int c, report_t *r,
-                         const char **outpath, const char **ospath) {
+                         const char **outpath) {
   long long v;
   switch (c) {
     case 'o':
@@ -154,9 +116,6 @@ static int report_option(cli_input_t *in, int c, report_t *r,
                              optarg);
       r->slowest = (int)v;
       break;
-    case OPT_OS:
-      *ospath = optarg;
-      break;
     case OPT_BY:
       if (!strcmp(optarg, "vat")) r->out.groups.by = IPS_GROUP_VAT;
       else if (!strcmp(optarg, "method")) r->out.groups.by = IPS_GROUP_METHOD;
@@ -169,8 +128,7 @@ static int report_option(cli_input_t *in, int c, report_t *r,
 /* The command line into in and r.  Returns -1 to go on, else an exit
  * code. */
 static int report_options(cli_input_t *in, report_t *r, int argc,
-                          char **argv, const char **outpath,
-                          const char **ospath) {
+                          char **argv, const char **outpath) {
   static const struct option opts[] = {
       CLI_INPUT_OPTIONS,
       {"format", required_argument, NULL, OPT_FORMAT},
@@ -178,12 +136,12 @@ static int report_options(cli_input_t *in, report_t *r, int argc,
       {"top", required_argument, NULL, OPT_TOP},
       {"slowest", required_argument, NULL, OPT_SLOWEST},
       {"by", required_argument, NULL, OPT_BY},
-      {"os", required_argument, NULL, OPT_OS},
+      CLI_OS_OPTION,
       {"output", required_argument, NULL, 'o'},
       {NULL, 0, NULL, 0}};
   int c, rc;
   while ((c = cli_next_option(in, argc, argv, "ho:", opts, &rc)) != -1) {
-    int taken = report_option(in, c, r, outpath, ospath);
+    int taken = report_option(in, c, r, outpath);
     if (taken >= 0)
       return taken;
   }
@@ -191,6 +149,11 @@ static int report_options(cli_input_t *in, report_t *r, int argc,
     return rc;
   if (cli_input_path(in, argc, argv) < 0)
     return CLI_EXIT_USAGE;
+  if (in->os_path && !strcmp(r->out.fmt->name, "html")) {
+    fprintf(stderr, "ipcstamp report: --os writes text, json or csv\n");
+    return CLI_EXIT_USAGE;
+  }
+  r->out.os = in->os_path != NULL;
   return -1;
 }
 
@@ -254,9 +217,7 @@ static int report_end(report_t *r, const cli_input_t *in, int rc) {
 }
 
 int cmd_report(int argc, char **argv) {
-  const char *outpath = NULL, *ospath = NULL;
-  os_out_t os;
-  int os_rc = CLI_EXIT_OK;
+  const char *outpath = NULL;
   report_t r;
   cli_input_t in;
   int rc;
@@ -269,22 +230,10 @@ int cmd_report(int argc, char **argv) {
    * of a report of many small deliveries. */
   __fsetlocking(stdout, FSETLOCKING_BYCALLER);
 #endif
-  if ((rc = report_options(&in, &r, argc, argv, &outpath, &ospath)) >= 0)
+  if ((rc = report_options(&in, &r, argc, argv, &outpath)) >= 0)
     return rc;
-  if (ospath) {
-    if (strcmp(r.out.fmt->name, "text") && strcmp(r.out.fmt->name, "json")) {
-      fprintf(stderr, "ipcstamp report: --os writes text or json\n");
-      return CLI_EXIT_USAGE;
-    }
-    if ((os_rc = open_os(&os, ospath)) != CLI_EXIT_OK && !os.os)
-      return os_rc;
-    r.out.os = &os;
-  }
-  if ((rc = report_begin(&r, &in, outpath)) >= 0) {
-    if (ospath)
-      ips_os_free(os.os);
+  if ((rc = report_begin(&r, &in, outpath)) >= 0)
     return rc;
-  }
   in.an.on_delivery = on_delivery;
   in.an.on_skip = on_skip;
   in.an.arg = &r;
@@ -292,9 +241,5 @@ int cmd_report(int argc, char **argv) {
   keep_free(&r.keep);
   ips_groups_free(&r.out.groups);
   ips_analysis_free(r.out.a);
-  if (ospath)
-    ips_os_free(os.os);
-  if (rc == CLI_EXIT_OK)
-    rc = os_rc;
   return rc;
 }

@@ -18,6 +18,7 @@ static const char usage_text[] =
     "--until or --limit keep the trace small enough to open.\n"
     "\n"
     "  -o, --output FILE  where to write the trace (required)\n"
+    CLI_OS_HELP
     CLI_INPUT_HELP
     "\n"
     "exit codes: 0 ok, 2 bad usage, 3 records skipped, 4 cannot read or write\n";
@@ -35,6 +36,7 @@ static void on_delivery(void *arg, const ips_delivery_t *d) {
 int cmd_trace(int argc, char **argv) {
   static const struct option opts[] = {
       CLI_INPUT_OPTIONS,
+      CLI_OS_OPTION,
       {"output", required_argument, NULL, 'o'},
       {NULL, 0, NULL, 0}};
   cli_input_t in;

@@ -1,9 +1,9 @@
 # tools/: the `ipcstamp` command — the command line only.  main.c
 # dispatches; tools/input/ holds what the analysis commands share: the
 # options (options.c), the reading into an analysis (read.c) and the live
-# rings as input (rings.c); the output formats are in tools/output/ (the
-# report's in tools/output/report/), and `run` (driver, kernel, workload,
-# demo) in tools/run/.
+# rings as input (rings.c), the recording of --os (os_file.c); the output
+# formats are in tools/output/ (the report's in tools/output/report/), and
+# `run` (driver, kernel, workload, demo) in tools/run/.
 bin_PROGRAMS += tools/ipcstamp
 noinst_HEADERS += tools/cli.h tools/output/output.h tools/output/format.h tools/otel/otel.h
 tools_ipcstamp_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/analyze -I$(top_srcdir)/tools \
@@ -17,6 +17,7 @@ tools_ipcstamp_SOURCES = \
 	tools/input/read.c \
 	tools/outfile.c \
 	tools/input/rings.c \
+	tools/input/os_file.c \
 	tools/cmd_report.c \
 	tools/cmd_blocks.c \
 	tools/cmd_diff.c \
@@ -40,6 +41,7 @@ tools_ipcstamp_SOURCES = \
 	tools/output/formats.c \
 	tools/output/blocks.c \
 	tools/output/blocks_html.c \
+	tools/output/blocks_os.c \
 	tools/output/keep.c \
 	tools/output/trace.c \
 	tools/output/latency.c \
@@ -83,6 +85,7 @@ tools_ipcstamp_otel_SOURCES = \
 	tools/otel/main.c \
 	tools/input/options.c \
 	tools/input/read.c \
+	tools/input/os_file.c \
 	tools/outfile.c \
 	tools/input/rings.c \
 	tools/cmd_otel.c \

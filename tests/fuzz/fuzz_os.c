@@ -1,6 +1,6 @@
 /* fuzz_os.c — libFuzzer target for the reader of `ipcstamp record`'s
  * file (analyze/os_read.c, analyze/os_bin.c) and the join
- * (analyze/os_split.c).
+ * (analyze/os_split.c, analyze/os_between.c).
  *
  * The input's first byte says what it is:
  *  - 0x89 (version 2's first byte): records, after a valid header (each
@@ -59,12 +59,36 @@ static int64_t time_sum(const ips_os_time_t *t) {
          t->not_measured;
 }
 
+/* The time between deliveries (os_between.c): the gap before d, and a
+ * stretch of d's kernel thread, each split exactly whatever the file. */
+static void between(ips_os_t *os, ips_delivery_t *d) {
+  ips_os_time_t t, sum;
+  ips_os_kernel_t k;
+  int64_t m, ns;
+  char sc[24];
+  d->has_gap = 1;
+  d->gap_ns = 400;
+  d->snap_save_ns = 100;
+  CHECK(ips_os_between(os, d, &t) == 1);
+  CHECK(time_sum(&t) == 500);
+  memset(&sum, 0, sizeof sum);
+  ips_os_kernel(os, d, &k);
+  ips_os_kernel_time(os, &k, k.offset, k.offset + 9000, &sum);
+  CHECK(time_sum(&sum) == 9000);
+  ips_os_time_add(&sum, &t);
+  CHECK(time_sum(&sum) == 9500);
+  CHECK(ips_os_time_cause(&sum, &ns, sc) != NULL && ns > 0);
+  if (ips_os_from_wall(os, 1000, &m))
+    CHECK(m >= -((int64_t)1 << 62) && m <= ((int64_t)1 << 62));
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   /* D, U, R, E and d, u, r, e: 1000 ns of each segment from t = 1000. */
   static const int64_t P[4] = {1000, 4000, 5000, 7000};
   static const int64_t W[4] = {2000, 3000, 6000, 6500};
   ips_delivery_t d;
   ips_os_split_t s;
+  ips_os_info_t info;
   ips_os_t *os;
   char err[512];
   int fd;
@@ -86,6 +110,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     return 0;
   memset(&d, 0, sizeof d);
   d.n_up = 1;
+  /* No pid: the worker is looked up by the vat its exec names. */
+  d.vat = "v1";
   /* Both ways to the recording's clock: the parent's own monotonic
    * stamps, or through the worker's wall clock and the file's start. */
   d.clock = size & 1 ? 'w' : 'm';
@@ -103,6 +129,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   CHECK(time_sum(&s.worker) == d.worker);
   CHECK(time_sum(&s.kernel) == d.kernel);
   CHECK(s.frames <= s.frames_expected);
+  between(os, &d);
+  ips_os_info(os, &info);
+  CHECK(info.unmatched_frames <= info.frames);
   ips_os_free(os);
   return 0;
 }

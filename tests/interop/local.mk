@@ -43,6 +43,7 @@ EXTRA_DIST += tests/interop/swingset-fixture.test \
 # The generator of the slogfiles at xsnap's limits (tests/tools/xsnap-limits.test
 # reads them): Agoric's kernel driving the shapes' vats.
 EXTRA_DIST += tests/interop/swingset/cut-slog.mjs \
+	tests/interop/swingset/cut-os.mjs \
 	tests/interop/swingset/host.mjs \
 	tests/interop/swingset/gen-shapes.mjs \
 	tests/interop/swingset/shapes/bootstrap.js \

@@ -9,6 +9,11 @@ sums      report --os: every delivery's parts add up exactly to its pipe,
           worker and kernel time, and every frame of it was found
 spinning  a worker that only computes: none of its time asleep
 cpu_wait  a CPU hog beside parent and worker: waiting for a CPU is seen
+vats      SwingSet's deliveries (no pids in its slogfile): each matched to
+          the worker whose exec arguments name its vat (VATID:NAME), and
+          unmatched_frames the recorded frames of tags ?, e, / that no
+          delivery took (the vats' setup evaluations, replays...)
+
 The last line printed says what was checked.
 
 os_check.py tojson OS: a recording of version 2 (binary) as version 1's
@@ -151,38 +156,36 @@ def deliveries(rep):
     return ds
 
 
-def part_sum(t):
-    return (t["on_cpu_ns"] + t["cpu_wait_ns"] + t["disk_ns"] +
-            t["page_fault_ns"] + t["sleep_ns"] + t["not_measured_ns"])
+def part_sum(d, who):
+    return sum(d[f"os_{who}_{p}_ns"] for p in (
+        "on_cpu", "cpu_wait", "disk", "page_fault", "sleep", "not_measured"))
 
 
 def sums(_os, _slog, rep):
     ds = deliveries(rep)
     for d in ds:
-        o = d["os"]
-        p = o["pipe"]
-        pipe = (p["before_write_ns"] + p["write_ns"] + p["in_pipe_ns"] +
-                p["cpu_wait_ns"] + p["reader_ns"] + p["not_measured_ns"])
+        pipe = sum(d[f"os_pipe_{p}_ns"] for p in (
+            "before_write", "write", "in_pipe", "cpu_wait", "reader",
+            "not_measured"))
         if pipe != d["pipe_ns"]:
             fail(f"crank {d['crank']}: pipe parts {pipe} != {d['pipe_ns']}")
-        if part_sum(o["worker"]) != d["worker_ns"]:
+        if part_sum(d, "worker") != d["worker_ns"]:
             fail(f"crank {d['crank']}: worker parts != {d['worker_ns']}")
-        if part_sum(o["kernel"]) != d["kernel_ns"]:
+        if part_sum(d, "kernel") != d["kernel_ns"]:
             fail(f"crank {d['crank']}: kernel parts != {d['kernel_ns']}")
-        if o["frames"] != o["frames_expected"]:
-            fail(f"crank {d['crank']}: {o['frames']} of "
-                 f"{o['frames_expected']} frames found")
-        if p["not_measured_ns"] or o["worker"]["not_measured_ns"]:
-            fail(f"crank {d['crank']}: a part not measured: {o}")
+        if d["os_frames"] != d["os_frames_expected"]:
+            fail(f"crank {d['crank']}: {d['os_frames']} of "
+                 f"{d['os_frames_expected']} frames found")
+        if d["os_pipe_not_measured_ns"] or d["os_worker_not_measured_ns"]:
+            fail(f"crank {d['crank']}: a part not measured: {d}")
     print(f"{len(ds)} deliveries: every part measured, each sum exact")
 
 
 def spinning(_os, _slog, rep):
     ds = deliveries(rep)
     w = sum(d["worker_ns"] for d in ds)
-    asleep = sum(d["os"]["worker"]["sleep_ns"] + d["os"]["worker"]["disk_ns"]
-                 for d in ds)
-    run = sum(d["os"]["worker"]["on_cpu_ns"] + d["os"]["worker"]["cpu_wait_ns"]
+    asleep = sum(d["os_worker_sleep_ns"] + d["os_worker_disk_ns"] for d in ds)
+    run = sum(d["os_worker_on_cpu_ns"] + d["os_worker_cpu_wait_ns"]
               for d in ds)
     if asleep or run != w or w < 1000000:
         fail(f"worker {w} ns: on a CPU or waiting {run}, asleep {asleep}")
@@ -199,6 +202,29 @@ def cpu_wait(_os, _slog, rep):
     print(f"{len(ds)} deliveries beside a CPU hog waited {wait} ns for a CPU")
 
 
+def vats(os_, _slog, rep):
+    ds = deliveries(rep)
+    named = {}
+    for r in os_:
+        if r.get("t") == "exec" and len(r.get("argv", [])) > 1 and \
+                ":" in r["argv"][1]:
+            named.setdefault(r["argv"][1].split(":")[0], set()).add(r["pid"])
+    for d in ds:
+        if d["os_worker_pid"] not in named.get(d["vat"], ()):
+            fail(f"crank {d['crank']} of {d['vat']}: matched to worker "
+                 f"{d['os_worker_pid']}, its vat's are {named.get(d['vat'])}")
+    s = next(r for r in rep if "summary" in r)["summary"]["os"]
+    recorded = sum(1 for r in os_ if r.get("t") == "frame" and
+                   r["side"] == "w" and r["tag"] in "?e/")
+    # Every frame of each delivery found: all but its result are ?, e, /.
+    taken = sum(d["os_frames_expected"] - 1 for d in ds)
+    if s["unmatched_frames"] != recorded - taken:
+        fail(f"unmatched_frames {s['unmatched_frames']}, but {recorded} "
+             f"recorded frames of ?, e, / and {taken} taken")
+    print(f"{len(ds)} deliveries of {len(named)} vats, each on its own "
+          f"vat's worker; {s['unmatched_frames']} frames of no delivery")
+
+
 if __name__ == "__main__":
     if sys.argv[1] in ("tojson", "end"):
         for r in load(sys.argv[2], sys.argv[1] == "end")[-1 if sys.argv[1] == "end" else 0:]:
@@ -206,4 +232,4 @@ if __name__ == "__main__":
         sys.exit(0)
     what, os_path, slog_path, rep_path = sys.argv[1:5]
     {"frames": frames, "sums": sums, "spinning": spinning,
-     "cpu_wait": cpu_wait}[what](load(os_path), load(slog_path), load(rep_path))
+     "cpu_wait": cpu_wait, "vats": vats}[what](load(os_path), load(slog_path), load(rep_path))

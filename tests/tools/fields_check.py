@@ -7,13 +7,16 @@ delivery's fields (DUMP: tests/tools/fields_dump's lines).
                              formats and meanings
   schema SCHEMA_JSON         the schema's delivery: the JSON fields, those
                              always there required, each of its type
-  csv-header CSV             the CSV's header is the list's CSV fields
-  outputs JSON CSV TEXT OTEL TRACE
+  csv-header CSV [os]        the CSV's header is the list's CSV fields
+                             (with os: and the IPS_OS_FIELDS, run with --os)
+  outputs JSON CSV TEXT OTEL TRACE [os]
                              one slogfile's outputs: each CSV row and text
                              block says what its JSON line says, the OTel
                              delivery spans carry the JSON's values, the
                              trace's delivery args are the trace fields;
-                             prints the fields seen ("seen NAME ...")
+                             prints the fields seen ("seen NAME ..."); with
+                             os (run with --os), every delivery has every
+                             field of the recording's
 
 Exits 0 when everything agrees, 1 (saying what differs, where) when not.
 """
@@ -24,7 +27,8 @@ import sys
 
 LISTS = {"SEGMENTS", "SEGWAIT", "MARKS"}
 SCHEMA_TYPE = {"INT": "integer", "BOOL": "boolean", "STR": "string",
-               "SEGMENTS": "array", "SEGWAIT": "array", "MARKS": "array"}
+               "SEGMENTS": "array", "SEGWAIT": "array", "MARKS": "array",
+               "BY": "object"}
 errors = []
 
 
@@ -137,10 +141,16 @@ def check_schema(fields, path):
                 path, f["name"], got, f["type"]))
 
 
-def check_csv_header(fields, path):
+def shown(f, with_os):
+    """Whether field f is in an output run with --os (with_os) or not."""
+    return with_os or "os" not in f["in"]
+
+
+def check_csv_header(fields, path, with_os=False):
     with open(path, encoding="utf-8", newline="") as fh:
         header = next(csv.reader(fh))
-    want = [f["name"] for f in fields if "csv" in f["in"]]
+    want = [f["name"] for f in fields if "csv" in f["in"] and
+            shown(f, with_os)]
     if header != want:
         fail("%s: the CSV header is %s, the list's CSV fields %s" % (
             path, header, want))
@@ -155,6 +165,8 @@ def csv_cell(f, v):
         return ""
     if f["type"] == "MARKS":
         return str(len(v))
+    if f["type"] == "BY":
+        return " ".join("%s=%d" % kv for kv in v.items())
     return str(v)
 
 
@@ -187,7 +199,8 @@ def text_blocks(path):
     return blocks
 
 
-def check_outputs(fields, jpath, cpath, tpath, opath, rpath):
+def check_outputs(fields, jpath, cpath, tpath, opath, rpath, with_os=False):
+    fields = [f for f in fields if shown(f, with_os)]
     dels = [json.loads(l) for l in open(jpath, encoding="utf-8")]
     dels = [d for d in dels if "summary" not in d]
     with open(cpath, encoding="utf-8", newline="") as fh:
@@ -208,8 +221,10 @@ def check_outputs(fields, jpath, cpath, tpath, opath, rpath):
     trace_names = {f["name"] for f in fields if "trace" in f["in"]}
     for i, d in enumerate(dels):
         where = "%s: delivery %d (line %s)" % (jpath, i + 1, d.get("line"))
-        seen.update(k for k, v in d.items() if v not in (0, False, []))
+        seen.update(k for k, v in d.items() if v not in (0, False, [], {}))
         for f in fields:
+            if with_os and "os" in f["in"] and f["name"] not in d:
+                fail("%s: run with --os, it has no %s" % (where, f["name"]))
             v = d.get(f["name"])
             if "json" not in f["in"] and i < len(rows) and \
                     rows[i].get(f["name"]):  # CSV's alone: its value there
@@ -222,7 +237,11 @@ def check_outputs(fields, jpath, cpath, tpath, opath, rpath):
                                                         v))
             if f["text"] is not None and i < len(blocks) and v is not None:
                 b = blocks[i]
-                if f["type"] == "STR":
+                if f["type"] == "BY":
+                    if v and f["text"] not in b:
+                        fail("%s: text lacks %r for %s:\n%s" % (
+                            where, f["text"], f["name"], b))
+                elif f["type"] == "STR":
                     if str(v) not in b:
                         fail("%s: text lacks %s %r:\n%s" % (where, f["name"],
                                                             v, b))
@@ -264,10 +283,10 @@ def main(argv):
         check_docs(fields, argv[3])
     elif what == "schema":
         check_schema(fields, argv[3])
-    elif what == "csv-header":
-        check_csv_header(fields, argv[3])
-    elif what == "outputs" and len(argv) == 8:
-        check_outputs(fields, *argv[3:8])
+    elif what == "csv-header" and len(argv) in (4, 5):
+        check_csv_header(fields, argv[3], argv[4:] == ["os"])
+    elif what == "outputs" and len(argv) in (8, 9):
+        check_outputs(fields, *argv[3:8], with_os=argv[8:] == ["os"])
     else:
         print(__doc__, file=sys.stderr)
         return 2

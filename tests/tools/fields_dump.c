@@ -5,7 +5,8 @@
  *
  *     name  type  unit  in  when  text  otel  meaning
  *
- * in: the formats, "json,csv,trace,old"; when: the condition's source text
+ * (then IPS_OS_FIELDS's, the same way)
+ * in: the formats, "json,csv,trace,old,os"; when: the condition's source text
  * ("1": always there); text and otel: "-" for NULL.  Then the sums of a
  * set of deliveries (IPS_TOTALS_FIELDS), as "totals  name  unit  meaning". */
 #include "config.h"
@@ -21,7 +22,8 @@ static void in_list(unsigned in) {
   } f[] = {{IPS_IN_JSON, "json"},
            {IPS_IN_CSV, "csv"},
            {IPS_IN_TRACE, "trace"},
-           {IPS_IN_OLD, "old"}};
+           {IPS_IN_OLD, "old"},
+           {IPS_IN_OS, "os"}};
   const char *sep = "";
   size_t i;
   for (i = 0; i < sizeof f / sizeof f[0]; i++)
@@ -42,6 +44,7 @@ int main(void) {
   s = otel;                                                              \
   printf("%s\t%s\n", s ? s : "-", meaning);
   IPS_DELIVERY_FIELDS(DUMP)
+  IPS_OS_FIELDS(DUMP)
 #undef DUMP
 #define DUMP_TOTAL(name, unit, value, meaning) \
   printf("totals\t%s\t%s\t%s\n", #name, unit, meaning);

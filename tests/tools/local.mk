@@ -204,4 +204,5 @@ EXTRA_DIST += tests/tools/diff.test tests/interop/chain/gen-diff.sh \
 check_PROGRAMS += tests/tools/fields_dump
 tests_tools_fields_dump_SOURCES = tests/tools/fields_dump.c
 TESTS += tests/tools/fields.test
-EXTRA_DIST += tests/tools/fields.test tests/tools/fields_check.py
+EXTRA_DIST += tests/tools/fields.test tests/tools/fields_check.py \
+	tests/tools/os_inject.py tests/data/os-demo.slog.gz tests/data/os-demo.os.gz

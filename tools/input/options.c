@@ -203,6 +203,9 @@ static int input_option(cli_input_t *in, int c, const char *arg, int *done) {
     case OPT_FOLLOW:
       in->src.follow = 1;
       return 0;
+    case OPT_OS:
+      in->os_path = arg;
+      return 0;
     case OPT_MAX_LINE:
       if (cli_max_line(arg, &in->src.max_line) < 0) {
         cli_bad_value(in, "--max-line takes bytes (1024 or more)", arg);

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "ipcstamp-analyze-os.h"
 
 /* The names a filter could have named, for the message when it named
  * none: the first NAMES_SHOWN, in order of appearance. */
@@ -199,7 +200,7 @@ int cli_analyze(cli_input_t *in, ips_analysis_t **out) {
   relay_t relay;
   uint64_t done, total;
   long n;
-  int rc, bar;
+  int rc, bar, os_rc = CLI_EXIT_OK;
   *out = NULL;
   memset(&relay, 0, sizeof relay);
   relay.in = in;
@@ -216,6 +217,9 @@ int cli_analyze(cli_input_t *in, ips_analysis_t **out) {
     fprintf(stderr, "%s: %s\n", in->prog, ips_strerror(rc));
     return CLI_EXIT_IO;
   }
+  if (in->os_path && (os_rc = cli_os_join(in, *out)) != CLI_EXIT_OK &&
+      !ips_analysis_os_recording(*out))
+    return os_rc;
   if (in->src.follow) {
     struct sigaction sa;
     memset(&sa, 0, sizeof sa);
@@ -232,7 +236,7 @@ int cli_analyze(cli_input_t *in, ips_analysis_t **out) {
     if (rc != CLI_EXIT_IO)
       rc = named_nothing(in, *out, &relay, rc);
     names_free(&relay.methods);
-    return rc;
+    return rc == CLI_EXIT_OK ? os_rc : rc;
   }
   if (ips_source_open(&src, in->path, &in->src, err, sizeof err) < 0) {
     fprintf(stderr, "%s: %s\n", in->prog, err);
@@ -261,7 +265,7 @@ int cli_analyze(cli_input_t *in, ips_analysis_t **out) {
   if (rc != CLI_EXIT_IO)
     rc = named_nothing(in, *out, &relay, rc);
   names_free(&relay.methods);
-  return rc;
+  return rc == CLI_EXIT_OK ? os_rc : rc;
 }
 
 void cli_term_clean(char *buf, size_t len) {

@@ -47,10 +47,15 @@ struct otel_metrics_s {
   uint64_t fresh;
   int64_t last_end;
   int oom;
+  uint64_t saturated; /* histogram sums held at the bound (ips_sum_add) */
 };
 
 otel_metrics_t *otel_metrics_new(void) {
   return calloc(1, sizeof(otel_metrics_t));
+}
+
+uint64_t otel_metrics_saturated(const otel_metrics_t *m) {
+  return m ? m->saturated : 0;
 }
 
 void otel_metrics_free(otel_metrics_t *m) {
@@ -89,7 +94,7 @@ static void exph_add(otel_metrics_t *m, exph_t *h, int64_t v) {
   if (!h->count || v > h->max)
     h->max = v;
   h->count++;
-  h->sum += v;
+  m->saturated += (uint64_t)ips_sum_add(&h->sum, v);
   if (!a) {
     h->zero++;
     return;

@@ -182,6 +182,9 @@ void otel_metrics_add(otel_metrics_t *m, const ips_delivery_t *d,
                       const char *kind, int64_t end_ns);
 /* Deliveries added since the last otel_metrics_request(). */
 uint64_t otel_metrics_fresh(const otel_metrics_t *m);
+/* Adds to the histograms' sums held at the bound (ips_sum_add, the one
+ * policy): those sums are bounds, not measures.  0 for NULL. */
+uint64_t otel_metrics_saturated(const otel_metrics_t *m);
 /* An ExportMetricsServiceRequest of everything so far (cumulative: from
  * start_ns, the export's start, to the latest delivery's end), under the
  * resource attributes res, with st's skip counts (NULL: none), as a new

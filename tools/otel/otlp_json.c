@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ipcstamp-analyze-os.h"
 #include "otel.h"
 
 /* OTLP's enums. */
@@ -495,6 +496,16 @@ static void root_attrs(otlp_req_t *r, const ips_delivery_t *d,
     attr_int(r, &first, "ipcstamp.marks_dropped", d->marks_dropped);
   if (d->marks_unbalanced)
     attr_int(r, &first, "ipcstamp.marks_unbalanced", d->marks_unbalanced);
+  /* --os: the OS's split, every field of the list that has an attribute
+   * (the maps by system call have none: an attribute is one value). */
+#define OTEL_OS(name, type, unit, in, when, value, text, otel, meaning) \
+  OTEL_OS_##type(otel, value)
+#define OTEL_OS_INT(key, v) attr_int(r, &first, key, (int64_t)(v));
+#define OTEL_OS_BY(key, v)
+  if (d->os) {
+    IPS_OS_FIELDS(OTEL_OS)
+  }
+#undef OTEL_OS
 }
 
 /* d's spans: the kernel's into k, the worker's into w. */

@@ -251,6 +251,8 @@ void blocks_row_json(blocks_out_t *o, const ips_block_t *b) {
     out_int(g, "total_ns", b->snap_vat_ns);
     yajl_gen_map_close(g);
   }
+  if (o->json_more)
+    o->json_more(o->json_more_arg, g, 0);
   yajl_gen_map_close(g);
   out_flush(g, o->out, 1);
 }
@@ -427,6 +429,8 @@ void blocks_summary_json(blocks_out_t *o) {
     yajl_gen_map_close(g);
   }
   yajl_gen_array_close(g);
+  if (o->json_more)
+    o->json_more(o->json_more_arg, g, 1);
   yajl_gen_map_close(g);
   yajl_gen_map_close(g);
   out_flush(g, o->out, 1);

@@ -3,8 +3,8 @@
  * slowest are known only at the end.  Which ones is the library's one
  * keeper's to say (ips_slowest_*); this keeps their copies.
  *
- * Each kept delivery is one block: the struct, its stamps, its marks and
- * its strings.  Memory is bounded by the count and by KEEP_BUDGET bytes:
+ * Each kept delivery is one block: the struct, its OS split (--os), its
+ * stamps, its marks and its strings.  Memory is bounded by the count and by KEEP_BUDGET bytes:
  * a delivery that would go past the budget is refused (keep_add returns
  * -1) rather than kept in part. */
 #include "config.h"
@@ -46,7 +46,8 @@ static struct kept *copy(keep_t *k, const ips_delivery_t *d) {
   char *b, *s;
   for (i = 0; i < d->n_marks; i++)
     names += strlen(d->marks[i].name) + 1;
-  bytes = sizeof *e + 2 * nst * sizeof(int64_t) +
+  bytes = sizeof *e + (d->os ? sizeof *d->os : 0) +
+          2 * nst * sizeof(int64_t) +
           d->n_marks * sizeof(ips_delivery_mark_t) + lv + ld + lm + names;
   if (bytes > KEEP_BUDGET - k->bytes || !(b = malloc(bytes)))
     return NULL;
@@ -54,6 +55,10 @@ static struct kept *copy(keep_t *k, const ips_delivery_t *d) {
   e->d = *d;
   e->bytes = bytes;
   off = sizeof *e;
+  if (d->os) { /* the analysis's, overwritten by the next delivery */
+    e->d.os = memcpy(b + off, d->os, sizeof *d->os);
+    off += sizeof *d->os;
+  }
   e->d.P = memcpy(b + off, d->P, nst * sizeof(int64_t));
   off += nst * sizeof(int64_t);
   e->d.W = memcpy(b + off, d->W, nst * sizeof(int64_t));

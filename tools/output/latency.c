@@ -54,6 +54,51 @@ void latency_add_span(ips_hist_t *h, const char *name,
       ips_hist_add(h, d->marks[i].dur);
 }
 
+/* The list's INT fields (the maps by system call are not one value); of
+ * them latency takes those in ns (not the counts, not the pids). */
+#define OS_INT(name, type, unit, in, when, value, text, otel, meaning) \
+  OS_INT_##type(#name, unit)
+#define OS_INT_INT(name, unit) {name, unit},
+#define OS_INT_BY(name, unit)
+static const struct {
+  const char *name, *unit;
+} os_ints[] = {IPS_OS_FIELDS(OS_INT)};
+#undef OS_INT
+
+int latency_os_next(size_t *k, const char **name) {
+  for (; *k < sizeof os_ints / sizeof *os_ints; ++*k)
+    if (!strcmp(os_ints[*k].unit, "ns")) {
+      *name = os_ints[*k].name;
+      return 1;
+    }
+  return 0;
+}
+
+int latency_os_find(const char *name) {
+  size_t k = 0;
+  const char *n;
+  for (; latency_os_next(&k, &n); k++)
+    if (!strcmp(n, name))
+      return (int)k;
+  return -1;
+}
+
+void latency_add_os(ips_hist_t *h, size_t k, const ips_delivery_t *d) {
+  size_t i = 0;
+  if (!d->os)
+    return;
+#define OS_ADD(name, type, unit, in, when, value, text, otel, meaning) \
+  OS_ADD_##type(value)
+#define OS_ADD_INT(v)  \
+  if (i++ == k) {      \
+    ips_hist_add(h, v); \
+    return;            \
+  }
+#define OS_ADD_BY(v)
+  IPS_OS_FIELDS(OS_ADD)
+#undef OS_ADD
+}
+
 void latency_table(FILE *f, const ips_hist_t *h, const char *label) {
   char b[2][32];
   size_t i;

@@ -1,8 +1,8 @@
-/* os.c — the operating system's split of each delivery in the report
- * (docs/os.md): what `report --os FILE` adds, in JSON (one "os" object a
- * delivery, one in the summary) and in text (one line a delivery, a block
- * in the summary).  The split itself is the analysis library's
- * (ips_os_split); this only sums and writes it. */
+/* os.c — the operating system's split in the report (docs/os.md): the
+ * text's lines under each delivery, and the summary's sums in text and
+ * JSON.  The split and its sums are the analysis library's (d->os,
+ * ips_analysis_os_sum); a delivery's JSON and CSV fields come from the
+ * field list (IPS_OS_FIELDS), not from here. */
 #include "config.h"
 
 #include <inttypes.h>
@@ -10,47 +10,7 @@
 
 #include "output.h"
 
-/* The first names seen keep their slots; later ones go to "other". */
-static void sum_by(ips_os_by_t *t, const ips_os_by_t *s) {
-  size_t i, j;
-  for (i = 0; i < IPS_OS_BY && s[i].sc[0]; i++)
-    for (j = 0; j < IPS_OS_BY; j++)
-      if (!t[j].sc[0] || !strcmp(t[j].sc, s[i].sc) || j == IPS_OS_BY - 1) {
-        if (!t[j].sc[0] || (j == IPS_OS_BY - 1 && strcmp(t[j].sc, s[i].sc)))
-          snprintf(t[j].sc, sizeof t[j].sc, "%s",
-                   t[j].sc[0] ? "other" : s[i].sc);
-        t[j].ns += s[i].ns;
-        break;
-      }
-}
-
-static void sum_time(ips_os_time_t *t, const ips_os_time_t *s) {
-  t->on_cpu += s->on_cpu;
-  t->cpu_wait += s->cpu_wait;
-  t->disk += s->disk;
-  t->fault += s->fault;
-  t->sleep += s->sleep;
-  t->not_measured += s->not_measured;
-  sum_by(t->disk_by, s->disk_by);
-  sum_by(t->sleep_by, s->sleep_by);
-}
-
-void os_add(os_out_t *o, const ips_delivery_t *d, ips_os_split_t *s) {
-  ips_os_split(o->os, d, s);
-  o->n++;
-  o->frames += s->frames;
-  o->frames_expected += s->frames_expected;
-  o->sum.pipe_before_write += s->pipe_before_write;
-  o->sum.pipe_write += s->pipe_write;
-  o->sum.pipe_in_pipe += s->pipe_in_pipe;
-  o->sum.pipe_cpu_wait += s->pipe_cpu_wait;
-  o->sum.pipe_reader += s->pipe_reader;
-  o->sum.pipe_not_measured += s->pipe_not_measured;
-  sum_time(&o->sum.worker, &s->worker);
-  sum_time(&o->sum.kernel, &s->kernel);
-}
-
-static void by_json(yajl_gen g, const char *key, const ips_os_by_t *by) {
+void os_by_json(yajl_gen g, const char *key, const ips_os_by_t *by) {
   size_t i;
   out_str(g, key);
   yajl_gen_map_open(g);
@@ -65,10 +25,10 @@ static void time_json(yajl_gen g, const char *key, const ips_os_time_t *t) {
   out_int(g, "on_cpu_ns", t->on_cpu);
   out_int(g, "cpu_wait_ns", t->cpu_wait);
   out_int(g, "disk_ns", t->disk);
-  by_json(g, "disk_by", t->disk_by);
+  os_by_json(g, "disk_by", t->disk_by);
   out_int(g, "page_fault_ns", t->fault);
   out_int(g, "sleep_ns", t->sleep);
-  by_json(g, "sleep_by", t->sleep_by);
+  os_by_json(g, "sleep_by", t->sleep_by);
   out_int(g, "not_measured_ns", t->not_measured);
   yajl_gen_map_close(g);
 }
@@ -87,31 +47,25 @@ static void split_json(yajl_gen g, const ips_os_split_t *s) {
   time_json(g, "kernel", &s->kernel);
 }
 
-void os_json(yajl_gen g, const ips_os_split_t *s) {
-  out_str(g, "os");
-  yajl_gen_map_open(g);
-  out_int(g, "frames", (long long)s->frames);
-  out_int(g, "frames_expected", (long long)s->frames_expected);
-  out_int(g, "worker_pid", s->worker_pid);
-  out_int(g, "kernel_pid", s->kernel_pid);
-  split_json(g, s);
-  yajl_gen_map_close(g);
-}
-
-void os_summary_json(yajl_gen g, const os_out_t *o) {
+void os_summary_json(yajl_gen g, const ips_analysis_t *a) {
   ips_os_info_t info;
-  ips_os_info(o->os, &info);
+  uint64_t n;
+  const ips_os_split_t *sum = ips_analysis_os_sum(a, &n);
+  if (!sum)
+    return;
+  ips_os_info(ips_analysis_os_recording(a), &info);
   out_str(g, "os");
   yajl_gen_map_open(g);
-  out_int(g, "deliveries", (long long)o->n);
-  out_int(g, "frames", (long long)o->frames);
-  out_int(g, "frames_expected", (long long)o->frames_expected);
+  out_int(g, "deliveries", (long long)n);
+  out_int(g, "frames", (long long)sum->frames);
+  out_int(g, "frames_expected", (long long)sum->frames_expected);
   out_int(g, "recorded_frames", (long long)info.frames);
   out_int(g, "unpaired_frame_sides", (long long)info.unpaired);
+  out_int(g, "unmatched_frames", (long long)info.unmatched_frames);
   out_int(g, "recorded_waits", (long long)info.waits);
   out_int(g, "lost_events", (long long)info.lost);
   out_int(g, "bad_lines", (long long)info.bad_lines);
-  split_json(g, &o->sum);
+  split_json(g, sum);
   yajl_gen_map_close(g);
 }
 
@@ -153,11 +107,25 @@ void os_text(FILE *f, const ips_os_split_t *s) {
   split_text(f, "    os ", s);
 }
 
-void os_summary_text(FILE *f, const os_out_t *o) {
+void os_summary_text(FILE *f, const ips_analysis_t *a) {
   ips_os_info_t info;
-  ips_os_info(o->os, &info);
-  fprintf(f, "\noperating system (--os): %" PRIu64 " deliveries, %" PRIu64
-             " of their %" PRIu64 " frames seen; %" PRIu64 " events lost\n",
-          o->n, o->frames, o->frames_expected, info.lost);
-  split_text(f, "  ", &o->sum);
+  uint64_t n;
+  const ips_os_split_t *sum = ips_analysis_os_sum(a, &n);
+  if (!sum)
+    return;
+  ips_os_info(ips_analysis_os_recording(a), &info);
+  fprintf(f, "\noperating system (--os): %" PRIu64 " deliveries, %zu"
+             " of their %zu frames seen; %" PRIu64 " recorded frames of no "
+             "delivery; %" PRIu64 " events lost\n",
+          n, sum->frames, sum->frames_expected, info.unmatched_frames,
+          info.lost);
+  split_text(f, "  ", sum);
+}
+
+void os_time_json(yajl_gen g, const char *key, const ips_os_time_t *t) {
+  time_json(g, key, t);
+}
+
+void os_time_text(FILE *f, const char *name, const ips_os_time_t *t) {
+  time_text(f, name, t);
 }

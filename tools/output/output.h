@@ -67,23 +67,21 @@ size_t keep_sort(keep_t *k, int in_file_order);
 const ips_delivery_t *keep_get(const keep_t *k, size_t i);
 void keep_free(keep_t *k);
 
-/* ---- the operating system's split, report --os (os.c) ----------------- */
+/* ---- the operating system's split, --os (os.c) ------------------------ */
 
-typedef struct {
-  ips_os_t *os;          /* the recording */
-  uint64_t n;            /* deliveries split */
-  uint64_t frames, frames_expected;
-  ips_os_split_t sum;    /* their parts, summed */
-} os_out_t;
-/* Splits d (into *s) and adds it to the sums (each delivery once, shown
- * or not: the formats split it again to show it). */
-void os_add(os_out_t *o, const ips_delivery_t *d, ips_os_split_t *s);
-/* "os": {...} in a delivery's object; in the summary's. */
-void os_json(yajl_gen g, const ips_os_split_t *s);
-void os_summary_json(yajl_gen g, const os_out_t *o);
-/* A delivery's lines; the summary's block. */
+/* A thread's time per system call, key: {"fsync": ns, ...} (the field
+ * list's type BY). */
+void os_by_json(yajl_gen g, const char *key, const ips_os_by_t *by);
+/* A delivery's lines in the text report (d->os). */
 void os_text(FILE *f, const ips_os_split_t *s);
-void os_summary_text(FILE *f, const os_out_t *o);
+/* The summary's: the analysis's sums of the splits and what the recording
+ * holds ("os": {...} in JSON, a block in text).  Nothing without one. */
+void os_summary_json(yajl_gen g, const ips_analysis_t *a);
+void os_summary_text(FILE *f, const ips_analysis_t *a);
+/* One thread's split as os.c writes it: "key": {...} in JSON; a line of
+ * text after name. */
+void os_time_json(yajl_gen g, const char *key, const ips_os_time_t *t);
+void os_time_text(FILE *f, const char *name, const ips_os_time_t *t);
 
 /* What the report's formats (format.h) write to and read: set by the
  * command before the format's begin, but for the format's own state. */
@@ -108,7 +106,7 @@ typedef struct report_out_s {
   const ips_analysis_t *summarized;  /* html: the summary's analysis */
   int worker_rings;    /* --worker-rings was given: the summary says
                           what they joined */
-  os_out_t *os;        /* --os: the operating system's split; NULL without */
+  int os;              /* --os: the deliveries carry IPS_OS_FIELDS */
 } report_out_t;
 
 void report_delivery_text(report_out_t *r, const ips_delivery_t *d);
@@ -173,7 +171,15 @@ extern const char *const latency_names[LAT_N];
 void latency_add(ips_hist_t *h, int what, const ips_delivery_t *d);
 /* The VM's spans of one name: each span's length. */
 void latency_add_span(ips_hist_t *h, const char *name, const ips_delivery_t *d);
-/* label: latency_names[what], or "span:NAME". */
+/* The OS parts latency takes with --os (--what os, --what os_NAME): the
+ * ns fields of IPS_OS_FIELDS, in its order.  latency_os_next: the first
+ * at or after *k (its index in *k, its name in *name), 0 after the last;
+ * latency_os_find: name's index, or -1. */
+int latency_os_next(size_t *k, const char **name);
+int latency_os_find(const char *name);
+/* Adds OS part k of d to h (a delivery without its split: nothing). */
+void latency_add_os(ips_hist_t *h, size_t k, const ips_delivery_t *d);
+/* label: latency_names[what], "span:NAME", or an OS part's name. */
 void latency_table(FILE *f, const ips_hist_t *h, const char *label);
 void latency_json(FILE *f, const ips_hist_t *h, const char *label);
 
@@ -215,6 +221,10 @@ typedef struct {
   int64_t sum[BLK_PARTS];
   ips_hist_t *h[BLK_PARTS];   /* owned */
   uint64_t saturated;         /* sums held at the bound (ips_sum_add) */
+  /* More of each JSON row (summary 0) and of the summary's (1), written
+   * before it closes: --os's "os" object (blocks_os.c).  NULL: none. */
+  void (*json_more)(void *arg, yajl_gen g, int summary);
+  void *json_more_arg;
 } blocks_out_t;
 
 /* o->out and o->g are the caller's; init allocates the rest (-1: out of
@@ -241,6 +251,54 @@ void blocks_header_csv(blocks_out_t *o);
 void blocks_row_csv(blocks_out_t *o, const ips_block_t *b);
 void blocks_summary_text(blocks_out_t *o);
 void blocks_summary_json(blocks_out_t *o);
+
+/* ---- blocks_os.c: `ipcstamp blocks --os FILE` ----------------------- */
+
+/* One delivery's span on its parent's clock, and its line. */
+typedef struct {
+  int64_t start, end;
+  long line;
+} blocks_os_span_t;
+
+/* One block's time outside its deliveries, split. */
+typedef struct {
+  int64_t between_ns;         /* the stretches' sum: the parts add up to it */
+  int64_t commit_ns;          /* of which the commit */
+  ips_os_time_t inside;       /* end-block-start to -finish, less deliveries */
+  ips_os_time_t commit;       /* commit-block-start to -finish */
+  int64_t worst_ns;           /* the longest stretch, */
+  long worst_line;            /* before the delivery at this line (0: the
+                                 block's end, -1: the commit), */
+  ips_os_time_t worst;        /* split */
+  long long kernel_pid;       /* 0: no frame of the block's deliveries */
+  int overflow;               /* not joined: all "not measured" */
+} blocks_os_block_t;
+
+typedef struct blocks_os_s {
+  ips_os_t *os;               /* owned */
+  ips_os_kernel_t k;          /* the latest delivery's kernel that had one */
+  int block_k;                /* one of this block's deliveries gave k */
+  blocks_os_span_t *spans;    /* the deliveries since the block before */
+  size_t nspans, capspans;
+  int overflow;               /* too many deliveries kept, or out of memory */
+  blocks_os_block_t cur;      /* the latest block's, for its row */
+  uint64_t n;
+  int64_t sum_ns;
+  ips_os_time_t sum;          /* over the blocks, for the summary */
+} blocks_os_t;
+
+/* Each attributed delivery, in order; then each block when committed
+ * (before its row is written: the rows show o->cur). */
+void blocks_os_delivery(blocks_os_t *o, const ips_delivery_t *d);
+void blocks_os_block(blocks_os_t *o, const ips_block_t *b);
+/* The block's "os" object in its JSON row; its lines under its text row;
+ * the summary's. */
+void blocks_os_json(const blocks_os_t *o, yajl_gen g);
+void blocks_os_text(const blocks_os_t *o, FILE *f);
+void blocks_os_summary_json(const blocks_os_t *o, yajl_gen g);
+void blocks_os_summary_text(const blocks_os_t *o, FILE *f);
+/* Frees what o holds (o itself is the caller's). */
+void blocks_os_free(blocks_os_t *o);
 
 /* blocks_html.c: the page (--format html), written at close from its
  * bars and o's summary; NULL when out of memory.  close frees h. */

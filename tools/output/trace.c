@@ -154,6 +154,18 @@ static void delivery_args(yajl_gen g, const ips_delivery_t *d) {
   gi(g, "line", d->line);
   gs(g, "clock");
   gs(g, d->clock == 'm' ? "mono" : "wall");
+  /* --os: the OS's split, the list's trace fields (args rather than
+   * slices: the split is the delivery's, not each segment's). */
+#define TRACE_OS(name, type, unit, in, when, value, text, otel, meaning) \
+  TRACE_OS_##type(((in) & IPS_IN_TRACE), #name, value)
+#define TRACE_OS_INT(on, key, v) \
+  if (on)                        \
+    gi(g, key, (long long)(v));
+#define TRACE_OS_BY(on, key, v)
+  if (d->os) {
+    IPS_OS_FIELDS(TRACE_OS)
+  }
+#undef TRACE_OS
 }
 
 static void quake_args(yajl_gen g, const ips_delivery_t *d) {

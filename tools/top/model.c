@@ -206,7 +206,7 @@ size_t top_order(const top_t *t, int64_t now_ns, int64_t window_ns,
     for (j = 0; j < n; j++) {
       if (o[j].run != o[i].run) continue;
       if (o[j].parent) parent = o[j].busy;
-      else sum += o[j].busy;
+      else sum = top_add(sum, o[j].busy);
     }
     /* Rings that cannot be followed go last, together. */
     o[i].run_busy = o[i].run == 0 ? -1 : parent >= 0 ? parent : sum;

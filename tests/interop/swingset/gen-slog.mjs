@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 // gen-slog.mjs: write a real SwingSet slogfile with Agoric's own kernel.
 //
-//   node gen-slog.mjs OUT.slog [--rounds N] [--upgrade-at R] [--keep-state DIR]
+//   node gen-slog.mjs OUT.slog [--rounds N] [--upgrade-at R] [--keep-state DIR] [--blocks]
+//                     [--spin N]
 //
 // The scenario (vats/*.js) runs on xsnap workers under @agoric/swingset-vat
 // with an on-disk swing-store, and the slog goes through @agoric/telemetry's
@@ -12,6 +13,15 @@
 // since process start) starts again near 0.  Rounds are split between the
 // two processes; --rounds scales the file (about 1 round per 20 KB once
 // the create-vat records are written).
+//
+// --blocks makes each round a block as a chain node's host does it:
+// the records cosmic-swingset's launch-chain writes through the
+// controller (begin-block, end-block-start/-finish around the round's
+// runs, commit-block-start/-finish around the swing-store's commit), so
+// that `ipcstamp blocks` reads the run.  --keep-state DIR puts the
+// swing-store in DIR/swingstore (a slow file system, for a test).
+// --spin N ends each round with a delivery to carol that only computes (N
+// iterations of a loop): a worker on its CPU.
 //
 // Exit codes: 0 ok, 1 the kernel or a round failed, 2 usage error.
 import { spawnSync } from 'node:child_process';
@@ -27,13 +37,13 @@ const self = fileURLToPath(import.meta.url);
 const usage = msg => {
   if (msg) console.error(`gen-slog.mjs: ${msg}`);
   console.error(
-    'usage: node gen-slog.mjs OUT.slog [--rounds N] [--upgrade-at R] [--keep-state DIR]',
+    'usage: node gen-slog.mjs OUT.slog [--rounds N] [--upgrade-at R] [--keep-state DIR] [--blocks] [--spin N]',
   );
   process.exit(2);
 };
 
 const parseArgs = argv => {
-  const opts = { rounds: 8, upgradeAt: 3, out: undefined, state: undefined, phase: 0 };
+  const opts = { rounds: 8, upgradeAt: 3, out: undefined, state: undefined, phase: 0, blocks: false, spin: 0 };
   const int = (name, v) => {
     if (v === undefined || !/^[0-9]+$/.test(v)) usage(`${name} needs a non-negative integer, got ${v}`);
     return Number(v);
@@ -44,6 +54,8 @@ const parseArgs = argv => {
     else if (a === '--upgrade-at') opts.upgradeAt = int(a, argv[(i += 1)]);
     else if (a === '--keep-state') opts.state = argv[(i += 1)] ?? usage('--keep-state needs a directory');
     else if (a === '--phase') opts.phase = int(a, argv[(i += 1)]);
+    else if (a === '--blocks') opts.blocks = true;
+    else if (a === '--spin') opts.spin = int(a, argv[(i += 1)]);
     else if (a.startsWith('-')) usage(`unknown option ${a}`);
     else if (opts.out === undefined) opts.out = a;
     else usage(`unexpected argument ${a}`);
@@ -67,7 +79,8 @@ if (opts.phase === 0) {
     const r = spawnSync(
       process.execPath,
       [self, opts.out, '--rounds', `${opts.rounds}`, '--upgrade-at', `${opts.upgradeAt}`,
-        '--keep-state', stateDir, '--phase', `${phase}`],
+        '--keep-state', stateDir, '--phase', `${phase}`, ...(opts.blocks ? ['--blocks'] : []),
+        '--spin', `${opts.spin}`],
       { stdio: 'inherit' },
     );
     if (r.status !== 0) {
@@ -148,13 +161,31 @@ try {
   }
 
   const [first, last] = opts.phase === 1 ? [1, half] : [half + 1, opts.rounds];
+  // A block's record, as launch-chain writes it (--blocks); blockTime is
+  // the chain's (whole seconds): here the wall clock's at begin-block.
+  let blockTime = 0;
+  const block = (type, n) => {
+    if (opts.blocks) {
+      controller.writeSlogObject({ type: `cosmic-swingset-${type}`, blockHeight: n, blockTime });
+    }
+  };
   for (let n = first; n <= last; n += 1) {
+    blockTime = Math.floor(Date.now() / 1000);
+    block('begin-block', n);
+    block('end-block-start', n);
     const kpid = controller.queueToVatRoot('bootstrap', 'round', [n, opts.upgradeAt]);
     await controller.run();
     // Fire the round's timer wakeup: the device polls a host-chosen time,
     // never the wall clock.
     if (timer.poll(BigInt(n) * 10n)) await controller.run();
-    hostStorage.commit();
+    if (opts.spin) {
+      controller.queueToVatRoot('carol', 'spin', [opts.spin]);
+      await controller.run();
+    }
+    block('end-block-finish', n);
+    block('commit-block-start', n);
+    await hostStorage.commit();
+    block('commit-block-finish', n);
     const status = controller.kpStatus(kpid);
     if (status !== 'fulfilled') {
       fail(`round ${n} ${status}: ${JSON.stringify(controller.kpResolution(kpid))}`);

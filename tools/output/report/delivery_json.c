@@ -20,6 +20,7 @@
 #define JSON_SEGMENTS(g, key, d, n) json_segments(g, key, d, (size_t)(n))
 #define JSON_SEGWAIT(g, key, d, n) json_segwait(g, key, d, (size_t)(n))
 #define JSON_MARKS(g, key, d, n) json_marks(g, key, d, (size_t)(n))
+#define JSON_BY(g, key, d, by) os_by_json(g, key, by)
 
 static void json_segments(yajl_gen g, const char *key, const ips_delivery_t *d,
                           size_t ns) {
@@ -70,12 +71,8 @@ void report_delivery_json(report_out_t *r, const ips_delivery_t *d) {
   if (((in) & IPS_IN_JSON) && (when))                                        \
     JSON_##type(g, #name, d, value);
   IPS_DELIVERY_FIELDS(JSON_FIELD)
+  IPS_OS_FIELDS(JSON_FIELD)
 #undef JSON_FIELD
-  if (r->os) {
-    ips_os_split_t os;
-    ips_os_split(r->os->os, d, &os);
-    os_json(g, &os);
-  }
   yajl_gen_map_close(g);
   out_flush(r->g, r->out, 1);
 }
@@ -91,6 +88,14 @@ void report_delivery_json(report_out_t *r, const ips_delivery_t *d) {
 #define CSV_SEGMENTS CSV_INT
 #define CSV_SEGWAIT CSV_INT
 #define CSV_MARKS CSV_INT
+#define CSV_BY(f, has, by) (has ? csv_by(f, by) : (void)0)
+
+/* A thread's time per system call in one cell: "fsync=ns read=ns". */
+static void csv_by(FILE *f, const ips_os_by_t *by) {
+  size_t i;
+  for (i = 0; i < IPS_OS_BY && by[i].sc[0]; i++)
+    fprintf(f, "%s%s=%lld", i ? " " : "", by[i].sc, (long long)by[i].ns);
+}
 
 /* The header: the list's fields for CSV, in its order. */
 void report_csv_header(report_out_t *r) {
@@ -102,6 +107,9 @@ void report_csv_header(report_out_t *r) {
     sep = ",";                                                             \
   }
   IPS_DELIVERY_FIELDS(CSV_NAME)
+  if (r->os) { /* --os: the OS's columns too */
+    IPS_OS_FIELDS(CSV_NAME)
+  }
 #undef CSV_NAME
   fputc('\n', r->out);
 }
@@ -117,6 +125,9 @@ void report_delivery_csv(report_out_t *r, const ips_delivery_t *d) {
     CSV_##type(f, (when), value);                                          \
   }
   IPS_DELIVERY_FIELDS(CSV_CELL)
+  if (r->os) { /* --os: the OS's columns too */
+    IPS_OS_FIELDS(CSV_CELL)
+  }
 #undef CSV_CELL
   fputc('\n', f);
 }

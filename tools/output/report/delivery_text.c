@@ -279,9 +279,6 @@ void report_delivery_text(report_out_t *r, const ips_delivery_t *d) {
       d->mono_offset || d->has_runnable)
     tb_facts(&t, d);
   fwrite(t.b, 1, t.n, t.f);
-  if (r->os) {
-    ips_os_split_t os;
-    ips_os_split(r->os->os, d, &os);
-    os_text(t.f, &os);
-  }
+  if (d->os)
+    os_text(t.f, d->os);
 }

@@ -173,7 +173,7 @@ void report_summary_json(report_out_t *r, const ips_analysis_t *a) {
       gi(g, ips_skip_name(k), (long long)st->skipped[k]);
   yajl_gen_map_close(g);
   if (r->os)
-    os_summary_json(g, r->os);
+    os_summary_json(g, a);
   yajl_gen_map_close(g);
   yajl_gen_map_close(g);
   out_flush(g, r->out, 1);

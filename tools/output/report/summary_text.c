@@ -368,5 +368,5 @@ void report_summary_text(report_out_t *r, const ips_analysis_t *a, int gap) {
         fprintf(f, "  %8" PRIu64 "  %s\n", st->skipped[k], ips_skip_message(k));
   }
   if (r->os)
-    os_summary_text(f, r->os);
+    os_summary_text(f, a);
 }

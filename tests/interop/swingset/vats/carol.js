@@ -21,4 +21,11 @@ export const buildRootObject = () =>
       );
       return harden({ round, balance: await E(account).balance(), msg });
     },
+    // A delivery that only computes (gen-slog.mjs --spin: a worker on its
+    // CPU, tests/os/swingset.test).
+    spin: n => {
+      let x = 0;
+      for (let i = 0; i < n; i += 1) x += i;
+      return x;
+    },
   });

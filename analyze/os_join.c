@@ -1,0 +1,74 @@
+/* os_join.c — a recording of `ipcstamp record` joined with an analysis
+ * (docs/os.md): every delivery the analysis counts is split by what the
+ * operating system saw (os_split.c) before the caller sees it, so that
+ * every output takes the parts from the delivery itself (d->os, the
+ * fields of IPS_OS_FIELDS), and the splits are summed here, once, for
+ * every summary. */
+#include "config.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "attribute.h"
+#include "os.h"
+
+struct ips__os_join_s {
+  ips_os_t *os;
+  ips_os_split_t split; /* the delivery being handed out */
+  ips_os_split_t sum;
+  uint64_t n;
+};
+
+int ips_analysis_os(ips_analysis_t *a, ips_os_t *os) {
+  if (!a || !os || a->osj || a->st.lines) {
+    ips_os_free(os);
+    return IPS_EINVAL;
+  }
+  if (!(a->osj = calloc(1, sizeof *a->osj))) {
+    ips_os_free(os);
+    return IPS_ENOMEM;
+  }
+  a->osj->os = os;
+  return 0;
+}
+
+const ips_os_t *ips_analysis_os_recording(const ips_analysis_t *a) {
+  return a && a->osj ? a->osj->os : NULL;
+}
+
+const ips_os_split_t *ips_analysis_os_sum(const ips_analysis_t *a,
+                                          uint64_t *n) {
+  if (!a || !a->osj)
+    return NULL;
+  *n = a->osj->n;
+  return &a->osj->sum;
+}
+
+void ips__os_account(ips_analysis_t *a, ips_delivery_t *dv) {
+  struct ips__os_join_s *j = a->osj;
+  ips_os_split_t *s, *t;
+  if (!j)
+    return;
+  s = &j->split;
+  t = &j->sum;
+  ips_os_split(j->os, dv, s);
+  dv->os = s;
+  j->n++;
+  t->frames += s->frames;
+  t->frames_expected += s->frames_expected;
+  ips_sum_add(&t->pipe_before_write, s->pipe_before_write);
+  ips_sum_add(&t->pipe_write, s->pipe_write);
+  ips_sum_add(&t->pipe_in_pipe, s->pipe_in_pipe);
+  ips_sum_add(&t->pipe_cpu_wait, s->pipe_cpu_wait);
+  ips_sum_add(&t->pipe_reader, s->pipe_reader);
+  ips_sum_add(&t->pipe_not_measured, s->pipe_not_measured);
+  ips_os_time_add(&t->worker, &s->worker);
+  ips_os_time_add(&t->kernel, &s->kernel);
+}
+
+void ips__os_join_free(struct ips__os_join_s *j) {
+  if (!j)
+    return;
+  ips_os_free(j->os);
+  free(j);
+}

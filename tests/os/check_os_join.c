@@ -1,0 +1,185 @@
+/* check_os_join.c — the join of a recording with the deliveries
+ * (ips_os_split, docs/os.md "How a delivery is split"), on recordings
+ * written here by hand: two workers whose frames interleave in time, each
+ * delivery matched to its own worker's frames by the vat its worker's
+ * arguments name (as SwingSet names xsnap workers, "v1:alice"), in frame
+ * order, and a frame of no delivery counted (unmatched_frames).  Needs
+ * neither root nor BPF: the recording is a file like any other. */
+#include "config.h"
+
+#include <check.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "ipcstamp-analyze-os.h"
+
+/* The parent (pid 100) and two workers: 200 runs vat v1, 300 vat v2. */
+static const char *const head =
+    "{\"ipcstamp_os\":1,\"clock\":\"CLOCK_MONOTONIC\",\"unit\":\"ns\","
+    "\"start\":1000,\"kernel\":\"6\",\"follow\":\"command\"}\n"
+    "{\"t\":\"exec\",\"ns\":1100,\"pid\":200,\"ppid\":100,"
+    "\"argv\":[\"/usr/bin/xsnap-worker\",\"v1:alice\"]}\n"
+    "{\"t\":\"exec\",\"ns\":1200,\"pid\":300,\"ppid\":100,"
+    "\"argv\":[\"/usr/bin/xsnap-worker\",\"v2:bob\"]}\n";
+
+/* Both sides of one frame: written by wpid (enter..wret), read by rpid
+ * (returned with its last byte at rret), pipe the stream. */
+static void frame(FILE *f, int pipe, int wpid, int rpid, char tag, long enter,
+                  long wret, long rret) {
+  fprintf(f,
+          "{\"t\":\"frame\",\"side\":\"w\",\"pid\":%d,\"tid\":%d,\"pipe\":%d,"
+          "\"fd\":4,\"len\":9,\"tag\":\"%c\",\"head\":\"\",\"enter\":%ld,"
+          "\"ret\":%ld,\"last_enter\":%ld,\"last_ret\":%ld,\"calls\":1}\n",
+          wpid, wpid, pipe, tag, enter, wret, enter, wret);
+  fprintf(f,
+          "{\"t\":\"frame\",\"side\":\"r\",\"pid\":%d,\"tid\":%d,\"pipe\":%d,"
+          "\"fd\":3,\"len\":9,\"tag\":\"%c\",\"head\":\"\",\"enter\":%ld,"
+          "\"ret\":%ld,\"last_enter\":%ld,\"last_ret\":%ld,\"calls\":1}\n",
+          rpid, rpid, pipe, tag, rret - 10, rret, rret - 10, rret);
+}
+
+/* The recording: d1 (v1) from 10000 to 11400, d2 (v2) from 10040 to
+ * 11600.  d2's send is written (10050) before d1's (10100), inside d1's
+ * window: by time alone d1 takes it.  extra: a frame of no delivery. */
+static char *write_recording(int extra) {
+  static char path[64];
+  FILE *f;
+  int fd;
+  snprintf(path, sizeof path, "/tmp/check_os_join.XXXXXX");
+  ck_assert_int_ge(fd = mkstemp(path), 0);
+  ck_assert_ptr_nonnull(f = fdopen(fd, "w"));
+  fputs(head, f);
+  frame(f, 21, 100, 300, '?', 10050, 10060, 10250); /* d2's send */
+  frame(f, 11, 100, 200, '?', 10100, 10150, 10350); /* d1's send */
+  frame(f, 12, 200, 100, '.', 11050, 11100, 11300); /* d1's result */
+  frame(f, 22, 300, 100, '.', 11250, 11300, 11500); /* d2's result */
+  if (extra)
+    frame(f, 11, 100, 200, '?', 15000, 15010, 15100);
+  fputs("{\"t\":\"end\",\"ns\":20000,\"events\":10,\"lost\":0,\"status\":0}\n",
+        f);
+  ck_assert_int_eq(fclose(f), 0);
+  return path;
+}
+
+/* A delivery of vat with no upcall: D, d, e, E on one clock (mono), its
+ * worker's pid unknown (SwingSet's slogfiles say none). */
+static void delivery(ips_delivery_t *d, int64_t *P, int64_t *W,
+                     const char *vat) {
+  memset(d, 0, sizeof *d);
+  d->vat = vat;
+  d->desc = d->method = "";
+  d->clock = d->pclock = 'm';
+  d->P = P;
+  d->W = W;
+  d->pipe = (W[0] - P[0]) + (P[1] - W[1]);
+  d->worker = W[1] - W[0];
+  d->total = P[1] - P[0];
+}
+
+/* The recording of write_recording(extra), opened (its path in *path). */
+static ips_os_t *open_recording(int extra, char **path) {
+  ips_os_t *os;
+  char err[256];
+  *path = write_recording(extra);
+  ck_assert_msg(ips_os_open(&os, *path, err, sizeof err) == 0, "%s", err);
+  return os;
+}
+
+static void check_split(const ips_os_split_t *s, const ips_delivery_t *d,
+                        long long pid) {
+  ck_assert_uint_eq(s->frames, 2);
+  ck_assert_uint_eq(s->frames_expected, 2);
+  ck_assert_int_eq(s->worker_pid, pid);
+  ck_assert_int_eq(s->kernel_pid, 100);
+  ck_assert_int_eq(s->pipe_not_measured, 0);
+  ck_assert_int_eq(s->pipe_before_write + s->pipe_write + s->pipe_in_pipe +
+                       s->pipe_cpu_wait + s->pipe_reader,
+                   d->pipe);
+  ck_assert_int_eq(s->worker.on_cpu, d->worker);
+}
+
+START_TEST(interleaved_workers) {
+  int64_t P1[2] = {10000, 11400}, W1[2] = {10400, 11000};
+  int64_t P2[2] = {10040, 11600}, W2[2] = {10300, 11200};
+  ips_delivery_t d1, d2;
+  ips_os_split_t s1, s2;
+  ips_os_info_t info;
+  char *path;
+  ips_os_t *os = open_recording(0, &path);
+  delivery(&d1, P1, W1, "v1");
+  delivery(&d2, P2, W2, "v2");
+  ck_assert_int_eq(ips_os_split(os, &d1, &s1), 0);
+  ck_assert_int_eq(ips_os_split(os, &d2, &s2), 0);
+  check_split(&s1, &d1, 200);
+  check_split(&s2, &d2, 300);
+  /* d1's send: its own frame, written at 10100 (not d2's at 10050). */
+  ck_assert_int_eq(s1.pipe_before_write, (10100 - 10000) + (11050 - 11000));
+  ck_assert_int_eq(s2.pipe_before_write, (10050 - 10040) + (11250 - 11200));
+  ips_os_info(os, &info);
+  ck_assert_uint_eq(info.frames, 4);
+  ck_assert_uint_eq(info.unmatched_frames, 0);
+  ips_os_free(os);
+  unlink(path);
+}
+END_TEST
+
+/* A worker that ran no vat of the slogfile: its frame is counted, and a
+ * delivery of a vat no worker's arguments name matches by time alone. */
+START_TEST(unmatched_frame_counted) {
+  int64_t P1[2] = {10000, 11400}, W1[2] = {10400, 11000};
+  ips_delivery_t d1;
+  ips_os_split_t s1;
+  ips_os_info_t info;
+  char *path;
+  ips_os_t *os = open_recording(1, &path);
+  delivery(&d1, P1, W1, "v1");
+  ck_assert_int_eq(ips_os_split(os, &d1, &s1), 0);
+  check_split(&s1, &d1, 200);
+  ips_os_info(os, &info);
+  /* d2's two frames of ? and the extra one; results are not counted. */
+  ck_assert_uint_eq(info.unmatched_frames, 2);
+  ips_os_free(os);
+  unlink(path);
+}
+END_TEST
+
+/* A frame is taken once: another delivery over the same time finds none,
+ * the same delivery split again finds its own again. */
+START_TEST(frame_taken_once) {
+  int64_t P1[2] = {10000, 11400}, W1[2] = {10400, 11000};
+  ips_delivery_t d1, other;
+  ips_os_split_t s1;
+  char *path;
+  ips_os_t *os = open_recording(0, &path);
+  delivery(&d1, P1, W1, "v1");
+  ck_assert_int_eq(ips_os_split(os, &d1, &s1), 0);
+  ck_assert_uint_eq(s1.frames, 2);
+  other = d1;
+  other.line = 99;
+  ck_assert_int_eq(ips_os_split(os, &other, &s1), 0);
+  ck_assert_uint_eq(s1.frames, 0);
+  ck_assert_int_eq(s1.pipe_not_measured, other.pipe);
+  ck_assert_int_eq(ips_os_split(os, &d1, &s1), 0);
+  ck_assert_uint_eq(s1.frames, 2);
+  ips_os_free(os);
+  unlink(path);
+}
+END_TEST
+
+int main(void) {
+  Suite *s = suite_create("os_join");
+  TCase *tc = tcase_create("match");
+  SRunner *sr;
+  int failed;
+  tcase_add_test(tc, interleaved_workers);
+  tcase_add_test(tc, unmatched_frame_counted);
+  tcase_add_test(tc, frame_taken_once);
+  suite_add_tcase(s, tc);
+  sr = srunner_create(s);
+  srunner_run_all(sr, CK_NORMAL);
+  failed = srunner_ntests_failed(sr);
+  srunner_free(sr);
+  return failed ? 1 : 0;
+}
