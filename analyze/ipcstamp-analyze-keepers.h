@@ -2,8 +2,8 @@
  * attributed deliveries, with the analysis's own rules: the N slowest
  * (the one keeper: the analysis's slowest list uses it too) and the sums
  * by key.  Included by ipcstamp-analyze.h, whose types and conventions it
- * uses; include that one.  (A coarse histogram for drawing is here too;
- * the exact one, ips_hist_t, is in ipcstamp-analyze.h.)
+ * uses; include that one.  The histograms too: the exact one
+ * (percentiles, mean, stddev) and a coarse one for drawing.
  */
 #ifndef IPCSTAMP_ANALYZE_KEEPERS_H
 #define IPCSTAMP_ANALYZE_KEEPERS_H
@@ -75,6 +75,41 @@ IPS_EXTERN void ips_groups_add(ips_groups_t *g, const ips_delivery_t *d);
 IPS_EXTERN const ips_group_t *ips_groups_sorted(ips_groups_t *g, size_t *n);
 /* Frees what g holds; g is then as ips_groups_init left it, by 0. */
 IPS_EXTERN void ips_groups_free(ips_groups_t *g);
+
+/* A log-linear histogram of ns values with 3 significant digits: below
+ * 2048 every value has its own counter; above, each power of two is split
+ * into 1024 counters.  Fixed size (about 430 KiB) whatever the count.
+ * The mean and the stddev come from exact integer sums, so that they do not
+ * depend on the order the values came in (the rings hand deliveries over
+ * in the order their processes wrote them, a slogfile in its own): the
+ * same values give the same figures to the last digit. */
+#define IPS_HIST_SUB 1024
+#define IPS_HIST_N (54 * IPS_HIST_SUB)
+
+typedef struct ips_hist_s {
+  uint64_t count;
+  uint64_t negative;   /* values below zero, recorded as 0 in c[] */
+  int64_t min, max;
+  uint64_t sum[2];     /* the sum of the values: 128 bits, two's complement */
+  uint64_t sumsq[3];   /* the sum of their squares: 192 bits */
+  uint64_t c[IPS_HIST_N];
+} ips_hist_t;
+
+/* The caller owns h (allocate it: it is large).  init clears it. */
+IPS_EXTERN void ips_hist_init(ips_hist_t *h);
+IPS_EXTERN void ips_hist_add(ips_hist_t *h, int64_t v);
+/* The value at percentile p (0 < p <= 100): the highest value equivalent to
+ * the counter holding the ceil(p% * count)-th smallest value, capped at the
+ * largest value recorded.  0 if empty. */
+IPS_EXTERN int64_t ips_hist_percentile(const ips_hist_t *h, double p);
+/* The mean and the (population) standard deviation of the values
+ * recorded, negative ones included; 0 if empty. */
+IPS_EXTERN double ips_hist_mean(const ips_hist_t *h);
+IPS_EXTERN double ips_hist_stddev(const ips_hist_t *h);
+/* Counter index of v, and the lowest and highest value of counter i. */
+IPS_EXTERN int ips_hist_index(int64_t v);
+IPS_EXTERN int64_t ips_hist_low(int i);
+IPS_EXTERN int64_t ips_hist_high(int i);
 
 /* A coarse histogram of ns values for drawing: 4 bins per octave (bin b
  * holds [2^(b/4), 2^((b+1)/4)), the last all above), the values of 0 or

@@ -541,36 +541,6 @@ IPS_EXTERN uint64_t ips_analysis_marks_over(const ips_analysis_t *a);
 IPS_EXTERN void ips_analysis_free(ips_analysis_t *a);
 
 /* ------------------------------------------------------------------------
- * A log-linear histogram of non-negative ns values with 3 significant
- * digits: below 2048 every value has its own counter; above, each power of
- * two is split into 1024 counters.  Fixed size (about 430 KiB) whatever the
- * count.
- */
-#define IPS_HIST_SUB 1024
-#define IPS_HIST_N (54 * IPS_HIST_SUB)
-
-typedef struct ips_hist_s {
-  uint64_t count;
-  uint64_t negative;   /* values below zero, recorded as 0 */
-  int64_t min, max;
-  double mean, m2;     /* Welford: mean and variance */
-  uint64_t c[IPS_HIST_N];
-} ips_hist_t;
-
-/* The caller owns h (allocate it: it is large).  init clears it. */
-IPS_EXTERN void ips_hist_init(ips_hist_t *h);
-IPS_EXTERN void ips_hist_add(ips_hist_t *h, int64_t v);
-/* The value at percentile p (0 < p <= 100): the highest value equivalent to
- * the counter holding the ceil(p% * count)-th smallest value, capped at the
- * largest value recorded.  0 if empty. */
-IPS_EXTERN int64_t ips_hist_percentile(const ips_hist_t *h, double p);
-IPS_EXTERN double ips_hist_stddev(const ips_hist_t *h);
-/* Counter index of v, and the lowest and highest value of counter i. */
-IPS_EXTERN int ips_hist_index(int64_t v);
-IPS_EXTERN int64_t ips_hist_low(int i);
-IPS_EXTERN int64_t ips_hist_high(int i);
-
-/* ------------------------------------------------------------------------
  * Figures as text.
  */
 
@@ -588,7 +558,7 @@ IPS_EXTERN void ips_copy_cut(char *dst, size_t n, const char *s);
 /* Parts of their own, which need the types above: the blocks of a chain
  * node's slogfile, the live rings as a source of deliveries, the list of a
  * delivery's fields that every output writes from, the keepers an output
- * uses over the deliveries (the N slowest, sums by key), and the opening
+ * uses over the deliveries (the N slowest, sums by key, histograms), and the opening
  * of paths that someone else may have replaced. */
 #include "ipcstamp-analyze-blocks.h"
 #include "ipcstamp-analyze-rings.h"

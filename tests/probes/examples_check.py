@@ -6,13 +6,19 @@ shape the page shows and the counts the slogfile says: one histogram per
 vat counting its upcalls; one line per delivery, with its number of
 upcalls and its D and E stamps; every stamp of the workers, and at least
 one switch off the CPU for each worker (it exits, if nothing else).
-Timings are not checked.  Exit 0 with a summary, 1 with what differs."""
+Timings are not checked.  Exit 0 with a summary, 1 with what differs.
+
+examples_check.py --wait SLOG DIR: wait (at most 300 s) until the two
+outputs printed as the hits come (slow-deliveries, sched) hold the run's,
+then exit 0: bpftrace hands hits over when it gets a CPU, and stopping it
+before would lose the last ones (a loaded machine)."""
 import collections
 import decimal
 import json
 import os
 import re
 import sys
+import time
 
 
 def ns(seconds):
@@ -112,7 +118,25 @@ def check_sched(s, lines):
     return True, "sched: %d stamps, every worker switched off the CPU" % stamps
 
 
+def complete_lines(path):
+    with open(path) as f:
+        return [l.rstrip() for l in f if l.endswith("\n")]
+
+
+def wait(s, d):
+    deadline = time.monotonic() + 300
+    while time.monotonic() < deadline:
+        if all(check(s, complete_lines(os.path.join(d, name + ".out")))[0]
+               for name, check in (("slow-deliveries", check_slow),
+                                   ("sched", check_sched))):
+            return 0
+        time.sleep(0.2)
+    return 0
+
+
 def main():
+    if sys.argv[1] == "--wait":
+        return wait(read_slog(sys.argv[2]), sys.argv[3])
     s = read_slog(sys.argv[1])
     bad = False
     for name, check in (("upcall-rtt", check_rtt),

@@ -10,6 +10,10 @@
 #                      line "tracing..."): only then may the traced programs
 #                      start, or their first events are missed.  $bt_pid is
 #                      its pid.
+# bt_wait CMD...       until CMD succeeds (at most 300 s): before bt_stop,
+#                      until what the run fired is in OUT (bpftrace hands
+#                      hits over when it gets a CPU; stopping it first
+#                      would lose the last ones).
 # bt_stop OUT          SIGINT until it exits: bpftrace prints its maps and
 #                      exits.
 probes_skip() {
@@ -39,7 +43,11 @@ bt_start() {
     out=$1
     shift
     : >"$out"
-    bpftrace "$@" >"$out" 2>"$out.err" &
+    # 4 MiB of perf buffer per CPU (bpftrace's default is 256 KiB): on a
+    # loaded machine bpftrace may not get a CPU for a while, and a full
+    # buffer loses hits.
+    BPFTRACE_PERF_RB_PAGES=${BPFTRACE_PERF_RB_PAGES:-1024} \
+        bpftrace "$@" >"$out" 2>"$out.err" &
     bt_pid=$!
     # No time limit of ours: bpftrace either attaches or exits.
     while ! grep -q '^tracing' "$out"; do
@@ -56,6 +64,15 @@ bt_start() {
 # zombie, which kill -0 still finds).
 bt_alive() {
     st=$(cut -d' ' -f3 "/proc/$bt_pid/stat" 2>/dev/null) && [ "$st" != Z ]
+}
+
+bt_wait() {
+    i=0
+    until "$@"; do
+        i=$((i + 1))
+        [ $i -le 1500 ] || return 0
+        sleep 0.2
+    done
 }
 
 bt_stop() {

@@ -12,6 +12,12 @@ the probe fired in.  The worker's probes come from a copy of the worker
 only this run used; the parent library's may fire in other processes too
 (parallel tests), so only the ones in this run's parent count.
 
+--wait: first wait (up to 300 s) until every expected hit is in HITS, then
+exit 0 without comparing: bpftrace hands its events over from the kernel's
+buffers when it gets a CPU, so the run's last hits may not be in HITS yet
+when the run ends (a loaded machine); stopping bpftrace then loses them.
+The test waits with this before it stops bpftrace, then compares.
+
 --xsnap: the worker is ipcstamp-worker-xs, whose metering's "timestamps"
 are xsnap's own readings of the wall clock, not the stamps' (which only
 the probes carry): its worker stamps are compared without their wall time.
@@ -21,6 +27,7 @@ import collections
 import decimal
 import json
 import sys
+import time
 
 STAMP = {
     "delivery_received": "d", "upcall_sent": "u", "reply_received": "r",
@@ -91,6 +98,8 @@ def from_hits(path, parent, pids):
     workers = set(pids.values())
     with open(path) as f:
         for line in f:
+            if not line.endswith("\n"):
+                break  # being written
             p = line.rstrip("\n").split(" ", 7)
             if p[0] not in ("S", "M") or len(p) < 8:
                 continue
@@ -122,10 +131,18 @@ def from_hits(path, parent, pids):
 def main():
     global XSNAP
     args = sys.argv[1:]
-    if args and args[0] == "--xsnap":
-        XSNAP = True
+    wait = False
+    while args and args[0] in ("--xsnap", "--wait"):
+        XSNAP = XSNAP or args[0] == "--xsnap"
+        wait = wait or args[0] == "--wait"
         args = args[1:]
     parent, pids, want = from_slog(args[0])
+    if wait:
+        deadline = time.monotonic() + 300
+        while (want - from_hits(args[1], parent, pids) and
+               time.monotonic() < deadline):
+            time.sleep(0.2)
+        return 0
     got = from_hits(args[1], parent, pids)
     if got != want:
         missing, extra = want - got, got - want

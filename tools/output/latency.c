@@ -107,9 +107,10 @@ void latency_table(FILE *f, const ips_hist_t *h, const char *label) {
   for (i = 0; i < sizeof pcts / sizeof pcts[0]; i++)
     fprintf(f, "%12.3f %16s\n", pcts[i],
            ips_format_us(b[0], ips_hist_percentile(h, pcts[i])));
-  fprintf(f, "mean %.3f  stddev %.3f  min %s  max %s\n", h->mean / 1000.0,
-         ips_hist_stddev(h) / 1000.0, ips_format_us(b[0], h->count ? h->min : 0),
-         ips_format_us(b[1], h->count ? h->max : 0));
+  fprintf(f, "mean %.3f  stddev %.3f  min %s  max %s\n",
+          ips_hist_mean(h) / 1000.0, ips_hist_stddev(h) / 1000.0,
+          ips_format_us(b[0], h->count ? h->min : 0),
+          ips_format_us(b[1], h->count ? h->max : 0));
   if (h->negative)
     fprintf(f, "%" PRIu64 " negative values (clock offset error) counted as 0\n",
            h->negative);
@@ -129,7 +130,7 @@ void latency_json(FILE *f, const ips_hist_t *h, const char *label) {
   out_str(g, "count");
   yajl_gen_integer(g, (long long)h->count);
   out_str(g, "mean");
-  snprintf(num, sizeof num, "%.1f", h->mean);
+  snprintf(num, sizeof num, "%.1f", ips_hist_mean(h));
   yajl_gen_number(g, num, strlen(num));
   out_str(g, "stddev");
   snprintf(num, sizeof num, "%.1f", ips_hist_stddev(h));
