@@ -80,6 +80,28 @@ static int bpf_fault(const char *what, int err) {
   return CLI_EXIT_FAIL;
 }
 
+/* For BENCHMARKS.md only: IPCSTAMP_RECORD_ATTACH=on_enter,on_switch
+ * attaches only the programs named (with IPCSTAMP_RECORD_FLOOR=1, each
+ * attach point's share of the floor is measured alone). */
+static void attach_only(struct os *s) {
+  const char *only = getenv("IPCSTAMP_RECORD_ATTACH");
+  struct bpf_program *p;
+  if (!only)
+    return;
+  bpf_object__for_each_program(p, s->obj) {
+    const char *name = bpf_program__name(p);
+    size_t n = strlen(name);
+    const char *at = only;
+    int keep = 0;
+    while ((at = strstr(at, name)) != NULL) {
+      if ((at == only || at[-1] == ',') && (at[n] == ',' || at[n] == '\0'))
+        keep = 1;
+      at += n;
+    }
+    bpf_program__set_autoattach(p, keep);
+  }
+}
+
 /* Opens, loads and attaches the program; *skel set.  Returns 0 or an exit
  * code, said. */
 int rec_load(struct os **skel) {
@@ -102,6 +124,7 @@ int rec_load(struct os **skel) {
    * floor under what recording can cost (docs/os.md, "The cost"). */
   s->rodata->floor_only = getenv("IPCSTAMP_RECORD_FLOOR") != NULL &&
                           strcmp(getenv("IPCSTAMP_RECORD_FLOOR"), "1") == 0;
+  attach_only(s);
   if ((err = os__load(s)) != 0) {
     os__destroy(s);
     return bpf_fault("load the BPF program", err);
