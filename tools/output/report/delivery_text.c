@@ -5,7 +5,7 @@
 #include <inttypes.h>
 #include <string.h>
 
-#include "output.h"
+#include "output/output.h"
 
 static const char *clock_name(char c) { return c == 'm' ? "mono" : "wall"; }
 

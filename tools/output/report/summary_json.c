@@ -5,7 +5,7 @@
 #include <inttypes.h>
 #include <string.h>
 
-#include "output.h"
+#include "output/output.h"
 
 #define gs out_str
 #define gi out_int

@@ -6,7 +6,7 @@
 #include <inttypes.h>
 #include <string.h>
 
-#include "output.h"
+#include "output/output.h"
 
 static double pct(int64_t part, int64_t whole) {
   return whole > 0 ? 100.0 * (double)part / (double)whole : 0.0;
