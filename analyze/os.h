@@ -100,6 +100,12 @@ int ips__os_read_bin(ips_os_t *os, FILE *f, const unsigned char *h,
  * (after reading).  Returns 0 or -ENOMEM. */
 int ips__os_index(ips_os_t *os);
 
+/* ns added to system call sc's entry of by (a disk_by or sleep_by
+ * table): the first IPS_OS_BY - 1 names keep their slots, the last slot
+ * takes the next name and becomes "other" when another comes; held at
+ * the bound.  One rule for a delivery's split and for every sum of them. */
+void ips__os_by_add(ips_os_by_t *by, const char *sc, int64_t ns);
+
 /* os_split.c, for os_between.c: thread tid's time over [a, b] (the
  * recording's clock) added into t, split by its waits; and the offset
  * from d's parent clock to the recording's, known to within *slack. */

@@ -91,18 +91,9 @@ int ips_os_from_wall(const ips_os_t *os, int64_t wall_ns, int64_t *mono_ns) {
 
 /* The first names seen keep their slots; later ones go to "other". */
 static void add_by(ips_os_by_t *sum, const ips_os_by_t *by) {
-  size_t i, j;
+  size_t i;
   for (i = 0; i < IPS_OS_BY && by[i].sc[0]; i++)
-    for (j = 0; j < IPS_OS_BY; j++)
-      if (!sum[j].sc[0] || !strcmp(sum[j].sc, by[i].sc) ||
-          j == IPS_OS_BY - 1) {
-        if (!sum[j].sc[0] ||
-            (j == IPS_OS_BY - 1 && strcmp(sum[j].sc, by[i].sc)))
-          snprintf(sum[j].sc, sizeof sum[j].sc, "%s",
-                   sum[j].sc[0] ? "other" : by[i].sc);
-        ips_sum_add(&sum[j].ns, by[i].ns);
-        break;
-      }
+    ips__os_by_add(sum, by[i].sc, by[i].ns);
 }
 
 /* Sums of many splits, which hostile input can make pass int64: held at

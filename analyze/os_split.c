@@ -130,18 +130,17 @@ static int64_t overlap(int64_t x0, int64_t x1, int64_t a, int64_t b) {
   return hi > lo ? hi - lo : 0;
 }
 
-static void add_by(ips_os_by_t *by, const char *sc, int64_t ns) {
-  size_t i;
+void ips__os_by_add(ips_os_by_t *by, const char *sc, int64_t ns) {
+  size_t i, last = IPS_OS_BY - 1;
   if (!ns)
     return;
-  for (i = 0; i < IPS_OS_BY; i++)
-    if (!by[i].sc[0] || !strcmp(by[i].sc, sc) ||
-        (i == IPS_OS_BY - 1 && (sc = "other"))) {
-      if (!by[i].sc[0])
-        snprintf(by[i].sc, sizeof by[i].sc, "%s", sc);
-      by[i].ns += ns;
-      return;
-    }
+  for (i = 0; i < last && by[i].sc[0] && strcmp(by[i].sc, sc); i++)
+    ;
+  if (i == last && by[i].sc[0] && strcmp(by[i].sc, sc))
+    sc = "other"; /* a name past the table's: the last slot is "other" */
+  if (strcmp(by[i].sc, sc))
+    snprintf(by[i].sc, sizeof by[i].sc, "%s", sc);
+  ips_sum_add(&by[i].ns, ns);
 }
 
 /* 1 when system call sc only waits for the storage: its sleep is "disk"
@@ -178,12 +177,12 @@ static void thread_split(const ips_os_t *os, uint32_t tid, int64_t a,
     if ((w->why == 2 && w->sc[0]) ||
         (w->why == 1 && sc_sync(w->sc))) {
       t->disk += sl;
-      add_by(t->disk_by, w->sc, sl);
+      ips__os_by_add(t->disk_by, w->sc, sl);
     } else if (w->why == 2) {
       t->fault += sl;
     } else {
       t->sleep += sl;
-      add_by(t->sleep_by, w->sc[0] ? w->sc : "(none)", sl);
+      ips__os_by_add(t->sleep_by, w->sc[0] ? w->sc : "(none)", sl);
     }
     off += sl + cw;
   }
