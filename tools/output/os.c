@@ -19,7 +19,7 @@ void os_by_json(yajl_gen g, const char *key, const ips_os_by_t *by) {
   yajl_gen_map_close(g);
 }
 
-static void time_json(yajl_gen g, const char *key, const ips_os_time_t *t) {
+void os_time_json(yajl_gen g, const char *key, const ips_os_time_t *t) {
   out_str(g, key);
   yajl_gen_map_open(g);
   out_int(g, "on_cpu_ns", t->on_cpu);
@@ -43,8 +43,8 @@ static void split_json(yajl_gen g, const ips_os_split_t *s) {
   out_int(g, "reader_ns", s->pipe_reader);
   out_int(g, "not_measured_ns", s->pipe_not_measured);
   yajl_gen_map_close(g);
-  time_json(g, "worker", &s->worker);
-  time_json(g, "kernel", &s->kernel);
+  os_time_json(g, "worker", &s->worker);
+  os_time_json(g, "kernel", &s->kernel);
 }
 
 void os_summary_json(yajl_gen g, const ips_analysis_t *a) {
@@ -120,12 +120,4 @@ void os_summary_text(FILE *f, const ips_analysis_t *a) {
           n, sum->frames, sum->frames_expected, info.unmatched_frames,
           info.lost);
   split_text(f, "  ", sum);
-}
-
-void os_time_json(yajl_gen g, const char *key, const ips_os_time_t *t) {
-  time_json(g, key, t);
-}
-
-void os_time_text(FILE *f, const char *name, const ips_os_time_t *t) {
-  time_text(f, name, t);
 }

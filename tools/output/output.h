@@ -78,10 +78,8 @@ void os_text(FILE *f, const ips_os_split_t *s);
  * holds ("os": {...} in JSON, a block in text).  Nothing without one. */
 void os_summary_json(yajl_gen g, const ips_analysis_t *a);
 void os_summary_text(FILE *f, const ips_analysis_t *a);
-/* One thread's split as os.c writes it: "key": {...} in JSON; a line of
- * text after name. */
+/* One thread's split as os.c writes it: "key": {...} in JSON. */
 void os_time_json(yajl_gen g, const char *key, const ips_os_time_t *t);
-void os_time_text(FILE *f, const char *name, const ips_os_time_t *t);
 
 /* What the report's formats (format.h) write to and read: set by the
  * command before the format's begin, but for the format's own state. */
