@@ -88,6 +88,7 @@ typedef struct ips_os_split_s {
   int64_t pipe_not_measured;
   ips_os_time_t worker, kernel;
   long long worker_pid, kernel_pid; /* as the frames say; 0 unknown */
+  long long kernel_tid; /* the parent's thread the kernel parts are of */
 } ips_os_split_t;
 
 /* Splits d (an attributed delivery, as on_delivery gets it) with what os

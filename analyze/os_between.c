@@ -14,43 +14,17 @@
 
 #include "os.h"
 
-/* The thread of process pid that wrote (else read) a frame between from
- * and to on the recording's clock, or 0. */
-static uint32_t frame_thread(const ips_os_t *os, uint32_t pid, int64_t from,
-                             int64_t to) {
-  size_t lo = 0, hi = os->nframes, i;
-  uint32_t reader = 0;
-  while (lo < hi) {
-    size_t mid = lo + (hi - lo) / 2;
-    if (os->frames[mid].w_enter < from) lo = mid + 1;
-    else hi = mid;
-  }
-  for (i = lo; i < os->nframes && os->frames[i].w_enter <= to; i++) {
-    if (os->frames[i].wpid == pid)
-      return os->frames[i].wtid;
-    if (!reader && os->frames[i].rpid == pid)
-      reader = os->frames[i].rtid;
-  }
-  return reader;
-}
-
 int ips_os_kernel(ips_os_t *os, const ips_delivery_t *d, ips_os_kernel_t *k) {
   ips_os_split_t s;
-  int64_t slack, o = ips__os_clock_offset(os, d, &slack);
-  int64_t end = d->P[1 + 2 * d->n_up];
-  uint32_t tid;
+  int64_t slack;
   memset(k, 0, sizeof *k);
-  k->offset = o;
-  ips_os_split(os, d, &s);
-  if (!s.kernel_pid || s.kernel_pid > 0xffffffffll)
-    return 0;
-  tid = frame_thread(os, (uint32_t)s.kernel_pid, d->P[0] + o - slack,
-                     end + o + slack);
-  if (!tid)
+  k->offset = ips__os_clock_offset(os, d, &slack);
+  ips_os_split(os, d, &s); /* its frames tell the kernel's thread */
+  if (!s.kernel_pid || !s.kernel_tid)
     return 0;
   k->known = 1;
   k->pid = s.kernel_pid;
-  k->tid = tid;
+  k->tid = s.kernel_tid;
   return 1;
 }
 

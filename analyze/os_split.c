@@ -345,5 +345,6 @@ int ips_os_split(ips_os_t *os, const ips_delivery_t *d, ips_os_split_t *out) {
     }
   out->worker_pid = wpid;
   out->kernel_pid = kpid;
+  out->kernel_tid = ktid;
   return 0;
 }
