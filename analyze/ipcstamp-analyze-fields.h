@@ -183,30 +183,32 @@
  * headers and schemas say them only with --os), and because the formats
  * that name their fields themselves (trace's args, OTel's attributes)
  * expand it whole.  Every field is IPS_IN_OS.  type BY: a thread's time
- * per system call, {"fsync": ns, ...} (CSV: "fsync=ns read=ns"). */
+ * per system call, {"fsync": ns, ...} (CSV: "fsync=ns read=ns").  Every
+ * delivery has all of them but os_before_*, which a delivery has when it
+ * has kernel_before_ns (a delivery before it). */
 #define IPS_OS_IN (IPS_IN_ALL | IPS_IN_TRACE | IPS_IN_OS)
-#define IPS_OS_TIME_FIELDS(X, who, W)                                         \
-  X(os_##who##_on_cpu_ns, INT, "ns", IPS_OS_IN, (d)->os,                      \
+#define IPS_OS_TIME_FIELDS(X, who, W, WHEN)                                   \
+  X(os_##who##_on_cpu_ns, INT, "ns", IPS_OS_IN, WHEN,                      \
     (d)->os->who.on_cpu, "on CPU", "ipcstamp.os." #who ".on_cpu_ns",          \
     "of " W ": on a CPU")                                                      \
-  X(os_##who##_cpu_wait_ns, INT, "ns", IPS_OS_IN, (d)->os,                    \
+  X(os_##who##_cpu_wait_ns, INT, "ns", IPS_OS_IN, WHEN,                    \
     (d)->os->who.cpu_wait, "waiting for CPU",                                  \
     "ipcstamp.os." #who ".cpu_wait_ns", "of " W ": runnable, waiting for a CPU") \
-  X(os_##who##_disk_ns, INT, "ns", IPS_OS_IN, (d)->os, (d)->os->who.disk,     \
+  X(os_##who##_disk_ns, INT, "ns", IPS_OS_IN, WHEN, (d)->os->who.disk,     \
     "disk", "ipcstamp.os." #who ".disk_ns",                                    \
     "of " W ": asleep uninterruptibly in a system call (disk)")                \
-  X(os_##who##_disk_by, BY, "ns", IPS_IN_ALL | IPS_IN_OS, (d)->os,            \
+  X(os_##who##_disk_by, BY, "ns", IPS_IN_ALL | IPS_IN_OS, WHEN,            \
     (d)->os->who.disk_by, "(disk: ", NULL,                                     \
     "os_" #who "_disk_ns by system call")                                      \
-  X(os_##who##_page_fault_ns, INT, "ns", IPS_OS_IN, (d)->os,                  \
+  X(os_##who##_page_fault_ns, INT, "ns", IPS_OS_IN, WHEN,                  \
     (d)->os->who.fault, "page faults", "ipcstamp.os." #who ".page_fault_ns",   \
     "of " W ": asleep uninterruptibly outside a system call (paging)")         \
-  X(os_##who##_sleep_ns, INT, "ns", IPS_OS_IN, (d)->os, (d)->os->who.sleep,   \
+  X(os_##who##_sleep_ns, INT, "ns", IPS_OS_IN, WHEN, (d)->os->who.sleep,   \
     "sleeping", "ipcstamp.os." #who ".sleep_ns",                               \
     "of " W ": other sleeps (futex, epoll_wait, a pipe...)")                   \
-  X(os_##who##_sleep_by, BY, "ns", IPS_IN_ALL | IPS_IN_OS, (d)->os,           \
+  X(os_##who##_sleep_by, BY, "ns", IPS_IN_ALL | IPS_IN_OS, WHEN,           \
     (d)->os->who.sleep_by, NULL, NULL, "os_" #who "_sleep_ns by system call")  \
-  X(os_##who##_not_measured_ns, INT, "ns", IPS_OS_IN, (d)->os,                \
+  X(os_##who##_not_measured_ns, INT, "ns", IPS_OS_IN, WHEN,                \
     (d)->os->who.not_measured, "not measured",                                 \
     "ipcstamp.os." #who ".not_measured_ns",                                    \
     "of " W ": not in the recording, or its thread unknown")
@@ -240,8 +242,10 @@
   X(os_pipe_not_measured_ns, INT, "ns", IPS_OS_IN, (d)->os,                   \
     (d)->os->pipe_not_measured, "not measured",                                \
     "ipcstamp.os.pipe.not_measured_ns", "of pipe: segments whose frame was not found") \
-  IPS_OS_TIME_FIELDS(X, worker, "worker_ns")                                   \
-  IPS_OS_TIME_FIELDS(X, kernel, "kernel_ns")
+  IPS_OS_TIME_FIELDS(X, worker, "worker_ns", (d)->os)                          \
+  IPS_OS_TIME_FIELDS(X, kernel, "kernel_ns", (d)->os)                          \
+  IPS_OS_TIME_FIELDS(X, before, "the gap before it",                          \
+                     (d)->os && (d)->os->has_before)
 
 /* The sums over a set of deliveries (ips_totals_t: a vat's, or the whole
  * input's at the head of the summary), in the order of the JSON summary's

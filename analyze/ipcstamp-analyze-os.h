@@ -89,10 +89,18 @@ typedef struct ips_os_split_s {
   ips_os_time_t worker, kernel;
   long long worker_pid, kernel_pid; /* as the frames say; 0 unknown */
   long long kernel_tid; /* the parent's thread the kernel parts are of */
+  /* The time before the delivery (d->has_gap: from the previous
+   * delivery's result to its start, d->gap_ns + d->snap_save_ns +
+   * d->snap_load_ns) on the kernel's thread: its parts add up to that
+   * exactly (to 0 when it is not positive); all zero when has_before
+   * is 0. */
+  int has_before;
+  ips_os_time_t before;
 } ips_os_split_t;
 
 /* Splits d (an attributed delivery, as on_delivery gets it) with what os
- * recorded.  Returns 0; out is always filled (all of it "not measured"
+ * recorded, the time before it too (out->before, as ips_os_between).
+ * Returns 0; out is always filled (all of it "not measured"
  * when no frame of d was found).  Frames are found by time (the
  * slogfile's monotime and the recording share CLOCK_MONOTONIC when the
  * parent is ipcstamp's own), direction, tag, process (the worker's pid
@@ -114,7 +122,8 @@ IPS_EXTERN const ips_os_t *ips_analysis_os_recording(const ips_analysis_t *a);
 /* The splits of the deliveries counted so far, summed part by part (a sum
  * past 64 bits held at the bound; disk_by and sleep_by keep the first
  * IPS_OS_BY - 1 names seen, the rest as "other"; worker_pid and
- * kernel_pid 0), and in *n how many: NULL without a recording. */
+ * kernel_pid 0; before the sum of those that have it, has_before how many
+ * do), and in *n how many: NULL without a recording. */
 IPS_EXTERN const ips_os_split_t *ips_analysis_os_sum(const ips_analysis_t *a,
                                                      uint64_t *n);
 /* ------------------------------------------------------------------------

@@ -40,16 +40,10 @@ void ips_os_kernel_time(const ips_os_t *os, const ips_os_kernel_t *k,
 }
 
 int ips_os_between(ips_os_t *os, const ips_delivery_t *d, ips_os_time_t *t) {
-  ips_os_kernel_t k;
-  int64_t gap = 0;
-  memset(t, 0, sizeof *t);
-  if (!d->has_gap)
-    return 0;
-  /* Each part is below 2^62 (the stamps' limit): the sum cannot wrap. */
-  gap = d->gap_ns + d->snap_save_ns + d->snap_load_ns;
-  ips_os_kernel(os, d, &k);
-  ips_os_kernel_time(os, &k, d->P[0] + k.offset - gap, d->P[0] + k.offset, t);
-  return 1;
+  ips_os_split_t s;
+  ips_os_split(os, d, &s); /* its frames tell the kernel's thread */
+  *t = s.before;
+  return s.has_before;
 }
 
 int ips_os_from_wall(const ips_os_t *os, int64_t wall_ns, int64_t *mono_ns) {

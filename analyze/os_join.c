@@ -64,6 +64,10 @@ void ips__os_account(ips_analysis_t *a, ips_delivery_t *dv) {
   ips_sum_add(&t->pipe_not_measured, s->pipe_not_measured);
   ips_os_time_add(&t->worker, &s->worker);
   ips_os_time_add(&t->kernel, &s->kernel);
+  if (s->has_before) { /* the sum's has_before: how many had one */
+    t->has_before++;
+    ips_os_time_add(&t->before, &s->before);
+  }
 }
 
 void ips__os_join_free(struct ips__os_join_s *j) {

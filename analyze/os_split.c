@@ -294,6 +294,23 @@ int64_t ips__os_clock_offset(const ips_os_t *os, const ips_delivery_t *d,
   return clock_offset(os, d, slack);
 }
 
+/* The time between the delivery before d and d, which ends at d's start
+ * (o: d's clock offset), on the kernel's thread that d's frames found:
+ * the parent's own time (its JavaScript, its database, a heap snapshot),
+ * no frame of d is in it. */
+static void before_split(const ips_os_t *os, const ips_delivery_t *d,
+                         int64_t o, ips_os_split_t *out) {
+  int64_t start = d->P[0] + o, gap;
+  if (!d->has_gap)
+    return;
+  out->has_before = 1;
+  /* Each part is below 2^62 (the stamps' limit): the sum cannot wrap. */
+  gap = d->gap_ns + d->snap_save_ns + d->snap_load_ns;
+  if (gap > 0)
+    thread_split(os, (uint32_t)out->kernel_tid, start - gap, start,
+                 &out->before);
+}
+
 int ips_os_split(ips_os_t *os, const ips_delivery_t *d, ips_os_split_t *out) {
   enum { CHUNK = 64 };
   int64_t slack, o = clock_offset(os, d, &slack);
@@ -346,5 +363,6 @@ int ips_os_split(ips_os_t *os, const ips_delivery_t *d, ips_os_split_t *out) {
   out->worker_pid = wpid;
   out->kernel_pid = kpid;
   out->kernel_tid = ktid;
+  before_split(os, d, o, out);
   return 0;
 }

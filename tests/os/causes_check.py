@@ -47,7 +47,7 @@ def os_of(d):
     for k, v in d.items():
         if k.startswith("os_pipe_"):
             o["pipe"][k[len("os_pipe_"):]] = v
-        for who in ("worker", "kernel"):
+        for who in ("worker", "kernel", "before"):
             if k.startswith(f"os_{who}_") and k != f"os_{who}_pid":
                 o.setdefault(who, {})[k[len(f"os_{who}_"):]] = v
     return o
@@ -81,8 +81,40 @@ def split(rep):
         expected += o["frames_expected"]
     if found * 10 < expected * 9:
         fail(f"{found} of {expected} frames found")
+    gaps, measured = before(ds)
     print(f"{len(ds)} deliveries: each sum exact, {found} of {expected} "
-          "frames found")
+          f"frames found; {gaps} gaps before them each exact, {measured} "
+          "of them measured whole")
+
+
+def before(ds):
+    """Each delivery with a delivery before it (kernel_before_ns) has the
+    gap's split (os_before_*, adding up to the gap and its snapshots
+    exactly), and only those; every gap of a delivery whose frames were
+    found (its kernel's thread known) is measured whole."""
+    gaps = measured = 0
+    for d in ds:
+        o = os_of(d)
+        if "kernel_before_ns" not in d:
+            if "before" in o:
+                fail(f"line {d['line']}: os_before_ fields without a gap")
+            continue
+        if "before" not in o:
+            fail(f"line {d['line']}: a gap but no os_before_ fields")
+        gap = (d["kernel_before_ns"] + d.get("snapshot_save_ns", 0) +
+               d.get("snapshot_load_ns", 0))
+        if total(o["before"]) != max(gap, 0):
+            fail(f"line {d['line']}: the gap's parts add up to "
+                 f"{total(o['before'])}, not {gap}: {o['before']}")
+        gaps += 1
+        if o["before"]["not_measured_ns"] == 0:
+            measured += 1
+        elif o["frames"] == o["frames_expected"]:
+            fail(f"line {d['line']}: its frames all found, its gap not "
+                 f"measured: {o['before']}")
+    if not gaps:
+        fail("no delivery with a gap before it")
+    return gaps, measured
 
 
 def on_cpu(rep):

@@ -16,7 +16,8 @@ delivery's fields (DUMP: tests/tools/fields_dump's lines).
                              trace's delivery args are the trace fields;
                              prints the fields seen ("seen NAME ..."); with
                              os (run with --os), every delivery has every
-                             field of the recording's
+                             field of the recording's (os_before_*: those
+                             with kernel_before_ns, and only they)
 
 Exits 0 when everything agrees, 1 (saying what differs, where) when not.
 """
@@ -146,6 +147,15 @@ def shown(f, with_os):
     return with_os or "os" not in f["in"]
 
 
+def os_has(f, d):
+    """Whether delivery d (a JSON line, run with --os) must have OS field
+    f: all of them, but the time before it (os_before_*) only with a
+    delivery before it (kernel_before_ns)."""
+    if "has_before" in f["when"]:
+        return "kernel_before_ns" in d
+    return True
+
+
 def check_csv_header(fields, path, with_os=False):
     with open(path, encoding="utf-8", newline="") as fh:
         header = next(csv.reader(fh))
@@ -223,8 +233,10 @@ def check_outputs(fields, jpath, cpath, tpath, opath, rpath, with_os=False):
         where = "%s: delivery %d (line %s)" % (jpath, i + 1, d.get("line"))
         seen.update(k for k, v in d.items() if v not in (0, False, [], {}))
         for f in fields:
-            if with_os and "os" in f["in"] and f["name"] not in d:
-                fail("%s: run with --os, it has no %s" % (where, f["name"]))
+            if with_os and "os" in f["in"] and \
+                    (f["name"] in d) != os_has(f, d):
+                fail("%s: run with --os, it %s %s" % (
+                    where, "has" if f["name"] in d else "has no", f["name"]))
             v = d.get(f["name"])
             if "json" not in f["in"] and i < len(rows) and \
                     rows[i].get(f["name"]):  # CSV's alone: its value there

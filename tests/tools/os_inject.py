@@ -5,7 +5,9 @@ the operating system's split has a case (tests/tools/fields.test): in the
 worker's longest stretch between reading a delivery and writing its first
 upcall, a sleep in fsync (disk), a page fault and a futex sleep; in the
 parent's longest stretch between reading an upcall and writing its reply,
-the same three.
+the same three; and in the parent's longest stretch between reading a
+result and writing the next delivery (the gap before a delivery), the
+same three.
 Each lies in the middle fifth of its stretch, so inside the stamps of the
 segment it belongs to (the stamps are taken after the read returned and
 before the write entered).  The lines are added before the end line."""
@@ -13,17 +15,18 @@ import json
 import sys
 
 
-def longest(sides, reader, writer, rtags, wtag):
+def longest(sides, reader, writer, rtags, wtags, since=0):
     """The longest stretch from a frame that `reader` read (of rtags) to the
-    next frame it wrote (wtag): (start, end, tid)."""
+    next frame it wrote (one of wtags), starting after since: (start, end,
+    tid)."""
     best = None
     mine = sorted((s for s in sides if s["pid"] == reader),
                   key=lambda s: s["enter"])
     for i, s in enumerate(mine):
-        if s["side"] != "r" or s["tag"] not in rtags:
+        if s["side"] != "r" or s["tag"] not in rtags or s["enter"] < since:
             continue
         nxt = next((n for n in mine[i + 1:] if n["side"] == "w"), None)
-        if nxt and nxt["tag"] == wtag and nxt["pid"] == writer:
+        if nxt and nxt["tag"] in wtags and nxt["pid"] == writer:
             gap = (s["last_ret"], nxt["enter"], s["tid"])
             if not best or gap[1] - gap[0] > best[1] - best[0]:
                 best = gap
@@ -48,11 +51,18 @@ def main(src, dst):
     g = (b - a) // 20
     ka, kb, ktid = longest(sides, parent, parent, "?", "/")
     kg = (kb - ka) // 20
-    if g < 5 or kg < 5:
+    # After the first delivery's result: the result of a command before
+    # it (xsnap's R) opens no gap.
+    first = min(s["enter"] for s in sides if s["pid"] == parent and
+                s["side"] == "w" and s["tag"] in "?e")
+    ga, gb, gtid = longest(sides, parent, parent, ".!", "?e", first)
+    gg = (gb - ga) // 20
+    if g < 5 or kg < 5 or gg < 5:
         sys.exit("os_inject: no stretch long enough to put waits in")
     add = []
     for pid, tid, m, u in ((worker, wtid, a + 8 * g, g // 2),
-                           (parent, ktid, ka + 8 * kg, kg // 2)):
+                           (parent, ktid, ka + 8 * kg, kg // 2),
+                           (parent, gtid, ga + 8 * gg, gg // 2)):
         add += [wait(pid, tid, m, m + u, m + 2 * u, "disk", 74, "fsync"),
                 wait(pid, tid, m + 2 * u, m + 3 * u, m + 3 * u, "disk", -1,
                      None),

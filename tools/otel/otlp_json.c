@@ -499,9 +499,11 @@ static void root_attrs(otlp_req_t *r, const ips_delivery_t *d,
   /* --os: the OS's split, every field of the list that has an attribute
    * (the maps by system call have none: an attribute is one value). */
 #define OTEL_OS(name, type, unit, in, when, value, text, otel, meaning) \
-  OTEL_OS_##type(otel, value)
-#define OTEL_OS_INT(key, v) attr_int(r, &first, key, (int64_t)(v));
-#define OTEL_OS_BY(key, v)
+  OTEL_OS_##type((when), otel, value)
+#define OTEL_OS_INT(on, key, v) \
+  if (on)                       \
+    attr_int(r, &first, key, (int64_t)(v));
+#define OTEL_OS_BY(on, key, v)
   if (d->os) {
     IPS_OS_FIELDS(OTEL_OS)
   }

@@ -88,13 +88,14 @@ void latency_add_os(ips_hist_t *h, size_t k, const ips_delivery_t *d) {
   if (!d->os)
     return;
 #define OS_ADD(name, type, unit, in, when, value, text, otel, meaning) \
-  OS_ADD_##type(value)
-#define OS_ADD_INT(v)  \
-  if (i++ == k) {      \
-    ips_hist_add(h, v); \
-    return;            \
+  OS_ADD_##type((when), value)
+#define OS_ADD_INT(on, v) \
+  if (i++ == k) {         \
+    if (on)               \
+      ips_hist_add(h, v); \
+    return;               \
   }
-#define OS_ADD_BY(v)
+#define OS_ADD_BY(on, v)
   IPS_OS_FIELDS(OS_ADD)
 #undef OS_ADD
 }

@@ -45,6 +45,9 @@ static void split_json(yajl_gen g, const ips_os_split_t *s) {
   yajl_gen_map_close(g);
   os_time_json(g, "worker", &s->worker);
   os_time_json(g, "kernel", &s->kernel);
+  /* The deliveries' gaps before them (the sum's has_before: how many). */
+  out_int(g, "before_deliveries", s->has_before);
+  os_time_json(g, "before", &s->before);
 }
 
 void os_summary_json(yajl_gen g, const ips_analysis_t *a) {
@@ -69,18 +72,25 @@ void os_summary_json(yajl_gen g, const ips_analysis_t *a) {
   yajl_gen_map_close(g);
 }
 
-static void time_text(FILE *f, const char *name, const ips_os_time_t *t) {
-  char b[6][32];
+/* A part's time per system call, in parentheses after it. */
+static void by_text(FILE *f, const char *open, const ips_os_by_t *by) {
+  char b[32];
   size_t i;
+  for (i = 0; i < IPS_OS_BY && by[i].sc[0]; i++)
+    fprintf(f, "%s%s %s", i ? ", " : open, by[i].sc,
+            ips_format_us(b, by[i].ns));
+  if (i)
+    fputc(')', f);
+}
+
+static void time_text(FILE *f, const char *name, const ips_os_time_t *t) {
+  char b[5][32];
   fprintf(f, "%s on CPU %s, waiting for CPU %s, disk %s, page faults %s, "
              "sleeping %s", name, ips_format_us(b[0], t->on_cpu),
           ips_format_us(b[1], t->cpu_wait), ips_format_us(b[2], t->disk),
           ips_format_us(b[3], t->fault), ips_format_us(b[4], t->sleep));
-  for (i = 0; i < IPS_OS_BY && t->disk_by[i].sc[0]; i++)
-    fprintf(f, "%s%s %s", i ? ", " : " (disk: ", t->disk_by[i].sc,
-            ips_format_us(b[5], t->disk_by[i].ns));
-  if (i)
-    fputc(')', f);
+  by_text(f, " (disk: ", t->disk_by);
+  by_text(f, " (sleeping: ", t->sleep_by);
   if (t->not_measured)
     fprintf(f, ", not measured %s", ips_format_us(b[0], t->not_measured));
   fputc('\n', f);
@@ -105,6 +115,8 @@ static void split_text(FILE *f, const char *indent, const ips_os_split_t *s) {
 void os_text(FILE *f, const ips_os_split_t *s) {
   fprintf(f, "    os: %zu of %zu frames seen\n", s->frames, s->frames_expected);
   split_text(f, "    os ", s);
+  if (s->has_before)
+    time_text(f, "    os before it (kernel):", &s->before);
 }
 
 void os_summary_text(FILE *f, const ips_analysis_t *a) {
@@ -120,4 +132,9 @@ void os_summary_text(FILE *f, const ips_analysis_t *a) {
           n, sum->frames, sum->frames_expected, info.unmatched_frames,
           info.lost);
   split_text(f, "  ", sum);
+  if (sum->has_before) {
+    fprintf(f, "  before the deliveries (%d of them), kernel:",
+            sum->has_before);
+    time_text(f, "", &sum->before);
+  }
 }

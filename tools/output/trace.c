@@ -157,7 +157,7 @@ static void delivery_args(yajl_gen g, const ips_delivery_t *d) {
   /* --os: the OS's split, the list's trace fields (args rather than
    * slices: the split is the delivery's, not each segment's). */
 #define TRACE_OS(name, type, unit, in, when, value, text, otel, meaning) \
-  TRACE_OS_##type(((in) & IPS_IN_TRACE), #name, value)
+  TRACE_OS_##type(((in) & IPS_IN_TRACE) && (when), #name, value)
 #define TRACE_OS_INT(on, key, v) \
   if (on)                        \
     gi(g, key, (long long)(v));
