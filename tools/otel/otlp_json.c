@@ -426,6 +426,22 @@ static void cause_links(otlp_req_t *r, const otel_ids_t *ids,
     put(r, "]", 1);
 }
 
+/* --os: the OS's split of d, every field of the list that has an
+ * attribute and that d has (the maps by system call have none: an
+ * attribute is one value). */
+static void os_attrs(otlp_req_t *r, int *first, const ips_delivery_t *d) {
+#define OTEL_OS(name, type, unit, in, when, value, text, otel, meaning) \
+  OTEL_OS_##type((when), otel, value)
+#define OTEL_OS_INT(on, key, v) \
+  if (on)                       \
+    attr_int(r, first, key, (int64_t)(v));
+#define OTEL_OS_BY(on, key, v)
+  if (d->os) {
+    IPS_OS_FIELDS(OTEL_OS)
+  }
+#undef OTEL_OS
+}
+
 /* The root span's attributes: what the analysis says of d, and f's kind
  * of delivery. */
 static void root_attrs(otlp_req_t *r, const ips_delivery_t *d,
@@ -496,18 +512,7 @@ static void root_attrs(otlp_req_t *r, const ips_delivery_t *d,
     attr_int(r, &first, "ipcstamp.marks_dropped", d->marks_dropped);
   if (d->marks_unbalanced)
     attr_int(r, &first, "ipcstamp.marks_unbalanced", d->marks_unbalanced);
-  /* --os: the OS's split, every field of the list that has an attribute
-   * (the maps by system call have none: an attribute is one value). */
-#define OTEL_OS(name, type, unit, in, when, value, text, otel, meaning) \
-  OTEL_OS_##type((when), otel, value)
-#define OTEL_OS_INT(on, key, v) \
-  if (on)                       \
-    attr_int(r, &first, key, (int64_t)(v));
-#define OTEL_OS_BY(on, key, v)
-  if (d->os) {
-    IPS_OS_FIELDS(OTEL_OS)
-  }
-#undef OTEL_OS
+  os_attrs(r, &first, d);
 }
 
 /* d's spans: the kernel's into k, the worker's into w. */
