@@ -8,7 +8,9 @@
  * stretches without a delivery — from end-block-start to the first
  * delivery, between deliveries, after the last to end-block-finish, and
  * the commit — are split on that thread (ips_os_kernel_time), and the
- * longest is named with its largest part. */
+ * longest (BLOCKS_OS_GAPS of them) are kept with their split, the longest
+ * named with its largest part.  Every crank's gap, each split, is in
+ * `report --os` (os_before_*): here a block's worst. */
 #include "config.h"
 
 #include <inttypes.h>
@@ -42,6 +44,8 @@ void blocks_os_delivery(blocks_os_t *o, const ips_delivery_t *d) {
   s->start = d->P[0];
   s->end = d->P[1 + 2 * d->n_up];
   s->line = d->line;
+  s->crank = d->replay ? -1 : d->crank;
+  snprintf(s->vat, sizeof s->vat, "%s", d->vat ? d->vat : "");
 }
 
 /* A block's instant t on its clock, on the recording's. */
@@ -53,10 +57,31 @@ static int block_time(const blocks_os_t *o, const ips_block_t *b, int64_t t,
   return 1;
 }
 
-/* Stretch [from, to] (the recording's clock) into the block's split; the
- * longest is the worst, named by what follows it (line 0: the block's
- * end, -1: its commit). */
-static void stretch(blocks_os_t *o, int64_t from, int64_t to, long line) {
+/* A stretch into the block's longest, if it is one of them (ties: the
+ * first kept). */
+static void keep_gap(blocks_os_block_t *c, int64_t len, long line,
+                     const blocks_os_span_t *sp, const ips_os_time_t *t) {
+  size_t i = c->ngaps < BLOCKS_OS_GAPS ? c->ngaps : BLOCKS_OS_GAPS - 1;
+  blocks_os_gap_t *g;
+  if (c->ngaps == BLOCKS_OS_GAPS && len <= c->gaps[i].ns)
+    return;
+  for (; i > 0 && c->gaps[i - 1].ns < len; i--)
+    c->gaps[i] = c->gaps[i - 1];
+  if (c->ngaps < BLOCKS_OS_GAPS)
+    c->ngaps++;
+  g = &c->gaps[i];
+  g->ns = len;
+  g->line = line;
+  g->crank = sp ? sp->crank : -1;
+  snprintf(g->vat, sizeof g->vat, "%s", sp ? sp->vat : "");
+  g->t = *t;
+}
+
+/* Stretch [from, to] (the recording's clock) into the block's split,
+ * named by what follows it: the delivery sp at line, or (sp NULL) line 0
+ * the block's end, -1 its commit. */
+static void stretch(blocks_os_t *o, int64_t from, int64_t to, long line,
+                    const blocks_os_span_t *sp) {
   ips_os_time_t t;
   int64_t len;
   /* Hostile records can put the ends 2^63 apart: no stretch then. */
@@ -68,11 +93,7 @@ static void stretch(blocks_os_t *o, int64_t from, int64_t to, long line) {
   ips_sum_add(&o->cur.between_ns, len);
   if (line < 0)
     ips_sum_add(&o->cur.commit_ns, len);
-  if (len > o->cur.worst_ns) {
-    o->cur.worst_ns = len;
-    o->cur.worst_line = line;
-    o->cur.worst = t;
-  }
+  keep_gap(&o->cur, len, line, sp, &t);
 }
 
 void blocks_os_block(blocks_os_t *o, const ips_block_t *b) {
@@ -100,14 +121,14 @@ void blocks_os_block(blocks_os_t *o, const ips_block_t *b) {
       int64_t e = o->spans[i].end + o->k.offset;
       if (s < start || e > finish)
         continue; /* not this block's (between blocks) */
-      stretch(o, prev, s, o->spans[i].line);
+      stretch(o, prev, s, o->spans[i].line, &o->spans[i]);
       prev = e > prev ? e : prev;
     }
-    stretch(o, prev, finish, 0);
+    stretch(o, prev, finish, 0, NULL);
   }
   if (b->has_commit && block_time(o, b, b->commit_start_t, &c0) &&
       block_time(o, b, b->commit_finish_t, &c1))
-    stretch(o, c0, c1, -1);
+    stretch(o, c0, c1, -1, NULL);
   o->nspans = 0;
   o->overflow = 0;
   o->block_k = 0;
@@ -122,23 +143,60 @@ void blocks_os_free(blocks_os_t *o) {
   ips_os_free(o->os);
 }
 
-/* The worst stretch's place, in buf. */
-static const char *worst_where(const blocks_os_block_t *c, char *buf,
-                               size_t n) {
-  if (c->worst_line < 0)
+/* A stretch's place, in buf. */
+static const char *gap_where(const blocks_os_gap_t *w, char *buf, size_t n) {
+  if (w->line < 0)
     return "commit";
-  if (c->worst_line == 0)
+  if (w->line == 0)
     return "after the last delivery";
-  snprintf(buf, n, "before the delivery at line %ld", c->worst_line);
+  snprintf(buf, n, "before the delivery at line %ld", w->line);
   return buf;
+}
+
+/* The worst gap (the longest stretch) and its largest part. */
+static void worst_json(yajl_gen g, const blocks_os_gap_t *w) {
+  char sc[24], where[64];
+  int64_t ns;
+  const char *cause = ips_os_time_cause(&w->t, &ns, sc);
+  out_str(g, "worst_gap");
+  yajl_gen_map_open(g);
+  out_kv(g, "where", gap_where(w, where, sizeof where));
+  if (w->line > 0)
+    out_int(g, "before_line", w->line);
+  out_int(g, "ns", w->ns);
+  out_kv(g, "cause", cause ? cause : "");
+  out_kv(g, "syscall", sc);
+  out_int(g, "cause_ns", ns);
+  yajl_gen_map_close(g);
+}
+
+/* The longest stretches, longest first, each with the delivery after it
+ * (its line, crank and vat) and its split. */
+static void gaps_json(yajl_gen g, const blocks_os_block_t *c) {
+  char where[64];
+  size_t i;
+  out_str(g, "gaps");
+  yajl_gen_array_open(g);
+  for (i = 0; i < c->ngaps; i++) {
+    const blocks_os_gap_t *w = &c->gaps[i];
+    yajl_gen_map_open(g);
+    out_kv(g, "where", gap_where(w, where, sizeof where));
+    if (w->line > 0)
+      out_int(g, "before_line", w->line);
+    if (w->line > 0 && w->crank >= 0)
+      out_int(g, "crank", w->crank);
+    if (w->vat[0])
+      out_kv(g, "vat", w->vat);
+    out_int(g, "ns", w->ns);
+    os_time_json(g, "split", &w->t);
+    yajl_gen_map_close(g);
+  }
+  yajl_gen_array_close(g);
 }
 
 void blocks_os_json(const blocks_os_t *o, yajl_gen g) {
   const blocks_os_block_t *c = &o->cur;
   ips_os_time_t all = c->inside;
-  char sc[24], where[64];
-  int64_t ns;
-  const char *cause = ips_os_time_cause(&c->worst, &ns, sc);
   ips_os_time_add(&all, &c->commit);
   out_str(g, "os");
   yajl_gen_map_open(g);
@@ -152,18 +210,9 @@ void blocks_os_json(const blocks_os_t *o, yajl_gen g) {
   os_time_json(g, "between", &all);
   os_time_json(g, "between_deliveries", &c->inside);
   os_time_json(g, "commit", &c->commit);
-  if (c->worst_ns) {
-    out_str(g, "worst_gap");
-    yajl_gen_map_open(g);
-    out_kv(g, "where", worst_where(c, where, sizeof where));
-    if (c->worst_line > 0)
-      out_int(g, "before_line", c->worst_line);
-    out_int(g, "ns", c->worst_ns);
-    out_kv(g, "cause", cause ? cause : "");
-    out_kv(g, "syscall", sc);
-    out_int(g, "cause_ns", ns);
-    yajl_gen_map_close(g);
-  }
+  if (c->ngaps)
+    worst_json(g, &c->gaps[0]);
+  gaps_json(g, c);
   yajl_gen_map_close(g);
 }
 
@@ -193,9 +242,10 @@ static void parts_text(FILE *f, const ips_os_time_t *t) {
 
 void blocks_os_text(const blocks_os_t *o, FILE *f) {
   const blocks_os_block_t *c = &o->cur;
+  const blocks_os_gap_t *w = &c->gaps[0];
   char sc[24], where[64], x[2][IPS_US_BUF];
   int64_t ns;
-  const char *cause = ips_os_time_cause(&c->worst, &ns, sc);
+  const char *cause = ips_os_time_cause(&w->t, &ns, sc);
   if (c->overflow)
     fputs("    os: not joined (over 2^20 deliveries, or a wall clock the "
           "recording cannot place)\n", f);
@@ -206,10 +256,13 @@ void blocks_os_text(const blocks_os_t *o, FILE *f) {
     fprintf(f, "    os commit %s:", blocks_ms(x[0], c->commit_ns));
     parts_text(f, &c->commit);
   }
-  if (c->worst_ns && cause)
-    fprintf(f, "    os worst gap: %s, %s: %s%s%s %s\n",
-            worst_where(c, where, sizeof where), blocks_ms(x[0], c->worst_ns),
-            cause, *sc ? " in " : "", sc, blocks_ms(x[1], ns));
+  if (!c->ngaps || !cause)
+    return;
+  fprintf(f, "    os worst gap: %s", gap_where(w, where, sizeof where));
+  if (w->line > 0 && w->crank >= 0)
+    fprintf(f, " (crank %lld, %s)", w->crank, w->vat);
+  fprintf(f, ", %s: %s%s%s %s\n", blocks_ms(x[0], w->ns), cause,
+          *sc ? " in " : "", sc, blocks_ms(x[1], ns));
 }
 
 void blocks_os_summary_text(const blocks_os_t *o, FILE *f) {

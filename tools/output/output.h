@@ -253,11 +253,28 @@ void blocks_summary_json(blocks_out_t *o);
 
 /* ---- blocks_os.c: `ipcstamp blocks --os FILE` ----------------------- */
 
-/* One delivery's span on its parent's clock, and its line. */
+/* One delivery's span on its parent's clock, its line, crank (-1: a
+ * replay) and vat. */
 typedef struct {
   int64_t start, end;
   long line;
+  long long crank;
+  char vat[16];
 } blocks_os_span_t;
+
+/* The longest stretches of a block kept, each split: a stalled block's
+ * time in one gap or spread over many cranks. */
+#define BLOCKS_OS_GAPS 5
+
+/* One stretch of a block outside its deliveries. */
+typedef struct {
+  int64_t ns;
+  long line;                  /* before the delivery at this line (0: the
+                                 block's end, -1: the commit), */
+  long long crank;            /* ... its crank (-1: none) */
+  char vat[16];               /* ... and vat ("" none) */
+  ips_os_time_t t;            /* split */
+} blocks_os_gap_t;
 
 /* One block's time outside its deliveries, split. */
 typedef struct {
@@ -265,10 +282,8 @@ typedef struct {
   int64_t commit_ns;          /* of which the commit */
   ips_os_time_t inside;       /* end-block-start to -finish, less deliveries */
   ips_os_time_t commit;       /* commit-block-start to -finish */
-  int64_t worst_ns;           /* the longest stretch, */
-  long worst_line;            /* before the delivery at this line (0: the
-                                 block's end, -1: the commit), */
-  ips_os_time_t worst;        /* split */
+  blocks_os_gap_t gaps[BLOCKS_OS_GAPS]; /* the longest, longest first */
+  size_t ngaps;
   long long kernel_pid;       /* 0: no frame of the block's deliveries */
   int overflow;               /* not joined: all "not measured" */
 } blocks_os_block_t;
