@@ -34,7 +34,7 @@ static const char usage_text[] =
     "                    tools), mono or auto (monotime where there is one)\n"
     "  --os FILE         split each block's time outside its deliveries\n"
     "                    (and its commit) with what `ipcstamp record`\n"
-    "                    recorded (docs/os.md); text or json\n"
+    "                    recorded (docs/os.md); every format\n"
     "  --follow          keep reading a file being written: each block shows\n"
     "                    when it is committed; Ctrl-C ends\n"
     "  --quake-us US     timequake threshold in microseconds (default 1000)\n"
@@ -68,6 +68,18 @@ static void os_json_more(void *arg, yajl_gen g, int summary) {
     blocks_os_summary_json(&r->os, g);
   else
     blocks_os_json(&r->os, g);
+}
+
+/* --os in CSV: the header's columns and each row's cells. */
+static void os_csv_more(void *arg, FILE *f, int header) {
+  blocks_t *r = arg;
+  blocks_os_csv(&r->os, f, header);
+}
+
+/* --os in HTML: the page's section. */
+static void os_html_more(void *arg, FILE *f) {
+  blocks_t *r = arg;
+  blocks_os_html(&r->os, f);
 }
 
 static void on_block(void *arg, const ips_block_t *b) {
@@ -155,10 +167,6 @@ static int blocks_options(cli_input_t *in, blocks_t *r, int argc, char **argv,
   }
   if (cli_input_path(in, argc, argv) < 0)
     return CLI_EXIT_USAGE;
-  if (r->ospath && r->format != REPORT_TEXT && r->format != REPORT_JSON) {
-    fprintf(stderr, "ipcstamp blocks: --os writes text or json\n");
-    return CLI_EXIT_USAGE;
-  }
   return -1;
 }
 
@@ -171,6 +179,8 @@ static int blocks_os_open(blocks_t *r, cli_input_t *in) {
   if (!r->os.os)
     return r->os_rc;
   r->out.json_more = os_json_more;
+  r->out.csv_more = os_csv_more;
+  r->out.html_more = os_html_more;
   r->out.json_more_arg = r;
   in->an.on_delivery = on_delivery;
   return -1;

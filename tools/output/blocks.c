@@ -263,7 +263,10 @@ void blocks_header_csv(blocks_out_t *o) {
         "unmatched_ns,snap_save_ns,snap_load_ns,kernel_own_ns,saves,loads,"
         "compress_ns,db_save_ns,commit_ns,deliveries,not_attributed,"
         "computrons,busiest_vat,busiest_ns,longest_vat,longest_delivery,"
-        "longest_desc,longest_ns\n", o->out);
+        "longest_desc,longest_ns", o->out);
+  if (o->csv_more)
+    o->csv_more(o->json_more_arg, o->out, 1);
+  fputc('\n', o->out);
 }
 
 /* A CSV field from the slogfile: quoted, its quotes doubled. */
@@ -300,7 +303,10 @@ void blocks_row_csv(blocks_out_t *o, const ips_block_t *b) {
   csv_text(f, b->dom_vat);
   fprintf(f, ",%lld,", b->dom_dnum);
   csv_text(f, b->dom_desc);
-  fprintf(f, ",%" PRId64 "\n", b->dom_ns);
+  fprintf(f, ",%" PRId64, b->dom_ns);
+  if (o->csv_more)
+    o->csv_more(o->json_more_arg, f, 0);
+  fputc('\n', f);
 }
 
 /* Why a block was slow: its parts, largest first, with their share of

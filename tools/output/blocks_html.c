@@ -106,8 +106,7 @@ void blocks_html_block(blocks_html_t *h, const ips_block_t *b) {
   }
 }
 
-/* Text from the slogfile (vat names, what was delivered) as HTML text. */
-static void esc(FILE *f, const char *s) {
+void blocks_html_esc(FILE *f, const char *s) {
   for (; *s; s++) {
     switch (*s) {
       case '<': fputs("&lt;", f); break;
@@ -128,13 +127,13 @@ static void page_head(blocks_html_t *h, const blocks_out_t *o) {
   fputs("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n"
         "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src "
         "'none'; style-src 'unsafe-inline'\">\n<title>ipcstamp blocks: ", f);
-  esc(f, h->title);
+  blocks_html_esc(f, h->title);
   fputs("</title>\n<style>body{font:14px sans-serif;margin:1em 2em}"
         "table{border-collapse:collapse}td,th{padding:2px 8px;text-align:right}"
         "th{border-bottom:1px solid #888}.l{text-align:left}"
         ".k{display:inline-block;width:12px;height:12px;margin:0 4px 0 12px}"
         "</style></head><body>\n<h1>Blocks of ", f);
-  esc(f, h->title);
+  blocks_html_esc(f, h->title);
   fprintf(f, "</h1>\n<p>%" PRIu64 " blocks; each bar is the swingset time of "
              "%" PRIu64 " consecutive block%s (the mean of each part), "
              "stacked by where it went (hover for the figures).</p>\n<p>",
@@ -231,14 +230,14 @@ static void slowest_table(FILE *f, const blocks_out_t *o) {
     fprintf(f, "<td>%s</td>", blocks_ms(ms, b->snap_save + b->snap_load));
     fprintf(f, "<td>%s</td><td class=\"l\">", blocks_ms(ms, b->kernel_own));
     if (*b->dom_vat) {
-      esc(f, b->dom_vat);
+      blocks_html_esc(f, b->dom_vat);
       fprintf(f, " #%lld ", b->dom_dnum);
-      esc(f, b->dom_desc);
+      blocks_html_esc(f, b->dom_desc);
       fprintf(f, " %s ms", blocks_ms(ms, b->dom_ns));
     }
     if (*b->snap_vat) {
       fputs("; ", f);
-      esc(f, b->snap_vat);
+      blocks_html_esc(f, b->snap_vat);
       fprintf(f, " %s ms", blocks_ms(ms, b->snap_vat_ns));
     }
     fputs("</td></tr>\n", f);
@@ -250,7 +249,10 @@ int blocks_html_close(blocks_html_t *h, blocks_out_t *o) {
   timeline(h);
   parts_table(h->f, o);
   slowest_table(h->f, o);
-  fputs("</table>\n</body></html>\n", h->f);
+  fputs("</table>\n", h->f);
+  if (o->html_more)
+    o->html_more(o->json_more_arg, h->f);
+  fputs("</body></html>\n", h->f);
   free(h->title);
   free(h);
   return 0;

@@ -57,24 +57,31 @@ static int block_time(const blocks_os_t *o, const ips_block_t *b, int64_t t,
   return 1;
 }
 
-/* A stretch into the block's longest, if it is one of them (ties: the
- * first kept). */
+/* g into list (*n of at most max, longest first) if it is one of the
+ * longest (ties: the first kept). */
+static void gap_insert(blocks_os_gap_t *list, size_t *n, size_t max,
+                       const blocks_os_gap_t *g) {
+  size_t i = *n < max ? *n : max - 1;
+  if (*n == max && g->ns <= list[i].ns)
+    return;
+  for (; i > 0 && list[i - 1].ns < g->ns; i--)
+    list[i] = list[i - 1];
+  if (*n < max)
+    ++*n;
+  list[i] = *g;
+}
+
+/* A stretch into the block's longest. */
 static void keep_gap(blocks_os_block_t *c, int64_t len, long line,
                      const blocks_os_span_t *sp, const ips_os_time_t *t) {
-  size_t i = c->ngaps < BLOCKS_OS_GAPS ? c->ngaps : BLOCKS_OS_GAPS - 1;
-  blocks_os_gap_t *g;
-  if (c->ngaps == BLOCKS_OS_GAPS && len <= c->gaps[i].ns)
-    return;
-  for (; i > 0 && c->gaps[i - 1].ns < len; i--)
-    c->gaps[i] = c->gaps[i - 1];
-  if (c->ngaps < BLOCKS_OS_GAPS)
-    c->ngaps++;
-  g = &c->gaps[i];
-  g->ns = len;
-  g->line = line;
-  g->crank = sp ? sp->crank : -1;
-  snprintf(g->vat, sizeof g->vat, "%s", sp ? sp->vat : "");
-  g->t = *t;
+  blocks_os_gap_t g;
+  g.ns = len;
+  g.line = line;
+  g.crank = sp ? sp->crank : -1;
+  snprintf(g.vat, sizeof g.vat, "%s", sp ? sp->vat : "");
+  g.t = *t;
+  g.height = 0; /* the block's, once it is known */
+  gap_insert(c->gaps, &c->ngaps, BLOCKS_OS_GAPS, &g);
 }
 
 /* Stretch [from, to] (the recording's clock) into the block's split,
@@ -129,6 +136,11 @@ void blocks_os_block(blocks_os_t *o, const ips_block_t *b) {
   if (b->has_commit && block_time(o, b, b->commit_start_t, &c0) &&
       block_time(o, b, b->commit_finish_t, &c1))
     stretch(o, c0, c1, -1, NULL);
+  for (i = 0; i < o->cur.ngaps; i++) { /* into the run's longest */
+    o->cur.gaps[i].height = b->bootstrap ? -1 : b->height;
+    gap_insert(o->run_gaps, &o->nrun_gaps, BLOCKS_OS_RUN_GAPS,
+               &o->cur.gaps[i]);
+  }
   o->nspans = 0;
   o->overflow = 0;
   o->block_k = 0;
@@ -280,4 +292,151 @@ void blocks_os_summary_json(const blocks_os_t *o, yajl_gen g) {
   out_int(g, "between_ns", o->sum_ns);
   os_time_json(g, "between", &o->sum);
   yajl_gen_map_close(g);
+}
+
+/* ---- --format csv and html ------------------------------------------ */
+
+/* The columns of a split (os_time_json's keys), each after a prefix. */
+static const char *const time_cols[] = {
+    "on_cpu_ns", "cpu_wait_ns", "disk_ns", "disk_by", "page_fault_ns",
+    "sleep_ns", "sleep_by", "not_measured_ns"};
+
+static void time_header_csv(FILE *f, const char *prefix) {
+  size_t i;
+  for (i = 0; i < sizeof time_cols / sizeof *time_cols; i++)
+    fprintf(f, ",%s%s", prefix, time_cols[i]);
+}
+
+/* t's cells, in time_cols' order. */
+static void time_csv(FILE *f, const ips_os_time_t *t) {
+  fprintf(f, ",%lld,%lld,%lld,", (long long)t->on_cpu,
+          (long long)t->cpu_wait, (long long)t->disk);
+  os_by_csv(f, t->disk_by);
+  fprintf(f, ",%lld,%lld,", (long long)t->fault, (long long)t->sleep);
+  os_by_csv(f, t->sleep_by);
+  fprintf(f, ",%lld", (long long)t->not_measured);
+}
+
+/* The worst gap's cells (empty when the block has none). */
+static void worst_csv(FILE *f, const blocks_os_block_t *c) {
+  const blocks_os_gap_t *w = &c->gaps[0];
+  char sc[24], where[64];
+  int64_t ns;
+  const char *cause;
+  if (!c->ngaps) {
+    fputs(",,,,,,,,", f);
+    return;
+  }
+  cause = ips_os_time_cause(&w->t, &ns, sc);
+  fprintf(f, ",%s,", gap_where(w, where, sizeof where));
+  if (w->line > 0)
+    fprintf(f, "%ld", w->line);
+  fputc(',', f);
+  if (w->line > 0 && w->crank >= 0)
+    fprintf(f, "%lld", w->crank);
+  fputc(',', f);
+  if (w->vat[0])
+    out_csv_text(f, w->vat);
+  fprintf(f, ",%lld,%s,", (long long)w->ns, cause ? cause : "");
+  if (*sc) /* from the recording: quoted */
+    out_csv_text(f, sc);
+  fprintf(f, ",%lld", (long long)ns);
+}
+
+void blocks_os_csv(const blocks_os_t *o, FILE *f, int header) {
+  const blocks_os_block_t *c = &o->cur;
+  if (header) {
+    fputs(",os_kernel_pid,os_not_joined,os_between_ns,os_commit_ns", f);
+    time_header_csv(f, "os_between_deliveries_");
+    time_header_csv(f, "os_commit_");
+    fputs(",os_worst_where,os_worst_line,os_worst_crank,os_worst_vat,"
+          "os_worst_ns,os_worst_cause,os_worst_syscall,os_worst_cause_ns", f);
+    return;
+  }
+  fprintf(f, ",%lld,%d,%lld,%lld", c->kernel_pid, c->overflow ? 1 : 0,
+          (long long)c->between_ns, (long long)c->commit_ns);
+  time_csv(f, &c->inside);
+  time_csv(f, &c->commit);
+  worst_csv(f, c);
+}
+
+/* One row of the page's table of parts: name, ms, share of all. */
+static void part_row(FILE *f, const char *name, const char *sc, int64_t ns,
+                     int64_t all) {
+  char x[IPS_US_BUF];
+  fputs("<tr><td class=\"l\">", f);
+  if (sc) {
+    fputs("&nbsp;&nbsp;in ", f);
+    blocks_html_esc(f, sc);
+  } else {
+    fputs(name, f);
+  }
+  fprintf(f, "</td><td>%s</td><td>%.1f%%</td></tr>\n", blocks_ms(x, ns),
+          all > 0 ? 100.0 * (double)ns / (double)all : 0.0);
+}
+
+/* The parts of t, each system call under its part. */
+static void parts_html(FILE *f, const ips_os_time_t *t, int64_t all) {
+  const struct { const char *name; int64_t ns; const ips_os_by_t *by; } p[] = {
+      {"on CPU", t->on_cpu, NULL}, {"waiting for CPU", t->cpu_wait, NULL},
+      {"disk", t->disk, t->disk_by}, {"page faults", t->fault, NULL},
+      {"sleeping", t->sleep, t->sleep_by},
+      {"not measured", t->not_measured, NULL}};
+  size_t i, j;
+  fputs("<table><tr><th class=\"l\">part</th><th>ms</th><th>share</th>"
+        "</tr>\n", f);
+  for (i = 0; i < sizeof p / sizeof p[0]; i++) {
+    part_row(f, p[i].name, NULL, p[i].ns, all);
+    for (j = 0; p[i].by && j < IPS_OS_BY && p[i].by[j].sc[0]; j++)
+      part_row(f, NULL, p[i].by[j].sc, p[i].by[j].ns, all);
+  }
+  fputs("</table>\n", f);
+}
+
+/* The run's longest gaps, each split. */
+static void gaps_html(FILE *f, const blocks_os_t *o) {
+  char x[IPS_US_BUF], sc[24], where[64];
+  size_t i;
+  fputs("<h2>Longest gaps</h2>\n<table><tr><th>height</th><th class=\"l\">"
+        "where</th><th>crank</th><th class=\"l\">vat</th><th>ms</th>"
+        "<th>on CPU</th><th>waiting for CPU</th><th>disk</th>"
+        "<th>page faults</th><th>sleeping</th><th>not measured</th>"
+        "<th class=\"l\">largest part</th></tr>\n", f);
+  for (i = 0; i < o->nrun_gaps; i++) {
+    const blocks_os_gap_t *w = &o->run_gaps[i];
+    const int64_t part[] = {w->t.on_cpu, w->t.cpu_wait, w->t.disk,
+                            w->t.fault, w->t.sleep, w->t.not_measured};
+    int64_t ns;
+    const char *cause = ips_os_time_cause(&w->t, &ns, sc);
+    size_t k;
+    if (w->height < 0)
+      fputs("<tr><td>bootstrap</td><td class=\"l\">", f);
+    else
+      fprintf(f, "<tr><td>%lld</td><td class=\"l\">", w->height);
+    fprintf(f, "%s</td><td>", gap_where(w, where, sizeof where));
+    if (w->line > 0 && w->crank >= 0)
+      fprintf(f, "%lld", w->crank);
+    fputs("</td><td class=\"l\">", f);
+    blocks_html_esc(f, w->vat);
+    fprintf(f, "</td><td>%s</td>", blocks_ms(x, w->ns));
+    for (k = 0; k < sizeof part / sizeof *part; k++)
+      fprintf(f, "<td>%s</td>", blocks_ms(x, part[k]));
+    fprintf(f, "<td class=\"l\">%s", cause ? cause : "");
+    if (*sc) {
+      fputs(" in ", f);
+      blocks_html_esc(f, sc);
+    }
+    fputs("</td></tr>\n", f);
+  }
+  fputs("</table>\n", f);
+}
+
+void blocks_os_html(const blocks_os_t *o, FILE *f) {
+  char x[IPS_US_BUF];
+  fprintf(f, "<h2>What the kernel's thread was doing (--os)</h2>\n<p>%"
+             PRIu64 " blocks: between their deliveries and in their commits"
+             " %s ms, split by what ipcstamp record saw the kernel's thread"
+             " do (docs/os.md).</p>\n", o->n, blocks_ms(x, o->sum_ns));
+  parts_html(f, &o->sum, o->sum_ns);
+  gaps_html(f, o);
 }

@@ -19,6 +19,20 @@ void os_by_json(yajl_gen g, const char *key, const ips_os_by_t *by) {
   yajl_gen_map_close(g);
 }
 
+void os_by_csv(FILE *f, const ips_os_by_t *by) {
+  char cell[IPS_OS_BY * 48] = "";
+  size_t i, n = 0;
+  for (i = 0; i < IPS_OS_BY && by[i].sc[0]; i++)
+    n += (size_t)snprintf(cell + n, sizeof cell - n, "%s%s=%lld",
+                          i ? " " : "", by[i].sc, (long long)by[i].ns);
+  /* The names come from the recording, printable but not trusted: a
+   * comma or a quote in one would shift the columns. */
+  if (strpbrk(cell, ",\"") || (n && cell[0] == ' '))
+    out_csv_text(f, cell);
+  else
+    fputs(cell, f);
+}
+
 void os_time_json(yajl_gen g, const char *key, const ips_os_time_t *t) {
   out_str(g, key);
   yajl_gen_map_open(g);

@@ -80,6 +80,8 @@ void os_summary_json(yajl_gen g, const ips_analysis_t *a);
 void os_summary_text(FILE *f, const ips_analysis_t *a);
 /* One thread's split as os.c writes it: "key": {...} in JSON. */
 void os_time_json(yajl_gen g, const char *key, const ips_os_time_t *t);
+/* A thread's time per system call in one CSV cell: "fsync=ns read=ns". */
+void os_by_csv(FILE *f, const ips_os_by_t *by);
 
 /* What the report's formats (format.h) write to and read: set by the
  * command before the format's begin, but for the format's own state. */
@@ -223,7 +225,13 @@ typedef struct {
   /* More of each JSON row (summary 0) and of the summary's (1), written
    * before it closes: --os's "os" object (blocks_os.c).  NULL: none. */
   void (*json_more)(void *arg, yajl_gen g, int summary);
-  void *json_more_arg;
+  void *json_more_arg;        /* the argument of each of the hooks */
+  /* More columns of the CSV header (header 1) and of each row (0),
+   * each ",cell", before the line's end: --os's.  NULL: none. */
+  void (*csv_more)(void *arg, FILE *f, int header);
+  /* More of the page, before its end (--format html): --os's section.
+   * NULL: none. */
+  void (*html_more)(void *arg, FILE *f);
 } blocks_out_t;
 
 /* o->out and o->g are the caller's; init allocates the rest (-1: out of
@@ -253,6 +261,9 @@ void blocks_summary_json(blocks_out_t *o);
 
 /* ---- blocks_os.c: `ipcstamp blocks --os FILE` ----------------------- */
 
+/* The longest gaps of the whole run kept for the page (--format html). */
+#define BLOCKS_OS_RUN_GAPS 10
+
 /* One delivery's span on its parent's clock, its line, crank (-1: a
  * replay) and vat. */
 typedef struct {
@@ -274,6 +285,7 @@ typedef struct {
   long long crank;            /* ... its crank (-1: none) */
   char vat[16];               /* ... and vat ("" none) */
   ips_os_time_t t;            /* split */
+  long long height;           /* its block's (-1: a bootstrap block) */
 } blocks_os_gap_t;
 
 /* One block's time outside its deliveries, split. */
@@ -299,6 +311,9 @@ typedef struct blocks_os_s {
   uint64_t n;
   int64_t sum_ns;
   ips_os_time_t sum;          /* over the blocks, for the summary */
+  blocks_os_gap_t run_gaps[BLOCKS_OS_RUN_GAPS]; /* over the blocks, longest
+                                                   first (the page's) */
+  size_t nrun_gaps;
 } blocks_os_t;
 
 /* Each attributed delivery, in order; then each block when committed
@@ -311,6 +326,12 @@ void blocks_os_json(const blocks_os_t *o, yajl_gen g);
 void blocks_os_text(const blocks_os_t *o, FILE *f);
 void blocks_os_summary_json(const blocks_os_t *o, yajl_gen g);
 void blocks_os_summary_text(const blocks_os_t *o, FILE *f);
+/* --format csv: the columns' names (header), the block's cells, each
+ * ",value" (blocks_out_t's csv_more). */
+void blocks_os_csv(const blocks_os_t *o, FILE *f, int header);
+/* --format html: the page's section, the split summed over the blocks and
+ * the run's longest gaps (blocks_out_t's html_more). */
+void blocks_os_html(const blocks_os_t *o, FILE *f);
 /* Frees what o holds (o itself is the caller's). */
 void blocks_os_free(blocks_os_t *o);
 
@@ -319,6 +340,8 @@ void blocks_os_free(blocks_os_t *o);
 typedef struct blocks_html blocks_html_t;
 blocks_html_t *blocks_html_open(FILE *f, const char *title);
 void blocks_html_block(blocks_html_t *h, const ips_block_t *b);
+/* Text from the input (vat names, what was delivered) as HTML text. */
+void blocks_html_esc(FILE *f, const char *s);
 int blocks_html_close(blocks_html_t *h, blocks_out_t *o);
 
 /* ---- diff (diff_text.c, diff_json.c, diff_csv.c, diff_html.c) ------

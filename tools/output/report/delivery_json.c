@@ -88,14 +88,7 @@ void report_delivery_json(report_out_t *r, const ips_delivery_t *d) {
 #define CSV_SEGMENTS CSV_INT
 #define CSV_SEGWAIT CSV_INT
 #define CSV_MARKS CSV_INT
-#define CSV_BY(f, has, by) (has ? csv_by(f, by) : (void)0)
-
-/* A thread's time per system call in one cell: "fsync=ns read=ns". */
-static void csv_by(FILE *f, const ips_os_by_t *by) {
-  size_t i;
-  for (i = 0; i < IPS_OS_BY && by[i].sc[0]; i++)
-    fprintf(f, "%s%s=%lld", i ? " " : "", by[i].sc, (long long)by[i].ns);
-}
+#define CSV_BY(f, has, by) (has ? os_by_csv(f, by) : (void)0)
 
 /* The header: the list's fields for CSV, in its order. */
 void report_csv_header(report_out_t *r) {
