@@ -132,6 +132,16 @@ int ips_diff_add(ips_diff_t *d, const char *name, const char *path,
   return 0;
 }
 
+int ips_diff_os(ips_diff_t *d, size_t node, ips_os_t *os) {
+  if (!d || node >= d->n || d->started) {
+    ips_os_free(os);
+    return IPS_EINVAL;
+  }
+  /* The node's analysis splits each delivery (d->os) before the join
+   * takes it. */
+  return ips_analysis_os(d->node[node].a, os);
+}
+
 /* The node to read next: not at its end, the lowest crank, then the
  * fewest deliveries; d->n when all are at their end. */
 static size_t next_node(const ips_diff_t *d) {

@@ -113,6 +113,15 @@ int ips__diff_join_add(ips_diff_t *d, size_t i, const ips_delivery_t *dv,
  * it or has gone past it; with all, every entry (the end of input). */
 void ips__diff_join_drain(ips_diff_t *d, int all);
 
+/* The operating system's parts (diff_os.c): a side's from its
+ * delivery's split; a delivery's os_part (after its fastest and slowest
+ * are known); each node's os_over (from add_over); the nodes' largest at
+ * the end. */
+void ips__diff_os_fill(ips_diff_side_t *sd, const ips_os_split_t *s);
+void ips__diff_os_compare(ips_diff_delivery_t *x);
+void ips__diff_os_over(ips_diff_t *d, const ips_diff_delivery_t *x);
+void ips__diff_os_finish(ips_diff_t *d);
+
 /* The summaries (diff_stats.c). */
 int ips__diff_sums_init(diff_sums_t *s, size_t n_nodes,
                         const ips_diff_options_t *o);

@@ -142,6 +142,8 @@ static void fill(ips_diff_side_t *sd, const ips_delivery_t *dv, int has_block,
   sd->part[IPS_DIFF_WORKER] = dv->worker;
   sd->part[IPS_DIFF_KERNEL] = dv->kernel;
   sd->part[IPS_DIFF_UNMATCHED] = dv->unmatched;
+  if (dv->os)
+    ips__diff_os_fill(sd, dv->os);
 }
 
 

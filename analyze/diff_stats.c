@@ -156,6 +156,7 @@ static void compare_delivery(ips_diff_delivery_t *x, size_t n) {
   x->fastest = lo;
   x->slowest = hi;
   x->part = best;
+  ips__diff_os_compare(x);
 }
 
 /* *s += v, held at the bound (ips_sum_add, the one policy), counted in
@@ -182,6 +183,7 @@ static void add_over(ips_diff_t *d, const ips_diff_delivery_t *x) {
     if (i == x->slowest && sd->total > fast->total)
       list_add(&d->s.slowest[i], sd->total - fast->total, d->s.seq, x);
   }
+  ips__diff_os_over(d, x);
 }
 
 /* ---- per vat and method --------------------------------------------- */
@@ -379,6 +381,7 @@ void ips__diff_sums_finish(ips_diff_t *d) {
   size_t i;
   block_out(d);
   beyond(d);
+  ips__diff_os_finish(d);
   for (i = 0; i < d->n; i++) {
     ips_diff_node_t *nd = &d->node[i].pub;
     int p;

@@ -24,6 +24,7 @@
 #define IPCSTAMP_ANALYZE_DIFF_H
 
 #include "ipcstamp-analyze.h"
+#include "ipcstamp-analyze-os.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -43,6 +44,28 @@ enum {
  * times are equal); "?" out of range.  Static. */
 IPS_EXTERN const char *ips_diff_part_name(int part);
 
+/* The operating system's parts of a delivery, when its node was given a
+ * recording (ips_diff_os; docs/os.md): ips_os_split_t's, flat.  The first
+ * IPS_DIFF_OS_DELIVERY of them split the delivery's own time (pipe,
+ * worker, kernel), the rest the gap before it (before). */
+enum {
+  IPS_DIFF_OS_PIPE_BEFORE_WRITE, IPS_DIFF_OS_PIPE_WRITE,
+  IPS_DIFF_OS_PIPE_IN_PIPE, IPS_DIFF_OS_PIPE_CPU_WAIT,
+  IPS_DIFF_OS_PIPE_READER, IPS_DIFF_OS_PIPE_NOT_MEASURED,
+  IPS_DIFF_OS_WORKER, /* + on_cpu, cpu_wait, disk, page_fault, sleep,
+                         not_measured: IPS_DIFF_OS_TIME of them */
+  IPS_DIFF_OS_KERNEL = IPS_DIFF_OS_WORKER + 6,
+  IPS_DIFF_OS_DELIVERY = IPS_DIFF_OS_KERNEL + 6,
+  IPS_DIFF_OS_BEFORE = IPS_DIFF_OS_DELIVERY,
+  IPS_DIFF_OS_NPARTS = IPS_DIFF_OS_BEFORE + 6
+};
+/* "pipe.before_write", "worker.disk", "kernel.cpu_wait", "before.sleep",
+ * ...; "-" for -1; "?" out of range.  Static. */
+IPS_EXTERN const char *ips_diff_os_part_name(int part);
+/* The same part as report's field: "os_pipe_before_write_ns",
+ * "os_worker_disk_ns", ...; NULL out of range.  Static. */
+IPS_EXTERN const char *ips_diff_os_part_key(int part);
+
 /* What differs in a divergence (bits). */
 #define IPS_DIFF_DIV_COMPUTE 1 /* the computrons (metering compute) */
 #define IPS_DIFF_DIV_METHOD 2  /* the method or delivery kind */
@@ -60,6 +83,10 @@ typedef struct ips_diff_side_s {
   char method[64];        /* as ips_delivery_t.method, cut to fit */
   int64_t total;          /* ns */
   int64_t part[IPS_DIFF_NPARTS];
+  int has_os;             /* its node has a recording: os[] below, but */
+  int has_os_before;      /* ... the before parts only with a delivery
+                             before it */
+  int64_t os[IPS_DIFF_OS_NPARTS];
 } ips_diff_side_t;
 
 /* One joined delivery: the same vat, delivery number and replay on the
@@ -79,6 +106,10 @@ typedef struct ips_diff_delivery_s {
   int part;               /* IPS_DIFF_*: the part of the slowest node's
                              time over the fastest's that is largest; -1
                              when no part of it is over the fastest's */
+  int os_part;            /* IPS_DIFF_OS_* below IPS_DIFF_OS_DELIVERY: the
+                             same among the operating system's parts, when
+                             both nodes have them; -1 otherwise */
+  int64_t os_part_ns;     /* ... by this much */
   ips_diff_side_t side[IPS_DIFF_MAX_NODES]; /* [n_nodes] are used */
 } ips_diff_delivery_t;
 
@@ -135,6 +166,14 @@ IPS_EXTERN int ips_diff_new(ips_diff_t **out, const ips_diff_options_t *o);
 IPS_EXTERN int ips_diff_add(ips_diff_t *d, const char *name, const char *path,
                             char *err, size_t errlen);
 
+/* Joins the recording os (of `ipcstamp record`, docs/os.md) with node's
+ * file: each of its deliveries then carries its OS parts (has_os, os[]),
+ * and the comparisons take them.  The diff owns os from this call on, also
+ * when it fails.  Before ips_diff_run.  Returns 0, or IPS_EINVAL (no such
+ * node, a recording given already, the files read already) or
+ * IPS_ENOMEM. */
+IPS_EXTERN int ips_diff_os(ips_diff_t *d, size_t node, ips_os_t *os);
+
 /* Read every file to its end, joining as it goes; the callbacks run from
  * inside.  At least two files.  Returns 0, or IPS_EIO when a file cannot
  * be read further (a read error, a damaged gzip stream: the message says
@@ -168,6 +207,15 @@ typedef struct ips_diff_node_s {
   double beyond_factor;     /* its ratio there over its ratio over all */
   double beyond_ratio;      /* its total over the fastest's, in the group */
   int beyond_part;          /* IPS_DIFF_*: where it lost most there */
+  /* With a recording (ips_diff_os), over the deliveries it has with
+   * another node and both have their OS parts (os_deliveries): its time
+   * over the fastest node's, OS part by part (never below 0 per
+   * delivery); the before parts over the node whose gap before the
+   * delivery was shortest.  os_part_max: the largest of the delivery's
+   * parts, os_before_max of the before parts (-1: none over). */
+  uint64_t os_deliveries;
+  int64_t os_over[IPS_DIFF_OS_NPARTS];
+  int os_part_max, os_before_max;
 } ips_diff_node_t;
 
 /* The whole diff's counts. */

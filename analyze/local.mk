@@ -73,7 +73,8 @@ analyze_libanalyze_core_la_SOURCES = \
 	analyze/diff.h \
 	analyze/diff.c \
 	analyze/diff_join.c \
-	analyze/diff_stats.c
+	analyze/diff_stats.c \
+	analyze/diff_os.c
 analyze_libanalyze_core_la_LIBADD = proto/libipcstamp-proto.la \
 	$(YAJL_LIBS) $(ZLIB_LIBS) -lm -lpthread
 

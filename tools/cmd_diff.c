@@ -29,6 +29,9 @@ static const char usage_text[] =
     "  --window N        deliveries kept waiting for the other files\n"
     "                    (default 16384)\n"
     "  --clock C         auto (default), mono or wall\n"
+    "  --os FILE         a recording of `ipcstamp record` (docs/os.md) for\n"
+    "                    each SLOG, in the same order (one --os per SLOG):\n"
+    "                    each delivery's OS parts compared too\n"
     "  --strict          validate every byte as JSON (slower)\n"
     "  --max-line BYTES  longest line read (default 67108864)\n"
     "  -h, --help        this text\n"
@@ -45,6 +48,9 @@ typedef struct {
   diff_out_t out;
   int deliveries;
   uint64_t skips[IPS_DIFF_MAX_NODES];
+  const char *os[IPS_DIFF_MAX_NODES]; /* --os FILE, in the SLOGs' order */
+  int nos;
+  int os_rc;            /* what reading them said: 0, or bad records */
 } cmd_t;
 
 static void on_delivery(void *arg, const ips_diff_delivery_t *x) {
@@ -104,12 +110,32 @@ static int add_file(ips_diff_t *d, const char *arg) {
 }
 
 enum { D_FORMAT = 0x100, D_DELIVERIES, D_TOP, D_WINDOW, D_CLOCK,
-       D_STRICT, D_MAX_LINE, D_BY };
+       D_STRICT, D_MAX_LINE, D_BY, D_OS };
 
 static int bad(const char *what, const char *arg) {
   fprintf(stderr, PROG ": %s, got '%s'\n" PROG ": see ipcstamp diff --help\n",
           what, arg);
   return CLI_EXIT_USAGE;
+}
+
+/* n slogfiles, and c's recordings for them: -1 to go on, or the exit
+ * code (said). */
+static int operands(int n, const cmd_t *c) {
+  if (n < 2) {
+    fputs(PROG ": at least two slogfiles to compare\n" PROG
+               ": see ipcstamp diff --help\n", stderr);
+    return CLI_EXIT_USAGE;
+  }
+  if (n > IPS_DIFF_MAX_NODES) {
+    fprintf(stderr, PROG ": at most %d slogfiles\n", IPS_DIFF_MAX_NODES);
+    return CLI_EXIT_USAGE;
+  }
+  if (c->nos && c->nos != n) {
+    fprintf(stderr, PROG ": %d --os for %d slogfiles: one recording per "
+                    "slogfile, in the same order\n", c->nos, n);
+    return CLI_EXIT_USAGE;
+  }
+  return -1;
 }
 
 /* The options into *o and *c; returns -1 to go on or the exit code. */
@@ -125,6 +151,7 @@ static int options(int argc, char **argv, ips_diff_options_t *o, cmd_t *c,
       {"strict", no_argument, NULL, D_STRICT},
       {"max-line", required_argument, NULL, D_MAX_LINE},
       {"by", required_argument, NULL, D_BY},
+      {"os", required_argument, NULL, D_OS},
       {"help", no_argument, NULL, 'h'},
       {NULL, 0, NULL, 0}};
   long long v;
@@ -167,6 +194,11 @@ static int options(int argc, char **argv, ips_diff_options_t *o, cmd_t *c,
       case D_STRICT:
         o->src.strict = 1;
         break;
+      case D_OS:
+        if (c->nos == IPS_DIFF_MAX_NODES)
+          return bad("--os once per slogfile, at most 16", optarg);
+        c->os[c->nos++] = optarg;
+        break;
       case D_MAX_LINE:
         if (cli_max_line(optarg, &o->src.max_line) < 0)
           return bad("--max-line takes a byte count from 1024", optarg);
@@ -176,15 +208,27 @@ static int options(int argc, char **argv, ips_diff_options_t *o, cmd_t *c,
         return CLI_EXIT_USAGE;
     }
   }
-  if (argc - optind < 2) {
-    fputs(PROG ": at least two slogfiles to compare\n" PROG
-               ": see ipcstamp diff --help\n", stderr);
-    return CLI_EXIT_USAGE;
+  return operands(argc - optind, c);
+}
+
+/* Each --os FILE read and given to its slogfile's node.  Returns -1 to go
+ * on, or an exit code (said). */
+static int add_os(ips_diff_t *d, cmd_t *c) {
+  int i, rc, worst = CLI_EXIT_OK;
+  for (i = 0; i < c->nos; i++) {
+    ips_os_t *os;
+    rc = cli_os_open(&os, PROG, c->os[i]);
+    if (!os)
+      return rc;
+    if (rc > worst) /* bad records skipped: said, the exit code at the end */
+      worst = rc;
+    if ((rc = ips_diff_os(d, (size_t)i, os)) < 0) {
+      fprintf(stderr, PROG ": --os %s: %s\n", c->os[i], ips_strerror(rc));
+      return CLI_EXIT_IO;
+    }
   }
-  if (argc - optind > IPS_DIFF_MAX_NODES) {
-    fprintf(stderr, PROG ": at most %d slogfiles\n", IPS_DIFF_MAX_NODES);
-    return CLI_EXIT_USAGE;
-  }
+  c->out.os = c->nos > 0;
+  c->os_rc = worst;
   return -1;
 }
 
@@ -272,6 +316,10 @@ int cmd_diff(int argc, char **argv) {
       return rc == IPS_EINVAL ? CLI_EXIT_USAGE : CLI_EXIT_IO;
     }
   }
+  if ((rc = add_os(d, &c)) >= 0) {
+    ips_diff_free(d);
+    return rc;
+  }
   if (!(c.out.out = cli_output(outpath, "diff"))) {
     ips_diff_free(d);
     return CLI_EXIT_IO;
@@ -294,6 +342,8 @@ int cmd_diff(int argc, char **argv) {
                 (unsigned long long)(c.skips[i] - 20));
     summary(&c);
     rc = verdict(d, rc);
+    if (rc == CLI_EXIT_OK && c.os_rc) /* a recording's bad records */
+      rc = c.os_rc;
   }
   if (cli_output_close(c.out.out, "diff", 1) < 0 &&
       rc != CLI_EXIT_DIVERGE)

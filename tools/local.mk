@@ -51,6 +51,7 @@ tools_ipcstamp_SOURCES = \
 	tools/output/diff_text.c \
 	tools/output/diff_json.c \
 	tools/output/diff_csv.c \
+	tools/output/diff_os.c \
 	tools/output/diff_html.c
 tools_ipcstamp_LDADD = analyze/libipcstamp-analyze.la $(ZLIB_LIBS)
 

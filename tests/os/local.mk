@@ -33,7 +33,7 @@ tests_os_check_os_join_LDADD = analyze/libanalyze-core.la $(CHECK_LIBS) \
 # then gzip -9n each (520 KB in all, most of it the vanilla block's waits;
 # made on a busy 2-core machine: 14,000 of its 27,000 waits are
 # preemptions).
-TESTS += tests/os/fixtures.test
-EXTRA_DIST += tests/os/fixtures.test \
+TESTS += tests/os/fixtures.test tests/os/diff.test
+EXTRA_DIST += tests/os/fixtures.test tests/os/diff.test \
 	tests/data/os-swingset-vanilla.slog.gz tests/data/os-swingset-vanilla.os.gz \
 	tests/data/os-swingset-xs.slog.gz tests/data/os-swingset-xs.os.gz

@@ -34,7 +34,11 @@ static void header(diff_out_t *o) {
       col(o->out, name, part_cols[p]);
     col(o->out, name, "compute");
     col(o->out, name, "line");
+    if (o->os)
+      diff_os_csv_header(o->out, name);
   }
+  if (o->os)
+    fputs(",os_part,os_part_ns", o->out);
   fputc('\n', o->out);
   o->csv_header = 1;
 }
@@ -82,7 +86,15 @@ void diff_delivery_csv(diff_out_t *o, const ips_diff_delivery_t *x) {
   } else {
     fputs(",,,", f);
   }
-  for (i = 0; i < n; i++)
+  for (i = 0; i < n; i++) {
     side(f, &x->side[i]);
+    if (o->os)
+      diff_os_csv_side(f, &x->side[i]);
+  }
+  if (o->os && x->os_part >= 0)
+    fprintf(f, ",%s,%" PRId64, ips_diff_os_part_name(x->os_part),
+            x->os_part_ns);
+  else if (o->os)
+    fputs(",,", f);
   fputc('\n', f);
 }

@@ -64,6 +64,7 @@ static void side(diff_out_t *o, size_t i, const ips_diff_delivery_t *x) {
   yajl_gen_bool(g, s->ok);
   parts(g, s->total, s->part);
   ratio(g, s->total, x->side[x->fastest].total);
+  diff_os_side_json(g, s);
   yajl_gen_map_close(g);
 }
 
@@ -97,6 +98,7 @@ static void delivery(diff_out_t *o, const ips_diff_delivery_t *x) {
     gkv(g, "fastest", ips_diff_node(o->d, x->fastest)->name);
     gkv(g, "slowest", ips_diff_node(o->d, x->slowest)->name);
     gkv(g, "part", ips_diff_part_name(x->part));
+    diff_os_delivery_json(g, x);
   }
   gs(g, "nodes");
   yajl_gen_array_open(g);
@@ -159,6 +161,8 @@ static void node(diff_out_t *o, size_t i, int64_t fast) {
     gkv(g, "part", ips_diff_part_name(n->beyond_part));
     yajl_gen_map_close(g);
   }
+  if (o->os)
+    diff_os_node_json(g, n);
   yajl_gen_map_close(g);
 }
 

@@ -44,6 +44,7 @@ void diff_delivery_text(diff_out_t *o, const ips_diff_delivery_t *x) {
     fprintf(f, "  slowest %s %.2fx (%s)", name_of(o, x->slowest),
             ratio(x->side[x->slowest].total, x->side[x->fastest].total),
             ips_diff_part_name(x->part));
+  diff_os_delivery_text(f, x);
   if (x->diverged)
     fputs("  DIVERGENCE", f);
   fputc('\n', f);
@@ -225,6 +226,8 @@ void diff_summary_text(diff_out_t *o) {
   divergences(o);
   files(o);
   nodes(o);
+  if (o->os)
+    diff_os_summary_text(o);
   beyond(o);
   groups(o, 20);
   blocks(o);

@@ -358,6 +358,7 @@ typedef struct {
   yajl_gen g;          /* JSON */
   diff_html_t *html;
   int csv_header;      /* written */
+  int os;              /* --os: the nodes have recordings (diff_os.c) */
 } diff_out_t;
 
 /* What the format needs (a generator, the page's state): 0, or -1 out of
@@ -374,5 +375,16 @@ void diff_delivery_csv(diff_out_t *o, const ips_diff_delivery_t *x);
 void diff_html_delivery(diff_out_t *o, const ips_diff_delivery_t *x);
 void diff_html_block(diff_out_t *o, const ips_diff_block_t *b);
 void diff_html_close(diff_out_t *o);
+/* --os (diff_os.c): a side's "os" object and the delivery's "os_part",
+ * "os_part_ns" (JSON); a node's "os" object in the summary; the CSV's
+ * columns (header: names after the node's prefix) and cells; the text's
+ * part after a delivery's line, and the summary's lines per node. */
+void diff_os_side_json(yajl_gen g, const ips_diff_side_t *s);
+void diff_os_delivery_json(yajl_gen g, const ips_diff_delivery_t *x);
+void diff_os_node_json(yajl_gen g, const ips_diff_node_t *n);
+void diff_os_csv_header(FILE *f, const char *name);
+void diff_os_csv_side(FILE *f, const ips_diff_side_t *s);
+void diff_os_delivery_text(FILE *f, const ips_diff_delivery_t *x);
+void diff_os_summary_text(diff_out_t *o);
 
 #endif
