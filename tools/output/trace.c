@@ -173,23 +173,30 @@ static void quake_args(yajl_gen g, const ips_delivery_t *d) {
   gi(g, "line", d->line);
 }
 
-/* One B or E event.  Slices carry no args: speedscope names a frame by
- * its name and args together (and pairs an E with its B by both), so any
- * per-delivery arg would make every delivery a frame of its own. */
-static void be(trace_t *t, char ph, int pid, int tid, const char *name,
-               int64_t ts) {
+/* One B or E event of category cat.  Slices carry no args: speedscope
+ * names a frame by its name and args together (and pairs an E with its B
+ * by both), so any per-delivery arg would make every delivery a frame of
+ * its own. */
+static void be_cat(trace_t *t, char ph, int pid, int tid, const char *name,
+                   const char *cat, int64_t ts) {
   yajl_gen g = t->g;
   yajl_gen_map_open(g);
   gs(g, "name");
   gs(g, name);
   gs(g, "cat");
-  gs(g, CAT);
+  gs(g, cat);
   gs(g, "ph");
   gs(g, ph == 'B' ? "B" : "E");
   gi(g, "pid", pid);
   gi(g, "tid", tid);
   gus(g, "ts", ts);
   yajl_gen_map_close(g);
+}
+
+/* A delivery's slice: a B or E of the tracks' own category. */
+static void be(trace_t *t, char ph, int pid, int tid, const char *name,
+               int64_t ts) {
+  be_cat(t, ph, pid, tid, name, CAT, ts);
 }
 
 /* An instant on a thread (a VM's mark, a timequake, a delivery's
@@ -223,18 +230,7 @@ static void instant(trace_t *t, int pid, int tid, const char *name,
 /* A span of the VM's code: a B or E of category "span". */
 static void span_be(trace_t *t, char ph, int pid, int tid, const char *name,
                     int64_t ts) {
-  yajl_gen g = t->g;
-  yajl_gen_map_open(g);
-  gs(g, "name");
-  gs(g, name);
-  gs(g, "cat");
-  gs(g, "span");
-  gs(g, "ph");
-  gs(g, ph == 'B' ? "B" : "E");
-  gi(g, "pid", pid);
-  gi(g, "tid", tid);
-  gus(g, "ts", ts);
-  yajl_gen_map_close(g);
+  be_cat(t, ph, pid, tid, name, "span", ts);
 }
 
 /* The VM's marks and spans of worker stretch seg, inside its run from
