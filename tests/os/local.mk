@@ -34,6 +34,6 @@ tests_os_check_os_join_LDADD = analyze/libanalyze-core.la $(CHECK_LIBS) \
 # made on a busy 2-core machine: 14,000 of its 27,000 waits are
 # preemptions).
 TESTS += tests/os/fixtures.test tests/os/diff.test
-EXTRA_DIST += tests/os/fixtures.test tests/os/diff.test \
+EXTRA_DIST += tests/os/fixtures.test tests/os/diff.test tests/os/diff_page.js \
 	tests/data/os-swingset-vanilla.slog.gz tests/data/os-swingset-vanilla.os.gz \
 	tests/data/os-swingset-xs.slog.gz tests/data/os-swingset-xs.os.gz

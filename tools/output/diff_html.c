@@ -32,6 +32,11 @@ typedef struct {
   int64_t xtotal[IPS_DIFF_MAX_NODES];
   int64_t xpart[IPS_DIFF_MAX_NODES][IPS_DIFF_NPARTS];
   unsigned xmask;
+  /* --os: its OS parts on each node that has them, and the one that made
+   * the slowest slower (-1: none) */
+  unsigned xosmask;
+  int xos_part;
+  int64_t xos[IPS_DIFF_MAX_NODES][IPS_DIFF_OS_DELIVERY];
 } row_t;
 
 struct diff_html {
@@ -79,12 +84,18 @@ void diff_html_delivery(diff_out_t *o, const ips_diff_delivery_t *x) {
   out_copy_cut(c->method, sizeof c->method, x->method);
   c->dnum = x->dnum;
   c->xmask = 0;
+  c->xosmask = 0;
+  c->xos_part = x->os_part;
   for (i = 0; i < n; i++) {
     if (!x->side[i].present)
       continue;
     c->xmask |= 1u << i;
     c->xtotal[i] = x->side[i].total;
     memcpy(c->xpart[i], x->side[i].part, sizeof c->xpart[i]);
+    if (x->side[i].has_os) {
+      c->xosmask |= 1u << i;
+      memcpy(c->xos[i], x->side[i].os, sizeof c->xos[i]);
+    }
   }
 }
 
@@ -136,8 +147,31 @@ static void node_parts(yajl_gen g, int64_t total, const int64_t *part) {
   yajl_gen_array_close(g);
 }
 
+/* --os: the delivery's "os":[[its OS parts] or null per node] and
+ * "os_part" (an index into the data's "os_parts"; -1 none). */
+static void x_os_json(yajl_gen g, const row_t *r, size_t n) {
+  size_t i;
+  int p;
+  if (!r->xosmask)
+    return;
+  out_str(g, "os");
+  yajl_gen_array_open(g);
+  for (i = 0; i < n; i++) {
+    if (!(r->xosmask >> i & 1)) {
+      yajl_gen_null(g);
+      continue;
+    }
+    yajl_gen_array_open(g);
+    for (p = 0; p < IPS_DIFF_OS_DELIVERY; p++)
+      yajl_gen_integer(g, r->xos[i][p]);
+    yajl_gen_array_close(g);
+  }
+  yajl_gen_array_close(g);
+  out_int(g, "os_part", r->xos_part);
+}
+
 /* {"lo","hi","n","div","t":[[total,pipe,worker,kernel,unmatched]...],
- *  "x":{"vat","dnum","method","t":[... or null]}} */
+ *  "x":{"vat","dnum","method","t":[... or null],"os","os_part"}} */
 static void row_json(yajl_gen g, const row_t *r, size_t n) {
   size_t i;
   yajl_gen_map_open(g);
@@ -165,6 +199,7 @@ static void row_json(yajl_gen g, const row_t *r, size_t n) {
         yajl_gen_null(g);
     }
     yajl_gen_array_close(g);
+    x_os_json(g, r, n);
     yajl_gen_map_close(g);
   }
   yajl_gen_map_close(g);
@@ -179,6 +214,11 @@ static void data_json(diff_out_t *o) {
   yajl_gen_array_open(g);
   for (i = 0; i < st->n_nodes; i++)
     out_str(g, ips_diff_node(o->d, i)->name);
+  yajl_gen_array_close(g);
+  out_str(g, "os_parts"); /* the OS parts' names, for the rows' "os" */
+  yajl_gen_array_open(g);
+  for (i = 0; i < IPS_DIFF_OS_DELIVERY; i++)
+    out_str(g, ips_diff_os_part_name((int)i));
   yajl_gen_array_close(g);
   out_int(g, "joined", (long long)st->joined);
   out_int(g, "common", (long long)st->common);
@@ -220,7 +260,11 @@ static const char page_tail[] =
     " d.append(el('h2',`${r.x.vat} #${r.x.dnum} ${r.x.method} (block ${r.lo}${r.hi!=r.lo?'..'+r.hi:''})`));\n"
     " const t=el('table'),h=t.insertRow();h.append(el('th','node'),el('th','total ms'));parts.forEach(p=>h.append(el('th',p)));\n"
     " r.x.t.forEach((v,i)=>{const w=t.insertRow();w.append(el('td',D.nodes[i]));\n"
-    "  if(!v){w.append(el('td','-'));return;}v.forEach(x=>w.append(el('td',ms(x))));});d.append(t);}\n"
+    "  if(!v){w.append(el('td','-'));return;}v.forEach(x=>w.append(el('td',ms(x))));});d.append(t);\n"
+    " if(r.x.os){d.append(el('h3','what the operating system saw (--os), ms'));const o=el('table'),oh=o.insertRow();oh.append(el('th','part'));D.nodes.forEach(n=>oh.append(el('th',n)));\n"
+    "  D.os_parts.forEach((p,k)=>{const w=o.insertRow();w.append(el('td',p));if(k==r.x.os_part)w.style.fontWeight='bold';\n"
+    "   r.x.os.forEach(v=>w.append(el('td',v?ms(v[k]):'-')));});d.append(o);\n"
+    "  if(r.x.os_part>=0)d.append(el('p',`the slowest node is most over the fastest in ${D.os_parts[r.x.os_part]}`));}}\n"
     "D.rows.forEach(r=>{const w=H.insertRow(),f=Math.min(...r.t.map(v=>v[0]));\n"
     " w.append(el('td',r.lo==r.hi?String(r.lo):`${r.lo}..${r.hi}`),el('td',String(r.n)));\n"
     " if(r.div)w.firstChild.className='div';\n"
