@@ -203,6 +203,10 @@
   X(os_##who##_page_fault_ns, INT, "ns", IPS_OS_IN, WHEN,                  \
     (d)->os->who.fault, "page faults", "ipcstamp.os." #who ".page_fault_ns",   \
     "of " W ": asleep uninterruptibly outside a system call (paging)")         \
+  X(os_##who##_major_faults, INT, "count", IPS_OS_IN, WHEN,                  \
+    (d)->os->who.major_faults, "major faults",                                 \
+    "ipcstamp.os." #who ".major_faults",                                       \
+    "of " W ": major page faults slept in (recordings that count them)")       \
   X(os_##who##_sleep_ns, INT, "ns", IPS_OS_IN, WHEN, (d)->os->who.sleep,   \
     "sleeping", "ipcstamp.os." #who ".sleep_ns",                               \
     "of " W ": other sleeps (futex, epoll_wait, a pipe...)")                   \

@@ -63,7 +63,8 @@ typedef struct ips_os_by_s {
 } ips_os_by_t;
 
 /* Where a thread's time went over stretches of a delivery: on_cpu +
- * cpu_wait + disk + fault + sleep + not_measured == the stretches' sum. */
+ * cpu_wait + disk + fault + sleep + not_measured == the stretches' sum
+ * (major_faults is a count beside them). */
 typedef struct ips_os_time_s {
   int64_t on_cpu;       /* running */
   int64_t cpu_wait;     /* runnable, waiting for a CPU */
@@ -72,6 +73,10 @@ typedef struct ips_os_time_s {
   int64_t sleep;        /* other sleeps (a pipe, futex, epoll, ...) */
   int64_t not_measured; /* no recording of the thread there */
   ips_os_by_t disk_by[IPS_OS_BY], sleep_by[IPS_OS_BY];
+  /* Not a time: the major page faults the thread slept in, in the waits
+   * that began in the stretches (0 when the recording does not count
+   * them: made before its waits carried the count). */
+  int64_t major_faults;
 } ips_os_time_t;
 
 /* One delivery's split.  pipe_before_write + pipe_write + pipe_in_pipe +

@@ -52,6 +52,10 @@ typedef struct {
   uint32_t tid;
   int why;                  /* 0 cpu, 1 sleep, 2 disk */
   char sc[24];              /* the system call, "" outside any */
+  uint64_t maj_flt;         /* the thread's major faults when it left */
+  int has_maj;              /* ... the file says it */
+  uint32_t faults;          /* major faults this wait slept in: the next
+                               wait's maj_flt less its own (ips__os_index) */
 } ips__os_wait_t;
 
 /* A system call's name, as a version 2 file's header gives it. */

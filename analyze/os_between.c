@@ -73,6 +73,7 @@ void ips_os_time_add(ips_os_time_t *sum, const ips_os_time_t *t) {
   ips_sum_add(&sum->fault, t->fault);
   ips_sum_add(&sum->sleep, t->sleep);
   ips_sum_add(&sum->not_measured, t->not_measured);
+  ips_sum_add(&sum->major_faults, t->major_faults);
   add_by(sum->disk_by, t->disk_by);
   add_by(sum->sleep_by, t->sleep_by);
 }

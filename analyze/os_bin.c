@@ -135,7 +135,8 @@ static void name_of(const ips_os_t *os, int32_t nr, char *out, size_t n) {
 
 /* One record of type t (r, its size bytes): 0, 1 (bad), or a negative
  * code. */
-static int decode(ips_os_t *os, uint32_t t, const unsigned char *r) {
+static int decode(ips_os_t *os, uint32_t t, const unsigned char *r,
+                  uint32_t size) {
   const unsigned char *u = r + COMMON;
   int64_t v;
   if (t == T_FRAME) {
@@ -161,6 +162,10 @@ static int decode(ips_os_t *os, uint32_t t, const unsigned char *r) {
     if (w.why > 2 || stamp(u, &w.off) || stamp(u + 8, &w.wake) ||
         stamp(u + 16, &w.on))
       return 1;
+    if (size >= COMMON + 40) { /* recorded since the wait carried it */
+      w.maj_flt = le64(u + 32);
+      w.has_maj = 1;
+    }
     name_of(os, (int32_t)le32(u + 24), w.sc, sizeof w.sc);
     return ips__os_add_wait(os, &w);
   }
@@ -223,7 +228,7 @@ int ips__os_read_bin(ips_os_t *os, FILE *f, const unsigned char *h,
       bad(os, at);
       break;
     }
-    if ((rc = decode(os, t, r)) < 0) {
+    if ((rc = decode(os, t, r, size)) < 0) {
       snprintf(err, errlen, "%s: byte offset %llu: %s", path,
                (unsigned long long)at,
                rc == -E2BIG ? "more records than ipcstamp reads from one "

@@ -81,6 +81,13 @@ static int read_wait(ips_os_t *os, yajl_val o) {
   if (!wy || get_u32(o, "tid", &w.tid) || get_int(o, "off", &w.off) ||
       get_int(o, "wake", &w.wake) || get_int(o, "on", &w.on))
     return 1;
+  if (field(o, "maj_flt")) { /* recorded since the wait carried it */
+    int64_t m;
+    if (get_int(o, "maj_flt", &m) || m < 0)
+      return 1;
+    w.maj_flt = (uint64_t)m;
+    w.has_maj = 1;
+  }
   if (!strcmp(wy, "cpu")) w.why = 0;
   else if (!strcmp(wy, "sleep")) w.why = 1;
   else if (!strcmp(wy, "disk")) w.why = 2;

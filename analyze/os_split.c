@@ -82,6 +82,23 @@ static void pair_pipe(ips_os_t *os, const ips__os_side_t *r, size_t nr,
   os->info.unpaired += (nw - i) + (nr - j);
 }
 
+/* Each wait's major faults: the kernel counts a fault when its handling
+ * ends, after the thread ran again, so the faults a wait slept in show
+ * in the thread's next wait's count (waits sorted by thread, then time). */
+static void count_faults(ips_os_t *os) {
+  size_t i;
+  for (i = 0; i + 1 < os->nwaits; i++) {
+    ips__os_wait_t *w = &os->waits[i];
+    const ips__os_wait_t *n = &os->waits[i + 1];
+    uint64_t d;
+    if (n->tid != w->tid || !w->has_maj || !n->has_maj ||
+        n->maj_flt < w->maj_flt)
+      continue;
+    d = n->maj_flt - w->maj_flt;
+    w->faults = d > UINT32_MAX ? UINT32_MAX : (uint32_t)d;
+  }
+}
+
 int ips__os_index(ips_os_t *os) {
   size_t i, k;
   if (os->nsides && !(os->frames = calloc(os->nsides, sizeof *os->frames)))
@@ -100,6 +117,7 @@ int ips__os_index(ips_os_t *os) {
     qsort(os->frames, os->nframes, sizeof *os->frames, by_write);
   if (os->nwaits)
     qsort(os->waits, os->nwaits, sizeof *os->waits, by_tid_on);
+  count_faults(os);
   if (os->nprocs)
     qsort(os->procs, os->nprocs, sizeof *os->procs, by_vat_ns);
   os->info.frames = os->nframes;
@@ -174,6 +192,8 @@ static void thread_split(const ips_os_t *os, uint32_t tid, int64_t a,
     sl = overlap(w->off, slept, a, b);
     cw = overlap(slept, w->on, a, b);
     t->cpu_wait += cw;
+    if (w->off >= a) /* a wait's faults go where it began: counted once */
+      t->major_faults += w->faults;
     if ((w->why == 2 && w->sc[0]) ||
         (w->why == 1 && sc_sync(w->sc))) {
       t->disk += sl;

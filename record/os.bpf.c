@@ -73,6 +73,7 @@ struct thread {
   u64 enter;
   u64 fd, buf, cnt;      /* read/write's arguments */
   u64 off, wake;         /* off its CPU since; woken at (0: not yet) */
+  u64 maj_flt;           /* its major page faults when it left its CPU */
   int sc;                /* the system call it left its CPU in */
   u32 why;               /* OS_WAIT_* */
   u8 io, offcpu;
@@ -461,6 +462,7 @@ int BPF_PROG(on_switch, bool preempt, struct task_struct *prev,
     t->why = (prev_state & 0xff) == 0 ? OS_WAIT_CPU
              : (prev_state & 2)       ? OS_WAIT_DISK
                                       : OS_WAIT_SLEEP;
+    t->maj_flt = prev->maj_flt; /* a BTF-typed load: no helper call */
     t->offcpu = 1;
   }
   if ((t = bpf_task_storage_get(&threads, next, 0, 0)) && t->offcpu) {
@@ -471,6 +473,7 @@ int BPF_PROG(on_switch, bool preempt, struct task_struct *prev,
       e->u.wait.on = now;
       e->u.wait.sc = t->sc;
       e->u.wait.why = t->why;
+      e->u.wait.maj_flt = t->maj_flt;
       submit(e);
     }
     t->offcpu = 0;

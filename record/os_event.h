@@ -61,6 +61,11 @@ struct os_event {
       unsigned long long off, wake, on; /* wake 0: never woken (CPU) */
       int sc;                   /* the system call it was in, or -1 */
       unsigned int why;         /* OS_WAIT_* */
+      /* The thread's major page faults so far when it left its CPU: the
+       * kernel counts a fault when its handling ends, after the thread
+       * ran again, so the faults a wait slept in show in the next wait's
+       * count (docs/os.md). */
+      unsigned long long maj_flt;
     } wait;
     struct {
       unsigned long long n;

@@ -167,6 +167,7 @@ static void write_wait(FILE *f, const struct os_event *e) {
   put(&l, ",\"why\":\"");
   put(&l, why[e->u.wait.why <= OS_WAIT_DISK ? e->u.wait.why : OS_WAIT_SLEEP]);
   put_i(&l, "\",\"nr\":", e->u.wait.sc);
+  put_u(&l, ",\"maj_flt\":", e->u.wait.maj_flt);
   if (sc) {
     put(&l, ",\"sc\":\"");
     put(&l, sc);

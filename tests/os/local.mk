@@ -4,6 +4,7 @@ TESTS += tests/os/record.test tests/os/swingset.test tests/os/causes.test \
 	tests/os/commands.test
 EXTRA_DIST += tests/os/record.test tests/os/swingset.test tests/os/os_check.py \
 	tests/os/causes.test tests/os/causes_check.py tests/os/stallfs.c \
+	tests/os/majflt.py \
 	tests/os/commands.test
 
 # make bench-os: what ipcstamp record costs `ipcstamp run` (BENCHMARKS.md),

@@ -81,10 +81,14 @@ def decode(data, last=False):
                         "last_ret": lret, "calls": calls})
         elif t == 5:
             off, wake, on, sc, why = f
-            out.append({"t": "wait", "pid": tgid, "tid": tid, "off": off,
-                        "wake": wake, "on": on,
-                        "why": ["cpu", "sleep", "disk"][why], "nr": sc,
-                        "sc": None if sc < 0 else names.get(sc, f"#{sc}")})
+            w = {"t": "wait", "pid": tgid, "tid": tid, "off": off,
+                 "wake": wake, "on": on, "why": ["cpu", "sleep", "disk"][why],
+                 "nr": sc}
+            if sizes[5] >= COMMON.size + 40:  # since waits carry maj_flt
+                w["maj_flt"], = struct.unpack_from(
+                    "<Q", data, at - sizes[t] + COMMON.size + 32)
+            w["sc"] = None if sc < 0 else names.get(sc, f"#{sc}")
+            out.append(w)
         elif t == 6:
             out.append({"t": "lost", "n": f[0]})
         elif t == 7:

@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """os_inject.py IN OUT — a recording of `ipcstamp record` (docs/os.md) with
 the waits that no test run makes on demand added, so that every field of
-the operating system's split has a case (tests/tools/fields.test): in the
+the operating system's split has a case (tests/tools/fields.test), the
+page fault's count of major faults too: in the
 worker's longest stretch between reading a delivery and writing its first
 upcall, a sleep in fsync (disk), a page fault and a futex sleep; in the
 parent's longest stretch between reading an upcall and writing its reply,
@@ -33,10 +34,10 @@ def longest(sides, reader, writer, rtags, wtags, since=0):
     return best
 
 
-def wait(pid, tid, off, wake, on, why, nr, sc):
+def wait(pid, tid, off, wake, on, why, nr, sc, maj):
     return json.dumps({"t": "wait", "pid": pid, "tid": tid, "off": off,
                        "wake": wake, "on": on, "why": why, "nr": nr,
-                       "sc": sc}, separators=(",", ":"))
+                       "maj_flt": maj, "sc": sc}, separators=(",", ":"))
 
 
 def main(src, dst):
@@ -63,11 +64,14 @@ def main(src, dst):
     for pid, tid, m, u in ((worker, wtid, a + 8 * g, g // 2),
                            (parent, ktid, ka + 8 * kg, kg // 2),
                            (parent, gtid, ga + 8 * gg, gg // 2)):
-        add += [wait(pid, tid, m, m + u, m + 2 * u, "disk", 74, "fsync"),
+        # The thread's major faults when it left its CPU: the page fault's
+        # two show in the wait after it (the kernel counts a fault when
+        # it is handled, after the thread ran again).
+        add += [wait(pid, tid, m, m + u, m + 2 * u, "disk", 74, "fsync", 7),
                 wait(pid, tid, m + 2 * u, m + 3 * u, m + 3 * u, "disk", -1,
-                     None),
+                     None, 7),
                 wait(pid, tid, m + 3 * u, m + 5 * u, m + 6 * u, "sleep", 202,
-                     "futex")]
+                     "futex", 9)]
     end = next(i for i, r in enumerate(recs) if r.get("t") == "end")
     with open(dst, "w", encoding="utf-8") as f:
         f.write("\n".join(lines[:end] + add + lines[end:]) + "\n")

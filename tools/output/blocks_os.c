@@ -299,7 +299,7 @@ void blocks_os_summary_json(const blocks_os_t *o, yajl_gen g) {
 /* The columns of a split (os_time_json's keys), each after a prefix. */
 static const char *const time_cols[] = {
     "on_cpu_ns", "cpu_wait_ns", "disk_ns", "disk_by", "page_fault_ns",
-    "sleep_ns", "sleep_by", "not_measured_ns"};
+    "major_faults", "sleep_ns", "sleep_by", "not_measured_ns"};
 
 static void time_header_csv(FILE *f, const char *prefix) {
   size_t i;
@@ -312,7 +312,8 @@ static void time_csv(FILE *f, const ips_os_time_t *t) {
   fprintf(f, ",%lld,%lld,%lld,", (long long)t->on_cpu,
           (long long)t->cpu_wait, (long long)t->disk);
   os_by_csv(f, t->disk_by);
-  fprintf(f, ",%lld,%lld,", (long long)t->fault, (long long)t->sleep);
+  fprintf(f, ",%lld,%lld,%lld,", (long long)t->fault,
+          (long long)t->major_faults, (long long)t->sleep);
   os_by_csv(f, t->sleep_by);
   fprintf(f, ",%lld", (long long)t->not_measured);
 }

@@ -41,6 +41,7 @@ void os_time_json(yajl_gen g, const char *key, const ips_os_time_t *t) {
   out_int(g, "disk_ns", t->disk);
   os_by_json(g, "disk_by", t->disk_by);
   out_int(g, "page_fault_ns", t->fault);
+  out_int(g, "major_faults", t->major_faults);
   out_int(g, "sleep_ns", t->sleep);
   os_by_json(g, "sleep_by", t->sleep_by);
   out_int(g, "not_measured_ns", t->not_measured);
@@ -107,6 +108,8 @@ static void time_text(FILE *f, const char *name, const ips_os_time_t *t) {
   by_text(f, " (sleeping: ", t->sleep_by);
   if (t->not_measured)
     fprintf(f, ", not measured %s", ips_format_us(b[0], t->not_measured));
+  if (t->major_faults)
+    fprintf(f, ", %lld major faults", (long long)t->major_faults);
   fputc('\n', f);
 }
 
