@@ -20,7 +20,9 @@ os_check.py tojson OS: a recording of version 2 (binary) as version 1's
 JSON lines, decoded here from docs/os.md's description alone (a second
 reader of the format, so that the documentation is checked too).
 os_check.py end OS: its last line only (the end: events, lost, the
-collector's CPU and memory), without decoding the rest."""
+collector's CPU and memory), without decoding the rest.
+os_check.py old56 OS OUT: OS as recordings made before waits carried
+maj_flt wrote it (56-byte waits), into OUT."""
 import json
 import struct
 import sys
@@ -99,6 +101,22 @@ def decode(data, last=False):
             end["collector_max_rss_kb"] = f[5]
             out.append(end)
     return out
+
+
+def old56(src, dst):
+    """A version 2 file as recordings made before waits carried maj_flt
+    wrote it: each wait record cut to 56 bytes, the size table saying so."""
+    data = bytearray(open(src, "rb").read())
+    hsize = struct.unpack_from("<I", data, 12)[0]
+    sizes = list(struct.unpack_from("<16I", data, 48))
+    out, at = bytearray(data[:hsize]), hsize
+    while at < len(data):
+        t = struct.unpack_from("<I", data, at)[0]
+        out += data[at:at + (56 if t == 5 else sizes[t])]
+        at += sizes[t]
+    struct.pack_into("<I", out, 48 + 5 * 4, 56)
+    open(dst, "wb").write(bytes(out))
+    return 0
 
 
 def load(path, last=False):
@@ -230,6 +248,8 @@ def vats(os_, _slog, rep):
 
 
 if __name__ == "__main__":
+    if sys.argv[1] == "old56":  # old56 IN OUT: IN with 56-byte waits
+        sys.exit(old56(sys.argv[2], sys.argv[3]))
     if sys.argv[1] in ("tojson", "end"):
         for r in load(sys.argv[2], sys.argv[1] == "end")[-1 if sys.argv[1] == "end" else 0:]:
             print(json.dumps(r, separators=(",", ":")))
