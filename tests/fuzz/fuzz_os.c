@@ -35,7 +35,8 @@ static void put32(unsigned char *p, uint32_t v) {
 
 /* Version 2's header (docs/os.md, "The file") into h: 248 bytes. */
 static size_t bin_head(unsigned char *h) {
-  static const uint32_t size[8] = {0, 288, 32, 32, 104, 56, 32, 64};
+  /* waits of 64 bytes, with maj_flt (56-byte ones: the 'H' seeds) */
+  static const uint32_t size[8] = {0, 288, 32, 32, 104, 64, 32, 64};
   int i;
   memset(h, 0, 248);
   memcpy(h, "\x89IPS-OS\n", 8);

@@ -54,13 +54,14 @@ write("parent_frames", "partial", b"10:.\x01ab")
 write("parent_frames", "bad_tag", ns(b"Zx"))
 
 
-def os_v2(lines):
+def os_v2(lines, wait_size=64):
     """ipcstamp record's version 1 lines as version 2's records (docs/os.md,
-    "The file"), for fuzz_os's seeds: the same recording both ways."""
+    "The file"), for fuzz_os's seeds: the same recording both ways; waits
+    of wait_size bytes (64 with maj_flt, 56 as recorded before it)."""
     import json
     import struct
     out = b""
-    for line in lines:
+    for n, line in enumerate(lines):  # n: a count of faults that grows
         r = json.loads(line)
         t = r["t"]
         if t == "frame":
@@ -71,9 +72,10 @@ def os_v2(lines):
                                r["fd"], r["calls"], r["side"] == "w",
                                ord(r["tag"] or "\0"), len(head), 0, head)
         elif t == "wait":
-            out += struct.pack("<IIIIQQQQiI", 5, r["pid"], r["tid"], 0,
+            out += struct.pack("<IIIIQQQQiIQ", 5, r["pid"], r["tid"], 0,
                                r["on"], r["off"], r["wake"], r["on"], r["nr"],
-                               ["cpu", "sleep", "disk"].index(r["why"]))
+                               ["cpu", "sleep", "disk"].index(r["why"]),
+                               r.get("maj_flt", n))[:wait_size]
         elif t == "end":
             out += struct.pack("<IIIIQQQqiIQ", 7, 0, 0, 0, r["ns"], r["events"],
                                r["lost"], -1, 0, 0, 0)
@@ -81,10 +83,13 @@ def os_v2(lines):
 
 
 with open(os.path.join(here, "corpus", "os", "delivery.os"), "rb") as f:
-    records = os_v2(f.read().decode().splitlines())
+    lines = f.read().decode().splitlines()
+records = os_v2(lines)
 write("os", "delivery.v2", b"\x89" + records)
+records = os_v2(lines, 56)
 # A whole file (fuzz_os's 'H'): the header of the target's own, but with a
-# third system call name (fsync, whose wait the records have).
+# third system call name (fsync, whose wait the records have), and waits
+# of 56 bytes, as recordings made before maj_flt have them.
 hdr = bytearray(272)
 hdr[0:8] = b"\x89IPS-OS\n"
 for off, v in ((8, 2), (12, 272), (16, 1), (44, 16), (192, 3), (196, 24)):
