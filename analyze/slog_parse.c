@@ -57,9 +57,7 @@ void ips__parser_free(ips__parser_t *p) {
   free(p->rec.wmono);
   free(p->rec.wrunq);
   free(p->rec.kinds);
-  free(p->rec.marks);
-  free(p->rec.mname_off);
-  free(p->rec.mnames);
+  ips__meter_release(&p->rec.meter);
   free(p);
 }
 
@@ -275,6 +273,30 @@ static long skip_value(ips__parser_t *p, int what, size_t pos, char *err,
   return e;
 }
 
+/* After a cancel at dr[2]'s opening brace (just before at): the metering
+ * through the decoder (slog_meter.c), which says where it ends.  Returns
+ * the index after it, or -1 or -2 with err set (the decoder's message,
+ * placed in the line). */
+static long meter_value(ips__parser_t *p, size_t at, char *err,
+                        size_t errlen, int *rc) {
+  size_t from = at - 1, used = 0;
+  char msg[200];
+  if (at == 0 || p->line[from] != '{') {
+    snprintf(err, errlen, "the metering at byte %zu is not an object", at);
+    *rc = -1;
+    return -1;
+  }
+  *rc = ips__slog_meter(&p->rec, p->line + from, p->len - from, &used, msg,
+                        sizeof msg);
+  if (*rc != 0) {
+    snprintf(err, errlen, "%s (the metering starts at byte %zu)", msg,
+             from + 1);
+    return -1;
+  }
+  ips__parse_elem_done(p);
+  return (long)(from + used);
+}
+
 /* After a cancel, step over the rest of the container (P_SKIP_REST) from
  * pos.  Returns the index after it, or -1 with err set. */
 static long skip_rest(ips__parser_t *p, size_t pos, char *err,
@@ -403,11 +425,17 @@ static int parse_line(ips__parser_t *p, const char *line, size_t len,
         snprintf(err, errlen, "%s", p->err);
         return -2;
       }
-      pos = skip_ws(line, len, at);
-      e = what == P_SKIP_REST ? skip_rest(p, pos, err, errlen)
-                              : skip_value(p, what, pos, err, errlen);
-      if (e < 0)
-        return -1;
+      if (what == P_METER) {
+        int mrc;
+        if ((e = meter_value(p, at, err, errlen, &mrc)) < 0)
+          return mrc;
+      } else {
+        pos = skip_ws(line, len, at);
+        e = what == P_SKIP_REST ? skip_rest(p, pos, err, errlen)
+                                : skip_value(p, what, pos, err, errlen);
+        if (e < 0)
+          return -1;
+      }
       pos = skip_ws(line, len, (size_t)e);
       if (pos < len && line[pos] == ',') {
         size_t nx = skip_ws(line, len, pos + 1);
