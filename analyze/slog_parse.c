@@ -367,6 +367,14 @@ static int parse_error(yajl_handle h, const char *line, size_t len,
   return -1;
 }
 
+/* After a cancel to skip (P_SKIP_*), the skipped value or rest from pos:
+ * the index after it, or -1 with err set. */
+static long step_over(ips__parser_t *p, int what, size_t pos, char *err,
+                      size_t errlen) {
+  return what == P_SKIP_REST ? skip_rest(p, pos, err, errlen)
+                             : skip_value(p, what, pos, err, errlen);
+}
+
 static int parse_line(ips__parser_t *p, const char *line, size_t len,
                       const ips__rec_t **rec, char *err, size_t errlen) {
   size_t pos = 0;
@@ -417,7 +425,6 @@ static int parse_line(ips__parser_t *p, const char *line, size_t len,
       int what = p->pending;
       long e;
       yajl_free(h);
-      h = NULL;
       p->pending = P_NONE;
       if (what == P_STOP)
         return 0;
@@ -425,17 +432,13 @@ static int parse_line(ips__parser_t *p, const char *line, size_t len,
         snprintf(err, errlen, "%s", p->err);
         return -2;
       }
-      if (what == P_METER) {
-        int mrc;
-        if ((e = meter_value(p, at, err, errlen, &mrc)) < 0)
-          return mrc;
-      } else {
-        pos = skip_ws(line, len, at);
-        e = what == P_SKIP_REST ? skip_rest(p, pos, err, errlen)
-                                : skip_value(p, what, pos, err, errlen);
-        if (e < 0)
-          return -1;
-      }
+      int rc = -1;
+      if (what == P_METER)
+        e = meter_value(p, at, err, errlen, &rc);
+      else
+        e = step_over(p, what, skip_ws(line, len, at), err, errlen);
+      if (e < 0)
+        return rc;
       pos = skip_ws(line, len, (size_t)e);
       if (pos < len && line[pos] == ',') {
         size_t nx = skip_ws(line, len, pos + 1);

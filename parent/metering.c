@@ -6,9 +6,11 @@
  * The arrays are a store's, sized to what the input can hold (each stamp
  * takes at least two of its bytes) and never beyond
  * IPS_METERING_MAX_STAMPS, so a worker cannot make us allocate more than a
- * small multiple of what it sent. */
+ * small multiple of what it sent; a child keeps its store from one result
+ * to the next. */
 #include "config.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -19,35 +21,34 @@ void ips__mstore_free(ips__mstore_t *s) {
   ips__meter_t *d = &s->meter;
   free(d->walls);
   free(d->mono);
-  free(d->runq);
   free(d->kinds);
   ips__meter_release(d);
   memset(s, 0, sizeof *s);
 }
 
-/* Room for the stamps buf[0..n) can hold, kept when it is there. */
+/* Room for the stamps buf[0..n) can hold (each takes a digit and a
+ * separator: at most n / 2), kept when it is there.  The run delays are
+ * read, not kept: the parent does not use them, the slogfile has them in
+ * the bytes. */
 static int room(ips__mstore_t *s, size_t n) {
   ips__meter_t *d = &s->meter;
-  size_t cap = n < IPS_METERING_MAX_STAMPS ? n : IPS_METERING_MAX_STAMPS;
-  int64_t *w, *mo, *q;
+  size_t cap = n / 2 + 1;
+  int64_t *w, *mo;
   char *k;
+  if (cap > IPS_METERING_MAX_STAMPS)
+    cap = IPS_METERING_MAX_STAMPS;
   if (d->cap >= cap && d->walls)
     return 0;
-  if (cap < 16)
-    cap = 16;
   w = realloc(d->walls, cap * sizeof *w);
   if (w)
     d->walls = w;
   mo = realloc(d->mono, cap * sizeof *mo);
   if (mo)
     d->mono = mo;
-  q = realloc(d->runq, cap * sizeof *q);
-  if (q)
-    d->runq = q;
   k = realloc(d->kinds, cap + 1);
   if (k)
     d->kinds = k;
-  if (!w || !mo || !q || !k)
+  if (!w || !mo || !k)
     return IPS_ENOMEM;
   d->cap = cap;
   return 0;
@@ -87,20 +88,17 @@ static void to_public(ips__meter_t *d, ips_metering_t *m) {
 
 int ips__metering_read(const char *buf, size_t n, ips_metering_t *m,
                        ips__mstore_t *s, char *err, size_t errsize) {
-  int rc;
-  memset(m, 0, sizeof *m);
-  if (errsize)
-    err[0] = 0;
-  if (room(s, n) != 0) {
-    if (errsize)
-      strncpy(err, "metering: out of memory", errsize - 1);
-    return IPS_ENOMEM;
-  }
-  rc = ips__meter_decode(&s->meter, buf, n, 0, err, errsize);
+  int rc = room(s, n);
+  if (rc != 0 && errsize)
+    snprintf(err, errsize, "metering: out of memory");
+  if (rc == 0)
+    rc = ips__meter_decode(&s->meter, buf, n, 0, err, errsize);
   if (rc == 0)
     rc = ips__meter_check(&s->meter, err, errsize);
   if (rc == 0)
     to_public(&s->meter, m);
+  else
+    memset(m, 0, sizeof *m);
   return rc;
 }
 
@@ -118,7 +116,6 @@ int ips_metering_parse(const char *buf, size_t n, ips_metering_t *m,
       free(s.meter.mono);
     if (m->kinds != s.meter.kinds)
       free(s.meter.kinds);
-    free(s.meter.runq);
     ips__meter_release(&s.meter);
     return 0;
   }

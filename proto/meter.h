@@ -57,8 +57,9 @@ enum {
 };
 
 /* A decoded metering.  The caller gives the stamp arrays (walls, mono and
- * runq of cap values each, kinds of cap + 1 bytes) and may keep them from
- * one metering to the next; more than cap stamps (or kinds) are refused,
+ * runq of cap values each, kinds of cap + 1 bytes; runq may be NULL: the
+ * run delays are then read, not kept) and may keep them from one metering
+ * to the next; more than cap stamps (or kinds) are refused,
  * so cap is the one bound on stamps (at most IPS_MAX_STAMPS).  The marks'
  * arrays are the decoder's, allocated on the first metering with marks
  * and kept for the next (ips__meter_release frees them); zero them before

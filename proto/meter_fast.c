@@ -73,18 +73,20 @@ plain:
  * 2001 to 2286 inlined (match.h), any other decimal by the call. */
 static int wall(cur_t *c, int64_t *ns) { return decimal_wall(c, ns); }
 
-/* [a,b,...] of walls or counts into arr (room for cap), their number in
- * *n.  An empty list is matched too. */
+/* [a,b,...] of walls or counts into arr (room for cap; NULL: read, not
+ * kept), their number in *n.  An empty list is matched too. */
 static int list(cur_t *c, int64_t *arr, size_t cap, size_t *n, int walls) {
   size_t k = 0;
+  int64_t v;
   memo_t memo = {0, 0, 0};
   if (!LIT(c, "["))
     return 0;
   if (!LIT(c, "]")) {
     for (;;) {
-      if (k == cap ||
-          !(walls ? wall(c, arr + k) : count_memo(c, arr + k, &memo)))
+      if (k == cap || !(walls ? wall(c, &v) : count_memo(c, &v, &memo)))
         return 0;
+      if (arr)
+        arr[k] = v;
       k++;
       if (LIT(c, "]"))
         break;
@@ -174,7 +176,13 @@ static int ipcstamp(cur_t *c, ips__meter_t *m) {
   const char *k;
   size_t n;
   if (!LIT(c, "{\"" IPS_MK_V "\":") || !count_memo(c, &m->v, NULL) || m->v > 1000000 ||
-      !LIT(c, ",\"" IPS_MK_KINDS "\":\"") || !ascii(c, &k, &n) || n > m->cap)
+      !LIT(c, ",\"" IPS_MK_KINDS "\":\""))
+    return 0;
+  /* the stamps' letters (any other string: the general reader) */
+  for (k = c->s + c->i, n = 0; c->i < c->n && (c->s[c->i] == 'd' ||
+       c->s[c->i] == 'u' || c->s[c->i] == 'r' || c->s[c->i] == 'e');)
+    c->i++, n++;
+  if (!LIT(c, "\"") || n > m->cap)
     return 0;
   memcpy(m->kinds, k, n);
   m->kinds[n] = '\0';

@@ -155,7 +155,9 @@ static int list_number(mr_t *p, int c, int t, const char *s, size_t n) {
                 what, *len);
   if (*len == m->cap)
     return fail(p, IPS_EMETERING, "more than %zu stamps in %s", m->cap, what);
-  arr[(*len)++] = v;
+  if (arr)
+    arr[*len] = v;
+  (*len)++;
   return 1;
 }
 
