@@ -130,7 +130,8 @@ START_TEST(test_one_table) {
   ck_assert_msg((prc == 0) == (cases[_i].who == BOTH), "parent: %d (%s): %s",
                 prc, perr, in);
   if (prc != 0)
-    ck_assert_msg(strstr(perr, cases[_i].msg) != NULL, "parent: %s", perr);
+    ck_assert_msg(strstr(perr, cases[_i].msg) != NULL &&
+                  strstr(perr, " at byte ") != NULL, "parent: %s", perr);
   for (k = 0; k < sizeof modes / sizeof *modes; k++) {
     ips__parser_t *p = ips__parser_new(modes[k]);
     const ips__rec_t *r;
