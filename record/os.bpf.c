@@ -13,11 +13,11 @@
  *    the switch), the system call it was in, when it was woken and when it
  *    ran again;
  *  - exec (with the arguments, which name a SwingSet vat), fork, exit.
- * A system call's entry is filtered by tgid (one hash lookup for other
- * processes); a traced thread gets its state in task-local storage there,
- * and every other program asks only that storage, which is empty — one
- * pointer read — for any thread not traced.  A full ring buffer drops the event and counts it in
- * `lost`: the traced processes are never held up.
+ * A traced thread gets its state in task-local storage at its first
+ * system call (the tgid looked up in a hash, for threads without storage
+ * only), and every program asks that storage first, which is empty — one
+ * pointer read — for any thread not traced.  A full ring buffer drops the
+ * event and counts it in `lost`: the traced processes are never held up.
  */
 #include "vmlinux.h"
 
@@ -412,14 +412,23 @@ static __always_inline struct stream *stream_of(u64 ino, u32 write, int start) {
 
 SEC("tp_btf/sys_enter")
 int BPF_PROG(on_enter, struct pt_regs *regs, long id) {
-  u64 pt = bpf_get_current_pid_tgid();
+  struct task_struct *task;
   struct thread *c;
-  if (floor_only || !is_traced(pt >> 32))
+  if (floor_only)
     return 0;
-  c = bpf_task_storage_get(&threads, bpf_get_current_task_btf(), 0,
-                           BPF_LOCAL_STORAGE_GET_F_CREATE);
-  if (!c)
-    return 0;
+  /* A thread with storage is traced (one pointer read); the hash of
+   * traced processes is asked only for a thread without, i.e. once per
+   * traced thread and on every system call of the others. */
+  task = bpf_get_current_task_btf();
+  c = bpf_task_storage_get(&threads, task, 0, 0);
+  if (!c) {
+    if (!is_traced(bpf_get_current_pid_tgid() >> 32))
+      return 0;
+    c = bpf_task_storage_get(&threads, task, 0,
+                             BPF_LOCAL_STORAGE_GET_F_CREATE);
+    if (!c)
+      return 0;
+  }
   c->nr = id;
   c->enter = bpf_ktime_get_ns();
   if (id == nr_read || id == nr_write || id == nr_readv || id == nr_writev) {
