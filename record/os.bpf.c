@@ -120,12 +120,13 @@ static __always_inline int is_traced(u32 tgid) {
 
 /* An event of type whose part of the union is size bytes: each type takes
  * only its own room in the ring buffer (an exec's arguments are most of
- * the struct). */
-#define RESERVE(type, tgid, tid, part) \
-  reserve(type, tgid, tid, offsetof(struct os_event, u) + sizeof(((struct os_event *)0)->u.part))
+ * the struct).  ts: when it happened, where the program has read the clock
+ * already (a frame's last call's return, a wait's end), else 0: now. */
+#define RESERVE(type, tgid, tid, part, ts) \
+  reserve(type, tgid, tid, offsetof(struct os_event, u) + sizeof(((struct os_event *)0)->u.part), ts)
 
 static __always_inline struct os_event *reserve(u32 type, u32 tgid, u32 tid,
-                                                u64 size) {
+                                                u64 size, u64 ts) {
   struct os_event *e = bpf_ringbuf_reserve(&events, size, 0);
   if (!e) {
     u32 k = 0;
@@ -138,7 +139,7 @@ static __always_inline struct os_event *reserve(u32 type, u32 tgid, u32 tid,
   e->tgid = tgid;
   e->tid = tid;
   e->pad = 0;
-  e->ts = bpf_ktime_get_ns();
+  e->ts = ts ? ts : bpf_ktime_get_ns();
   return e;
 }
 
@@ -151,7 +152,7 @@ static __always_inline void submit(struct os_event *e) {
 }
 
 static __always_inline void emit_frame(struct stream *s, const struct io *io) {
-  struct os_event *e = RESERVE(OS_EV_FRAME, io->tgid, io->tid, frame);
+  struct os_event *e = RESERVE(OS_EV_FRAME, io->tgid, io->tid, frame, io->exit);
   if (!e)
     return;
   e->u.frame.pipe = io->ino;
@@ -512,7 +513,7 @@ int BPF_PROG(on_switch, bool preempt, struct task_struct *prev,
     t->offcpu = 1;
   }
   if ((t = bpf_task_storage_get(&threads, next, 0, 0)) && t->offcpu) {
-    struct os_event *e = RESERVE(OS_EV_WAIT, next->tgid, next->pid, wait);
+    struct os_event *e = RESERVE(OS_EV_WAIT, next->tgid, next->pid, wait, now);
     if (e) {
       e->u.wait.off = t->off;
       e->u.wait.wake = t->wake;
@@ -549,7 +550,7 @@ int BPF_PROG(on_fork, struct task_struct *parent, struct task_struct *child) {
   if (floor_only || ptgid == ctgid || !is_traced(ptgid))
     return 0;
   bpf_map_update_elem(&traced, &ctgid, &one, BPF_ANY);
-  e = RESERVE(OS_EV_FORK, ptgid, parent->pid, fork);
+  e = RESERVE(OS_EV_FORK, ptgid, parent->pid, fork, 0);
   if (e) {
     e->u.fork.child = ctgid;
     submit(e);
@@ -565,7 +566,7 @@ int BPF_PROG(on_exec, struct task_struct *p, pid_t old_pid,
   u64 start, end, len;
   if (floor_only || !is_traced(tgid))
     return 0;
-  e = RESERVE(OS_EV_EXEC, tgid, p->pid, exec);
+  e = RESERVE(OS_EV_EXEC, tgid, p->pid, exec, 0);
   if (!e)
     return 0;
   e->u.exec.ppid = BPF_CORE_READ(p, real_parent, tgid);
@@ -590,7 +591,7 @@ int BPF_PROG(on_exit_proc, struct task_struct *p) {
     return 0;
   if (tid != tgid)
     return 0;
-  e = RESERVE(OS_EV_EXIT, tgid, tid, exit);
+  e = RESERVE(OS_EV_EXIT, tgid, tid, exit, 0);
   if (e) {
     e->u.exit.code = BPF_CORE_READ(p, exit_code);
     submit(e);
