@@ -171,9 +171,12 @@ static __always_inline void emit_frame(struct stream *s, const struct io *io) {
   submit(e);
 }
 
-/* Up to 16 bytes of a header, copied from the call's buffer. */
+/* Up to 32 bytes of a call's buffer where a header starts: the header
+ * (at most 11 bytes: 9 digits, ':', the tag) and the payload's head after
+ * it, in one read from user memory. */
 struct hdr {
-  u8 b[16];
+  u8 b[32];
+  u64 nb;            /* bytes in b */
   u64 ubuf, at, n;   /* the call's buffer, the header's offset, its bytes */
 };
 
@@ -193,6 +196,7 @@ static int header_step(u32 j, struct hstep *x) {
   struct stream *s = x->s;
   const struct io *io = x->io;
   const struct hdr *h = x->h;
+  u64 i;
   u8 c;
   if (!s || !io || !h || j >= x->k)
     return 1;
@@ -233,10 +237,17 @@ static int header_step(u32 j, struct hstep *x) {
     s->tag = c;
     if (hl > OS_HEAD)
       hl = OS_HEAD;
-    s->head_len = hl;
     __builtin_memset(s->head, 0, sizeof s->head);
-    if (hl > 0 && hl <= OS_HEAD)
-      bpf_probe_read_user(s->head, hl, (const void *)(h->ubuf + h->at + j + 1));
+    /* The head is in b already, whole: b holds min(32, the call's bytes
+     * from the header on), and the tag is at most its 16th byte. */
+    if (hl > h->nb - (j + 1))
+      hl = 0;
+    s->head_len = hl;
+    for (i = 0; i < OS_HEAD; i++) {
+      if (i >= hl)
+        break;
+      s->head[i] = h->b[(j + 1 + i) & 31];
+    }
     s->phase = PH_BODY;
     s->remaining = s->len; /* the rest of the payload, and the comma */
     return 1;
@@ -315,16 +326,17 @@ static int feed_step(u32 i, struct fstep *x) {
   {
     struct hdr h = {};
     u64 k = n - off;
-    if (k > 16)
-      k = 16;
-    if (k == 0 || bpf_probe_read_user(h.b, k & 31, (const void *)(x->buf + off)) != 0) {
+    if (k > 32)
+      k = 32;
+    if (k == 0 || bpf_probe_read_user(h.b, k, (const void *)(x->buf + off)) != 0) {
       s->phase = PH_UNSYNC;
       return 1;
     }
+    h.nb = k;
     h.ubuf = x->buf;
     h.at = off;
     h.n = n;
-    x->off = off + header(s, &h, k, io);
+    x->off = off + header(s, &h, k > 16 ? 16 : k, io);
   }
   return 0;
 }
