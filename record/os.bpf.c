@@ -73,7 +73,7 @@ struct {
  * frames), and the wait it is in. */
 struct thread {
   long nr;               /* the system call it is in; -1: none */
-  u64 enter;
+  u64 enter;             /* when a read or write entered */
   u64 fd, buf, cnt;      /* read/write's arguments */
   u64 off, wake;         /* off its CPU since; woken at (0: not yet) */
   int sc;                /* the system call it left its CPU in */
@@ -449,8 +449,10 @@ int BPF_PROG(on_enter, struct pt_regs *regs, long id) {
       return 0;
   }
   c->nr = id;
-  c->enter = bpf_ktime_get_ns();
+  /* Only a read's or a write's entry is ever written out (a frame's
+   * enter): the clock is read for those alone. */
   if (id == nr_read || id == nr_write || id == nr_readv || id == nr_writev) {
+    c->enter = bpf_ktime_get_ns();
     c->fd = PT_REGS_PARM1_CORE_SYSCALL(regs);
     c->buf = PT_REGS_PARM2_CORE_SYSCALL(regs);
     c->cnt = PT_REGS_PARM3_CORE_SYSCALL(regs);
