@@ -29,9 +29,6 @@
 
 char LICENSE[] SEC("license") = "GPL";
 
-/* The kernel's (6.2 and later): a pointer as a read-only BTF-typed one. */
-extern void *bpf_rdonly_cast(const void *obj, __u32 btf_id) __ksym;
-
 #define S_IFMT 00170000
 #define S_IFIFO 0010000
 #define S_IFSOCK 0140000
@@ -362,52 +359,44 @@ __noinline int feed(struct stream *s, u64 buf, u64 n, const struct io *io) {
  * for a write, the socket itself for a read — so that the writer's and the
  * reader's sides of a frame have the same id. */
 static __always_inline u64 stream_id(u64 fd, int write) {
-  /* Every pointer is read by a BTF-typed load (the task's own, and the
-   * file's after bpf_rdonly_cast: a load the JIT makes fault-safe), not a
-   * helper call each: this runs on every read and write of a traced
-   * process, and a Unix socket's id is five pointers away from its file. */
+  /* The task's own pointers are read directly (BTF-typed loads, no
+   * helper call each): this runs on every read and write of a traced
+   * process. */
   struct task_struct *t = bpf_get_current_task_btf();
   struct fdtable *fdt = t->files->fdt;
+  struct file **fds;
   struct file *f = NULL;
   struct inode *ino;
   struct socket *sock;
   struct sock *sk;
-  u64 id = 0;
+  unsigned int max = fdt->max_fds;
   umode_t mode;
-  if (fd >= fdt->max_fds)
+  if (fd >= max)
     return 0;
-  bpf_probe_read_kernel(&f, sizeof f, fdt->fd + fd);
+  fds = fdt->fd;
+  bpf_probe_read_kernel(&f, sizeof f, fds + fd);
   if (!f)
     return 0;
-  f = bpf_rdonly_cast(f, bpf_core_type_id_kernel(struct file));
-  ino = f->f_inode;
-  if (!ino)
-    return 0;
-  mode = ino->i_mode & S_IFMT;
+  ino = BPF_CORE_READ(f, f_inode);
+  mode = BPF_CORE_READ(ino, i_mode) & S_IFMT;
   if (mode == S_IFIFO)
-    return ino->i_ino;
+    return BPF_CORE_READ(ino, i_ino);
   if (mode != S_IFSOCK)
     return 0;
-  sock = bpf_rdonly_cast(f->private_data, bpf_core_type_id_kernel(struct socket));
-  if (!sock || sock->type != SOCK_STREAM)
+  sock = BPF_CORE_READ(f, private_data);
+  if (!sock || BPF_CORE_READ(sock, type) != SOCK_STREAM)
     return 0;
-  sk = sock->sk;
-  if (!sk || sk->__sk_common.skc_family != AF_UNIX)
+  sk = BPF_CORE_READ(sock, sk);
+  if (!sk || BPF_CORE_READ(sk, __sk_common.skc_family) != AF_UNIX)
     return 0;
-  /* The id is the address itself, which a BTF-typed pointer does not
-   * give (no arithmetic on it): read as a number, once. */
-  if (write) {
-    struct unix_sock *us = bpf_rdonly_cast(sk, bpf_core_type_id_kernel(struct unix_sock));
-    bpf_probe_read_kernel(&id, sizeof id, &us->peer);
-  } else {
-    bpf_probe_read_kernel(&id, sizeof id, &sock->sk);
-  }
-  if (!id)
+  if (write)
+    sk = BPF_CORE_READ((struct unix_sock *)sk, peer);
+  if (!sk)
     return 0;
   /* Apart from pipes' inode numbers, and within 63 bits: a JSON number
    * every reader takes whole (the socket's address, less the high bits
    * that all kernel addresses share). */
-  return (1ull << 56) | (id & 0xffffffffffffull);
+  return (1ull << 56) | ((u64)sk & 0xffffffffffffull);
 }
 
 static __always_inline struct stream *stream_of(u64 ino, u32 write, int start) {
