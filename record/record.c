@@ -45,7 +45,8 @@ static const char usage_text[] =
     "\n"
     "exit codes: 0 ok, 1 COMMAND failed (or could not start), 2 bad usage,\n"
     "4 cannot write FILE, 6 not permitted (not root), 7 no BTF, 8 a\n"
-    "tracepoint is missing, 9 the kernel is locked down against BPF\n";
+    "tracepoint or BPF helper is missing (Linux 5.17 or later is needed),\n"
+    "9 the kernel is locked down against BPF\n";
 
 static volatile sig_atomic_t stop;
 static void on_signal(int sig) {

@@ -17,6 +17,7 @@
 #   5. as 1, on a run 10 times as long (ROUNDS / 2 rounds): the
 #      collector's loading of its programs (the verifier: once per run)
 #      weighs a tenth as much;
+#   6. each BPF program's own time in one recorded run (os-progs.sh);
 # with the events of the last recordings, those lost, the cost per event,
 # and the collector's peak memory on runs of N and 10 N deliveries.
 #
@@ -105,5 +106,8 @@ echo "exec tools/ipcstamp record -o $tmp/long.os -- $run --slog $tmp/long.slog" 
 echo "== 5. as 1, $long deliveries (the collector's loading, once per run, a tenth as much of it): alone (A), under ipcstamp record (B)"
 tests/bench/ab "$(( (rounds + 1) / 2 ))" /dev/null /dev/null -- $run --slog "$tmp/a.slog" -- sh "$tmp/long.sh" | tee "$tmp/ab4"
 echo "== $(per_event "$tmp/ab4" "$tmp/long.os")"
+# 6. Each BPF program's own time in one recorded run of N deliveries (the
+#    kernel's statistics; already under this lock).
+sh "$src/tests/os/os-progs.sh" "$n"
 echo "== the collector's peak memory: $(end "$tmp/b.os" | sed 's/.*"collector_max_rss_kb":\([0-9]*\).*/\1/') kB over $n deliveries, $(end "$tmp/long.os" | sed 's/.*"collector_max_rss_kb":\([0-9]*\).*/\1/') kB over $long"
 echo "== $(uptime)"
