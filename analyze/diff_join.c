@@ -26,12 +26,13 @@ static diff_ent_t *ent(const diff_window_t *w, size_t slot) {
   return (diff_ent_t *)(w->ring + slot * w->stride);
 }
 
+/* The project's one hash over the key's bytes; its high bits folded in,
+ * since a slot is the low bits. */
 static uint64_t key_hash(const char *vat, long long dnum, int replay) {
-  uint64_t h = 1469598103934665603ull;
-  for (; *vat; vat++)
-    h = (h ^ (unsigned char)*vat) * 1099511628211ull;
-  h = (h ^ (uint64_t)dnum) * 1099511628211ull;
-  h = (h ^ (uint64_t)replay) * 1099511628211ull;
+  unsigned char r = (unsigned char)replay;
+  uint64_t h = ips_fnv1a_str(vat);
+  h = ips_fnv1a(h, &dnum, sizeof dnum);
+  h = ips_fnv1a(h, &r, 1);
   return h ^ (h >> 29);
 }
 

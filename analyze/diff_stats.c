@@ -188,14 +188,14 @@ static void add_over(ips_diff_t *d, const ips_diff_delivery_t *x) {
 
 /* ---- per vat and method --------------------------------------------- */
 
+/* The project's one hash over vat, a 0xff that no UTF-8 text holds (so
+ * that "ab"+"c" and "a"+"bc" differ), and method. */
 static uint32_t group_hash(const char *vat, const char *method) {
-  uint32_t h = 2166136261u;
-  for (; *vat; vat++)
-    h = (h ^ (unsigned char)*vat) * 16777619u;
-  h = (h ^ 0xff) * 16777619u;
-  for (; *method; method++)
-    h = (h ^ (unsigned char)*method) * 16777619u;
-  return h;
+  static const unsigned char sep = 0xff;
+  uint64_t h = ips_fnv1a_str(vat);
+  h = ips_fnv1a(h, &sep, 1);
+  h = ips_fnv1a(h, method, strlen(method));
+  return (uint32_t)(h ^ (h >> 32));
 }
 
 static ips_diff_group_t *group_of(diff_groups_t *g, const char *vat,

@@ -10,7 +10,6 @@
 
 #include <string.h>
 
-#include "decimal.h"
 #include "slog.h"
 
 #define MAX_NEST 512
@@ -89,11 +88,4 @@ long ips__json_skip(const char *p, size_t len, size_t pos, int depth) {
     }
   }
   return -1;
-}
-
-/* The general reader's numbers (yajl's text of them) read as the fast
- * path reads them. */
-int ips__dec_to_ns(const char *s, size_t n, int64_t *out) {
-  /* exponents never appear in stamps: refuse, do not guess */
-  return ips__decimal(s, 0, n, out) == n ? 0 : -1;
 }

@@ -20,9 +20,9 @@ analyze_libanalyze_core_la_SOURCES = \
 	analyze/slog_parse.h \
 	analyze/slog_parse.c \
 	analyze/slog_fields.c \
-	analyze/slog_fields_meter.c \
+	analyze/slog_meter.c \
+	$(METER_SOURCES) \
 	analyze/desc.c \
-	analyze/decimal.h \
 	analyze/slog_fast.h \
 	analyze/slog_fast.c \
 	analyze/slog_fast_meter.c \

@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "ipcstamp-proto.h"
+#include "meter.h"
 
 /* ---- input ---------------------------------------------------------- */
 
@@ -184,13 +185,6 @@ enum {
   IPS__F_NOTIFY = 1 << 26   /* deliver: a notify (desc: "notify" and its ids) */
 };
 
-/* One event of ipcstamp.marks as sent: kind 'm', 'b' or 'e', an index into
- * the names (checked by the attribution), the worker's two clocks in ns. */
-typedef struct {
-  int64_t wall, mono;
-  uint32_t name;
-  char kind;
-} ips__mark_t;
 
 #define IPS__MAX_STAMPS IPS_MAX_STAMPS /* per delivery; more is refused */
 /* Agoric's xsnap-worker keeps this many stamps a delivery (MAX_TIMESTAMPS
@@ -233,7 +227,8 @@ typedef struct {
   long long height, btime, compute;
   int64_t compress_ns, dbsave_ns;
   /* not kept */
-  int mev_have;                   /* parser: fields of the event being read */
+  ips__meter_t meter;             /* the decoder's state: its arrays are
+                                     the ones below (slog_meter.c) */
   /* NUL-terminated, vat_len bytes and at most IPS__DESC_MAX - 1: the
    * parser's point to its buffers below, a record handed out by
    * slog_ahead.c into its block. */
@@ -244,9 +239,8 @@ typedef struct {
   int64_t *wrunq;                 /* the worker's wait for a CPU at each
                                      stamp (run_delay_ns), ns */
   char *kinds;                    /* NUL-terminated */
-  /* ipcstamp.marks (v2; read by the yajl path only: the fast path leaves
-   * a line with marks to it, so a delivery without marks costs nothing
-   * more).  The arrays are allocated on the first line with marks. */
+  /* ipcstamp.marks (v2): the decoder's arrays (meter), allocated on the
+   * first line with marks. */
   ips__mark_t *marks;             /* IPS_MAX_MARKS */
   uint32_t *mname_off;            /* name i at mnames + mname_off[i], NUL-
                                      terminated; IPS_MAX_MARKS */
@@ -266,11 +260,20 @@ static inline int ips__meter_killed(const char *s, size_t n) {
   size_t t = sizeof tail - 1;
   return n >= t && memcmp(s + n - t, tail, t) == 0;
 }
-#define IPS__REC_PLAIN offsetof(ips__rec_t, mev_have)
+#define IPS__REC_PLAIN offsetof(ips__rec_t, meter)
 
 /* Room for the names of one metering: the worker's bound on name bytes,
  * plus a NUL each. */
-#define IPS__MNAMES_BYTES (IPS_MAX_MARK_BYTES + IPS_MAX_MARKS)
+#define IPS__MNAMES_BYTES IPS__METER_NAMES
+
+/* slog_meter.c: a deliver-result's metering, s[0..n) from its opening
+ * brace (bytes may follow it), through the one decoder (proto/meter.h)
+ * into r: returns 0 with *used set to its length; -1 when it is not JSON,
+ * -2 when a field has the wrong form, with the decoder's message in err.
+ * r's arrays are the decoder's; without marks' arrays, r gets the
+ * decoder's (r->meter's: ips__meter_release frees them). */
+int ips__slog_meter(ips__rec_t *r, const char *s, size_t n, size_t *used,
+                    char *err, size_t errlen);
 
 typedef struct ips__parser ips__parser_t;
 
@@ -356,8 +359,5 @@ void ips__desc_vpid(char *desc, int *nvp, const char *vpid, size_t n);
  * quote only.  Returns the index just past what was skipped, or -1 if the
  * input ends first or brackets do not match. */
 long ips__json_skip(const char *p, size_t len, size_t pos, int depth);
-
-/* Decimal JSON number text -> nanoseconds (value * 1e9).  Returns 0 or -1. */
-int ips__dec_to_ns(const char *s, size_t n, int64_t *out);
 
 #endif

@@ -1,8 +1,8 @@
 /* slog_fields.c — the general reader's tokens (slog_parse.h): yajl's
  * callbacks, which track where each token sits (context, key, index) and
  * keep what the analysis reads of a record in p->rec.  A payload the
- * analysis does not read is handed back to slog_parse.c to skip.  The
- * tokens inside a deliver-result's metering go to slog_fields_meter.c. */
+ * analysis does not read is handed back to slog_parse.c to skip, and so is
+ * a deliver-result's metering, to decode (slog_meter.c). */
 #include "config.h"
 
 #include <stdio.h>
@@ -52,25 +52,6 @@ static int child_ctx(const ips__parser_t *p, char type) {
     case C_MSG:
       if (k == K_METHARGS && type == 'm') return C_METHARGS;
       break;
-    case C_DR:
-      if (i == 2 && type == 'm') return C_METER;
-      break;
-    case C_METER:
-      if (k == K_TIMESTAMPS && type == 'a') return C_WALLS;
-      if (k == K_IPCSTAMP && type == 'm') return C_IPS;
-      break;
-    case C_IPS:
-      if (k == K_WMONO && type == 'a') return C_WMONO;
-      if (k == K_WRUNQ && type == 'a') return C_WRUNQ;
-      if (k == K_MARKS && type == 'm') return C_MARKS;
-      break;
-    case C_MARKS:
-      if (k == K_MNAMES && type == 'a') return C_MNAMES;
-      if (k == K_MEVENTS && type == 'a') return C_MEVENTS;
-      break;
-    case C_MEVENTS:
-      if (type == 'a') return C_MEV;
-      break;
   }
   return C_NONE;
 }
@@ -84,13 +65,10 @@ static int push(ips__parser_t *p, char type) {
     p->key[p->depth] = K_NONE;
     p->idx[p->depth] = 0;
   }
-  return ips__in_meter(c) ? ips__meter_push(p, c) : 1;
+  return 1;
 }
 
 int ips__parse_pop(ips__parser_t *p) {
-  int c = cur_ctx(p);
-  if (ips__in_meter(c) && !ips__meter_pop(p, c))
-    return 0;
   p->depth--;
   ips__parse_elem_done(p);
   return 1;
@@ -110,7 +88,14 @@ static int cb_start_map(void *ctx) {
   ips__parser_t *p = ctx;
   if (type_not_string(p))
     return 0;
-  return p->mute ? 1 : push(p, 'm');
+  if (p->mute)
+    return 1;
+  /* dr[2]: the metering, whose bytes go to the decoder (slog_parse.c) */
+  if (cur_ctx(p) == C_DR && cur_idx(p) == 2) {
+    p->pending = P_METER;
+    return 0;
+  }
+  return push(p, 'm');
 }
 static int cb_start_array(void *ctx) {
   ips__parser_t *p = ctx;
@@ -215,9 +200,9 @@ static int cb_key(void *ctx, const unsigned char *s, size_t n) {
         skip = 1;
       }
       break;
-    default:
-      if (ips__in_meter(c))
-        k = ips__meter_key(p, c, s, n);
+    case C_IPS: /* a slog-start's: its format version */
+      if (is(s, n, "v")) k = K_V;
+      break;
   }
   if (p->depth < MAXD)
     p->key[p->depth] = k;
@@ -315,9 +300,6 @@ static int cb_string(void *ctx, const unsigned char *s, size_t n) {
         p->rec.have |= IPS__F_METERKILL;
       }
       break;
-    default:
-      if (ips__in_meter(c) && !ips__meter_string(p, c, k, i, s, n))
-        return 0;
   }
   ips__parse_elem_done(p);
   return 1;
@@ -389,9 +371,13 @@ static int cb_number(void *ctx, const char *s, size_t n) {
           break;
       }
       break;
-    default:
-      if (ips__in_meter(c) && !ips__meter_number(p, c, cur_key(p), cur_idx(p), s, n))
-        return 0;
+    case C_IPS:
+      if (cur_key(p) == K_V) {
+        if (ips__to_ll(u, n, &ll)) return fail(p, "ipcstamp.v is not a number");
+        r->ipsv = (long)ll;
+        r->have |= IPS__F_IPSV;
+      }
+      break;
   }
   ips__parse_elem_done(p);
   return 1;

@@ -57,9 +57,7 @@ void ips__parser_free(ips__parser_t *p) {
   free(p->rec.wmono);
   free(p->rec.wrunq);
   free(p->rec.kinds);
-  free(p->rec.marks);
-  free(p->rec.mname_off);
-  free(p->rec.mnames);
+  ips__meter_release(&p->rec.meter);
   free(p);
 }
 
@@ -275,6 +273,30 @@ static long skip_value(ips__parser_t *p, int what, size_t pos, char *err,
   return e;
 }
 
+/* After a cancel at dr[2]'s opening brace (just before at): the metering
+ * through the decoder (slog_meter.c), which says where it ends.  Returns
+ * the index after it, or -1 or -2 with err set (the decoder's message,
+ * placed in the line). */
+static long meter_value(ips__parser_t *p, size_t at, char *err,
+                        size_t errlen, int *rc) {
+  size_t from = at - 1, used = 0;
+  char msg[200];
+  if (at == 0 || p->line[from] != '{') {
+    snprintf(err, errlen, "the metering at byte %zu is not an object", at);
+    *rc = -1;
+    return -1;
+  }
+  *rc = ips__slog_meter(&p->rec, p->line + from, p->len - from, &used, msg,
+                        sizeof msg);
+  if (*rc != 0) {
+    snprintf(err, errlen, "%s (the metering starts at byte %zu)", msg,
+             from + 1);
+    return -1;
+  }
+  ips__parse_elem_done(p);
+  return (long)(from + used);
+}
+
 /* After a cancel, step over the rest of the container (P_SKIP_REST) from
  * pos.  Returns the index after it, or -1 with err set. */
 static long skip_rest(ips__parser_t *p, size_t pos, char *err,
@@ -345,6 +367,14 @@ static int parse_error(yajl_handle h, const char *line, size_t len,
   return -1;
 }
 
+/* After a cancel to skip (P_SKIP_*), the skipped value or rest from pos:
+ * the index after it, or -1 with err set. */
+static long step_over(ips__parser_t *p, int what, size_t pos, char *err,
+                      size_t errlen) {
+  return what == P_SKIP_REST ? skip_rest(p, pos, err, errlen)
+                             : skip_value(p, what, pos, err, errlen);
+}
+
 static int parse_line(ips__parser_t *p, const char *line, size_t len,
                       const ips__rec_t **rec, char *err, size_t errlen) {
   size_t pos = 0;
@@ -395,7 +425,6 @@ static int parse_line(ips__parser_t *p, const char *line, size_t len,
       int what = p->pending;
       long e;
       yajl_free(h);
-      h = NULL;
       p->pending = P_NONE;
       if (what == P_STOP)
         return 0;
@@ -403,11 +432,13 @@ static int parse_line(ips__parser_t *p, const char *line, size_t len,
         snprintf(err, errlen, "%s", p->err);
         return -2;
       }
-      pos = skip_ws(line, len, at);
-      e = what == P_SKIP_REST ? skip_rest(p, pos, err, errlen)
-                              : skip_value(p, what, pos, err, errlen);
+      int rc = -1;
+      if (what == P_METER)
+        e = meter_value(p, at, err, errlen, &rc);
+      else
+        e = step_over(p, what, skip_ws(line, len, at), err, errlen);
       if (e < 0)
-        return -1;
+        return rc;
       pos = skip_ws(line, len, (size_t)e);
       if (pos < len && line[pos] == ',') {
         size_t nx = skip_ws(line, len, pos + 1);

@@ -5,7 +5,9 @@
  *                  the tail anchor, the arena yajl allocates from
  *   slog_fields.c  the tokens: where each sits in the record (context,
  *                  key, index) and what the analysis keeps of it
- *   slog_fields_meter.c  the same inside a deliver-result's metering
+ * A deliver-result's metering is not tokenised here: at its opening brace
+ * the parse stops (P_METER) and its bytes go to the one metering decoder
+ * (slog_meter.c).
  */
 #ifndef IPCSTAMP_ANALYZE_SLOG_PARSE_H
 #define IPCSTAMP_ANALYZE_SLOG_PARSE_H
@@ -14,22 +16,21 @@
 #include <string.h>
 #include <yajl/yajl_parse.h>
 
+#include "decimal.h"
 #include "digits.h"
 #include "slog.h"
 
 #define MAXD 16
 
-/* Where a token sits.  C_METER and every context after it are inside a
- * deliver-result's metering (slog_fields_meter.c): keep them last. */
+/* Where a token sits (C_IPS: a slog-start's "ipcstamp" object). */
 enum { C_NONE, C_TOP, C_VD, C_MSG, C_METHARGS, C_NOTIFY, C_NENTRY, C_DR,
-       C_METER, C_WALLS, C_IPS, C_WMONO, C_MARKS, C_MNAMES, C_MEVENTS, C_MEV,
-       C_WRUNQ };
+       C_IPS };
 enum { K_NONE, K_TYPE, K_CRANK, K_VAT, K_DNUM, K_SNUM, K_TIME, K_MONO, K_VD,
-       K_DR, K_IPCSTAMP, K_METHARGS, K_BODY, K_METHOD, K_TIMESTAMPS, K_V,
-       K_KINDS, K_WMONO, K_DROPPED, K_CPU, K_REPLAY, K_MARKS, K_MNAMES,
-       K_MEVENTS, K_MUNBAL, K_PID, K_PRUNQ, K_WRUNQ, K_HEIGHT, K_BTIME,
-       K_COMPRESS, K_DBSAVE, K_COMPUTE };
-enum { P_NONE, P_STOP, P_SKIP_KEYVAL, P_SKIP_ELEM, P_SKIP_REST, P_ERR };
+       K_DR, K_IPCSTAMP, K_METHARGS, K_BODY, K_METHOD, K_V, K_REPLAY, K_PID,
+       K_PRUNQ, K_HEIGHT, K_BTIME, K_COMPRESS, K_DBSAVE };
+/* P_METER: dr[2]'s opening brace was read, its metering is the decoder's. */
+enum { P_NONE, P_STOP, P_SKIP_KEYVAL, P_SKIP_ELEM, P_SKIP_REST, P_ERR,
+       P_METER };
 enum { V_OTHER, V_MESSAGE, V_NOTIFY };
 
 struct ips__parser {
@@ -59,9 +60,7 @@ void ips__parse_callbacks(yajl_callbacks *cb);
 void ips__parse_elem_done(ips__parser_t *p);
 /* A container closes (0: it was not well formed, p->err says why). */
 int ips__parse_pop(ips__parser_t *p);
-/* The line is bad: msg goes to p->err.  Returns 0, for yajl to stop.
- * Inline: both readers of the tokens (slog_fields.c and its metering
- * half, slog_fields_meter.c) fail through it, and neither owns it. */
+/* The line is bad: msg goes to p->err.  Returns 0, for yajl to stop. */
 static inline int ips__parse_fail(ips__parser_t *p, const char *msg) {
   snprintf(p->err, sizeof p->err, "%s", msg);
   p->pending = P_ERR;
@@ -83,19 +82,5 @@ static inline int ips__to_ll(const unsigned char *s, size_t n,
   *out = (long long)v;
   return 0;
 }
-
-/* slog_fields_meter.c: the tokens inside the metering. */
-static inline int ips__in_meter(int c) { return c >= C_METER; }
-/* A container of context c opens (0: bad, p->err says why); closes. */
-int ips__meter_push(ips__parser_t *p, int c);
-int ips__meter_pop(ips__parser_t *p, int c);
-/* The K_* of key s (n bytes) in a container of context c. */
-int ips__meter_key(ips__parser_t *p, int c, const unsigned char *s, size_t n);
-/* A string, a number at key k or index i of a container of context c, read
- * into p->rec.  Return 1, or 0 when bad (p->err says why). */
-int ips__meter_string(ips__parser_t *p, int c, int k, int i,
-                      const unsigned char *s, size_t n);
-int ips__meter_number(ips__parser_t *p, int c, int k, int i, const char *s,
-                      size_t n);
 
 #endif

@@ -59,29 +59,15 @@ static void on_result(ips_child_t *w, const char *p, size_t n) {
   if (mlen > 0) {
     const unsigned char *json;
     size_t jlen;
-    int copied = 0, rc;
+    int copied, rc;
     res.metering_raw = p;
     res.metering_len = mlen;
-    /* One parse: the metering and the slogfile's copy of it.  Our worker's
-     * exact form is matched into the child's store, and being canonical
-     * JSON its bytes are the copy: no re-serialising.  The general reader
-     * allocates and re-serialises; what it read moves into the store.
-     * Either way the store owns the arrays and m borrows them, until the
-     * next result or the child's release: one owner, whichever reader
-     * ran. */
-    if (ips__metering_fast(p, mlen, &m, NULL, NULL, &w->mstore)) {
-      res.metering = &m;
-      res.metering_json = p;
-      res.metering_json_len = mlen;
-      ips__child_complete(w, ips__child_dequeue(w), &res);
-      return;
-    }
-    yajl_gen_clear(w->mgen);
-    yajl_gen_reset(w->mgen, NULL);
-    rc = ips__metering_parse(p, mlen, &m, w->merr, sizeof w->merr, w->mgen,
-                             &copied);
-    if (rc == 0 && ips__mstore_take(&w->mstore, &m) != 0) {
-      ips_metering_free(&m);
+    /* One decode into the child's store (no allocation per result).  Our
+     * worker's exact form is canonical JSON: its bytes are the slogfile's
+     * copy.  Anything else is re-serialised (base64 when it is not JSON),
+     * valid metering or not. */
+    rc = ips__metering_read(p, mlen, &m, &w->mstore, w->merr, sizeof w->merr);
+    if (rc == IPS_ENOMEM) {
       ips__child_fault(w, IPS_ENOMEM, "out of memory");
       return;
     }
@@ -89,6 +75,19 @@ static void on_result(ips_child_t *w, const char *p, size_t n) {
       res.metering = &m;
     else
       res.metering_error = w->merr; /* m is empty */
+    if (rc == 0 && w->mstore.meter.fast) {
+      res.metering_json = p;
+      res.metering_json_len = mlen;
+      ips__child_complete(w, ips__child_dequeue(w), &res);
+      return;
+    }
+    yajl_gen_clear(w->mgen);
+    yajl_gen_reset(w->mgen, NULL);
+    copied = ips__json_copy(w->mgen, p, mlen);
+    if (copied < 0) {
+      ips__child_fault(w, IPS_ENOMEM, "out of memory");
+      return;
+    }
     if (!copied) {
       yajl_gen_clear(w->mgen);
       yajl_gen_reset(w->mgen, NULL);

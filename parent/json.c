@@ -173,10 +173,23 @@ int ips__json_base64(yajl_gen g, const char *buf, size_t n) {
   return ok ? 0 : IPS_EPROTO;
 }
 
-int ips__json_embed(yajl_gen g, yajl_gen eg, ips__out_t *out,
-                    const char *buf, size_t n) {
+int ips__json_copy(yajl_gen g, const char *buf, size_t n) {
   ips__jcopy_t c;
   yajl_handle h;
+  int ok;
+  ips__jcopy_init(&c, g);
+  h = yajl_alloc(&ips__jcopy_cbs, NULL, &c);
+  if (!h)
+    return -1;
+  ok = n > 0 &&
+       yajl_parse(h, (const unsigned char *)buf, n) == yajl_status_ok &&
+       yajl_complete_parse(h) == yajl_status_ok && c.ok;
+  yajl_free(h);
+  return ok;
+}
+
+int ips__json_embed(yajl_gen g, yajl_gen eg, ips__out_t *out,
+                    const char *buf, size_t n) {
   uint64_t mark;
   int ok;
   /* The separator before the value, written by g, which then counts the
@@ -185,15 +198,8 @@ int ips__json_embed(yajl_gen g, yajl_gen eg, ips__out_t *out,
     return IPS_EPROTO;
   mark = ips__out_pos(out);
   yajl_gen_reset(eg, NULL);
-  ips__jcopy_init(&c, eg);
-  h = yajl_alloc(&ips__jcopy_cbs, NULL, &c);
-  if (!h)
-    return IPS_ENOMEM;
-  ok = n > 0 &&
-       yajl_parse(h, (const unsigned char *)buf, n) == yajl_status_ok &&
-       yajl_complete_parse(h) == yajl_status_ok && c.ok;
-  yajl_free(h);
-  if (out->oom)
+  ok = ips__json_copy(eg, buf, n);
+  if (ok < 0 || out->oom)
     return IPS_ENOMEM;
   if (ok)
     return 0;

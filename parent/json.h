@@ -90,15 +90,9 @@ int ips__json_base64(yajl_gen g, const char *buf, size_t n);
 /* The base64 of buf[0..n) into dst (room for 4 * ((n + 2) / 3) bytes). */
 size_t ips__base64(char *dst, const unsigned char *buf, size_t n);
 
-/* The metering reader, with a re-serialiser: as ips_metering_parse(), and
- * when copy is not NULL the same parse writes the metering into copy (a
- * generator at its start state): *copied is then 1 when copy holds the
- * whole value re-serialised, 0 when the bytes were not one valid JSON value
- * (copy then holds a partial value: clear it).  The metering's validity and
- * the copy's are independent: valid JSON that is not valid metering is
- * still copied whole. */
-int ips__metering_parse(const char *buf, size_t n, ips_metering_t *m,
-                        char *err, size_t errsize, yajl_gen copy,
-                        int *copied);
+/* buf[0..n) re-serialised into g (a generator at its start state):
+ * returns 1 when it was one valid JSON value, copied whole; 0 when not (g
+ * then holds part of it: clear it); -1 when out of memory. */
+int ips__json_copy(yajl_gen g, const char *buf, size_t n);
 
 #endif

@@ -1,14 +1,13 @@
 # parent/: the parent library on libuv (workers, metering reader, slogfile).
 lib_LTLIBRARIES += parent/libipcstamp-parent.la
 include_HEADERS += parent/ipcstamp-parent.h
-noinst_HEADERS += parent/json.h parent/child.h parent/crank.h parent/ring.h parent/marks_check.h parent/metering.h
+noinst_HEADERS += parent/json.h parent/child.h parent/crank.h parent/ring.h parent/metering.h
 pkgconfig_DATA += parent/ipcstamp-parent.pc
 parent_libipcstamp_parent_la_SOURCES = \
 	parent/crank.c \
 	parent/json.c \
 	parent/metering.c \
-	parent/metering_fast.c \
-	parent/marks_check.c \
+	$(METER_SOURCES) \
 	parent/slog.c \
 	parent/ring.c \
 	proto/attribution.h \

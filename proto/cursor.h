@@ -1,7 +1,7 @@
 /* cursor.h — a cursor over bytes for the exact-form matchers (internal,
  * header only, not installed): the analysis's slog lines
- * (analyze/slog_fast.c) and the parent's metering (parent/metering_fast.c)
- * both match a known form byte for byte and hand anything else to yajl. */
+ * (analyze/slog_fast.c) and the metering decoder's fast path
+ * (proto/meter_fast.c) both match a known form byte for byte and hand anything else to yajl. */
 #ifndef IPCSTAMP_PROTO_CURSOR_H
 #define IPCSTAMP_PROTO_CURSOR_H
 

@@ -1,7 +1,6 @@
 /* digits.h — decimal digits to integers, eight bytes at a time: the one
- * digit parser of the parent's metering matcher (parent/metering_fast.c),
- * its general reader (parent/metering.c, marks_check.c) and the analysis'
- * numbers (analyze/decimal.h).  A digit at a time, with a branch on each,
+ * digit parser of the metering decoder (proto/meter_fast.c, meter_read.c)
+ * and the analysis' numbers (proto/decimal.h).  A digit at a time, with a branch on each,
  * the matcher spent about 1 ns a digit and the report a fifth of its run
  * converting stamps.
  *

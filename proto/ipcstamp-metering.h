@@ -2,13 +2,12 @@
  *
  * The metering is the JSON object a worker sends before each result (the
  * "." reply, docs/protocol.md) and the parent embeds in the slogfile's
- * deliver-result.  Its writer (proto/metering.c) and every reader (the
- * parent's matcher and general reader, parent/metering_fast.c and
- * metering.c, with marks_check.c for v2's marks; the analysis' fast path
- * and general reader of a slogfile, analyze/slog_fast_meter.c and
- * slog_fields_meter.c) take the keys from here, as they take the
- * slogfile's from ipcstamp-slog.h: a new key is one line here and the code
- * that uses it.
+ * deliver-result.  Its writer (proto/metering.c) and its one decoder
+ * (proto/meter.h: the exact form in meter_fast.c, yajl in meter_read.c,
+ * the writer's rules in meter_check.c), which the parent and the analysis
+ * both read it with, take the keys from here, as they take the
+ * slogfile's from ipcstamp-slog.h: a new key is one line here and the
+ * code that uses it.
  * docs/protocol.md ("Metering") is the prose for the same thing.
  *
  * Contract:
@@ -30,6 +29,8 @@
 /* The top level. */
 #define IPS_MK_COMPUTE "compute"       /* xsnap's VM counter */
 #define IPS_MK_ALLOCATE "allocate"     /* xsnap's VM counter */
+#define IPS_MK_METER_TYPE "meterType"  /* xsnap's name for its meter: its
+                                          timestamps are then xsnap's own */
 #define IPS_MK_TIMESTAMPS "timestamps" /* [wall seconds, ...]: d (u r)* e */
 #define IPS_MK_IPCSTAMP "ipcstamp"     /* ipcstamp's own object */
 

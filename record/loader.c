@@ -70,8 +70,9 @@ static int bpf_fault(const char *what, int err) {
     return REC_EXIT_PERM;
   }
   if (err == -ENOENT || err == -ESRCH || err == -EINVAL) {
-    fprintf(stderr, "ipcstamp record: cannot %s: %s (a tracepoint the "
-                    "collector needs is missing from this kernel)\n%s",
+    fprintf(stderr, "ipcstamp record: cannot %s: %s (a tracepoint or BPF "
+                    "helper the collector needs is missing from this kernel: "
+                    "it needs Linux 5.17 or later)\n%s",
             what, strerror(-err), bpf_log);
     return REC_EXIT_NOTP;
   }

@@ -8,7 +8,7 @@
 noinst_HEADERS += record/record.h record/os_event.h
 tools_ipcstamp_SOURCES += tools/cmd_record.c
 tools_ipcstamp_CPPFLAGS += -I$(top_srcdir)/record
-EXTRA_DIST += record/os.bpf.c
+EXTRA_DIST += record/os.bpf.c record/os_frame.bpf.h
 dist_docs_DATA += docs/os.md
 if HAVE_BPF
 tools_ipcstamp_CPPFLAGS += -I$(top_builddir)/record
@@ -21,7 +21,7 @@ record/vmlinux.h:
 	$(AM_V_GEN)$(MKDIR_P) record && \
 	$(BPFTOOL) btf dump file /sys/kernel/btf/vmlinux format c >$@.tmp && \
 	mv $@.tmp $@
-record/os.bpf.o: record/os.bpf.c record/os_event.h record/vmlinux.h
+record/os.bpf.o: record/os.bpf.c record/os_frame.bpf.h record/os_event.h record/vmlinux.h
 	$(AM_V_GEN)$(BPF_CLANG) -g -O2 -target bpf -D__TARGET_ARCH_$(BPF_ARCH) \
 		-I$(top_builddir)/record -I$(top_srcdir)/record \
 		-c $(srcdir)/record/os.bpf.c -o $@

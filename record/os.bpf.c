@@ -13,11 +13,11 @@
  *    the switch), the system call it was in, when it was woken and when it
  *    ran again;
  *  - exec (with the arguments, which name a SwingSet vat), fork, exit.
- * A system call's entry is filtered by tgid (one hash lookup for other
- * processes); a traced thread gets its state in task-local storage there,
- * and every other program asks only that storage, which is empty — one
- * pointer read — for any thread not traced.  A full ring buffer drops the event and counts it in
- * `lost`: the traced processes are never held up.
+ * A traced thread gets its state in task-local storage at its first
+ * system call (the tgid looked up in a hash, for threads without storage
+ * only), and every program asks that storage first, which is empty — one
+ * pointer read — for any thread not traced.  A full ring buffer drops the
+ * event and counts it in `lost`: the traced processes are never held up.
  */
 #include "vmlinux.h"
 
@@ -70,7 +70,7 @@ struct {
  * frames), and the wait it is in. */
 struct thread {
   long nr;               /* the system call it is in; -1: none */
-  u64 enter;
+  u64 enter;             /* when a read or write entered */
   u64 fd, buf, cnt;      /* read/write's arguments */
   u64 off, wake;         /* off its CPU since; woken at (0: not yet) */
   u64 maj_flt;           /* its major page faults when it left its CPU */
@@ -97,7 +97,7 @@ struct stream {
   u64 len, remaining;
   u64 first_enter, first_exit;
   u8 tag, head_len;
-  u8 head[OS_HEAD];
+  u8 head[2 * OS_HEAD]; /* the first OS_HEAD kept; see head_more */
 };
 struct {
   __uint(type, BPF_MAP_TYPE_LRU_HASH);
@@ -118,12 +118,13 @@ static __always_inline int is_traced(u32 tgid) {
 
 /* An event of type whose part of the union is size bytes: each type takes
  * only its own room in the ring buffer (an exec's arguments are most of
- * the struct). */
-#define RESERVE(type, tgid, tid, part) \
-  reserve(type, tgid, tid, offsetof(struct os_event, u) + sizeof(((struct os_event *)0)->u.part))
+ * the struct).  ts: when it happened, where the program has read the clock
+ * already (a frame's last call's return, a wait's end), else 0: now. */
+#define RESERVE(type, tgid, tid, part, ts) \
+  reserve(type, tgid, tid, offsetof(struct os_event, u) + sizeof(((struct os_event *)0)->u.part), ts)
 
 static __always_inline struct os_event *reserve(u32 type, u32 tgid, u32 tid,
-                                                u64 size) {
+                                                u64 size, u64 ts) {
   struct os_event *e = bpf_ringbuf_reserve(&events, size, 0);
   if (!e) {
     u32 k = 0;
@@ -136,7 +137,7 @@ static __always_inline struct os_event *reserve(u32 type, u32 tgid, u32 tid,
   e->tgid = tgid;
   e->tid = tid;
   e->pad = 0;
-  e->ts = bpf_ktime_get_ns();
+  e->ts = ts ? ts : bpf_ktime_get_ns();
   return e;
 }
 
@@ -149,7 +150,7 @@ static __always_inline void submit(struct os_event *e) {
 }
 
 static __always_inline void emit_frame(struct stream *s, const struct io *io) {
-  struct os_event *e = RESERVE(OS_EV_FRAME, io->tgid, io->tid, frame);
+  struct os_event *e = RESERVE(OS_EV_FRAME, io->tgid, io->tid, frame, io->exit);
   if (!e)
     return;
   e->u.frame.pipe = io->ino;
@@ -168,144 +169,7 @@ static __always_inline void emit_frame(struct stream *s, const struct io *io) {
   submit(e);
 }
 
-/* Up to 16 bytes of a header, copied from the call's buffer. */
-struct hdr {
-  u8 b[16];
-  u64 ubuf, at, n;   /* the call's buffer, the header's offset, its bytes */
-};
-
-/* The header bytes h->b (k of them, k <= 16, at offset h->at of the
- * call's h->n bytes at h->ubuf): the digits, ':' and the tag.  Returns how many were
- * taken; a byte that breaks the framing makes the stream unsynced (it
- * resyncs at the start of a later call).  Global functions are verified
- * once each, not once per path into them: that keeps the verifier's work
- * within its bounds. */
-__noinline int header(struct stream *s, const struct hdr *h, u64 k,
-                      const struct io *io) {
-  u64 j, ubuf, at, n;
-  if (!s || !h || !io)
-    return 0;
-  ubuf = h->ubuf;
-  at = h->at;
-  n = h->n;
-  for (j = 0; j < 16; j++) {
-    u8 c;
-    if (j >= k)
-      break;
-    c = h->b[j & 15];
-    if (s->phase == PH_HDR) {
-      if (c >= '0' && c <= '9') {
-        if (s->ndig == 0) {
-          s->first_enter = io->enter;
-          s->first_exit = io->exit;
-          s->calls = 1;
-        }
-        if (++s->ndig > 9 || (s->ndig == 2 && s->len == 0)) {
-          s->phase = PH_UNSYNC;
-          return j + 1;
-        }
-        s->len = s->len * 10 + (c - '0');
-      } else if (c == ':' && s->ndig > 0) {
-        s->phase = PH_TAG;
-        if (s->len == 0) { /* "0:," has no tag: a frame of its own */
-          s->tag = 0;
-          s->head_len = 0;
-          s->phase = PH_BODY;
-          s->remaining = 1;
-          return j + 1;
-        }
-      } else {
-        s->phase = PH_UNSYNC;
-        return j + 1;
-      }
-    } else if (s->phase == PH_TAG) {
-      u64 hl = n - (at + j + 1);
-      s->tag = c;
-      if (hl > OS_HEAD)
-        hl = OS_HEAD;
-      s->head_len = hl;
-      __builtin_memset(s->head, 0, OS_HEAD);
-      if (hl > 0 && hl <= OS_HEAD)
-        bpf_probe_read_user(s->head, hl, (const void *)(ubuf + at + j + 1));
-      s->phase = PH_BODY;
-      s->remaining = s->len; /* the rest of the payload, and the comma */
-      return j + 1;
-    } else {
-      return j;
-    }
-  }
-  return j;
-}
-
-/* One contiguous piece of a call's bytes: n at buf, in stream order. */
-__noinline int feed(struct stream *s, u64 buf, u64 n, const struct io *io) {
-  u64 off = 0;
-  int i;
-  if (!s || !buf || !io)
-    return 0;
-  for (i = 0; i < 12; i++) {
-    if (off >= n)
-      break;
-    if (s->phase == PH_BODY) {
-      u64 avail = n - off;
-      char c = 0;
-      u32 have = s->head_len & (OS_HEAD - 1);
-      if (s->head_len < OS_HEAD && s->remaining > 1) {
-        /* The payload's first bytes came in a call of their own (a tag
-         * written alone): the head goes on from here. */
-        u64 more = OS_HEAD - have, j;
-        u8 tmp[OS_HEAD] = {};
-        if (more > avail)
-          more = avail;
-        if (more > s->remaining - 1)
-          more = s->remaining - 1;
-        if (more > 0 && more <= OS_HEAD &&
-            bpf_probe_read_user(tmp, more, (const void *)(buf + off)) == 0) {
-          for (j = 0; j < OS_HEAD; j++) {
-            u64 at = have + j;
-            if (j >= more || at >= OS_HEAD)
-              break;
-            /* Kept from the compiler, so that the verifier sees the bound. */
-            asm volatile("" : "+r"(at));
-            s->head[at & (OS_HEAD - 1)] = tmp[j];
-          }
-          s->head_len = have + more;
-        }
-      }
-      if (s->remaining > avail) {
-        s->remaining -= avail;
-        return 0;
-      }
-      off += s->remaining;
-      s->remaining = 0;
-      bpf_probe_read_user(&c, 1, (const void *)(buf + off - 1));
-      if (c != ',') {
-        s->phase = PH_UNSYNC;
-        return 0;
-      }
-      emit_frame(s, io);
-      s->phase = PH_HDR;
-      s->ndig = 0;
-      s->len = 0;
-    } else if (s->phase == PH_UNSYNC) {
-      return 0;
-    } else {
-      struct hdr h = {};
-      u64 k = n - off;
-      if (k > 16)
-        k = 16;
-      if (k == 0 || bpf_probe_read_user(h.b, k & 31, (const void *)(buf + off)) != 0) {
-        s->phase = PH_UNSYNC;
-        return 0;
-      }
-      h.ubuf = buf;
-      h.at = off;
-      h.n = n;
-      off += header(s, &h, k, io);
-    }
-  }
-  return 0;
-}
+#include "os_frame.bpf.h"
 
 /* The stream behind fd of the current process, or 0: a pipe's inode
  * number, or for a Unix stream socket (what Node's child_process makes of
@@ -374,17 +238,28 @@ static __always_inline struct stream *stream_of(u64 ino, u32 write, int start) {
 
 SEC("tp_btf/sys_enter")
 int BPF_PROG(on_enter, struct pt_regs *regs, long id) {
-  u64 pt = bpf_get_current_pid_tgid();
+  struct task_struct *task;
   struct thread *c;
-  if (floor_only || !is_traced(pt >> 32))
+  if (floor_only)
     return 0;
-  c = bpf_task_storage_get(&threads, bpf_get_current_task_btf(), 0,
-                           BPF_LOCAL_STORAGE_GET_F_CREATE);
-  if (!c)
-    return 0;
+  /* A thread with storage is traced (one pointer read); the hash of
+   * traced processes is asked only for a thread without, i.e. once per
+   * traced thread and on every system call of the others. */
+  task = bpf_get_current_task_btf();
+  c = bpf_task_storage_get(&threads, task, 0, 0);
+  if (!c) {
+    if (!is_traced(bpf_get_current_pid_tgid() >> 32))
+      return 0;
+    c = bpf_task_storage_get(&threads, task, 0,
+                             BPF_LOCAL_STORAGE_GET_F_CREATE);
+    if (!c)
+      return 0;
+  }
   c->nr = id;
-  c->enter = bpf_ktime_get_ns();
+  /* Only a read's or a write's entry is ever written out (a frame's
+   * enter): the clock is read for those alone. */
   if (id == nr_read || id == nr_write || id == nr_readv || id == nr_writev) {
+    c->enter = bpf_ktime_get_ns();
     c->fd = PT_REGS_PARM1_CORE_SYSCALL(regs);
     c->buf = PT_REGS_PARM2_CORE_SYSCALL(regs);
     c->cnt = PT_REGS_PARM3_CORE_SYSCALL(regs);
@@ -466,7 +341,7 @@ int BPF_PROG(on_switch, bool preempt, struct task_struct *prev,
     t->offcpu = 1;
   }
   if ((t = bpf_task_storage_get(&threads, next, 0, 0)) && t->offcpu) {
-    struct os_event *e = RESERVE(OS_EV_WAIT, next->tgid, next->pid, wait);
+    struct os_event *e = RESERVE(OS_EV_WAIT, next->tgid, next->pid, wait, now);
     if (e) {
       e->u.wait.off = t->off;
       e->u.wait.wake = t->wake;
@@ -504,7 +379,7 @@ int BPF_PROG(on_fork, struct task_struct *parent, struct task_struct *child) {
   if (floor_only || ptgid == ctgid || !is_traced(ptgid))
     return 0;
   bpf_map_update_elem(&traced, &ctgid, &one, BPF_ANY);
-  e = RESERVE(OS_EV_FORK, ptgid, parent->pid, fork);
+  e = RESERVE(OS_EV_FORK, ptgid, parent->pid, fork, 0);
   if (e) {
     e->u.fork.child = ctgid;
     submit(e);
@@ -520,7 +395,7 @@ int BPF_PROG(on_exec, struct task_struct *p, pid_t old_pid,
   u64 start, end, len;
   if (floor_only || !is_traced(tgid))
     return 0;
-  e = RESERVE(OS_EV_EXEC, tgid, p->pid, exec);
+  e = RESERVE(OS_EV_EXEC, tgid, p->pid, exec, 0);
   if (!e)
     return 0;
   e->u.exec.ppid = BPF_CORE_READ(p, real_parent, tgid);
@@ -545,7 +420,7 @@ int BPF_PROG(on_exit_proc, struct task_struct *p) {
     return 0;
   if (tid != tgid)
     return 0;
-  e = RESERVE(OS_EV_EXIT, tgid, tid, exit);
+  e = RESERVE(OS_EV_EXIT, tgid, tid, exit, 0);
   if (e) {
     e->u.exit.code = BPF_CORE_READ(p, exit_code);
     submit(e);

@@ -15,6 +15,7 @@
 #include <getopt.h>
 #include <signal.h>
 #include <stdio.h>
+#include <stdio_ext.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
@@ -44,7 +45,8 @@ static const char usage_text[] =
     "\n"
     "exit codes: 0 ok, 1 COMMAND failed (or could not start), 2 bad usage,\n"
     "4 cannot write FILE, 6 not permitted (not root), 7 no BTF, 8 a\n"
-    "tracepoint is missing, 9 the kernel is locked down against BPF\n";
+    "tracepoint or BPF helper is missing (Linux 5.17 or later is needed),\n"
+    "9 the kernel is locked down against BPF\n";
 
 static volatile sig_atomic_t stop;
 static void on_signal(int sig) {
@@ -347,6 +349,9 @@ int rec_main(int argc, char **argv) {
    * poll, so that a live reader and a collector killed lose little). */
   if (!r.json)
     setvbuf(r.out, NULL, _IOFBF, 1 << 20);
+  /* One thread writes it: no lock taken per record (a fwrite per record
+   * is the collector's work per event). */
+  __fsetlocking(r.out, FSETLOCKING_BYCALLER);
   signal(SIGINT, on_signal);
   signal(SIGTERM, on_signal);
   signal(SIGPIPE, SIG_IGN);

@@ -26,6 +26,16 @@ tests_analyze_check_analyze_LDADD = analyze/libanalyze-core.la $(CHECK_LIBS) $(Y
 # Some suites run the command on what they wrote: build it first.
 EXTRA_tests_analyze_check_analyze_DEPENDENCIES = tools/ipcstamp$(EXEEXT)
 
+# The one metering decoder (proto/meter.h) as the parent and the analysis
+# each use it: one table of meterings, read by both.
+check_PROGRAMS += tests/analyze/check_meter_same
+TESTS += tests/analyze/check_meter_same
+tests_analyze_check_meter_same_SOURCES = tests/analyze/check_meter_same.c
+tests_analyze_check_meter_same_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS) $(YAJL_CFLAGS)
+tests_analyze_check_meter_same_LDADD = analyze/libanalyze-core.la \
+	parent/libipcstamp-parent.la $(CHECK_LIBS) $(YAJL_LIBS) $(ZLIB_LIBS) \
+	-lm -lpthread
+
 # The attribution itself: the formula and the stages, from hand-worked
 # deliveries.
 check_PROGRAMS += tests/analyze/check_attribution

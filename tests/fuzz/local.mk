@@ -59,8 +59,9 @@ tests_fuzz_fuzz_otel_causes_LDFLAGS = $(AM_LDFLAGS) -fsanitize=fuzzer
 tests_fuzz_fuzz_otel_causes_LDADD = $(YAJL_LIBS) $(ZLIB_LIBS)
 FUZZ_TARGETS += tests/fuzz/fuzz_metering_fast
 tests_fuzz_fuzz_metering_fast_SOURCES = tests/fuzz/fuzz_metering_fast.c tests/fuzz/fuzz.h \
-	parent/metering.c parent/metering_fast.c parent/json.c parent/marks_check.c
-tests_fuzz_fuzz_metering_fast_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/parent
+	tests/fuzz/meter_same.h \
+	$(METER_SOURCES)
+tests_fuzz_fuzz_metering_fast_CPPFLAGS = $(AM_CPPFLAGS)
 tests_fuzz_fuzz_metering_fast_CFLAGS = $(AM_CFLAGS) $(YAJL_CFLAGS)
 tests_fuzz_fuzz_metering_fast_LDFLAGS = $(AM_LDFLAGS) -fsanitize=fuzzer
 tests_fuzz_fuzz_metering_fast_LDADD = proto/libipcstamp-proto.la $(YAJL_LIBS)

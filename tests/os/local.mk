@@ -8,8 +8,9 @@ EXTRA_DIST += tests/os/record.test tests/os/swingset.test tests/os/os_check.py \
 	tests/os/commands.test
 
 # make bench-os: what ipcstamp record costs `ipcstamp run` (BENCHMARKS.md),
-# under the bench lock so that no two benchmarks run at once.
-EXTRA_DIST += tests/os/os-cost.sh
+# under the bench lock so that no two benchmarks run at once; os-progs.sh,
+# each BPF program's own time in a recorded run.
+EXTRA_DIST += tests/os/os-cost.sh tests/os/os-progs.sh
 PHONY_TARGETS += bench-os
 bench-os: all $(BENCH_TOOLS)
 	flock /tmp/ipcstamp-bench.lock sh $(srcdir)/tests/os/os-cost.sh

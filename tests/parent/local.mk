@@ -19,12 +19,12 @@ tests_parent_check_parent_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS) $(UV_CFLAGS) $(Y
 tests_parent_check_parent_LDADD = parent/libipcstamp-parent.la proto/libipcstamp-proto.la \
 	$(CHECK_LIBS) $(UV_LIBS) $(YAJL_LIBS)
 
-# The parent's metering matcher against its general reader, built from the
-# parent's own sources (their internals are not exported).
+# The metering decoder's fast path against its general reader, built from the
+# decoder's own sources (their internals are not exported).
 check_PROGRAMS += tests/parent/check_metering_fast
 TESTS += tests/parent/check_metering_fast
 tests_parent_check_metering_fast_SOURCES = tests/parent/check_metering_fast.c \
-	parent/metering.c parent/metering_fast.c parent/json.c parent/marks_check.c
+	tests/fuzz/meter_same.h parent/json.c $(METER_SOURCES)
 tests_parent_check_metering_fast_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/parent
 tests_parent_check_metering_fast_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS) $(YAJL_CFLAGS)
 tests_parent_check_metering_fast_LDADD = proto/libipcstamp-proto.la $(CHECK_LIBS) $(YAJL_LIBS)

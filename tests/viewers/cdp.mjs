@@ -38,19 +38,24 @@ export async function launch(chromium = process.env.CHROMIUM || 'chromium') {
     }
   })
   const exited = new Promise(r => child.on('exit', code => r(code)))
+  // A browser that stops answering ends the test: each request has
+  // ANSWER_MS to be answered, counted from when it was sent (not from the
+  // launch), so that a long session on a loaded machine is not cut short.
+  const ANSWER_MS = 300000
   function raw(method, params = {}, sessionId) {
     const m = {id: ++id, method, params}
     if (sessionId) m.sessionId = sessionId
     return new Promise((resolve, reject) => {
-      waiting.set(m.id, {resolve, reject, method})
+      const timer = setTimeout(() => {
+        console.error(`chromium: no answer to ${method} in ${ANSWER_MS / 1000} s\n` + stderr)
+        child.kill('SIGKILL')
+        process.exit(1)
+      }, ANSWER_MS)
+      const done = f => v => { clearTimeout(timer); f(v) }
+      waiting.set(m.id, {resolve: done(resolve), reject: done(reject), method})
       out.write(JSON.stringify(m) + '\0')
     })
   }
-  const timer = setTimeout(() => {
-    console.error('chromium: no answer in 60 s\n' + stderr)
-    child.kill('SIGKILL')
-    process.exit(1)
-  }, 60000)
   const {targetInfos} = await raw('Target.getTargets')
   const page = targetInfos.find(t => t.type === 'page')
   if (!page) throw new Error('chromium opened no page')
@@ -77,7 +82,6 @@ export async function launch(chromium = process.env.CHROMIUM || 'chromium') {
         .map(e => e.params.exceptionDetails.exception?.description ?? e.params.exceptionDetails.text)
     },
     async close() {
-      clearTimeout(timer)
       try { await raw('Browser.close') } catch { child.kill() }
       await exited
       fs.rmSync(profile, {recursive: true, force: true})
@@ -86,3 +90,17 @@ export async function launch(chromium = process.env.CHROMIUM || 'chromium') {
 }
 
 export const sleep = ms => new Promise(r => setTimeout(r, ms))
+
+// Asks poll() every stepMs until it gives a truthy value; gives it, or the
+// last value after WAIT_MS.  A page that loads slowly on a loaded machine
+// is waited for: the bound only ends a page that never gets there.
+export const WAIT_MS = 300000
+export async function until(poll, stepMs = 50) {
+  const end = Date.now() + WAIT_MS
+  let v
+  do {
+    await sleep(stepMs)
+    v = await poll()
+  } while (!v && Date.now() < end)
+  return v
+}

@@ -15,7 +15,7 @@
 // not cut, and every cut row is longer than it); every span and mark of
 // the rows is drawn.  Exit 0, or 1 with the reasons.
 import fs from 'node:fs'
-import {launch, sleep} from './cdp.mjs'
+import {launch, until} from './cdp.mjs'
 
 const [pagePath, reportPath, methodsPath, shotPath] = process.argv.slice(2)
 const problems = []
@@ -30,13 +30,9 @@ const ev = e => b.evaluate(e)
 try {
   await b.send('Emulation.setDeviceMetricsOverride', {width: 1280, height: 1600, deviceScaleFactor: 1, mobile: false})
   await b.send('Page.navigate', {url: `file://${pagePath}`})
-  let status = 'loading'
   // Asked until the page has run its script (an evaluation during the
   // navigation itself may find no document yet).
-  for (let i = 0; i < 200 && status === 'loading'; i++) {
-    await sleep(50)
-    status = await ev('document.body.dataset.status').catch(() => 'loading')
-  }
+  const status = await until(() => ev('document.body.dataset.status').catch(() => undefined)) ?? 'loading'
   if (status !== 'ok') throw new Error(`the page's script: ${status}`)
   const data = () => ev('Object.assign({}, document.body.dataset)')
 

@@ -15,7 +15,7 @@ import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import {fileURLToPath} from 'node:url'
-import {launch, sleep} from './cdp.mjs'
+import {launch, until} from './cdp.mjs'
 
 const here = path.dirname(fileURLToPath(import.meta.url))
 const page = path.join(process.env.SPEEDSCOPE_DIR || path.join(here, 'node_modules/speedscope'),
@@ -90,11 +90,10 @@ const b = await launch()
 let exported = null
 try {
   await b.send('Page.navigate', {url: `file://${page}#localProfilePath=${loader}`})
-  for (let i = 0; i < 200 && !exported; i++) {
-    await sleep(100)
+  exported = await until(async () => {
     await b.evaluate(`window.dispatchEvent(new KeyboardEvent('keydown', {key: 's', ctrlKey: true})), 0`)
-    exported = await b.evaluate('window.__ipcstampExport || null')
-  }
+    return b.evaluate('window.__ipcstampExport || null')
+  }, 100)
 } finally {
   var warnings = b.messages('warning'), errors = b.messages('error').concat(b.exceptions())
   await b.close()

@@ -1,11 +1,12 @@
 /* decimal.h — decimal text to integers, fast: the digits of stamps and
- * counts in every line of a slogfile.  Internal to the analysis; included
- * by the fast path (slog_fast.c) and the general reader (json_skip.c), so
- * that both read a number the same way, with the same limits.  The digits
+ * counts in every line of a slogfile and of every metering.  Internal
+ * (header only, not installed); included by the fast paths (proto/match.h)
+ * and the general readers (ips__dec_to_ns below), so that all read a
+ * number the same way, with the same limits.  The digits
  * themselves are proto/digits.h's, the parent's too.
  */
-#ifndef IPCSTAMP_ANALYZE_DECIMAL_H
-#define IPCSTAMP_ANALYZE_DECIMAL_H
+#ifndef IPCSTAMP_PROTO_DECIMAL_H
+#define IPCSTAMP_PROTO_DECIMAL_H
 
 #include <stddef.h>
 #include <stdint.h>
@@ -142,6 +143,14 @@ static inline size_t ips__decimal(const char *s, size_t i, size_t n,
     return e;
 #endif
   return ips__decimal_any(s, i, n, ns);
+}
+
+/* The general readers' numbers (yajl's text of them) read as the fast
+ * paths read them: decimal JSON number text into nanoseconds (value *
+ * 1e9).  Returns 0, or -1 when it is not one: exponents never appear in
+ * stamps, so they are refused, not guessed. */
+static inline int ips__dec_to_ns(const char *s, size_t n, int64_t *out) {
+  return ips__decimal(s, 0, n, out) == n ? 0 : -1;
 }
 
 #endif
