@@ -10,6 +10,7 @@ in it.  Prints the major faults the kernel counted for it meanwhile
 import mmap
 import os
 import sys
+import time
 
 
 def maj_flt():
@@ -28,9 +29,16 @@ fd = os.open(sys.argv[1], os.O_RDONLY)
 os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_DONTNEED)
 m = mmap.mmap(fd, 0, prot=mmap.PROT_READ)
 m.madvise(mmap.MADV_RANDOM)
+# A wait carries the count read when the thread leaves its CPU, so a
+# sleep before `before` is read and one after `after` is read frame the
+# faults whatever else happens: the first wait's count is at most before,
+# the last's at least after (a pipe read of bytes already there does not
+# sleep, so it cannot be that wait).
+time.sleep(0.01)
 before = maj_flt()
 s = sum(m[off] for off in range(0, len(m), 16 * 4096))
 after = maj_flt()
-os.write(w, b"3:end,")  # a last wait after the faults: their count shows
+time.sleep(0.01)
+os.write(w, b"3:end,")
 os.read(r, 6)
 print(after - before)
