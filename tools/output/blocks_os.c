@@ -133,37 +133,49 @@ static const char *worst_where(const blocks_os_block_t *c, char *buf,
   return buf;
 }
 
-void blocks_os_json(const blocks_os_t *o, yajl_gen g) {
-  const blocks_os_block_t *c = &o->cur;
+ips_os_time_t blocks_os_between(const blocks_os_block_t *c) {
   ips_os_time_t all = c->inside;
+  ips_os_time_add(&all, &c->commit);
+  return all;
+}
+
+/* The worst gap's object: where, and its largest part. */
+static void worst_json(yajl_gen g, const char *key,
+                       const blocks_os_block_t *c) {
   char sc[24], where[64];
   int64_t ns;
   const char *cause = ips_os_time_cause(&c->worst, &ns, sc);
-  ips_os_time_add(&all, &c->commit);
+  out_str(g, key);
+  yajl_gen_map_open(g);
+  out_kv(g, "where", worst_where(c, where, sizeof where));
+  if (c->worst_line > 0)
+    out_int(g, "before_line", c->worst_line);
+  out_int(g, "ns", c->worst_ns);
+  out_kv(g, "cause", cause ? cause : "");
+  out_kv(g, "syscall", sc);
+  out_int(g, "cause_ns", ns);
+  yajl_gen_map_close(g);
+}
+
+/* The JSON writers of BLOCKS_OS_FIELDS' types. */
+#define OS_JSON_INT(g, key, v) out_int(g, key, (long long)(v))
+#define OS_JSON_BOOL(g, key, v) (out_str(g, key), yajl_gen_bool(g, v))
+#define OS_JSON_OSTIME(g, key, v)                                             \
+  do {                                                                        \
+    ips_os_time_t t_ = (v);                                                   \
+    os_time_json(g, key, &t_);                                                \
+  } while (0)
+#define OS_JSON_GAP(g, key, v) worst_json(g, key, v)
+
+void blocks_os_json(const blocks_os_t *o, yajl_gen g) {
+  const blocks_os_block_t *c = &o->cur;
   out_str(g, "os");
   yajl_gen_map_open(g);
-  out_int(g, "kernel_pid", c->kernel_pid);
-  out_int(g, "between_ns", c->between_ns);
-  out_int(g, "commit_ns", c->commit_ns);
-  if (c->overflow) {
-    out_str(g, "not_joined");
-    yajl_gen_bool(g, 1);
-  }
-  os_time_json(g, "between", &all);
-  os_time_json(g, "between_deliveries", &c->inside);
-  os_time_json(g, "commit", &c->commit);
-  if (c->worst_ns) {
-    out_str(g, "worst_gap");
-    yajl_gen_map_open(g);
-    out_kv(g, "where", worst_where(c, where, sizeof where));
-    if (c->worst_line > 0)
-      out_int(g, "before_line", c->worst_line);
-    out_int(g, "ns", c->worst_ns);
-    out_kv(g, "cause", cause ? cause : "");
-    out_kv(g, "syscall", sc);
-    out_int(g, "cause_ns", ns);
-    yajl_gen_map_close(g);
-  }
+#define OS_FIELD(name, type, unit, when, value, meaning) \
+  if (when)                                             \
+    OS_JSON_##type(g, #name, value);
+  BLOCKS_OS_FIELDS(OS_FIELD)
+#undef OS_FIELD
   yajl_gen_map_close(g);
 }
 
