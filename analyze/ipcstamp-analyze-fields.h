@@ -260,6 +260,25 @@
   X(errors, "count", (t)->n_error, "error results")                           \
   X(local, "count", (t)->n_local, "ok results without metering (local vats)")
 
+/* The fields of a skipped line or delivery (ips_skip_t), listed once:
+ * what `report` and the other commands say of each skip on stderr and
+ * the page (--format html) marks it with, in this order:
+ *
+ *     X(name, type, unit, value, meaning)
+ *
+ * value an expression of s (a const ips_skip_t *); type INT or STR.  The
+ * reasons themselves are IPS_SKIP_MAP's.  tests/tools/fields.test holds
+ * docs/report.md's table, stderr and the page to it. */
+#define IPS_SKIP_FIELDS(X)                                                    \
+  X(line, INT, "line", (long long)(s)->line,                                   \
+    "the line of the input (a delivery: its deliver record's)")                \
+  X(reason, STR, "", ips_skip_name((s)->reason),                               \
+    "the reason's stable name (NOT_JSON, ORPHAN, ...: the summary's keys)")    \
+  X(message, STR, "", ips_skip_message((s)->reason),                           \
+    "the reason in words")                                                     \
+  X(detail, STR, "", (s)->detail,                                              \
+    "what exactly was wrong, where known (else empty)")
+
 /* The fields of a block (ips_block_t, ipcstamp-analyze-blocks.h), listed
  * once as the delivery's are: `blocks`' JSON rows and CSV are written
  * from this list, its summary's parts and its page's bars take the

@@ -15,6 +15,7 @@ tools_ipcstamp_SOURCES = \
 	tools/main.c \
 	tools/input/options.c \
 	tools/input/read.c \
+	tools/output/skip.c \
 	tools/outfile.c \
 	tools/input/rings.c \
 	tools/input/os_file.c \
@@ -85,6 +86,7 @@ tools_ipcstamp_otel_SOURCES = \
 	tools/otel/main.c \
 	tools/input/options.c \
 	tools/input/read.c \
+	tools/output/skip.c \
 	tools/input/os_file.c \
 	tools/outfile.c \
 	tools/input/rings.c \

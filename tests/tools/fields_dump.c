@@ -8,7 +8,9 @@
  * (then IPS_OS_FIELDS's, the same way)
  * in: the formats, "json,csv,trace,old,os"; when: the condition's source text
  * ("1": always there); text and otel: "-" for NULL.  Then the sums of a
- * set of deliveries (IPS_TOTALS_FIELDS), as "totals  name  unit  meaning".
+ * set of deliveries (IPS_TOTALS_FIELDS), as "totals  name  unit  meaning",
+ * a skip's (IPS_SKIP_FIELDS) as "skip  name  type  unit  meaning", and the
+ * skips' reasons (IPS_SKIP_MAP) as "reason  NAME  message".
  *
  * fields_dump blocks: the fields of a block (IPS_BLOCK_FIELDS), for
  * tests/tools/blocks_fields.test, as
@@ -89,5 +91,12 @@ int main(int argc, char **argv) {
   printf("totals\t%s\t%s\t%s\n", #name, unit, meaning);
   IPS_TOTALS_FIELDS(DUMP_TOTAL)
 #undef DUMP_TOTAL
+#define DUMP_SKIP(name, type, unit, value, meaning) \
+  printf("skip\t%s\t%s\t%s\t%s\n", #name, #type, unit, meaning);
+  IPS_SKIP_FIELDS(DUMP_SKIP)
+#undef DUMP_SKIP
+#define DUMP_REASON(name, msg) printf("reason\t%s\t%s\n", #name, msg);
+  IPS_SKIP_MAP(DUMP_REASON)
+#undef DUMP_REASON
   return ferror(stdout) ? 1 : 0;
 }

@@ -36,6 +36,17 @@ yajl_gen out_gen(void);
  * character. */
 void out_copy_cut(char *dst, size_t n, const char *s);
 
+/* ---- a skip (skip.c), from its fields' list (IPS_SKIP_FIELDS) -------- */
+
+/* "prog: path:line: message: detail (skipped)" on f: what every command
+ * says of each skip. */
+void out_skip_text(FILE *f, const char *prog, const char *path,
+                   const ips_skip_t *s);
+/* The list's names, as a JSON array; a skip's values, in that order (into
+ * the caller's array). */
+void out_skip_names(yajl_gen g);
+void out_skip_values(yajl_gen g, const ips_skip_t *s);
+
 /* ---- report (report.c) ----------------------------------------------- */
 
 enum { REPORT_TEXT, REPORT_JSON, REPORT_CSV, REPORT_HTML };
