@@ -62,6 +62,7 @@ analyze_libanalyze_core_la_SOURCES = \
 	analyze/ring_join.c \
 	analyze/os_between.c \
 	analyze/ring_dir.c \
+	analyze/live.c \
 	analyze/ring_files.c \
 	analyze/ring_source.c \
 	analyze/os.h \
