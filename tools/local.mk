@@ -98,7 +98,6 @@ tools_ipcstamp_otel_SOURCES = \
 	tools/otel/names.c \
 	tools/otel/config.c \
 	tools/otel/send.c \
-	tools/otel/causes.c \
 	tools/otel/metrics.c
 tools_ipcstamp_otel_LDADD = analyze/libipcstamp-analyze.la \
 	proto/libipcstamp-proto.la $(CURL_LIBS) \

@@ -58,7 +58,7 @@ check_PROGRAMS += tests/tools/check_otel
 TESTS += tests/tools/check_otel
 tests_tools_check_otel_SOURCES = tests/tools/check_otel.c \
 	tools/otel/ids.c tools/otel/otlp_json.c tools/otel/names.c tools/otel/config.c \
-	tools/otel/causes.c tools/otel/metrics.c
+	tools/otel/metrics.c
 tests_tools_check_otel_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/analyze -I$(top_srcdir)/tools
 tests_tools_check_otel_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS) $(YAJL_CFLAGS) $(ZLIB_CFLAGS)
 tests_tools_check_otel_LDADD = analyze/libanalyze-core.la $(CHECK_LIBS) $(YAJL_LIBS) $(ZLIB_LIBS) -lm -lpthread

@@ -212,6 +212,8 @@ int cli_analyze(cli_input_t *in, ips_analysis_t **out) {
     rc = ips_analysis_on_block(*out, in->on_block, in->an.arg);
   if (rc == 0 && in->worker_rings)
     rc = ips_analysis_worker_rings(*out, in->worker_rings);
+  if (rc == 0 && in->keep_causes)
+    rc = ips_analysis_keep_causes(*out);
   if (rc < 0) {
     fprintf(stderr, "%s: %s\n", in->prog, ips_strerror(rc));
     return CLI_EXIT_IO;
