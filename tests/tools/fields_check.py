@@ -86,16 +86,10 @@ def check_docs(fields, path):
             fail("%s: row %d of the table of fields is\n  %s\nthe list says\n"
                  "  %s" % (path, i + 1, got, exp))
             break
-    check_totals_docs(text, path)
-    m = re.search(r"^## The fields of a skip\n(.*?)(?=^## )", text,
-                  re.S | re.M)
-    if not m:
-        return fail("%s: no section '## The fields of a skip'" % path)
-    rows = [r for r in m.group(1).splitlines() if r.startswith("| `")]
-    want = ["| `%s` | %s | %s | %s |" % tuple(t) for t in SKIP]
-    if rows != want:
-        fail("%s: the table of a skip's fields is\n  %s\nthe list says\n  %s"
-             % (path, "\n  ".join(rows), "\n  ".join(want)))
+    check_table(text, path, "The sums of a summary",
+                ["| `%s` | %s | %s |" % tuple(t) for t in TOTALS])
+    check_table(text, path, "The fields of a skip",
+                ["| `%s` | %s | %s | %s |" % tuple(t) for t in SKIP])
 
 
 SKIP_LINE = re.compile(r"^[^:]+: .*:(\d+): (.*?) \(skipped\)$")
@@ -144,16 +138,23 @@ def check_skips(spath, hpath, jpath):
     print("skips %d" % len(said))
 
 
-def check_totals_docs(text, path):
-    m = re.search(r"^## The sums of a summary\n(.*?)(?=^## )", text,
+def check_table(text, path, title, want):
+    """The rows of the table under '## title' are want, in order."""
+    m = re.search(r"^## %s\n(.*?)(?=^## )" % re.escape(title), text,
                   re.S | re.M)
     if not m:
-        return fail("%s: no section '## The sums of a summary'" % path)
+        return fail("%s: no section '## %s'" % (path, title))
     rows = [r for r in m.group(1).splitlines() if r.startswith("| `")]
-    want = ["| `%s` | %s | %s |" % tuple(t) for t in TOTALS]
     if rows != want:
-        fail("%s: the table of sums is\n  %s\nthe list says\n  %s" % (
-            path, "\n  ".join(rows), "\n  ".join(want)))
+        fail("%s: the table under '%s' is\n  %s\nthe list says\n  %s" % (
+            path, title, "\n  ".join(rows), "\n  ".join(want)))
+
+
+def done():
+    """main's end: the first errors said, and the exit code."""
+    for e in errors[:20]:
+        print(e)
+    return 1 if errors else 0
 
 
 def check_schema(fields, path):
@@ -361,9 +362,7 @@ def main(argv):
     else:
         print(__doc__, file=sys.stderr)
         return 2
-    for e in errors[:20]:
-        print(e)
-    return 1 if errors else 0
+    return done()
 
 
 if __name__ == "__main__":
