@@ -31,12 +31,8 @@ int blocks_value(const ips_block_t *b, int i, int64_t *v) {
   }
 }
 
-int blocks_part_name(int i, const char **s) {
-  *s = blocks_fields[i].name;
-  return (int)strlen(*s) - 3;
-}
-
-int blocks_part(const blocks_out_t *o, int i, int64_t v[BLK_FIGURES]) {
+int blocks_part(const blocks_out_t *o, size_t i, int64_t v[BLK_FIGURES],
+                const char **name) {
   static const double pct[] = {50, 90, 99};
   int j;
   if (!o->h[i] || !o->h[i]->count)
@@ -45,7 +41,8 @@ int blocks_part(const blocks_out_t *o, int i, int64_t v[BLK_FIGURES]) {
     v[j] = ips_hist_percentile(o->h[i], pct[j]);
   v[3] = o->h[i]->max;
   v[4] = o->sum[i];
-  return 1;
+  *name = blocks_fields[i].name;
+  return (int)strlen(*name) - 3; /* less "_ns" */
 }
 
 int blocks_out_init(blocks_out_t *o, size_t top) {
@@ -323,10 +320,9 @@ void blocks_summary_text(blocks_out_t *o) {
           "p99", "max", "total", "share");
   for (i = 0; i < BLK_NFIELDS; i++) {
     const char *name;
-    int len;
-    if (!blocks_part(o, (int)i, v))
+    int len = blocks_part(o, i, v, &name);
+    if (!len)
       continue;
-    len = blocks_part_name((int)i, &name);
     fprintf(f, "%-12.*s", len, name);
     for (j = 0; j < 4; j++)
       fprintf(f, " %11s", blocks_ms(x, v[j]));
@@ -361,10 +357,9 @@ void blocks_summary_json(blocks_out_t *o) {
   yajl_gen_map_open(g);
   for (i = 0; i < BLK_NFIELDS; i++) {
     const char *name;
-    int len;
-    if (!blocks_part(o, (int)i, v))
+    int len = blocks_part(o, i, v, &name);
+    if (!len)
       continue;
-    len = blocks_part_name((int)i, &name);
     yajl_gen_string(g, (const unsigned char *)name, (size_t)len);
     yajl_gen_map_open(g);
     out_int(g, "count", (long long)o->h[i]->count);

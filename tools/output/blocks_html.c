@@ -214,10 +214,9 @@ static void parts_table(FILE *f, blocks_out_t *o) {
   for (i = 0; i < BLK_NFIELDS; i++) {
     int64_t v[BLK_FIGURES];
     const char *name;
-    int len;
-    if (!blocks_part(o, (int)i, v))
+    int len = blocks_part(o, i, v, &name);
+    if (!len)
       continue;
-    len = blocks_part_name((int)i, &name);
     fprintf(f, "<tr><td class=\"l\">%.*s</td>", len, name);
     for (j = 0; j < BLK_FIGURES; j++)
       fprintf(f, "<td>%s</td>", blocks_ms(ms, v[j]));

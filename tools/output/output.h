@@ -221,8 +221,6 @@ extern const blocks_field_t blocks_fields[BLK_NFIELDS];
 enum { BLK_FIGURES = 5 }; /* p50, p90, p99, max, total */
 /* Field i's value in *v when it is an INT field b has: 1, else 0. */
 int blocks_value(const ips_block_t *b, int i, int64_t *v);
-/* Part i's name (its key less "_ns"): its length; *s its start. */
-int blocks_part_name(int i, const char **s);
 /* The former name of ips_block_deliveries, for callers not yet moved. */
 #define blocks_deliveries ips_block_deliveries
 
@@ -290,9 +288,11 @@ void blocks_out_free(blocks_out_t *o);
  * rest cut, never rounded up), in buf (IPS_US_BUF bytes).  Returns buf. */
 const char *blocks_ms(char *buf, int64_t ns);
 /* Part i's figures (field i, IPS_IN_PART) over the blocks: p50, p90,
- * p99, max and total, in ns.  Returns 0 when i is not a part or no block
- * had it (v unset). */
-int blocks_part(const blocks_out_t *o, int i, int64_t v[BLK_FIGURES]);
+ * p99, max and total, in ns, and its name in *name (its key less "_ns",
+ * not NUL-ended there).  Returns the name's length, or 0 when i is not a
+ * part or no block had it (v and *name unset). */
+int blocks_part(const blocks_out_t *o, size_t i, int64_t v[BLK_FIGURES],
+                const char **name);
 /* A block into the summary's figures (each block once, printed or not);
  * a sum that passes int64 is held at the bound and counted in
  * o->saturated. */
