@@ -1,8 +1,8 @@
 /* ipcstamp-analyze-causes.h — what a slogfile's deliver records say
  * besides the times: each delivery's kind and the deliveries that caused
- * it (analyze/causes.c; docs/otel.md, "Links"), as `ipcstamp otel` links
- * its spans.  Included by ipcstamp-analyze.h, whose types and conventions
- * it uses; include that one.
+ * it (analyze/causes.c; docs/otel.md, "Causes: span links"), as `ipcstamp
+ * otel` names and links its spans.  Included by ipcstamp-analyze.h, whose
+ * types and conventions it uses; include that one.
  */
 #ifndef IPCSTAMP_ANALYZE_CAUSES_H
 #define IPCSTAMP_ANALYZE_CAUSES_H
