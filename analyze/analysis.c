@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "attribute.h"
+#include "causes.h"
 #include "ring_meter.h"
 
 struct ips_source_s {
@@ -115,6 +116,7 @@ void ips_analysis_free(ips_analysis_t *a) {
   ips__attr_free(a);
   ips__ringm_free(a->ringm);
   ips__os_join_free(a->osj);
+  ips__causes_free(a->causes);
   free(a->slow);
   free(a->slow_sorted);
   free(a->slow_order);
@@ -134,6 +136,23 @@ size_t ips_analysis_worker_rings_errors(const ips_analysis_t *a,
                                         const char **first) {
   *first = "";
   return a->ringm ? ips__ringm_errors(a->ringm, first) : 0;
+}
+
+int ips_analysis_keep_causes(ips_analysis_t *a) {
+  if (!a || a->st.lines)
+    return IPS_EINVAL;
+  if (!a->causes && !(a->causes = ips__causes_new()))
+    return IPS_ENOMEM;
+  return 0;
+}
+
+int ips_analysis_causes(const ips_analysis_t *a, long line,
+                        ips_delivery_causes_t *out) {
+  return a->causes ? ips__causes_get(a->causes, line, out) : 0;
+}
+
+uint64_t ips_analysis_causes_forgotten(const ips_analysis_t *a) {
+  return a->causes ? ips__causes_forgotten(a->causes) : 0;
 }
 
 const ips_stats_t *ips_analysis_stats(const ips_analysis_t *a) {
@@ -157,6 +176,9 @@ long ips_analysis_read(ips_analysis_t *a, ips_source_t *s, size_t max_lines,
     long ln = ips__slog_ahead_lineno(s->in);
     n++;
     st->lines++;
+    /* The kinds and causes from the line itself, the same reader's. */
+    if (a->causes && ips__slog_ahead_take(s->in, ips__causes_take, a->causes))
+      ips__causes_line(a->causes, ln);
     if (it.flags & IPS__LINE_TOOLONG) {
       char d[64];
       snprintf(d, sizeof d, "%zu bytes", it.len);

@@ -76,6 +76,7 @@ struct ips_analysis_s {
   int read_err;                  /* the source failed: returned again */
   char read_msg[256];
   struct ips__os_join_s *osj;    /* ips_analysis_os(); NULL: none */
+  struct ips__causes_s *causes;  /* ips_analysis_keep_causes(); NULL: none */
 };
 
 /* One record of the given line.  Skips go to the callback and the stats. */

@@ -420,3 +420,11 @@ int ips_analysis_current_block(const ips_analysis_t *a, long long *height) {
   *height = b->b.height;
   return 1;
 }
+
+int64_t ips_block_deliveries(const ips_block_t *b) {
+  int64_t v = b->pipe;
+  ips_sum_add(&v, b->worker);
+  ips_sum_add(&v, b->kernel);
+  ips_sum_add(&v, b->unmatched);
+  return v;
+}

@@ -91,6 +91,10 @@ IPS_EXTERN void ips_analysis_blocks_dropped(const ips_analysis_t *a,
 IPS_EXTERN int ips_analysis_current_block(const ips_analysis_t *a,
                                           long long *height);
 
+/* The time of b's deliveries: pipe + worker + kernel + unmatched, held at
+ * the bound if that passes int64 (b->saturated then says a sum was). */
+IPS_EXTERN int64_t ips_block_deliveries(const ips_block_t *b);
+
 #ifdef __cplusplus
 }
 #endif

@@ -268,4 +268,145 @@
   X(errors, "count", (t)->n_error, "error results")                           \
   X(local, "count", (t)->n_local, "ok results without metering (local vats)")
 
+/* The fields of a skipped line or delivery (ips_skip_t), listed once:
+ * what `report` and the other commands say of each skip on stderr and
+ * the page (--format html) marks it with, in this order:
+ *
+ *     X(name, type, unit, value, meaning)
+ *
+ * value an expression of s (a const ips_skip_t *); type INT or STR.  The
+ * reasons themselves are IPS_SKIP_MAP's.  tests/tools/fields.test holds
+ * docs/report.md's table, stderr and the page to it. */
+#define IPS_SKIP_FIELDS(X)                                                    \
+  X(line, INT, "line", (long long)(s)->line,                                   \
+    "the line of the input (a delivery: its deliver record's)")                \
+  X(reason, STR, "", ips_skip_name((s)->reason),                               \
+    "the reason's stable name (NOT_JSON, ORPHAN, ...: the summary's keys)")    \
+  X(message, STR, "", ips_skip_message((s)->reason),                           \
+    "the reason in words")                                                     \
+  X(detail, STR, "", (s)->detail,                                              \
+    "what exactly was wrong, where known (else empty)")
+
+/* The fields of a block (ips_block_t, ipcstamp-analyze-blocks.h), listed
+ * once as the delivery's are: `blocks`' JSON rows and CSV are written
+ * from this list, its summary's parts and its page's bars take the
+ * fields marked for them, and tests/tools/blocks_fields.test holds the
+ * text table, docs/blocks.md's table and docs/blocks.schema.json to it.
+ * IPS_BLOCK_FIELDS(X) calls
+ *
+ *     X(obj, name, csv, type, unit, in, when, value, text, meaning)
+ *
+ * once per field, in the order of the JSON row's keys:
+ *
+ * - obj: the JSON object the key is in: row (the row itself), or the
+ *   name of a nested object (busiest, longest, snapshots_of), which is
+ *   there when one of its fields is.
+ * - name: the key in JSON (#name).
+ * - csv: the CSV column ("height"), or NULL: not in CSV.
+ * - type: INT, BOOL or STR.
+ * - unit: "ns", "s", "count", "line", or "".
+ * - in: IPS_IN_JSON, IPS_IN_PART (a part of the summary's percentiles,
+ *   named as the JSON key less "_ns"), IPS_IN_SPLIT (an addend of
+ *   swingset_ns: swingset = the sum of the SPLIT fields, exactly; the
+ *   page's bars), ORed.  CSV: where csv is not NULL.
+ * - when: an expression of b (a const ips_block_t *) true when the block
+ *   has the field: JSON leaves it out otherwise, CSV leaves its cell
+ *   empty (a BOOL's cell is then 0).
+ * - value: an expression of b, the field's value.
+ * - text: the text table's column (its header), "(word" when the row
+ *   says it after its columns where it is not 0 ("(unmatched 1.000)"),
+ *   a STR printed after the columns as itself (""), or NULL: not in the
+ *   text.
+ * - meaning: one line, as docs/blocks.md's table says it. */
+#define IPS_IN_PART 32u
+#define IPS_IN_SPLIT 64u
+#define IPS_BLOCK_FIELDS(X)                                                   \
+  X(row, height, "height", INT, "count", IPS_IN_JSON, !(b)->bootstrap,         \
+    (b)->height, "height", "blockHeight (the bootstrap block has none)")      \
+  X(row, bootstrap, "bootstrap", BOOL, "", IPS_IN_JSON, (b)->bootstrap, 1,     \
+    NULL, "the chain's bootstrap block (its first run; text: height boot)")   \
+  X(row, line, "line", INT, "line", IPS_IN_JSON, 1, (b)->line, NULL,           \
+    "the line of its begin-block (1-based)")                                   \
+  X(row, clock, "clock", STR, "", IPS_IN_JSON, 1, IPS_CLOCK_NAME((b)->clock),  \
+    NULL, "wall: the records' time; mono: their monotime")                     \
+  X(row, chain_time, "chain_time", INT, "s", IPS_IN_JSON, 1, (b)->chain_time,  \
+    NULL, "blockTime: the chain's time, whole seconds")                        \
+  X(row, chain_interval_s, "chain_interval_s", INT, "s", IPS_IN_JSON,          \
+    (b)->has_prev, (b)->chain_interval, NULL,                                  \
+    "blockTime minus the block before's")                                      \
+  X(row, block_ns, "block_ns", INT, "ns", IPS_IN_JSON | IPS_IN_PART,           \
+    (b)->has_prev, (b)->block_ns, "block",                                     \
+    "end-block-finish minus the block before's")                               \
+  X(row, lag_ns, "lag_ns", INT, "ns", IPS_IN_JSON | IPS_IN_PART,               \
+    !(b)->bootstrap, (b)->lag_ns, "lag",                                       \
+    "begin-block's time minus blockTime (wall clock; text: in s)")            \
+  X(row, cosmos_ns, "cosmos_ns", INT, "ns", IPS_IN_JSON, !(b)->bootstrap,      \
+    (b)->cosmos_ns, NULL, "begin-block to end-block-start")                    \
+  X(row, swingset_ns, "swingset_ns", INT, "ns", IPS_IN_JSON | IPS_IN_PART, 1,  \
+    (b)->swingset_ns, "swingset", "end-block-start to end-block-finish")      \
+  X(row, deliveries_ns, NULL, INT, "ns", IPS_IN_PART, 1,                       \
+    ips_block_deliveries(b), "deliveries",                                     \
+    "pipe + worker + kernel + unmatched: its deliveries' time")                \
+  X(row, pipe_ns, "pipe_ns", INT, "ns", IPS_IN_JSON | IPS_IN_PART | IPS_IN_SPLIT, \
+    1, (b)->pipe, "pipe", "its deliveries' pipe")                              \
+  X(row, worker_ns, "worker_ns", INT, "ns",                                    \
+    IPS_IN_JSON | IPS_IN_PART | IPS_IN_SPLIT, 1, (b)->worker, "worker",        \
+    "its deliveries' worker")                                                  \
+  X(row, kernel_ns, "kernel_ns", INT, "ns",                                    \
+    IPS_IN_JSON | IPS_IN_PART | IPS_IN_SPLIT, 1, (b)->kernel, "kernel",        \
+    "its deliveries' kernel")                                                  \
+  X(row, unmatched_ns, "unmatched_ns", INT, "ns",                              \
+    IPS_IN_JSON | IPS_IN_PART | IPS_IN_SPLIT, 1, (b)->unmatched, "(unmatched", \
+    "its deliveries' unmatched time")                                          \
+  X(row, snap_save_ns, "snap_save_ns", INT, "ns",                              \
+    IPS_IN_JSON | IPS_IN_PART | IPS_IN_SPLIT, 1, (b)->snap_save, "snap save",  \
+    "heap snapshots saved")                                                    \
+  X(row, snap_load_ns, "snap_load_ns", INT, "ns",                              \
+    IPS_IN_JSON | IPS_IN_PART | IPS_IN_SPLIT, 1, (b)->snap_load, "snap load",  \
+    "heap snapshots loaded")                                                   \
+  X(row, kernel_own_ns, "kernel_own_ns", INT, "ns",                            \
+    IPS_IN_JSON | IPS_IN_PART | IPS_IN_SPLIT, 1, (b)->kernel_own,              \
+    "kernel own", "the rest: the kernel outside deliveries and snapshots")    \
+  X(row, saves, "saves", INT, "count", IPS_IN_JSON, 1,                         \
+    (long long)(b)->n_save, NULL, "heap snapshot saves")                       \
+  X(row, loads, "loads", INT, "count", IPS_IN_JSON, 1,                         \
+    (long long)(b)->n_load, NULL, "heap snapshot loads")                       \
+  X(row, compress_ns, "compress_ns", INT, "ns", IPS_IN_JSON, 1,                \
+    (b)->compress_ns, NULL, "of the saves: compressing (SwingSet's figure)")  \
+  X(row, db_save_ns, "db_save_ns", INT, "ns", IPS_IN_JSON, 1, (b)->dbsave_ns,  \
+    NULL, "of the saves: the database (SwingSet's figure)")                    \
+  X(row, commit_ns, "commit_ns", INT, "ns", IPS_IN_JSON | IPS_IN_PART,         \
+    (b)->has_commit, (b)->commit_ns, "commit",                                 \
+    "commit-block-start to -finish (after swingset)")                          \
+  X(row, deliveries, "deliveries", INT, "count", IPS_IN_JSON, 1,               \
+    (long long)(b)->n_deliveries, "dlv", "its attributed deliveries")          \
+  X(row, not_attributed, "not_attributed", INT, "count", IPS_IN_JSON, 1,       \
+    (long long)(b)->n_skipped, "(not attributed",                              \
+    "its deliveries not attributed (their time: in kernel_own_ns)")            \
+  X(row, computrons, "computrons", INT, "count", IPS_IN_JSON, 1,               \
+    (b)->computrons, "computrons", "its deliveries' compute")                  \
+  X(busiest, vat, "busiest_vat", STR, "", IPS_IN_JSON, *(b)->busy_vat,         \
+    (b)->busy_vat, "", "the vat whose deliveries took longest")                \
+  X(busiest, deliveries, NULL, INT, "count", IPS_IN_JSON, *(b)->busy_vat,      \
+    (long long)(b)->busy_n, NULL, "its deliveries in the block")               \
+  X(busiest, total_ns, "busiest_ns", INT, "ns", IPS_IN_JSON, *(b)->busy_vat,   \
+    (b)->busy_ns, NULL, "their time")                                          \
+  X(longest, vat, "longest_vat", STR, "", IPS_IN_JSON, *(b)->dom_vat,          \
+    (b)->dom_vat, "", "the longest delivery's vat")                            \
+  X(longest, crank, NULL, INT, "count", IPS_IN_JSON,                           \
+    *(b)->dom_vat && (b)->dom_crank >= 0, (b)->dom_crank, NULL,                \
+    "its crankNum (a replayed delivery has none)")                             \
+  X(longest, delivery, "longest_delivery", INT, "count", IPS_IN_JSON,          \
+    *(b)->dom_vat, (b)->dom_dnum, "#", "its deliveryNum")                      \
+  X(longest, desc, "longest_desc", STR, "", IPS_IN_JSON, *(b)->dom_vat,        \
+    (b)->dom_desc, "", "what was delivered")                                   \
+  X(longest, total_ns, "longest_ns", INT, "ns", IPS_IN_JSON, *(b)->dom_vat,    \
+    (b)->dom_ns, NULL, "its total")                                            \
+  X(longest, line, NULL, INT, "line", IPS_IN_JSON, *(b)->dom_vat,              \
+    (b)->dom_line, NULL, "its deliver record's line")                          \
+  X(snapshots_of, vat, NULL, STR, "", IPS_IN_JSON, *(b)->snap_vat,             \
+    (b)->snap_vat, NULL, "the vat whose snapshots took longest")               \
+  X(snapshots_of, total_ns, NULL, INT, "ns", IPS_IN_JSON, *(b)->snap_vat,      \
+    (b)->snap_vat_ns, NULL, "their time (saves and loads)")
+
 #endif /* IPCSTAMP_ANALYZE_FIELDS_H */

@@ -184,6 +184,70 @@ IPS_EXTERN void ips_ring_printable(char *s);
 IPS_EXTERN int ips_ring_dir_clean(const char *dir, FILE *out, size_t *removed,
                                   size_t *kept, char *msg, size_t size);
 
+/* ------------------------------------------------------------------------
+ * A delivery as it runs, from its worker's own stamps (a worker's ring,
+ * without the parent's: `ipcstamp top`), and the latest finished ones
+ * (live.c).  The stamps alone cannot tell an upcall's pipe from the
+ * kernel's handling of it: their sum is the wait, Σ(rᵢ − uᵢ), and the
+ * worker is the formula's (docs/report.md, Formulas), (e − d) − the wait.
+ */
+
+/* What the worker's stamps say so far of its delivery in flight. */
+typedef struct ips_worker_live_s {
+  uint64_t delivery;    /* the delivery in flight (1 when its number is
+                           unknown); 0: none */
+  int64_t d_mono_ns;    /* its d */
+  int64_t seg_mono_ns;  /* the stamp that began the current segment */
+  char seg_kind;        /* 'd' or 'r': the worker computing; 'u': waiting
+                           for the reply to upcall */
+  uint32_t upcall;
+  int64_t wait_ns;      /* the upcalls' waits so far, Σ(rᵢ − uᵢ) */
+} ips_worker_live_t;
+
+/* One finished delivery.  pipe_ns is -1 when only the worker's stamps
+ * are known: then kernel_ns is its wait on upcall replies, which holds
+ * their pipe too. */
+typedef struct ips_live_done_s {
+  int64_t end_mono_ns;
+  int64_t total_ns, pipe_ns, worker_ns, kernel_ns;
+} ips_live_done_t;
+
+/* Feed one of the worker's stamps, in the order it took them: kind 'd'
+ * (its delivery number: delivery), 'u' (upcall), 'r', 'e'; others are
+ * ignored, and so are 'u', 'r' and 'e' with no delivery in flight.
+ * Differences and sums are held at the int64 bounds (a ring holds
+ * whatever its writer put there).  Returns 1 when kind 'e' ended a
+ * delivery, its split in *done (pipe_ns -1), else 0.  w starts zeroed. */
+IPS_EXTERN int ips_worker_live_stamp(ips_worker_live_t *w, char kind,
+                                     int64_t mono_ns, uint64_t delivery,
+                                     uint32_t upcall, ips_live_done_t *done);
+
+/* The latest finished deliveries of one process, a circle. */
+#define IPS_LIVE_HISTORY 4096
+typedef struct ips_live_history_s {
+  ips_live_done_t done[IPS_LIVE_HISTORY];
+  size_t ndone, next;
+  uint64_t finished;    /* deliveries finished, in all */
+} ips_live_history_t;
+
+/* Keep d, forgetting the oldest when the circle is full.  h starts
+ * zeroed. */
+IPS_EXTERN void ips_live_add(ips_live_history_t *h, const ips_live_done_t *d);
+
+/* The figures of the deliveries kept that ended in [now - window_ns,
+ * now] (window_ns > 0). */
+typedef struct ips_live_stats_s {
+  size_t n;
+  double per_s;                  /* n over the window */
+  int64_t p50_ns, p99_ns;        /* of their totals, nearest rank; -1 when
+                                    n is 0 */
+  int64_t pipe_ns, worker_ns, kernel_ns, total_ns; /* sums, held at the
+                                                      bound */
+  int have_pipe;                 /* pipe_ns is known for all of them */
+} ips_live_stats_t;
+IPS_EXTERN void ips_live_stats(const ips_live_history_t *h, int64_t now_ns,
+                               int64_t window_ns, ips_live_stats_t *s);
+
 #ifdef __cplusplus
 }
 #endif

@@ -561,6 +561,7 @@ IPS_EXTERN void ips_copy_cut(char *dst, size_t n, const char *s);
  * uses over the deliveries (the N slowest, sums by key, histograms), and the opening
  * of paths that someone else may have replaced. */
 #include "ipcstamp-analyze-blocks.h"
+#include "ipcstamp-analyze-causes.h"
 #include "ipcstamp-analyze-rings.h"
 #include "ipcstamp-analyze-fields.h"
 #include "ipcstamp-analyze-keepers.h"

@@ -62,6 +62,8 @@ analyze_libanalyze_core_la_SOURCES = \
 	analyze/ring_join.c \
 	analyze/os_between.c \
 	analyze/ring_dir.c \
+	analyze/live.c \
+	analyze/causes.c analyze/causes.h \
 	analyze/ring_files.c \
 	analyze/ring_source.c \
 	analyze/os.h \
@@ -80,6 +82,7 @@ analyze_libanalyze_core_la_LIBADD = proto/libipcstamp-proto.la \
 
 lib_LTLIBRARIES += analyze/libipcstamp-analyze.la
 include_HEADERS += analyze/ipcstamp-analyze.h analyze/ipcstamp-analyze-blocks.h \
+	analyze/ipcstamp-analyze-causes.h \
 	analyze/ipcstamp-analyze-rings.h analyze/ipcstamp-ring-read.h \
 	analyze/ipcstamp-analyze-os.h analyze/ipcstamp-analyze-fields.h \
 	analyze/ipcstamp-analyze-keepers.h analyze/ipcstamp-analyze-diff.h \

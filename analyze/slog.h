@@ -314,6 +314,14 @@ ips__slog_ahead_t *ips__slog_ahead_open(const char *path, size_t max_line,
                                         size_t errlen);
 int ips__slog_ahead_next(ips__slog_ahead_t *a, ips__slog_item_t *it,
                          char *err, size_t errlen);
+/* fn(arg, bytes, len) on the line ips__slog_ahead_next handed out last
+ * (not a TOOLONG one), under the guard of a mapped file (fn only reads
+ * the bytes, which are valid during the call).  Returns fn's result, or
+ * 0 when there is no such line or the file shrank (then the next call of
+ * ips__slog_ahead_next says so). */
+int ips__slog_ahead_take(ips__slog_ahead_t *a,
+                         int (*fn)(void *arg, const char *p, size_t len),
+                         void *arg);
 long ips__slog_ahead_lineno(const ips__slog_ahead_t *a);
 /* Following (follow != 0 at open; ips__slog_follow): next returns
  * IPS__SLOG_AGAIN at once when no line is ready yet, and this counts the

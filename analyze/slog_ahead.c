@@ -76,6 +76,8 @@ struct ips__slog_ahead {
   char ferr[256];          /* what the caller says then, on every call */
   size_t pos;              /* mapped: the caller's next line in cur */
   size_t map_done;         /* under the lock: the end of the last range */
+  const char *last;        /* the line handed out last (NULL: none), */
+  size_t last_len;         /* its length */
 };
 
 /* ---- reading -------------------------------------------------------- */
@@ -359,6 +361,8 @@ static int cut_here(ips__slog_ahead_t *a, ips__slog_item_t *it) {
     return -1;
   }
   a->pos = ips__slog_line_at(a->in, a->pos, b->to, &p, &it->len, &it->flags);
+  a->last = it->flags & IPS__LINE_TOOLONG ? NULL : p;
+  a->last_len = it->len;
   it->parsed = 1;
   if (!(it->flags & IPS__LINE_TOOLONG))
     it->parsed = ips__slog_parse(a->cparser, p, it->len, &it->rec, a->cerr,
@@ -381,6 +385,8 @@ static int hand_out(ips__slog_ahead_t *a, ips__slog_item_t *it) {
   __builtin_prefetch(l + 6);
   it->len = l->len;
   it->flags = l->flags;
+  a->last = l->flags & IPS__LINE_TOOLONG ? NULL : l->p;
+  a->last_len = l->len;
   if (b->state == BY_CALLER && !(l->flags & IPS__LINE_TOOLONG)) {
     if (parse_here(a, l, it) < 0)
       return -1;
@@ -395,6 +401,26 @@ static int hand_out(ips__slog_ahead_t *a, ips__slog_item_t *it) {
                                  : a->cerr;
   a->lineno++;
   return 1;
+}
+
+int ips__slog_ahead_take(ips__slog_ahead_t *a,
+                         int (*fn)(void *arg, const char *p, size_t len),
+                         void *arg) {
+  ips__guard_t g;
+  int r;
+  if (!a->last)
+    return 0;
+  if (!a->map)
+    return fn(arg, a->last, a->last_len);
+  /* Mapped: the file may shrink under the read, as under the parse. */
+  if (IPS__GUARD(&g, a->map, a->map_len)) {
+    ips__slog_shrank(a->in, g.at, a->ferr, sizeof a->ferr);
+    a->fault = 1;
+    return 0;
+  }
+  r = fn(arg, a->last, a->last_len);
+  ips__guard_leave(&g);
+  return r;
 }
 
 int ips__slog_ahead_next(ips__slog_ahead_t *a, ips__slog_item_t *it,

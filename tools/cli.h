@@ -190,6 +190,8 @@ typedef struct {
   /* Each block of a chain node (ips_analysis_on_block), with an.arg;
    * NULL for none. */
   ips_block_cb on_block;
+  /* Keep each delivery's kind and causes (ips_analysis_keep_causes). */
+  int keep_causes;
   /* Set by cli_analyze once the input is open: an output made from an
    * input that could not be opened replaces nothing (cli_output_close). */
   int opened;

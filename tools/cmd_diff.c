@@ -85,8 +85,7 @@ static void on_skip(void *arg, size_t node, const ips_skip_t *s) {
   const ips_diff_node_t *n = ips_diff_node(c->out.d, node);
   if (++c->skips[node] > 20)
     return;
-  fprintf(stderr, PROG ": %s:%ld: %s%s%s\n", n->path, s->line,
-          ips_skip_message(s->reason), *s->detail ? ": " : "", s->detail);
+  out_skip_text(stderr, PROG, n->path, s);
 }
 
 /* NAME=FILE, or FILE named by its last component.  Returns 0 or the

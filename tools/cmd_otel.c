@@ -334,13 +334,7 @@ oom:
 static int export_file(otel_cmd_t *c, cli_input_t *in) {
   in->an.on_delivery = otel_export_on_delivery;
   in->an.arg = c;
-  /* The kinds and causes: the same file read again, beside the analysis
-   * (not stdin, which cannot be: then the roots are named "deliver"). */
-  if (strcmp(in->path, "-") && (c->causes = otel_causes_new()) != NULL &&
-      otel_causes_open(c->causes, in->path) < 0) {
-    otel_causes_free(c->causes);
-    c->causes = NULL;
-  }
+  in->keep_causes = 1; /* the kinds and causes, for the spans' names and links */
   if (c->follow) {
     in->on_idle = otel_export_on_idle;
     in->idle_arg = c;
@@ -478,7 +472,6 @@ int cmd_otel(int argc, char **argv) {
   otel_target_free(&target);
   otel_attrs_free(&env_attrs);
   ips_ring_dir_close(c.rings);
-  otel_causes_free(c.causes);
   ips_analysis_free(c.a);
   return rc;
 }

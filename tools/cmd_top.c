@@ -89,14 +89,14 @@ static const char *role(unsigned r) {
  * the kernel's handling, and the scheduling of both), shown as WAIT. */
 static void row(FILE *f, const top_proc_t *p, int64_t now, int64_t interval_ns) {
   char a[32], b[32], c[32], d[32], e[32], w[32];
-  top_stats_t last, win;
+  ips_live_stats_t last, win;
   int worker_only;
   if (p->ring->error[0]) {
     fprintf(f, "%-8ld %s\n", p->ring->pid, p->ring->error);
     return;
   }
-  top_stats(p, now, interval_ns, &last);
-  top_stats(p, now, PERCENTILE_WINDOW_NS, &win);
+  ips_live_stats(&p->hist, now, interval_ns, &last);
+  ips_live_stats(&p->hist, now, PERCENTILE_WINDOW_NS, &win);
   worker_only = !last.have_pipe;
   fprintf(f, "%-8ld %-6s %-18.18s %-8.8s %-8s %8.1f %10s %10s %5s %6s %6s "
              "%5s %6llu\n",
@@ -163,7 +163,7 @@ static void render(FILE *f, const top_t *t, int64_t now, int64_t interval_ns,
     if (i == 0 || ips_ring_proc_run(o[i]->ring) != ips_ring_proc_run(o[i - 1]->ring))
       run_title(f, t, o, i, n);
     row(f, o[i], now, interval_ns);
-    if (o[i]->in_delivery) inflight++;
+    if (o[i]->live.delivery) inflight++;
     if (!o[i]->ring->error[0] && (!o[i]->ring->info.alive || o[i]->ring->gone))
       dead++;
   }
@@ -171,24 +171,24 @@ static void render(FILE *f, const top_t *t, int64_t now, int64_t interval_ns,
   for (i = 0; i < n; i++) {
     const top_proc_t *p = o[i];
     const char *what;
-    if (!p->in_delivery) continue;
-    what = p->seg_kind == 'u' ? "waiting for the reply" : "worker computing";
+    if (!p->live.delivery) continue;
+    what = p->live.seg_kind == 'u' ? "waiting for the reply" : "worker computing";
     if (p->ring->info.alive && !p->ring->gone) {
       fprintf(f, "  %ld %s #%llu: %s", p->ring->pid, p->ring->vat[0] ? p->ring->vat : "-",
-              (unsigned long long)p->in_delivery, what);
-      if (p->seg_kind == 'u') fprintf(f, " to upcall %u", p->upcall);
-      fprintf(f, " for %s %s (%s in all)\n", dur(a, sizeof a, top_sub(now, p->seg_mono_ns)),
-              p->seg_kind == 'r'   ? "since its last upcall reply"
-              : p->seg_kind == 'd' ? "since the delivery began"
+              (unsigned long long)p->live.delivery, what);
+      if (p->live.seg_kind == 'u') fprintf(f, " to upcall %u", p->live.upcall);
+      fprintf(f, " for %s %s (%s in all)\n", dur(a, sizeof a, top_sub(now, p->live.seg_mono_ns)),
+              p->live.seg_kind == 'r'   ? "since its last upcall reply"
+              : p->live.seg_kind == 'd' ? "since the delivery began"
                                    : "since the upcall",
-              dur(b, sizeof b, top_sub(now, p->d_mono_ns)));
+              dur(b, sizeof b, top_sub(now, p->live.d_mono_ns)));
     } else {
       fprintf(f, "  %ld %s #%llu: the process exited during this delivery "
                  "(%s%s, begun %s ago)\n",
               p->ring->pid, p->ring->vat[0] ? p->ring->vat : "-",
-              (unsigned long long)p->in_delivery, what,
+              (unsigned long long)p->live.delivery, what,
               p->ring->info.torn ? ", a torn event" : "",
-              dur(a, sizeof a, top_sub(now, p->d_mono_ns)));
+              dur(a, sizeof a, top_sub(now, p->live.d_mono_ns)));
     }
   }
   fprintf(f, "\nshares over the last interval; p50/p99 of the total over the "

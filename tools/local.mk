@@ -15,6 +15,7 @@ tools_ipcstamp_SOURCES = \
 	tools/main.c \
 	tools/input/options.c \
 	tools/input/read.c \
+	tools/output/skip.c \
 	tools/outfile.c \
 	tools/input/rings.c \
 	tools/input/os_file.c \
@@ -86,6 +87,7 @@ tools_ipcstamp_otel_SOURCES = \
 	tools/otel/main.c \
 	tools/input/options.c \
 	tools/input/read.c \
+	tools/output/skip.c \
 	tools/input/os_file.c \
 	tools/outfile.c \
 	tools/input/rings.c \
@@ -97,7 +99,6 @@ tools_ipcstamp_otel_SOURCES = \
 	tools/otel/names.c \
 	tools/otel/config.c \
 	tools/otel/send.c \
-	tools/otel/causes.c \
 	tools/otel/metrics.c
 tools_ipcstamp_otel_LDADD = analyze/libipcstamp-analyze.la \
 	proto/libipcstamp-proto.la $(CURL_LIBS) \

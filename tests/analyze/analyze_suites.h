@@ -15,5 +15,7 @@ Suite *marks_slog_suite(void);
 Suite *ring_meter_suite(void);
 Suite *groups_suite(void);
 Suite *diff_suite(void);
+Suite *live_suite(void);
+Suite *causes_suite(void);
 
 #endif

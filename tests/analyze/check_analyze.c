@@ -14,5 +14,7 @@ int main(void) {
   srunner_add_suite(sr, ring_meter_suite());
   srunner_add_suite(sr, groups_suite());
   srunner_add_suite(sr, diff_suite());
+  srunner_add_suite(sr, live_suite());
+  srunner_add_suite(sr, causes_suite());
   return tt_run(sr, "check_analyze");
 }

@@ -19,6 +19,8 @@ tests_analyze_check_analyze_SOURCES = \
 	tests/analyze/check_ring_meter.c \
 	tests/analyze/check_groups.c \
 	tests/analyze/check_diff.c \
+	tests/analyze/check_live.c \
+	tests/analyze/check_causes.c \
 	$(ANALYZE_TEST_UTIL)
 tests_analyze_check_analyze_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS) $(YAJL_CFLAGS) $(ZLIB_CFLAGS)
 tests_analyze_check_analyze_LDADD = analyze/libanalyze-core.la $(CHECK_LIBS) $(YAJL_LIBS) \

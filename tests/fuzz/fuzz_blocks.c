@@ -8,7 +8,9 @@
  * out must add up: its parts are its swingset time, exactly (wrapping
  * arithmetic, which hostile times may need, still adds up); and every
  * delivery's gap and snapshots are never negative and add up to D minus
- * the previous E. */
+ * the previous E.  The wall clock's run keeps the deliveries' kinds and
+ * causes too (analyze/causes.c, fed by the same reader): each delivery's
+ * are well formed, its causes earlier deliver records. */
 #include "config.h"
 
 #include <stdint.h>
@@ -34,10 +36,22 @@ static void on_block(void *arg, const ips_block_t *b) {
   CHECK(memchr(b->dom_desc, '\0', sizeof b->dom_desc) != NULL);
 }
 
+static ips_analysis_t *cur; /* the run's analysis */
+
 static void on_delivery(void *arg, const ips_delivery_t *d) {
+  ips_delivery_causes_t c;
+  size_t i;
   (void)arg;
   CHECK(d->snap_save_ns >= 0 && d->snap_load_ns >= 0);
   CHECK(!d->has_gap || d->gap_ns >= 0);
+  if (!ips_analysis_causes(cur, d->line, &c))
+    return;
+  CHECK(memchr(c.kind, '\0', sizeof c.kind) != NULL);
+  CHECK(c.n <= IPS_MAX_CAUSES);
+  for (i = 0; i < c.n; i++) {
+    CHECK(c.c[i].line > 0 && c.c[i].line < d->line);
+    CHECK(c.c[i].why == 's' || c.c[i].why == 'r');
+  }
 }
 
 static void run(int clock) {
@@ -53,6 +67,9 @@ static void run(int clock) {
     return;
   CHECK(ips_analysis_new(&a, &o) == 0);
   CHECK(ips_analysis_on_block(a, on_block, NULL) == 0);
+  cur = a;
+  if (clock == IPS_CLOCK_WALL)
+    CHECK(ips_analysis_keep_causes(a) == 0);
   while ((n = ips_analysis_read(a, src, 0, err, sizeof err)) > 0) {
   }
   ips_analysis_finish(a);

@@ -52,11 +52,11 @@ tests_fuzz_fuzz_otel_config_LDFLAGS = $(AM_LDFLAGS) -fsanitize=fuzzer
 tests_fuzz_fuzz_otel_config_LDADD = proto/libipcstamp-proto.la
 FUZZ_TARGETS += tests/fuzz/fuzz_otel_causes
 tests_fuzz_fuzz_otel_causes_SOURCES = tests/fuzz/fuzz_otel_causes.c tests/fuzz/fuzz.h \
-	tools/otel/causes.c
-tests_fuzz_fuzz_otel_causes_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/analyze -I$(top_srcdir)/tools/otel
-tests_fuzz_fuzz_otel_causes_CFLAGS = $(AM_CFLAGS) $(YAJL_CFLAGS) $(ZLIB_CFLAGS)
+	analyze/causes.c
+tests_fuzz_fuzz_otel_causes_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/analyze
+tests_fuzz_fuzz_otel_causes_CFLAGS = $(AM_CFLAGS) $(YAJL_CFLAGS)
 tests_fuzz_fuzz_otel_causes_LDFLAGS = $(AM_LDFLAGS) -fsanitize=fuzzer
-tests_fuzz_fuzz_otel_causes_LDADD = $(YAJL_LIBS) $(ZLIB_LIBS)
+tests_fuzz_fuzz_otel_causes_LDADD = proto/libipcstamp-proto.la $(YAJL_LIBS)
 FUZZ_TARGETS += tests/fuzz/fuzz_metering_fast
 tests_fuzz_fuzz_metering_fast_SOURCES = tests/fuzz/fuzz_metering_fast.c tests/fuzz/fuzz.h \
 	tests/fuzz/meter_same.h \

@@ -360,110 +360,6 @@ START_TEST(run_delay_attributes) {
 }
 END_TEST
 
-/* The records' facts: a delivery's kind, and its causes from the kernel's
- * kd and ksc, as the slogfile gives them line by line. */
-START_TEST(causes_from_records) {
-  static const char *recs[] = {
-      /* 1: v1 sends to v2 with result kp40, and resolves kp7 */
-      "{\"type\":\"deliver\",\"crankNum\":4,\"vatID\":\"v1\","
-      "\"deliveryNum\":2,\"kd\":[\"message\",\"ko1\",{\"methargs\":{},"
-      "\"result\":\"kp1\"}],\"vd\":[\"message\"]}",
-      "{\"type\":\"syscall\",\"crankNum\":4,\"vatID\":\"v1\","
-      "\"deliveryNum\":2,\"ksc\":[\"send\",\"ko9\",{\"methargs\":{},"
-      "\"result\":\"kp40\"}]}",
-      "{\"type\":\"syscall\",\"crankNum\":4,\"vatID\":\"v1\","
-      "\"deliveryNum\":2,\"ksc\":[\"resolve\",\"v1\",[[\"kp7\",false,{}]]]}",
-      /* 4: not JSON, and a syscall of no delivery being run: ignored */
-      "{\"type\":\"syscall\",",
-      "{\"type\":\"syscall\",\"vatID\":\"v9\",\"deliveryNum\":1,"
-      "\"ksc\":[\"send\",\"ko9\",{\"result\":\"kp41\"}]}",
-      /* 6: the message's delivery to v2 */
-      "{\"type\":\"deliver\",\"crankNum\":5,\"vatID\":\"v2\","
-      "\"deliveryNum\":3,\"kd\":[\"message\",\"ko9\",{\"methargs\":{},"
-      "\"result\":\"kp40\"}],\"vd\":[\"message\"]}",
-      /* 7: v2 resolves kp40 */
-      "{\"type\":\"syscall\",\"crankNum\":5,\"vatID\":\"v2\","
-      "\"deliveryNum\":3,\"ksc\":[\"resolve\",\"v2\",[[\"kp40\",false,{}]]]}",
-      /* 8: v1 told of kp40 (sent by line 1, resolved by line 6) and of
-       * kp7 (resolved by line 1, sent by no delivery of the file) */
-      "{\"type\":\"deliver\",\"crankNum\":6,\"vatID\":\"v1\","
-      "\"deliveryNum\":3,\"kd\":[\"notify\",[[\"kp40\",{\"state\":"
-      "\"fulfilled\"}],[\"kp7\",{}]]],\"vd\":[\"notify\"]}",
-      /* 9: a replay: a kind, no causes, not a cause itself */
-      "{\"type\":\"deliver\",\"vatID\":\"v2\",\"deliveryNum\":1,"
-      "\"replay\":true,\"vd\":[\"bringOutYourDead\"]}",
-  };
-  otel_causes_t *x = otel_causes_new();
-  otel_deliver_facts_t f;
-  size_t i;
-  char path[] = "/tmp/ipcstamp-causes-XXXXXX";
-  FILE *fp;
-  int fd;
-  ck_assert_ptr_nonnull(x);
-  for (i = 0; i < sizeof recs / sizeof recs[0]; i++)
-    otel_causes_record(x, (long)i + 1, recs[i], strlen(recs[i]));
-  ck_assert_int_eq(otel_causes_get(x, 1, &f), 1);
-  ck_assert_str_eq(f.kind, "message");
-  ck_assert_uint_eq(f.n, 0); /* kp1: sent by no delivery of the file */
-  ck_assert_int_eq(otel_causes_get(x, 2, &f), 0); /* not a deliver record */
-  ck_assert_int_eq(otel_causes_get(x, 6, &f), 1);
-  ck_assert_uint_eq(f.n, 1);
-  ck_assert_int_eq(f.c[0].why, 's');
-  ck_assert_str_eq(f.c[0].vat, "v1");
-  ck_assert_int_eq(f.c[0].crank, 4);
-  ck_assert_int_eq(f.c[0].dnum, 2);
-  ck_assert_int_eq(f.c[0].line, 1);
-  ck_assert_str_eq(f.c[0].kpid, "kp40");
-  ck_assert_int_eq(otel_causes_get(x, 8, &f), 1);
-  ck_assert_str_eq(f.kind, "notify");
-  ck_assert_uint_eq(f.n, 3);
-  ck_assert_int_eq(f.c[0].why, 'r'); /* kp40 resolved by v2's delivery */
-  ck_assert_int_eq(f.c[0].line, 6);
-  ck_assert_int_eq(f.c[1].why, 's'); /* kp40 sent by v1's */
-  ck_assert_int_eq(f.c[1].line, 1);
-  ck_assert_int_eq(f.c[2].why, 'r'); /* kp7 resolved by v1's */
-  ck_assert_int_eq(f.c[2].line, 1);
-  ck_assert_str_eq(f.c[2].kpid, "kp7");
-  ck_assert_int_eq(otel_causes_get(x, 9, &f), 1);
-  ck_assert_str_eq(f.kind, "bringOutYourDead");
-  ck_assert_uint_eq(f.n, 0);
-  otel_causes_free(x);
-
-  /* From a file that grows: read up to a line, then on when it is there
-   * (the last line not yet whole at first). */
-  fd = mkstemp(path);
-  ck_assert_int_ge(fd, 0);
-  fp = fdopen(fd, "w");
-  fprintf(fp, "%s\n%s\n\n%s\n%s\n%s\n%s", recs[0], recs[1], recs[2], recs[3],
-          recs[4], "{\"type\":\"deliver\",\"vatID\":\"v2\",\"deliveryNum\"");
-  fflush(fp);
-  x = otel_causes_new();
-  ck_assert_int_eq(otel_causes_open(x, path), 0);
-  otel_causes_read_to(x, 7);
-  ck_assert_int_eq(otel_causes_get(x, 1, &f), 1);
-  ck_assert_int_eq(otel_causes_get(x, 7, &f), 0); /* not whole yet */
-  fprintf(fp, ":3,\"kd\":[\"message\",\"ko9\",{\"result\":\"kp40\"}]}\n");
-  fflush(fp);
-  otel_causes_read_to(x, 7);
-  ck_assert_int_eq(otel_causes_get(x, 7, &f), 1);
-  ck_assert_uint_eq(f.n, 1);
-  ck_assert_int_eq(f.c[0].line, 1);
-  /* zlib met the end while the lines before were read: what comes after
-   * is still read */
-  fprintf(fp, "%s\n", recs[5]);
-  fflush(fp);
-  otel_causes_read_to(x, 8);
-  ck_assert_int_eq(otel_causes_get(x, 8, &f), 1);
-  ck_assert_str_eq(f.kind, "message");
-  fclose(fp);
-  unlink(path);
-  otel_causes_free(x);
-  x = otel_causes_new();
-  ck_assert_int_eq(otel_causes_open(x, "/nonexistent/ipcstamp.slog"), -1);
-  otel_causes_free(x);
-}
-END_TEST
-
 /* Metrics: a delivery's values in the scale-3 buckets (exact at the powers
  * of two: 1 ns is bucket -1, 2 ns bucket 7, 256 ns bucket 63), zero in the
  * zero count, counts and integer sums; the series bound keeps every
@@ -1230,7 +1126,6 @@ static Suite *otel_suite(void) {
   tcase_add_test(c, hex_lowercase);
   tcase_add_test(c, request_tree_and_times);
   tcase_add_test(c, run_delay_attributes);
-  tcase_add_test(c, causes_from_records);
   tcase_add_test(c, metrics_buckets_and_bound);
   tcase_add_test(c, error_replay_wall);
   tcase_add_test(c, ids_stable_and_distinct);

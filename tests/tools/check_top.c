@@ -36,12 +36,12 @@ static top_proc_t *row(top_t *t, unsigned role, long pid, long ppid,
     snprintf(r->error, sizeof r->error, "not a ring file");
   p->ring = r;
   for (i = 0; i < n; i++) {
-    p->done[i].end_mono_ns = NOW - 1000;
-    p->done[i].total_ns = totals[i];
-    p->done[i].worker_ns = totals[i];
-    p->done[i].pipe_ns = -1;
+    p->hist.done[i].end_mono_ns = NOW - 1000;
+    p->hist.done[i].total_ns = totals[i];
+    p->hist.done[i].worker_ns = totals[i];
+    p->hist.done[i].pipe_ns = -1;
   }
-  p->ndone = n;
+  p->hist.ndone = n;
   t->procs[t->nprocs++] = p;
   return p;
 }

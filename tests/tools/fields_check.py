@@ -9,6 +9,11 @@ delivery's fields (DUMP: tests/tools/fields_dump's lines).
                              always there required, each of its type
   csv-header CSV [os]        the CSV's header is the list's CSV fields
                              (with os: and the IPS_OS_FIELDS, run with --os)
+  skips STDERR HTML JSON      one slogfile's skips: each line report says on
+                             stderr has the list's fields, the page's skips
+                             (its deliveries') are those lines, field by
+                             field, and the JSON summary counts them by
+                             reason
   outputs JSON CSV TEXT OTEL TRACE [os]
                              one slogfile's outputs: each CSV row and text
                              block says what its JSON line says, the OTel
@@ -38,6 +43,8 @@ def fail(msg):
 
 
 TOTALS = []
+SKIP = []
+REASONS = {}
 
 
 def load_list(path):
@@ -45,6 +52,13 @@ def load_list(path):
     for line in open(path, encoding="utf-8"):
         if line.startswith("totals\t"):
             TOTALS.append(line.rstrip("\n").split("\t")[1:])
+            continue
+        if line.startswith("skip\t"):
+            SKIP.append(line.rstrip("\n").split("\t")[1:])
+            continue
+        if line.startswith("reason\t"):
+            _, name, msg = line.rstrip("\n").split("\t")
+            REASONS[msg] = name
             continue
         name, typ, unit, inn, when, text, otel, meaning = \
             line.rstrip("\n").split("\t")
@@ -73,19 +87,75 @@ def check_docs(fields, path):
             fail("%s: row %d of the table of fields is\n  %s\nthe list says\n"
                  "  %s" % (path, i + 1, got, exp))
             break
-    check_totals_docs(text, path)
+    check_table(text, path, "The sums of a summary",
+                ["| `%s` | %s | %s |" % tuple(t) for t in TOTALS])
+    check_table(text, path, "The fields of a skip",
+                ["| `%s` | %s | %s | %s |" % tuple(t) for t in SKIP])
 
 
-def check_totals_docs(text, path):
-    m = re.search(r"^## The sums of a summary\n(.*?)(?=^## )", text,
+SKIP_LINE = re.compile(r"^[^:]+: .*:(\d+): (.*?) \(skipped\)$")
+
+
+def check_skips(spath, hpath, jpath):
+    """stderr's skips, the page's and the JSON summary's counts agree."""
+    said = []
+    for line in open(spath, encoding="utf-8"):
+        m = SKIP_LINE.match(line.rstrip("\n"))
+        if not m:
+            continue
+        rest = m.group(2)
+        msg = next((k for k in sorted(REASONS, key=len, reverse=True)
+                    if rest == k or rest.startswith(k + ": ")), None)
+        if msg is None:
+            fail("%s: a skip with no reason of the list: %s" % (spath, line))
+            continue
+        said.append({"line": int(m.group(1)), "reason": REASONS[msg],
+                     "message": msg, "detail": rest[len(msg) + 2:]})
+    page = None
+    for line in open(hpath, encoding="utf-8"):
+        if line.startswith('{"title":'):  # then </script>
+            page = json.loads(line[:line.rindex("</script>")])
+    if page is None:
+        return fail("%s: no page data" % hpath)
+    names = [t[0] for t in SKIP]
+    if page.get("skip_fields") != names:
+        fail("%s: the page's skip_fields are %s, the list's %s" % (
+            hpath, page.get("skip_fields"), names))
+    dels = [s for s in said if s["reason"] not in ("NOT_JSON", "TRUNCATED",
+                                                   "TOO_LONG")]
+    got = [dict(zip(names, k[1:])) for k in page.get("skips", [])]
+    if got != dels[:len(got)] or len(got) != min(len(dels), 1000):
+        fail("%s: the page's skips\n  %s\nstderr's\n  %s" % (
+            hpath, got[:3], dels[:3]))
+    summary = [json.loads(l) for l in open(jpath, encoding="utf-8")
+               if l.startswith('{"summary"')]
+    counts = summary[0]["summary"]["skipped"] if summary else None
+    want = {}
+    for s in said:
+        want[s["reason"]] = want.get(s["reason"], 0) + 1
+    if counts != want:
+        fail("%s: the summary counts %s, stderr says %s" % (jpath, counts,
+                                                            want))
+    print("skips %d" % len(said))
+
+
+def check_table(text, path, title, want):
+    """The rows of the table under '## title' are want, in order."""
+    m = re.search(r"^## %s\n(.*?)(?=^## )" % re.escape(title), text,
                   re.S | re.M)
     if not m:
-        return fail("%s: no section '## The sums of a summary'" % path)
+        return fail("%s: no section '## %s'" % (path, title))
     rows = [r for r in m.group(1).splitlines() if r.startswith("| `")]
-    want = ["| `%s` | %s | %s |" % tuple(t) for t in TOTALS]
     if rows != want:
-        fail("%s: the table of sums is\n  %s\nthe list says\n  %s" % (
-            path, "\n  ".join(rows), "\n  ".join(want)))
+        fail("%s: the table under '%s' is\n  %s\nthe list says\n  %s" % (
+            path, title, "\n  ".join(rows), "\n  ".join(want)))
+
+
+def done():
+    """main's end: the first errors said, and the exit code."""
+    for e in errors[:20]:
+        print(e)
+    return 1 if errors else 0
 
 
 def check_schema(fields, path):
@@ -297,14 +367,14 @@ def main(argv):
         check_schema(fields, argv[3])
     elif what == "csv-header" and len(argv) in (4, 5):
         check_csv_header(fields, argv[3], argv[4:] == ["os"])
+    elif what == "skips" and len(argv) == 6:
+        check_skips(*argv[3:6])
     elif what == "outputs" and len(argv) in (8, 9):
         check_outputs(fields, *argv[3:8], with_os=argv[8:] == ["os"])
     else:
         print(__doc__, file=sys.stderr)
         return 2
-    for e in errors[:20]:
-        print(e)
-    return 1 if errors else 0
+    return done()
 
 
 if __name__ == "__main__":

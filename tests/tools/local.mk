@@ -58,7 +58,7 @@ check_PROGRAMS += tests/tools/check_otel
 TESTS += tests/tools/check_otel
 tests_tools_check_otel_SOURCES = tests/tools/check_otel.c \
 	tools/otel/ids.c tools/otel/otlp_json.c tools/otel/names.c tools/otel/config.c \
-	tools/otel/causes.c tools/otel/metrics.c
+	tools/otel/metrics.c
 tests_tools_check_otel_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/analyze -I$(top_srcdir)/tools
 tests_tools_check_otel_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS) $(YAJL_CFLAGS) $(ZLIB_CFLAGS)
 tests_tools_check_otel_LDADD = analyze/libanalyze-core.la $(CHECK_LIBS) $(YAJL_LIBS) $(ZLIB_LIBS) -lm -lpthread
@@ -125,7 +125,7 @@ EXTRA_DIST += tests/tools/small-hostile.test
 TESTS += tests/tools/follow.test tests/tools/follow-hostile.test \
 	tests/tools/recompute.test tests/tools/watch.test tests/tools/report_filters.test \
 	tests/tools/blocks.test
-dist_docs_DATA += docs/blocks.md
+dist_docs_DATA += docs/blocks.md docs/blocks.schema.json
 EXTRA_DIST += tests/interop/chain/gen-chain.mjs tests/interop/chain/README.md \
 	tests/interop/chain/builders-hook.mjs \
 	tests/interop/chain/vats/work.js \
@@ -203,6 +203,8 @@ EXTRA_DIST += tests/tools/diff.test tests/interop/chain/gen-diff.sh \
 # and otel's attributes of the test slogfiles held to it.
 check_PROGRAMS += tests/tools/fields_dump
 tests_tools_fields_dump_SOURCES = tests/tools/fields_dump.c
-TESTS += tests/tools/fields.test
+tests_tools_fields_dump_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/tools
+TESTS += tests/tools/fields.test tests/tools/blocks_fields.test
+EXTRA_DIST += tests/tools/blocks_fields.test tests/tools/blocks_fields_check.py
 EXTRA_DIST += tests/tools/fields.test tests/tools/fields_check.py \
 	tests/tools/os_inject.py tests/data/os-demo.slog.gz tests/data/os-demo.os.gz

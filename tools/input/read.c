@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "output/output.h"
 #include "ipcstamp-analyze-os.h"
 
 /* The names a filter could have named, for the message when it named
@@ -92,9 +93,7 @@ static void on_delivery(void *arg, const ips_delivery_t *d) {
 static void on_skip(void *arg, const ips_skip_t *s) {
   relay_t *r = arg;
   if (r->in->msgs)
-    fprintf(r->in->msgs, "%s: %s:%ld: %s%s%s (skipped)\n", r->in->prog,
-            r->in->path, s->line, ips_skip_message(s->reason),
-            *s->detail ? ": " : "", s->detail);
+    out_skip_text(r->in->msgs, r->in->prog, r->in->path, s);
   if (r->in->an.on_skip)
     r->in->an.on_skip(r->in->an.arg, s);
 }
@@ -213,6 +212,8 @@ int cli_analyze(cli_input_t *in, ips_analysis_t **out) {
     rc = ips_analysis_on_block(*out, in->on_block, in->an.arg);
   if (rc == 0 && in->worker_rings)
     rc = ips_analysis_worker_rings(*out, in->worker_rings);
+  if (rc == 0 && in->keep_causes)
+    rc = ips_analysis_keep_causes(*out);
   if (rc < 0) {
     fprintf(stderr, "%s: %s\n", in->prog, ips_strerror(rc));
     return CLI_EXIT_IO;

@@ -229,10 +229,7 @@ void otel_export_on_delivery(void *arg, const ips_delivery_t *d) {
       return;
     }
   }
-  if (c->causes) { /* the records up to its deliver record */
-    otel_causes_read_to(c->causes, d->line);
-    have = otel_causes_get(c->causes, d->line, &f);
-  }
+  have = ips_analysis_causes(c->a, d->line, &f);
   otlp_req_delivery(&c->req, &c->ids, ips_analysis_stats(c->a), d,
                     have ? &f : NULL);
   add_metrics(c, ips_analysis_stats(c->a), d, have ? f.kind : NULL);

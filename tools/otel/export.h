@@ -39,8 +39,6 @@ typedef struct {
   int64_t metrics_start;  /* the first delivery's start (ns, wall) */
   struct timespec metrics_next;
   uint64_t metric_points, metric_requests, metric_failed;
-  otel_causes_t *causes; /* a slogfile: its deliveries' kinds and causes,
-                           read again beside the analysis (NULL: none) */
   ips_ring_dir_t *rings;    /* --ring: the rings, joined into deliveries */
   ips_ring_join_counts_t ring_counts; /* --ring: the joiner's, at the end */
   uint64_t ring_lost;   /* events the readers were lapped over */

@@ -35,50 +35,12 @@ void otel_trace_id(const otel_ids_t *ids, const ips_delivery_t *d,
 void otel_span_id(const otel_ids_t *ids, const ips_delivery_t *d, size_t k,
                   uint8_t out[8]);
 
-/* ---- the records' own facts (causes.c) -------------------------------- */
-
-/* A delivery that caused another: its identity as ids.c hashes it. */
-typedef struct {
-  char vat[32];
-  long long crank, dnum;
-  long line;     /* of its deliver record */
-  char why;      /* 's': its syscall send (the message, or the message whose
-                    result the notified promise is); 'r': its syscall
-                    resolve resolved the notified promise */
-  char kpid[32]; /* the kernel promise that ties the two */
-} otel_cause_t;
-
-#define OTEL_MAX_CAUSES 8
-/* What a deliver record says that the analysis does not keep. */
-typedef struct {
-  char kind[32]; /* kd[0], else vd[0]: "message", "notify", ...; "" unknown */
-  size_t n;      /* causes, at most OTEL_MAX_CAUSES (one per delivery and
-                    reason) */
-  otel_cause_t c[OTEL_MAX_CAUSES];
-} otel_deliver_facts_t;
-
-typedef struct otel_causes_s otel_causes_t;
-
-/* NULL when out of memory.  Bounded: the causes of at most 131072
- * promises (then all are forgotten and it begins again), 64 deliver
- * records ahead of the analysis, records of at most 64 MiB. */
-otel_causes_t *otel_causes_new(void);
-/* One record (rec[len] must be '\0') of line number line, in file order. */
-void otel_causes_record(otel_causes_t *x, long line, const char *rec,
-                        size_t len);
-/* The facts of the deliver record of line, if it was read and is among the
- * latest 64: returns 1, else 0. */
-int otel_causes_get(const otel_causes_t *x, long line,
-                    otel_deliver_facts_t *out);
-/* Promises whose causes were forgotten at the bound. */
-uint64_t otel_causes_forgotten(const otel_causes_t *x);
-/* Reads the records from the file path (plain or gzip) as asked by
- * otel_causes_read_to().  Returns 0, or -1 when it cannot be opened. */
-int otel_causes_open(otel_causes_t *x, const char *path);
-/* Reads the file's records up to line (included), or to its end for now
- * (a followed file may grow: the next call goes on from there). */
-void otel_causes_read_to(otel_causes_t *x, long line);
-void otel_causes_free(otel_causes_t *x);
+/* The records' own facts, as the analysis keeps them
+ * (ipcstamp-analyze-causes.h): a delivery's kind and its causes, each a
+ * span link. */
+typedef ips_cause_t otel_cause_t;
+typedef ips_delivery_causes_t otel_deliver_facts_t;
+#define OTEL_MAX_CAUSES IPS_MAX_CAUSES
 
 /* ---- the OTLP/JSON encoder (otlp_json.c) ------------------------------ */
 

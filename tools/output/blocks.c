@@ -8,48 +8,41 @@
 
 #include "output.h"
 
-const char *const blocks_part_names[BLK_PARTS] = {
-    "block", "lag", "swingset", "deliveries", "pipe", "worker", "kernel",
-    "unmatched", "snap_save", "snap_load", "kernel_own", "commit"};
+const blocks_field_t blocks_fields[BLK_NFIELDS] = {
+#define TABLE(obj, name, csv, type, unit, in, when, value, text, m) \
+  {#obj, #name, csv, text, in},
+    IPS_BLOCK_FIELDS(TABLE)
+#undef TABLE
+};
 
-/* Its deliveries' time: the sum of their parts (held at the bound, which
- * the block's own count of saturated sums already says). */
-int64_t blocks_deliveries(const ips_block_t *b) {
-  int64_t v = b->pipe;
-  ips_sum_add(&v, b->worker);
-  ips_sum_add(&v, b->kernel);
-  ips_sum_add(&v, b->unmatched);
-  return v;
-}
+/* The list's INT fields have a value; the others none here. */
+#define VALUE_INT(i, when, value) \
+  case i: *v = (int64_t)(value); return (when) != 0;
+#define VALUE_BOOL(i, when, value)
+#define VALUE_STR(i, when, value)
 
-/* A block's figure for part i, and whether it has one. */
-static int part(const ips_block_t *b, int i, int64_t *v) {
+int blocks_value(const ips_block_t *b, int i, int64_t *v) {
   switch (i) {
-    case BLK_BLOCK: *v = b->block_ns; return b->has_prev;
-    case BLK_LAG: *v = b->lag_ns; return !b->bootstrap;
-    case BLK_SWINGSET: *v = b->swingset_ns; return 1;
-    case BLK_DELIVERIES: *v = blocks_deliveries(b); return 1;
-    case BLK_PIPE: *v = b->pipe; return 1;
-    case BLK_WORKER: *v = b->worker; return 1;
-    case BLK_KERNEL: *v = b->kernel; return 1;
-    case BLK_UNMATCHED: *v = b->unmatched; return 1;
-    case BLK_SAVE: *v = b->snap_save; return 1;
-    case BLK_LOAD: *v = b->snap_load; return 1;
-    case BLK_OWN: *v = b->kernel_own; return 1;
-    default: *v = b->commit_ns; return b->has_commit;
+#define VALUE(obj, name, csv, type, unit, in, when, value, text, m) \
+  VALUE_##type(BLK_F_##obj##_##name, when, value)
+    IPS_BLOCK_FIELDS(VALUE)
+#undef VALUE
+    default: return 0;
   }
 }
 
-int blocks_part(const blocks_out_t *o, int i, int64_t v[BLK_FIGURES]) {
+int blocks_part(const blocks_out_t *o, size_t i, int64_t v[BLK_FIGURES],
+                const char **name) {
   static const double pct[] = {50, 90, 99};
   int j;
-  if (!o->h[i]->count)
+  if (!o->h[i] || !o->h[i]->count)
     return 0;
   for (j = 0; j < 3; j++)
     v[j] = ips_hist_percentile(o->h[i], pct[j]);
   v[3] = o->h[i]->max;
   v[4] = o->sum[i];
-  return 1;
+  *name = blocks_fields[i].name;
+  return (int)strlen(*name) - 3; /* less "_ns" */
 }
 
 int blocks_out_init(blocks_out_t *o, size_t top) {
@@ -63,7 +56,9 @@ int blocks_out_init(blocks_out_t *o, size_t top) {
     blocks_out_free(o);
     return -1;
   }
-  for (i = 0; i < BLK_PARTS; i++) {
+  for (i = 0; i < BLK_NFIELDS; i++) {
+    if (!(blocks_fields[i].in & IPS_IN_PART))
+      continue;
     if (!(o->h[i] = malloc(sizeof *o->h[i]))) {
       blocks_out_free(o);
       return -1;
@@ -75,7 +70,7 @@ int blocks_out_init(blocks_out_t *o, size_t top) {
 
 void blocks_out_free(blocks_out_t *o) {
   int i;
-  for (i = 0; i < BLK_PARTS; i++) {
+  for (i = 0; i < BLK_NFIELDS; i++) {
     free(o->h[i]);
     o->h[i] = NULL;
   }
@@ -125,9 +120,9 @@ void blocks_add(blocks_out_t *o, const ips_block_t *b) {
   o->computrons = c;
   o->n_save += b->n_save;
   o->n_load += b->n_load;
-  for (i = 0; i < BLK_PARTS; i++)
-    if (part(b, (int)i, &v)) {
-      if (i == BLK_LAG && first) {
+  for (i = 0; i < BLK_NFIELDS; i++)
+    if ((blocks_fields[i].in & IPS_IN_PART) && blocks_value(b, (int)i, &v)) {
+      if (i == BLK_F_row_lag_ns && first) {
         o->has_first_lag = 1;
         o->first_lag_ns = v;
         continue;
@@ -167,7 +162,7 @@ void blocks_header_text(blocks_out_t *o) {
 
 void blocks_row_text(blocks_out_t *o, const ips_block_t *b) {
   char h[24], x[13][IPS_US_BUF];
-  int64_t del = blocks_deliveries(b);
+  int64_t del = ips_block_deliveries(b);
   fprintf(o->out,
           "%-8s %10s %9s %11s %11s %10s %10s %10s %10s %10s %10s %9s %5" PRIu64
           " %11lld  %s",
@@ -187,70 +182,42 @@ void blocks_row_text(blocks_out_t *o, const ips_block_t *b) {
   fputc('\n', o->out);
 }
 
+/* The JSON writers and CSV cells of the list's types. */
+#define JSON_INT(g, key, v) out_int(g, key, (long long)(v))
+#define JSON_BOOL(g, key, v) (out_str(g, key), yajl_gen_bool(g, v))
+#define JSON_STR(g, key, v) out_kv(g, key, v)
+#define CSV_INT(f, v) fprintf(f, "%lld", (long long)(v))
+#define CSV_BOOL(f, v) fputc((v) ? '1' : '0', f)
+#define CSV_STR(f, v) out_csv_text(f, v)
+#define CSV_NONE_INT(f) ((void)0)
+#define CSV_NONE_BOOL(f) fputc('0', f)
+#define CSV_NONE_STR(f) ((void)0)
+
+/* Into the JSON object obj ("row": the row itself), from *cur. */
+static void json_obj(yajl_gen g, const char **cur, const char *obj) {
+  if (!strcmp(*cur, obj))
+    return;
+  if (strcmp(*cur, "row"))
+    yajl_gen_map_close(g);
+  if (strcmp(obj, "row")) {
+    out_str(g, obj);
+    yajl_gen_map_open(g);
+  }
+  *cur = obj;
+}
+
 void blocks_row_json(blocks_out_t *o, const ips_block_t *b) {
   yajl_gen g = o->g;
+  const char *cur = "row";
   yajl_gen_map_open(g);
-  if (b->bootstrap) {
-    out_str(g, "bootstrap");
-    yajl_gen_bool(g, 1);
-  } else {
-    out_int(g, "height", b->height);
+#define JSON_FIELD(obj, name, csv, type, unit, in, when, value, text, m) \
+  if (((in) & IPS_IN_JSON) && (when)) {                                  \
+    json_obj(g, &cur, #obj);                                             \
+    JSON_##type(g, #name, value);                                        \
   }
-  out_int(g, "line", b->line);
-  out_kv(g, "clock", b->clock == 'm' ? "mono" : "wall");
-  out_int(g, "chain_time", b->chain_time);
-  if (b->has_prev) {
-    out_int(g, "chain_interval_s", b->chain_interval);
-    out_int(g, "block_ns", b->block_ns);
-  }
-  if (!b->bootstrap) {
-    out_int(g, "lag_ns", b->lag_ns);
-    out_int(g, "cosmos_ns", b->cosmos_ns);
-  }
-  out_int(g, "swingset_ns", b->swingset_ns);
-  out_int(g, "pipe_ns", b->pipe);
-  out_int(g, "worker_ns", b->worker);
-  out_int(g, "kernel_ns", b->kernel);
-  out_int(g, "unmatched_ns", b->unmatched);
-  out_int(g, "snap_save_ns", b->snap_save);
-  out_int(g, "snap_load_ns", b->snap_load);
-  out_int(g, "kernel_own_ns", b->kernel_own);
-  out_int(g, "saves", (long long)b->n_save);
-  out_int(g, "loads", (long long)b->n_load);
-  out_int(g, "compress_ns", b->compress_ns);
-  out_int(g, "db_save_ns", b->dbsave_ns);
-  if (b->has_commit)
-    out_int(g, "commit_ns", b->commit_ns);
-  out_int(g, "deliveries", (long long)b->n_deliveries);
-  out_int(g, "not_attributed", (long long)b->n_skipped);
-  out_int(g, "computrons", b->computrons);
-  if (*b->busy_vat) {
-    out_str(g, "busiest");
-    yajl_gen_map_open(g);
-    out_kv(g, "vat", b->busy_vat);
-    out_int(g, "deliveries", (long long)b->busy_n);
-    out_int(g, "total_ns", b->busy_ns);
-    yajl_gen_map_close(g);
-  }
-  if (*b->dom_vat) {
-    out_str(g, "longest");
-    yajl_gen_map_open(g);
-    out_kv(g, "vat", b->dom_vat);
-    if (b->dom_crank >= 0)
-      out_int(g, "crank", b->dom_crank);
-    out_int(g, "delivery", b->dom_dnum);
-    out_kv(g, "desc", b->dom_desc);
-    out_int(g, "total_ns", b->dom_ns);
-    out_int(g, "line", b->dom_line);
-    yajl_gen_map_close(g);
-  }
-  if (*b->snap_vat) {
-    out_str(g, "snapshots_of");
-    yajl_gen_map_open(g);
-    out_kv(g, "vat", b->snap_vat);
-    out_int(g, "total_ns", b->snap_vat_ns);
-    yajl_gen_map_close(g);
-  }
+  IPS_BLOCK_FIELDS(JSON_FIELD)
+#undef JSON_FIELD
+  json_obj(g, &cur, "row");
   if (o->json_more)
     o->json_more(o->json_more_arg, g, 0);
   yajl_gen_map_close(g);
@@ -258,52 +225,32 @@ void blocks_row_json(blocks_out_t *o, const ips_block_t *b) {
 }
 
 void blocks_header_csv(blocks_out_t *o) {
-  fputs("height,bootstrap,line,clock,chain_time,chain_interval_s,block_ns,"
-        "lag_ns,cosmos_ns,swingset_ns,pipe_ns,worker_ns,kernel_ns,"
-        "unmatched_ns,snap_save_ns,snap_load_ns,kernel_own_ns,saves,loads,"
-        "compress_ns,db_save_ns,commit_ns,deliveries,not_attributed,"
-        "computrons,busiest_vat,busiest_ns,longest_vat,longest_delivery,"
-        "longest_desc,longest_ns", o->out);
+  const char *sep = "";
+  size_t i;
+  for (i = 0; i < BLK_NFIELDS; i++)
+    if (blocks_fields[i].csv) {
+      fprintf(o->out, "%s%s", sep, blocks_fields[i].csv);
+      sep = ",";
+    }
   if (o->csv_more)
     o->csv_more(o->json_more_arg, o->out, 1);
   fputc('\n', o->out);
 }
 
-/* A CSV field from the slogfile: quoted, its quotes doubled. */
-#define csv_text out_csv_text
-
 void blocks_row_csv(blocks_out_t *o, const ips_block_t *b) {
   FILE *f = o->out;
-  if (b->bootstrap)
-    fputs(",1,", f);
-  else
-    fprintf(f, "%lld,0,", b->height);
-  fprintf(f, "%ld,%s,%lld,", b->line, b->clock == 'm' ? "mono" : "wall",
-          b->chain_time);
-  if (b->has_prev)
-    fprintf(f, "%lld,%" PRId64 ",", b->chain_interval, b->block_ns);
-  else
-    fputs(",,", f);
-  if (b->bootstrap)
-    fputs(",,", f);
-  else
-    fprintf(f, "%" PRId64 ",%" PRId64 ",", b->lag_ns, b->cosmos_ns);
-  fprintf(f, "%" PRId64 ",%" PRId64 ",%" PRId64 ",%" PRId64 ",%" PRId64
-             ",%" PRId64 ",%" PRId64 ",%" PRId64 ",%" PRIu64 ",%" PRIu64
-             ",%" PRId64 ",%" PRId64 ",",
-          b->swingset_ns, b->pipe, b->worker, b->kernel, b->unmatched,
-          b->snap_save, b->snap_load, b->kernel_own, b->n_save, b->n_load,
-          b->compress_ns, b->dbsave_ns);
-  if (b->has_commit)
-    fprintf(f, "%" PRId64, b->commit_ns);
-  fprintf(f, ",%" PRIu64 ",%" PRIu64 ",%lld,", b->n_deliveries, b->n_skipped,
-          b->computrons);
-  csv_text(f, b->busy_vat);
-  fprintf(f, ",%" PRId64 ",", b->busy_ns);
-  csv_text(f, b->dom_vat);
-  fprintf(f, ",%lld,", b->dom_dnum);
-  csv_text(f, b->dom_desc);
-  fprintf(f, ",%" PRId64, b->dom_ns);
+  int sep = 0;
+#define CSV_FIELD(obj, name, csv, type, unit, in, when, value, text, m) \
+  if (csv) {                                                            \
+    if (sep++)                                                          \
+      fputc(',', f);                                                    \
+    if (when)                                                           \
+      CSV_##type(f, value);                                             \
+    else                                                                \
+      CSV_NONE_##type(f);                                               \
+  }
+  IPS_BLOCK_FIELDS(CSV_FIELD)
+#undef CSV_FIELD
   if (o->csv_more)
     o->csv_more(o->json_more_arg, f, 0);
   fputc('\n', f);
@@ -313,7 +260,7 @@ void blocks_row_csv(blocks_out_t *o, const ips_block_t *b) {
  * its swingset time, and what each is made of. */
 static void explain(FILE *f, const ips_block_t *b) {
   struct { const char *name; int64_t ns; } p[3] = {
-      {"deliveries", blocks_deliveries(b)},
+      {"deliveries", ips_block_deliveries(b)},
       {"heap snapshots", b->snap_save + b->snap_load},
       {"kernel between deliveries", b->kernel_own}};
   char x[4][IPS_US_BUF];
@@ -344,6 +291,12 @@ static void explain(FILE *f, const ips_block_t *b) {
   fputc('\n', f);
 }
 
+/* The parts the summary gives a share of swingset: its addends, and
+ * their deliveries' sum. */
+static int share(size_t i) {
+  return (blocks_fields[i].in & IPS_IN_SPLIT) || i == BLK_F_row_deliveries_ns;
+}
+
 void blocks_summary_text(blocks_out_t *o) {
   int64_t v[BLK_FIGURES];
   FILE *f = o->out;
@@ -369,15 +322,18 @@ void blocks_summary_text(blocks_out_t *o) {
     return;
   fprintf(f, "%-12s %11s %11s %11s %11s %13s %8s\n", "part", "p50", "p90",
           "p99", "max", "total", "share");
-  for (i = 0; i < BLK_PARTS; i++) {
-    if (!blocks_part(o, (int)i, v))
+  for (i = 0; i < BLK_NFIELDS; i++) {
+    const char *name;
+    int len = blocks_part(o, i, v, &name);
+    if (!len)
       continue;
-    fprintf(f, "%-12s", blocks_part_names[i]);
+    fprintf(f, "%-12.*s", len, name);
     for (j = 0; j < 4; j++)
       fprintf(f, " %11s", blocks_ms(x, v[j]));
     fprintf(f, " %13s", blocks_ms(x, v[4]));
-    if (i >= BLK_DELIVERIES && i <= BLK_OWN && o->sum[BLK_SWINGSET])
-      fprintf(f, " %7.1f%%", 100.0 * (double)o->sum[i] / (double)o->sum[BLK_SWINGSET]);
+    if (share(i) && o->sum[BLK_F_row_swingset_ns])
+      fprintf(f, " %7.1f%%", 100.0 * (double)o->sum[i] /
+                                 (double)o->sum[BLK_F_row_swingset_ns]);
     fputc('\n', f);
   }
   if (o->nslow) {
@@ -396,24 +352,19 @@ void blocks_summary_json(blocks_out_t *o) {
   yajl_gen_map_open(g);
   out_str(g, "summary");
   yajl_gen_map_open(g);
-  out_int(g, "blocks", (long long)o->n);
-  out_int(g, "bootstrap_blocks", (long long)o->n_boot);
-  out_int(g, "bootstrap_swingset_ns", o->boot_ns);
-  if (o->has_first_lag)
-    out_int(g, "first_block_lag_ns", o->first_lag_ns);
-  out_int(g, "deliveries", (long long)o->n_del);
-  out_int(g, "not_attributed", (long long)o->n_skip);
-  out_int(g, "computrons", o->computrons);
-  out_int(g, "saves", (long long)o->n_save);
-  out_int(g, "loads", (long long)o->n_load);
-  if (o->saturated) /* only then: a real file's summary is as before */
-    out_int(g, "saturated", (long long)o->saturated);
+#define SUMMARY_FIELD(name, unit, when, value, text, meaning) \
+  if (when)                                                    \
+    out_int(g, #name, (long long)(value));
+  BLOCKS_SUMMARY_FIELDS(SUMMARY_FIELD)
+#undef SUMMARY_FIELD
   out_str(g, "parts");
   yajl_gen_map_open(g);
-  for (i = 0; i < BLK_PARTS; i++) {
-    if (!blocks_part(o, (int)i, v))
+  for (i = 0; i < BLK_NFIELDS; i++) {
+    const char *name;
+    int len = blocks_part(o, i, v, &name);
+    if (!len)
       continue;
-    out_str(g, blocks_part_names[i]);
+    yajl_gen_string(g, (const unsigned char *)name, (size_t)len);
     yajl_gen_map_open(g);
     out_int(g, "count", (long long)o->h[i]->count);
     for (j = 0; j < BLK_FIGURES; j++)
@@ -429,7 +380,7 @@ void blocks_summary_json(blocks_out_t *o) {
     out_int(g, "height", b->height);
     out_int(g, "line", b->line);
     out_int(g, "swingset_ns", b->swingset_ns);
-    out_int(g, "deliveries_ns", blocks_deliveries(b));
+    out_int(g, "deliveries_ns", ips_block_deliveries(b));
     out_int(g, "snapshots_ns", b->snap_save + b->snap_load);
     out_int(g, "kernel_own_ns", b->kernel_own);
     yajl_gen_map_close(g);

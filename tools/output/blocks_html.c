@@ -17,18 +17,19 @@
 
 #define BARS 512
 
-enum { P_PIPE, P_WORKER, P_KERNEL, P_UNM, P_SAVE, P_LOAD, P_OWN, P_N };
-static const char *const pnames[P_N] = {
-    "pipe", "worker", "kernel", "unmatched", "snapshot save",
-    "snapshot load", "kernel own"};
-static const char *const pcolors[P_N] = {
+/* The bars are stacked by the addends of swingset (the list's fields
+ * marked IPS_IN_SPLIT, in its order), each named as the text's table
+ * names it and coloured in turn. */
+#define P_MAX 16
+static const char *const pcolors[] = {
     "#e0b000", "#3070d0", "#30a050", "#999999", "#c03030", "#e08080",
-    "#70c090"};
+    "#70c090", "#a070c0"};
+#define P_COLOR(k) pcolors[(k) % (sizeof pcolors / sizeof pcolors[0])]
 
 typedef struct {
   long long first, last;  /* heights */
   uint64_t n;
-  int64_t sum[P_N];
+  int64_t sum[P_MAX];
   int64_t max_ns;         /* the slowest block's swingset, and its height */
   long long max_h;
 } bar_t;
@@ -39,32 +40,39 @@ struct blocks_html {
   bar_t bar[BARS];
   size_t nbar;
   uint64_t width;         /* blocks per bar (a power of two) */
+  int part[P_MAX];        /* the fields of the parts */
+  const char *pname[P_MAX];
+  int np;
 };
 
 blocks_html_t *blocks_html_open(FILE *f, const char *title) {
   blocks_html_t *h = calloc(1, sizeof *h);
+  int i;
   if (!h || !(h->title = strdup(title))) {
     free(h);
     return NULL;
   }
   h->f = f;
   h->width = 1;
+  for (i = 0; i < BLK_NFIELDS && h->np < P_MAX; i++)
+    if (blocks_fields[i].in & IPS_IN_SPLIT) {
+      const char *t = blocks_fields[i].text;
+      h->pname[h->np] = t ? t + (*t == '(') : blocks_fields[i].name;
+      h->part[h->np++] = i;
+    }
   return h;
 }
 
-static void parts(const ips_block_t *b, int64_t *p) {
-  p[P_PIPE] = b->pipe;
-  p[P_WORKER] = b->worker;
-  p[P_KERNEL] = b->kernel;
-  p[P_UNM] = b->unmatched;
-  p[P_SAVE] = b->snap_save;
-  p[P_LOAD] = b->snap_load;
-  p[P_OWN] = b->kernel_own;
+static void parts(const blocks_html_t *h, const ips_block_t *b, int64_t *p) {
+  int k;
+  for (k = 0; k < h->np; k++)
+    if (!blocks_value(b, h->part[k], &p[k]))
+      p[k] = 0;
 }
 
 void blocks_html_block(blocks_html_t *h, const ips_block_t *b) {
   bar_t *x;
-  int64_t p[P_N];
+  int64_t p[P_MAX];
   int i;
   if (b->bootstrap)
     return; /* the summary says it; a bar would dwarf every block */
@@ -76,7 +84,7 @@ void blocks_html_block(blocks_html_t *h, const ips_block_t *b) {
         bar_t m = *a;
         m.last = c->last;
         m.n += c->n;
-        for (i = 0; i < P_N; i++)
+        for (i = 0; i < h->np; i++)
           m.sum[i] += c->sum[i];
         if (c->max_ns > m.max_ns) {
           m.max_ns = c->max_ns;
@@ -97,8 +105,8 @@ void blocks_html_block(blocks_html_t *h, const ips_block_t *b) {
   x = &h->bar[h->nbar - 1];
   x->last = b->height;
   x->n++;
-  parts(b, p);
-  for (i = 0; i < P_N; i++)
+  parts(h, b, p);
+  for (i = 0; i < h->np; i++)
     x->sum[i] += p[i];
   if (b->swingset_ns > x->max_ns) {
     x->max_ns = b->swingset_ns;
@@ -138,9 +146,9 @@ static void page_head(blocks_html_t *h, const blocks_out_t *o) {
              "%" PRIu64 " consecutive block%s (the mean of each part), "
              "stacked by where it went (hover for the figures).</p>\n<p>",
           o->n, h->width, h->width > 1 ? "s" : "");
-  for (k = 0; k < P_N; k++)
+  for (k = 0; k < h->np; k++)
     fprintf(f, "<span class=\"k\" style=\"background:%s\"></span>%s",
-            pcolors[k], pnames[k]);
+            P_COLOR(k), h->pname[k]);
 }
 
 /* The timeline: a bar per BARS' slot, stacked by part, to scale. */
@@ -152,7 +160,7 @@ static void timeline(blocks_html_t *h) {
   int k;
   for (i = 0; i < h->nbar; i++) {
     double s = 0;
-    for (k = 0; k < P_N; k++)
+    for (k = 0; k < h->np; k++)
       s += msf(h->bar[i].sum[k]) / (double)h->bar[i].n;
     if (s > top)
       top = s;
@@ -174,17 +182,17 @@ static void timeline(blocks_html_t *h) {
     if (x->n > 1)
       fprintf(f, "-%lld (mean; slowest %lld: %.3f ms)", x->last, x->max_h,
               msf(x->max_ns));
-    for (k = 0; k < P_N; k++)
-      fprintf(f, "\n%s %.3f ms", pnames[k], msf(x->sum[k]) / n);
+    for (k = 0; k < h->np; k++)
+      fprintf(f, "\n%s %.3f ms", h->pname[k], msf(x->sum[k]) / n);
     fputs("</title>\n", f);
-    for (k = 0; k < P_N; k++) {
+    for (k = 0; k < h->np; k++) {
       double hgt = msf(x->sum[k]) / n / top * (H - 16);
       if (hgt <= 0)
         continue;
       y -= hgt;
       fprintf(f, "<rect x=\"%.2f\" y=\"%.2f\" width=\"%.2f\" height=\"%.2f\" "
                  "fill=\"%s\"/>\n", L + (double)i * bw, y, bw > 2 ? bw - 1 : bw,
-              hgt, pcolors[k]);
+              hgt, P_COLOR(k));
     }
     fputs("</g>\n", f);
   }
@@ -202,11 +210,13 @@ static void parts_table(FILE *f, blocks_out_t *o) {
   fputs("</svg>\n<h2>Parts (milliseconds)</h2>\n<table><tr><th class=\"l\">"
         "part</th><th>p50</th><th>p90</th><th>p99</th><th>max</th>"
         "<th>total</th></tr>\n", f);
-  for (i = 0; i < BLK_PARTS; i++) {
+  for (i = 0; i < BLK_NFIELDS; i++) {
     int64_t v[BLK_FIGURES];
-    if (!blocks_part(o, (int)i, v))
+    const char *name;
+    int len = blocks_part(o, i, v, &name);
+    if (!len)
       continue;
-    fprintf(f, "<tr><td class=\"l\">%s</td>", blocks_part_names[i]);
+    fprintf(f, "<tr><td class=\"l\">%.*s</td>", len, name);
     for (j = 0; j < BLK_FIGURES; j++)
       fprintf(f, "<td>%s</td>", blocks_ms(ms, v[j]));
     fputs("</tr>\n", f);
@@ -226,7 +236,7 @@ static void slowest_table(FILE *f, const blocks_out_t *o) {
     fprintf(f, "<tr><td>%lld</td><td>%s</td>", b->height,
             blocks_ms(ms, b->swingset_ns));
     fprintf(f, "<td>%s</td>",
-            blocks_ms(ms, blocks_deliveries(b)));
+            blocks_ms(ms, ips_block_deliveries(b)));
     fprintf(f, "<td>%s</td>", blocks_ms(ms, b->snap_save + b->snap_load));
     fprintf(f, "<td>%s</td><td class=\"l\">", blocks_ms(ms, b->kernel_own));
     if (*b->dom_vat) {

@@ -165,12 +165,18 @@ static const char *gap_where(const blocks_os_gap_t *w, char *buf, size_t n) {
   return buf;
 }
 
+ips_os_time_t blocks_os_between(const blocks_os_block_t *c) {
+  ips_os_time_t all = c->inside;
+  ips_os_time_add(&all, &c->commit);
+  return all;
+}
+
 /* The worst gap (the longest stretch) and its largest part. */
-static void worst_json(yajl_gen g, const blocks_os_gap_t *w) {
+static void worst_json(yajl_gen g, const char *key, const blocks_os_gap_t *w) {
   char sc[24], where[64];
   int64_t ns;
   const char *cause = ips_os_time_cause(&w->t, &ns, sc);
-  out_str(g, "worst_gap");
+  out_str(g, key);
   yajl_gen_map_open(g);
   out_kv(g, "where", gap_where(w, where, sizeof where));
   if (w->line > 0)
@@ -184,10 +190,10 @@ static void worst_json(yajl_gen g, const blocks_os_gap_t *w) {
 
 /* The longest stretches, longest first, each with the delivery after it
  * (its line, crank and vat) and its split. */
-static void gaps_json(yajl_gen g, const blocks_os_block_t *c) {
+static void gaps_json(yajl_gen g, const char *key, const blocks_os_block_t *c) {
   char where[64];
   size_t i;
-  out_str(g, "gaps");
+  out_str(g, key);
   yajl_gen_array_open(g);
   for (i = 0; i < c->ngaps; i++) {
     const blocks_os_gap_t *w = &c->gaps[i];
@@ -206,25 +212,26 @@ static void gaps_json(yajl_gen g, const blocks_os_block_t *c) {
   yajl_gen_array_close(g);
 }
 
+/* The JSON writers of BLOCKS_OS_FIELDS' types. */
+#define OS_JSON_INT(g, key, v) out_int(g, key, (long long)(v))
+#define OS_JSON_BOOL(g, key, v) (out_str(g, key), yajl_gen_bool(g, v))
+#define OS_JSON_OSTIME(g, key, v)                                             \
+  do {                                                                        \
+    ips_os_time_t t_ = (v);                                                   \
+    os_time_json(g, key, &t_);                                                \
+  } while (0)
+#define OS_JSON_GAP(g, key, v) worst_json(g, key, v)
+#define OS_JSON_GAPS(g, key, v) gaps_json(g, key, v)
+
 void blocks_os_json(const blocks_os_t *o, yajl_gen g) {
   const blocks_os_block_t *c = &o->cur;
-  ips_os_time_t all = c->inside;
-  ips_os_time_add(&all, &c->commit);
   out_str(g, "os");
   yajl_gen_map_open(g);
-  out_int(g, "kernel_pid", c->kernel_pid);
-  out_int(g, "between_ns", c->between_ns);
-  out_int(g, "commit_ns", c->commit_ns);
-  if (c->overflow) {
-    out_str(g, "not_joined");
-    yajl_gen_bool(g, 1);
-  }
-  os_time_json(g, "between", &all);
-  os_time_json(g, "between_deliveries", &c->inside);
-  os_time_json(g, "commit", &c->commit);
-  if (c->ngaps)
-    worst_json(g, &c->gaps[0]);
-  gaps_json(g, c);
+#define OS_FIELD(name, type, unit, when, value, meaning) \
+  if (when)                                             \
+    OS_JSON_##type(g, #name, value);
+  BLOCKS_OS_FIELDS(OS_FIELD)
+#undef OS_FIELD
   yajl_gen_map_close(g);
 }
 

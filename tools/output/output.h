@@ -36,6 +36,17 @@ yajl_gen out_gen(void);
  * character. */
 void out_copy_cut(char *dst, size_t n, const char *s);
 
+/* ---- a skip (skip.c), from its fields' list (IPS_SKIP_FIELDS) -------- */
+
+/* "prog: path:line: message: detail (skipped)" on f: what every command
+ * says of each skip. */
+void out_skip_text(FILE *f, const char *prog, const char *path,
+                   const ips_skip_t *s);
+/* The list's names, as a JSON array; a skip's values, in that order (into
+ * the caller's array). */
+void out_skip_names(yajl_gen g);
+void out_skip_values(yajl_gen g, const ips_skip_t *s);
+
 /* ---- report (report.c) ----------------------------------------------- */
 
 enum { REPORT_TEXT, REPORT_JSON, REPORT_CSV, REPORT_HTML };
@@ -196,12 +207,25 @@ void out_methods(yajl_gen g, ips_groups_t *gr);
 
 /* ---- blocks.c: `ipcstamp blocks`, one row per block ---------------- */
 
-/* The parts of a block the summary gives percentiles of. */
-enum { BLK_BLOCK, BLK_LAG, BLK_SWINGSET, BLK_DELIVERIES, BLK_PIPE,
-       BLK_WORKER, BLK_KERNEL, BLK_UNMATCHED, BLK_SAVE, BLK_LOAD, BLK_OWN,
-       BLK_COMMIT, BLK_PARTS };
-extern const char *const blocks_part_names[BLK_PARTS];
+/* The fields of a block (IPS_BLOCK_FIELDS in ipcstamp-analyze-fields.h)
+ * by index, BLK_F_<obj>_<name> (BLK_F_row_lag_ns, BLK_F_busiest_vat), and
+ * what the formats read of each.  The summary's parts are the fields
+ * marked IPS_IN_PART, each named as its JSON key less "_ns" (all end so:
+ * tests/tools/blocks_fields.test). */
+#define BLK_ENUM(obj, name, csv, type, unit, in, when, value, text, m) \
+  BLK_F_##obj##_##name,
+enum { IPS_BLOCK_FIELDS(BLK_ENUM) BLK_NFIELDS };
+#undef BLK_ENUM
+typedef struct {
+  const char *obj, *name, *csv, *text; /* as the list has them */
+  unsigned in;
+} blocks_field_t;
+extern const blocks_field_t blocks_fields[BLK_NFIELDS];
 enum { BLK_FIGURES = 5 }; /* p50, p90, p99, max, total */
+/* Field i's value in *v when it is an INT field b has: 1, else 0. */
+int blocks_value(const ips_block_t *b, int i, int64_t *v);
+/* The former name of ips_block_deliveries, for callers not yet moved. */
+#define blocks_deliveries ips_block_deliveries
 
 typedef struct {
   FILE *out;
@@ -219,8 +243,8 @@ typedef struct {
    * the chain's genesis, not a block's lag, so it is said apart. */
   int after_boot, has_first_lag;
   int64_t first_lag_ns;
-  int64_t sum[BLK_PARTS];
-  ips_hist_t *h[BLK_PARTS];   /* owned */
+  int64_t sum[BLK_NFIELDS];   /* the parts' (IPS_IN_PART) */
+  ips_hist_t *h[BLK_NFIELDS]; /* owned; the parts' only, NULL else */
   uint64_t saturated;         /* sums held at the bound (ips_sum_add) */
   /* More of each JSON row (summary 0) and of the summary's (1), written
    * before it closes: --os's "os" object (blocks_os.c).  NULL: none. */
@@ -234,6 +258,37 @@ typedef struct {
   void (*html_more)(void *arg, FILE *f);
 } blocks_out_t;
 
+/* The figures of the blocks' summary, listed once as a block's fields
+ * are (IPS_BLOCK_FIELDS), in the order of the JSON summary's keys, before
+ * its "parts", "slowest" and (--os) "os":
+ *
+ *     X(name, unit, when, value, text, meaning)
+ *
+ * o a const blocks_out_t *; when: the summary has it (JSON leaves it out
+ * otherwise); text: the words the text summary says it with (where it
+ * is not 0), or NULL.  tests/tools/blocks_fields.test holds the JSON, the
+ * text, docs/blocks.md and docs/blocks.schema.json to it. */
+#define BLOCKS_SUMMARY_FIELDS(X)                                             \
+  X(blocks, "count", 1, (long long)(o)->n, "blocks:",                        \
+    "blocks, the bootstrap block apart")                                     \
+  X(bootstrap_blocks, "count", 1, (long long)(o)->n_boot, "bootstrap block", \
+    "bootstrap blocks (the chain's first run)")                              \
+  X(bootstrap_swingset_ns, "ns", 1, (o)->boot_ns, "bootstrap block",         \
+    "their swingset (not in the parts)")                                     \
+  X(first_block_lag_ns, "ns", (o)->has_first_lag, (o)->first_lag_ns,        \
+    "first block after bootstrap: lag",                                      \
+    "the first block after bootstrap's lag: the time since genesis")         \
+  X(deliveries, "count", 1, (long long)(o)->n_del, "attributed",             \
+    "attributed deliveries in the blocks")                                   \
+  X(not_attributed, "count", 1, (long long)(o)->n_skip, "not attributed",    \
+    "deliveries not attributed (each said on stderr)")                       \
+  X(computrons, "count", 1, (o)->computrons, "computrons:",                  \
+    "the deliveries' compute")                                               \
+  X(saves, "count", 1, (long long)(o)->n_save, "saves", "heap snapshot saves") \
+  X(loads, "count", 1, (long long)(o)->n_load, "loads", "heap snapshot loads") \
+  X(saturated, "count", (o)->saturated, (long long)(o)->saturated,          \
+    "saturated:", "sums held at the bound of 64 bits (hostile input only)")
+
 /* o->out and o->g are the caller's; init allocates the rest (-1: out of
  * memory, nothing to free), free releases it. */
 int blocks_out_init(blocks_out_t *o, size_t top);
@@ -241,12 +296,12 @@ void blocks_out_free(blocks_out_t *o);
 /* ns as milliseconds with three decimals, exact to the microsecond (the
  * rest cut, never rounded up), in buf (IPS_US_BUF bytes).  Returns buf. */
 const char *blocks_ms(char *buf, int64_t ns);
-/* Part i's figures (BLK_*) over the blocks: p50, p90, p99, max and
- * total, in ns.  Returns 0 when no block had it (v unset). */
-int blocks_part(const blocks_out_t *o, int i, int64_t v[BLK_FIGURES]);
-/* The time of b's deliveries: pipe + worker + kernel + unmatched, held
- * at the bound if that passes int64 (b->saturated says it did). */
-int64_t blocks_deliveries(const ips_block_t *b);
+/* Part i's figures (field i, IPS_IN_PART) over the blocks: p50, p90,
+ * p99, max and total, in ns, and its name in *name (its key less "_ns",
+ * not NUL-ended there).  Returns the name's length, or 0 when i is not a
+ * part or no block had it (v and *name unset). */
+int blocks_part(const blocks_out_t *o, size_t i, int64_t v[BLK_FIGURES],
+                const char **name);
 /* A block into the summary's figures (each block once, printed or not);
  * a sum that passes int64 is held at the bound and counted in
  * o->saturated. */
@@ -315,6 +370,38 @@ typedef struct blocks_os_s {
                                                    first (the page's) */
   size_t nrun_gaps;
 } blocks_os_t;
+
+/* The fields of a block's "os" object (--os), listed once as the
+ * block's (IPS_BLOCK_FIELDS), in the JSON's order:
+ *
+ *     X(name, type, unit, when, value, meaning)
+ *
+ * c a const blocks_os_block_t *; type INT, BOOL, OSTIME (a thread's time
+ * split, os_time_json's object; value an ips_os_time_t), GAP (the worst
+ * gap's object: where, before_line, ns, cause, syscall, cause_ns; value a
+ * blocks_os_gap_t *) or GAPS (the kept gaps' array: where, before_line,
+ * crank, vat, ns, split). */
+#define BLOCKS_OS_FIELDS(X)                                                  \
+  X(kernel_pid, INT, "", 1, (c)->kernel_pid,                                 \
+    "the kernel's process, as the block's deliveries' frames say (0: none)") \
+  X(between_ns, INT, "ns", 1, (c)->between_ns,                               \
+    "the block's time outside deliveries, its commit included")              \
+  X(commit_ns, INT, "ns", 1, (c)->commit_ns, "of between_ns: the commit")    \
+  X(not_joined, BOOL, "", (c)->overflow, 1,                                  \
+    "the block could not be joined: all not measured")                       \
+  X(between, OSTIME, "ns", 1, blocks_os_between(c),                          \
+    "between_ns split by what the kernel's thread was doing")               \
+  X(between_deliveries, OSTIME, "ns", 1, (c)->inside,                        \
+    "of between: end-block-start to -finish, less the deliveries")           \
+  X(commit, OSTIME, "ns", 1, (c)->commit,                                    \
+    "of between: commit-block-start to -finish")                             \
+  X(worst_gap, GAP, "ns", (c)->ngaps, &(c)->gaps[0],                         \
+    "the longest stretch without a delivery, and its largest part")         \
+  X(gaps, GAPS, "ns", 1, c,                                                  \
+    "the longest stretches (at most five), longest first, each split")
+
+/* A block's whole time outside its deliveries, split (inside + commit). */
+ips_os_time_t blocks_os_between(const blocks_os_block_t *c);
 
 /* Each attributed delivery, in order; then each block when committed
  * (before its row is written: the rows show o->cur). */

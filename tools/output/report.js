@@ -442,7 +442,8 @@
     for (const k of skips) {
       const x = X(k[0]);
       const m = s('line', {x1: x, x2: x, y1: T + Hh + Z - 2, y2: T + Hh + Z + 6, class: 'skip'}, svg);
-      title(m, 'skipped (line ' + k[1] + '): ' + k[2]);
+      const f = n => k[1 + D.skip_fields.indexOf(n)];
+      title(m, 'skipped (line ' + f('line') + '): ' + f('message') + (f('detail') ? ': ' + f('detail') : ''));
       drawn.skipMarks++;
     }
   }

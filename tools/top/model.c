@@ -23,60 +23,20 @@ static top_proc_t *model_of(top_t *t, const ips_ring_proc_t *p) {
   return t->procs[p->index];
 }
 
-static void push_done(top_proc_t *p, const top_done_t *d) {
-  p->done[p->next] = *d;
-  p->next = (p->next + 1) % TOP_HISTORY;
-  if (p->ndone < TOP_HISTORY) p->ndone++;
-  p->finished++;
-}
-
-/* A worker's stamp: d starts a delivery, u/r bracket the wait for an
- * upcall's reply, e ends it.  The parent's stamps (capitals) are not used
- * here: its attribution events say more. */
+/* A worker's stamp, to the analysis's live split.  The parent's stamps
+ * (capitals) are not used here: its attribution events say more; and a
+ * parent's ring mixes the stamps of all its workers: the in-flight view
+ * comes from the workers' own rings. */
 static void on_stamp(top_proc_t *p, const ips_ring_event_t *ev) {
-  const char *kind = ips_ring_event_str(ev, "kind");
-  int64_t mono = ips_ring_event_int(ev, "mono_ns", 0);
-  /* A parent's ring mixes the stamps of all its workers: the in-flight
-   * view comes from the workers' own rings. */
+  ips_live_done_t d;
   if (p->ring->info.role == IPS_RING_ROLE_PARENT)
     return;
-  switch (kind[0]) {
-  case 'd':
-    p->in_delivery = (uint64_t)ips_ring_event_int(ev, "delivery", 0);
-    if (!p->in_delivery) p->in_delivery = 1;
-    p->d_mono_ns = p->seg_mono_ns = mono;
-    p->seg_kind = 'd';
-    p->upcall = 0;
-    p->wait_ns = 0;
-    break;
-  case 'u':
-    if (!p->in_delivery) break;
-    p->seg_kind = 'u';
-    p->seg_mono_ns = mono;
-    p->upcall = (uint32_t)ips_ring_event_int(ev, "upcall", 0);
-    break;
-  case 'r':
-    if (!p->in_delivery) break;
-    if (p->seg_kind == 'u')
-      p->wait_ns = top_add(p->wait_ns, top_sub(mono, p->seg_mono_ns));
-    p->seg_kind = 'r';
-    p->seg_mono_ns = mono;
-    break;
-  case 'e':
-    if (p->in_delivery) {
-      top_done_t d;
-      d.end_mono_ns = mono;
-      d.total_ns = top_sub(mono, p->d_mono_ns);
-      d.pipe_ns = -1;
-      d.kernel_ns = p->wait_ns;
-      d.worker_ns = top_sub(d.total_ns, p->wait_ns);
-      push_done(p, &d);
-    }
-    p->in_delivery = 0;
-    break;
-  default:
-    break;
-  }
+  if (ips_worker_live_stamp(
+          &p->live, ips_ring_event_str(ev, "kind")[0],
+          ips_ring_event_int(ev, "mono_ns", 0),
+          (uint64_t)ips_ring_event_int(ev, "delivery", 0),
+          (uint32_t)ips_ring_event_int(ev, "upcall", 0), &d))
+    ips_live_add(&p->hist, &d);
 }
 
 static void on_event(void *arg, const ips_ring_proc_t *rp,
@@ -86,13 +46,13 @@ static void on_event(void *arg, const ips_ring_proc_t *rp,
   if (strcmp(ev->name, "stamp") == 0) {
     on_stamp(p, ev);
   } else if (strcmp(ev->name, "attribution") == 0) {
-    top_done_t d;
+    ips_live_done_t d;
     d.end_mono_ns = ips_ring_event_int(ev, "mono_ns", 0);
     d.total_ns = ips_ring_event_int(ev, "total_ns", 0);
     d.pipe_ns = ips_ring_event_int(ev, "pipe_ns", 0);
     d.worker_ns = ips_ring_event_int(ev, "worker_ns", 0);
     d.kernel_ns = ips_ring_event_int(ev, "kernel_ns", 0);
-    push_done(p, &d);
+    ips_live_add(&p->hist, &d);
   }
   /* Other events (marks, newer kinds) do not change the figures. */
 }
@@ -102,7 +62,7 @@ static void on_lost(void *arg, const ips_ring_proc_t *rp, uint64_t n) {
   (void)n;
   /* The delivery in flight may have ended in the gap: forget it rather
    * than show a stall that is not there. */
-  if (p) p->in_delivery = 0;
+  if (p) p->live.delivery = 0;
 }
 
 int top_init(top_t *t, const char *dir, const long *pids, size_t n) {
@@ -137,39 +97,6 @@ int top_refresh(top_t *t, char *msg, size_t size) {
   return rc < 0 ? rc : 0;
 }
 
-static int cmp_i64(const void *a, const void *b) {
-  int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
-  return x < y ? -1 : x > y;
-}
-
-void top_stats(const top_proc_t *p, int64_t now_ns, int64_t window_ns,
-               top_stats_t *s) {
-  static int64_t totals[TOP_HISTORY];
-  size_t i;
-  memset(s, 0, sizeof *s);
-  s->p50_ns = s->p99_ns = -1;
-  s->have_pipe = 1;
-  for (i = 0; i < p->ndone; i++) {
-    const top_done_t *d = &p->done[i];
-    if (d->end_mono_ns < top_sub(now_ns, window_ns) || d->end_mono_ns > now_ns)
-      continue;
-    totals[s->n++] = d->total_ns;
-    s->total_ns = top_add(s->total_ns, d->total_ns);
-    s->worker_ns = top_add(s->worker_ns, d->worker_ns);
-    s->kernel_ns = top_add(s->kernel_ns, d->kernel_ns);
-    if (d->pipe_ns < 0)
-      s->have_pipe = 0;
-    else
-      s->pipe_ns = top_add(s->pipe_ns, d->pipe_ns);
-  }
-  if (!s->n) return;
-  s->per_s = (double)s->n * 1e9 / (double)window_ns;
-  qsort(totals, s->n, sizeof totals[0], cmp_i64);
-  /* Nearest rank. */
-  s->p50_ns = totals[(s->n * 50 + 99) / 100 - 1];
-  s->p99_ns = totals[(s->n * 99 + 99) / 100 - 1];
-}
-
 typedef struct {
   const top_proc_t *p;
   long run;
@@ -192,8 +119,8 @@ size_t top_order(const top_t *t, int64_t now_ns, int64_t window_ns,
   order_t o[TOP_MAX_PROCS];
   size_t i, j, n = t->nprocs;
   for (i = 0; i < n; i++) {
-    top_stats_t s;
-    top_stats(t->procs[i], now_ns, window_ns, &s);
+    ips_live_stats_t s;
+    ips_live_stats(&t->procs[i]->hist, now_ns, window_ns, &s);
     o[i].p = t->procs[i];
     o[i].run = ips_ring_proc_run(t->procs[i]->ring);
     o[i].busy = s.total_ns;

@@ -209,13 +209,13 @@ void html_skip(html_t *h, const ips_skip_t *s) {
   if (s->reason < IPS_SKIP_MISSING) /* a line, not a delivery */
     return;
   if (h->nskips < HTML_MARKS) {
-    mark_t *m = &h->skips[h->nskips++];
+    hskip_t *m = &h->skips[h->nskips++];
     /* A skip has no time of its own: it is drawn where the reading was,
      * at the last delivery attributed before it. */
     m->t = h->has_t ? h->last_t : 0;
-    m->line = s->line;
-    m->v = s->reason;
-    m->vat[0] = '\0';
+    m->s = *s;
+    out_copy_cut(m->detail, sizeof m->detail, s->detail);
+    m->s.detail = m->detail;
   }
 }
 

@@ -69,9 +69,16 @@ typedef struct {
 typedef struct {
   int64_t t;
   long line;
-  int64_t v;          /* a quake's size; a skip's reason */
+  int64_t v;          /* a quake's size */
   char vat[NAME_MAX_];
 } mark_t;
+
+/* A skipped delivery, kept whole for the page (its detail cut to fit). */
+typedef struct {
+  int64_t t;
+  ips_skip_t s;       /* s.detail is detail */
+  char detail[256];   /* stderr has it whole */
+} hskip_t;
 
 struct html_out {
   FILE *out;
@@ -86,7 +93,8 @@ struct html_out {
   hslow_t *slow;         /* maxslow slots, as the keeper says */
   ips_slowest_t keeper;
   size_t maxslow;
-  mark_t quakes[HTML_MARKS], skips[HTML_MARKS];
+  mark_t quakes[HTML_MARKS];
+  hskip_t skips[HTML_MARKS];
   size_t nquakes, nskips;
   uint64_t all_quakes, all_skips;
   int64_t last_t;

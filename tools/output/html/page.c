@@ -272,13 +272,15 @@ static void marks_json(html_t *h, yajl_gen g, const ips_stats_t *st) {
   }
   yajl_gen_array_close(g);
   gi(g, "timequakes_all", (long long)h->all_quakes);
+  /* Each skip: its time, then its fields as skip_fields names them. */
+  gs(g, "skip_fields");
+  out_skip_names(g);
   gs(g, "skips");
   yajl_gen_array_open(g);
   for (i = 0; i < h->nskips; i++) {
     yajl_gen_array_open(g);
     yajl_gen_integer(g, h->skips[i].t);
-    yajl_gen_integer(g, h->skips[i].line);
-    gs(g, ips_skip_message((int)h->skips[i].v));
+    out_skip_values(g, &h->skips[i].s);
     yajl_gen_array_close(g);
   }
   yajl_gen_array_close(g);

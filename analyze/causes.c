@@ -1,9 +1,10 @@
-/* causes.c — what the analysis does not keep of a slogfile's deliveries:
- * the kind of each one (the deliver record's kd[0], else vd[0]: "message",
- * "notify", ...), which names its span, and the delivery that caused it,
- * which becomes a span link.  A separate pass over the records, read from
- * the file again (line by line, up to the deliver record the analysis
- * reports), so the analysis stays as it is.
+/* causes.c — what the analysis keeps of a slogfile's deliveries besides
+ * their times, when asked (ips_analysis_keep_causes): the kind of each one
+ * (the deliver record's kd[0], else vd[0]: "message", "notify", ...) and
+ * the deliveries that caused it (ipcstamp-analyze-causes.h).  Fed the
+ * lines the analysis reads, in file order (analysis.c), by the one reader:
+ * each deliver and syscall record is scanned here for the few values that
+ * matter, apart from the attribution's parse, which skips these payloads.
  *
  * Causes, from the kernel's side of the records (kd and ksc, which
  * SwingSet's kernel writes and `ipcstamp run` does not):
@@ -22,54 +23,44 @@
 #include <stdlib.h>
 #include <string.h>
 #include <yajl/yajl_parse.h>
-#include <zlib.h>
 
-#include "otel.h"
+#include "causes.h"
 
 /* Promises remembered (each its cause), at most: past this the table is
  * emptied and begins again (counted), so memory stays bounded on any file. */
 #define MAX_PROMISES (1u << 17)
-/* Deliver records read ahead of the analysis: it reports a delivery at its
- * result, a few records after its deliver record. */
-#define PENDING 64
-/* Records longer than this are stepped over (the analysis' own cap is
- * smaller: it would skip them too). */
-#define MAX_RECORD (64u << 20)
+/* Deliver records kept: the analysis reports a delivery at its result,
+ * after its deliver record and its syscalls (and, in a run of many vats,
+ * the other vats' records); a delivery's are looked up by its line. */
+#define PENDING 1024
 
 typedef struct {
   char key[40]; /* 's' or 'r', then the promise id; "" for a free slot */
-  otel_cause_t c;
+  ips_cause_t c;
 } promise_t;
 
-struct otel_causes_s {
+struct ips__causes_s {
   promise_t *tab;
   size_t cap, n;
   uint64_t forgotten;
-  otel_deliver_facts_t pending[PENDING];
+  ips_delivery_causes_t pending[PENDING];
   long pending_line[PENDING];
   /* the deliver record being run: its syscalls' causes are it */
-  otel_cause_t cur;
+  ips_cause_t cur;
   int cur_ok;
-  /* the file */
-  gzFile gz;
+  /* the line being taken (ips__causes_take) */
   char *buf;
   size_t len, cap_buf;
-  long line;    /* lines read whole */
-  int skipping; /* in a record longer than MAX_RECORD */
-  char rbuf[65536]; /* read from the file, not yet taken */
-  size_t rpos, rlen;
 };
 
-otel_causes_t *otel_causes_new(void) {
-  otel_causes_t *x = calloc(1, sizeof *x);
+ips__causes_t *ips__causes_new(void) {
+  ips__causes_t *x = calloc(1, sizeof *x);
   return x;
 }
 
-void otel_causes_free(otel_causes_t *x) {
+void ips__causes_free(ips__causes_t *x) {
   if (!x)
     return;
-  if (x->gz)
-    gzclose(x->gz);
   free(x->tab);
   free(x->buf);
   free(x);
@@ -83,8 +74,8 @@ static promise_t *slot(promise_t *tab, size_t cap, const char *key) {
 }
 
 /* Remembers key's cause (the latest wins). */
-static void remember(otel_causes_t *x, const char *key,
-                     const otel_cause_t *c) {
+static void remember(ips__causes_t *x, const char *key,
+                     const ips_cause_t *c) {
   promise_t *p;
   if (strlen(key) >= sizeof p->key)
     return;
@@ -113,7 +104,7 @@ static void remember(otel_causes_t *x, const char *key,
   p->c = *c;
 }
 
-static const otel_cause_t *recall(const otel_causes_t *x, const char *key) {
+static const ips_cause_t *recall(const ips__causes_t *x, const char *key) {
   const promise_t *p;
   if (!x->cap || strlen(key) >= sizeof p->key)
     return NULL;
@@ -121,10 +112,10 @@ static const otel_cause_t *recall(const otel_causes_t *x, const char *key) {
   return p->key[0] ? &p->c : NULL;
 }
 
-static void add_cause(otel_deliver_facts_t *f, const otel_causes_t *x,
+static void add_cause(ips_delivery_causes_t *f, const ips__causes_t *x,
                       char why, const char *kpid) {
   char key[48];
-  const otel_cause_t *c;
+  const ips_cause_t *c;
   size_t i;
   snprintf(key, sizeof key, "%c%s", why, kpid);
   if (!(c = recall(x, key)))
@@ -132,7 +123,7 @@ static void add_cause(otel_deliver_facts_t *f, const otel_causes_t *x,
   for (i = 0; i < f->n; i++) /* one link per delivery and reason */
     if (f->c[i].line == c->line && f->c[i].why == why)
       return;
-  if (f->n == OTEL_MAX_CAUSES)
+  if (f->n == IPS_MAX_CAUSES)
     return;
   f->c[f->n] = *c;
   f->c[f->n].why = why;
@@ -155,7 +146,7 @@ enum { K_OTHER, K_TYPE, K_VATID, K_VAT, K_CRANK, K_DNUM, K_REPLAY, K_KD,
        K_VD, K_KSC, K_RESULT };
 
 typedef struct {
-  otel_causes_t *x;
+  ips__causes_t *x;
   int depth;                 /* containers open */
   struct { int array; size_t idx; int key; } lev[LEVELS + 1];
   char type[16], vat_id[ID_MAX], vat[ID_MAX];
@@ -164,7 +155,7 @@ typedef struct {
   int has_dnum, replay;
   char kd0[ID_MAX], vd0[ID_MAX], ksc0[ID_MAX], kd_result[ID_MAX],
       ksc_result[ID_MAX];
-  otel_deliver_facts_t notify; /* kd[1][i][0]'s causes, looked up as read */
+  ips_delivery_causes_t notify; /* kd[1][i][0]'s causes, looked up as read */
   char resolved[RESOLVED_MAX][ID_MAX]; /* ksc[2][i][0] */
   size_t nresolved;
 } scan_t;
@@ -314,8 +305,8 @@ static const yajl_callbacks scan_callbacks = {
 
 /* A deliver record read: its facts pending for the analysis, and the
  * delivery its syscalls will name as their cause. */
-static void on_deliver(otel_causes_t *x, long line, const scan_t *s) {
-  otel_deliver_facts_t *f = &x->pending[line % PENDING];
+static void on_deliver(ips__causes_t *x, long line, const scan_t *s) {
+  ips_delivery_causes_t *f = &x->pending[line % PENDING];
   const char *kind = s->kd0[0] ? s->kd0 : s->vd0[0] ? s->vd0 : NULL;
   const char *vat = s->has_vat_id ? (s->vat_id_ok ? s->vat_id : NULL)
                                   : s->has_vat ? s->vat : NULL;
@@ -343,7 +334,7 @@ static void on_deliver(otel_causes_t *x, long line, const scan_t *s) {
 
 /* A syscall record read: the promises it sends or resolves remember the
  * delivery being run as their cause. */
-static void on_syscall(otel_causes_t *x, const scan_t *s) {
+static void on_syscall(ips__causes_t *x, const scan_t *s) {
   const char *vat = s->has_vat_id && s->vat_id_ok ? s->vat_id : NULL;
   char key[48];
   size_t i;
@@ -376,7 +367,7 @@ static int has_type(const char *rec, size_t len, const char *type) {
   return 0;
 }
 
-void otel_causes_record(otel_causes_t *x, long line, const char *rec,
+void ips__causes_record(ips__causes_t *x, long line, const char *rec,
                         size_t len) {
   scan_t *s;
   yajl_handle h;
@@ -402,85 +393,40 @@ void otel_causes_record(otel_causes_t *x, long line, const char *rec,
   free(s);
 }
 
-int otel_causes_get(const otel_causes_t *x, long line,
-                    otel_deliver_facts_t *out) {
+int ips__causes_get(const ips__causes_t *x, long line,
+                    ips_delivery_causes_t *out) {
   if (line <= 0 || x->pending_line[line % PENDING] != line)
     return 0;
   *out = x->pending[line % PENDING];
   return 1;
 }
 
-uint64_t otel_causes_forgotten(const otel_causes_t *x) {
+uint64_t ips__causes_forgotten(const ips__causes_t *x) {
   return x->forgotten;
 }
 
-int otel_causes_open(otel_causes_t *x, const char *path) {
-  x->gz = gzopen(path, "rb");
-  return x->gz ? 0 : -1;
-}
-
-/* Appends n bytes to the record being read (or steps over a record too
- * long, or one there is no memory for). */
-static void take(otel_causes_t *x, const char *p, size_t n) {
-  if (x->skipping)
-    return;
-  if (x->len + n + 1 > MAX_RECORD) {
-    x->skipping = 1;
-    return;
-  }
-  if (x->len + n + 1 > x->cap_buf) {
+/* A deliver or syscall record's bytes into x's buffer (under the reader's
+ * guard when the file is mapped: only the copy reads the file). */
+int ips__causes_take(void *arg, const char *p, size_t len) {
+  ips__causes_t *x = arg;
+  if (!has_type(p, len, "deliver") && !has_type(p, len, "syscall"))
+    return 0;
+  if (len + 1 > x->cap_buf) {
     size_t nc = x->cap_buf ? x->cap_buf : 65536;
     char *nb;
-    while (nc < x->len + n + 1)
+    while (nc < len + 1)
       nc *= 2;
-    if (!(nb = realloc(x->buf, nc))) {
-      x->skipping = 1;
-      return;
-    }
+    if (!(nb = realloc(x->buf, nc)))
+      return 0; /* no memory: this record says nothing, nothing worse */
     x->buf = nb;
     x->cap_buf = nc;
   }
-  memcpy(x->buf + x->len, p, n);
-  x->len += n;
-  x->buf[x->len] = '\0';
+  memcpy(x->buf, p, len);
+  x->buf[len] = '\0';
+  x->len = len;
+  return 1;
 }
 
-void otel_causes_read_to(otel_causes_t *x, long line) {
-  if (!x->gz)
-    return;
-  /* Line by line up to line exactly: the deliver records after it stay
-   * unread, so the few pending ones are never overwritten. */
-  while (x->line < line) {
-    const char *nl;
-    size_t n;
-    if (x->rpos == x->rlen) {
-      int got = gzread(x->gz, x->rbuf, sizeof x->rbuf);
-      if (got <= 0) {
-        /* zlib remembers an end it met before the file grew: forget it
-         * and look once more (the analysis has read this line already). */
-        gzclearerr(x->gz);
-        got = gzread(x->gz, x->rbuf, sizeof x->rbuf);
-      }
-      if (got <= 0) { /* the end for now: a followed file may grow */
-        gzclearerr(x->gz);
-        return;
-      }
-      x->rpos = 0;
-      x->rlen = (size_t)got;
-    }
-    n = x->rlen - x->rpos;
-    nl = memchr(x->rbuf + x->rpos, '\n', n);
-    if (nl)
-      n = (size_t)(nl - (x->rbuf + x->rpos));
-    take(x, x->rbuf + x->rpos, n);
-    x->rpos += n;
-    if (nl) {
-      x->rpos++;
-      x->line++;
-      if (!x->skipping && x->len)
-        otel_causes_record(x, x->line, x->buf, x->len);
-      x->len = 0;
-      x->skipping = 0;
-    }
-  }
+void ips__causes_line(ips__causes_t *x, long line) {
+  ips__causes_record(x, line, x->buf, x->len);
 }
