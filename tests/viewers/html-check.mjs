@@ -30,9 +30,14 @@ const ev = e => b.evaluate(e)
 try {
   await b.send('Emulation.setDeviceMetricsOverride', {width: 1280, height: 1600, deviceScaleFactor: 1, mobile: false})
   await b.send('Page.navigate', {url: `file://${pagePath}`})
-  // Asked until the page has run its script (an evaluation during the
-  // navigation itself may find no document yet).
-  const status = await until(() => ev('document.body.dataset.status').catch(() => undefined)) ?? 'loading'
+  // Asked until the page has run its script: the markup's body says
+  // "loading" until then, and an evaluation during the navigation itself
+  // may find no document yet, or about:blank's (no status).
+  const ran = async () => {
+    const s = await ev('document.body.dataset.status').catch(() => undefined)
+    return s && s !== 'loading' ? s : undefined
+  }
+  const status = await until(ran) ?? 'loading'
   if (status !== 'ok') throw new Error(`the page's script: ${status}`)
   const data = () => ev('Object.assign({}, document.body.dataset)')
 
