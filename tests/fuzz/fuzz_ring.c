@@ -17,7 +17,7 @@
  * from a directory (the ring as 1.ring) through the library's
  * ips_ring_dir_t, every event and any refusal through its callbacks and
  * its deliveries joined; then through tools/top's model, its figures
- * computed (top_stats: the sums of hostile values must not overflow,
+ * computed (ips_live_stats: the sums of hostile values must not overflow,
  * which UBSan checks).  And as `report --worker-rings` reads it: a
  * slogfile of an exact-mode xsnap worker's deliveries (xsnap's timestamps
  * alone) of the seeds' vat, joined with the ring's stamps, marks and CPU
@@ -190,7 +190,7 @@ static void through_dir(const uint8_t *data, size_t size) {
   ips_ring_dir_t *d;
   ips_ring_join_counts_t c;
   char file[96], tmp[96], msg[256];
-  top_stats_t st;
+  ips_live_stats_t st;
   int fd, errors = 0;
   size_t i;
   if (!dir[0]) {
@@ -227,9 +227,9 @@ static void through_dir(const uint8_t *data, size_t size) {
   for (i = 0; i < 4; i++)
     CHECK(top_refresh(&t, msg, sizeof msg) == 0);
   CHECK(t.nprocs == 1);
-  top_stats(t.procs[0], INT64_MAX, INT64_MAX, &st);
-  top_stats(t.procs[0], INT64_MIN, 1000000000, &st);
-  top_stats(t.procs[0], 0, 1, &st);
+  ips_live_stats(&t.procs[0]->hist, INT64_MAX, INT64_MAX, &st);
+  ips_live_stats(&t.procs[0]->hist, INT64_MIN, 1000000000, &st);
+  ips_live_stats(&t.procs[0]->hist, 0, 1, &st);
   top_free(&t);
   unlink(file);
 }
