@@ -303,26 +303,23 @@ void blocks_os_summary_json(const blocks_os_t *o, yajl_gen g) {
 
 /* ---- --format csv and html ------------------------------------------ */
 
-/* The columns of a split (os_time_json's keys), each after a prefix. */
-static const char *const time_cols[] = {
-    "on_cpu_ns", "cpu_wait_ns", "disk_ns", "disk_by", "page_fault_ns",
-    "major_faults", "sleep_ns", "sleep_by", "not_measured_ns"};
-
+/* The columns of a split (OS_TIME_PARTS, as os_time_json's keys), each
+ * after a prefix. */
 static void time_header_csv(FILE *f, const char *prefix) {
-  size_t i;
-  for (i = 0; i < sizeof time_cols / sizeof *time_cols; i++)
-    fprintf(f, ",%s%s", prefix, time_cols[i]);
+#define PART_COL(key, member, type) fprintf(f, ",%s" #key, prefix);
+  OS_TIME_PARTS(PART_COL)
+#undef PART_COL
 }
 
-/* t's cells, in time_cols' order. */
+/* t's cells, in the columns' order. */
 static void time_csv(FILE *f, const ips_os_time_t *t) {
-  fprintf(f, ",%lld,%lld,%lld,", (long long)t->on_cpu,
-          (long long)t->cpu_wait, (long long)t->disk);
-  os_by_csv(f, t->disk_by);
-  fprintf(f, ",%lld,%lld,%lld,", (long long)t->fault,
-          (long long)t->major_faults, (long long)t->sleep);
-  os_by_csv(f, t->sleep_by);
-  fprintf(f, ",%lld", (long long)t->not_measured);
+#define PART_CSV_INT(v) fprintf(f, ",%lld", (long long)(v))
+#define PART_CSV_BY(v) (fputc(',', f), os_by_csv(f, v))
+#define PART_CSV(key, member, type) PART_CSV_##type(t->member);
+  OS_TIME_PARTS(PART_CSV)
+#undef PART_CSV
+#undef PART_CSV_BY
+#undef PART_CSV_INT
 }
 
 /* The worst gap's cells (empty when the block has none). */

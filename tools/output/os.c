@@ -36,15 +36,13 @@ void os_by_csv(FILE *f, const ips_os_by_t *by) {
 void os_time_json(yajl_gen g, const char *key, const ips_os_time_t *t) {
   out_str(g, key);
   yajl_gen_map_open(g);
-  out_int(g, "on_cpu_ns", t->on_cpu);
-  out_int(g, "cpu_wait_ns", t->cpu_wait);
-  out_int(g, "disk_ns", t->disk);
-  os_by_json(g, "disk_by", t->disk_by);
-  out_int(g, "page_fault_ns", t->fault);
-  out_int(g, "major_faults", t->major_faults);
-  out_int(g, "sleep_ns", t->sleep);
-  os_by_json(g, "sleep_by", t->sleep_by);
-  out_int(g, "not_measured_ns", t->not_measured);
+#define PART_JSON_INT(key, v) out_int(g, key, v)
+#define PART_JSON_BY(key, v) os_by_json(g, key, v)
+#define PART_JSON(key, member, type) PART_JSON_##type(#key, t->member);
+  OS_TIME_PARTS(PART_JSON)
+#undef PART_JSON
+#undef PART_JSON_BY
+#undef PART_JSON_INT
   yajl_gen_map_close(g);
 }
 

@@ -91,6 +91,21 @@ void os_summary_json(yajl_gen g, const ips_analysis_t *a);
 void os_summary_text(FILE *f, const ips_analysis_t *a);
 /* One thread's split as os.c writes it: "key": {...} in JSON. */
 void os_time_json(yajl_gen g, const char *key, const ips_os_time_t *t);
+
+/* The parts of a thread's time split (an ips_os_time_t), in the order
+ * every format writes them: X(key, member, type), type INT (a count or
+ * ns) or BY (the by-call list).  os_time_json's keys and blocks' CSV
+ * columns both come from it. */
+#define OS_TIME_PARTS(X)                  \
+  X(on_cpu_ns, on_cpu, INT)               \
+  X(cpu_wait_ns, cpu_wait, INT)           \
+  X(disk_ns, disk, INT)                   \
+  X(disk_by, disk_by, BY)                 \
+  X(page_fault_ns, fault, INT)            \
+  X(major_faults, major_faults, INT)      \
+  X(sleep_ns, sleep, INT)                 \
+  X(sleep_by, sleep_by, BY)               \
+  X(not_measured_ns, not_measured, INT)
 /* A thread's time per system call in one CSV cell: "fsync=ns read=ns". */
 void os_by_csv(FILE *f, const ips_os_by_t *by);
 
