@@ -8,13 +8,6 @@
 
 #include "ipcstamp-analyze.h"
 
-/* a - b, held at the int64 bounds. */
-static int64_t sub_sat(int64_t a, int64_t b) {
-  int64_t r;
-  return __builtin_sub_overflow(a, b, &r) ? (b < 0 ? INT64_MAX : INT64_MIN)
-                                          : r;
-}
-
 int ips_worker_live_stamp(ips_worker_live_t *w, char kind, int64_t mono_ns,
                           uint64_t delivery, uint32_t upcall,
                           ips_live_done_t *done) {
@@ -37,7 +30,7 @@ int ips_worker_live_stamp(ips_worker_live_t *w, char kind, int64_t mono_ns,
       if (!w->delivery)
         return 0;
       if (w->seg_kind == 'u')
-        ips_sum_add(&w->wait_ns, sub_sat(mono_ns, w->seg_mono_ns));
+        ips_sum_add(&w->wait_ns, ips_sub_held(mono_ns, w->seg_mono_ns));
       w->seg_kind = 'r';
       w->seg_mono_ns = mono_ns;
       return 0;
@@ -46,10 +39,10 @@ int ips_worker_live_stamp(ips_worker_live_t *w, char kind, int64_t mono_ns,
         return 0;
       w->delivery = 0;
       done->end_mono_ns = mono_ns;
-      done->total_ns = sub_sat(mono_ns, w->d_mono_ns);
+      done->total_ns = ips_sub_held(mono_ns, w->d_mono_ns);
       done->pipe_ns = -1;
       done->kernel_ns = w->wait_ns;
-      done->worker_ns = sub_sat(done->total_ns, w->wait_ns);
+      done->worker_ns = ips_sub_held(done->total_ns, w->wait_ns);
       return 1;
     default:
       return 0;
@@ -72,7 +65,7 @@ static int cmp_i64(const void *a, const void *b) {
 void ips_live_stats(const ips_live_history_t *h, int64_t now_ns,
                     int64_t window_ns, ips_live_stats_t *s) {
   int64_t totals[IPS_LIVE_HISTORY];
-  int64_t from = sub_sat(now_ns, window_ns);
+  int64_t from = ips_sub_held(now_ns, window_ns);
   size_t i;
   memset(s, 0, sizeof *s);
   s->p50_ns = s->p99_ns = -1;

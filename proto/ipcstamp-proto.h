@@ -131,6 +131,15 @@ static inline int ips_sum_add(int64_t *sum, int64_t v) {
   return 1;
 }
 
+/* a - b under the same policy: held at INT64_MAX (or INT64_MIN) when the
+ * true difference is past it (an untrusted ring's or file's stamps). */
+static inline int64_t ips_sub_held(int64_t a, int64_t b) {
+  int64_t r;
+  if (!__builtin_sub_overflow(a, b, &r))
+    return r;
+  return b < 0 ? INT64_MAX : INT64_MIN;
+}
+
 /* ------------------------------------------------------------------------
  * Netstring encoding.
  */

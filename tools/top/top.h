@@ -37,8 +37,7 @@ typedef struct top_s {
 /* a - b, and a + b, held at the int64 bounds instead of overflowing: a
  * ring's values are whatever its writer put there. */
 static inline int64_t top_sub(int64_t a, int64_t b) {
-  int64_t r;
-  return __builtin_sub_overflow(a, b, &r) ? (b < 0 ? INT64_MAX : INT64_MIN) : r;
+  return ips_sub_held(a, b);
 }
 static inline int64_t top_add(int64_t a, int64_t b) {
   ips_sum_add(&a, b); /* the one policy: held at the bound */
