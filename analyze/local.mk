@@ -72,6 +72,7 @@ analyze_libanalyze_core_la_SOURCES = \
 	analyze/os_store.c \
 	analyze/os_split.c \
 	analyze/os_join.c \
+	analyze/os_other.c \
 	analyze/diff.h \
 	analyze/diff.c \
 	analyze/diff_join.c \

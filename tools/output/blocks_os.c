@@ -286,6 +286,12 @@ void blocks_os_text(const blocks_os_t *o, FILE *f) {
 
 void blocks_os_summary_text(const blocks_os_t *o, FILE *f) {
   char x[IPS_US_BUF];
+  if (!o->n) { /* not an error: blocks itself exits 0 on such a file */
+    fputs("\noperating system (--os): no blocks in the input, nothing "
+          "between deliveries of a block to split (each delivery's own "
+          "split and the gap before it: report --os)\n", f);
+    return;
+  }
   fprintf(f, "\noperating system (--os): %" PRIu64 " blocks, between their "
              "deliveries and in their commits %s ms:",
           o->n, blocks_ms(x, o->sum_ns));

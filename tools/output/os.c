@@ -63,6 +63,55 @@ static void split_json(yajl_gen g, const ips_os_split_t *s) {
   os_time_json(g, "before", &s->before);
 }
 
+/* The writers of IPS_OS_WORK_FIELDS' types. */
+#define WORK_JSON_INT(key, v) out_int(g, key, v)
+#define WORK_JSON_OSTIME(key, v) os_time_json(g, key, v)
+#define WORK_JSON(name, type, unit, value, text, meaning) \
+  WORK_JSON_##type(#name, value);
+
+/* Every recorded frame accounted for: those of deliveries, and the others
+ * by kind of work (ips_os_other), each kind's exchanges split. */
+static void other_json(yajl_gen g, const ips_analysis_t *a) {
+  ips_os_other_t o;
+  size_t k = 0;
+  if (ips_os_other(ips_analysis_os_recording(a), &o) != 0)
+    return; /* out of memory: said by none, the sums above stand */
+  out_int(g, "delivery_frames", (long long)o.delivery_frames);
+  out_str(g, "other_work");
+  yajl_gen_map_open(g);
+#define KIND_JSON(name, tag, meaning)                                         \
+  {                                                                           \
+    const ips_os_work_t *w = &o.kind[k++];                                    \
+    out_str(g, #name);                                                        \
+    yajl_gen_map_open(g);                                                     \
+    IPS_OS_WORK_FIELDS(WORK_JSON)                                             \
+    yajl_gen_map_close(g);                                                    \
+  }
+  IPS_OS_WORK_KINDS(KIND_JSON)
+#undef KIND_JSON
+  yajl_gen_map_close(g);
+}
+
+/* The run's longest gaps between deliveries, longest first, each with the
+ * delivery after it and its split. */
+static void gaps_json(yajl_gen g, const ips_analysis_t *a) {
+  size_t n, i;
+  const ips_os_gap_t *gap = ips_analysis_os_gaps(a, &n);
+  out_str(g, "gaps");
+  yajl_gen_array_open(g);
+  for (i = 0; gap && i < n; i++) {
+    yajl_gen_map_open(g);
+    out_int(g, "line", gap[i].line);
+    if (gap[i].crank >= 0)
+      out_int(g, "crank", gap[i].crank);
+    out_kv(g, "vat", gap[i].vat);
+    out_int(g, "ns", gap[i].ns);
+    os_time_json(g, "split", &gap[i].t);
+    yajl_gen_map_close(g);
+  }
+  yajl_gen_array_close(g);
+}
+
 void os_summary_json(yajl_gen g, const ips_analysis_t *a) {
   ips_os_info_t info;
   uint64_t n;
@@ -82,6 +131,8 @@ void os_summary_json(yajl_gen g, const ips_analysis_t *a) {
   out_int(g, "lost_events", (long long)info.lost);
   out_int(g, "bad_lines", (long long)info.bad_lines);
   split_json(g, sum);
+  other_json(g, a);
+  gaps_json(g, a);
   yajl_gen_map_close(g);
 }
 
@@ -107,7 +158,8 @@ static void time_text(FILE *f, const char *name, const ips_os_time_t *t) {
   if (t->not_measured)
     fprintf(f, ", not measured %s", ips_format_us(b[0], t->not_measured));
   if (t->major_faults)
-    fprintf(f, ", %lld major faults", (long long)t->major_faults);
+    fprintf(f, ", %lld major fault%s", (long long)t->major_faults,
+            t->major_faults == 1 ? "" : "s");
   fputc('\n', f);
 }
 
@@ -134,17 +186,80 @@ void os_text(FILE *f, const ips_os_split_t *s) {
     time_text(f, "    os before it (kernel):", &s->before);
 }
 
+/* The text's words of IPS_OS_WORK_FIELDS: counts as they are, times in
+ * µs; the split (OSTIME) on a line of its own. */
+#define WORK_TEXT_INT(value, text, unit)                                      \
+  if (text)                                                                   \
+    fprintf(f, "%s%s %s", sep, text,                                          \
+            !strcmp(unit, "ns") ? ips_format_us(b, value)                      \
+                                : (snprintf(b, sizeof b, "%lld",               \
+                                            (long long)(value)), b)),          \
+        sep = ", ";
+#define WORK_TEXT_OSTIME(value, text, unit) t = value;
+#define WORK_TEXT(name, type, unit, value, text, meaning) \
+  WORK_TEXT_##type(value, text, unit)
+
+static void work_text(FILE *f, const char *name, const ips_os_work_t *w) {
+  char b[IPS_US_BUF];
+  const char *sep = ": ";
+  const ips_os_time_t *t = NULL;
+  fprintf(f, "    %s", name);
+  IPS_OS_WORK_FIELDS(WORK_TEXT)
+  fputc('\n', f);
+  if (t && w->worker_ns)
+    time_text(f, "      its worker:", t);
+}
+
+/* Every recorded frame accounted for: a delivery's, or a kind of work's. */
+static void other_text(FILE *f, const ips_os_other_t *op) {
+  ips_os_other_t o = *op;
+  size_t k = 0;
+  fprintf(f, "  frames recorded %" PRIu64 ": %" PRIu64 " of deliveries, %"
+             PRIu64 " of other work (times in us)%s\n", o.frames,
+          o.delivery_frames, o.frames - o.delivery_frames,
+          o.frames > o.delivery_frames ? ":" : "");
+#define KIND_TEXT(name, tag, meaning)                                         \
+  if (o.kind[k++].frames)                                                     \
+    work_text(f, #name, &o.kind[k - 1]);
+  IPS_OS_WORK_KINDS(KIND_TEXT)
+#undef KIND_TEXT
+}
+
+/* The run's longest gaps between deliveries, each split. */
+static void gaps_text(FILE *f, const ips_analysis_t *a) {
+  size_t n, i;
+  const ips_os_gap_t *gap = ips_analysis_os_gaps(a, &n);
+  char b[IPS_US_BUF], name[160];
+  if (!gap || !n)
+    return;
+  fprintf(f, "  longest gaps between deliveries (%zu, kernel's thread):\n", n);
+  for (i = 0; i < n; i++) {
+    if (gap[i].crank >= 0)
+      snprintf(name, sizeof name, "    before crank %lld (%s, line %ld) %s:",
+               gap[i].crank, gap[i].vat, gap[i].line,
+               ips_format_us(b, gap[i].ns));
+    else
+      snprintf(name, sizeof name, "    before a replay (%s, line %ld) %s:",
+               gap[i].vat, gap[i].line, ips_format_us(b, gap[i].ns));
+    time_text(f, name, &gap[i].t);
+  }
+}
+
 void os_summary_text(FILE *f, const ips_analysis_t *a) {
   ips_os_info_t info;
+  ips_os_other_t o;
   uint64_t n;
   const ips_os_split_t *sum = ips_analysis_os_sum(a, &n);
+  int other;
   if (!sum)
     return;
   ips_os_info(ips_analysis_os_recording(a), &info);
+  other = ips_os_other(ips_analysis_os_recording(a), &o) == 0;
   fprintf(f, "\noperating system (--os): %" PRIu64 " deliveries, %zu"
              " of their %zu frames seen; %" PRIu64 " recorded frames of no "
              "delivery; %" PRIu64 " events lost\n",
-          n, sum->frames, sum->frames_expected, info.unmatched_frames,
+          n, sum->frames, sum->frames_expected,
+          other ? o.frames - o.delivery_frames : info.unmatched_frames,
           info.lost);
   split_text(f, "  ", sum);
   if (sum->has_before) {
@@ -152,4 +267,7 @@ void os_summary_text(FILE *f, const ips_analysis_t *a) {
             sum->has_before);
     time_text(f, "", &sum->before);
   }
+  if (other)
+    other_text(f, &o);
+  gaps_text(f, a);
 }
