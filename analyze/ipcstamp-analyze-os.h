@@ -55,8 +55,14 @@ typedef struct ips_os_info_s {
 } ips_os_info_t;
 IPS_EXTERN void ips_os_info(const ips_os_t *os, ips_os_info_t *info);
 
-/* The system calls a thread's sleeps are shown by, most first. */
-#define IPS_OS_BY 4
+/* The system calls a thread's disk and sleep parts are split by, each
+ * with its time, in the order first seen.  Bounded: a thread sleeps in
+ * far fewer distinct calls than the system call table has (a Node
+ * kernel's main thread: some ten), so every call keeps its own slot up to
+ * IPS_OS_BY - 1 names, and only a part of more (none seen) puts the rest
+ * in its last slot, "other".  The text shows the largest few and says the
+ * rest ("and 7 more: 12.3"); JSON and CSV have them all. */
+#define IPS_OS_BY 32
 typedef struct ips_os_by_s {
   char sc[24];          /* "fsync", "read", "#123", or "" */
   int64_t ns;
@@ -125,8 +131,8 @@ IPS_EXTERN int ips_analysis_os(ips_analysis_t *a, ips_os_t *os);
 /* The recording given to ips_analysis_os(), or NULL. */
 IPS_EXTERN const ips_os_t *ips_analysis_os_recording(const ips_analysis_t *a);
 /* The splits of the deliveries counted so far, summed part by part (a sum
- * past 64 bits held at the bound; disk_by and sleep_by keep the first
- * IPS_OS_BY - 1 names seen, the rest as "other"; worker_pid and
+ * past 64 bits held at the bound; disk_by and sleep_by keep every name
+ * up to IPS_OS_BY - 1 of them, the rest as "other"; worker_pid and
  * kernel_pid 0; before the sum of those that have it, has_before how many
  * do), and in *n how many: NULL without a recording. */
 IPS_EXTERN const ips_os_split_t *ips_analysis_os_sum(const ips_analysis_t *a,

@@ -235,6 +235,23 @@ void blocks_os_json(const blocks_os_t *o, yajl_gen g) {
   yajl_gen_map_close(g);
 }
 
+/* A part's system calls in parentheses (ms): the largest few, and the
+ * rest's count and time (os_by_shown). */
+static void by_text(FILE *f, const ips_os_by_t *by) {
+  const ips_os_by_t *shown[OS_BY_SHOWN];
+  char x[IPS_US_BUF];
+  size_t j, more;
+  int64_t more_ns;
+  size_t n = os_by_shown(by, shown, &more, &more_ns);
+  for (j = 0; j < n; j++)
+    fprintf(f, "%s%s %s", j ? ", " : " (", shown[j]->sc,
+            blocks_ms(x, shown[j]->ns));
+  if (more)
+    fprintf(f, ", and %zu more: %s", more, blocks_ms(x, more_ns));
+  if (n)
+    fputc(')', f);
+}
+
 /* t's parts, in milliseconds, each named (those not 0). */
 static void parts_text(FILE *f, const ips_os_time_t *t) {
   const struct { const char *name; int64_t ns; const ips_os_by_t *by; } p[] = {
@@ -243,18 +260,15 @@ static void parts_text(FILE *f, const ips_os_time_t *t) {
       {"sleeping", t->sleep, t->sleep_by},
       {"not measured", t->not_measured, NULL}};
   char x[IPS_US_BUF];
-  size_t i, j;
+  size_t i;
   const char *sep = " ";
   for (i = 0; i < sizeof p / sizeof p[0]; i++) {
     if (!p[i].ns)
       continue;
     fprintf(f, "%s%s %s", sep, p[i].name, blocks_ms(x, p[i].ns));
     sep = ", ";
-    for (j = 0; p[i].by && j < IPS_OS_BY && p[i].by[j].sc[0]; j++)
-      fprintf(f, "%s%s %s", j ? ", " : " (", p[i].by[j].sc,
-              blocks_ms(x, p[i].by[j].ns));
-    if (p[i].by && j)
-      fputc(')', f);
+    if (p[i].by)
+      by_text(f, p[i].by);
   }
   fputc('\n', f);
 }

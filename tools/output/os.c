@@ -136,13 +136,52 @@ void os_summary_json(yajl_gen g, const ips_analysis_t *a) {
   yajl_gen_map_close(g);
 }
 
-/* A part's time per system call, in parentheses after it. */
+size_t os_by_shown(const ips_os_by_t *by, const ips_os_by_t **shown,
+                   size_t *more, int64_t *more_ns) {
+  size_t n = 0, i, k, m = 0;
+  while (n < IPS_OS_BY && by[n].sc[0])
+    n++;
+  *more = 0;
+  *more_ns = 0;
+  if (n <= OS_BY_SHOWN) {
+    for (i = 0; i < n; i++)
+      shown[i] = &by[i];
+    return n;
+  }
+  for (i = 0; i < n; i++) { /* by[i] into the largest, largest first */
+    if (m == OS_BY_SHOWN && by[i].ns <= shown[m - 1]->ns)
+      continue;
+    k = m < OS_BY_SHOWN ? m : OS_BY_SHOWN - 1;
+    for (; k > 0 && shown[k - 1]->ns < by[i].ns; k--)
+      shown[k] = shown[k - 1];
+    shown[k] = &by[i];
+    if (m < OS_BY_SHOWN)
+      m++;
+  }
+  for (i = 0; i < n; i++) {
+    for (k = 0; k < m && shown[k] != &by[i]; k++)
+      ;
+    if (k == m) {
+      ++*more;
+      ips_sum_add(more_ns, by[i].ns);
+    }
+  }
+  return m;
+}
+
+/* A part's time per system call, in parentheses after it: the largest
+ * few, and the rest's count and time. */
 static void by_text(FILE *f, const char *open, const ips_os_by_t *by) {
+  const ips_os_by_t *shown[OS_BY_SHOWN];
   char b[32];
-  size_t i;
-  for (i = 0; i < IPS_OS_BY && by[i].sc[0]; i++)
-    fprintf(f, "%s%s %s", i ? ", " : open, by[i].sc,
-            ips_format_us(b, by[i].ns));
+  size_t i, more;
+  int64_t more_ns;
+  size_t n = os_by_shown(by, shown, &more, &more_ns);
+  for (i = 0; i < n; i++)
+    fprintf(f, "%s%s %s", i ? ", " : open, shown[i]->sc,
+            ips_format_us(b, shown[i]->ns));
+  if (more)
+    fprintf(f, ", and %zu more: %s", more, ips_format_us(b, more_ns));
   if (i)
     fputc(')', f);
 }

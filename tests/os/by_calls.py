@@ -1,0 +1,28 @@
+#!/usr/bin/env python3
+"""by_calls.py > FILE: a recording (docs/os.md, version 1) for
+tests/data/ours.slog's first delivery whose worker sleeps in six system
+calls: more than the text shows (tests/os/commands.test)."""
+import json, sys
+# A recording for ours.slog's first delivery (v1, D 8123.400000 s, d and e
+# at 8123400012000 and 8123400112000 ns, E 8123.400117 s): its two frames,
+# and in its worker's stretch six sleeps in six system calls, 1000 ns
+# more each.
+L = [{"ipcstamp_os": 1, "clock": "CLOCK_MONOTONIC", "unit": "ns",
+      "start": 8123000000000, "kernel": "6", "follow": "command"},
+     {"t": "exec", "ns": 8123100000000, "pid": 200, "ppid": 100,
+      "argv": ["xsnap-worker", "v1:one"]}]
+def frame(pipe, w, r, tag, enter, wret, rret):
+    for side, pid, fd, e, ret in (("w", w, 4, enter, wret), ("r", r, 3, rret - 100, rret)):
+        L.append({"t": "frame", "side": side, "pid": pid, "tid": pid, "pipe": pipe,
+                  "fd": fd, "len": 9, "tag": tag, "head": "", "enter": e, "ret": ret,
+                  "last_enter": e, "last_ret": ret, "calls": 1})
+frame(11, 100, 200, "?", 8123400001000, 8123400002000, 8123400010000)
+frame(12, 200, 100, ".", 8123400113000, 8123400114000, 8123400116000)
+t = 8123400020000
+for i, sc in enumerate(("read", "futex", "nanosleep", "poll", "select", "pause")):
+    L.append({"t": "wait", "pid": 200, "tid": 200, "off": t, "wake": t + 1000 * (i + 1),
+              "on": t + 1000 * (i + 1), "why": "sleep", "nr": i, "sc": sc})
+    t += 10000
+L.append({"t": "end", "ns": 8124000000000, "events": 20, "lost": 0, "status": 0})
+for l in L:
+    print(json.dumps(l))
