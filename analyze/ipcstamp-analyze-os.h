@@ -52,6 +52,8 @@ typedef struct ips_os_info_s {
   int64_t first_bad_offset; /* a version 2 file (records, not lines): the
                                byte offset of the first bad record, 0 when
                                none */
+  uint64_t launches_over; /* exec and exit records past the most kept
+                            (ips_os_launches): counted, not listed */
 } ips_os_info_t;
 IPS_EXTERN void ips_os_info(const ips_os_t *os, ips_os_info_t *info);
 
@@ -239,6 +241,28 @@ typedef struct ips_os_other_s {
  * frames is out->frames.  Call it after the deliveries were split (an
  * analysis's: at its summary).  Returns 0, or IPS_ENOMEM. */
 IPS_EXTERN int ips_os_other(const ips_os_t *os, ips_os_other_t *out);
+
+/* The worker processes launched (docs/os.md, "Workers launched and how
+ * they ended"): from the recording's exec records, those whose first
+ * argument names a vat (SwingSet's xsnap workers) or that answered
+ * commands on a pipe; with their exit's wait status when recorded. */
+typedef struct ips_os_launch_s {
+  int64_t ns;           /* exec'd (the recording's clock) */
+  long long pid, ppid;
+  char vat[24];         /* "v12" of "v12:bank", or "" */
+  char args[257];       /* the arguments, each NUL-terminated: len bytes */
+  size_t len;
+  int ended;            /* 1: its exit was recorded */
+  int64_t end_ns;
+  int status;           /* the wait status (ended) */
+  int exit_code;        /* exited: its code, else -1 */
+  int signal;           /* killed by a signal: its number, else 0 */
+} ips_os_launch_t;
+
+/* The workers launched, in the order exec'd, into a new array *out (the
+ * caller frees it) of *n.  Returns 0, or IPS_ENOMEM. */
+IPS_EXTERN int ips_os_launches(const ips_os_t *os, ips_os_launch_t **out,
+                               size_t *n);
 
 /* The run's longest gaps between deliveries (docs/os.md, "Between
  * deliveries"): kept by ips_analysis_os for the deliveries it splits. */

@@ -170,20 +170,17 @@ static int decode(ips_os_t *os, uint32_t t, const unsigned char *r,
     return ips__os_add_wait(os, &w);
   }
   if (t == T_EXEC) {
-    /* The arguments, each NUL-terminated: the second after the first's
-     * NUL, within len (at most the 256 bytes kept). */
+    /* The arguments, each NUL-terminated, within len (at most the 256
+     * bytes kept). */
     char args[257];
     uint32_t len = le32(u + 4);
-    size_t n0;
     int64_t ns;
     os->info.procs++;
     if (len > 256 || stamp(r + 16, &ns))
       return 1;
     memcpy(args, u + 8, len);
     args[len] = 0;
-    n0 = strlen(args);
-    return n0 + 1 < len ? ips__os_add_proc(os, ns, le32(r + 4), args + n0 + 1)
-                        : 0;
+    return ips__os_add_exec(os, ns, le32(r + 4), le32(u), args, len);
   }
   if (t == T_LOST) {
     if (stamp(u, &v))
@@ -196,7 +193,11 @@ static int decode(ips_os_t *os, uint32_t t, const unsigned char *r,
     os->end = end;
     os->info.lost = (uint64_t)v;
     os->info.ended = 1;
-  } /* fork, exit and types a later version adds: nothing to keep */
+  } else if (t == T_EXIT) {
+    if (stamp(r + 16, &v))
+      return 1;
+    return ips__os_add_exit(os, v, le32(r + 4), (int)le32(u));
+  } /* fork and types a later version adds: nothing to keep */
   return 0;
 }
 

@@ -6,6 +6,7 @@
 #include "config.h"
 
 #include <inttypes.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "output.h"
@@ -112,6 +113,42 @@ static void gaps_json(yajl_gen g, const ips_analysis_t *a) {
   yajl_gen_array_close(g);
 }
 
+/* The workers launched, each with its arguments and how it ended. */
+static void launches_json(yajl_gen g, const ips_analysis_t *a) {
+  ips_os_launch_t *l;
+  size_t n, i, k, died = 0;
+  if (ips_os_launches(ips_analysis_os_recording(a), &l, &n) != 0)
+    return;
+  for (i = 0; i < n; i++) /* a signal or a non-zero status */
+    died += l[i].ended && (l[i].signal || l[i].exit_code != 0);
+  out_int(g, "workers_died", (long long)died);
+  out_str(g, "workers");
+  yajl_gen_array_open(g);
+  for (i = 0; i < n; i++) {
+    yajl_gen_map_open(g);
+    out_int(g, "pid", l[i].pid);
+    out_int(g, "ppid", l[i].ppid);
+    out_int(g, "exec_ns", l[i].ns);
+    out_kv(g, "vat", l[i].vat);
+    out_str(g, "args");
+    yajl_gen_array_open(g);
+    for (k = 0; k < l[i].len; k += strlen(l[i].args + k) + 1)
+      out_str(g, l[i].args + k);
+    yajl_gen_array_close(g);
+    out_kv(g, "ended", !l[i].ended ? "not seen" : l[i].signal ? "signal"
+                                                              : "exit");
+    if (l[i].ended) {
+      out_int(g, "end_ns", l[i].end_ns);
+      out_int(g, "status", l[i].status);
+      out_int(g, l[i].signal ? "signal" : "exit_code",
+              l[i].signal ? l[i].signal : l[i].exit_code);
+    }
+    yajl_gen_map_close(g);
+  }
+  yajl_gen_array_close(g);
+  free(l);
+}
+
 void os_summary_json(yajl_gen g, const ips_analysis_t *a) {
   ips_os_info_t info;
   uint64_t n;
@@ -133,6 +170,7 @@ void os_summary_json(yajl_gen g, const ips_analysis_t *a) {
   split_json(g, sum);
   other_json(g, a);
   gaps_json(g, a);
+  launches_json(g, a);
   yajl_gen_map_close(g);
 }
 
@@ -264,6 +302,53 @@ static void other_text(FILE *f, const ips_os_other_t *op) {
 #undef KIND_TEXT
 }
 
+/* How launch l ended, in words, into b. */
+static const char *ended_text(const ips_os_launch_t *l, char *b, size_t n) {
+  if (!l->ended)
+    snprintf(b, n, "not seen to end");
+  else if (l->signal)
+    snprintf(b, n, "KILLED by signal %d (%s)", l->signal,
+             strsignal(l->signal));
+  else
+    snprintf(b, n, "exit %s%d", l->exit_code ? "STATUS " : "", l->exit_code);
+  return b;
+}
+
+/* A worker that died (a signal, a non-zero status): said first, in
+ * capitals, right under the summary's first line. */
+static int died(const ips_os_launch_t *l) {
+  return l->ended && (l->signal || l->exit_code != 0);
+}
+
+/* The workers launched: who died first, then each (when, pid, vat, its
+ * arguments, how it ended). */
+static void launches_text(FILE *f, const ips_os_launch_t *l, size_t n,
+                          int deaths) {
+  char b[96];
+  size_t i, k;
+  for (i = 0; deaths && i < n; i++)
+    if (died(&l[i]))
+      fprintf(f, "  !! WORKER DIED: pid %lld%s%s%s: %s\n", l[i].pid,
+              l[i].vat[0] ? " (" : "", l[i].vat, l[i].vat[0] ? ")" : "",
+              ended_text(&l[i], b, sizeof b));
+  if (deaths || !n)
+    return;
+  fprintf(f, "  workers launched: %zu (when: CLOCK_MONOTONIC, s; the program "
+             "by its file's name)\n", n);
+  for (i = 0; i < n; i++) {
+    const char *prog = strrchr(l[i].args, '/');
+    fprintf(f, "    pid %lld at %.3f: %s", l[i].pid, (double)l[i].ns / 1e9,
+            prog ? prog + 1 : l[i].args);
+    for (k = strlen(l[i].args) + 1; k < l[i].len;
+         k += strlen(l[i].args + k) + 1)
+      fprintf(f, " %s", l[i].args + k);
+    fprintf(f, "; %s", ended_text(&l[i], b, sizeof b));
+    if (l[i].ended)
+      fprintf(f, " after %.3f s", (double)(l[i].end_ns - l[i].ns) / 1e9);
+    fputc('\n', f);
+  }
+}
+
 /* The run's longest gaps between deliveries, each split. */
 static void gaps_text(FILE *f, const ips_analysis_t *a) {
   size_t n, i;
@@ -287,6 +372,8 @@ static void gaps_text(FILE *f, const ips_analysis_t *a) {
 void os_summary_text(FILE *f, const ips_analysis_t *a) {
   ips_os_info_t info;
   ips_os_other_t o;
+  ips_os_launch_t *l = NULL;
+  size_t nl = 0;
   uint64_t n;
   const ips_os_split_t *sum = ips_analysis_os_sum(a, &n);
   int other;
@@ -300,6 +387,8 @@ void os_summary_text(FILE *f, const ips_analysis_t *a) {
           n, sum->frames, sum->frames_expected,
           other ? o.frames - o.delivery_frames : info.unmatched_frames,
           info.lost);
+  if (!ips_os_launches(ips_analysis_os_recording(a), &l, &nl))
+    launches_text(f, l, nl, 1);
   split_text(f, "  ", sum);
   if (sum->has_before) {
     fprintf(f, "  before the deliveries (%d of them), kernel:",
@@ -309,4 +398,7 @@ void os_summary_text(FILE *f, const ips_analysis_t *a) {
   if (other)
     other_text(f, &o);
   gaps_text(f, a);
+  if (l)
+    launches_text(f, l, nl, 0);
+  free(l);
 }
