@@ -241,8 +241,8 @@
     (d)->os->pipe_cpu_wait, "waiting for CPU",                                 \
     "ipcstamp.os.pipe.cpu_wait_ns", "of pipe: the reader woken, waiting for a CPU") \
   X(os_pipe_reader_ns, INT, "ns", IPS_OS_IN, (d)->os, (d)->os->pipe_reader,   \
-    "reader's call", "ipcstamp.os.pipe.reader_ns",                             \
-    "of pipe: the reader on a CPU until its stamp")                            \
+    "reader to its stamp", "ipcstamp.os.pipe.reader_ns",                       \
+    "of pipe: the reader on a CPU until its stamp (its read; on Node, the event loop and JavaScript)")                            \
   X(os_pipe_not_measured_ns, INT, "ns", IPS_OS_IN, (d)->os,                   \
     (d)->os->pipe_not_measured, "not measured",                                \
     "ipcstamp.os.pipe.not_measured_ns", "of pipe: segments whose frame was not found") \

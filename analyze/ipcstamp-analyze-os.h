@@ -97,7 +97,9 @@ typedef struct ips_os_split_s {
   int64_t pipe_write;        /* the write call(s) */
   int64_t pipe_in_pipe;      /* written, the reader not yet woken */
   int64_t pipe_cpu_wait;     /* the reader woken, waiting for a CPU */
-  int64_t pipe_reader;       /* the reader's call, until its stamp */
+  int64_t pipe_reader;       /* the reader on a CPU until its stamp: the
+                                rest of its read and its own code (on
+                                Node: the event loop and JavaScript) */
   int64_t pipe_not_measured;
   ips_os_time_t worker, kernel;
   long long worker_pid, kernel_pid; /* as the frames say; 0 unknown */

@@ -243,7 +243,7 @@ static void time_text(FILE *f, const char *name, const ips_os_time_t *t) {
 static void split_text(FILE *f, const char *indent, const ips_os_split_t *s) {
   char b[6][32];
   fprintf(f, "%spipe: parent before write %s, write %s, in pipe %s, "
-             "waiting for CPU %s, reader's call %s",
+             "waiting for CPU %s, reader to its stamp %s",
           indent, ips_format_us(b[0], s->pipe_before_write),
           ips_format_us(b[1], s->pipe_write), ips_format_us(b[2], s->pipe_in_pipe),
           ips_format_us(b[3], s->pipe_cpu_wait), ips_format_us(b[4], s->pipe_reader));
