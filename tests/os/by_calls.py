@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """by_calls.py > FILE: a recording (docs/os.md, version 1) for
 tests/data/ours.slog's first delivery whose worker sleeps in six system
-calls: more than the text shows; and its processes' launches and ends:
+calls: more than the text shows, the first of them in one major page
+fault; and its processes' launches and ends:
 the worker of v1 killed by signal 9, a worker of v2 that exited 1, one of
 v3 that exited 0, one still running, and a process that is no worker
 (tests/os/commands.test)."""
@@ -24,7 +25,8 @@ frame(12, 200, 100, ".", 8123400113000, 8123400114000, 8123400116000)
 t = 8123400020000
 for i, sc in enumerate(("read", "futex", "nanosleep", "poll", "select", "pause")):
     L.append({"t": "wait", "pid": 200, "tid": 200, "off": t, "wake": t + 1000 * (i + 1),
-              "on": t + 1000 * (i + 1), "why": "sleep", "nr": i, "sc": sc})
+              "on": t + 1000 * (i + 1), "why": "sleep", "nr": i, "sc": sc,
+              "maj_flt": 1 if i else 0})  # the first slept in one fault
     t += 10000
 for pid, argv in ((300, ["/usr/bin/xsnap-worker", "v2:two", "-r", "@8:v2-3"]),
                   (301, ["/usr/bin/xsnap-worker", "v3:three"]),
