@@ -26,6 +26,12 @@ tools_ipcstamp_SOURCES = \
 	tools/cmd_latency.c \
 	tools/cmd_top.c \
 	tools/cmd_watch.c \
+	tools/cmd_metrics.c \
+	tools/metrics/metrics.h \
+	tools/metrics/registry.h \
+	tools/metrics/registry.c \
+	tools/metrics/expose.c \
+	tools/metrics/http.c \
 	tools/cmd_xsnap.c \
 	tools/xsnap/xsnap.h \
 	tools/xsnap/files.c \
@@ -107,5 +113,5 @@ tools_ipcstamp_otel_LDADD = analyze/libipcstamp-analyze.la \
 include tools/run/local.mk
 
 # Last, so that every library above finds them.
-tools_ipcstamp_LDADD += $(YAJL_LIBS) $(UV_LIBS) -lm
+tools_ipcstamp_LDADD += $(YAJL_LIBS) $(UV_LIBS) -lm -lpthread
 

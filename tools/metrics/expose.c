@@ -1,0 +1,191 @@
+/* expose.c — a registry's copy as Prometheus text, exposition format
+ * 0.0.4: each family's HELP and TYPE, then its samples; base units
+ * (seconds, bytes); a histogram's cumulative _bucket{le} up to "+Inf",
+ * its _sum and _count. */
+#include "config.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "metrics/registry.h"
+
+/* A growing text; oom once an append failed (the text is then dropped). */
+typedef struct {
+  char *s;
+  size_t len, cap;
+  int oom;
+} text_t;
+
+static void put(text_t *t, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+static void put(text_t *t, const char *fmt, ...) {
+  va_list ap;
+  int n;
+  for (;;) {
+    if (t->oom)
+      return;
+    va_start(ap, fmt);
+    n = vsnprintf(t->s + t->len, t->cap - t->len, fmt, ap);
+    va_end(ap);
+    if (n < 0) {
+      t->oom = 1;
+    } else if ((size_t)n < t->cap - t->len) {
+      t->len += (size_t)n;
+      return;
+    } else {
+      size_t cap = t->cap * 2 + (size_t)n + 1;
+      char *s = realloc(t->s, cap);
+      if (!s)
+        t->oom = 1;
+      else
+        t->s = s, t->cap = cap;
+    }
+  }
+}
+
+/* A label's value with '\\' and '"' escaped (the registry already made
+ * every other byte printable ASCII). */
+static const char *esc(const char *v, char *buf) {
+  size_t i = 0;
+  for (; *v; v++) {
+    if (*v == '\\' || *v == '"')
+      buf[i++] = '\\';
+    buf[i++] = *v;
+  }
+  buf[i] = '\0';
+  return buf;
+}
+
+static void family(text_t *t, const char *name, const char *type,
+                   const char *help) {
+  put(t, "# HELP %s %s\n# TYPE %s %s\n", name, help, name, type);
+}
+
+/* One vat's histogram of part p. */
+static void histogram(text_t *t, const metrics_vat_t *v, const char *part,
+                      size_t p) {
+  char vat[2 * IPS_METRICS_NAME_MAX];
+  const metrics_hist_t *h = &v->part[p];
+  uint64_t cum = 0;
+  size_t b;
+  esc(v->name, vat);
+  for (b = 0; b <= IPS_METRICS_NBOUNDS; b++) {
+    cum += h->bucket[b];
+    if (b < IPS_METRICS_NBOUNDS)
+      put(t, "ipcstamp_delivery_seconds_bucket{vat=\"%s\",part=\"%s\","
+             "le=\"%g\"} %llu\n", vat, part, ips_metrics_bounds[b],
+          (unsigned long long)cum);
+    else
+      put(t, "ipcstamp_delivery_seconds_bucket{vat=\"%s\",part=\"%s\","
+             "le=\"+Inf\"} %llu\n", vat, part, (unsigned long long)cum);
+  }
+  put(t, "ipcstamp_delivery_seconds_sum{vat=\"%s\",part=\"%s\"} %.9g\n", vat,
+      part, h->sum);
+  put(t, "ipcstamp_delivery_seconds_count{vat=\"%s\",part=\"%s\"} %llu\n",
+      vat, part, (unsigned long long)h->count);
+}
+
+static void deliveries(text_t *t, const metrics_figures_t *f,
+                       const char *const *parts) {
+  size_t i, p, nv = f->nvats + (f->other ? 1 : 0);
+  char vat[2 * IPS_METRICS_NAME_MAX];
+  family(t, "ipcstamp_delivery_seconds", "histogram",
+         "Time of each part of a delivery to a vat (pipe: in the pipe "
+         "between kernel and worker; worker: in the worker; kernel: the "
+         "kernel answering the worker's upcalls; total: all of it).");
+  for (i = 0; i < nv; i++)
+    for (p = 0; p < f->nparts; p++)
+      histogram(t, &f->vats[i], parts[p], p);
+  family(t, "ipcstamp_deliveries_total", "counter",
+         "Deliveries to a vat, attributed.");
+  for (i = 0; i < nv; i++)
+    put(t, "ipcstamp_deliveries_total{vat=\"%s\"} %llu\n",
+        esc(f->vats[i].name, vat), (unsigned long long)f->vats[i].deliveries);
+  family(t, "ipcstamp_vats_over_cap_deliveries_total", "counter",
+         "Deliveries counted under vat=\"_other\": their vat came after "
+         "the cap on distinct vats (--max-vats) was reached.");
+  put(t, "ipcstamp_vats_over_cap_deliveries_total %llu\n",
+      (unsigned long long)f->over_cap);
+}
+
+static void counters(text_t *t, const metrics_figures_t *f,
+                     const metrics_decl_t *decl) {
+  char val[2 * IPS_METRICS_NAME_MAX];
+  size_t i, k;
+  for (i = 0; i < f->ncounters; i++) {
+    const metrics_counter_t *c = &f->counters[i];
+    family(t, decl[i].name, "counter", decl[i].help);
+    if (!decl[i].label && !c->nvalues)
+      put(t, "%s 0\n", decl[i].name);
+    for (k = 0; k < c->nvalues; k++)
+      if (decl[i].label)
+        put(t, "%s{%s=\"%s\"} %llu\n", decl[i].name, decl[i].label,
+            esc(c->value[k].name, val), (unsigned long long)c->value[k].n);
+      else
+        put(t, "%s %llu\n", decl[i].name, (unsigned long long)c->value[k].n);
+  }
+}
+
+/* The process's own cost, read now. */
+static void process(text_t *t, double start) {
+  struct rusage ru;
+  unsigned long long size = 0, resident = 0;
+  long page = sysconf(_SC_PAGESIZE);
+  FILE *f = fopen("/proc/self/statm", "r");
+  if (f) {
+    if (fscanf(f, "%llu %llu", &size, &resident) != 2)
+      resident = 0;
+    fclose(f);
+  }
+  if (getrusage(RUSAGE_SELF, &ru) == 0) {
+    family(t, "ipcstamp_process_cpu_seconds_total", "counter",
+           "CPU time of this ipcstamp process, user and system, seconds.");
+    put(t, "ipcstamp_process_cpu_seconds_total %.6f\n",
+        (double)ru.ru_utime.tv_sec + ru.ru_utime.tv_usec / 1e6 +
+            (double)ru.ru_stime.tv_sec + ru.ru_stime.tv_usec / 1e6);
+  }
+  if (f && resident) {
+    family(t, "ipcstamp_process_resident_memory_bytes", "gauge",
+           "Resident memory of this ipcstamp process, bytes.");
+    put(t, "ipcstamp_process_resident_memory_bytes %llu\n",
+        resident * (unsigned long long)(page > 0 ? page : 4096));
+  }
+  family(t, "ipcstamp_process_start_time_seconds", "gauge",
+         "When this ipcstamp process started its metrics, Unix seconds.");
+  put(t, "ipcstamp_process_start_time_seconds %.3f\n", start);
+}
+
+double metrics_now(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_REALTIME, &ts);
+  return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+char *ips_metrics_expose(ips_metrics_t *m, size_t *len) {
+  metrics_figures_t f;
+  metrics_decl_t decl[IPS_METRICS_MAX_COUNTERS];
+  text_t t = {NULL, 0, 0, 0};
+  /* the copy's room is fixed by the registry, never by what it holds */
+  if (!(f.vats = malloc((m->fig.max_vats + 1) * sizeof *f.vats)))
+    return NULL;
+  metrics_snapshot(m, &f, decl);
+  if ((t.s = malloc(t.cap = 64u << 10)) == NULL) {
+    free(f.vats);
+    return NULL;
+  }
+  deliveries(&t, &f, m->parts);
+  counters(&t, &f, decl);
+  process(&t, m->start);
+  free(f.vats);
+  if (t.oom) {
+    free(t.s);
+    return NULL;
+  }
+  *len = t.len;
+  return t.s;
+}
