@@ -9,7 +9,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "metrics/registry.h"
@@ -158,12 +157,6 @@ static void process(text_t *t, double start) {
   family(t, "ipcstamp_process_start_time_seconds", "gauge",
          "When this ipcstamp process started its metrics, Unix seconds.");
   put(t, "ipcstamp_process_start_time_seconds %.3f\n", start);
-}
-
-double metrics_now(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_REALTIME, &ts);
-  return (double)ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
 char *ips_metrics_expose(ips_metrics_t *m, size_t *len) {

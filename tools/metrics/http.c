@@ -68,7 +68,9 @@ static void answer(ips_metrics_server_t *s, conn_t *c) {
   size_t blen = 0;
   int head_only = 0, n;
   c->req[c->rlen] = '\0';
-  if (sscanf(c->req, "%7s %63s %15s", method, target, version) != 3 ||
+  if (!strstr(c->req, "\r\n\r\n") && !strstr(c->req, "\n\n"))
+    status = "431 Request Header Fields Too Large"; /* REQ_MAX, no end */
+  else if (sscanf(c->req, "%7s %63s %15s", method, target, version) != 3 ||
       strncmp(version, "HTTP/1.", 7))
     status = "400 Bad Request";
   else if (strcmp(method, "GET") && strcmp(method, "HEAD"))
@@ -77,7 +79,7 @@ static void answer(ips_metrics_server_t *s, conn_t *c) {
     status = "404 Not Found";
   else if (!(body = ips_metrics_expose(s->m, &blen)))
     status = "503 Service Unavailable"; /* out of memory */
-  head_only = !strcmp(method, "HEAD");
+  head_only = status[0] == '2' && !strcmp(method, "HEAD");
   if (!body && (body = malloc(strlen(status) + 2)) != NULL)
     blen = (size_t)sprintf(body, "%s\n", status + 4);
   ips_metrics_count(s->m, s->c_requests, (char[4]){status[0], status[1],

@@ -6,6 +6,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "metrics/registry.h"
 
@@ -38,6 +39,12 @@ static void name_copy(char *dst, const char *s) {
   for (i = 0; s[i] && i + 1 < IPS_METRICS_NAME_MAX; i++)
     dst[i] = s[i] >= 0x20 && s[i] < 0x7f ? s[i] : '?';
   dst[i] = '\0';
+}
+
+double metrics_now(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_REALTIME, &ts);
+  return (double)ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
 ips_metrics_t *ips_metrics_new(const char *const *parts, size_t nparts,
