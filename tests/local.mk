@@ -74,3 +74,4 @@ include tests/bench/local.mk
 include tests/fuzz/local.mk
 include tests/os/local.mk
 include tests/metrics/local.mk
+include tests/pkg/local.mk
