@@ -111,6 +111,7 @@ tools_ipcstamp_otel_LDADD = analyze/libipcstamp-analyze.la \
 	$(YAJL_LIBS) $(ZLIB_LIBS) $(UV_LIBS) -lm
 
 include tools/run/local.mk
+dist_docs_DATA += docs/operators.md
 
 # Last, so that every library above finds them.
 tools_ipcstamp_LDADD += $(YAJL_LIBS) $(UV_LIBS) -lm -lpthread
