@@ -29,3 +29,9 @@ uninstall-recorder-default:
 		'$(DESTDIR)$(sysconfdir)/default/ipcstamp-recorder' && \
 		rm -f '$(DESTDIR)$(sysconfdir)/default/ipcstamp-recorder'
 PHONY_TARGETS += install-recorder-default uninstall-recorder-default
+# The Debian packaging (dpkg-buildpackage -us -uc -b in the tree;
+# tests/pkg/deb.test), in the tarball too.
+EXTRA_DIST += debian/changelog debian/control debian/copyright debian/rules \
+	debian/source/format debian/ipcstamp.install debian/libipcstamp-dev.install \
+	debian/libipcstamp-proto0.install debian/libipcstamp-worker1.install \
+	debian/libipcstamp-parent0.install debian/libipcstamp-analyze0.install
