@@ -32,6 +32,7 @@ tools_ipcstamp_SOURCES = \
 	tools/metrics/registry.c \
 	tools/metrics/expose.c \
 	tools/metrics/http.c \
+	tools/metrics/request.c \
 	tools/cmd_xsnap.c \
 	tools/xsnap/xsnap.h \
 	tools/xsnap/files.c \

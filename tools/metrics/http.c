@@ -59,27 +59,19 @@ static void conn_close(conn_t *c) {
   c->state = C_FREE;
 }
 
-/* The answer to c's request (its head complete): status and body. */
+/* The answer to c's request (its head complete, or REQ_MAX bytes of it):
+ * status and body. */
 static void answer(ips_metrics_server_t *s, conn_t *c) {
   static const char ctype[] = "text/plain; version=0.0.4; charset=utf-8";
-  char method[8], target[64], version[16], head[256];
-  const char *status = "200 OK", *extra = "";
+  char head[256];
+  int serve, head_only, n;
+  const char *status = metrics_request(c->req, c->rlen, &serve, &head_only);
+  const char *extra = !strncmp(status, "405", 3) ? "Allow: GET, HEAD\r\n"
+                                                 : "";
   char *body = NULL;
   size_t blen = 0;
-  int head_only = 0, n;
-  c->req[c->rlen] = '\0';
-  if (!strstr(c->req, "\r\n\r\n") && !strstr(c->req, "\n\n"))
-    status = "431 Request Header Fields Too Large"; /* REQ_MAX, no end */
-  else if (sscanf(c->req, "%7s %63s %15s", method, target, version) != 3 ||
-      strncmp(version, "HTTP/1.", 7))
-    status = "400 Bad Request";
-  else if (strcmp(method, "GET") && strcmp(method, "HEAD"))
-    status = "405 Method Not Allowed", extra = "Allow: GET, HEAD\r\n";
-  else if (strcmp(target, "/metrics") && strncmp(target, "/metrics?", 9))
-    status = "404 Not Found";
-  else if (!(body = ips_metrics_expose(s->m, &blen)))
+  if (serve && !(body = ips_metrics_expose(s->m, &blen)))
     status = "503 Service Unavailable"; /* out of memory */
-  head_only = status[0] == '2' && !strcmp(method, "HEAD");
   if (!body && (body = malloc(strlen(status) + 2)) != NULL)
     blen = (size_t)sprintf(body, "%s\n", status + 4);
   ips_metrics_count(s->m, s->c_requests, (char[4]){status[0], status[1],
@@ -123,7 +115,8 @@ static void conn_read(ips_metrics_server_t *s, conn_t *c) {
   }
   c->rlen += (size_t)r;
   c->req[c->rlen] = '\0';
-  if (strstr(c->req, "\r\n\r\n") || strstr(c->req, "\n\n") ||
+  if (memmem(c->req, c->rlen, "\r\n\r\n", 4) ||
+      memmem(c->req, c->rlen, "\n\n", 2) ||
       c->rlen == REQ_MAX - 1)
     answer(s, c); /* a head that does not fit is not HTTP we answer */
 }

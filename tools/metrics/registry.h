@@ -63,6 +63,15 @@ struct ips_metrics_s {
 int metrics_snapshot(ips_metrics_t *m, metrics_figures_t *copy,
                      metrics_decl_t *decl);
 
+/* What the endpoint answers to a request's head, req (len bytes, not
+ * NUL-terminated): its status line's code and reason ("200 OK", "400 Bad
+ * Request", "404 Not Found", "405 Method Not Allowed", "431 Request
+ * Header Fields Too Large" when no blank line ends the head); *serve is 1
+ * for the metrics (GET or HEAD /metrics over HTTP/1.x), *head_only 1 for
+ * HEAD.  The string is static. */
+const char *metrics_request(const char *req, size_t len, int *serve,
+                            int *head_only);
+
 /* The wall clock in Unix seconds. */
 double metrics_now(void);
 
