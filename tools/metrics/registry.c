@@ -8,6 +8,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "ipcstamp-proto.h"
 #include "metrics/registry.h"
 
 const char *const ips_metrics_default_parts[] = {"pipe", "worker", "kernel",
@@ -20,14 +21,6 @@ const double ips_metrics_bounds[IPS_METRICS_NBOUNDS] = {
     1e-6, 2e-6, 5e-6, 1e-5, 2e-5, 5e-5, 1e-4, 2e-4, 5e-4, 1e-3, 2e-3, 5e-3,
     1e-2, 2e-2, 5e-2, 0.1,  0.2,  0.5,  1,    2,    5,    10,   20,   50,
     100};
-
-/* The string hash of a vat's id (FNV-1a). */
-static size_t hash_of(const char *s) {
-  size_t h = 2166136261u;
-  for (; *s; s++)
-    h = (h ^ (unsigned char)*s) * 16777619u;
-  return h;
-}
 
 /* s copied into dst (IPS_METRICS_NAME_MAX), cut to fit, and every byte
  * that is not printable ASCII made '?': a label value from the input is
@@ -95,7 +88,7 @@ static metrics_vat_t *vat_of(ips_metrics_t *m, const char *vat) {
   size_t i;
   metrics_figures_t *f = &m->fig;
   name_copy(name, vat);
-  for (i = hash_of(name) & (m->nslots - 1); m->slots[i];
+  for (i = (size_t)ips_fnv1a_str(name) & (m->nslots - 1); m->slots[i];
        i = (i + 1) & (m->nslots - 1))
     if (!strcmp(f->vats[m->slots[i] - 1].name, name))
       return &f->vats[m->slots[i] - 1];
