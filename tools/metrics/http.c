@@ -14,6 +14,7 @@
 #include <netdb.h>
 #include <netinet/in.h>
 #include <poll.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -287,6 +288,7 @@ static int listen_on(ips_metrics_server_t *s, const char *addr, char *err,
 int ips_metrics_serve(ips_metrics_t *m, const ips_metrics_server_options_t *o,
                       ips_metrics_server_t **out, char *err, size_t errlen) {
   ips_metrics_server_t *s = calloc(1, sizeof *s);
+  sigset_t all, old;
   int rc;
   if (!s)
     return snprintf(err, errlen, "out of memory"), -ENOMEM;
@@ -317,7 +319,13 @@ int ips_metrics_serve(ips_metrics_t *m, const ips_metrics_server_options_t *o,
   s->c_timeouts = ips_metrics_counter(
       m, "ipcstamp_metrics_connections_timed_out_total",
       "Connections closed at their deadline, the answer not read.", NULL);
-  if ((rc = -pthread_create(&s->thread, NULL, serve, s)) < 0) {
+  /* The thread takes no signal: a SIGTERM is for the thread that reads
+   * (which may be waiting for it in sigsuspend), never handled here. */
+  sigfillset(&all);
+  pthread_sigmask(SIG_SETMASK, &all, &old);
+  rc = -pthread_create(&s->thread, NULL, serve, s);
+  pthread_sigmask(SIG_SETMASK, &old, NULL);
+  if (rc < 0) {
     snprintf(err, errlen, "cannot start a thread: %s", strerror(-rc));
     close(s->lfd);
     goto error;
