@@ -14,7 +14,9 @@
 #   probes' tests, as root), fuse3 and libfuse3-dev (tests/os/swingset.test
 #   builds a FUSE file system whose fsync stalls: the disk cause),
 #   prometheus (its server scrapes `ipcstamp metrics`, its promtool checks
-#   the exposition: tests/metrics/), systemd (systemd-analyze verifies the
+#   the exposition: tests/metrics/; the tests run their own on a free port,
+#   where systemd runs the package also starts one on 9090, said in the
+#   README), systemd (systemd-analyze verifies the
 #   service's unit: tests/pkg/).
 # - The test-only npm projects, each installed with `npm ci` from its lock
 #   file (through tests/npm-ci.sh, which works with no npm configuration:
