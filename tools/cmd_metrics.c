@@ -3,6 +3,7 @@
  * docs/operators.md), for a node without the BPF recorder. */
 #include "config.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <math.h>
 #include <signal.h>
@@ -63,9 +64,17 @@ static void on_delivery(void *arg, const ips_delivery_t *d) {
   ips_metrics_delivery(c->m, d->vat, s);
 }
 
+/* Each skip counted by its reason, lower-case as Prometheus' labels are
+ * ("not_json"). */
 static void on_skip(void *arg, const ips_skip_t *s) {
   metrics_cmd_t *c = arg;
-  ips_metrics_count(c->m, c->skips, ips_skip_name(s->reason), 1);
+  char reason[32];
+  const char *name = ips_skip_name(s->reason);
+  size_t i;
+  for (i = 0; name[i] && i + 1 < sizeof reason; i++)
+    reason[i] = (char)tolower((unsigned char)name[i]);
+  reason[i] = '\0';
+  ips_metrics_count(c->m, c->skips, reason, 1);
 }
 
 /* One option of metrics's own into c: -1 when taken, else an exit code. */
