@@ -45,6 +45,7 @@ struct ips_metrics_server_s {
   struct pollfd *pfd;   /* maxc + 2: the thread's poll set */
   int *idx;             /* maxc */
   int c_requests, c_refused, c_timeouts; /* counters' ids */
+  long long paused;     /* out of descriptors: accept again after (ms) */
 };
 
 static long long now_ms(void) {
@@ -144,8 +145,14 @@ static void conn_write(conn_t *c) {
 
 static void accept_one(ips_metrics_server_t *s) {
   int fd = accept4(s->lfd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC), i;
-  if (fd < 0)
+  if (fd < 0) {
+    /* Out of descriptors, the connection stays queued and the socket
+     * readable: rest 100 ms rather than spin on it. */
+    if (errno == EMFILE || errno == ENFILE || errno == ENOBUFS ||
+        errno == ENOMEM)
+      s->paused = now_ms() + 100;
     return;
+  }
   for (i = 0; i < s->maxc && s->conns[i].state != C_FREE; i++)
     ;
   if (i == s->maxc) {
@@ -167,8 +174,10 @@ static int poll_set(ips_metrics_server_t *s, struct pollfd *pfd, int *idx,
   long long now = now_ms(), wait = -1;
   int i;
   pfd[0] = (struct pollfd){s->wake[0], POLLIN, 0};
-  pfd[1] = (struct pollfd){s->lfd, POLLIN, 0};
+  pfd[1] = (struct pollfd){s->lfd, now < s->paused ? 0 : POLLIN, 0};
   *n = 2;
+  if (now < s->paused)
+    wait = s->paused - now;
   for (i = 0; i < s->maxc; i++) {
     conn_t *c = &s->conns[i];
     if (c->state == C_FREE)
