@@ -13,6 +13,7 @@
 
 #include "cli.h"
 #include "metrics/metrics.h"
+#include "output/output.h"
 
 static const char usage_text[] =
     "usage: ipcstamp metrics SLOG --follow [options]\n"
@@ -33,6 +34,8 @@ static const char usage_text[] =
     "  --deadline-ms MS  a connection's whole life (default 10000)\n"
     "  --print           write the metrics to stdout once the input is read,\n"
     "                    instead of serving them (no --follow)\n"
+    CLI_OS_HELP
+    "                    (the OS's parts too: part=\"os_worker_on_cpu\", ...)\n"
     CLI_INPUT_HELP
     "\n"
     "exit codes: 0 ok, 2 bad usage, 3 records skipped, 4 cannot read the\n"
@@ -48,8 +51,18 @@ enum {
   OPT_PRINT
 };
 
+/* The parts: the default four, then with --os each OS part in ns
+ * (latency_os_next), named without its "_ns". */
+typedef struct {
+  size_t n;
+  const char *name[IPS_METRICS_MAX_PARTS];
+  size_t os[IPS_METRICS_MAX_PARTS]; /* an OS part's index, from 4 on */
+  char buf[IPS_METRICS_MAX_PARTS][48];
+} parts_t;
+
 typedef struct {
   ips_metrics_t *m;
+  parts_t parts;
   int skips;             /* counter id */
   ips_metrics_server_options_t srv;
   long long max_vats;
@@ -58,10 +71,31 @@ typedef struct {
 
 static void on_delivery(void *arg, const ips_delivery_t *d) {
   metrics_cmd_t *c = arg;
-  /* the order of ips_metrics_default_parts */
-  double s[IPS_METRICS_NDEFAULT_PARTS] = {d->pipe / 1e9, d->worker / 1e9,
-                                          d->kernel / 1e9, d->total / 1e9};
+  /* the order of ips_metrics_default_parts, then the OS's */
+  double s[IPS_METRICS_MAX_PARTS] = {d->pipe / 1e9, d->worker / 1e9,
+                                     d->kernel / 1e9, d->total / 1e9};
+  size_t i;
+  int64_t v;
+  for (i = IPS_METRICS_NDEFAULT_PARTS; i < c->parts.n; i++)
+    s[i] = latency_os_value(c->parts.os[i], d, &v) ? v / 1e9 : NAN;
   ips_metrics_delivery(c->m, d->vat, s);
+}
+
+/* p: the default parts, and with os the OS's (as many as fit). */
+static void parts_of(parts_t *p, int os) {
+  size_t k = 0;
+  const char *name;
+  for (p->n = 0; p->n < IPS_METRICS_NDEFAULT_PARTS; p->n++)
+    p->name[p->n] = ips_metrics_default_parts[p->n];
+  for (; os && p->n < IPS_METRICS_MAX_PARTS && latency_os_next(&k, &name);
+       k++, p->n++) {
+    size_t len = strlen(name);
+    if (len > 3 && !strcmp(name + len - 3, "_ns"))
+      len -= 3;
+    snprintf(p->buf[p->n], sizeof p->buf[p->n], "%.*s", (int)len, name);
+    p->name[p->n] = p->buf[p->n];
+    p->os[p->n] = k;
+  }
 }
 
 /* Each skip counted by its reason, lower-case as Prometheus' labels are
@@ -112,6 +146,7 @@ static int own_option(cli_input_t *in, metrics_cmd_t *c, int opt) {
 static int options(cli_input_t *in, metrics_cmd_t *c, int argc, char **argv) {
   static const struct option opts[] = {
       CLI_INPUT_OPTIONS,
+      CLI_OS_OPTION,
       {"listen", required_argument, NULL, OPT_LISTEN},
       {"max-vats", required_argument, NULL, OPT_MAX_VATS},
       {"max-connections", required_argument, NULL, OPT_MAX_CONN},
@@ -188,7 +223,8 @@ int cmd_metrics(int argc, char **argv) {
   cli_input_init(&in, "ipcstamp metrics", usage_text);
   if ((rc = options(&in, &c, argc, argv)) >= 0)
     return rc;
-  if (!(c.m = ips_metrics_new(NULL, 0, (size_t)c.max_vats))) {
+  parts_of(&c.parts, in.os_path != NULL);
+  if (!(c.m = ips_metrics_new(c.parts.name, c.parts.n, (size_t)c.max_vats))) {
     fprintf(stderr, "ipcstamp metrics: out of memory\n");
     return CLI_EXIT_IO;
   }

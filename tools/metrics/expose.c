@@ -94,9 +94,8 @@ static void append(text_t *t, const char *s, size_t len) {
  * head, its bound and its count, with no printf (a scrape of 256 vats
  * took 80 ms with one, 10 times what it takes now). */
 static void histogram(text_t *t, const metrics_vat_t *v, const char *part,
-                      size_t p) {
+                      const metrics_hist_t *h) {
   char vat[2 * IPS_METRICS_NAME_MAX], head[256], num[32];
-  const metrics_hist_t *h = &v->part[p];
   uint64_t cum = 0;
   size_t b, hl;
   int n;
@@ -132,10 +131,11 @@ static void deliveries(text_t *t, const metrics_figures_t *f,
   family(t, "ipcstamp_delivery_seconds", "histogram",
          "Time of each part of a delivery to a vat (pipe: in the pipe "
          "between kernel and worker; worker: in the worker; kernel: the "
-         "kernel answering the worker's upcalls; total: all of it).");
+         "kernel answering the worker's upcalls; total: all of it; os_*: what "
+         "the OS saw, docs/os.md).");
   for (i = 0; i < nv; i++)
     for (p = 0; p < f->nparts; p++)
-      histogram(t, &f->vats[i], parts[p], p);
+      histogram(t, &f->vats[i], parts[p], &f->hists[i * f->nparts + p]);
   family(t, "ipcstamp_deliveries_total", "counter",
          "Deliveries to a vat, attributed.");
   for (i = 0; i < nv; i++)
@@ -200,17 +200,24 @@ char *ips_metrics_expose(ips_metrics_t *m, size_t *len) {
   metrics_decl_t decl[IPS_METRICS_MAX_COUNTERS];
   text_t t = {NULL, 0, 0, 0};
   /* the copy's room is fixed by the registry, never by what it holds */
-  if (!(f.vats = malloc((m->fig.max_vats + 1) * sizeof *f.vats)))
+  f.vats = malloc((m->fig.max_vats + 1) * sizeof *f.vats);
+  f.hists = malloc((m->fig.max_vats + 1) * m->fig.nparts * sizeof *f.hists);
+  if (!f.vats || !f.hists) {
+    free(f.vats);
+    free(f.hists);
     return NULL;
+  }
   metrics_snapshot(m, &f, decl);
   if ((t.s = malloc(t.cap = 64u << 10)) == NULL) {
     free(f.vats);
+    free(f.hists);
     return NULL;
   }
   deliveries(&t, &f, m->parts);
   counters(&t, &f, decl);
   process(&t, m->start);
   free(f.vats);
+  free(f.hists);
   if (t.oom) {
     free(t.s);
     return NULL;

@@ -59,11 +59,14 @@ ips_metrics_t *ips_metrics_new(const char *const *parts, size_t nparts,
   m->parts = parts;
   /* +1: the "_other" vat of those past the cap */
   m->fig.vats = calloc(max_vats + 1, sizeof *m->fig.vats);
+  m->fig.hists = calloc((max_vats + 1) * nparts, sizeof *m->fig.hists);
   for (m->nslots = 1; m->nslots < 2 * (max_vats + 1); m->nslots <<= 1)
     ;
   m->slots = calloc(m->nslots, sizeof *m->slots);
-  if (!m->fig.vats || !m->slots || pthread_mutex_init(&m->lock, NULL)) {
+  if (!m->fig.vats || !m->fig.hists || !m->slots ||
+      pthread_mutex_init(&m->lock, NULL)) {
     free(m->fig.vats);
+    free(m->fig.hists);
     free(m->slots);
     free(m);
     return NULL;
@@ -77,6 +80,7 @@ void ips_metrics_free(ips_metrics_t *m) {
     return;
   pthread_mutex_destroy(&m->lock);
   free(m->fig.vats);
+  free(m->fig.hists);
   free(m->slots);
   free(m);
 }
@@ -125,6 +129,7 @@ void ips_metrics_delivery(ips_metrics_t *m, const char *vat,
                           const double *seconds) {
   size_t p, b[IPS_METRICS_MAX_PARTS];
   metrics_vat_t *v;
+  metrics_hist_t *h;
   /* the buckets found before the lock is taken: it is held for the adds */
   for (p = 0; p < m->fig.nparts; p++)
     b[p] = isnan(seconds[p]) || seconds[p] < 0 ? (size_t)-1
@@ -132,11 +137,12 @@ void ips_metrics_delivery(ips_metrics_t *m, const char *vat,
   pthread_mutex_lock(&m->lock);
   v = vat_of(m, vat);
   v->deliveries++;
+  h = &m->fig.hists[(size_t)(v - m->fig.vats) * m->fig.nparts];
   for (p = 0; p < m->fig.nparts; p++)
     if (b[p] != (size_t)-1) {
-      v->part[p].bucket[b[p]]++;
-      v->part[p].count++;
-      v->part[p].sum += seconds[p];
+      h[p].bucket[b[p]]++;
+      h[p].count++;
+      h[p].sum += seconds[p];
     }
   pthread_mutex_unlock(&m->lock);
 }
@@ -192,14 +198,20 @@ void ips_metrics_count(ips_metrics_t *m, int id, const char *value,
 int metrics_snapshot(ips_metrics_t *m, metrics_figures_t *copy,
                      metrics_decl_t *decl) {
   metrics_vat_t *vats = copy->vats;
-  size_t n;
+  metrics_hist_t *hists = copy->hists;
+  size_t n, np = m->fig.nparts;
   pthread_mutex_lock(&m->lock);
   n = m->fig.nvats;
   *copy = m->fig;
   copy->vats = vats;
+  copy->hists = hists;
   memcpy(vats, m->fig.vats, n * sizeof *vats);
-  if (m->fig.other)
+  memcpy(hists, m->fig.hists, n * np * sizeof *hists);
+  if (m->fig.other) {
     vats[n] = m->fig.vats[m->fig.max_vats];
+    memcpy(hists + n * np, m->fig.hists + m->fig.max_vats * np,
+           np * sizeof *hists);
+  }
   memcpy(decl, m->decl, m->fig.ncounters * sizeof *decl);
   pthread_mutex_unlock(&m->lock);
   return 0;

@@ -20,7 +20,6 @@ typedef struct {
 typedef struct {
   char name[IPS_METRICS_NAME_MAX];
   uint64_t deliveries;
-  metrics_hist_t part[IPS_METRICS_MAX_PARTS];
 } metrics_vat_t;
 
 typedef struct {
@@ -43,6 +42,8 @@ typedef struct {
   int other;             /* vats[max_vats] ("_other") is in use */
   uint64_t over_cap;     /* deliveries counted under "_other" */
   metrics_vat_t *vats;   /* max_vats + 1 */
+  metrics_hist_t *hists; /* (max_vats + 1) * nparts: vat i's part p at
+                            i * nparts + p */
   size_t ncounters;
   metrics_counter_t counters[IPS_METRICS_MAX_COUNTERS];
 } metrics_figures_t;
@@ -57,8 +58,9 @@ struct ips_metrics_s {
   double start;          /* the registry's birth, Unix seconds */
 };
 
-/* The figures copied into copy (its vats: room for m's max_vats + 1,
- * filled up to nvats, and the "_other" vat at nvats when in use) and the
+/* The figures copied into copy (its vats and hists: room for m's
+ * max_vats + 1 vats, filled up to nvats, and the "_other" vat at nvats
+ * when in use) and the
  * counters' declarations into decl, under the lock.  Returns 0. */
 int metrics_snapshot(ips_metrics_t *m, metrics_figures_t *copy,
                      metrics_decl_t *decl);
