@@ -52,6 +52,10 @@ typedef struct ips_os_info_s {
   int64_t first_bad_offset; /* a version 2 file (records, not lines): the
                                byte offset of the first bad record, 0 when
                                none */
+  uint64_t contradicting; /* of bad_lines: records that contradict another
+                             (a thread's waits overlapping, a stream's
+                             frames overlapping): dropped, never
+                             subtracted twice */
 } ips_os_info_t;
 IPS_EXTERN void ips_os_info(const ips_os_t *os, ips_os_info_t *info);
 

@@ -179,7 +179,7 @@ static int read_lines(ips_os_t *os, FILE *f, const char *path, char *err,
     size_t len = strlen(line);
     yajl_val o;
     int rc = 1;
-    n++;
+    os->at = ++n;
     if (len && line[len - 1] != '\n' && !feof(f)) { /* too long: skip it */
       int c;
       while ((c = getc(f)) != EOF && c != '\n')
@@ -233,6 +233,7 @@ static int read_any(ips_os_t *os, FILE *f, const char *path, char *err,
     return read_json(os, f, path, err, errlen);
   }
   h[0] = (unsigned char)c;
+  os->bin = 1;
   n = 1 + fread(h + 1, 1, sizeof h - 1, f);
   if (n < 8 || memcmp(h, IPS__OS_BIN_MAGIC, 8) != 0) {
     snprintf(err, errlen, "%s: not a recording of ipcstamp record (neither "

@@ -30,6 +30,12 @@ int cli_os_open(ips_os_t **os, const char *prog, const char *path) {
     fprintf(stderr, "%s: --os %s: %llu bad lines skipped (the first: line "
                     "%ld)\n", prog, path, (unsigned long long)info.bad_lines,
             info.first_bad_line);
+  if (info.contradicting)
+    fprintf(stderr, "%s: --os %s: %llu of them contradict a record before "
+                    "them (a thread's waits or a stream's frames "
+                    "overlapping: a recording written twice?), not "
+                    "believed: the figures leave them out\n", prog, path,
+            (unsigned long long)info.contradicting);
   if (info.lost)
     fprintf(stderr, "%s: --os %s: the recording lost %llu events: what "
                     "they held is not measured\n", prog, path,
