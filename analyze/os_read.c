@@ -153,10 +153,15 @@ static int read_header(ips_os_t *os, const char *line, const char *path,
       !YAJL_IS_INTEGER(v))
     snprintf(err, errlen, "%s: not a recording of ipcstamp record (its "
                           "first line has no \"ipcstamp_os\")", path);
+  else if (YAJL_GET_INTEGER(v) == 2)
+    snprintf(err, errlen, "%s: JSON lines that say format version 2: a "
+                          "recording in JSON lines must be version 1 "
+                          "(version 2 is binary, beginning with the bytes "
+                          "\\x89IPS-OS)", path);
   else if (YAJL_GET_INTEGER(v) != OS_FORMAT)
     snprintf(err, errlen, "%s: format version %lld of ipcstamp record, "
-                          "this ipcstamp reads versions 1 and 2", path,
-             YAJL_GET_INTEGER(v));
+                          "this ipcstamp reads version 1 (JSON lines) and "
+                          "version 2 (binary)", path, YAJL_GET_INTEGER(v));
   else if (get_int(o, "start", &os->start))
     snprintf(err, errlen, "%s: line 1: no \"start\"", path);
   else

@@ -1,8 +1,10 @@
 # tests/os/: ipcstamp record and report --os (docs/os.md), as root where
 # BPF works (skipped elsewhere, failed where IPCSTAMP_REQUIRE_INTEROP=1).
 TESTS += tests/os/record.test tests/os/swingset.test tests/os/causes.test \
+	tests/os/record-hostile.test \
 	tests/os/commands.test
 EXTRA_DIST += tests/os/record.test tests/os/swingset.test tests/os/os_check.py \
+	tests/os/record-hostile.test \
 	tests/os/causes.test tests/os/causes_check.py tests/os/stallfs.c \
 	tests/os/majflt.py \
 	tests/os/commands.test

@@ -235,6 +235,8 @@ int cli_analyze(cli_input_t *in, ips_analysis_t **out) {
   if (rc != 0) {
     if (rc < 0)
       fprintf(stderr, "%s: %s\n", in->prog, ips_strerror(rc));
+    ips_os_free(in->os); /* read first (cli_os_first), joined with nothing */
+    in->os = NULL;
     return CLI_EXIT_IO;
   }
   if (in->os_path && (os_rc = cli_os_join(in, *out)) != CLI_EXIT_OK &&

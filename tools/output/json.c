@@ -180,6 +180,13 @@ void out_copy_cut(char *dst, size_t n, const char *s) {
 
 void out_csv_text(FILE *f, const char *s) {
   fputc('"', f);
+  /* A spreadsheet takes a cell that begins with = + - @ (or a tab or a
+   * carriage return, which it skips first) as a formula: a vat or method
+   * named "=HYPERLINK(...)" would run as one.  Such a text cell gets a
+   * leading ' (a spreadsheet's own "this is text"); numbers are never
+   * written here, so -1.5 stays a number. */
+  if (strchr("=+-@\t\r", *s) && *s)
+    fputc('\'', f);
   for (; *s; s++) {
     if (*s == '"')
       fputc('"', f);

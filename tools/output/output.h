@@ -30,7 +30,9 @@ void out_flush(yajl_gen g, FILE *f, int nl);
  * \u003c means the same.  The one rule for every page that embeds JSON. */
 void out_flush_script(yajl_gen g, FILE *f);
 /* CSV text: quoted, quotes doubled (vats and methods come from the
- * input). */
+ * input), and a leading ' when it begins with = + - @, a tab or a
+ * carriage return, which a spreadsheet would take as a formula.  The one
+ * writer of every CSV text cell (docs/report.md, "CSV and spreadsheets"). */
 void out_csv_text(FILE *f, const char *s);
 /* --format's value as REPORT_* (below), or -1. */
 int out_format(const char *arg);
