@@ -212,6 +212,10 @@ int cli_os_join(cli_input_t *in, ips_analysis_t *a);
  * summary, no CSV header): -1 to go on (read, or no --os; cli_os_join
  * then takes it), else the exit code, said. */
 int cli_os_first(cli_input_t *in);
+/* read.c: the inputs named beside the slogfile checked before any output
+ * begins: --worker-rings must be a folder (else said, CLI_EXIT_IO), and
+ * --os read (cli_os_first).  -1 to go on, else the exit code. */
+int cli_inputs_first(cli_input_t *in);
 
 /* Defaults for prog, whose --help text is usage. */
 void cli_input_init(cli_input_t *in, const char *prog, const char *usage);

@@ -168,7 +168,7 @@ int cmd_latency(int argc, char **argv) {
   in.an.on_delivery = on_delivery;
   in.an.arg = &l;
   a = NULL;
-  rc = cli_os_first(&in); /* refused: nothing but its error */
+  rc = cli_inputs_first(&in); /* refused: nothing but its error */
   if (rc < 0)
     rc = cli_analyze(&in, &a);
   if (l.span && (rc == CLI_EXIT_OK || rc == CLI_EXIT_INPUT))

@@ -232,7 +232,7 @@ int cmd_report(int argc, char **argv) {
 #endif
   if ((rc = report_options(&in, &r, argc, argv, &outpath)) >= 0)
     return rc;
-  if ((rc = cli_os_first(&in)) >= 0) /* refused: nothing but its error */
+  if ((rc = cli_inputs_first(&in)) >= 0) /* refused: nothing but its error */
     return rc;
   if ((rc = report_begin(&r, &in, outpath)) >= 0)
     return rc;

@@ -3,6 +3,7 @@
  * progress bar, a filter that named nothing, following until a signal. */
 #include "config.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <signal.h>
@@ -207,6 +208,19 @@ static int worker_rings(const cli_input_t *in, ips_analysis_t *a) {
   fprintf(stderr, "%s: --worker-rings %s: %s\n", in->prog, in->worker_rings,
           rc == -ENOTDIR ? "not a folder" : strerror(-rc));
   return CLI_EXIT_IO;
+}
+
+int cli_inputs_first(cli_input_t *in) {
+  DIR *d;
+  if (in->worker_rings) {
+    if (!(d = opendir(in->worker_rings))) { /* a FIFO is refused, not opened */
+      fprintf(stderr, "%s: --worker-rings %s: %s\n", in->prog, in->worker_rings,
+              errno == ENOTDIR ? "not a folder" : strerror(errno));
+      return CLI_EXIT_IO;
+    }
+    closedir(d);
+  }
+  return cli_os_first(in);
 }
 
 int cli_analyze(cli_input_t *in, ips_analysis_t **out) {
