@@ -138,6 +138,10 @@ size_t ips_analysis_worker_rings_errors(const ips_analysis_t *a,
   return a->ringm ? ips__ringm_errors(a->ringm, first) : 0;
 }
 
+size_t ips_analysis_worker_rings_skipped(const ips_analysis_t *a) {
+  return a->ringm ? ips__ringm_skipped(a->ringm) : 0;
+}
+
 int ips_analysis_keep_causes(ips_analysis_t *a) {
   if (!a || a->st.lines)
     return IPS_EINVAL;

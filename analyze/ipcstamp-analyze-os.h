@@ -54,6 +54,10 @@ typedef struct ips_os_info_s {
                                none */
   uint64_t launches_over; /* exec and exit records past the most kept
                             (ips_os_launches): counted, not listed */
+  uint64_t contradicting; /* of bad_lines: records that contradict another
+                             (a thread's waits overlapping, a stream's
+                             frames overlapping): dropped, never
+                             subtracted twice */
 } ips_os_info_t;
 IPS_EXTERN void ips_os_info(const ips_os_t *os, ips_os_info_t *info);
 

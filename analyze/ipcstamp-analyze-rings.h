@@ -120,6 +120,14 @@ typedef struct ips_ring_dir_callbacks_s {
   void *arg;
   /* Events read from one ring per poll, at most (0: 1000000). */
   size_t poll_max;
+  /* Set: when IPS_RING_DIR_MAX_PROCS rings are followed and another is
+   * found, a ring read to its end whose writer is dead is closed to make
+   * room (it has nothing more to give; that file is not read again).  For
+   * a reader that keeps what it read (the worker rings' join); a view of
+   * the processes (top) keeps the dead ones to show.  Then
+   * ips_ring_dir_skipped() counts only the rings that wait while every
+   * ring followed has been read and none is done: the bound reached. */
+  int retire_done;
 } ips_ring_dir_callbacks_t;
 
 /* Follow the rings of dir (nothing is read yet).  *out is the caller's
@@ -155,13 +163,19 @@ IPS_EXTERN void ips_ring_dir_close(ips_ring_dir_t *d);
  * mono stamps and cpu_ns from them, as if its metering had carried them
  * (ips_delivery_t.ring says which did, and which its ring had lost).
  * The rings are read as far as each delivery needs, so a followed
- * slogfile joins live.  Before the first read.  Returns 0, IPS_EINVAL or
+ * slogfile joins live.  Before the first read.  Returns 0, -errno when
+ * dir cannot be read as a folder (missing, a file, a FIFO), IPS_EINVAL or
  * IPS_ENOMEM. */
 IPS_EXTERN int ips_analysis_worker_rings(ips_analysis_t *a, const char *dir);
 /* Rings that could not be read so far (the first one's path and reason
  * in *first, owned by the analysis). */
 IPS_EXTERN size_t ips_analysis_worker_rings_errors(const ips_analysis_t *a,
                                                    const char **first);
+/* The most rings the folder held at once past the IPS_RING_DIR_MAX_PROCS
+ * read (a dead worker's ring read to its end makes room for the next: only
+ * more rings than that of live workers, or of rings that cannot be read,
+ * leave some unread); 0 when none were left. */
+IPS_EXTERN size_t ips_analysis_worker_rings_skipped(const ips_analysis_t *a);
 
 /* The run a ring belongs to: a parent's own pid, a worker's parent's (its
  * kernel), or its own when that is unknown; 0 for a ring that cannot be

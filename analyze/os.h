@@ -21,6 +21,8 @@ typedef struct {
   int64_t enter, last_ret, last_enter;
   uint32_t pid, tid;
   unsigned char tag, write;
+  int64_t at;               /* where in the file: line (version 1) or
+                               byte offset (version 2), to name it bad */
 } ips__os_side_t;
 
 /* A frame, both sides paired: written by wpid/wtid, read by rpid/rtid. */
@@ -56,6 +58,7 @@ typedef struct {
   int has_maj;              /* ... the file says it */
   uint32_t faults;          /* major faults this wait slept in: the next
                                wait's maj_flt less its own (ips__os_index) */
+  int64_t at;               /* where in the file, as a side's */
 } ips__os_wait_t;
 
 /* A system call's name, as a version 2 file's header gives it. */
@@ -103,6 +106,9 @@ struct ips_os_s {
   ips__os_name_t *names;    /* version 2: the header's system calls */
   size_t nnames;
   ips_os_info_t info;
+  int64_t at;               /* while reading: the record's line (version
+                               1) or byte offset (version 2) */
+  int bin;                  /* version 2: at is a byte offset */
 };
 
 /* os_store.c: adds one frame side or wait as read, after checking that its
@@ -124,6 +130,18 @@ int ips__os_add_exec(ips_os_t *os, int64_t ns, uint32_t pid, uint32_t ppid,
                      const char *args, size_t len);
 int ips__os_add_exit(ips_os_t *os, int64_t ns, uint32_t pid, int code);
 int ips__os_add_wait(ips_os_t *os, const ips__os_wait_t *w);
+
+/* os_store.c, for ips__os_index: the records that contradict one before
+ * them dropped, each counted as bad (and as contradicting) at its place
+ * in the file, so that no part is ever subtracted twice:
+ * - sides sorted by (pipe, side, last_ret, enter): a side that began
+ *   before the call with the previous frame's last byte of the same
+ *   stream (a stream's frames follow each other: the next one begins in
+ *   that call at the earliest);
+ * - waits sorted by (tid, on): a wait that began before the thread's
+ *   previous wait ended (a thread is off its CPU once at a time). */
+void ips__os_drop_sides(ips_os_t *os);
+void ips__os_drop_waits(ips_os_t *os);
 
 /* os_bin.c: reads a version 2 file from f, whose first IPS__OS_BIN_HEAD
  * bytes (h) were read and begin with its magic.  0, or a negative code

@@ -156,17 +156,19 @@ static int decode(ips_os_t *os, uint32_t t, const unsigned char *r,
   }
   if (t == T_WAIT) {
     ips__os_wait_t w;
+    uint32_t why = le32(u + 28); /* unsigned: 0xffffffff is no reason */
+    int32_t nr = (int32_t)le32(u + 24); /* signed: -1 outside any */
     memset(&w, 0, sizeof w);
     w.tid = le32(r + 8);
-    w.why = (int)le32(u + 28);
-    if (w.why > 2 || stamp(u, &w.off) || stamp(u + 8, &w.wake) ||
+    w.why = (int)why;
+    if (why > 2 || nr < -1 || stamp(u, &w.off) || stamp(u + 8, &w.wake) ||
         stamp(u + 16, &w.on))
       return 1;
     if (size >= COMMON + 40) { /* recorded since the wait carried it */
       w.maj_flt = le64(u + 32);
       w.has_maj = 1;
     }
-    name_of(os, (int32_t)le32(u + 24), w.sc, sizeof w.sc);
+    name_of(os, nr, w.sc, sizeof w.sc);
     return ips__os_add_wait(os, &w);
   }
   if (t == T_EXEC) {
@@ -229,6 +231,7 @@ int ips__os_read_bin(ips_os_t *os, FILE *f, const unsigned char *h,
       bad(os, at);
       break;
     }
+    os->at = (int64_t)at;
     if ((rc = decode(os, t, r, size)) < 0) {
       snprintf(err, errlen, "%s: byte offset %llu: %s", path,
                (unsigned long long)at,

@@ -184,10 +184,15 @@ static int read_header(ips_os_t *os, const char *line, const char *path,
       !YAJL_IS_INTEGER(v))
     snprintf(err, errlen, "%s: not a recording of ipcstamp record (its "
                           "first line has no \"ipcstamp_os\")", path);
+  else if (YAJL_GET_INTEGER(v) == 2)
+    snprintf(err, errlen, "%s: JSON lines that say format version 2: a "
+                          "recording in JSON lines must be version 1 "
+                          "(version 2 is binary, beginning with the bytes "
+                          "\\x89IPS-OS)", path);
   else if (YAJL_GET_INTEGER(v) != OS_FORMAT)
     snprintf(err, errlen, "%s: format version %lld of ipcstamp record, "
-                          "this ipcstamp reads versions 1 and 2", path,
-             YAJL_GET_INTEGER(v));
+                          "this ipcstamp reads version 1 (JSON lines) and "
+                          "version 2 (binary)", path, YAJL_GET_INTEGER(v));
   else if (get_int(o, "start", &os->start))
     snprintf(err, errlen, "%s: line 1: no \"start\"", path);
   else
@@ -210,7 +215,7 @@ static int read_lines(ips_os_t *os, FILE *f, const char *path, char *err,
     size_t len = strlen(line);
     yajl_val o;
     int rc = 1;
-    n++;
+    os->at = ++n;
     if (len && line[len - 1] != '\n' && !feof(f)) { /* too long: skip it */
       int c;
       while ((c = getc(f)) != EOF && c != '\n')
@@ -264,6 +269,7 @@ static int read_any(ips_os_t *os, FILE *f, const char *path, char *err,
     return read_json(os, f, path, err, errlen);
   }
   h[0] = (unsigned char)c;
+  os->bin = 1;
   n = 1 + fread(h + 1, 1, sizeof h - 1, f);
   if (n < 8 || memcmp(h, IPS__OS_BIN_MAGIC, 8) != 0) {
     snprintf(err, errlen, "%s: not a recording of ipcstamp record (neither "

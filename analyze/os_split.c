@@ -105,6 +105,7 @@ int ips__os_index(ips_os_t *os) {
     return -ENOMEM;
   if (os->nsides) /* qsort's array may not be NULL, even empty */
     qsort(os->sides, os->nsides, sizeof *os->sides, by_side);
+  ips__os_drop_sides(os);
   for (i = 0; i < os->nsides; i = k) {
     size_t nr = 0;
     for (k = i; k < os->nsides && os->sides[k].pipe == os->sides[i].pipe; k++)
@@ -117,6 +118,7 @@ int ips__os_index(ips_os_t *os) {
     qsort(os->frames, os->nframes, sizeof *os->frames, by_write);
   if (os->nwaits)
     qsort(os->waits, os->nwaits, sizeof *os->waits, by_tid_on);
+  ips__os_drop_waits(os);
   count_faults(os);
   if (os->nprocs)
     qsort(os->procs, os->nprocs, sizeof *os->procs, by_vat_ns);

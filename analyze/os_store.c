@@ -1,6 +1,9 @@
 /* os_store.c — what both readers of a recording (os_read.c: version 1,
  * os_bin.c: version 2) add to it: frame sides and waits, each checked to
- * be in order and each array bounded by IPS_OS_MAX_RECORDS. */
+ * be in order and each array bounded by IPS_OS_MAX_RECORDS; and, once
+ * sorted, each checked against the one before it (a recording that
+ * contradicts itself is not believed: its parts would come out
+ * negative). */
 #include "config.h"
 
 #include <errno.h>
@@ -47,11 +50,12 @@ int ips__os_add_proc(ips_os_t *os, int64_t ns, uint32_t pid,
 
 int ips__os_add_side(ips_os_t *os, const ips__os_side_t *s) {
   int rc;
-  if (s->last_ret < s->enter)
+  if (s->last_enter < s->enter || s->last_ret < s->last_enter)
     return 1;
   if ((rc = grow((void **)&os->sides, os->nsides, &os->capsides, sizeof *s)))
     return rc;
-  os->sides[os->nsides++] = *s;
+  os->sides[os->nsides] = *s;
+  os->sides[os->nsides++].at = os->at;
   return 0;
 }
 
@@ -61,7 +65,8 @@ int ips__os_add_wait(ips_os_t *os, const ips__os_wait_t *w) {
     return 1;
   if ((rc = grow((void **)&os->waits, os->nwaits, &os->capwaits, sizeof *w)))
     return rc;
-  os->waits[os->nwaits++] = *w;
+  os->waits[os->nwaits] = *w;
+  os->waits[os->nwaits++].at = os->at;
   return 0;
 }
 
@@ -113,3 +118,44 @@ int ips__os_add_exit(ips_os_t *os, int64_t ns, uint32_t pid, int code) {
   e->status = code;
   return 0;
 }
+
+/* A record at `at` that contradicts another: counted as bad, the first
+ * in the file named (the reading counted the others as it went). */
+static void contradicting(ips_os_t *os, int64_t at) {
+  int first = !os->info.bad_lines++;
+  if (os->bin) {
+    if (first || at < os->info.first_bad_offset)
+      os->info.first_bad_offset = at;
+  } else if (first || at < os->info.first_bad_line) {
+    os->info.first_bad_line = (long)at;
+  }
+  os->info.contradicting++;
+}
+
+void ips__os_drop_sides(ips_os_t *os) {
+  size_t i, k = 0;
+  for (i = 0; i < os->nsides; i++) {
+    const ips__os_side_t *s = &os->sides[i], *p = k ? &os->sides[k - 1] : NULL;
+    if (p && p->pipe == s->pipe && p->write == s->write &&
+        s->enter < p->last_enter) {
+      contradicting(os, s->at);
+      continue;
+    }
+    os->sides[k++] = *s;
+  }
+  os->nsides = k;
+}
+
+void ips__os_drop_waits(ips_os_t *os) {
+  size_t i, k = 0;
+  for (i = 0; i < os->nwaits; i++) {
+    const ips__os_wait_t *w = &os->waits[i], *p = k ? &os->waits[k - 1] : NULL;
+    if (p && p->tid == w->tid && w->off < p->on) {
+      contradicting(os, w->at);
+      continue;
+    }
+    os->waits[k++] = *w;
+  }
+  os->nwaits = k;
+}
+

@@ -16,6 +16,9 @@
 #include "ipcstamp-ring.h"
 
 #define MAX_IGNORED 4096
+#define MAX_RETIRED 65536 /* rings read to their end and closed (retire_done):
+                             past it, the others stay open and the bound
+                             counts what is left */
 
 typedef struct proc_s {
   ips_ring_proc_t pub;        /* first: the callbacks get &pub */
@@ -25,7 +28,14 @@ typedef struct proc_s {
   /* Skipped at the next poll: ahead in time of a ring with more to read
    * (with a joiner: the rings are read level, so few halves wait). */
   int hold;
+  int polled;                 /* read at least once */
+  ino_t ino;                  /* the file's, as the directory lists it */
 } proc_t;
+
+typedef struct {
+  long pid;
+  ino_t ino;
+} retired_t;
 
 struct ips_ring_dir_s {
   char dir[4096];
@@ -37,6 +47,10 @@ struct ips_ring_dir_s {
   proc_t *procs[IPS_RING_DIR_MAX_PROCS];  /* owned */
   size_t nprocs, skipped;
   ips_ring_join_t *join;             /* owned; with cb.on_delivery only */
+  retired_t *retired;                /* owned: files not to read again */
+  size_t nretired, capretired;
+  int swept;                         /* this poll looked for rings done */
+  int blocked;                       /* ... and found none, every ring read */
 };
 
 /* The header's text as a view may print it. */
@@ -83,6 +97,7 @@ void ips_ring_dir_close(ips_ring_dir_t *d) {
     free(d->procs[i]);
   }
   ips_ring_join_free(d->join);
+  free(d->retired);
   free(d);
 }
 
@@ -175,19 +190,76 @@ static void set_error(ips_ring_dir_t *d, proc_t *p, const char *msg) {
     ips_ring_join_lost(d->join, p->pub.pid);
 }
 
-static void add_proc(ips_ring_dir_t *d, const char *name, long pid) {
+static int poll_one(ips_ring_dir_t *d, proc_t *p);
+
+/* Whether the file (pid, ino) was read to its end and closed. */
+static int is_retired(const ips_ring_dir_t *d, long pid, ino_t ino) {
+  size_t i;
+  for (i = 0; i < d->nretired; i++)
+    if (d->retired[i].pid == pid && d->retired[i].ino == ino) return 1;
+  return 0;
+}
+
+/* Once a poll, with retire_done, when the bound is reached: each ring
+ * read to its end whose writer is dead (or that cannot be read, said
+ * already) is read one last time and closed, its file remembered so
+ * that it is not read again; the others keep their order. */
+static void sweep(ips_ring_dir_t *d) {
+  size_t i, k = 0;
+  int unread = 0;
+  d->swept = 1;
+  for (i = 0; i < d->nprocs; i++) {
+    proc_t *p = d->procs[i];
+    unread |= p->reader && !p->polled;
+    int done = !p->reader || (p->polled && !p->pub.more &&
+               (!p->pub.info.alive || ips_ring_writer_dead(p->path, p->pub.pid)));
+    if (done && d->nretired == d->capretired && d->capretired < MAX_RETIRED) {
+      size_t c = d->capretired ? d->capretired * 2 : 256;
+      retired_t *v = realloc(d->retired, c * sizeof *v);
+      if (v) {
+        d->retired = v;
+        d->capretired = c;
+      }
+    }
+    if (!done || d->nretired == d->capretired) {
+      p->pub.index = k;
+      d->procs[k++] = p;
+      continue;
+    }
+    while (p->reader && poll_one(d, p)) /* what it wrote before it died */
+      ;
+    d->retired[d->nretired].pid = p->pub.pid;
+    d->retired[d->nretired++].ino = p->ino;
+    ips_ring_reader_close(p->reader);
+    free(p);
+  }
+  /* Full of rings still read from: the bound is reached (a ring not read
+   * yet may be done at the next poll). */
+  d->blocked = k == d->nprocs && !unread;
+  d->nprocs = k;
+}
+
+static void add_proc(ips_ring_dir_t *d, const char *name, long pid,
+                     ino_t ino) {
   proc_t *p;
   char msg[256];
   size_t i;
+  if (is_retired(d, pid, ino)) return;
   for (i = 0; i < d->nprocs; i++)
     if (d->procs[i]->pub.pid == pid) return;
   if (listed(d->ignored, d->nignored, pid)) return;
+  if (d->nprocs == IPS_RING_DIR_MAX_PROCS && d->cb.retire_done && !d->swept)
+    sweep(d);
   if (d->nprocs == IPS_RING_DIR_MAX_PROCS) {
-    d->skipped++;
+    /* With retire_done, only what waits on rings that are not done is
+     * skipped: the others are taken as the done ones make room. */
+    if (!d->cb.retire_done || d->blocked)
+      d->skipped++;
     return;
   }
   if (!(p = calloc(1, sizeof *p))) return; /* found again at the next poll */
   p->dir = d;
+  p->ino = ino;
   p->pub.pid = pid;
   p->pub.path = p->path;
   snprintf(p->path, sizeof p->path, "%s/%s", d->dir, name);
@@ -222,6 +294,7 @@ static int poll_one(ips_ring_dir_t *d, proc_t *p) {
   /* Bounded per poll, so that one flooding producer cannot starve the
    * others; what is left is read at the next poll (or lapped, counted). */
   int rc = ips_ring_reader_poll(p->reader, max, on_event, on_lost, p);
+  p->polled = 1;
   p->pub.more = d->cb.poll_max && rc >= 0 && (size_t)rc == d->cb.poll_max;
   if (rc >= 0) rc = ips_ring_reader_info(p->reader, &p->pub.info);
   if (rc < 0) {
@@ -268,9 +341,10 @@ int ips_ring_dir_poll(ips_ring_dir_t *d, char *msg, size_t size) {
     return rc;
   }
   d->skipped = 0;
+  d->swept = 0;
   while ((e = readdir(dd)) != NULL) {
     long pid = ips_ring_name_pid(e->d_name);
-    if (pid > 0) add_proc(d, e->d_name, pid);
+    if (pid > 0) add_proc(d, e->d_name, pid, e->d_ino);
   }
   closedir(dd);
   for (i = 0; i < d->nprocs; i++) {

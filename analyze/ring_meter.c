@@ -26,6 +26,9 @@
  * (IPS_RING_LAPPED), not joined. */
 #include "config.h"
 
+#include <dirent.h>
+#include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -94,6 +97,8 @@ struct ips__ringm {
   uint64_t events;      /* read so far: a poll that adds none is the end */
   size_t errors;
   char error[4400];     /* a ring's path and why it cannot be read */
+  int dir_failed;       /* the folder could not be read at a poll */
+  size_t skipped;       /* most rings left unread at once (the bound) */
   int64_t *wmono;       /* the joined delivery's, cap each */
   char *kinds;
   size_t cap;
@@ -340,16 +345,23 @@ static void on_error(void *arg, const ips_ring_proc_t *p) {
 
 int ips__ringm_open(ips__ringm_t **out, const char *dir) {
   ips_ring_dir_callbacks_t cb;
-  ips__ringm_t *m = calloc(1, sizeof *m);
+  ips__ringm_t *m;
+  DIR *dd = opendir(dir); /* a folder the user named: it must be one (a
+                             FIFO is refused here, never opened) */
   int rc;
   *out = NULL;
-  if (!m) return IPS_ENOMEM;
+  if (!dd) return -errno;
+  closedir(dd);
+  if (!(m = calloc(1, sizeof *m))) return IPS_ENOMEM;
   memset(&cb, 0, sizeof cb);
   cb.on_event = on_event;
   cb.on_lost = on_lost;
   cb.on_error = on_error;
   cb.arg = m;
   cb.poll_max = RINGM_POLL;
+  /* A busy node that restarts its workers leaves more rings than are read
+   * at once: a dead worker's ring read to its end makes room. */
+  cb.retire_done = 1;
   if ((rc = ips_ring_dir_open(&m->dir, dir, &cb)) != 0) {
     free(m);
     return rc;
@@ -383,6 +395,25 @@ size_t ips__ringm_errors(const ips__ringm_t *m, const char **first) {
   return m->errors;
 }
 
+size_t ips__ringm_skipped(const ips__ringm_t *m) { return m->skipped; }
+
+/* One poll of the directory: 1 when it read something new.  A folder
+ * that can no longer be read is said once, as a ring that cannot be; the
+ * most rings left unread at once is kept to be said. */
+static int poll_dir(ips__ringm_t *m) {
+  char msg[256];
+  uint64_t before = m->events;
+  int rc = ips_ring_dir_poll(m->dir, msg, sizeof msg);
+  if (ips_ring_dir_skipped(m->dir) > m->skipped)
+    m->skipped = ips_ring_dir_skipped(m->dir);
+  if (rc < 0) {
+    if (!m->dir_failed++ && m->errors++ == 0)
+      snprintf(m->error, sizeof m->error, "%s", msg);
+    return 0;
+  }
+  return m->events != before;
+}
+
 /* The head of vat's queue once the deliveries before r are gone: 1 when
  * it is r's, 0 when it is later than r (r is not in the ring), -1 when
  * the queue is empty (read on). */
@@ -414,14 +445,10 @@ static int lapped(const ips__ringm_t *m, const ips__rec_t *r) {
 
 int ips__ringm_fill(ips__ringm_t *m, const ips__rec_t *r, ips__rec_t *copy) {
   rm_entry_t *e = NULL;
-  char msg[256];
   int found;
   if (!r->vat || r->n_walls < 2) return 0;
-  for (;;) {
-    uint64_t before = m->events;
-    if ((found = match(m, r, &e)) >= 0) break;
-    if (ips_ring_dir_poll(m->dir, msg, sizeof msg) < 0 || m->events == before) break;
-  }
+  while ((found = match(m, r, &e)) < 0 && poll_dir(m))
+    ;
   if (found != 1) return lapped(m, r) ? IPS_RING_LAPPED : IPS_RING_MISSING;
   if (grow(NULL, &m->wmono, &m->kinds, &m->cap, e->n) != 0) return 0;
   *copy = *r;

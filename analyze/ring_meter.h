@@ -11,7 +11,9 @@
 typedef struct ips__ringm ips__ringm_t;
 
 /* Read the worker rings of dir as the analysis needs them.  Returns 0,
- * IPS_EINVAL or IPS_ENOMEM. */
+ * -errno when dir cannot be read as a folder (it does not exist, it is a
+ * file or a FIFO: checked now, so that a wrong name is said, not taken as
+ * rings that have nothing), IPS_EINVAL or IPS_ENOMEM. */
 int ips__ringm_open(ips__ringm_t **out, const char *dir);
 void ips__ringm_free(ips__ringm_t *m);
 
@@ -29,5 +31,8 @@ int ips__ringm_fill(ips__ringm_t *m, const ips__rec_t *r, ips__rec_t *copy);
 
 /* Rings that could not be read so far, with the first one's reason. */
 size_t ips__ringm_errors(const ips__ringm_t *m, const char **first);
+/* The most rings the folder had past those read at once
+ * (IPS_RING_DIR_MAX_PROCS), 0 when none were left. */
+size_t ips__ringm_skipped(const ips__ringm_t *m);
 
 #endif

@@ -68,6 +68,8 @@ typedef struct {
   FILE *out;
   int json;
   unsigned long long events;
+  const char *path;      /* -o's, to say it */
+  int failed;            /* it could not be written: said, stopped */
 } rec_t;
 
 static int on_event(void *ctx, void *data, size_t size) {
@@ -201,6 +203,39 @@ static pid_t start_command(char **cmd, int *go) {
   return c;
 }
 
+/* Whether process pid has ended: no such process, or a zombie (its
+ * parent has not reaped it yet: kill(pid, 0) still succeeds on one, and
+ * a --pid recording of it never ended), from /proc/PID/stat's state. */
+static int process_gone(long pid) {
+  char path[64], buf[512], *p;
+  FILE *f;
+  size_t n;
+  if (kill((pid_t)pid, 0) != 0 && errno == ESRCH)
+    return 1;
+  snprintf(path, sizeof path, "/proc/%ld/stat", pid);
+  if (!(f = fopen(path, "r")))
+    return 0; /* no /proc: kill's answer stands */
+  n = fread(buf, 1, sizeof buf - 1, f);
+  fclose(f);
+  buf[n] = '\0';
+  /* "pid (comm) S ...": comm may hold ')' itself; the state follows the
+   * last one. */
+  if (!(p = strrchr(buf, ')')) || p[1] != ' ')
+    return 0;
+  return p[2] == 'Z' || p[2] == 'X';
+}
+
+/* The recording cannot be written (a full disk): said when it happens,
+ * and the recording stops (exit 4) — going on would only lose what comes,
+ * in silence; the node is never stopped. */
+static int output_failed(rec_t *r) {
+  if (!ferror(r->out))
+    return 0;
+  fprintf(stderr, "ipcstamp record: cannot write %s: %s; recording "
+                  "stopped\n", r->path, strerror(errno ? errno : EIO));
+  return 1;
+}
+
 /* Reads the ring buffer until the followed process ends or a signal.
  * *status gets the command's wait status (-1 with --pid). */
 static void poll_loop(struct os *s, rec_t *r, pid_t child, long pid,
@@ -224,7 +259,7 @@ static void poll_loop(struct os *s, rec_t *r, pid_t child, long pid,
     ring_buffer__consume(rb);
     if (child > 0 && waitpid(child, status, WNOHANG) == child)
       done = 1;
-    else if (child <= 0 && kill((pid_t)pid, 0) != 0 && errno == ESRCH)
+    else if (child <= 0 && process_gone(pid))
       done = 1;
     if ((lost = rec_lost(s)) != said) { /* said as it happens, never hidden */
       struct os_event e;
@@ -235,7 +270,12 @@ static void poll_loop(struct os *s, rec_t *r, pid_t child, long pid,
       emit(r, &e);
       said = lost;
     }
+    errno = 0;
     fflush(r->out);
+    if (output_failed(r)) {
+      r->failed = 1;
+      break;
+    }
     if (done)
       break;
   }
@@ -276,8 +316,9 @@ static int options(int argc, char **argv, const char **path, long *pid,
                     "them; try 'ipcstamp record --help')\n");
     return CLI_EXIT_USAGE;
   }
-  if (*pid > 0 && kill((pid_t)*pid, 0) != 0 && errno == ESRCH) {
-    fprintf(stderr, "ipcstamp record: no process %ld\n", *pid);
+  if (*pid > 0 && process_gone(*pid)) {
+    fprintf(stderr, "ipcstamp record: no process %ld (or it has ended: a "
+                    "zombie)\n", *pid);
     return CLI_EXIT_USAGE;
   }
   return -1;
@@ -326,7 +367,7 @@ int rec_main(int argc, char **argv) {
   long pid = 0;
   char **cmd = NULL;
   struct os *s = NULL;
-  rec_t r = {NULL, 0, 0};
+  rec_t r = {NULL, 0, 0, NULL, 0};
   pid_t child = -1;
   int go = -1, rc, status;
   if ((rc = options(argc, argv, &path, &pid, &cmd)) >= 0)
@@ -342,6 +383,7 @@ int rec_main(int argc, char **argv) {
    * collector killed mid-way leaves what it wrote where it was asked. */
   cli_output_publish();
   r.json = strcmp(path, "-") == 0;
+  r.path = r.json ? "the standard output" : path;
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
   r.json = 1; /* version 2 is little-endian, as the kernel's records here are not */
 #endif
@@ -371,7 +413,7 @@ int rec_main(int argc, char **argv) {
   poll_loop(s, &r, child, pid, &status);
   rc = finish(&r, s, cmd, status);
   os__destroy(s);
-  if (cli_output_close(r.out, "record", 1) != 0)
+  if (cli_output_close(r.out, "record", 1) != 0 || r.failed)
     rc = CLI_EXIT_IO;
   return rc;
 }

@@ -197,6 +197,9 @@ typedef struct {
    * input that could not be opened replaces nothing (cli_output_close). */
   int opened;
   const char *os_path;         /* --os FILE, or NULL */
+  ips_os_t *os;                /* read before the output began
+                                  (cli_os_first), until cli_os_join */
+  int os_rc;                   /* ... and its code */
 } cli_input_t;
 
 /* os_file.c: in's --os FILE read (cli_os_open) and joined with the
@@ -204,7 +207,16 @@ typedef struct {
  * skipped: the analysis goes on); or, with nothing joined, CLI_EXIT_IO
  * (cannot be read) or CLI_EXIT_INPUT (not a recording this ipcstamp
  * reads). */
-int cli_os_join(const cli_input_t *in, ips_analysis_t *a);
+int cli_os_join(cli_input_t *in, ips_analysis_t *a);
+/* os_file.c: in's --os FILE read now, before any output begins, so that a
+ * recording that is refused leaves nothing but its error (no empty
+ * summary, no CSV header): -1 to go on (read, or no --os; cli_os_join
+ * then takes it), else the exit code, said. */
+int cli_os_first(cli_input_t *in);
+/* read.c: the inputs named beside the slogfile checked before any output
+ * begins: --worker-rings must be a folder (else said, CLI_EXIT_IO), and
+ * --os read (cli_os_first).  -1 to go on, else the exit code. */
+int cli_inputs_first(cli_input_t *in);
 
 /* Defaults for prog, whose --help text is usage. */
 void cli_input_init(cli_input_t *in, const char *prog, const char *usage);

@@ -169,13 +169,16 @@ int cmd_latency(int argc, char **argv) {
     ips_hist_init(&l.h[i]);
   in.an.on_delivery = on_delivery;
   in.an.arg = &l;
-  rc = cli_analyze(&in, &a);
+  a = NULL;
+  rc = cli_inputs_first(&in); /* refused: nothing but its error */
+  if (rc < 0)
+    rc = cli_analyze(&in, &a);
   if (l.span && (rc == CLI_EXIT_OK || rc == CLI_EXIT_INPUT))
     rc = span_named(&in, a, l.span, l.label, rc);
   /* What was read, even when reading stopped at a fault (the followed
    * file replaced by a FIFO). */
-  if (rc == CLI_EXIT_OK || rc == CLI_EXIT_INPUT ||
-      (rc == CLI_EXIT_IO && in.opened && !l.span))
+  if (in.opened && (rc == CLI_EXIT_OK || rc == CLI_EXIT_INPUT ||
+                    (rc == CLI_EXIT_IO && !l.span)))
     show(&l, json);
   if (cli_stdout_close("latency") != 0)
     rc = CLI_EXIT_IO;

@@ -232,6 +232,8 @@ int cmd_report(int argc, char **argv) {
 #endif
   if ((rc = report_options(&in, &r, argc, argv, &outpath)) >= 0)
     return rc;
+  if ((rc = cli_inputs_first(&in)) >= 0) /* refused: nothing but its error */
+    return rc;
   if ((rc = report_begin(&r, &in, outpath)) >= 0)
     return rc;
   in.an.on_delivery = on_delivery;

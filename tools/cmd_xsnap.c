@@ -194,11 +194,20 @@ static int do_status(const xs_run_t *x) {
   if (x->cur_rc != XS_READ_OK) {
     printf("%s: %s\n", x->bin, x->cur_why);
     bad = 1;
+  } else if (x->kc.ours && x->kc.slot_damaged) {
+    /* Said as what the worker does with it (worker/xs/hooks.c), not as
+     * the default mode. */
+    printf("%s: ipcstamp-worker-xs (xsnap %s), metering slot damaged (it holds "
+           "\"%s\", neither ipcstamp nor xsnap): the worker runs it as xsnap "
+           "(exactly xsnap's; stamps in the live ring only) and says so at each "
+           "start; 'ipcstamp xsnap install --metering MODE' rewrites it\n",
+           x->bin, version(&x->kc), x->kc.metering);
+    bad = 1;
   } else if (x->kc.ours) {
     printf("%s: ipcstamp-worker-xs (xsnap %s), metering %s\n", x->bin, version(&x->kc),
            !strcmp(x->kc.metering, "xsnap") ? "xsnap (exactly xsnap's; stamps in the live ring only)"
-           : x->kc.metering[0] ? "ipcstamp (xsnap's plus the ipcstamp member)"
-                               : "ipcstamp (an older build: no other mode)");
+           : x->kc.slot ? "ipcstamp (xsnap's plus the ipcstamp member)"
+                        : "ipcstamp (an older build: no other mode)");
     if (getenv("IPCSTAMP_XS_METERING"))
       printf("note: IPCSTAMP_XS_METERING is set here; where the node's environment "
              "sets it, it overrides the installed mode\n");
@@ -418,9 +427,11 @@ int cmd_xsnap(int argc, char **argv) {
   snprintf(x.lock, sizeof x.lock, "%s.ipcstamp-lock", x.bin);
   /* Status only reads; the others change the tree one at a time. */
   if (strcmp(x.action, "status") != 0 && (lock = xs_lock(x.lock, why, sizeof why)) < 0) {
+    int e = errno; /* the folder cannot be written: a file that cannot be (4) */
     fprintf(stderr, "ipcstamp xsnap %s: cannot lock %s: %s: nothing done\n", x.action,
             x.lock, why);
-    return CLI_EXIT_FAIL;
+    return e == EROFS || e == EACCES || e == EPERM || e == ENOSPC || e == EDQUOT
+               ? CLI_EXIT_IO : CLI_EXIT_FAIL;
   }
   if ((rc = load_tree(&x)) < 0) {
     if (!strcmp(x.action, "status"))

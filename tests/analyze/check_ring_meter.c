@@ -9,11 +9,15 @@
  * ring whose stamps do not read d (u r)* e: not joined. */
 #include "config.h"
 
+#include <dirent.h>
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/time.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "analyze_suites.h"
 #include "ipcstamp-ring.h"
@@ -230,11 +234,92 @@ END_TEST
 START_TEST(bad_calls) {
   ips_analysis_options_t ao;
   ips_analysis_t *a;
+  const char *file = tt_tmp("a-file"), *fifo = tt_tmp("a-fifo");
+  FILE *f;
   ips_analysis_options_init(&ao);
   ck_assert_int_eq(ips_analysis_new(&a, &ao), 0);
   ck_assert_int_eq(ips_analysis_worker_rings(a, NULL), IPS_EINVAL);
-  ck_assert_int_eq(ips_analysis_worker_rings(a, tt_tmp("none")), 0);
-  ck_assert_int_eq(ips_analysis_worker_rings(a, tt_tmp("none")), IPS_EINVAL); /* once */
+  /* A folder the user named that is not one is said, not taken as rings
+   * with nothing (every delivery NO RING, in silence). */
+  ck_assert_int_eq(ips_analysis_worker_rings(a, tt_tmp("none")), -ENOENT);
+  ck_assert_ptr_nonnull(f = fopen(file, "w"));
+  fclose(f);
+  ck_assert_int_eq(ips_analysis_worker_rings(a, file), -ENOTDIR);
+  ck_assert_int_eq(mkfifo(fifo, 0600), 0);
+  ck_assert_int_eq(ips_analysis_worker_rings(a, fifo), -ENOTDIR); /* no hang */
+  mkdir(tt_tmp("empty"), 0755);
+  ck_assert_int_eq(ips_analysis_worker_rings(a, tt_tmp("empty")), 0);
+  ck_assert_int_eq(ips_analysis_worker_rings(a, tt_tmp("empty")), IPS_EINVAL); /* once */
+  ips_analysis_free(a);
+}
+END_TEST
+
+/* One dead worker's ring in dir: a process that wrote a delivery of vat
+ * v9 and exited. */
+static void dead_ring(const char *dir) {
+  pid_t pid = fork();
+  int st;
+  ck_assert_int_ge(pid, 0);
+  if (pid == 0) {
+    ips_ring_options_t o;
+    ips_ring_t *r;
+    char msg[256];
+    ips_ring_options_init(&o);
+    o.dir = dir;
+    o.size = 4096;
+    o.vat = "v9";
+    o.program = "ipcstamp-worker-xs";
+    if (ips_ring_open(&r, &o, msg, sizeof msg) != 0) _exit(1);
+    put(r, 'd', base_us - 500, 2, 0);
+    put(r, 'e', base_us - 400, 2, 0);
+    ips_ring_close(r);
+    _exit(0);
+  }
+  ck_assert_int_eq(waitpid(pid, &st, 0), pid);
+  ck_assert_msg(WIFEXITED(st) && WEXITSTATUS(st) == 0, "a dead worker's ring");
+}
+
+/* Where the folder lists this process's ring, and how many rings. */
+static long listed_at(const char *dir, long *n) {
+  DIR *d = opendir(dir);
+  struct dirent *e;
+  char mine[32];
+  long at = -1;
+  snprintf(mine, sizeof mine, "%ld.ring", (long)getpid());
+  ck_assert_ptr_nonnull(d);
+  for (*n = 0; (e = readdir(d)) != NULL;) {
+    if (!strstr(e->d_name, ".ring")) continue;
+    if (!strcmp(e->d_name, mine)) at = *n;
+    (*n)++;
+  }
+  closedir(d);
+  return at;
+}
+
+/* A busy node's ring folder: the live worker's ring listed after more
+ * than IPS_RING_DIR_MAX_PROCS rings of workers that have exited.  The
+ * dead ones read to their end make room: the worker's is found, every
+ * delivery joined, and nothing is said left unread. */
+START_TEST(crowded) {
+  const char *dir = tt_tmp("crowded");
+  seen_t s;
+  ips_analysis_t *a;
+  long at, n, i;
+  write_ring(dir, 1 << 16, 3, 0);
+  for (i = 0; i < IPS_RING_DIR_MAX_PROCS + 44; i++)
+    dead_ring(dir);
+  /* The folder's order is the file system's: more dead rings until this
+   * process's is listed past the bound (tmpfs lists the newest first). */
+  while ((at = listed_at(dir, &n)) < IPS_RING_DIR_MAX_PROCS + 16 && n < 4000)
+    for (i = 0; i < 100; i++)
+      dead_ring(dir);
+  ck_assert_int_ge(at, IPS_RING_DIR_MAX_PROCS);
+  a = analyse(3, dir, &s);
+  ck_assert_int_eq(s.n, 3);
+  for (i = 0; i < 3; i++)
+    ck_assert_msg(s.ring[i] == IPS_RING_JOINED, "delivery %ld: %d (ring listed "
+                  "%ld of %ld)", i, s.ring[i], at, n);
+  ck_assert_uint_eq(ips_analysis_worker_rings_skipped(a), 0);
   ips_analysis_free(a);
 }
 END_TEST
@@ -246,6 +331,8 @@ Suite *ring_meter_suite(void) {
   tcase_add_test(c, lapped);
   tcase_add_test(c, not_the_shape);
   tcase_add_test(c, bad_calls);
+  tcase_add_test(c, crowded);
+  tcase_set_timeout(c, 120); /* crowded forks some hundreds of workers */
   suite_add_tcase(s, c);
   return s;
 }

@@ -1,8 +1,10 @@
 # tests/os/: ipcstamp record and report --os (docs/os.md), as root where
 # BPF works (skipped elsewhere, failed where IPCSTAMP_REQUIRE_INTEROP=1).
 TESTS += tests/os/record.test tests/os/swingset.test tests/os/causes.test \
+	tests/os/record-hostile.test \
 	tests/os/commands.test
 EXTRA_DIST += tests/os/record.test tests/os/swingset.test tests/os/os_check.py \
+	tests/os/record-hostile.test \
 	tests/os/causes.test tests/os/causes_check.py tests/os/stallfs.c \
 	tests/os/majflt.py \
 	tests/os/commands.test tests/os/by_calls.py
@@ -35,7 +37,8 @@ tests_os_check_os_join_LDADD = analyze/libanalyze-core.la $(CHECK_LIBS) \
 # then gzip -9n each (520 KB in all, most of it the vanilla block's waits;
 # made on a busy 2-core machine: 14,000 of its 27,000 waits are
 # preemptions).
-TESTS += tests/os/fixtures.test tests/os/diff.test
+TESTS += tests/os/fixtures.test tests/os/diff.test tests/os/contradict.test
 EXTRA_DIST += tests/os/fixtures.test tests/os/diff.test tests/os/diff_page.js \
+	tests/os/contradict.test tests/os/os_doctor.py \
 	tests/data/os-swingset-vanilla.slog.gz tests/data/os-swingset-vanilla.os.gz \
 	tests/data/os-swingset-xs.slog.gz tests/data/os-swingset-xs.os.gz

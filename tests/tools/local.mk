@@ -118,6 +118,8 @@ EXTRA_DIST += tests/tools/otel-records.test
 # maximum, --run-delay with a schedstat that is a FIFO.
 TESTS += tests/tools/small-hostile.test
 EXTRA_DIST += tests/tools/small-hostile.test
+TESTS += tests/tools/hostile5.test tests/tools/diff-vats.test
+EXTRA_DIST += tests/tools/hostile5.test tests/tools/diff-vats.test
 
 # follow, watch, report's filters, every figure recomputed in Decimal, and
 # `ipcstamp blocks` on its fixture from Agoric's real block

@@ -30,6 +30,12 @@ int cli_os_open(ips_os_t **os, const char *prog, const char *path) {
     fprintf(stderr, "%s: --os %s: %llu bad lines skipped (the first: line "
                     "%ld)\n", prog, path, (unsigned long long)info.bad_lines,
             info.first_bad_line);
+  if (info.contradicting)
+    fprintf(stderr, "%s: --os %s: %llu of them contradict a record before "
+                    "them (a thread's waits or a stream's frames "
+                    "overlapping: a recording written twice?), not "
+                    "believed: the figures leave them out\n", prog, path,
+            (unsigned long long)info.contradicting);
   if (info.lost)
     fprintf(stderr, "%s: --os %s: the recording lost %llu events: what "
                     "they held is not measured\n", prog, path,
@@ -40,9 +46,17 @@ int cli_os_open(ips_os_t **os, const char *prog, const char *path) {
   return info.bad_lines ? CLI_EXIT_INPUT : CLI_EXIT_OK;
 }
 
-int cli_os_join(const cli_input_t *in, ips_analysis_t *a) {
-  ips_os_t *os;
-  int rc = cli_os_open(&os, in->prog, in->os_path), jrc;
+int cli_os_first(cli_input_t *in) {
+  if (!in->os_path || in->os)
+    return -1;
+  in->os_rc = cli_os_open(&in->os, in->prog, in->os_path);
+  return in->os ? -1 : in->os_rc;
+}
+
+int cli_os_join(cli_input_t *in, ips_analysis_t *a) {
+  ips_os_t *os = in->os;
+  int rc = os ? in->os_rc : cli_os_open(&os, in->prog, in->os_path), jrc;
+  in->os = NULL; /* a's from here */
   if (!os)
     return rc;
   if ((jrc = ips_analysis_os(a, os)) < 0) { /* os is a's, or freed */

@@ -3,6 +3,7 @@
  * progress bar, a filter that named nothing, following until a signal. */
 #include "config.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <signal.h>
@@ -186,9 +187,40 @@ static int named_nothing(const cli_input_t *in, const ips_analysis_t *a,
 static void worker_rings_said(const cli_input_t *in, const ips_analysis_t *a) {
   const char *first;
   size_t n = in->worker_rings ? ips_analysis_worker_rings_errors(a, &first) : 0;
+  size_t skipped = in->worker_rings ? ips_analysis_worker_rings_skipped(a) : 0;
   if (n)
     fprintf(in->msgs, "%s: --worker-rings: %zu ring%s not read (%s)\n", in->prog, n,
             n == 1 ? "" : "s", first);
+  if (skipped)
+    fprintf(in->msgs, "%s: --worker-rings: %zu rings of %s left unread: more "
+                      "than %d rings of live workers (or that cannot be "
+                      "read) at once; the deliveries of theirs are NO RING\n",
+            in->prog, skipped, in->worker_rings, IPS_RING_DIR_MAX_PROCS);
+}
+
+/* --worker-rings DIR joined with a: 0, a negative code, or CLI_EXIT_IO
+ * after saying that the folder the user named cannot be read (it does not
+ * exist, it is a file or a FIFO). */
+static int worker_rings(const cli_input_t *in, ips_analysis_t *a) {
+  int rc = ips_analysis_worker_rings(a, in->worker_rings);
+  if (rc >= 0 || rc <= -4096)
+    return rc;
+  fprintf(stderr, "%s: --worker-rings %s: %s\n", in->prog, in->worker_rings,
+          rc == -ENOTDIR ? "not a folder" : strerror(-rc));
+  return CLI_EXIT_IO;
+}
+
+int cli_inputs_first(cli_input_t *in) {
+  DIR *d;
+  if (in->worker_rings) {
+    if (!(d = opendir(in->worker_rings))) { /* a FIFO is refused, not opened */
+      fprintf(stderr, "%s: --worker-rings %s: %s\n", in->prog, in->worker_rings,
+              errno == ENOTDIR ? "not a folder" : strerror(errno));
+      return CLI_EXIT_IO;
+    }
+    closedir(d);
+  }
+  return cli_os_first(in);
 }
 
 int cli_analyze(cli_input_t *in, ips_analysis_t **out) {
@@ -211,11 +243,14 @@ int cli_analyze(cli_input_t *in, ips_analysis_t **out) {
   if (rc == 0 && in->on_block)
     rc = ips_analysis_on_block(*out, in->on_block, in->an.arg);
   if (rc == 0 && in->worker_rings)
-    rc = ips_analysis_worker_rings(*out, in->worker_rings);
+    rc = worker_rings(in, *out);
   if (rc == 0 && in->keep_causes)
     rc = ips_analysis_keep_causes(*out);
-  if (rc < 0) {
-    fprintf(stderr, "%s: %s\n", in->prog, ips_strerror(rc));
+  if (rc != 0) {
+    if (rc < 0)
+      fprintf(stderr, "%s: %s\n", in->prog, ips_strerror(rc));
+    ips_os_free(in->os); /* read first (cli_os_first), joined with nothing */
+    in->os = NULL;
     return CLI_EXIT_IO;
   }
   if (in->os_path && (os_rc = cli_os_join(in, *out)) != CLI_EXIT_OK &&

@@ -5,8 +5,9 @@
  *
  * The page holds at most MAX_ROWS rows whatever the files' length: when
  * full, each two neighbouring rows become one (a row is then a range of
- * blocks), so memory stays bounded.  The data goes in as JSON with '/'
- * escaped, so that no text from the input can close the script.
+ * blocks), so memory stays bounded.  The data goes in as JSON with every
+ * '<' escaped (out_flush_script, the report page's rule), so that no text
+ * from the input can close the script.
  */
 #include "config.h"
 
@@ -230,7 +231,7 @@ static void data_json(diff_out_t *o) {
     row_json(g, &o->html->rows[i], st->n_nodes);
   yajl_gen_array_close(g);
   yajl_gen_map_close(g);
-  out_flush(g, o->out, 0);
+  out_flush_script(g, o->out);
 }
 
 static const char page_head[] =

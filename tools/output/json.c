@@ -70,6 +70,21 @@ void out_flush(yajl_gen g, FILE *f, int nl) {
   }
 }
 
+void out_flush_script(yajl_gen g, FILE *f) {
+  const unsigned char *buf;
+  size_t len, i, from = 0;
+  yajl_gen_get_buf(g, &buf, &len);
+  for (i = 0; i < len; i++) {
+    if (buf[i] == '<') {
+      fwrite(buf + from, 1, i - from, f);
+      fputs("\\u003c", f);
+      from = i + 1;
+    }
+  }
+  fwrite(buf + from, 1, len - from, f);
+  yajl_gen_clear(g);
+}
+
 int out_format(const char *arg) {
   if (!strcmp(arg, "text")) return REPORT_TEXT;
   if (!strcmp(arg, "json")) return REPORT_JSON;
@@ -165,6 +180,13 @@ void out_copy_cut(char *dst, size_t n, const char *s) {
 
 void out_csv_text(FILE *f, const char *s) {
   fputc('"', f);
+  /* A spreadsheet takes a cell that begins with = + - @ (or a tab or a
+   * carriage return, which it skips first) as a formula: a vat or method
+   * named "=HYPERLINK(...)" would run as one.  Such a text cell gets a
+   * leading ' (a spreadsheet's own "this is text"); numbers are never
+   * written here, so -1.5 stays a number. */
+  if (strchr("=+-@\t\r", *s) && *s)
+    fputc('\'', f);
   for (; *s; s++) {
     if (*s == '"')
       fputc('"', f);

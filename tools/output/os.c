@@ -167,6 +167,7 @@ void os_summary_json(yajl_gen g, const ips_analysis_t *a) {
   out_int(g, "recorded_waits", (long long)info.waits);
   out_int(g, "lost_events", (long long)info.lost);
   out_int(g, "bad_lines", (long long)info.bad_lines);
+  out_int(g, "contradicting_records", (long long)info.contradicting);
   split_json(g, sum);
   other_json(g, a);
   gaps_json(g, a);

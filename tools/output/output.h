@@ -23,8 +23,16 @@ void out_us(yajl_gen g, const char *key, int64_t ns);     /* "key": 1.234 */
 /* Writes what g holds to f and empties g; with nl, that was one whole
  * JSON line: a newline follows and g is ready for the next value. */
 void out_flush(yajl_gen g, FILE *f, int nl);
+/* The same for JSON that a page embeds in its <script> element (the
+ * report's page, diff's): every '<' written as \u003c, so that no text
+ * from the input ("</script>", "<!--" in a vat name or a method) can end
+ * or confuse the script.  '<' appears in JSON only inside strings, where
+ * \u003c means the same.  The one rule for every page that embeds JSON. */
+void out_flush_script(yajl_gen g, FILE *f);
 /* CSV text: quoted, quotes doubled (vats and methods come from the
- * input). */
+ * input), and a leading ' when it begins with = + - @, a tab or a
+ * carriage return, which a spreadsheet would take as a formula.  The one
+ * writer of every CSV text cell (docs/report.md, "CSV and spreadsheets"). */
 void out_csv_text(FILE *f, const char *s);
 /* --format's value as REPORT_* (below), or -1. */
 int out_format(const char *arg);

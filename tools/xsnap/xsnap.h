@@ -53,6 +53,8 @@ int xs_put(const char *path, const char *data, size_t len, mode_t mode,
  * never opened).  Returns the lock's fd (held until close or exit), or -1
  * with why (size bytes) saying what, e.g. "held by another run". */
 int xs_lock(const char *path, char *why, size_t size);
+/* (On -1, errno is open's when the lock file could not be made: EROFS,
+ * EACCES... a folder that cannot be written; else not one of those.) */
 
 /* ---- binary.c ---- */
 
@@ -63,6 +65,10 @@ typedef struct {
   int dev;          /* its development build: never for a chain node */
   char version[32]; /* its xsnap_version, or "" */
   char metering[16]; /* ours: the metering mode set in it, or "" (older) */
+  int slot;         /* ours: it has a metering slot (not an older build) */
+  int slot_damaged; /* ... that holds neither "ipcstamp" nor "xsnap" as the
+                       worker reads it (its bytes up to a NUL): the worker
+                       then runs as "xsnap" (worker/xs/hooks.c) */
 } xs_kind_t;
 
 void xs_kind_of(const char *buf, size_t len, xs_kind_t *k);

@@ -16,25 +16,6 @@ static const char *const q_names[Q_N] = {"pipe", "worker", "kernel", "total",
 #define gs out_str
 #define gi out_int
 
-/* What g holds, to f, with every '<' as \u003c: the data sits in a
- * <script> element, which "</script>" or "<!--" in a vat name or a method
- * (they come from the input) must not end or confuse.  '<' appears in JSON
- * only inside strings, where \u003c means the same. */
-static void flush_safe(yajl_gen g, FILE *f) {
-  const unsigned char *buf;
-  size_t len, i, from = 0;
-  yajl_gen_get_buf(g, &buf, &len);
-  for (i = 0; i < len; i++) {
-    if (buf[i] == '<') {
-      fwrite(buf + from, 1, i - from, f);
-      fputs("\\u003c", f);
-      from = i + 1;
-    }
-  }
-  fwrite(buf + from, 1, len - from, f);
-  yajl_gen_clear(g);
-}
-
 static void hists_json(yajl_gen g, const hists_t *h) {
   int q, b;
   yajl_gen_map_open(g);
@@ -327,7 +308,7 @@ int html_close(html_t *h, const ips_analysis_t *a, const char *only,
       yajl_gen_config(g, yajl_gen_escape_solidus, 1);
       fputs(report_html_head, h->out);
       data_json(h, g, a, only, methods);
-      flush_safe(g, h->out);
+      out_flush_script(g, h->out);
       fputs(report_html_tail, h->out);
       yajl_gen_free(g);
     }
