@@ -25,6 +25,7 @@
 
 #include "cli.h"
 #include "os.skel.h"
+#include "always.h"
 #include "record.h"
 
 static const char usage_text[] =
@@ -46,7 +47,8 @@ static const char usage_text[] =
     "exit codes: 0 ok, 1 COMMAND failed (or could not start), 2 bad usage,\n"
     "4 cannot write FILE, 6 not permitted (not root), 7 no BTF, 8 a\n"
     "tracepoint or BPF helper is missing (Linux 5.17 or later is needed),\n"
-    "9 the kernel is locked down against BPF\n";
+    "9 the kernel is locked down against BPF\n"
+    "\n";
 
 static volatile sig_atomic_t stop;
 static void on_signal(int sig) {
@@ -109,7 +111,10 @@ static void header(rec_t *r, long pid) {
 /* --pid: the process and the descendants it has now, each followed and
  * written as a line of its own (argv from /proc) so that workers started
  * before the recording are named too. */
-static void follow_existing(struct os *s, rec_t *r, unsigned root) {
+static void emit_rec(void *ctx, const struct os_event *e) { emit(ctx, e); }
+
+void rec_follow_existing(struct os *s, unsigned root, rec_emit_fn emit_fn,
+                         void *ctx) {
   enum { MAXP = 65536 };
   unsigned *pid = malloc(MAXP * sizeof *pid), *ppid = malloc(MAXP * sizeof *ppid);
   unsigned char *in = calloc(MAXP, 1);
@@ -162,7 +167,7 @@ static void follow_existing(struct os *s, rec_t *r, unsigned root) {
       fclose(c);
     }
     rec_proc_event(&e, mono_ns(), pid[i], ppid[i], args, len);
-    emit(r, &e);
+    emit_fn(ctx, &e);
   }
 out:
   if (d)
@@ -172,9 +177,7 @@ out:
   free(in);
 }
 
-/* -- COMMAND: forked and held on a pipe until the probes are attached.
- * Returns its pid, or -1 (said); *go is the pipe's end that releases it. */
-static pid_t start_command(char **cmd, int *go) {
+pid_t rec_start_command(char **cmd, int *go) {
   int p[2];
   pid_t c;
   if (pipe(p) != 0) {
@@ -257,6 +260,7 @@ static int options(int argc, char **argv, const char **path, long *pid,
   while ((c = getopt_long(argc, argv, "+ho:", opts, NULL)) != -1) {
     if (c == 'h') {
       fputs(usage_text, stdout);
+      fputs(ao_usage_text, stdout);
       return CLI_EXIT_OK;
     } else if (c == 'o') {
       *path = optarg;
@@ -329,6 +333,11 @@ int rec_main(int argc, char **argv) {
   rec_t r = {NULL, 0, 0};
   pid_t child = -1;
   int go = -1, rc, status;
+  int i;
+  /* --always-on and --dump: the flight recorder (always.c). */
+  for (i = 1; i < argc && strcmp(argv[i], "--") != 0; i++)
+    if (!strncmp(argv[i], "--always-on", 11) || !strncmp(argv[i], "--dump", 6))
+      return ao_main(argc, argv);
   if ((rc = options(argc, argv, &path, &pid, &cmd)) >= 0)
     return rc;
   if ((rc = rec_load(&s)) != 0)
@@ -357,7 +366,7 @@ int rec_main(int argc, char **argv) {
   signal(SIGPIPE, SIG_IGN);
   header(&r, cmd ? 0 : pid);
   if (cmd) {
-    if ((child = start_command(cmd, &go)) < 0) {
+    if ((child = rec_start_command(cmd, &go)) < 0) {
       os__destroy(s);
       return CLI_EXIT_FAIL;
     }
@@ -366,7 +375,7 @@ int rec_main(int argc, char **argv) {
       fprintf(stderr, "ipcstamp record: cannot start %s\n", cmd[0]);
     close(go);
   } else {
-    follow_existing(s, &r, (unsigned)pid);
+    rec_follow_existing(s, (unsigned)pid, emit_rec, &r);
   }
   poll_loop(s, &r, child, pid, &status);
   rc = finish(&r, s, cmd, status);
