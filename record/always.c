@@ -27,8 +27,8 @@
 #include "os.skel.h"
 #include "record.h"
 
-const char *const ao_kind_name[AO_KINDS] = {"manual", "delivery", "upcall",
-                                            "exit"};
+const char *const ao_kind_name[AO_KINDS] = {
+    "manual", "delivery", "upcall", "exit", "block", "phase", "gap"};
 
 #define S_NS 1000000000ull
 #define ROOTS 64
@@ -41,6 +41,8 @@ typedef struct {
   uint64_t window_ns, after_ns, min_interval_ns;
   uint64_t window_bytes;
   ao_limits_t lim;
+  const char *slog;
+  ao_slog_limits_t slim;
 } opts_t;
 
 typedef struct {
@@ -48,6 +50,7 @@ typedef struct {
   struct os *s;
   ao_window_t *w;
   ao_triggers_t *t;
+  ao_slog_t *slog;
   ao_counters_t c;
   ao_stall_t pend[AO_MAX_STALLS];
   size_t npend;
@@ -79,8 +82,13 @@ static uint64_t mono(void) {
  * dump) counted only. */
 static void on_stall(ao_t *a, const ao_stall_t *s) {
   a->c.stalls[s->kind]++;
-  fprintf(stderr, "ipcstamp record: stall: %s (process %u)", ao_kind_name[s->kind],
-          s->worker ? s->worker : s->parent);
+  if (s->what[0])
+    fprintf(stderr, "ipcstamp record: stall: %s (%s, %.3f s)",
+            ao_kind_name[s->kind], s->what,
+            (double)(s->end - s->start) / 1e9);
+  else
+    fprintf(stderr, "ipcstamp record: stall: %s (process %u)",
+            ao_kind_name[s->kind], s->worker ? s->worker : s->parent);
   if (a->npend) {
     if (a->npend < AO_MAX_STALLS)
       a->pend[a->npend++] = *s;
@@ -227,6 +235,11 @@ static void tick(ao_t *a) {
   ao_window_expire(a->w, a->now);
   while (ao_triggers_check(a->t, a->now, &s))
     on_stall(a, &s);
+  while (a->slog && ao_slog_poll(a->slog, a->now, &s)) {
+    /* The kernel's thread, whose time the summary splits. */
+    ao_triggers_kernel(a->t, &s.parent, &s.parent_tid);
+    on_stall(a, &s);
+  }
   if (manual) {
     manual = 0;
     memset(&s, 0, sizeof s);
@@ -303,6 +316,12 @@ const char ao_usage_text[] =
     "  --stall-upcall SECONDS  an upcall this long is a stall (default 10; 0: off)\n"
     "  --min-interval SECONDS  at most one dump per (default 60; asked dumps\n"
     "                          are not limited)\n"
+    "  --slog FILE             follow the node's slogfile (as blocks --follow)\n"
+    "                          for these stalls, each said when it ends:\n"
+    "  --stall-block SECONDS   a block this long (default 30; 0: off)\n"
+    "  --stall-phase SECONDS   a block's phase: cosmos, swingset, commit,\n"
+    "                          after-commit (default 10; 0: off)\n"
+    "  --stall-gap SECONDS     a gap between cranks (default 5; 0: off)\n"
     "A worker or followed process ended by a signal or a non-zero status is a\n"
     "stall too.  SIGUSR1 to the recorder, or `record --dump DIR` (which finds\n"
     "it by DIR/recorder.pid, waits for the dump and prints its path), dumps now.\n";
@@ -340,7 +359,7 @@ static int size_arg(const char *s, uint64_t min, uint64_t *out) {
 }
 
 enum { O_AO = 256, O_DUMP, O_PID, O_PROC, O_WIN, O_WINB, O_AFTER, O_MAXD,
-       O_MAXB, O_SDEL, O_SUP, O_MIN };
+       O_MAXB, O_SDEL, O_SUP, O_MIN, O_SLOG, O_SBLOCK, O_SPHASE, O_SGAP };
 
 /* One option's value into o; -1 when it is bad (said). */
 static int option(opts_t *o, int c, const char *v) {
@@ -352,8 +371,8 @@ static int option(opts_t *o, int c, const char *v) {
   } else if (c == O_PID) {
     ok = cli_count(v, 0x3fffffff, &n) == 0 && n > 0;
     o->pid = (long)n;
-  } else if (c == O_PROC) {
-    o->process = v;
+  } else if (c == O_PROC || c == O_SLOG) {
+    *(c == O_PROC ? &o->process : &o->slog) = v;
     ok = *v != 0;
   } else if (c == O_MAXD) {
     ok = cli_count(v, 100000, &n) == 0 && n > 0;
@@ -367,6 +386,9 @@ static int option(opts_t *o, int c, const char *v) {
                    : c == O_AFTER ? &o->after_ns
                    : c == O_SDEL  ? &o->lim.delivery_ns
                    : c == O_SUP   ? &o->lim.upcall_ns
+                   : c == O_SBLOCK ? &o->slim.block_ns
+                   : c == O_SPHASE ? &o->slim.phase_ns
+                   : c == O_SGAP  ? &o->slim.gap_ns
                                   : &o->min_interval_ns;
     ok = secs_arg(v, ns) == 0;
   }
@@ -386,6 +408,10 @@ static const struct option opts[] = {
     {"stall-delivery", required_argument, NULL, O_SDEL},
     {"stall-upcall", required_argument, NULL, O_SUP},
     {"min-interval", required_argument, NULL, O_MIN},
+    {"slog", required_argument, NULL, O_SLOG},
+    {"stall-block", required_argument, NULL, O_SBLOCK},
+    {"stall-phase", required_argument, NULL, O_SPHASE},
+    {"stall-gap", required_argument, NULL, O_SGAP},
     {"help", no_argument, NULL, 'h'},
     {NULL, 0, NULL, 0}};
 
@@ -393,7 +419,8 @@ static const struct option opts[] = {
 static int options(int argc, char **argv, opts_t *o, int *dump) {
   int c, idx, n;
   *o = (opts_t){{NULL, 20, 1ull << 30}, 0, NULL, NULL, 120 * S_NS,
-                10 * S_NS, 60 * S_NS, 64ull << 20, {10 * S_NS, 10 * S_NS}};
+                10 * S_NS, 60 * S_NS, 64ull << 20, {10 * S_NS, 10 * S_NS},
+                NULL, {30 * S_NS, 10 * S_NS, 5 * S_NS, 0}};
   *dump = 0;
   optind = 1;
   while ((c = getopt_long(argc, argv, "+h", opts, &idx)) != -1) {
@@ -411,6 +438,7 @@ static int options(int argc, char **argv, opts_t *o, int *dump) {
     *dump |= c == O_DUMP;
   }
   o->cmd = optind < argc ? argv + optind : NULL;
+  o->slim.max_age_ns = o->window_ns;
   n = (o->pid > 0) + (o->process != NULL) + (o->cmd != NULL);
   if (*dump ? n != 0 : n != 1) {
     fprintf(stderr, "ipcstamp record: %s (try 'ipcstamp record --help')\n",
@@ -430,11 +458,15 @@ static int options(int argc, char **argv, opts_t *o, int *dump) {
 static void said(const ao_t *a) {
   const ao_counters_t *c = &a->c;
   fprintf(stderr, "ipcstamp record: stalls: %llu delivery, %llu upcall, "
-                  "%llu exit, %llu asked (%llu within --min-interval); "
+                  "%llu exit, %llu block, %llu phase, %llu gap, %llu asked "
+                  "(%llu within --min-interval); "
                   "%llu dumps written, %llu failed; %llu events, %llu lost\n",
           (unsigned long long)c->stalls[AO_DELIVERY],
           (unsigned long long)c->stalls[AO_UPCALL],
           (unsigned long long)c->stalls[AO_EXIT],
+          (unsigned long long)c->stalls[AO_BLOCK],
+          (unsigned long long)c->stalls[AO_PHASE],
+          (unsigned long long)c->stalls[AO_GAP],
           (unsigned long long)c->stalls[AO_MANUAL],
           (unsigned long long)c->rate_limited, (unsigned long long)c->dumps,
           (unsigned long long)c->dump_failures, (unsigned long long)c->events,
@@ -471,7 +503,8 @@ int ao_main(int argc, char **argv) {
   if ((rc = ao_pid_file(&a.o.dir)) != 0)
     return rc;
   if (!(a.w = ao_window_new((size_t)a.o.window_bytes, a.o.window_ns, &a.c)) ||
-      !(a.t = ao_triggers_new(&a.o.lim, a.w))) {
+      !(a.t = ao_triggers_new(&a.o.lim, a.w)) ||
+      (a.o.slog && !(a.slog = ao_slog_new(a.o.slog, &a.o.slim)))) {
     fprintf(stderr, "ipcstamp record: out of memory for the window\n");
     return CLI_EXIT_FAIL;
   }
@@ -497,6 +530,7 @@ int ao_main(int argc, char **argv) {
   }
   os__destroy(a.s);
   ao_triggers_free(a.t);
+  ao_slog_free(a.slog);
   ao_window_free(a.w);
   return rc;
 }

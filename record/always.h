@@ -21,6 +21,9 @@ enum {
   AO_UPCALL,   /* an upcall (syscall) longer than --stall-upcall */
   AO_EXIT,     /* a worker or a followed process ended by a signal or
                   a non-zero status */
+  AO_BLOCK,    /* --slog: a block longer than --stall-block */
+  AO_PHASE,    /* --slog: a block's phase longer than --stall-phase */
+  AO_GAP,      /* --slog: a gap between cranks longer than --stall-gap */
   AO_KINDS
 };
 extern const char *const ao_kind_name[AO_KINDS];
@@ -51,6 +54,7 @@ typedef struct {
   int in_delivery;             /* AO_EXIT: a delivery was in flight */
   char args[OS_ARGS + 1];      /* the worker's arguments, NUL-separated */
   unsigned args_len;
+  char what[96];               /* --slog's: "block 12 commit", ... */
 } ao_stall_t;
 
 /* ---- window.c: the last --window seconds (and --window-bytes) of
@@ -96,6 +100,23 @@ int ao_triggers_check(ao_triggers_t *t, uint64_t now, ao_stall_t *out);
 /* Whether the delivery or upcall of *s has ended since, and when (its
  * end set); for the summary of a dump written after it. */
 void ao_triggers_update(const ao_triggers_t *t, ao_stall_t *s);
+/* The kernel's thread: the writer of the latest delivery (0s: none). */
+void ao_triggers_kernel(const ao_triggers_t *t, unsigned *pid,
+                        unsigned *tid);
+
+/* ---- slogwatch.c: stalls found in the node's slogfile (--slog). */
+typedef struct ao_slog_s ao_slog_t;
+typedef struct {
+  uint64_t block_ns, phase_ns, gap_ns; /* thresholds; 0: off */
+  uint64_t max_age_ns; /* a stall that ended longer ago is not said */
+} ao_slog_limits_t;
+/* Follows the slogfile at path (opened at the first poll, and again
+ * after a fault); NULL when out of memory. */
+ao_slog_t *ao_slog_new(const char *path, const ao_slog_limits_t *l);
+void ao_slog_free(ao_slog_t *w);
+/* Reads what the file has now (a bounded number of lines); a stall found
+ * is put in *out (returns 1; call again for the next). */
+int ao_slog_poll(ao_slog_t *w, uint64_t now, ao_stall_t *out);
 
 /* ---- summary.c: what a dump's summary says, from the dump itself
  * through the analysis library (the split `report --os` makes). */

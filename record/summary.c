@@ -130,6 +130,8 @@ static void stall(FILE *f, const ips_os_t *os, const ao_stall_t *s,
     fputs("asked for (SIGUSR1 or record --dump)\n", f);
     return;
   }
+  if (s->what[0])
+    fputs(s->what, f);
   if (s->kind == AO_EXIT && !s->in_delivery) {
     putc('\n', f);
     return;
@@ -148,6 +150,11 @@ static void stall(FILE *f, const ips_os_t *os, const ao_stall_t *s,
   else if (s->kind == AO_DELIVERY && s->parent)
     split(f, os, "its writer (no worker read it)", s->parent,
           s->parent_tid, s->start, to);
+  else if (s->what[0] && s->parent)
+    split(f, os, "the kernel's thread", s->parent, s->parent_tid, s->start,
+          to);
+  else if (s->what[0])
+    fputs("  no delivery seen yet: the kernel's thread is not known\n", f);
 }
 
 int ao_summary(FILE *f, const char *path, const char *name,

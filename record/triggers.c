@@ -45,6 +45,7 @@ struct ao_triggers_s {
   pipe_t *pipes;
   proc_t *procs;
   size_t npipes, nprocs;
+  unsigned kernel, kernel_tid; /* the writer of the latest delivery */
 };
 
 ao_triggers_t *ao_triggers_new(const ao_limits_t *l, const ao_window_t *w) {
@@ -188,6 +189,8 @@ static void on_write(ao_triggers_t *t, const struct os_event *e) {
       r->last_result > e->u.frame.first_enter)
     return;
   p->inflight = 1;
+  t->kernel = e->tgid;
+  t->kernel_tid = e->tid;
   p->said = p->up_said = 0;
   p->up_start = 0;
   p->start = e->u.frame.first_enter;
@@ -296,4 +299,10 @@ void ao_triggers_update(const ao_triggers_t *t, ao_stall_t *s) {
     s->end = p->last_end >= s->start ? p->last_end : 0;
   else if (s->kind == AO_UPCALL && p->up_start != s->start)
     s->end = p->up_end >= s->start ? p->up_end : 0;
+}
+
+void ao_triggers_kernel(const ao_triggers_t *t, unsigned *pid,
+                        unsigned *tid) {
+  *pid = t->kernel;
+  *tid = t->kernel_tid;
 }
