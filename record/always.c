@@ -27,9 +27,6 @@
 #include "os.skel.h"
 #include "record.h"
 
-const char *const ao_kind_name[AO_KINDS] = {
-    "manual", "delivery", "upcall", "exit", "block", "phase", "gap"};
-
 #define S_NS 1000000000ull
 #define ROOTS 64
 

@@ -15,6 +15,9 @@
 #include "always.h"
 #include "ipcstamp-analyze-os.h"
 
+const char *const ao_kind_name[AO_KINDS] = {
+    "manual", "delivery", "upcall", "exit", "block", "phase", "gap"};
+
 /* A CLOCK_MONOTONIC instant as UTC, to the millisecond. */
 static void utc(char *b, size_t n, uint64_t mono, long long wall_off) {
   long long w = (long long)mono + wall_off;
