@@ -17,7 +17,6 @@
 #include <stdio_ext.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/resource.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -198,22 +197,8 @@ static int options(int argc, char **argv, const char **path, long *pid,
 static int finish(rec_t *r, struct os *s, char **cmd, int status) {
   unsigned long long lost = rec_lost(s);
   int rc = CLI_EXIT_OK;
-  struct rusage ru;
   struct os_event e;
-  memset(&e, 0, sizeof e);
-  e.type = OS_EV_END;
-  e.ts = mono_ns();
-  e.u.end.events = r->events;
-  e.u.end.lost = lost;
-  e.u.end.collector_cpu_ns = -1;
-  /* The collector's own CPU time and memory, so that its cost is in the
-   * file. */
-  if (getrusage(RUSAGE_SELF, &ru) == 0) {
-    e.u.end.collector_cpu_ns =
-        ((long long)ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1000000000ll +
-        ((long long)ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) * 1000ll;
-    e.u.end.max_rss_kb = (unsigned long long)ru.ru_maxrss;
-  }
+  rec_end_event(&e, mono_ns(), r->events, lost);
   e.u.end.has_status = cmd && status != -1;
   e.u.end.status = e.u.end.has_status ? status : 0;
   emit(r, &e);

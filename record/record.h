@@ -55,6 +55,10 @@ void rec_write_event(FILE *f, const struct os_event *e);
  * event in *e (args: its NUL-separated arguments, len bytes). */
 void rec_proc_event(struct os_event *e, unsigned long long ns, unsigned pid,
                     unsigned ppid, const char *args, size_t len);
+/* The end record, in *e: at ns, events written and lost, and the
+ * collector's own CPU time and peak memory so far (no status). */
+void rec_end_event(struct os_event *e, unsigned long long ns,
+                   unsigned long long events, unsigned long long lost);
 /* The name of system call nr ("fsync"), or NULL when not in the table. */
 const char *rec_syscall_name(long nr);
 

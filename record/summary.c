@@ -72,16 +72,31 @@ static void parts(FILE *f, const ips_os_time_t *t) {
   putc('\n', f);
 }
 
-/* The split of thread tid of pid over [from, to], said. */
-static void split(FILE *f, const ips_os_t *os, const char *who, unsigned pid,
-                  unsigned tid, uint64_t from, uint64_t to) {
-  ips_os_kernel_t k;
-  ips_os_time_t t;
+/* A thread's largest part over a stall (part NULL: nothing recorded). */
+typedef struct {
+  const char *who, *part;
   char sc[24];
   int64_t ns;
-  const char *cause;
+} cause_t;
+
+/* "sleep in read 0.681 s": a sleep or disk outside any system call is a
+ * thread stopped (SIGSTOP, a debugger) or in a fault. */
+static void cause_text(FILE *f, const cause_t *c) {
+  int by = !strcmp(c->part, "sleep") || !strcmp(c->part, "disk");
+  fprintf(f, "%s%s%s %.3f s", c->part, by ? " in " : "",
+          c->sc[0] ? c->sc : by ? "no system call (stopped, or a fault)" : "",
+          secs(c->ns));
+}
+
+/* The split of thread tid of pid over [from, to], said, its largest part
+ * in *c. */
+static void split(FILE *f, const ips_os_t *os, const char *who, unsigned pid,
+                  unsigned tid, uint64_t from, uint64_t to, cause_t *c) {
+  ips_os_kernel_t k;
+  ips_os_time_t t;
   memset(&k, 0, sizeof k);
   memset(&t, 0, sizeof t);
+  memset(c, 0, sizeof *c);
   k.known = 1;
   k.pid = pid;
   k.tid = tid ? tid : pid;
@@ -89,14 +104,55 @@ static void split(FILE *f, const ips_os_t *os, const char *who, unsigned pid,
   fprintf(f, "  %s (pid %u, thread %lld) over %.3f s: ", who, pid, k.tid,
           secs((int64_t)(to - from)));
   parts(f, &t);
-  if ((cause = ips_os_time_cause(&t, &ns, sc)) != NULL)
-    fprintf(f, "  largest part: %s%s%s %.3f s\n", cause,
-            sc[0] || !strcmp(cause, "sleep") || !strcmp(cause, "disk")
-                ? " in " : "",
-            sc[0] ? sc : !strcmp(cause, "sleep") || !strcmp(cause, "disk")
-                             ? "no system call (stopped, or a fault)"
-                             : "",
-            secs(ns));
+  c->who = who;
+  if ((c->part = ips_os_time_cause(&t, &c->ns, c->sc)) != NULL) {
+    fputs("  largest part: ", f);
+    cause_text(f, c);
+    putc('\n', f);
+  }
+}
+
+/* Whether a worker's largest part is waiting on its pipe (for the
+ * parent's answer): then the cause is the parent's. */
+static int on_pipe(const cause_t *c) {
+  static const char *const calls[] = {"read", "readv", "epoll_wait",
+                                      "epoll_pwait", "poll", "ppoll",
+                                      "recvfrom", "recvmsg", "select",
+                                      "pselect6"};
+  size_t i;
+  if (!c->part || strcmp(c->part, "sleep") != 0)
+    return 0;
+  for (i = 0; i < sizeof calls / sizeof calls[0]; i++)
+    if (!strcmp(c->sc, calls[i]))
+      return 1;
+  return 0;
+}
+
+/* The threads a stall was on, split; and the cause: the largest part of
+ * the thread that held it up. */
+static void threads(FILE *f, const ips_os_t *os, const ao_stall_t *s,
+                    uint64_t to) {
+  cause_t w = {0}, p = {0}, *c = NULL;
+  if ((s->kind == AO_DELIVERY || s->in_delivery) && s->worker) {
+    split(f, os, "the worker", s->worker, s->worker_tid, s->start, to, &w);
+    c = &w;
+  }
+  if (s->parent && (s->kind == AO_UPCALL || s->what[0] || !c || on_pipe(c))) {
+    split(f, os,
+          s->what[0] ? "the kernel's thread"
+          : c        ? "the parent (the worker waited on it)"
+                     : "the parent",
+          s->parent, s->parent_tid, s->start, to, &p);
+    if (p.part)
+      c = &p;
+  }
+  if (!s->parent && s->what[0])
+    fputs("  no delivery seen yet: the kernel's thread is not known\n", f);
+  if (c && c->part) {
+    fprintf(f, "  cause: %s: ", c->who);
+    cause_text(f, c);
+    putc('\n', f);
+  }
 }
 
 static void exit_line(FILE *f, const ao_stall_t *s) {
@@ -143,21 +199,8 @@ static void stall(FILE *f, const ips_os_t *os, const ao_stall_t *s,
   fprintf(f, "\n  began %s, %s %.3f s\n", b,
           s->end ? "lasted" : "still on at the dump after",
           secs((int64_t)(to - s->start)));
-  if (!os)
-    return;
-  if (s->kind == AO_UPCALL && s->parent)
-    split(f, os, "the parent answering", s->parent, s->parent_tid, s->start,
-          to);
-  if ((s->kind == AO_DELIVERY || s->in_delivery) && s->worker)
-    split(f, os, "the worker", s->worker, s->worker_tid, s->start, to);
-  else if (s->kind == AO_DELIVERY && s->parent)
-    split(f, os, "its writer (no worker read it)", s->parent,
-          s->parent_tid, s->start, to);
-  else if (s->what[0] && s->parent)
-    split(f, os, "the kernel's thread", s->parent, s->parent_tid, s->start,
-          to);
-  else if (s->what[0])
-    fputs("  no delivery seen yet: the kernel's thread is not known\n", f);
+  if (os)
+    threads(f, os, s, to);
 }
 
 int ao_summary(FILE *f, const char *path, const char *name,

@@ -8,7 +8,6 @@
 
 #include <stdlib.h>
 #include <string.h>
-#include <sys/resource.h>
 #include <time.h>
 
 #include "always.h"
@@ -223,19 +222,7 @@ const char *ao_window_args(const ao_window_t *w, unsigned pid,
 /* The end record: what the recorder took and lost, its own cost. */
 static int write_end(FILE *f, const ao_counters_t *c, uint64_t now) {
   struct os_event e;
-  struct rusage ru;
-  memset(&e, 0, sizeof e);
-  e.type = OS_EV_END;
-  e.ts = now;
-  e.u.end.events = c->window_records;
-  e.u.end.lost = c->lost;
-  e.u.end.collector_cpu_ns = -1;
-  if (getrusage(RUSAGE_SELF, &ru) == 0) {
-    e.u.end.collector_cpu_ns =
-        ((long long)ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1000000000ll +
-        ((long long)ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) * 1000ll;
-    e.u.end.max_rss_kb = (unsigned long long)ru.ru_maxrss;
-  }
+  rec_end_event(&e, now, c->window_records, c->lost);
   return rec_bin_event(f, &e, rec_bin_size(OS_EV_END));
 }
 
