@@ -36,6 +36,7 @@ struct ao_slog_s {
   ips_source_t *src;
   ips_analysis_t *a;
   int said;                 /* the file's fault said once */
+  unsigned long reopened;   /* times it was rotated or truncated, said */
   uint64_t retry;           /* when to try opening again (mono ns) */
   int64_t prev_commit;      /* the last block's commit-block-finish (wall) */
   ao_stall_t q[QUEUE];
@@ -163,6 +164,7 @@ static int open_src(ao_slog_t *w) {
     return -1;
   }
   w->said = 0;
+  w->reopened = 0;
   fprintf(stderr, "ipcstamp record: following %s\n", w->path);
   return 0;
 }
@@ -182,6 +184,11 @@ int ao_slog_poll(ao_slog_t *w, uint64_t now, ao_stall_t *out) {
   }
   /* At most 5,000 lines at a time: the kernel's ring is read between. */
   n = ips_analysis_read(w->a, w->src, 5000, err, sizeof err);
+  if (ips_source_reopened(w->src) != w->reopened) {
+    w->reopened = ips_source_reopened(w->src);
+    fprintf(stderr, "ipcstamp record: %s was rotated or truncated: read "
+                    "again from its start\n", w->path);
+  }
   if (n < 0 && n != -EAGAIN) {
     fprintf(stderr, "ipcstamp record: %s: reading it again from its "
                     "start in 5 s\n", err);
