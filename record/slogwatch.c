@@ -39,6 +39,8 @@ struct ao_slog_s {
   unsigned long reopened;   /* times it was rotated or truncated, said */
   uint64_t retry;           /* when to try opening again (mono ns) */
   int64_t prev_commit;      /* the last block's commit-block-finish (wall) */
+  int64_t said_until;       /* the end of the last stall said (wall): a
+                               later stretch over it counts only after */
   ao_stall_t q[QUEUE];
   size_t nq;
 };
@@ -55,6 +57,8 @@ static long long wall_off(void) {
 /* A stall of [from, to] (the records' wall clock, ns), queued. */
 static void put(ao_slog_t *w, int kind, int64_t from, int64_t to,
                 const char *what) {
+  if (to > w->said_until)
+    w->said_until = to;
   long long off = wall_off();
   struct timespec m;
   uint64_t now;
@@ -74,6 +78,8 @@ static void put(ao_slog_t *w, int kind, int64_t from, int64_t to,
   s->trigger = s->end;
   snprintf(s->what, sizeof s->what, "%s", what);
 }
+
+static int64_t longest(int64_t a, int64_t b) { return a > b ? a : b; }
 
 static void on_block(void *arg, const ips_block_t *b) {
   ao_slog_t *w = arg;
@@ -95,8 +101,11 @@ static void on_block(void *arg, const ips_block_t *b) {
   if (b->has_commit)
     PHASE("commit", b->commit_start_t, b->commit_finish_t)
 #undef PHASE
+  /* A block spans the previous one's commit: what a stall said already
+   * (that commit's) is not this block's again. */
   if (w->nq == before && w->l.block_ns && b->has_prev &&
-      b->block_ns > (int64_t)w->l.block_ns) {
+      b->finish_t - longest(b->finish_t - b->block_ns, w->said_until) >
+          (int64_t)w->l.block_ns) {
     snprintf(what, sizeof what, "block %lld", b->height);
     put(w, AO_BLOCK, b->finish_t - b->block_ns, b->finish_t, what);
   }
@@ -108,9 +117,10 @@ static void on_delivery(void *arg, const ips_delivery_t *d) {
   ao_slog_t *w = arg;
   int64_t gap = d->gap_ns + d->snap_save_ns + d->snap_load_ns;
   char what[96];
-  if (!d->has_gap || !w->l.gap_ns || gap <= (int64_t)w->l.gap_ns ||
-      d->pclock != 'w' || !d->P)
-    return;
+  if (!d->has_gap || !w->l.gap_ns || d->pclock != 'w' || !d->P ||
+      d->P[0] - longest(d->P[0] - gap, w->said_until) <=
+          (int64_t)w->l.gap_ns)
+    return; /* short, or a stretch a stall said already (a commit) */
   snprintf(what, sizeof what, "gap before crank %lld (%s %.40s), line %ld",
            d->crank, d->vat ? d->vat : "?", d->method ? d->method : "?",
            d->line);
