@@ -51,6 +51,10 @@ typedef struct {
   ao_counters_t c;
   ao_stall_t pend[AO_MAX_STALLS];
   size_t npend;
+  /* The stretches of the last dump's stalls (ends at the dump when still
+   * on): a stall over one of them is that stall seen again. */
+  uint64_t last_from[AO_MAX_STALLS], last_to[AO_MAX_STALLS];
+  size_t nlast;
   uint64_t now, due, last_dump;
   pid_t dumper;
   unsigned roots[ROOTS];
@@ -77,6 +81,18 @@ static uint64_t mono(void) {
 /* A stall: counted and said; a dump scheduled --after it, or the stall
  * added to the one scheduled, or (within --min-interval of the last
  * dump) counted only. */
+/* Whether s's stretch overlaps a stall the last dump was for (or begins
+ * within --after of its end): one stall seen at several levels (a
+ * delivery, then its block's phase) is one. */
+static int seen(const ao_t *a, const ao_stall_t *s) {
+  uint64_t to = s->end ? s->end : s->trigger;
+  size_t i;
+  for (i = 0; s->kind != AO_MANUAL && i < a->nlast; i++)
+    if (s->start <= a->last_to[i] && to >= a->last_from[i])
+      return 1;
+  return 0;
+}
+
 static void on_stall(ao_t *a, const ao_stall_t *s) {
   a->c.stalls[s->kind]++;
   if (s->what[0])
@@ -90,6 +106,11 @@ static void on_stall(ao_t *a, const ao_stall_t *s) {
     if (a->npend < AO_MAX_STALLS)
       a->pend[a->npend++] = *s;
     fputs(", in the dump already scheduled\n", stderr);
+    return;
+  }
+  if (seen(a, s)) {
+    a->c.overlapping++;
+    fputs(": no dump (over the stall the last dump was for)\n", stderr);
     return;
   }
   if (s->kind != AO_MANUAL && a->last_dump &&
@@ -128,8 +149,17 @@ static void emit(void *ctx, const struct os_event *e) {
 static void dump_now(ao_t *a) {
   size_t i;
   pid_t c;
-  for (i = 0; i < a->npend; i++)
+  a->nlast = 0;
+  for (i = 0; i < a->npend; i++) {
     ao_triggers_update(a->t, &a->pend[i]);
+    if (a->pend[i].kind != AO_MANUAL) {
+      a->last_from[a->nlast] = a->pend[i].start;
+      /* ... and what follows it within --after: its aftermath (the
+       * delivery that ran once the kernel's own stall ended). */
+      a->last_to[a->nlast++] =
+          (a->pend[i].end ? a->pend[i].end : a->now) + a->o.after_ns;
+    }
+  }
   fflush(NULL);
   if ((c = fork()) == 0) {
     signal(SIGINT, SIG_DFL);
@@ -456,7 +486,7 @@ static void said(const ao_t *a) {
   const ao_counters_t *c = &a->c;
   fprintf(stderr, "ipcstamp record: stalls: %llu delivery, %llu upcall, "
                   "%llu exit, %llu block, %llu phase, %llu gap, %llu asked "
-                  "(%llu within --min-interval); "
+                  "(%llu over a stall dumped, %llu within --min-interval); "
                   "%llu dumps written, %llu failed; %llu events, %llu lost\n",
           (unsigned long long)c->stalls[AO_DELIVERY],
           (unsigned long long)c->stalls[AO_UPCALL],
@@ -465,6 +495,7 @@ static void said(const ao_t *a) {
           (unsigned long long)c->stalls[AO_PHASE],
           (unsigned long long)c->stalls[AO_GAP],
           (unsigned long long)c->stalls[AO_MANUAL],
+          (unsigned long long)c->overlapping,
           (unsigned long long)c->rate_limited, (unsigned long long)c->dumps,
           (unsigned long long)c->dump_failures, (unsigned long long)c->events,
           (unsigned long long)c->lost);

@@ -32,6 +32,7 @@ extern const char *const ao_kind_name[AO_KINDS];
  * (--metrics). */
 typedef struct {
   uint64_t stalls[AO_KINDS];   /* stalls detected, by kind */
+  uint64_t overlapping;        /* stalls over one a dump was for: no dump */
   uint64_t rate_limited;       /* stalls within --min-interval: no dump */
   uint64_t dumps, dump_failures;
   uint64_t events, lost;       /* records taken from the kernel; lost */

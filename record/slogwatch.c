@@ -117,8 +117,10 @@ static void on_delivery(void *arg, const ips_delivery_t *d) {
   ao_slog_t *w = arg;
   int64_t gap = d->gap_ns + d->snap_save_ns + d->snap_load_ns;
   char what[96];
-  if (!d->has_gap || !w->l.gap_ns || d->pclock != 'w' || !d->P ||
-      d->P[0] - longest(d->P[0] - gap, w->said_until) <=
+  /* A replayed delivery (a vat brought online from its transcript) is
+   * no crank: its "gap" runs from whatever delivery came last. */
+  if (d->replay || !d->has_gap || !w->l.gap_ns || d->pclock != 'w' ||
+      !d->P || d->P[0] - longest(d->P[0] - gap, w->said_until) <=
           (int64_t)w->l.gap_ns)
     return; /* short, or a stretch a stall said already (a commit) */
   snprintf(what, sizeof what, "gap before crank %lld (%s %.40s), line %ld",
