@@ -81,9 +81,9 @@ static uint64_t mono(void) {
 /* A stall: counted and said; a dump scheduled --after it, or the stall
  * added to the one scheduled, or (within --min-interval of the last
  * dump) counted only. */
-/* Whether s's stretch overlaps a stall the last dump was for (or begins
- * within --after of its end): one stall seen at several levels (a
- * delivery, then its block's phase) is one. */
+/* Whether s's stretch overlaps a stall the last dump was for (to its end,
+ * or to the dump while it was still on): one stall seen at several levels
+ * (a delivery, then its block's phase) is one. */
 static int seen(const ao_t *a, const ao_stall_t *s) {
   uint64_t to = s->end ? s->end : s->trigger;
   size_t i;
@@ -154,10 +154,7 @@ static void dump_now(ao_t *a) {
     ao_triggers_update(a->t, &a->pend[i]);
     if (a->pend[i].kind != AO_MANUAL) {
       a->last_from[a->nlast] = a->pend[i].start;
-      /* ... and what follows it within --after: its aftermath (the
-       * delivery that ran once the kernel's own stall ended). */
-      a->last_to[a->nlast++] =
-          (a->pend[i].end ? a->pend[i].end : a->now) + a->o.after_ns;
+      a->last_to[a->nlast++] = a->pend[i].end ? a->pend[i].end : a->now;
     }
   }
   fflush(NULL);
