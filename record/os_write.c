@@ -7,6 +7,7 @@
 
 #include <stdio.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/syscall.h>
 #include <sys/utsname.h>
 
@@ -313,4 +314,23 @@ void rec_proc_event(struct os_event *e, unsigned long long ns, unsigned pid,
   e->u.exec.ppid = ppid;
   e->u.exec.len = len > OS_ARGS ? OS_ARGS : (unsigned)len;
   memcpy(e->u.exec.args, args, e->u.exec.len);
+}
+
+void rec_end_event(struct os_event *e, unsigned long long ns,
+                   unsigned long long events, unsigned long long lost) {
+  struct rusage ru;
+  memset(e, 0, sizeof *e);
+  e->type = OS_EV_END;
+  e->ts = ns;
+  e->u.end.events = events;
+  e->u.end.lost = lost;
+  e->u.end.collector_cpu_ns = -1;
+  /* The collector's own CPU time and memory, so that its cost is in the
+   * file. */
+  if (getrusage(RUSAGE_SELF, &ru) == 0) {
+    e->u.end.collector_cpu_ns =
+        ((long long)ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1000000000ll +
+        ((long long)ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) * 1000ll;
+    e->u.end.max_rss_kb = (unsigned long long)ru.ru_maxrss;
+  }
 }

@@ -10,7 +10,6 @@
 #include "config.h"
 
 #include <bpf/libbpf.h>
-#include <dirent.h>
 #include <errno.h>
 #include <getopt.h>
 #include <signal.h>
@@ -18,13 +17,13 @@
 #include <stdio_ext.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/resource.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "cli.h"
 #include "os.skel.h"
+#include "always.h"
 #include "record.h"
 
 static const char usage_text[] =
@@ -46,7 +45,8 @@ static const char usage_text[] =
     "exit codes: 0 ok, 1 COMMAND failed (or could not start), 2 bad usage,\n"
     "4 cannot write FILE, 6 not permitted (not root), 7 no BTF, 8 a\n"
     "tracepoint or BPF helper is missing (Linux 5.17 or later is needed),\n"
-    "9 the kernel is locked down against BPF\n";
+    "9 the kernel is locked down against BPF\n"
+    "\n";
 
 static volatile sig_atomic_t stop;
 static void on_signal(int sig) {
@@ -108,100 +108,9 @@ static void header(rec_t *r, long pid) {
     rec_bin_header(r->out, m, wall, pid);
 }
 
-/* --pid: the process and the descendants it has now, each followed and
- * written as a line of its own (argv from /proc) so that workers started
- * before the recording are named too. */
-static void follow_existing(struct os *s, rec_t *r, unsigned root) {
-  enum { MAXP = 65536 };
-  unsigned *pid = malloc(MAXP * sizeof *pid), *ppid = malloc(MAXP * sizeof *ppid);
-  unsigned char *in = calloc(MAXP, 1);
-  size_t n = 0, i;
-  int grew = 1;
-  DIR *d = opendir("/proc");
-  struct dirent *de;
-  if (!pid || !ppid || !in || !d)
-    goto out;
-  while ((de = readdir(d)) && n < MAXP) {
-    char path[64], buf[512], *p;
-    FILE *st;
-    unsigned pp = 0;
-    if (de->d_name[0] < '1' || de->d_name[0] > '9')
-      continue;
-    snprintf(path, sizeof path, "/proc/%.20s/stat", de->d_name);
-    if (!(st = fopen(path, "r")))
-      continue;
-    p = fgets(buf, sizeof buf, st) ? strrchr(buf, ')') : NULL;
-    fclose(st);
-    if (!p || sscanf(p, ") %*c %u", &pp) != 1)
-      continue;
-    pid[n] = (unsigned)strtoul(de->d_name, NULL, 10);
-    ppid[n] = pp;
-    in[n] = pid[n] == root;
-    n++;
-  }
-  while (grew) /* descendants: whoever's parent is in, until none is added */
-    for (grew = 0, i = 0; i < n; i++)
-      if (!in[i] && ppid[i]) {
-        size_t j;
-        for (j = 0; j < n; j++)
-          if (in[j] && pid[j] == ppid[i]) {
-            in[i] = 1;
-            grew = 1;
-            break;
-          }
-      }
-  for (i = 0; i < n; i++) {
-    char path[64], args[OS_ARGS];
-    size_t len = 0;
-    struct os_event e;
-    FILE *c;
-    if (!in[i])
-      continue;
-    rec_trace(s, pid[i]);
-    snprintf(path, sizeof path, "/proc/%u/cmdline", pid[i]);
-    if ((c = fopen(path, "r"))) {
-      len = fread(args, 1, sizeof args, c);
-      fclose(c);
-    }
-    rec_proc_event(&e, mono_ns(), pid[i], ppid[i], args, len);
-    emit(r, &e);
-  }
-out:
-  if (d)
-    closedir(d);
-  free(pid);
-  free(ppid);
-  free(in);
-}
-
-/* -- COMMAND: forked and held on a pipe until the probes are attached.
- * Returns its pid, or -1 (said); *go is the pipe's end that releases it. */
-static pid_t start_command(char **cmd, int *go) {
-  int p[2];
-  pid_t c;
-  if (pipe(p) != 0) {
-    fprintf(stderr, "ipcstamp record: pipe: %s\n", strerror(errno));
-    return -1;
-  }
-  if ((c = fork()) < 0) {
-    fprintf(stderr, "ipcstamp record: fork: %s\n", strerror(errno));
-    return -1;
-  }
-  if (c == 0) {
-    char b;
-    close(p[1]);
-    if (read(p[0], &b, 1) != 1) /* the collector gave up: do not run */
-      _exit(127);
-    close(p[0]);
-    execvp(cmd[0], cmd);
-    fprintf(stderr, "ipcstamp record: cannot run %s: %s\n", cmd[0],
-            strerror(errno));
-    _exit(127);
-  }
-  close(p[0]);
-  *go = p[1];
-  return c;
-}
+/* --pid's processes found in /proc (follow.c), written as the kernel's
+ * records are. */
+static void emit_rec(void *ctx, const struct os_event *e) { emit(ctx, e); }
 
 /* Whether process pid has ended: no such process, or a zombie (its
  * parent has not reaped it yet: kill(pid, 0) still succeeds on one, and
@@ -297,6 +206,7 @@ static int options(int argc, char **argv, const char **path, long *pid,
   while ((c = getopt_long(argc, argv, "+ho:", opts, NULL)) != -1) {
     if (c == 'h') {
       fputs(usage_text, stdout);
+      fputs(ao_usage_text, stdout);
       return CLI_EXIT_OK;
     } else if (c == 'o') {
       *path = optarg;
@@ -328,22 +238,8 @@ static int options(int argc, char **argv, const char **path, long *pid,
 static int finish(rec_t *r, struct os *s, char **cmd, int status) {
   unsigned long long lost = rec_lost(s);
   int rc = CLI_EXIT_OK;
-  struct rusage ru;
   struct os_event e;
-  memset(&e, 0, sizeof e);
-  e.type = OS_EV_END;
-  e.ts = mono_ns();
-  e.u.end.events = r->events;
-  e.u.end.lost = lost;
-  e.u.end.collector_cpu_ns = -1;
-  /* The collector's own CPU time and memory, so that its cost is in the
-   * file. */
-  if (getrusage(RUSAGE_SELF, &ru) == 0) {
-    e.u.end.collector_cpu_ns =
-        ((long long)ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1000000000ll +
-        ((long long)ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) * 1000ll;
-    e.u.end.max_rss_kb = (unsigned long long)ru.ru_maxrss;
-  }
+  rec_end_event(&e, mono_ns(), r->events, lost);
   e.u.end.has_status = cmd && status != -1;
   e.u.end.status = e.u.end.has_status ? status : 0;
   emit(r, &e);
@@ -370,6 +266,11 @@ int rec_main(int argc, char **argv) {
   rec_t r = {NULL, 0, 0, NULL, 0};
   pid_t child = -1;
   int go = -1, rc, status;
+  int i;
+  /* --always-on and --dump: the flight recorder (always.c). */
+  for (i = 1; i < argc && strcmp(argv[i], "--") != 0; i++)
+    if (!strncmp(argv[i], "--always-on", 11) || !strncmp(argv[i], "--dump", 6))
+      return ao_main(argc, argv);
   if ((rc = options(argc, argv, &path, &pid, &cmd)) >= 0)
     return rc;
   if ((rc = rec_load(&s)) != 0)
@@ -399,7 +300,7 @@ int rec_main(int argc, char **argv) {
   signal(SIGPIPE, SIG_IGN);
   header(&r, cmd ? 0 : pid);
   if (cmd) {
-    if ((child = start_command(cmd, &go)) < 0) {
+    if ((child = rec_start_command(cmd, &go)) < 0) {
       os__destroy(s);
       return CLI_EXIT_FAIL;
     }
@@ -408,7 +309,7 @@ int rec_main(int argc, char **argv) {
       fprintf(stderr, "ipcstamp record: cannot start %s\n", cmd[0]);
     close(go);
   } else {
-    follow_existing(s, &r, (unsigned)pid);
+    rec_follow_existing(s, (unsigned)pid, emit_rec, &r);
   }
   poll_loop(s, &r, child, pid, &status);
   rc = finish(&r, s, cmd, status);

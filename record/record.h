@@ -5,6 +5,7 @@
 
 #include <stddef.h>
 #include <stdio.h>
+#include <sys/types.h>
 
 #include "os_event.h"
 
@@ -33,6 +34,18 @@ unsigned long long rec_lost(struct os *s);
 /* Follows process pid (and the processes it starts from now on). */
 void rec_trace(struct os *s, unsigned pid);
 
+/* record.c: a record the collector makes itself, handed to its writer. */
+typedef void (*rec_emit_fn)(void *ctx, const struct os_event *e);
+/* Follows process root and the descendants it has now (from /proc), each
+ * named by an exec record (its argv) handed to emit_fn. */
+void rec_follow_existing(struct os *s, unsigned root, rec_emit_fn emit_fn,
+                         void *ctx);
+/* -- COMMAND: forked and held on a pipe until the probes are attached.
+ * Returns its pid, or -1 (said); *go is the pipe's end that releases it. */
+pid_t rec_start_command(char **cmd, int *go);
+/* always.c: the --always-on part of `record --help`. */
+extern const char ao_usage_text[];
+
 /* os_write.c, version 1 (the live view, -o -): the first line (pid 0: a
  * command is followed), then one event as a line. */
 void rec_write_header(FILE *f, unsigned long long start, long long wall,
@@ -42,6 +55,10 @@ void rec_write_event(FILE *f, const struct os_event *e);
  * event in *e (args: its NUL-separated arguments, len bytes). */
 void rec_proc_event(struct os_event *e, unsigned long long ns, unsigned pid,
                     unsigned ppid, const char *args, size_t len);
+/* The end record, in *e: at ns, events written and lost, and the
+ * collector's own CPU time and peak memory so far (no status). */
+void rec_end_event(struct os_event *e, unsigned long long ns,
+                   unsigned long long events, unsigned long long lost);
 /* The name of system call nr ("fsync"), or NULL when not in the table. */
 const char *rec_syscall_name(long nr);
 

@@ -2,12 +2,13 @@
 # BPF works (skipped elsewhere, failed where IPCSTAMP_REQUIRE_INTEROP=1).
 TESTS += tests/os/record.test tests/os/swingset.test tests/os/causes.test \
 	tests/os/record-hostile.test \
-	tests/os/commands.test
+	tests/os/commands.test tests/os/always.test tests/os/always-swingset.test
 EXTRA_DIST += tests/os/record.test tests/os/swingset.test tests/os/os_check.py \
 	tests/os/record-hostile.test \
 	tests/os/causes.test tests/os/causes_check.py tests/os/stallfs.c \
 	tests/os/majflt.py \
-	tests/os/commands.test tests/os/by_calls.py
+	tests/os/commands.test tests/os/by_calls.py \
+	tests/os/always.test tests/os/always-swingset.test
 
 # make bench-os: what ipcstamp record costs `ipcstamp run` (BENCHMARKS.md),
 # under the bench lock so that no two benchmarks run at once; os-progs.sh,
@@ -42,3 +43,16 @@ EXTRA_DIST += tests/os/fixtures.test tests/os/diff.test tests/os/diff_page.js \
 	tests/os/contradict.test tests/os/os_doctor.py \
 	tests/data/os-swingset-vanilla.slog.gz tests/data/os-swingset-vanilla.os.gz \
 	tests/data/os-swingset-xs.slog.gz tests/data/os-swingset-xs.os.gz
+
+# The always-on recorder's window and triggers on records made by hand
+# (no root, no BPF): bounded by bytes and time, read back whole, a
+# delivery's stall and an exit found (docs/always-on.md).
+check_PROGRAMS += tests/os/check_window
+TESTS += tests/os/check_window
+tests_os_check_window_SOURCES = tests/os/check_window.c record/window.c \
+	record/triggers.c record/os_write.c record/summary.c
+tests_os_check_window_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/record \
+	-I$(top_srcdir)/analyze
+tests_os_check_window_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
+tests_os_check_window_LDADD = analyze/libanalyze-core.la $(CHECK_LIBS) \
+	$(YAJL_LIBS) $(ZLIB_LIBS) -lm -lpthread

@@ -1,12 +1,15 @@
 /* stallfs.c — a test-only FUSE file system whose fsync stalls
  * (tests/os/causes.test).
  *
- *   stallfs BACKING MOUNTPOINT HOLD_MS
+ *   stallfs BACKING MOUNTPOINT HOLD_MS [CONTROL]
  *
  * Mounts BACKING at MOUNTPOINT (in the foreground, until unmounted):
  * every operation passes through to BACKING, except that fsync,
  * fdatasync and a directory's fsync hold the caller HOLD_MS milliseconds
- * before they sync, as a slow or saturated disk would.  The test asserts
+ * before they sync, as a slow or saturated disk would; with CONTROL (a
+ * path outside the mount), only while that file exists, so that a test
+ * makes one commit stall and leaves the others alone
+ * (tests/os/always-swingset.test).  The test asserts
  * only which part of a block's time is largest, never how long anything
  * took.  Built by the test with libfuse3 (Debian libfuse3-dev). */
 #define FUSE_USE_VERSION 31
@@ -25,7 +28,7 @@
 #include <time.h>
 #include <unistd.h>
 
-static const char *backing;
+static const char *backing, *control;
 static long hold_ms;
 
 /* The path in BACKING, in buf; -ENAMETOOLONG when it does not fit. */
@@ -167,6 +170,8 @@ static int fs_release(const char *p, struct fuse_file_info *fi) {
 /* The stall: the caller's fsync waits here, as on a saturated disk. */
 static void hold(void) {
   struct timespec ts = {hold_ms / 1000, (hold_ms % 1000) * 1000000L};
+  if (control && access(control, F_OK) != 0)
+    return;
   while (nanosleep(&ts, &ts) < 0 && errno == EINTR) {
   }
 }
@@ -203,11 +208,13 @@ static const struct fuse_operations ops = {
 int main(int argc, char **argv) {
   char *end;
   char *fargv[] = {argv[0], "-f", "-o", "default_permissions", NULL, NULL};
-  if (argc != 4 || (hold_ms = strtol(argv[3], &end, 10)) < 0 || *end ||
-      hold_ms > 60000) {
-    fprintf(stderr, "usage: stallfs BACKING MOUNTPOINT HOLD_MS (0..60000)\n");
+  if ((argc != 4 && argc != 5) ||
+      (hold_ms = strtol(argv[3], &end, 10)) < 0 || *end || hold_ms > 60000) {
+    fprintf(stderr, "usage: stallfs BACKING MOUNTPOINT HOLD_MS (0..60000) "
+                    "[CONTROL]\n");
     return 2;
   }
+  control = argc == 5 ? argv[4] : NULL;
   backing = argv[1];
   fargv[4] = argv[2];
   return fuse_main(5, fargv, &ops, NULL);

@@ -22,6 +22,9 @@
 // swing-store in DIR/swingstore (a slow file system, for a test).
 // --spin N ends each round with a delivery to carol that only computes (N
 // iterations of a loop): a worker on its CPU.
+// --gate DIR holds each round until the test says (tests/os/
+// always-swingset.test): before its begin-block, round n writes
+// DIR/ready-n and waits for DIR/go-n.
 //
 // Exit codes: 0 ok, 1 the kernel or a round failed, 2 usage error.
 import { spawnSync } from 'node:child_process';
@@ -37,13 +40,13 @@ const self = fileURLToPath(import.meta.url);
 const usage = msg => {
   if (msg) console.error(`gen-slog.mjs: ${msg}`);
   console.error(
-    'usage: node gen-slog.mjs OUT.slog [--rounds N] [--upgrade-at R] [--keep-state DIR] [--blocks] [--spin N]',
+    'usage: node gen-slog.mjs OUT.slog [--rounds N] [--upgrade-at R] [--keep-state DIR] [--blocks] [--spin N] [--gate DIR]',
   );
   process.exit(2);
 };
 
 const parseArgs = argv => {
-  const opts = { rounds: 8, upgradeAt: 3, out: undefined, state: undefined, phase: 0, blocks: false, spin: 0 };
+  const opts = { rounds: 8, upgradeAt: 3, out: undefined, state: undefined, phase: 0, blocks: false, spin: 0, gate: undefined };
   const int = (name, v) => {
     if (v === undefined || !/^[0-9]+$/.test(v)) usage(`${name} needs a non-negative integer, got ${v}`);
     return Number(v);
@@ -56,6 +59,7 @@ const parseArgs = argv => {
     else if (a === '--phase') opts.phase = int(a, argv[(i += 1)]);
     else if (a === '--blocks') opts.blocks = true;
     else if (a === '--spin') opts.spin = int(a, argv[(i += 1)]);
+    else if (a === '--gate') opts.gate = argv[(i += 1)] ?? usage('--gate needs a directory');
     else if (a.startsWith('-')) usage(`unknown option ${a}`);
     else if (opts.out === undefined) opts.out = a;
     else usage(`unexpected argument ${a}`);
@@ -80,7 +84,7 @@ if (opts.phase === 0) {
       process.execPath,
       [self, opts.out, '--rounds', `${opts.rounds}`, '--upgrade-at', `${opts.upgradeAt}`,
         '--keep-state', stateDir, '--phase', `${phase}`, ...(opts.blocks ? ['--blocks'] : []),
-        '--spin', `${opts.spin}`],
+        '--spin', `${opts.spin}`, ...(opts.gate ? ['--gate', opts.gate] : [])],
       { stdio: 'inherit' },
     );
     if (r.status !== 0) {
@@ -169,7 +173,15 @@ try {
       controller.writeSlogObject({ type: `cosmic-swingset-${type}`, blockHeight: n, blockTime });
     }
   };
+  const gate = async n => {
+    if (!opts.gate) return;
+    fs.writeFileSync(path.join(opts.gate, `ready-${n}`), '');
+    while (!fs.existsSync(path.join(opts.gate, `go-${n}`))) {
+      await new Promise(resolve => setTimeout(resolve, 20));
+    }
+  };
   for (let n = first; n <= last; n += 1) {
+    await gate(n);
     blockTime = Math.floor(Date.now() / 1000);
     block('begin-block', n);
     block('end-block-start', n);

@@ -1,0 +1,118 @@
+/* follow.c — what `ipcstamp record` follows (docs/os.md): a running
+ * process and the descendants it has (--pid, and --always-on's
+ * --process), or a command started for it (-- COMMAND). */
+#include "config.h"
+
+#include <bpf/libbpf.h>
+#include <dirent.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "os.skel.h"
+#include "record.h"
+
+static unsigned long long mono_ns(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return (unsigned long long)t.tv_sec * 1000000000ull +
+         (unsigned long long)t.tv_nsec;
+}
+
+/* The process and the descendants it has now, each followed and handed
+ * to emit_fn as an exec record of its own (argv from /proc), so that
+ * workers started before the recording are named too. */
+void rec_follow_existing(struct os *s, unsigned root, rec_emit_fn emit_fn,
+                         void *ctx) {
+  enum { MAXP = 65536 };
+  unsigned *pid = malloc(MAXP * sizeof *pid), *ppid = malloc(MAXP * sizeof *ppid);
+  unsigned char *in = calloc(MAXP, 1);
+  size_t n = 0, i;
+  int grew = 1;
+  DIR *d = opendir("/proc");
+  struct dirent *de;
+  if (!pid || !ppid || !in || !d)
+    goto out;
+  while ((de = readdir(d)) && n < MAXP) {
+    char path[64], buf[512], *p;
+    FILE *st;
+    unsigned pp = 0;
+    if (de->d_name[0] < '1' || de->d_name[0] > '9')
+      continue;
+    snprintf(path, sizeof path, "/proc/%.20s/stat", de->d_name);
+    if (!(st = fopen(path, "r")))
+      continue;
+    p = fgets(buf, sizeof buf, st) ? strrchr(buf, ')') : NULL;
+    fclose(st);
+    if (!p || sscanf(p, ") %*c %u", &pp) != 1)
+      continue;
+    pid[n] = (unsigned)strtoul(de->d_name, NULL, 10);
+    ppid[n] = pp;
+    in[n] = pid[n] == root;
+    n++;
+  }
+  while (grew) /* descendants: whoever's parent is in, until none is added */
+    for (grew = 0, i = 0; i < n; i++)
+      if (!in[i] && ppid[i]) {
+        size_t j;
+        for (j = 0; j < n; j++)
+          if (in[j] && pid[j] == ppid[i]) {
+            in[i] = 1;
+            grew = 1;
+            break;
+          }
+      }
+  for (i = 0; i < n; i++) {
+    char path[64], args[OS_ARGS];
+    size_t len = 0;
+    struct os_event e;
+    FILE *c;
+    if (!in[i])
+      continue;
+    rec_trace(s, pid[i]);
+    snprintf(path, sizeof path, "/proc/%u/cmdline", pid[i]);
+    if ((c = fopen(path, "r"))) {
+      len = fread(args, 1, sizeof args, c);
+      fclose(c);
+    }
+    rec_proc_event(&e, mono_ns(), pid[i], ppid[i], args, len);
+    emit_fn(ctx, &e);
+  }
+out:
+  if (d)
+    closedir(d);
+  free(pid);
+  free(ppid);
+  free(in);
+}
+
+pid_t rec_start_command(char **cmd, int *go) {
+  int p[2];
+  pid_t c;
+  if (pipe(p) != 0) {
+    fprintf(stderr, "ipcstamp record: pipe: %s\n", strerror(errno));
+    return -1;
+  }
+  if ((c = fork()) < 0) {
+    fprintf(stderr, "ipcstamp record: fork: %s\n", strerror(errno));
+    return -1;
+  }
+  if (c == 0) {
+    char b;
+    close(p[1]);
+    if (read(p[0], &b, 1) != 1) /* the collector gave up: do not run */
+      _exit(127);
+    close(p[0]);
+    execvp(cmd[0], cmd);
+    fprintf(stderr, "ipcstamp record: cannot run %s: %s\n", cmd[0],
+            strerror(errno));
+    _exit(127);
+  }
+  close(p[0]);
+  *go = p[1];
+  return c;
+}
+
