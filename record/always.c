@@ -220,7 +220,7 @@ static void scan(ao_t *a) {
   struct dirent *de;
   size_t i, j;
   for (i = j = 0; i < a->nroots; i++)
-    if (kill((pid_t)a->roots[i], 0) == 0 || errno != ESRCH)
+    if (!rec_process_gone((long)a->roots[i]))
       a->roots[j++] = a->roots[i];
   a->nroots = j;
   while (d && (de = readdir(d))) {
@@ -303,7 +303,7 @@ static void run(ao_t *a, pid_t child, int *status) {
     tick(a);
     if (child > 0 && waitpid(child, status, WNOHANG) == child)
       break;
-    if (a->o.pid > 0 && kill((pid_t)a->o.pid, 0) != 0 && errno == ESRCH)
+    if (a->o.pid > 0 && rec_process_gone(a->o.pid))
       break;
   }
   ring_buffer__consume(rb);
@@ -471,7 +471,7 @@ static int options(int argc, char **argv, opts_t *o, int *dump) {
                     "or -- COMMAND");
     return CLI_EXIT_USAGE;
   }
-  if (o->pid > 0 && kill((pid_t)o->pid, 0) != 0 && errno == ESRCH) {
+  if (o->pid > 0 && rec_process_gone(o->pid)) {
     fprintf(stderr, "ipcstamp record: no process %ld\n", o->pid);
     return CLI_EXIT_USAGE;
   }

@@ -6,6 +6,7 @@
 #include <bpf/libbpf.h>
 #include <dirent.h>
 #include <errno.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -116,3 +117,24 @@ pid_t rec_start_command(char **cmd, int *go) {
   return c;
 }
 
+/* Whether process pid has ended: no such process, or a zombie (its
+ * parent has not reaped it yet: kill(pid, 0) still succeeds on one, and
+ * a --pid recording of it never ended), from /proc/PID/stat's state. */
+int rec_process_gone(long pid) {
+  char path[64], buf[512], *p;
+  FILE *f;
+  size_t n;
+  if (kill((pid_t)pid, 0) != 0 && errno == ESRCH)
+    return 1;
+  snprintf(path, sizeof path, "/proc/%ld/stat", pid);
+  if (!(f = fopen(path, "r")))
+    return 0; /* no /proc: kill's answer stands */
+  n = fread(buf, 1, sizeof buf - 1, f);
+  fclose(f);
+  buf[n] = '\0';
+  /* "pid (comm) S ...": comm may hold ')' itself; the state follows the
+   * last one. */
+  if (!(p = strrchr(buf, ')')) || p[1] != ' ')
+    return 0;
+  return p[2] == 'Z' || p[2] == 'X';
+}

@@ -112,27 +112,6 @@ static void header(rec_t *r, long pid) {
  * records are. */
 static void emit_rec(void *ctx, const struct os_event *e) { emit(ctx, e); }
 
-/* Whether process pid has ended: no such process, or a zombie (its
- * parent has not reaped it yet: kill(pid, 0) still succeeds on one, and
- * a --pid recording of it never ended), from /proc/PID/stat's state. */
-static int process_gone(long pid) {
-  char path[64], buf[512], *p;
-  FILE *f;
-  size_t n;
-  if (kill((pid_t)pid, 0) != 0 && errno == ESRCH)
-    return 1;
-  snprintf(path, sizeof path, "/proc/%ld/stat", pid);
-  if (!(f = fopen(path, "r")))
-    return 0; /* no /proc: kill's answer stands */
-  n = fread(buf, 1, sizeof buf - 1, f);
-  fclose(f);
-  buf[n] = '\0';
-  /* "pid (comm) S ...": comm may hold ')' itself; the state follows the
-   * last one. */
-  if (!(p = strrchr(buf, ')')) || p[1] != ' ')
-    return 0;
-  return p[2] == 'Z' || p[2] == 'X';
-}
 
 /* The recording cannot be written (a full disk): said when it happens,
  * and the recording stops (exit 4) — going on would only lose what comes,
@@ -168,7 +147,7 @@ static void poll_loop(struct os *s, rec_t *r, pid_t child, long pid,
     ring_buffer__consume(rb);
     if (child > 0 && waitpid(child, status, WNOHANG) == child)
       done = 1;
-    else if (child <= 0 && process_gone(pid))
+    else if (child <= 0 && rec_process_gone(pid))
       done = 1;
     if ((lost = rec_lost(s)) != said) { /* said as it happens, never hidden */
       struct os_event e;
@@ -226,7 +205,7 @@ static int options(int argc, char **argv, const char **path, long *pid,
                     "them; try 'ipcstamp record --help')\n");
     return CLI_EXIT_USAGE;
   }
-  if (*pid > 0 && process_gone(*pid)) {
+  if (*pid > 0 && rec_process_gone(*pid)) {
     fprintf(stderr, "ipcstamp record: no process %ld (or it has ended: a "
                     "zombie)\n", *pid);
     return CLI_EXIT_USAGE;

@@ -34,6 +34,11 @@ unsigned long long rec_lost(struct os *s);
 /* Follows process pid (and the processes it starts from now on). */
 void rec_trace(struct os *s, unsigned pid);
 
+/* follow.c: whether process pid has ended — no such process, or a zombie
+ * (kill(pid, 0) still succeeds on one until its parent reaps it, and a
+ * recording of it would never end), from /proc/PID/stat's state. */
+int rec_process_gone(long pid);
+
 /* record.c: a record the collector makes itself, handed to its writer. */
 typedef void (*rec_emit_fn)(void *ctx, const struct os_event *e);
 /* Follows process root and the descendants it has now (from /proc), each
