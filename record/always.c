@@ -40,6 +40,7 @@ typedef struct {
   ao_limits_t lim;
   const char *slog;
   ao_slog_limits_t slim;
+  const char *metrics; /* --metrics ADDR; NULL: none */
 } opts_t;
 
 typedef struct {
@@ -48,6 +49,7 @@ typedef struct {
   ao_window_t *w;
   ao_triggers_t *t;
   ao_slog_t *slog;
+  ao_metrics_t *mx;   /* --metrics; never touched by a dump's child */
   ao_counters_t c;
   ao_stall_t pend[AO_MAX_STALLS];
   size_t npend;
@@ -277,6 +279,7 @@ static void tick(ao_t *a) {
   reap(a, 0);
   if (a->npend && a->now >= a->due && !a->dumper)
     dump_now(a);
+  ao_metrics_publish(a->mx, &a->c, ao_window_seconds(a->w, a->now));
 }
 
 /* Reads the ring until stopped (or the followed process or command
@@ -346,6 +349,12 @@ const char ao_usage_text[] =
     "  --stall-phase SECONDS   a block's phase: cosmos, swingset, commit,\n"
     "                          after-commit (default 10; 0: off)\n"
     "  --stall-gap SECONDS     a gap between cranks (default 5; 0: off)\n"
+    "  --metrics ADDR          serve the recorder's counters (stalls, dumps, lost\n"
+    "                          events, the window) and --slog's deliveries per\n"
+    "                          vat to Prometheus on http://ADDR/metrics\n"
+    "                          (docs/operators.md): HOST:PORT, :PORT or PORT,\n"
+    "                          as `ipcstamp metrics --listen` (port 0: any free;\n"
+    "                          the address is said on stderr).  Default: none\n"
     "A worker or followed process ended by a signal or a non-zero status is a\n"
     "stall too.  SIGUSR1 to the recorder, or `record --dump DIR` (which finds\n"
     "it by DIR/recorder.pid, waits for the dump and prints its path), dumps now.\n";
@@ -383,7 +392,8 @@ static int size_arg(const char *s, uint64_t min, uint64_t *out) {
 }
 
 enum { O_AO = 256, O_DUMP, O_PID, O_PROC, O_WIN, O_WINB, O_AFTER, O_MAXD,
-       O_MAXB, O_SDEL, O_SUP, O_MIN, O_SLOG, O_SBLOCK, O_SPHASE, O_SGAP };
+       O_MAXB, O_SDEL, O_SUP, O_MIN, O_SLOG, O_SBLOCK, O_SPHASE, O_SGAP,
+       O_METRICS };
 
 /* One option's value into o; -1 when it is bad (said). */
 static int option(opts_t *o, int c, const char *v) {
@@ -395,8 +405,8 @@ static int option(opts_t *o, int c, const char *v) {
   } else if (c == O_PID) {
     ok = cli_count(v, 0x3fffffff, &n) == 0 && n > 0;
     o->pid = (long)n;
-  } else if (c == O_PROC || c == O_SLOG) {
-    *(c == O_PROC ? &o->process : &o->slog) = v;
+  } else if (c == O_PROC || c == O_SLOG || c == O_METRICS) {
+    *(c == O_PROC ? &o->process : c == O_SLOG ? &o->slog : &o->metrics) = v;
     ok = *v != 0;
   } else if (c == O_MAXD) {
     ok = cli_count(v, 100000, &n) == 0 && n > 0;
@@ -436,6 +446,7 @@ static const struct option opts[] = {
     {"stall-block", required_argument, NULL, O_SBLOCK},
     {"stall-phase", required_argument, NULL, O_SPHASE},
     {"stall-gap", required_argument, NULL, O_SGAP},
+    {"metrics", required_argument, NULL, O_METRICS},
     {"help", no_argument, NULL, 'h'},
     {NULL, 0, NULL, 0}};
 
@@ -444,7 +455,7 @@ static int options(int argc, char **argv, opts_t *o, int *dump) {
   int c, idx, n;
   *o = (opts_t){{NULL, 20, 1ull << 30}, 0, NULL, NULL, 120 * S_NS,
                 10 * S_NS, 60 * S_NS, 64ull << 20, {10 * S_NS, 10 * S_NS},
-                NULL, {30 * S_NS, 10 * S_NS, 5 * S_NS, 0}};
+                NULL, {30 * S_NS, 10 * S_NS, 5 * S_NS, 0}, NULL};
   *dump = 0;
   optind = 1;
   while ((c = getopt_long(argc, argv, "+h", opts, &idx)) != -1) {
@@ -517,6 +528,27 @@ static int follow(ao_t *a, pid_t *child) {
   return 0;
 }
 
+/* The window, the triggers, the endpoint (--metrics), the slogfile's
+ * follower (--slog, feeding the endpoint) and the BPF programs: 0, or an
+ * exit code, said. */
+static int setup(ao_t *a) {
+  int rc;
+  if (!(a->w = ao_window_new((size_t)a->o.window_bytes, a->o.window_ns,
+                             &a->c)) ||
+      !(a->t = ao_triggers_new(&a->o.lim, a->w))) {
+    fprintf(stderr, "ipcstamp record: out of memory for the window\n");
+    return CLI_EXIT_FAIL;
+  }
+  if (a->o.metrics && (rc = ao_metrics_start(a->o.metrics, &a->mx)) != 0)
+    return rc;
+  if (a->o.slog && !(a->slog = ao_slog_new(a->o.slog, &a->o.slim,
+                                           ao_metrics_registry(a->mx)))) {
+    fprintf(stderr, "ipcstamp record: out of memory for --slog\n");
+    return CLI_EXIT_FAIL;
+  }
+  return rec_load(&a->s);
+}
+
 int ao_main(int argc, char **argv) {
   static ao_t a; /* static: the window's and tables' pointers only */
   int rc, dump, status;
@@ -527,19 +559,13 @@ int ao_main(int argc, char **argv) {
     return ao_dump_request(a.o.dir.dir);
   if ((rc = ao_pid_file(&a.o.dir)) != 0)
     return rc;
-  if (!(a.w = ao_window_new((size_t)a.o.window_bytes, a.o.window_ns, &a.c)) ||
-      !(a.t = ao_triggers_new(&a.o.lim, a.w)) ||
-      (a.o.slog && !(a.slog = ao_slog_new(a.o.slog, &a.o.slim)))) {
-    fprintf(stderr, "ipcstamp record: out of memory for the window\n");
-    return CLI_EXIT_FAIL;
+  if ((rc = setup(&a)) == 0) {
+    signal(SIGINT, on_stop);
+    signal(SIGTERM, on_stop);
+    signal(SIGUSR1, on_usr1);
+    signal(SIGPIPE, SIG_IGN);
+    rc = follow(&a, &child);
   }
-  if ((rc = rec_load(&a.s)) != 0)
-    return rc;
-  signal(SIGINT, on_stop);
-  signal(SIGTERM, on_stop);
-  signal(SIGUSR1, on_usr1);
-  signal(SIGPIPE, SIG_IGN);
-  rc = follow(&a, &child);
   if (rc == 0) {
     fprintf(stderr, "ipcstamp record: always on, dumps to %s\n", a.o.dir.dir);
     run(&a, child, &status);
@@ -556,6 +582,7 @@ int ao_main(int argc, char **argv) {
   os__destroy(a.s);
   ao_triggers_free(a.t);
   ao_slog_free(a.slog);
+  ao_metrics_stop(a.mx); /* after the follower, which feeds its registry */
   ao_window_free(a.w);
   return rc;
 }

@@ -72,6 +72,9 @@ void ao_window_free(ao_window_t *w);
  * oldest records as needed; now is CLOCK_MONOTONIC ns. */
 void ao_window_add(ao_window_t *w, const void *data, size_t size,
                    uint64_t now);
+/* The time the window spans at now, from its oldest record (0 when
+ * empty), in seconds. */
+double ao_window_seconds(const ao_window_t *w, uint64_t now);
 /* Drops what is older than the span at now. */
 void ao_window_expire(ao_window_t *w, uint64_t now);
 /* Writes the window as a recording (the OS file's header, an exec record
@@ -105,6 +108,8 @@ void ao_triggers_update(const ao_triggers_t *t, ao_stall_t *s);
 void ao_triggers_kernel(const ao_triggers_t *t, unsigned *pid,
                         unsigned *tid);
 
+struct ips_metrics_s; /* tools/metrics/metrics.h */
+
 /* ---- slogwatch.c: stalls found in the node's slogfile (--slog). */
 typedef struct ao_slog_s ao_slog_t;
 typedef struct {
@@ -112,8 +117,11 @@ typedef struct {
   uint64_t max_age_ns; /* a stall that ended longer ago is not said */
 } ao_slog_limits_t;
 /* Follows the slogfile at path (opened at the first poll, and again
- * after a fault); NULL when out of memory. */
-ao_slog_t *ao_slog_new(const char *path, const ao_slog_limits_t *l);
+ * after a fault); each delivery attributed in it goes into the
+ * histograms of m (--metrics; NULL: none, and m must outlive w).  NULL
+ * when out of memory. */
+ao_slog_t *ao_slog_new(const char *path, const ao_slog_limits_t *l,
+                       struct ips_metrics_s *m);
 void ao_slog_free(ao_slog_t *w);
 /* Reads what the file has now (a bounded number of lines); a stall found
  * is put in *out (returns 1; call again for the next). */
@@ -147,6 +155,26 @@ int ao_pid_file(const ao_dir_t *d);
 /* `ipcstamp record --dump DIR`: signals the recorder of dir and prints
  * the path of the dump it writes.  Returns an exit code. */
 int ao_dump_request(const char *dir);
+
+/* ---- metrics.c: --metrics ADDR, the recorder's Prometheus endpoint
+ * (tools/metrics/).  Called from the recorder's loop only, never from a
+ * dump's child. */
+typedef struct ao_metrics_s ao_metrics_t;
+/* Exit code: the endpoint cannot listen on ADDR (in use, not permitted). */
+#define AO_EXIT_LISTEN 11
+/* A registry with the recorder's families declared, served on listen
+ * (ipcstamp metrics --listen's syntax; said on stderr once listening).
+ * 0 and *out, or an exit code, said: CLI_EXIT_USAGE for an address that
+ * is not one, AO_EXIT_LISTEN for one that cannot be listened on. */
+int ao_metrics_start(const char *listen, ao_metrics_t **out);
+/* Its registry, for --slog's deliveries (NULL for x NULL). */
+struct ips_metrics_s *ao_metrics_registry(ao_metrics_t *x);
+/* Publishes what changed in c since the last call, and the window's span
+ * (seconds).  x NULL: nothing. */
+void ao_metrics_publish(ao_metrics_t *x, const ao_counters_t *c,
+                        double window_seconds);
+/* Stops the server and frees x (NULL allowed). */
+void ao_metrics_stop(ao_metrics_t *x);
 
 /* always.c: `ipcstamp record --always-on DIR ...` (argv as rec_main's). */
 int ao_main(int argc, char **argv);

@@ -15,7 +15,7 @@ tools_ipcstamp_CPPFLAGS += -I$(top_builddir)/record
 tools_ipcstamp_CFLAGS += $(BPF_CFLAGS)
 tools_ipcstamp_SOURCES += record/loader.c record/record.c record/os_write.c \
 	record/follow.c record/always.c record/window.c record/triggers.c record/summary.c \
-	record/dumps.c record/slogwatch.c
+	record/dumps.c record/slogwatch.c record/metrics.c
 tools_ipcstamp_LDADD += $(BPF_LIBS)
 BUILT_SOURCES += record/os.skel.h
 CLEANFILES += record/vmlinux.h record/os.bpf.o record/os.skel.h

@@ -27,12 +27,14 @@
 
 #include "always.h"
 #include "ipcstamp-analyze.h"
+#include "metrics/metrics.h"
 
 #define QUEUE 8
 
 struct ao_slog_s {
   const char *path;
   ao_slog_limits_t l;
+  ips_metrics_t *m;         /* --metrics: the deliveries' histograms */
   ips_source_t *src;
   ips_analysis_t *a;
   int said;                 /* the file's fault said once */
@@ -117,6 +119,11 @@ static void on_delivery(void *arg, const ips_delivery_t *d) {
   ao_slog_t *w = arg;
   int64_t gap = d->gap_ns + d->snap_save_ns + d->snap_load_ns;
   char what[96];
+  if (w->m) { /* as `ipcstamp metrics SLOG --follow` counts it */
+    double s[IPS_METRICS_NDEFAULT_PARTS];
+    ips_metrics_default_seconds(d, s);
+    ips_metrics_delivery(w->m, d->vat, s);
+  }
   /* A replayed delivery (a vat brought online from its transcript) is
    * no crank: its "gap" runs from whatever delivery came last. */
   if (d->replay || !d->has_gap || !w->l.gap_ns || d->pclock != 'w' ||
@@ -129,12 +136,14 @@ static void on_delivery(void *arg, const ips_delivery_t *d) {
   put(w, AO_GAP, d->P[0] - gap, d->P[0], what);
 }
 
-ao_slog_t *ao_slog_new(const char *path, const ao_slog_limits_t *l) {
+ao_slog_t *ao_slog_new(const char *path, const ao_slog_limits_t *l,
+                       ips_metrics_t *m) {
   ao_slog_t *w = calloc(1, sizeof *w);
   if (!w)
     return NULL;
   w->path = path;
   w->l = *l;
+  w->m = m;
   return w;
 }
 

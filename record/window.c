@@ -199,6 +199,11 @@ void ao_window_add(ao_window_t *w, const void *data, size_t size,
   ao_window_expire(w, now);
 }
 
+double ao_window_seconds(const ao_window_t *w, uint64_t now) {
+  uint64_t from = oldest(w, now);
+  return from < now ? (double)(now - from) / 1e9 : 0;
+}
+
 void ao_window_expire(ao_window_t *w, uint64_t now) {
   while (w->head < w->tail) {
     size_t size;

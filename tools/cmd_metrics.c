@@ -72,10 +72,10 @@ typedef struct {
 static void on_delivery(void *arg, const ips_delivery_t *d) {
   metrics_cmd_t *c = arg;
   /* the order of ips_metrics_default_parts, then the OS's */
-  double s[IPS_METRICS_MAX_PARTS] = {d->pipe / 1e9, d->worker / 1e9,
-                                     d->kernel / 1e9, d->total / 1e9};
+  double s[IPS_METRICS_MAX_PARTS];
   size_t i;
   int64_t v;
+  ips_metrics_default_seconds(d, s);
   for (i = IPS_METRICS_NDEFAULT_PARTS; i < c->parts.n; i++)
     s[i] = latency_os_value(c->parts.os[i], d, &v) ? v / 1e9 : NAN;
   ips_metrics_delivery(c->m, d->vat, s);

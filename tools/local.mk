@@ -33,6 +33,7 @@ tools_ipcstamp_SOURCES = \
 	tools/metrics/expose.c \
 	tools/metrics/http.c \
 	tools/metrics/request.c \
+	tools/metrics/parts.c \
 	tools/cmd_xsnap.c \
 	tools/xsnap/xsnap.h \
 	tools/xsnap/files.c \

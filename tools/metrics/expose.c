@@ -148,21 +148,28 @@ static void deliveries(text_t *t, const metrics_figures_t *f,
       (unsigned long long)f->over_cap);
 }
 
+/* The declared counters and gauges, in the order declared. */
 static void counters(text_t *t, const metrics_figures_t *f,
                      const metrics_decl_t *decl) {
-  char val[2 * IPS_METRICS_NAME_MAX];
+  char val[2 * IPS_METRICS_NAME_MAX], num[40];
   size_t i, k;
   for (i = 0; i < f->ncounters; i++) {
     const metrics_counter_t *c = &f->counters[i];
-    family(t, decl[i].name, "counter", decl[i].help);
+    family(t, decl[i].name, decl[i].gauge ? "gauge" : "counter",
+           decl[i].help);
     if (!decl[i].label && !c->nvalues)
       put(t, "%s 0\n", decl[i].name);
-    for (k = 0; k < c->nvalues; k++)
-      if (decl[i].label)
-        put(t, "%s{%s=\"%s\"} %llu\n", decl[i].name, decl[i].label,
-            esc(c->value[k].name, val), (unsigned long long)c->value[k].n);
+    for (k = 0; k < c->nvalues; k++) {
+      if (decl[i].gauge)
+        snprintf(num, sizeof num, "%.9g", c->value[k].v);
       else
-        put(t, "%s %llu\n", decl[i].name, (unsigned long long)c->value[k].n);
+        snprintf(num, sizeof num, "%llu", (unsigned long long)c->value[k].n);
+      if (decl[i].label)
+        put(t, "%s{%s=\"%s\"} %s\n", decl[i].name, decl[i].label,
+            esc(c->value[k].name, val), num);
+      else
+        put(t, "%s %s\n", decl[i].name, num);
+    }
   }
 }
 

@@ -64,6 +64,13 @@ void ips_metrics_free(ips_metrics_t *m);
 void ips_metrics_delivery(ips_metrics_t *m, const char *vat,
                           const double *seconds);
 
+/* The default parts of the attributed delivery d (ipcstamp-analyze.h's
+ * ips_delivery_t) into s[0..IPS_METRICS_NDEFAULT_PARTS), in seconds, in
+ * the order of ips_metrics_default_parts: what ips_metrics_delivery
+ * takes for a registry of the default parts. */
+struct ips_delivery_s;
+void ips_metrics_default_seconds(const struct ips_delivery_s *d, double *s);
+
 /* Declares a counter (before it is counted; any time, from any thread):
  * name is its full name (ending in _total), help its HELP text, label
  * the name of its one label or NULL for none (all three must outlive the
@@ -78,6 +85,16 @@ int ips_metrics_counter(ips_metrics_t *m, const char *name, const char *help,
  * label; NULL or empty is "_unknown"). */
 void ips_metrics_count(ips_metrics_t *m, int id, const char *value,
                        uint64_t n);
+
+/* Declares a gauge as ips_metrics_counter declares a counter (the same
+ * ids, the same cap: IPS_METRICS_MAX_COUNTERS in all); its name does not
+ * end in _total. */
+int ips_metrics_gauge(ips_metrics_t *m, const char *name, const char *help,
+                      const char *label);
+
+/* Sets gauge id (from ips_metrics_gauge; another id, or a counter's, is
+ * ignored) with its label's value (as ips_metrics_count) to v. */
+void ips_metrics_set(ips_metrics_t *m, int id, const char *value, double v);
 
 /* The registry as Prometheus text (format 0.0.4), with the process's own
  * CPU time and resident memory read now (getrusage, /proc/self/statm)

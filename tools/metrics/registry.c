@@ -147,8 +147,10 @@ void ips_metrics_delivery(ips_metrics_t *m, const char *vat,
   pthread_mutex_unlock(&m->lock);
 }
 
-int ips_metrics_counter(ips_metrics_t *m, const char *name, const char *help,
-                        const char *label) {
+/* A counter's or a gauge's declaration: the id of name, declared now
+ * when it is new. */
+static int declare(ips_metrics_t *m, const char *name, const char *help,
+                   const char *label, int gauge) {
   size_t i;
   int id = -1;
   pthread_mutex_lock(&m->lock);
@@ -160,38 +162,68 @@ int ips_metrics_counter(ips_metrics_t *m, const char *name, const char *help,
     m->decl[id].name = name;
     m->decl[id].help = help;
     m->decl[id].label = label;
+    m->decl[id].gauge = gauge;
   }
   pthread_mutex_unlock(&m->lock);
   return id;
 }
 
-void ips_metrics_count(ips_metrics_t *m, int id, const char *value,
-                       uint64_t n) {
-  char name[IPS_METRICS_NAME_MAX];
+int ips_metrics_counter(ips_metrics_t *m, const char *name, const char *help,
+                        const char *label) {
+  return declare(m, name, help, label, 0);
+}
+
+int ips_metrics_gauge(ips_metrics_t *m, const char *name, const char *help,
+                      const char *label) {
+  return declare(m, name, help, label, 1);
+}
+
+/* The slot of counter or gauge id's value name (IPS_METRICS_NAME_MAX,
+ * already copied), made on first sight; past the cap, "_other".  Called
+ * with the lock held; NULL when id is not declared. */
+static metrics_value_t *value_of(ips_metrics_t *m, int id, char *name) {
   metrics_counter_t *c;
   size_t i;
-  if (id < 0 || id >= IPS_METRICS_MAX_COUNTERS)
-    return;
-  name_copy(name, value);
-  pthread_mutex_lock(&m->lock);
-  if ((size_t)id >= m->fig.ncounters) {
-    pthread_mutex_unlock(&m->lock);
-    return;
-  }
+  if ((size_t)id >= m->fig.ncounters)
+    return NULL;
   c = &m->fig.counters[id];
   if (!m->decl[id].label)
     name[0] = '\0';
   for (i = 0; i < c->nvalues && strcmp(c->value[i].name, name); i++)
     ;
   if (i == c->nvalues && c->nvalues < IPS_METRICS_MAX_VALUES - 1) {
-    memcpy(c->value[c->nvalues++].name, name, sizeof name);
+    memcpy(c->value[c->nvalues++].name, name, IPS_METRICS_NAME_MAX);
   } else if (i == c->nvalues) {
     /* past the cap: the last slot stands for all the others */
     i = IPS_METRICS_MAX_VALUES - 1;
     strcpy(c->value[i].name, "_other");
     c->nvalues = IPS_METRICS_MAX_VALUES;
   }
-  c->value[i].n += n;
+  return &c->value[i];
+}
+
+void ips_metrics_count(ips_metrics_t *m, int id, const char *value,
+                       uint64_t n) {
+  char name[IPS_METRICS_NAME_MAX];
+  metrics_value_t *v;
+  if (id < 0 || id >= IPS_METRICS_MAX_COUNTERS)
+    return;
+  name_copy(name, value);
+  pthread_mutex_lock(&m->lock);
+  if ((v = value_of(m, id, name)) && !m->decl[id].gauge)
+    v->n += n;
+  pthread_mutex_unlock(&m->lock);
+}
+
+void ips_metrics_set(ips_metrics_t *m, int id, const char *value, double v) {
+  char name[IPS_METRICS_NAME_MAX];
+  metrics_value_t *g;
+  if (id < 0 || id >= IPS_METRICS_MAX_COUNTERS)
+    return;
+  name_copy(name, value);
+  pthread_mutex_lock(&m->lock);
+  if ((g = value_of(m, id, name)) && m->decl[id].gauge)
+    g->v = v;
   pthread_mutex_unlock(&m->lock);
 }
 

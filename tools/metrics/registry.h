@@ -24,7 +24,8 @@ typedef struct {
 
 typedef struct {
   char name[IPS_METRICS_NAME_MAX]; /* "" for a counter without a label */
-  uint64_t n;
+  uint64_t n;                      /* a counter's */
+  double v;                        /* a gauge's */
 } metrics_value_t;
 
 typedef struct {
@@ -34,6 +35,7 @@ typedef struct {
 
 typedef struct {
   const char *name, *help, *label;
+  int gauge; /* a gauge (ips_metrics_gauge): set, not added to */
 } metrics_decl_t;
 
 /* What a scrape copies: plain data, no pointer but vats. */
