@@ -281,7 +281,7 @@ static int listen_on(ips_metrics_server_t *s, const char *addr, char *err,
     rc = -errno;
     snprintf(err, errlen, "cannot listen on %s: %s%s", addr, strerror(errno),
              errno == EADDRINUSE ? " (another program has the port: "
-                                   "choose another with --listen)" : "");
+                                   "choose another one)" : "");
     if (s->lfd >= 0)
       close(s->lfd);
     freeaddrinfo(res);
