@@ -9,6 +9,7 @@
 #include "config.h"
 
 #include <check.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -111,7 +112,12 @@ START_TEST(span_bound) {
   /* The last second: 10 or 11 records (the bounds are inclusive). */
   ck_assert_uint_ge(c.window_records, 10);
   ck_assert_uint_le(c.window_records, 11);
+  /* Its span (--metrics' ipcstamp_window_seconds): from the oldest
+   * record (18.9 s, or 19 s) to now. */
+  ck_assert(fabs(ao_window_seconds(w, 20 * S) - 1.1) < 1e-9 ||
+            fabs(ao_window_seconds(w, 20 * S) - 1.0) < 1e-9);
   ao_window_expire(w, 100 * S);
+  ck_assert(ao_window_seconds(w, 100 * S) == 0);
   ck_assert_uint_eq(c.window_records, 0);
   ck_assert_uint_eq(c.window_bytes, 0);
   ao_window_free(w);

@@ -1,7 +1,8 @@
 /* check_metrics.c — the Prometheus registry (tools/metrics/): buckets at
  * their bounds, parts a delivery has not, the caps on vats and on a
- * counter's values, label values made safe, bad arguments refused, and
- * the server's own thread stopped cleanly. */
+ * counter's values, label values made safe, bad arguments refused, gauges
+ * set (not added to) and typed, and the server's own thread stopped
+ * cleanly. */
 #include "config.h"
 
 #include <check.h>
@@ -101,6 +102,31 @@ START_TEST(test_counters) {
 }
 END_TEST
 
+START_TEST(test_gauges) {
+  ips_metrics_t *m = ips_metrics_new(NULL, 0, 0);
+  int g = ips_metrics_gauge(m, "g_bytes", "G.", NULL);
+  int c = ips_metrics_counter(m, "c_total", "C.", NULL);
+  char *t;
+  ck_assert_int_ge(g, 0);
+  ck_assert_int_eq(ips_metrics_gauge(m, "g_bytes", "G.", NULL), g);
+  t = expose(m); /* declared, never set: 0, typed */
+  ck_assert(sample(t, "g_bytes") == 0);
+  ck_assert_ptr_nonnull(strstr(t, "# TYPE g_bytes gauge\n"));
+  free(t);
+  ips_metrics_set(m, g, NULL, 5);
+  ips_metrics_set(m, g, NULL, 2.5); /* set, not added */
+  ips_metrics_count(m, g, NULL, 7); /* a gauge is not counted */
+  ips_metrics_set(m, c, NULL, 9);   /* nor a counter set */
+  ips_metrics_set(m, 99, NULL, 1);
+  t = expose(m);
+  ck_assert(sample(t, "g_bytes") == 2.5);
+  ck_assert(sample(t, "c_total") == 0);
+  ck_assert_ptr_nonnull(strstr(t, "# TYPE c_total counter\n"));
+  free(t);
+  ips_metrics_free(m);
+}
+END_TEST
+
 START_TEST(test_labels) {
   ips_metrics_t *m = ips_metrics_new(NULL, 0, 0);
   double s[4] = {1e-4, 1e-4, 1e-4, 3e-4};
@@ -144,6 +170,7 @@ int main(void) {
   tcase_add_test(tc, test_buckets);
   tcase_add_test(tc, test_vat_cap);
   tcase_add_test(tc, test_counters);
+  tcase_add_test(tc, test_gauges);
   tcase_add_test(tc, test_labels);
   tcase_add_test(tc, test_bad_args);
   suite_add_tcase(s, tc);
