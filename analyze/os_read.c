@@ -88,6 +88,17 @@ static int read_wait(ips_os_t *os, yajl_val o) {
     w.maj_flt = (uint64_t)m;
     w.has_maj = 1;
   }
+  if (field(o, "runtime")) { /* since the collector's version 3 */
+    int64_t rt, so, sn;
+    if (get_id(o, "runtime", &rt) || get_id(o, "steal_off", &so) ||
+        get_id(o, "steal_on", &sn) || get_u32(o, "waker", &w.waker) ||
+        get_u32(o, "took", &w.took) || get_u32(o, "left", &w.left))
+      return 1;
+    w.runtime = (uint64_t)rt;
+    w.steal_off = (uint64_t)so;
+    w.steal_on = (uint64_t)sn;
+    w.has_run = 1;
+  }
   if (!strcmp(wy, "cpu")) w.why = 0;
   else if (!strcmp(wy, "sleep")) w.why = 1;
   else if (!strcmp(wy, "disk")) w.why = 2;
@@ -130,6 +141,20 @@ static int read_record(ips_os_t *os, yajl_val o) {
     return read_wait(os, o);
   if (!strcmp(type, "exec"))
     return read_exec(os, o);
+  if (!strcmp(type, "task")) {
+    yajl_val comm = field(o, "comm");
+    uint32_t tid, pid;
+    char name[OS_COMM + 1];
+    size_t i;
+    if (get_u32(o, "tid", &tid) || get_u32(o, "pid", &pid) ||
+        !YAJL_IS_STRING(comm))
+      return 1;
+    snprintf(name, sizeof name, "%s", YAJL_GET_STRING(comm));
+    for (i = 0; name[i]; i++) /* printable only */
+      if ((unsigned char)name[i] < 0x20 || (unsigned char)name[i] >= 0x7f)
+        name[i] = '?';
+    return ips__os_add_task(os, tid, pid, name);
+  }
   if (!strcmp(type, "lost")) {
     if (get_int(o, "n", &v))
       return 1;
@@ -155,7 +180,7 @@ static int read_header(ips_os_t *os, const char *line, const char *path,
                           "first line has no \"ipcstamp_os\")", path);
   else if (YAJL_GET_INTEGER(v) != OS_FORMAT)
     snprintf(err, errlen, "%s: format version %lld of ipcstamp record, "
-                          "this ipcstamp reads versions 1 and 2", path,
+                          "this ipcstamp reads versions 1 to 3", path,
              YAJL_GET_INTEGER(v));
   else if (get_int(o, "start", &os->start))
     snprintf(err, errlen, "%s: line 1: no \"start\"", path);
@@ -228,13 +253,13 @@ static int read_any(ips_os_t *os, FILE *f, const char *path, char *err,
     snprintf(err, errlen, "%s: empty, not a recording", path);
     return -EINVAL;
   }
-  if (c != (unsigned char)IPS__OS_BIN_MAGIC[0]) {
+  if (c != (unsigned char)OS_FILE_MAGIC[0]) {
     ungetc(c, f);
     return read_json(os, f, path, err, errlen);
   }
   h[0] = (unsigned char)c;
   n = 1 + fread(h + 1, 1, sizeof h - 1, f);
-  if (n < 8 || memcmp(h, IPS__OS_BIN_MAGIC, 8) != 0) {
+  if (n < 8 || memcmp(h, OS_FILE_MAGIC, 8) != 0) {
     snprintf(err, errlen, "%s: not a recording of ipcstamp record (neither "
                           "its magic nor a JSON line)", path);
     return -EINVAL;
@@ -285,6 +310,7 @@ void ips_os_free(ips_os_t *os) {
   free(os->sides);
   free(os->waits);
   free(os->procs);
+  free(os->tasks);
   free(os->names);
   free(os);
 }

@@ -3,8 +3,9 @@
  * (analyze/os_split.c, analyze/os_between.c).
  *
  * The input's first byte says what it is:
- *  - 0x89 (version 2's first byte): records, after a valid header (each
- *    type's size, two system call names) that is put in front;
+ *  - 0x89 (the binary versions' first byte): version 3's records, after
+ *    a valid header (each type's size, two system call names) that is
+ *    put in front;
  *  - 'H': a whole file, header included (the header's own checks);
  *  - anything else: version 1's JSON lines after its first line, which is
  *    put in front;
@@ -23,6 +24,7 @@
 
 #include "fuzz.h"
 #include "ipcstamp-analyze-os.h"
+#include "os-format.h"
 
 static const char head[] = "{\"ipcstamp_os\":1,\"start\":0}\n";
 static char path[64];
@@ -33,21 +35,27 @@ static void put32(unsigned char *p, uint32_t v) {
     p[i] = (unsigned char)(v >> (8 * i));
 }
 
-/* Version 2's header (docs/os.md, "The file") into h: 248 bytes. */
+/* Version 3's header (docs/os.md, "The file", proto/os-format.h) into h:
+ * 248 bytes. */
 static size_t bin_head(unsigned char *h) {
-  /* waits of 64 bytes, with maj_flt (56-byte ones: the 'H' seeds) */
-  static const uint32_t size[8] = {0, 288, 32, 32, 104, 64, 32, 64};
+  static const uint32_t size[OS_EV_TYPES] = {
+      0, OS_PAD8(OS_PART(exec)), OS_PAD8(OS_PART(fork)),
+      OS_PAD8(OS_PART(exit)), OS_PART(frame), OS_PART(wait), OS_PART(lost),
+      OS_PART(end), OS_PART(task)};
+  struct os_file_header fh;
   int i;
   memset(h, 0, 248);
-  memcpy(h, "\x89IPS-OS\n", 8);
-  put32(h + 8, 2);        /* version */
-  put32(h + 12, 248);     /* header size: 200 and two names */
-  put32(h + 16, 1);       /* CLOCK_MONOTONIC */
-  put32(h + 44, 16);      /* entries of the size table */
-  for (i = 0; i < 8; i++)
-    put32(h + 48 + 4 * i, size[i]);
-  put32(h + 192, 2);      /* names */
-  put32(h + 196, 24);
+  memset(&fh, 0, sizeof fh);
+  memcpy(fh.magic, OS_FILE_MAGIC, 8);
+  fh.version = OS_FILE_VERSION;
+  fh.header_size = 248;   /* 200 and two names */
+  fh.clock = 1;           /* CLOCK_MONOTONIC */
+  fh.ntypes = OS_FILE_TYPES;
+  for (i = 0; i < OS_EV_TYPES; i++)
+    fh.size[i] = size[i];
+  fh.nnames = 2;
+  fh.name_size = sizeof(struct os_file_name);
+  memcpy(h, &fh, sizeof fh); /* little-endian: the fuzzers' machines */
   put32(h + 200, 0);
   memcpy(h + 204, "read", 4);
   put32(h + 224, 202);
