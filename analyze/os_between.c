@@ -68,6 +68,8 @@ static void add_by(ips_os_by_t *sum, const ips_os_by_t *by) {
  * the bound, the one policy (ips_sum_add). */
 void ips_os_time_add(ips_os_time_t *sum, const ips_os_time_t *t) {
   ips_sum_add(&sum->on_cpu, t->on_cpu);
+  ips_sum_add(&sum->steal, t->steal);
+  ips_sum_add(&sum->uncharged, t->uncharged);
   ips_sum_add(&sum->cpu_wait, t->cpu_wait);
   ips_sum_add(&sum->disk, t->disk);
   ips_sum_add(&sum->fault, t->fault);

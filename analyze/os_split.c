@@ -174,6 +174,62 @@ static int sc_sync(const char *sc) {
   return 0;
 }
 
+/* The scheduler's charge and the hypervisor's steal over one run of a
+ * thread: from wait p's end to wait n's start (n the next wait of the same
+ * thread, recorded with the run time and steal clocks).  0, or -1 when
+ * the records cannot say (an event lost between them, a counter gone
+ * backwards, a charge far beyond the run: the run is then all on_cpu). */
+static int run_charge(const ips__os_wait_t *p, const ips__os_wait_t *n,
+                      int64_t *charged, int64_t *steal) {
+  int64_t wall = n->off - p->on;
+  uint64_t c, st = 0;
+  if (!p->has_run || !n->has_run || wall <= 0 || n->runtime < p->runtime)
+    return -1;
+  c = n->runtime - p->runtime;
+  if (n->steal_off >= p->steal_on)
+    st = n->steal_off - p->steal_on;
+  /* Two clocks read at nearly the same instants: beyond twice the run
+   * and a millisecond they are not of this run. */
+  if (c > 2 * (uint64_t)wall + 1000000 || st > (uint64_t)wall)
+    return -1;
+  *charged = (int64_t)c;
+  *steal = (int64_t)st;
+  return 0;
+}
+
+/* Thread tid's running time over [a, b] (on_cpu: the time not in its
+ * waits, ran), split by the scheduler's own count: what it charged to the
+ * thread (its CPU clock: on_cpu), what the hypervisor stole from the CPU
+ * meanwhile (steal), and the rest of the time it held the CPU (uncharged:
+ * negative when the kernel charged the run more than the switches show).
+ * A run partly inside [a, b] gives its charge and steal in proportion. */
+static void run_split(const ips_os_t *os, uint32_t tid, int64_t a, int64_t b,
+                      int64_t on_cpu, ips_os_time_t *t) {
+  size_t k = first_wait(os, tid, a);
+  int64_t known = 0;
+  if (k > 0 && os->waits[k - 1].tid == tid)
+    k--; /* the run going on at a */
+  for (; k + 1 < os->nwaits; k++) {
+    const ips__os_wait_t *p = &os->waits[k], *n = &os->waits[k + 1];
+    int64_t ov, c, st, wall;
+    if (p->tid != tid || n->tid != tid || p->on >= b)
+      break;
+    ov = overlap(p->on, n->off, a, b);
+    if (!ov || run_charge(p, n, &c, &st) != 0)
+      continue;
+    wall = n->off - p->on;
+    if (ov < wall) { /* in proportion: within int64 as doubles */
+      c = (int64_t)((double)c * (double)ov / (double)wall);
+      st = (int64_t)((double)st * (double)ov / (double)wall);
+    }
+    t->on_cpu += c;
+    t->steal += st;
+    t->uncharged += ov - c - st;
+    known += ov;
+  }
+  t->on_cpu += on_cpu - known;
+}
+
 /* Thread tid's time over [a, b] into t. */
 static void thread_split(const ips_os_t *os, uint32_t tid, int64_t a,
                          int64_t b, ips_os_time_t *t) {
@@ -206,7 +262,7 @@ static void thread_split(const ips_os_t *os, uint32_t tid, int64_t a,
     }
     off += sl + cw;
   }
-  t->on_cpu += (b - a) - off;
+  run_split(os, tid, a, b, (b - a) - off, t);
 }
 
 /* The worker of vat (SwingSet names it in the worker's first argument,
@@ -260,6 +316,37 @@ static int64_t clamp(int64_t v, int64_t lo, int64_t hi) {
   return v < lo ? lo : v > hi ? hi : v;
 }
 
+/* The reader's time over [x, y] of the pipe's stretch (the bytes
+ * written, the reader not yet woken for them), by its own waits there:
+ * asleep since before the bytes came — in its read, or its poll — is
+ * the pipe's (in_pipe); a sleep it began after them was for something
+ * else (sleep), uninterruptible ones are faults or the disk (page_fault),
+ * runnable ones are waiting for a CPU; the rest it ran (its own code,
+ * with the bytes waiting: reader). */
+static void reader_stretch(const ips_os_t *os, uint32_t tid, int64_t x,
+                           int64_t y, ips_os_split_t *out) {
+  int64_t waited = 0;
+  size_t i;
+  for (i = first_wait(os, tid, x); i < os->nwaits && x < y; i++) {
+    const ips__os_wait_t *w = &os->waits[i];
+    int64_t slept, sl, cw;
+    if (w->tid != tid || w->off >= y)
+      break;
+    slept = w->why == 0 ? w->off : w->wake ? w->wake : w->on;
+    sl = overlap(w->off, slept, x, y);
+    cw = overlap(slept, w->on, x, y);
+    out->pipe_cpu_wait += cw;
+    if (w->why == 2)
+      out->pipe_page_fault += sl;
+    else if (w->off < x)
+      out->pipe_in_pipe += sl;
+    else
+      out->pipe_sleep += sl;
+    waited += sl + cw;
+  }
+  out->pipe_reader += (y - x) - waited;
+}
+
 /* Segment [a, b] of the pipe, carried by frame f, into out. */
 static void pipe_split(const ips_os_t *os, const ips__os_frame_t *f,
                        int64_t a, int64_t b, ips_os_split_t *out) {
@@ -281,7 +368,7 @@ static void pipe_split(const ips_os_t *os, const ips__os_frame_t *f,
   p4 = clamp(on, p3, b);
   out->pipe_before_write += p1 - a;
   out->pipe_write += p2 - p1;
-  out->pipe_in_pipe += p3 - p2;
+  reader_stretch(os, f->rtid, p2, p3, out);
   out->pipe_cpu_wait += p4 - p3;
   out->pipe_reader += b - p4;
 }

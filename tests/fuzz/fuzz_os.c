@@ -64,7 +64,8 @@ static size_t bin_head(unsigned char *h) {
 }
 
 static int64_t time_sum(const ips_os_time_t *t) {
-  return t->on_cpu + t->cpu_wait + t->disk + t->fault + t->sleep +
+  return t->on_cpu + t->steal + t->uncharged + t->cpu_wait + t->disk +
+         t->fault + t->sleep +
          t->not_measured;
 }
 
@@ -133,7 +134,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   d.kernel = P[2] - P[1];
   d.total = P[3] - P[0];
   CHECK(ips_os_split(os, &d, &s) == 0);
-  CHECK(s.pipe_before_write + s.pipe_write + s.pipe_in_pipe + s.pipe_cpu_wait +
+  CHECK(s.pipe_before_write + s.pipe_write + s.pipe_in_pipe + s.pipe_sleep +
+            s.pipe_page_fault + s.pipe_cpu_wait +
             s.pipe_reader + s.pipe_not_measured == d.pipe);
   CHECK(time_sum(&s.worker) == d.worker);
   CHECK(time_sum(&s.kernel) == d.kernel);
