@@ -200,6 +200,9 @@
   X(os_##who##_cpu_wait_ns, INT, "ns", IPS_OS_IN, WHEN,                    \
     (d)->os->who.cpu_wait, "waiting for CPU",                                  \
     "ipcstamp.os." #who ".cpu_wait_ns", "of " W ": runnable, waiting for a CPU") \
+  X(os_##who##_cpu_wait_by, BY, "ns", IPS_IN_ALL | IPS_IN_OS, WHEN,        \
+    (d)->os->who.cpu_wait_by, "(waiting for CPU: ", NULL,                      \
+    "os_" #who "_cpu_wait_ns by the thread that held the CPU (comm:pid)")     \
   X(os_##who##_disk_ns, INT, "ns", IPS_OS_IN, WHEN, (d)->os->who.disk,     \
     "disk", "ipcstamp.os." #who ".disk_ns",                                    \
     "of " W ": asleep uninterruptibly in a system call (disk)")                \

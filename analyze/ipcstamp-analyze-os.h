@@ -78,6 +78,11 @@ typedef struct ips_os_time_s {
   int64_t sleep;        /* other sleeps (a pipe, futex, epoll, ...) */
   int64_t not_measured; /* no recording of the thread there */
   ips_os_by_t disk_by[IPS_OS_BY], sleep_by[IPS_OS_BY];
+  /* cpu_wait by the thread that held the CPU ("comm:pid"; "(idle)" for
+   * none): the one that took it when the thread was preempted, or that
+   * left it when the thread came back after a wake-up.  Empty with a
+   * recording of version 2 or 1. */
+  ips_os_by_t cpu_wait_by[IPS_OS_BY];
   /* Not a time: the major page faults the thread slept in, in the waits
    * that began in the stretches (0 when the recording does not count
    * them: made before its waits carried the count). */

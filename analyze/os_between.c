@@ -77,6 +77,7 @@ void ips_os_time_add(ips_os_time_t *sum, const ips_os_time_t *t) {
   ips_sum_add(&sum->not_measured, t->not_measured);
   ips_sum_add(&sum->major_faults, t->major_faults);
   add_by(sum->disk_by, t->disk_by);
+  add_by(sum->cpu_wait_by, t->cpu_wait_by);
   add_by(sum->sleep_by, t->sleep_by);
 }
 

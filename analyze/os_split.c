@@ -42,6 +42,11 @@ static int by_vat_ns(const void *x, const void *y) {
   return a->ns < b->ns ? -1 : a->ns > b->ns;
 }
 
+static int by_tid(const void *x, const void *y) {
+  const ips__os_task_t *a = x, *b = y;
+  return a->tid < b->tid ? -1 : a->tid > b->tid;
+}
+
 static int by_tid_on(const void *x, const void *y) {
   const ips__os_wait_t *a = x, *b = y;
   if (a->tid != b->tid)
@@ -120,6 +125,8 @@ int ips__os_index(ips_os_t *os) {
   count_faults(os);
   if (os->nprocs)
     qsort(os->procs, os->nprocs, sizeof *os->procs, by_vat_ns);
+  if (os->ntasks)
+    qsort(os->tasks, os->ntasks, sizeof *os->tasks, by_tid);
   os->info.frames = os->nframes;
   os->info.waits = os->nwaits;
   if (!os->info.ended) { /* cut short: it covers what it has */
@@ -230,6 +237,34 @@ static void run_split(const ips_os_t *os, uint32_t tid, int64_t a, int64_t b,
   t->on_cpu += on_cpu - known;
 }
 
+/* The name a wait's CPU holder is counted under: "comm:pid" (a name
+ * without spaces or '=': a CSV cell lists them as "name=ns"), "(idle)"
+ * for none, "#tid" when the recording does not name it. */
+static void holder_name(const ips_os_t *os, uint32_t tid, char out[24]) {
+  size_t lo = 0, hi = os->ntasks, i;
+  if (!tid) {
+    snprintf(out, 24, "(idle)");
+    return;
+  }
+  while (lo < hi) {
+    size_t mid = lo + (hi - lo) / 2;
+    if (os->tasks[mid].tid < tid) lo = mid + 1;
+    else hi = mid;
+  }
+  if (lo == os->ntasks || os->tasks[lo].tid != tid) {
+    snprintf(out, 24, "#%lu", (unsigned long)tid);
+    return;
+  }
+  { /* the pid whole, the name cut to fit: 24 bytes in all */
+    char pid[16];
+    int n = snprintf(pid, sizeof pid, ":%lu", (unsigned long)os->tasks[lo].pid);
+    snprintf(out, 24, "%.*s%s", 23 - n, os->tasks[lo].comm, pid);
+  }
+  for (i = 0; out[i]; i++)
+    if (out[i] == ' ' || out[i] == '=')
+      out[i] = '_';
+}
+
 /* Thread tid's time over [a, b] into t. */
 static void thread_split(const ips_os_t *os, uint32_t tid, int64_t a,
                          int64_t b, ips_os_time_t *t) {
@@ -248,6 +283,11 @@ static void thread_split(const ips_os_t *os, uint32_t tid, int64_t a,
     sl = overlap(w->off, slept, a, b);
     cw = overlap(slept, w->on, a, b);
     t->cpu_wait += cw;
+    if (cw && w->has_run) { /* who had the CPU meanwhile (version 3) */
+      char who[24];
+      holder_name(os, w->why == 0 ? w->took : w->left, who);
+      ips__os_by_add(t->cpu_wait_by, who, cw);
+    }
     if (w->off >= a) /* a wait's faults go where it began: counted once */
       t->major_faults += w->faults;
     if ((w->why == 2 && w->sc[0]) ||

@@ -187,7 +187,7 @@ static void wait_run(FILE *f, int tid, long off, long on, long runtime,
           "{\"t\":\"wait\",\"pid\":%d,\"tid\":%d,\"off\":%ld,\"wake\":0,"
           "\"on\":%ld,\"why\":\"cpu\",\"nr\":-1,\"sc\":null,\"maj_flt\":0,"
           "\"runtime\":%ld,\"steal_off\":%ld,\"steal_on\":%ld,\"waker\":0,"
-          "\"took\":300,\"left\":300,\"cpu\":1}\n",
+          "\"took\":301,\"left\":0,\"cpu\":1}\n",
           tid, tid, off, on, runtime, steal_off, steal_on);
 }
 
@@ -216,6 +216,7 @@ static ips_os_t *reader_recording(char **path, int runs) {
   wait_line(f, 200, 10180, 10190, 10195, "sleep", "\"futex\"");
   wait_line(f, 200, 10200, 0, 10300, "cpu", "null");
   if (runs) {
+    fputs("{\"t\":\"task\",\"pid\":300,\"tid\":301,\"comm\":\"a hog\"}\n", f);
     /* Runs from 10600 to 10900 (charged 200, 60 stolen) and from 10950
      * to 11200 (charged 150, 50 stolen), the first after a wait without
      * the clocks (as version 2's). */
@@ -262,7 +263,8 @@ END_TEST
 /* On a CPU, split by the scheduler's own count (docs/os.md, "On a
  * CPU"): what it charged the thread (on_cpu), what the hypervisor stole,
  * the rest; a run partly in the stretch in proportion, a run whose
- * clocks are not recorded all on_cpu. */
+ * clocks are not recorded all on_cpu.  And waiting for a CPU by who had
+ * it. */
 START_TEST(on_cpu_charged_and_stolen) {
   int64_t P[2] = {10000, 11400}, W[2] = {10400, 11000};
   ips_delivery_t d;
@@ -281,6 +283,12 @@ START_TEST(on_cpu_charged_and_stolen) {
   ck_assert_int_eq(s.worker.uncharged, 40 + 10);
   ck_assert_int_eq(s.worker.on_cpu + s.worker.steal + s.worker.uncharged +
                        s.worker.cpu_wait, d.worker);
+  /* Who had the CPU: thread 301 of process 300, "a hog", took it at both
+   * preemptions (its name as a CSV cell can list it); the waits without
+   * the clocks name no one. */
+  ck_assert_str_eq(s.worker.cpu_wait_by[0].sc, "a_hog:300");
+  ck_assert_int_eq(s.worker.cpu_wait_by[0].ns, 100 + 50);
+  ck_assert_str_eq(s.worker.cpu_wait_by[1].sc, "");
   ips_os_free(os);
   unlink(path);
 }

@@ -104,6 +104,7 @@ static void time_text(FILE *f, const char *name, const ips_os_time_t *t) {
              "sleeping %s", name, ips_format_us(b[0], t->on_cpu),
           ips_format_us(b[1], t->cpu_wait), ips_format_us(b[2], t->disk),
           ips_format_us(b[3], t->fault), ips_format_us(b[4], t->sleep));
+  by_text(f, " (waiting for CPU: ", t->cpu_wait_by);
   by_text(f, " (disk: ", t->disk_by);
   by_text(f, " (sleeping: ", t->sleep_by);
   if (t->steal || t->uncharged) /* on a CPU, beyond what it was charged */
