@@ -146,32 +146,35 @@ static void name_of(const ips_os_t *os, int32_t nr, char *out, size_t n) {
   snprintf(out, n, "#%ld", (long)nr);
 }
 
+/* Where a frame side's fields are, in each version (version 3's last
+ * return is the record's ts, its len 4 bytes). */
+static const struct {
+  size_t pipe, len, len_size, write, tag, enter, last_enter, last_ret;
+} frame_at[2] = {
+    {OS_AT(frame_v2, pipe), OS_AT(frame_v2, len), 8, OS_AT(frame_v2, write),
+     OS_AT(frame_v2, tag), OS_AT(frame_v2, first_enter),
+     OS_AT(frame_v2, last_enter), OS_AT(frame_v2, last_exit)},
+    {OS_AT(frame, pipe), OS_AT(frame, len), 4, OS_AT(frame, write),
+     OS_AT(frame, tag), OS_AT(frame, first_enter), OS_AT(frame, last_enter),
+     16}};
+
 /* One frame side (r, of a version v file): 0, 1 (bad), or a negative
  * code. */
 static int decode_frame(ips_os_t *os, uint32_t v, const unsigned char *r) {
   ips__os_side_t s;
+  int k = v == 2 ? 0 : 1;
   memset(&s, 0, sizeof s);
   s.pid = le32(r + 4);
   s.tid = le32(r + 8);
-  if (v == 2) {
-    s.pipe = le64(r + OS_AT(frame_v2, pipe));
-    s.len = le64(r + OS_AT(frame_v2, len));
-    s.write = r[OS_AT(frame_v2, write)];
-    s.tag = r[OS_AT(frame_v2, tag)];
-    if (stamp(r + OS_AT(frame_v2, first_enter), &s.enter) ||
-        stamp(r + OS_AT(frame_v2, last_enter), &s.last_enter) ||
-        stamp(r + OS_AT(frame_v2, last_exit), &s.last_ret))
-      return 1;
-  } else {
-    s.pipe = le64(r + OS_AT(frame, pipe));
-    s.len = le32(r + OS_AT(frame, len));
-    s.write = r[OS_AT(frame, write)];
-    s.tag = r[OS_AT(frame, tag)];
-    if (stamp(r + OS_AT(frame, first_enter), &s.enter) ||
-        stamp(r + OS_AT(frame, last_enter), &s.last_enter) ||
-        stamp(r + 16, &s.last_ret)) /* the record's ts */
-      return 1;
-  }
+  s.pipe = le64(r + frame_at[k].pipe);
+  s.len = frame_at[k].len_size == 8 ? le64(r + frame_at[k].len)
+                                    : le32(r + frame_at[k].len);
+  s.write = r[frame_at[k].write];
+  s.tag = r[frame_at[k].tag];
+  if (stamp(r + frame_at[k].enter, &s.enter) ||
+      stamp(r + frame_at[k].last_enter, &s.last_enter) ||
+      stamp(r + frame_at[k].last_ret, &s.last_ret))
+    return 1;
   if (s.write > 1 || s.len >= (uint64_t)IPS_STAMP_LIMIT)
     return 1;
   return ips__os_add_side(os, &s);

@@ -231,6 +231,16 @@ static ips_os_t *reader_recording(char **path, int runs) {
   return os;
 }
 
+/* The delivery of reader_recording(runs) split into *s (the recording
+ * open, at *path). */
+static ips_os_t *split_reader(int runs, ips_delivery_t *d, int64_t *P,
+                              int64_t *W, ips_os_split_t *s, char **path) {
+  ips_os_t *os = reader_recording(path, runs);
+  delivery(d, P, W, "v1");
+  ck_assert_int_eq(ips_os_split(os, d, s), 0);
+  return os;
+}
+
 /* "in pipe" is only the time the reader was blocked with nothing to
  * read: its own waits while the bytes waited are their own parts (a
  * reader preempted there is waiting for a CPU, not in the pipe). */
@@ -239,9 +249,7 @@ START_TEST(reader_waits_not_in_pipe) {
   ips_delivery_t d;
   ips_os_split_t s;
   char *path;
-  ips_os_t *os = reader_recording(&path, 0);
-  delivery(&d, P, W, "v1");
-  ck_assert_int_eq(ips_os_split(os, &d, &s), 0);
+  ips_os_t *os = split_reader(0, &d, P, W, &s, &path);
   check_split(&s, &d, 200);
   /* The send: before write 100, write 50, in pipe 10 (10150..10160),
    * asleep in the futex 10, waiting for a CPU 10 + 5 + 100, the reader
@@ -270,9 +278,7 @@ START_TEST(on_cpu_charged_and_stolen) {
   ips_delivery_t d;
   ips_os_split_t s;
   char *path;
-  ips_os_t *os = reader_recording(&path, 1);
-  delivery(&d, P, W, "v1");
-  ck_assert_int_eq(ips_os_split(os, &d, &s), 0);
+  ips_os_t *os = split_reader(1, &d, P, W, &s, &path);
   /* 10400..10500 ran (no clocks: on_cpu); 10500..10600 preempted;
    * 10600..10900 charged 200, stolen 60, 40 the rest; 10900..10950
    * preempted; 10950..11000 is 50 of the 250 ns run charged 150 with 50
