@@ -28,10 +28,7 @@ enum {
 };
 /* The least size of each record type this reader knows, by version: a
  * record must hold the fields read from it. */
-static const uint32_t least3[OS_EV_TYPES] = {
-    0, OS_PAD8(OS_PART(exec)), OS_PAD8(OS_PART(fork)), OS_PAD8(OS_PART(exit)),
-    OS_PART(frame), OS_PART(wait), OS_PART(lost), OS_AT(end, max_rss_kb),
-    OS_PART(task)};
+static const uint32_t least3[OS_EV_TYPES] = {OS_PARTS(OS_FILE_SIZE_INIT)};
 static const uint32_t least2[OS_EV_TYPES] = {
     0, OS_PAD8(OS_PART(exec)), OS_PAD8(OS_PART(fork)), OS_PAD8(OS_PART(exit)),
     OS_PART(frame_v2), OS_AT(wait_v2, maj_flt), OS_PART(lost),

@@ -141,6 +141,15 @@ struct os_event {
  * (padded to 8). */
 #define OS_PART(part) (OS_REC_HEAD + sizeof(struct os_##part))
 #define OS_PAD8(n) (((n) + 7) / 8 * 8)
+/* Each type and its part: X(type, part).  The collector's size table
+ * (the header's) and the reader's least sizes come from it. */
+#define OS_PARTS(X)                                                        \
+  X(OS_EV_EXEC, exec) X(OS_EV_FORK, fork) X(OS_EV_EXIT, exit)              \
+  X(OS_EV_FRAME, frame) X(OS_EV_WAIT, wait) X(OS_EV_LOST, lost)            \
+  X(OS_EV_END, end) X(OS_EV_TASK, task)
+/* The bytes of a type's record in the file (0: not a type), as an
+ * initializer of an array indexed by type. */
+#define OS_FILE_SIZE_INIT(t, part) [t] = OS_PAD8(OS_PART(part)),
 /* Where a field is in a record of the file. */
 #define OS_AT(part, field) (OS_REC_HEAD + __builtin_offsetof(struct os_##part, field))
 

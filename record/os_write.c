@@ -242,13 +242,9 @@ void rec_write_header(FILE *f, unsigned long long start, long long wall,
     fprintf(f, "\"follow\":\"pid\",\"pid\":%ld}\n", pid);
 }
 
-/* Each type's part, as the kernel reserves it (os.bpf.c's RESERVE): the
- * file pads it to 8 bytes (proto/os-format.h). */
-static const size_t part_size[OS_EV_TYPES] = {
-    [OS_EV_EXEC] = OS_PART(exec), [OS_EV_FORK] = OS_PART(fork),
-    [OS_EV_EXIT] = OS_PART(exit), [OS_EV_FRAME] = OS_PART(frame),
-    [OS_EV_WAIT] = OS_PART(wait), [OS_EV_LOST] = OS_PART(lost),
-    [OS_EV_END] = OS_PART(end), [OS_EV_TASK] = OS_PART(task)};
+/* Each type's record in the file: its part as the kernel reserves it
+ * (os.bpf.c's RESERVE), padded to 8 bytes (proto/os-format.h). */
+static const size_t file_size[OS_EV_TYPES] = {OS_PARTS(OS_FILE_SIZE_INIT)};
 
 /* s into a field of n bytes, NUL-padded, cut to n - 1. */
 static void fixed(char *dst, size_t n, const char *s) {
@@ -258,7 +254,7 @@ static void fixed(char *dst, size_t n, const char *s) {
 }
 
 size_t rec_bin_size(unsigned type) {
-  return type < OS_EV_TYPES ? OS_PAD8(part_size[type]) : 0;
+  return type < OS_EV_TYPES ? file_size[type] : 0;
 }
 
 int rec_bin_header(FILE *f, unsigned long long start, long long wall,

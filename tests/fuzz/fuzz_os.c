@@ -38,10 +38,7 @@ static void put32(unsigned char *p, uint32_t v) {
 /* Version 3's header (docs/os.md, "The file", proto/os-format.h) into h:
  * 248 bytes. */
 static size_t bin_head(unsigned char *h) {
-  static const uint32_t size[OS_EV_TYPES] = {
-      0, OS_PAD8(OS_PART(exec)), OS_PAD8(OS_PART(fork)),
-      OS_PAD8(OS_PART(exit)), OS_PART(frame), OS_PART(wait), OS_PART(lost),
-      OS_PART(end), OS_PART(task)};
+  static const uint32_t size[OS_EV_TYPES] = {OS_PARTS(OS_FILE_SIZE_INIT)};
   struct os_file_header fh;
   int i;
   memset(h, 0, 248);
