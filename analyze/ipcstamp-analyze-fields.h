@@ -213,7 +213,7 @@
     (d)->os->who.fault, "page faults", "ipcstamp.os." #who ".page_fault_ns",   \
     "of " W ": asleep uninterruptibly outside a system call (paging)")         \
   X(os_##who##_major_faults, INT, "count", IPS_OS_IN, WHEN,                  \
-    (d)->os->who.major_faults, "major faults",                                 \
+    (d)->os->who.major_faults, "major fault",                                  \
     "ipcstamp.os." #who ".major_faults",                                       \
     "of " W ": major page faults slept in (recordings that count them)")       \
   X(os_##who##_sleep_ns, INT, "ns", IPS_OS_IN, WHEN, (d)->os->who.sleep,   \
@@ -257,8 +257,8 @@
     (d)->os->pipe_cpu_wait, "waiting for CPU",                                 \
     "ipcstamp.os.pipe.cpu_wait_ns", "of pipe: the reader runnable, waiting for a CPU") \
   X(os_pipe_reader_ns, INT, "ns", IPS_OS_IN, (d)->os, (d)->os->pipe_reader,   \
-    "reader's call", "ipcstamp.os.pipe.reader_ns",                             \
-    "of pipe: the reader on a CPU (its own code, the bytes waiting; its call until its stamp)") \
+    "reader to its stamp", "ipcstamp.os.pipe.reader_ns",                       \
+    "of pipe: the reader on a CPU until its stamp (its read; on Node, the event loop and JavaScript), and while the bytes waited") \
   X(os_pipe_not_measured_ns, INT, "ns", IPS_OS_IN, (d)->os,                   \
     (d)->os->pipe_not_measured, "not measured",                                \
     "ipcstamp.os.pipe.not_measured_ns", "of pipe: segments whose frame was not found") \
@@ -424,5 +424,35 @@
     (b)->snap_vat, NULL, "the vat whose snapshots took longest")               \
   X(snapshots_of, total_ns, NULL, INT, "ns", IPS_IN_JSON, *(b)->snap_vat,      \
     (b)->snap_vat_ns, NULL, "their time (saves and loads)")
+
+/* The fields of one kind of work of no delivery (ips_os_work_t,
+ * ipcstamp-analyze-os.h; docs/os.md, "Work of no delivery"), in the order
+ * of report --os's JSON summary (its "other_work" object, one per kind)
+ * and of the text's line of each kind: X(name, type, unit, value, text,
+ * meaning), value an expression of w (a const ips_os_work_t *), type INT
+ * or OSTIME (a thread's split, os_time_json's object), text the text's
+ * word (NULL: not in the text).  ns = write_ns + pipe_ns + worker_ns +
+ * reply_ns exactly. */
+#define IPS_OS_WORK_FIELDS(X)                                                 \
+  X(exchanges, INT, "count", (long long)(w)->exchanges, "exchanges",          \
+    "its commands (no_command: 0)")                                            \
+  X(frames, INT, "count", (long long)(w)->frames, "frames",                   \
+    "its frames: commands, upcalls, replies, answers")                         \
+  X(answered, INT, "count", (long long)(w)->answered, "answered",             \
+    "commands answered `.`")                                                   \
+  X(errors, INT, "count", (long long)(w)->errors, "errors",                   \
+    "commands answered `!`")                                                   \
+  X(ns, INT, "ns", (w)->ns, "in all",                                          \
+    "the command's write entered to the parent's read of the answer")         \
+  X(write_ns, INT, "ns", (w)->write, "write",                                  \
+    "of ns: the parent's write call(s) of the command")                       \
+  X(pipe_ns, INT, "ns", (w)->pipe, "pipe",                                     \
+    "of ns: written to the worker's read returned with it")                   \
+  X(worker_ns, INT, "ns", (w)->worker_ns, "worker",                            \
+    "of ns: the worker, from its read to its answer's write (upcalls in it)") \
+  X(reply_ns, INT, "ns", (w)->reply, "reply",                                  \
+    "of ns: the answer's write to the parent's read returned with it")        \
+  X(worker, OSTIME, "", &(w)->worker, NULL,                                    \
+    "worker_ns split on the worker's thread (the parts of a worker segment)")
 
 #endif /* IPCSTAMP_ANALYZE_FIELDS_H */

@@ -52,11 +52,19 @@ typedef struct ips_os_info_s {
   int64_t first_bad_offset; /* a version 2 file (records, not lines): the
                                byte offset of the first bad record, 0 when
                                none */
+  uint64_t launches_over; /* exec and exit records past the most kept
+                            (ips_os_launches): counted, not listed */
 } ips_os_info_t;
 IPS_EXTERN void ips_os_info(const ips_os_t *os, ips_os_info_t *info);
 
-/* The system calls a thread's sleeps are shown by, most first. */
-#define IPS_OS_BY 4
+/* The system calls a thread's disk and sleep parts are split by, each
+ * with its time, in the order first seen.  Bounded: a thread sleeps in
+ * far fewer distinct calls than the system call table has (a Node
+ * kernel's main thread: some ten), so every call keeps its own slot up to
+ * IPS_OS_BY - 1 names, and only a part of more (none seen) puts the rest
+ * in its last slot, "other".  The text shows the largest few and says the
+ * rest ("and 7 more: 12.3"); JSON and CSV have them all. */
+#define IPS_OS_BY 32
 typedef struct ips_os_by_s {
   char sc[24];          /* "fsync", "read", "#123", or "" */
   int64_t ns;
@@ -101,9 +109,10 @@ typedef struct ips_os_split_s {
   int64_t pipe_in_pipe;      /* written, the reader asleep since before
                                 it, not yet woken */
   int64_t pipe_cpu_wait;     /* the reader runnable, waiting for a CPU */
-  int64_t pipe_reader;       /* the reader on a CPU: its call until its
-                                stamp, and its own code with the bytes
-                                waiting */
+  int64_t pipe_reader;       /* the reader on a CPU until its stamp: the
+                                rest of its read and its own code (on
+                                Node: the event loop and JavaScript); and
+                                its own code while the bytes waited */
   int64_t pipe_not_measured;
   /* The reader, the bytes waiting: asleep on something else (a sleep it
    * began after them), and asleep uninterruptibly (page faults, disk). */
@@ -142,8 +151,8 @@ IPS_EXTERN int ips_analysis_os(ips_analysis_t *a, ips_os_t *os);
 /* The recording given to ips_analysis_os(), or NULL. */
 IPS_EXTERN const ips_os_t *ips_analysis_os_recording(const ips_analysis_t *a);
 /* The splits of the deliveries counted so far, summed part by part (a sum
- * past 64 bits held at the bound; disk_by and sleep_by keep the first
- * IPS_OS_BY - 1 names seen, the rest as "other"; worker_pid and
+ * past 64 bits held at the bound; disk_by and sleep_by keep every name
+ * up to IPS_OS_BY - 1 of them, the rest as "other"; worker_pid and
  * kernel_pid 0; before the sum of those that have it, has_before how many
  * do), and in *n how many: NULL without a recording. */
 IPS_EXTERN const ips_os_split_t *ips_analysis_os_sum(const ips_analysis_t *a,
@@ -201,6 +210,95 @@ IPS_EXTERN void ips_os_time_add(ips_os_time_t *sum, const ips_os_time_t *t);
  * Returns NULL when *t is all zero. */
 IPS_EXTERN const char *ips_os_time_cause(const ips_os_time_t *t,
                                          int64_t *ns, char sc[24]);
+
+/* ------------------------------------------------------------------------
+ * Work of no delivery (os_other.c; docs/os.md, "Work of no delivery"):
+ * the recorded frames no delivery took, joined into the exchanges they
+ * belong to and counted by kind, so that every recorded frame is a
+ * delivery's or a named kind of other work's.
+ *
+ * IPS_OS_WORK_KINDS(X) calls X(name, tag, meaning) once per kind, in the
+ * order every output writes them: name the key in JSON (and the text's
+ * word), tag the command's tag (xsnap's protocol: docs/protocol.md), 0
+ * for the kinds that are not a command. */
+#define IPS_OS_WORK_KINDS(X)                                                    X(command, '?', "an issueCommand of no delivery the report has: "              "SwingSet's setBundle (a vat's bundle, before its first delivery), or "       "a delivery the slogfile lacks or a filter left out")                      X(evaluate, 'e', "evaluate source text (setup code)")                        X(script, 's', "run a script file")                                           X(module, 'm', "run a module file")                                           X(is_ready, 'R', "isReady: a liveness check, answered with an empty `.`")    X(snapshot_write, 'w', "write a heap snapshot")                               X(quit, 'q', "quit: no answer, the worker exits")                             X(other_command, 0, "a command of a tag xsnap does not have (answered `!`)")   X(no_command, 0, "upcalls, replies and answers whose command the "             "recording does not have (it began inside it)")
+#define IPS_OS_WORK_ENUM(name, tag, meaning) IPS_OS_WORK_##name,
+enum { IPS_OS_WORK_KINDS(IPS_OS_WORK_ENUM) IPS_OS_WORK_N };
+#undef IPS_OS_WORK_ENUM
+
+/* One kind's exchanges, summed.  An exchange is a command the parent
+ * wrote to a worker, the upcalls and replies in it, and its answer (`.`
+ * or `!`) from the worker: ns from the command's write call entered to
+ * the parent's read of the answer returned, cut at the frames' instants
+ * into write + pipe + worker + reply == ns exactly (each instant clamped
+ * after the one before). */
+typedef struct ips_os_work_s {
+  uint64_t exchanges;   /* commands (no_command: 0) */
+  uint64_t frames;      /* all its frames: commands, upcalls, replies,
+                           answers */
+  uint64_t answered;    /* answered `.` */
+  uint64_t errors;      /* answered `!` */
+  int64_t ns;           /* the exchanges' time */
+  int64_t write;        /* the command's write call(s) */
+  int64_t pipe;         /* written -> the worker's read returned with it */
+  int64_t worker_ns;    /* the worker's read returned -> its answer's
+                           write entered (upcalls in it included) */
+  int64_t reply;        /* the answer's write entered -> the parent's
+                           read returned with it (0 unanswered) */
+  ips_os_time_t worker; /* worker_ns split on the worker's thread */
+} ips_os_work_t;
+
+typedef struct ips_os_other_s {
+  uint64_t frames;            /* the recording's paired frames */
+  uint64_t delivery_frames;   /* those a delivery took */
+  ips_os_work_t kind[IPS_OS_WORK_N]; /* the others, by kind */
+} ips_os_other_t;
+
+/* The frames of os that no delivery split so far took, by kind of work
+ * (IPS_OS_WORK_KINDS), into *out: out->delivery_frames plus every kind's
+ * frames is out->frames.  Call it after the deliveries were split (an
+ * analysis's: at its summary).  Returns 0, or IPS_ENOMEM. */
+IPS_EXTERN int ips_os_other(const ips_os_t *os, ips_os_other_t *out);
+
+/* The worker processes launched (docs/os.md, "Workers launched and how
+ * they ended"): from the recording's exec records, those whose first
+ * argument names a vat (SwingSet's xsnap workers) or that answered
+ * commands on a pipe; with their exit's wait status when recorded. */
+typedef struct ips_os_launch_s {
+  int64_t ns;           /* exec'd (the recording's clock) */
+  long long pid, ppid;
+  char vat[24];         /* "v12" of "v12:bank", or "" */
+  char args[257];       /* the arguments, each NUL-terminated: len bytes */
+  size_t len;
+  int ended;            /* 1: its exit was recorded */
+  int64_t end_ns;
+  int status;           /* the wait status (ended) */
+  int exit_code;        /* exited: its code, else -1 */
+  int signal;           /* killed by a signal: its number, else 0 */
+} ips_os_launch_t;
+
+/* The workers launched, in the order exec'd, into a new array *out (the
+ * caller frees it) of *n.  Returns 0, or IPS_ENOMEM. */
+IPS_EXTERN int ips_os_launches(const ips_os_t *os, ips_os_launch_t **out,
+                               size_t *n);
+
+/* The run's longest gaps between deliveries (docs/os.md, "Between
+ * deliveries"): kept by ips_analysis_os for the deliveries it splits. */
+#define IPS_OS_GAPS 5
+typedef struct ips_os_gap_s {
+  long line;            /* the deliver record of the delivery after it */
+  long long crank;      /* its crankNum, -1 replayed */
+  char vat[32];         /* its vat */
+  int64_t ns;           /* the gap: kernel_before_ns + snapshot_save_ns +
+                           snapshot_load_ns */
+  ips_os_time_t t;      /* its split on the kernel's thread (os_before_*) */
+} ips_os_gap_t;
+
+/* The longest gaps of the deliveries counted so far (at most IPS_OS_GAPS,
+ * longest first; ties: the first kept), *n how many; NULL without a
+ * recording. */
+IPS_EXTERN const ips_os_gap_t *ips_analysis_os_gaps(const ips_analysis_t *a,
+                                                    size_t *n);
 
 #ifdef __cplusplus
 }

@@ -72,6 +72,8 @@ analyze_libanalyze_core_la_SOURCES = \
 	analyze/os_store.c \
 	analyze/os_split.c \
 	analyze/os_join.c \
+	analyze/os_other.c \
+	analyze/os_launch.c \
 	analyze/diff.h \
 	analyze/diff.c \
 	analyze/diff_join.c \

@@ -79,6 +79,26 @@ typedef struct {
   char name[21];
 } ips__os_name_t;
 
+/* A process launched (its exec): what `report --os` lists of the workers
+ * (ips_os_launches), and how it ended. */
+typedef struct {
+  int64_t ns;               /* exec'd */
+  uint32_t pid, ppid;
+  uint32_t len;             /* args: len bytes, each argument NUL-ended */
+  char args[257];
+} ips__os_launch_t;
+
+/* A process ended (its exit record): its wait status. */
+typedef struct {
+  int64_t ns;
+  uint32_t pid;
+  int status;
+} ips__os_exit_t;
+
+/* The most launches (and exits) kept from one file (a chain node starts some tens of
+ * workers a day); beyond, counted (info.launches_over), not kept. */
+#define IPS__OS_MAX_LAUNCHES ((size_t)1 << 16)
+
 struct ips_os_s {
   ips__os_frame_t *frames;  /* by w_enter */
   size_t nframes, capframes;
@@ -93,6 +113,10 @@ struct ips_os_s {
   int64_t start, end;       /* what the recording covers */
   int64_t wall_minus_mono;  /* CLOCK_REALTIME - CLOCK_MONOTONIC when it
                                began (ns); 0 when the file does not say */
+  ips__os_launch_t *launches; /* in the order read */
+  size_t nlaunches, caplaunches;
+  ips__os_exit_t *exits;    /* in the order read */
+  size_t nexits, capexits;
   ips__os_name_t *names;    /* version 2: the header's system calls */
   size_t nnames;
   ips_os_info_t info;
@@ -107,6 +131,15 @@ struct ips_os_s {
 int ips__os_add_proc(ips_os_t *os, int64_t ns, uint32_t pid,
                      const char *arg1);
 int ips__os_add_side(ips_os_t *os, const ips__os_side_t *s);
+/* An exec at ns of pid (made by ppid) with args (len bytes, each argument
+ * NUL-terminated, at most 256): kept as a launch (ips_os_launches), and
+ * its process as a vat's worker when its first argument names one
+ * (ips__os_add_proc).  An exit at ns of pid with wait status code: kept
+ * (the end of its launch before it).  0, or -ENOMEM / -E2BIG; past
+ * IPS__OS_MAX_LAUNCHES each, counted in info.launches_over. */
+int ips__os_add_exec(ips_os_t *os, int64_t ns, uint32_t pid, uint32_t ppid,
+                     const char *args, size_t len);
+int ips__os_add_exit(ips_os_t *os, int64_t ns, uint32_t pid, int code);
 int ips__os_add_wait(ips_os_t *os, const ips__os_wait_t *w);
 /* Thread tid (of process pid) is called comm: 0, or -ENOMEM / -E2BIG. */
 int ips__os_add_task(ips_os_t *os, uint32_t tid, uint32_t pid,

@@ -242,20 +242,18 @@ static int decode(ips_os_t *os, uint32_t v, uint32_t t,
   if (t == OS_EV_TASK && v >= 3)
     return decode_task(os, r);
   if (t == OS_EV_EXEC) {
-    /* The arguments, each NUL-terminated: the second after the first's
-     * NUL, within len (at most the 256 bytes kept). */
+    /* The arguments, each NUL-terminated, within len (at most the 256
+     * bytes kept). */
     char args[257];
     uint32_t len = le32(r + OS_AT(exec, len));
-    size_t n0;
     int64_t ns;
     os->info.procs++;
     if (len > OS_ARGS || stamp(r + 16, &ns))
       return 1;
     memcpy(args, r + OS_AT(exec, args), len);
     args[len] = 0;
-    n0 = strlen(args);
-    return n0 + 1 < len ? ips__os_add_proc(os, ns, le32(r + 4), args + n0 + 1)
-                        : 0;
+    return ips__os_add_exec(os, ns, le32(r + 4), le32(r + OS_AT(exec, ppid)),
+                            args, len);
   }
   if (t == OS_EV_LOST) {
     if (stamp(r + OS_AT(lost, n), &n))
@@ -268,7 +266,12 @@ static int decode(ips_os_t *os, uint32_t v, uint32_t t,
     os->end = end;
     os->info.lost = (uint64_t)n;
     os->info.ended = 1;
-  } /* fork, exit and types a later version adds: nothing to keep */
+  } else if (t == OS_EV_EXIT) {
+    if (stamp(r + 16, &n))
+      return 1;
+    return ips__os_add_exit(os, n, le32(r + 4),
+                            (int)le32(r + OS_AT(exit, code)));
+  } /* fork and types a later version adds: nothing to keep */
   return 0;
 }
 

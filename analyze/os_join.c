@@ -6,6 +6,7 @@
  * every summary. */
 #include "config.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -17,6 +18,8 @@ struct ips__os_join_s {
   ips_os_split_t split; /* the delivery being handed out */
   ips_os_split_t sum;
   uint64_t n;
+  ips_os_gap_t gaps[IPS_OS_GAPS]; /* the longest gaps, longest first */
+  size_t ngaps;
 };
 
 int ips_analysis_os(ips_analysis_t *a, ips_os_t *os) {
@@ -44,6 +47,36 @@ const ips_os_split_t *ips_analysis_os_sum(const ips_analysis_t *a,
   return &a->osj->sum;
 }
 
+const ips_os_gap_t *ips_analysis_os_gaps(const ips_analysis_t *a,
+                                         size_t *n) {
+  if (!a || !a->osj)
+    return NULL;
+  *n = a->osj->ngaps;
+  return a->osj->gaps;
+}
+
+/* The gap before dv (split s->before) into the longest kept, if it is one
+ * of them (ties: the first kept). */
+static void keep_gap(struct ips__os_join_s *j, const ips_delivery_t *dv,
+                     const ips_os_split_t *s) {
+  int64_t ns = 0;
+  size_t i = j->ngaps < IPS_OS_GAPS ? j->ngaps : IPS_OS_GAPS - 1;
+  ips_sum_add(&ns, dv->gap_ns);
+  ips_sum_add(&ns, dv->snap_save_ns);
+  ips_sum_add(&ns, dv->snap_load_ns);
+  if (j->ngaps == IPS_OS_GAPS && ns <= j->gaps[i].ns)
+    return;
+  for (; i > 0 && j->gaps[i - 1].ns < ns; i--)
+    j->gaps[i] = j->gaps[i - 1];
+  if (j->ngaps < IPS_OS_GAPS)
+    j->ngaps++;
+  j->gaps[i].line = dv->line;
+  j->gaps[i].crank = dv->replay ? -1 : dv->crank;
+  snprintf(j->gaps[i].vat, sizeof j->gaps[i].vat, "%s", dv->vat ? dv->vat : "");
+  j->gaps[i].ns = ns;
+  j->gaps[i].t = s->before;
+}
+
 void ips__os_account(ips_analysis_t *a, ips_delivery_t *dv) {
   struct ips__os_join_s *j = a->osj;
   ips_os_split_t *s, *t;
@@ -69,6 +102,7 @@ void ips__os_account(ips_analysis_t *a, ips_delivery_t *dv) {
   if (s->has_before) { /* the sum's has_before: how many had one */
     t->has_before++;
     ips_os_time_add(&t->before, &s->before);
+    keep_gap(j, dv, s);
   }
 }
 

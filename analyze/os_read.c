@@ -7,6 +7,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -115,17 +116,45 @@ static int read_wait(ips_os_t *os, yajl_val o) {
   return ips__os_add_wait(os, &w);
 }
 
-/* An exec: its process kept when its first argument names a vat. */
+/* An exec: kept as a launch (its arguments joined as the binary file has
+ * them, each NUL-terminated, at most 256 bytes), its process as a vat's
+ * worker when its first argument names a vat. */
 static int read_exec(ips_os_t *os, yajl_val o) {
-  yajl_val argv = field(o, "argv"), a1;
-  uint32_t pid;
+  yajl_val argv = field(o, "argv");
+  char args[256];
+  uint32_t pid, ppid = 0;
   int64_t ns;
+  size_t i, len = 0;
   if (get_u32(o, "pid", &pid) || get_int(o, "ns", &ns) || !YAJL_IS_ARRAY(argv))
     return 1;
+  get_u32(o, "ppid", &ppid);
   os->info.procs++;
-  if (argv->u.array.len < 2 || !YAJL_IS_STRING(a1 = argv->u.array.values[1]))
-    return 0;
-  return ips__os_add_proc(os, ns, pid, YAJL_GET_STRING(a1));
+  for (i = 0; i < argv->u.array.len && len < sizeof args; i++) {
+    yajl_val a = argv->u.array.values[i];
+    const char *str = YAJL_IS_STRING(a) ? YAJL_GET_STRING(a) : NULL;
+    size_t n;
+    if (!str)
+      continue; /* not an argument: left out, the others kept */
+    n = strlen(str);
+    if (n >= sizeof args - len)
+      n = sizeof args - len - 1; /* cut, as the kernel keeps 256 bytes */
+    memcpy(args + len, str, n);
+    len += n;
+    args[len++] = '\0';
+  }
+  return ips__os_add_exec(os, ns, pid, ppid, args, len);
+}
+
+/* An exit: the wait status of a process. */
+static int read_exit(ips_os_t *os, yajl_val o) {
+  yajl_val code = field(o, "code");
+  uint32_t pid;
+  int64_t ns;
+  if (get_u32(o, "pid", &pid) || get_int(o, "ns", &ns) || !code ||
+      !YAJL_IS_INTEGER(code) || YAJL_GET_INTEGER(code) < INT32_MIN ||
+      YAJL_GET_INTEGER(code) > INT32_MAX)
+    return 1;
+  return ips__os_add_exit(os, ns, pid, (int)YAJL_GET_INTEGER(code));
 }
 
 /* One record line: 0, 1 (bad: counted), or a negative code. */
@@ -155,6 +184,8 @@ static int read_record(ips_os_t *os, yajl_val o) {
         name[i] = '?';
     return ips__os_add_task(os, tid, pid, name);
   }
+  if (!strcmp(type, "exit"))
+    return read_exit(os, o);
   if (!strcmp(type, "lost")) {
     if (get_int(o, "n", &v))
       return 1;
@@ -165,7 +196,7 @@ static int read_record(ips_os_t *os, yajl_val o) {
     get_int(o, "ns", &os->end);
     os->info.lost = (uint64_t)v;
     os->info.ended = 1;
-  } /* fork, exit and types a later version adds: nothing to keep */
+  } /* fork and types a later version adds: nothing to keep */
   return 0;
 }
 
@@ -311,6 +342,8 @@ void ips_os_free(ips_os_t *os) {
   free(os->waits);
   free(os->procs);
   free(os->tasks);
+  free(os->launches);
+  free(os->exits);
   free(os->names);
   free(os);
 }

@@ -66,7 +66,6 @@ int ips__os_add_wait(ips_os_t *os, const ips__os_wait_t *w) {
   return 0;
 }
 
-
 int ips__os_add_task(ips_os_t *os, uint32_t tid, uint32_t pid,
                      const char *comm) {
   ips__os_task_t t;
@@ -78,5 +77,53 @@ int ips__os_add_task(ips_os_t *os, uint32_t tid, uint32_t pid,
   if ((rc = grow((void **)&os->tasks, os->ntasks, &os->captasks, sizeof t)))
     return rc;
   os->tasks[os->ntasks++] = t;
+  return 0;
+}
+
+int ips__os_add_exec(ips_os_t *os, int64_t ns, uint32_t pid, uint32_t ppid,
+                     const char *args, size_t len) {
+  ips__os_launch_t *l;
+  size_t n0;
+  int rc;
+  if (len > 256)
+    len = 256;
+  if (os->nlaunches >= IPS__OS_MAX_LAUNCHES) {
+    os->info.launches_over++;
+  } else {
+    if ((rc = grow((void **)&os->launches, os->nlaunches, &os->caplaunches,
+                   sizeof *l)))
+      return rc;
+    l = &os->launches[os->nlaunches++];
+    memset(l, 0, sizeof *l);
+    l->ns = ns;
+    l->pid = pid;
+    l->ppid = ppid;
+    l->len = (uint32_t)len;
+    memcpy(l->args, args, len);
+  }
+  n0 = strnlen(args, len);
+  if (n0 + 1 >= len)
+    return 0;
+  {
+    char a1[257];
+    memcpy(a1, args + n0 + 1, len - n0 - 1);
+    a1[len - n0 - 1] = 0;
+    return ips__os_add_proc(os, ns, pid, a1);
+  }
+}
+
+int ips__os_add_exit(ips_os_t *os, int64_t ns, uint32_t pid, int code) {
+  ips__os_exit_t *e;
+  int rc;
+  if (os->nexits >= IPS__OS_MAX_LAUNCHES) {
+    os->info.launches_over++;
+    return 0;
+  }
+  if ((rc = grow((void **)&os->exits, os->nexits, &os->capexits, sizeof *e)))
+    return rc;
+  e = &os->exits[os->nexits++];
+  e->ns = ns;
+  e->pid = pid;
+  e->status = code;
   return 0;
 }

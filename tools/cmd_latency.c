@@ -21,9 +21,11 @@ static const char usage_text[] =
     "                    worker's off-CPU time split; these four only where\n"
     "                    the stamps carry run-queue delays; span:NAME: each\n"
     "                    span of that name that the VM's code marked)\n"
-    "                    With --os: os (a table of each of the OS's parts\n"
-    "                    in ns, docs/os.md) or one of them: os_pipe_cpu_wait_ns,\n"
-    "                    os_worker_disk_ns, ...\n"
+    "                    With --os: os (one table for each of the OS's time\n"
+    "                    parts, os_pipe_before_write_ns ... os_before_not_\n"
+    "                    measured_ns: 24 tables, in microseconds like every\n"
+    "                    table; --json: in ns; docs/os.md) or one of them:\n"
+    "                    os_pipe_cpu_wait_ns, os_worker_disk_ns, ...\n"
     "  --json            one JSON object instead of the table (one per line)\n"
     CLI_OS_HELP
     CLI_INPUT_HELP

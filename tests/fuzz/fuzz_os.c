@@ -1,6 +1,7 @@
 /* fuzz_os.c — libFuzzer target for the reader of `ipcstamp record`'s
  * file (analyze/os_read.c, analyze/os_bin.c) and the join
- * (analyze/os_split.c, analyze/os_between.c).
+ * (analyze/os_split.c, analyze/os_between.c), the work of no delivery
+ * (analyze/os_other.c) and the workers launched (analyze/os_launch.c).
  *
  * The input's first byte says what it is:
  *  - 0x89 (the binary versions' first byte): version 3's records, after
@@ -19,6 +20,7 @@
 #include <fcntl.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -89,6 +91,38 @@ static void between(ips_os_t *os, ips_delivery_t *d) {
     CHECK(m >= -((int64_t)1 << 62) && m <= ((int64_t)1 << 62));
 }
 
+/* Every frame a delivery's or a kind of work's; each kind's parts add up
+ * to its time exactly. */
+static void others(const ips_os_t *os) {
+  ips_os_other_t o;
+  uint64_t all = 0;
+  size_t k;
+  if (ips_os_other(os, &o) != 0)
+    return;
+  for (k = 0; k < IPS_OS_WORK_N; k++) {
+    const ips_os_work_t *w = &o.kind[k];
+    all += w->frames;
+    if (w->ns < INT64_MAX / 2) /* no sum held at the bound */
+      CHECK(w->write + w->pipe + w->worker_ns + w->reply == w->ns);
+    CHECK(w->answered + w->errors <= w->exchanges);
+  }
+  CHECK(all + o.delivery_frames == o.frames);
+}
+
+/* The workers launched: each argument list within its bytes and ended. */
+static void launches(const ips_os_t *os) {
+  ips_os_launch_t *l;
+  size_t n, i;
+  if (ips_os_launches(os, &l, &n) != 0)
+    return;
+  for (i = 0; i < n; i++) {
+    CHECK(l[i].len <= 256);
+    CHECK(!l[i].len || l[i].args[l[i].len - 1] == '\0');
+    CHECK(!l[i].signal || l[i].exit_code == -1);
+  }
+  free(l);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   /* D, U, R, E and d, u, r, e: 1000 ns of each segment from t = 1000. */
   static const int64_t P[4] = {1000, 4000, 5000, 7000};
@@ -140,6 +174,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   between(os, &d);
   ips_os_info(os, &info);
   CHECK(info.unmatched_frames <= info.frames);
+  others(os);
+  launches(os);
   ips_os_free(os);
   return 0;
 }

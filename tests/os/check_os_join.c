@@ -55,8 +55,22 @@ static char *write_recording(int extra) {
   frame(f, 11, 100, 200, '?', 10100, 10150, 10350); /* d1's send */
   frame(f, 12, 200, 100, '.', 11050, 11100, 11300); /* d1's result */
   frame(f, 22, 300, 100, '.', 11250, 11300, 11500); /* d2's result */
-  if (extra)
+  if (extra == 1)
     frame(f, 11, 100, 200, '?', 15000, 15010, 15100);
+  if (extra == 2) { /* work of no delivery, before the deliveries */
+    frame(f, 11, 100, 200, 'e', 2000, 2010, 2050);   /* evaluate, */
+    frame(f, 12, 200, 100, '.', 2100, 2110, 2150);   /* ... answered */
+    frame(f, 11, 100, 200, '?', 3000, 3010, 3050);   /* setBundle, */
+    frame(f, 12, 200, 100, '?', 3100, 3110, 3150);   /* ... an upcall, */
+    frame(f, 11, 100, 200, '/', 3200, 3210, 3250);   /* ... its reply, */
+    frame(f, 12, 200, 100, '.', 3300, 3310, 3350);   /* ... answered */
+    frame(f, 11, 100, 200, 'w', 4000, 4010, 4050);   /* a snapshot, */
+    frame(f, 12, 200, 100, '!', 4100, 4110, 4150);   /* ... failed */
+    frame(f, 11, 100, 200, 'x', 5000, 5010, 5050);   /* no such tag */
+    frame(f, 12, 200, 100, '!', 5100, 5110, 5150);
+    frame(f, 22, 300, 100, '.', 7000, 7010, 7050);   /* of no command */
+    frame(f, 11, 100, 200, 'q', 16000, 16010, 16050); /* quit */
+  }
   fputs("{\"t\":\"end\",\"ns\":20000,\"events\":10,\"lost\":0,\"status\":0}\n",
         f);
   ck_assert_int_eq(fclose(f), 0);
@@ -295,6 +309,54 @@ START_TEST(on_cpu_charged_and_stolen) {
   ck_assert_str_eq(s.worker.cpu_wait_by[0].sc, "a_hog:300");
   ck_assert_int_eq(s.worker.cpu_wait_by[0].ns, 100 + 50);
   ck_assert_str_eq(s.worker.cpu_wait_by[1].sc, "");
+/* Every recorded frame is a delivery's or a kind of work's: the commands
+ * of no delivery joined with their upcalls, replies and answers, each
+ * exchange cut at its frames' instants. */
+START_TEST(other_work_by_kind) {
+  int64_t P1[2] = {10000, 11400}, W1[2] = {10400, 11000};
+  int64_t P2[2] = {10040, 11600}, W2[2] = {10300, 11200};
+  ips_delivery_t d1, d2;
+  ips_os_split_t s;
+  ips_os_other_t o;
+  const ips_os_work_t *w;
+  char *path;
+  ips_os_t *os = open_recording(2, &path);
+  uint64_t all = 0;
+  size_t k;
+  delivery(&d1, P1, W1, "v1");
+  delivery(&d2, P2, W2, "v2");
+  ck_assert_int_eq(ips_os_split(os, &d1, &s), 0);
+  ck_assert_int_eq(ips_os_split(os, &d2, &s), 0);
+  ck_assert_int_eq(ips_os_other(os, &o), 0);
+  ck_assert_uint_eq(o.frames, 16);
+  ck_assert_uint_eq(o.delivery_frames, 4);
+  for (k = 0; k < IPS_OS_WORK_N; k++) {
+    w = &o.kind[k];
+    all += w->frames;
+    ck_assert_int_eq(w->write + w->pipe + w->worker_ns + w->reply, w->ns);
+    ck_assert_int_eq(w->worker.on_cpu, w->worker_ns); /* no waits */
+  }
+  ck_assert_uint_eq(all + o.delivery_frames, o.frames);
+  w = &o.kind[IPS_OS_WORK_evaluate];
+  ck_assert_uint_eq(w->exchanges, 1);
+  ck_assert_uint_eq(w->frames, 2);
+  ck_assert_uint_eq(w->answered, 1);
+  ck_assert_int_eq(w->ns, 150);
+  ck_assert_int_eq(w->write, 10);
+  ck_assert_int_eq(w->pipe, 40);
+  ck_assert_int_eq(w->worker_ns, 50);
+  ck_assert_int_eq(w->reply, 50);
+  w = &o.kind[IPS_OS_WORK_command];
+  ck_assert_uint_eq(w->frames, 4);
+  ck_assert_int_eq(w->ns, 350);
+  ck_assert_int_eq(w->worker_ns, 250); /* its upcall's time in it */
+  ck_assert_uint_eq(o.kind[IPS_OS_WORK_snapshot_write].errors, 1);
+  ck_assert_uint_eq(o.kind[IPS_OS_WORK_other_command].frames, 2);
+  ck_assert_uint_eq(o.kind[IPS_OS_WORK_quit].frames, 1);
+  ck_assert_int_eq(o.kind[IPS_OS_WORK_quit].ns, 50);
+  ck_assert_int_eq(o.kind[IPS_OS_WORK_quit].reply, 0);
+  ck_assert_uint_eq(o.kind[IPS_OS_WORK_no_command].frames, 1);
+  ck_assert_uint_eq(o.kind[IPS_OS_WORK_no_command].exchanges, 0);
   ips_os_free(os);
   unlink(path);
 }
@@ -310,6 +372,7 @@ int main(void) {
   tcase_add_test(tc, frame_taken_once);
   tcase_add_test(tc, reader_waits_not_in_pipe);
   tcase_add_test(tc, on_cpu_charged_and_stolen);
+  tcase_add_test(tc, other_work_by_kind);
   suite_add_tcase(s, tc);
   sr = srunner_create(s);
   srunner_run_all(sr, CK_NORMAL);

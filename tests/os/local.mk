@@ -5,7 +5,7 @@ TESTS += tests/os/record.test tests/os/swingset.test tests/os/causes.test \
 EXTRA_DIST += tests/os/record.test tests/os/swingset.test tests/os/os_check.py \
 	tests/os/causes.test tests/os/causes_check.py tests/os/stallfs.c \
 	tests/os/majflt.py \
-	tests/os/commands.test
+	tests/os/commands.test tests/os/by_calls.py
 
 # make bench-os: what ipcstamp record costs `ipcstamp run` (BENCHMARKS.md),
 # under the bench lock so that no two benchmarks run at once; os-progs.sh,

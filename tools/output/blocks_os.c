@@ -235,6 +235,23 @@ void blocks_os_json(const blocks_os_t *o, yajl_gen g) {
   yajl_gen_map_close(g);
 }
 
+/* A part's system calls in parentheses (ms): the largest few, and the
+ * rest's count and time (os_by_shown). */
+static void by_text(FILE *f, const ips_os_by_t *by) {
+  const ips_os_by_t *shown[OS_BY_SHOWN];
+  char x[IPS_US_BUF];
+  size_t j, more;
+  int64_t more_ns;
+  size_t n = os_by_shown(by, shown, &more, &more_ns);
+  for (j = 0; j < n; j++)
+    fprintf(f, "%s%s %s", j ? ", " : " (", shown[j]->sc,
+            blocks_ms(x, shown[j]->ns));
+  if (more)
+    fprintf(f, ", and %zu more: %s", more, blocks_ms(x, more_ns));
+  if (n)
+    fputc(')', f);
+}
+
 /* A split's parts as text and the page show them, each with its list
  * by system call or by CPU holder: the one table of both. */
 typedef struct {
@@ -258,7 +275,7 @@ static void parts_of(const ips_os_time_t *t, part_t p[NPARTS]) {
 static void parts_text(FILE *f, const ips_os_time_t *t) {
   part_t p[NPARTS];
   char x[IPS_US_BUF];
-  size_t i, j;
+  size_t i;
   const char *sep = " ";
   parts_of(t, p);
   for (i = 0; i < NPARTS; i++) {
@@ -266,11 +283,8 @@ static void parts_text(FILE *f, const ips_os_time_t *t) {
       continue;
     fprintf(f, "%s%s %s", sep, p[i].name, blocks_ms(x, p[i].ns));
     sep = ", ";
-    for (j = 0; p[i].by && j < IPS_OS_BY && p[i].by[j].sc[0]; j++)
-      fprintf(f, "%s%s %s", j ? ", " : " (", p[i].by[j].sc,
-              blocks_ms(x, p[i].by[j].ns));
-    if (p[i].by && j)
-      fputc(')', f);
+    if (p[i].by)
+      by_text(f, p[i].by);
   }
   fputc('\n', f);
 }
@@ -302,6 +316,12 @@ void blocks_os_text(const blocks_os_t *o, FILE *f) {
 
 void blocks_os_summary_text(const blocks_os_t *o, FILE *f) {
   char x[IPS_US_BUF];
+  if (!o->n) { /* not an error: blocks itself exits 0 on such a file */
+    fputs("\noperating system (--os): no blocks in the input, nothing "
+          "between deliveries of a block to split (each delivery's own "
+          "split and the gap before it: report --os)\n", f);
+    return;
+  }
   fprintf(f, "\noperating system (--os): %" PRIu64 " blocks, between their "
              "deliveries and in their commits %s ms:",
           o->n, blocks_ms(x, o->sum_ns));

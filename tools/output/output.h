@@ -109,6 +109,13 @@ void os_time_json(yajl_gen g, const char *key, const ips_os_time_t *t);
   X(sleep_ns, sleep, INT)                 \
   X(sleep_by, sleep_by, BY)               \
   X(not_measured_ns, not_measured, INT)
+/* The text shows at most OS_BY_SHOWN system calls of a part: the first
+ * ones seen when there are no more, else the OS_BY_SHOWN largest, largest
+ * first.  os_by_shown fills shown with them and returns how many; *more
+ * and *more_ns are the rest's count and time (0 when none). */
+#define OS_BY_SHOWN 4
+size_t os_by_shown(const ips_os_by_t *by, const ips_os_by_t **shown,
+                   size_t *more, int64_t *more_ns);
 /* A thread's time per system call in one CSV cell: "fsync=ns read=ns". */
 void os_by_csv(FILE *f, const ips_os_by_t *by);
 

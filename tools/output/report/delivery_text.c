@@ -3,6 +3,7 @@
 #include "config.h"
 
 #include <inttypes.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "output/output.h"
@@ -62,14 +63,43 @@ static const struct {
 #undef SEG_LIT
 };
 
+/* The most segments a delivery's line shows (some 2.5 KB): the rest, a
+ * delivery of hundreds of upcalls (a vat's startVat: a line of ~20 KB),
+ * are said by their count and their time per kind. */
+#define SEG_SHOWN 128
+
+/* " | and N more segments: worker 1.0, upcall 2.0, ..." for the segments
+ * past SEG_SHOWN: n of them, sum their time per kind. */
+static void tb_cut(tb_t *t, size_t n, const int64_t *sum) {
+  const char *sep = ": ";
+  size_t k;
+  char b[32];
+  TB_LIT(t, " | and ");
+  tb_put(t, b, (size_t)snprintf(b, sizeof b, "%zu", n));
+  TB_LIT(t, " more segments");
+  for (k = 0; k < IPS_SEG_N; k++) {
+    if (!sum[k])
+      continue;
+    tb_str(t, sep);
+    tb_put(t, seg_lit[k].s + 3, seg_lit[k].n - 3);
+    tb_us(t, sum[k]);
+    sep = ", ";
+  }
+}
+
 /* The delivery's segments as the library walks them, a run at a time:
- * "send 1.0 | worker 2.0 | ...". */
+ * "send 1.0 | worker 2.0 | ...", the first SEG_SHOWN of them. */
 static void tb_segments(tb_t *t, const ips_delivery_t *d) {
-  int64_t len[64];
+  int64_t len[64], sum[IPS_SEG_N] = {0};
   unsigned char kind[64];
-  size_t from = 0, got, j, skip = 3; /* no " | " before the first */
+  size_t from = 0, got, j, skip = 3, cut = 0; /* no " | " before the first */
   while ((got = ips_delivery_segments(d, from, 64, len, kind)) > 0) {
     for (j = 0; j < got; j++) {
+      if (from + j >= SEG_SHOWN) {
+        cut++;
+        ips_sum_add(&sum[kind[j]], len[j]); /* held at the bound */
+        continue;
+      }
       if (t->n + 16 + 32 > sizeof t->b) {
         fwrite(t->b, 1, t->n, t->f);
         t->n = 0;
@@ -81,6 +111,8 @@ static void tb_segments(tb_t *t, const ips_delivery_t *d) {
     }
     from += got;
   }
+  if (cut)
+    tb_cut(t, cut, sum);
 }
 
 static void tb_ll(tb_t *t, long long v) {
