@@ -309,6 +309,11 @@ START_TEST(on_cpu_charged_and_stolen) {
   ck_assert_str_eq(s.worker.cpu_wait_by[0].sc, "a_hog:300");
   ck_assert_int_eq(s.worker.cpu_wait_by[0].ns, 100 + 50);
   ck_assert_str_eq(s.worker.cpu_wait_by[1].sc, "");
+  ips_os_free(os);
+  unlink(path);
+}
+END_TEST
+
 /* Every recorded frame is a delivery's or a kind of work's: the commands
  * of no delivery joined with their upcalls, replies and answers, each
  * exchange cut at its frames' instants. */
