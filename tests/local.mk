@@ -73,3 +73,5 @@ include tests/viewers/local.mk
 include tests/bench/local.mk
 include tests/fuzz/local.mk
 include tests/os/local.mk
+include tests/metrics/local.mk
+include tests/pkg/local.mk

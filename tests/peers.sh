@@ -12,7 +12,12 @@
 #   (node-gyp compiles the native npm peers with them), time (GNU
 #   /usr/bin/time: otel-records.test's peak memory), bpftrace (the USDT
 #   probes' tests, as root), fuse3 and libfuse3-dev (tests/os/swingset.test
-#   builds a FUSE file system whose fsync stalls: the disk cause).
+#   builds a FUSE file system whose fsync stalls: the disk cause),
+#   prometheus (its server scrapes `ipcstamp metrics`, its promtool checks
+#   the exposition: tests/metrics/; the tests run their own on a free port,
+#   where systemd runs the package also starts one on 9090, said in the
+#   README), systemd (systemd-analyze verifies the
+#   service's unit: tests/pkg/).
 # - The test-only npm projects, each installed with `npm ci` from its lock
 #   file (through tests/npm-ci.sh, which works with no npm configuration:
 #   native modules are built against the machine's own Node headers):
@@ -64,7 +69,7 @@ if [ "$(cd "$dir" 2>/dev/null && pwd -P)" = "$(cd "$own" && pwd -P)" ] &&
 fi
 
 # tool (a command, or a file) : Debian package
-test_deps="faketime:faketime groff:groff-base python3:python3 node:nodejs npm:npm chromium:chromium make:make g++:g++ /usr/bin/time:time bpftrace:bpftrace fusermount3:fuse3 /usr/include/fuse3/fuse.h:libfuse3-dev"
+test_deps="faketime:faketime prometheus:prometheus promtool:prometheus systemd-analyze:systemd groff:groff-base python3:python3 node:nodejs npm:npm chromium:chromium make:make g++:g++ /usr/bin/time:time bpftrace:bpftrace fusermount3:fuse3 /usr/include/fuse3/fuse.h:libfuse3-dev"
 missing=
 for d in $test_deps; do
     # a command, or a file (a library's header)

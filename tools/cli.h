@@ -41,6 +41,7 @@ enum {
   XX(top, "live view of the rings of stamps of running processes")       \
   XX(watch, "every event of the rings of stamps, as JSON lines")       \
   XX(otel, "send the deliveries as OpenTelemetry spans (OTLP/HTTP)")       \
+  XX(metrics, "serve the deliveries' times to Prometheus (GET /metrics)")  \
   XX(xsnap, "install ipcstamp-worker-xs in a SwingSet node, or restore")  \
   XX(record, "record a parent's and its workers' frames and waits (eBPF)")
 

@@ -26,6 +26,13 @@ tools_ipcstamp_SOURCES = \
 	tools/cmd_latency.c \
 	tools/cmd_top.c \
 	tools/cmd_watch.c \
+	tools/cmd_metrics.c \
+	tools/metrics/metrics.h \
+	tools/metrics/registry.h \
+	tools/metrics/registry.c \
+	tools/metrics/expose.c \
+	tools/metrics/http.c \
+	tools/metrics/request.c \
 	tools/cmd_xsnap.c \
 	tools/xsnap/xsnap.h \
 	tools/xsnap/files.c \
@@ -105,7 +112,8 @@ tools_ipcstamp_otel_LDADD = analyze/libipcstamp-analyze.la \
 	$(YAJL_LIBS) $(ZLIB_LIBS) $(UV_LIBS) -lm
 
 include tools/run/local.mk
+dist_docs_DATA += docs/operators.md
 
 # Last, so that every library above finds them.
-tools_ipcstamp_LDADD += $(YAJL_LIBS) $(UV_LIBS) -lm
+tools_ipcstamp_LDADD += $(YAJL_LIBS) $(UV_LIBS) -lm -lpthread
 

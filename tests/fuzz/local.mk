@@ -118,6 +118,13 @@ fuzz-smoke: $(FUZZ_TARGETS)
 	      echo "== $$t ($(FUZZ_SECONDS) s): no crash, $$(sed -n "s/^stat::number_of_executed_units: *//p" $$work.log) runs"; \
 	    else echo "== $$t FAILED ($$work.log):"; cat $$work.log; exit 1; fi'
 CLEANFILES += -r fuzz-work
+# What ipcstamp metrics' endpoint answers to a request's head
+# (tools/metrics/request.c): bytes from the network.
+FUZZ_TARGETS += tests/fuzz/fuzz_metrics_request
+tests_fuzz_fuzz_metrics_request_SOURCES = tests/fuzz/fuzz_metrics_request.c \
+	tests/fuzz/fuzz.h tools/metrics/request.c
+tests_fuzz_fuzz_metrics_request_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/tools
+tests_fuzz_fuzz_metrics_request_LDFLAGS = $(AM_LDFLAGS) -fsanitize=fuzzer
 # The reader of ipcstamp record's file and its join with a delivery.
 FUZZ_TARGETS += tests/fuzz/fuzz_os
 tests_fuzz_fuzz_os_SOURCES = tests/fuzz/fuzz_os.c tests/fuzz/fuzz.h

@@ -208,3 +208,14 @@ TESTS += tests/tools/fields.test tests/tools/blocks_fields.test
 EXTRA_DIST += tests/tools/blocks_fields.test tests/tools/blocks_fields_check.py
 EXTRA_DIST += tests/tools/fields.test tests/tools/fields_check.py \
 	tests/tools/os_inject.py tests/data/os-demo.slog.gz tests/data/os-demo.os.gz
+
+# The Prometheus registry and its server (tools/metrics/): buckets, caps,
+# labels, bad arguments (the endpoint against Prometheus: tests/metrics/).
+check_PROGRAMS += tests/tools/check_metrics
+TESTS += tests/tools/check_metrics
+tests_tools_check_metrics_SOURCES = tests/tools/check_metrics.c \
+	tools/metrics/metrics.h tools/metrics/registry.h tools/metrics/registry.c \
+	tools/metrics/expose.c tools/metrics/http.c tools/metrics/request.c
+tests_tools_check_metrics_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/tools
+tests_tools_check_metrics_CFLAGS = $(AM_CFLAGS) $(CHECK_CFLAGS)
+tests_tools_check_metrics_LDADD = $(CHECK_LIBS) -lm -lpthread

@@ -83,21 +83,29 @@ int latency_os_find(const char *name) {
   return -1;
 }
 
-void latency_add_os(ips_hist_t *h, size_t k, const ips_delivery_t *d) {
+int latency_os_value(size_t k, const ips_delivery_t *d, int64_t *out) {
   size_t i = 0;
   if (!d->os)
-    return;
-#define OS_ADD(name, type, unit, in, when, value, text, otel, meaning) \
-  OS_ADD_##type((when), value)
-#define OS_ADD_INT(on, v) \
+    return 0;
+#define OS_VAL(name, type, unit, in, when, value, text, otel, meaning) \
+  OS_VAL_##type((when), value)
+#define OS_VAL_INT(on, v) \
   if (i++ == k) {         \
-    if (on)               \
-      ips_hist_add(h, v); \
-    return;               \
+    if (!(on))            \
+      return 0;           \
+    *out = (v);           \
+    return 1;             \
   }
-#define OS_ADD_BY(on, v)
-  IPS_OS_FIELDS(OS_ADD)
-#undef OS_ADD
+#define OS_VAL_BY(on, v)
+  IPS_OS_FIELDS(OS_VAL)
+#undef OS_VAL
+  return 0;
+}
+
+void latency_add_os(ips_hist_t *h, size_t k, const ips_delivery_t *d) {
+  int64_t v;
+  if (latency_os_value(k, d, &v))
+    ips_hist_add(h, v);
 }
 
 void latency_table(FILE *f, const ips_hist_t *h, const char *label) {

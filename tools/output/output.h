@@ -213,8 +213,10 @@ void latency_add_span(ips_hist_t *h, const char *name, const ips_delivery_t *d);
  * latency_os_find: name's index, or -1. */
 int latency_os_next(size_t *k, const char **name);
 int latency_os_find(const char *name);
-/* Adds OS part k of d to h (a delivery without its split, or without
- * that part — os_before_* without a delivery before it: nothing). */
+/* OS part k of d into *v: 1, or 0 for a delivery without its split, or
+ * without that part (os_before_* without a delivery before it). */
+int latency_os_value(size_t k, const ips_delivery_t *d, int64_t *v);
+/* Adds OS part k of d to h (latency_os_value's, when it has one). */
 void latency_add_os(ips_hist_t *h, size_t k, const ips_delivery_t *d);
 /* label: latency_names[what], "span:NAME", or an OS part's name. */
 void latency_table(FILE *f, const ips_hist_t *h, const char *label);

@@ -1,0 +1,9 @@
+# tests/pkg/: what a machine installs to run ipcstamp as a service (dist/,
+# debian/): the systemd unit verified by systemd-analyze (systemd, a test
+# peer: skipped without it).
+TESTS += tests/pkg/unit.test
+EXTRA_DIST += tests/pkg/unit.test
+# The Debian package built, linted, installed, used and purged: only with
+# IPCSTAMP_TEST_DEB=1 (CI's first make check), as root.
+TESTS += tests/pkg/deb.test
+EXTRA_DIST += tests/pkg/deb.test
