@@ -18,11 +18,15 @@ static const char *const names[IPS_DIFF_OS_NPARTS][2] = {
     {"pipe.before_write", "os_pipe_before_write_ns"},
     {"pipe.write", "os_pipe_write_ns"},
     {"pipe.in_pipe", "os_pipe_in_pipe_ns"},
+    {"pipe.sleep", "os_pipe_sleep_ns"},
+    {"pipe.page_fault", "os_pipe_page_fault_ns"},
     {"pipe.cpu_wait", "os_pipe_cpu_wait_ns"},
     {"pipe.reader", "os_pipe_reader_ns"},
     {"pipe.not_measured", "os_pipe_not_measured_ns"},
 #define TIME_NAMES(who)                                                    \
   {#who ".on_cpu", "os_" #who "_on_cpu_ns"},                               \
+  {#who ".steal", "os_" #who "_steal_ns"},                                 \
+  {#who ".uncharged", "os_" #who "_uncharged_ns"},                         \
   {#who ".cpu_wait", "os_" #who "_cpu_wait_ns"},                           \
   {#who ".disk", "os_" #who "_disk_ns"},                                   \
   {#who ".page_fault", "os_" #who "_page_fault_ns"},                       \
@@ -45,11 +49,13 @@ const char *ips_diff_os_part_key(int part) {
 /* A thread's parts into os[] from k on, in the order of names. */
 static void time_parts(int64_t *os, const ips_os_time_t *t) {
   os[0] = t->on_cpu;
-  os[1] = t->cpu_wait;
-  os[2] = t->disk;
-  os[3] = t->fault;
-  os[4] = t->sleep;
-  os[5] = t->not_measured;
+  os[1] = t->steal;
+  os[2] = t->uncharged;
+  os[3] = t->cpu_wait;
+  os[4] = t->disk;
+  os[5] = t->fault;
+  os[6] = t->sleep;
+  os[7] = t->not_measured;
 }
 
 void ips__diff_os_fill(ips_diff_side_t *sd, const ips_os_split_t *s) {
@@ -57,6 +63,8 @@ void ips__diff_os_fill(ips_diff_side_t *sd, const ips_os_split_t *s) {
   sd->os[IPS_DIFF_OS_PIPE_BEFORE_WRITE] = s->pipe_before_write;
   sd->os[IPS_DIFF_OS_PIPE_WRITE] = s->pipe_write;
   sd->os[IPS_DIFF_OS_PIPE_IN_PIPE] = s->pipe_in_pipe;
+  sd->os[IPS_DIFF_OS_PIPE_SLEEP] = s->pipe_sleep;
+  sd->os[IPS_DIFF_OS_PIPE_PAGE_FAULT] = s->pipe_page_fault;
   sd->os[IPS_DIFF_OS_PIPE_CPU_WAIT] = s->pipe_cpu_wait;
   sd->os[IPS_DIFF_OS_PIPE_READER] = s->pipe_reader;
   sd->os[IPS_DIFF_OS_PIPE_NOT_MEASURED] = s->pipe_not_measured;

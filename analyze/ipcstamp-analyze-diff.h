@@ -50,14 +50,15 @@ IPS_EXTERN const char *ips_diff_part_name(int part);
  * worker, kernel), the rest the gap before it (before). */
 enum {
   IPS_DIFF_OS_PIPE_BEFORE_WRITE, IPS_DIFF_OS_PIPE_WRITE,
-  IPS_DIFF_OS_PIPE_IN_PIPE, IPS_DIFF_OS_PIPE_CPU_WAIT,
+  IPS_DIFF_OS_PIPE_IN_PIPE, IPS_DIFF_OS_PIPE_SLEEP,
+  IPS_DIFF_OS_PIPE_PAGE_FAULT, IPS_DIFF_OS_PIPE_CPU_WAIT,
   IPS_DIFF_OS_PIPE_READER, IPS_DIFF_OS_PIPE_NOT_MEASURED,
-  IPS_DIFF_OS_WORKER, /* + on_cpu, cpu_wait, disk, page_fault, sleep,
-                         not_measured: IPS_DIFF_OS_TIME of them */
-  IPS_DIFF_OS_KERNEL = IPS_DIFF_OS_WORKER + 6,
-  IPS_DIFF_OS_DELIVERY = IPS_DIFF_OS_KERNEL + 6,
+  IPS_DIFF_OS_WORKER, /* + on_cpu, steal, uncharged, cpu_wait, disk,
+                         page_fault, sleep, not_measured: 8 of them */
+  IPS_DIFF_OS_KERNEL = IPS_DIFF_OS_WORKER + 8,
+  IPS_DIFF_OS_DELIVERY = IPS_DIFF_OS_KERNEL + 8,
   IPS_DIFF_OS_BEFORE = IPS_DIFF_OS_DELIVERY,
-  IPS_DIFF_OS_NPARTS = IPS_DIFF_OS_BEFORE + 6
+  IPS_DIFF_OS_NPARTS = IPS_DIFF_OS_BEFORE + 8
 };
 /* "pipe.before_write", "worker.disk", "kernel.cpu_wait", "before.sleep",
  * ...; "-" for -1; "?" out of range.  Static. */

@@ -190,10 +190,19 @@
 #define IPS_OS_TIME_FIELDS(X, who, W, WHEN)                                   \
   X(os_##who##_on_cpu_ns, INT, "ns", IPS_OS_IN, WHEN,                      \
     (d)->os->who.on_cpu, "on CPU", "ipcstamp.os." #who ".on_cpu_ns",          \
-    "of " W ": on a CPU")                                                      \
+    "of " W ": on a CPU, charged by the scheduler (its CPU clock)")           \
+  X(os_##who##_steal_ns, INT, "ns", IPS_OS_IN, WHEN, (d)->os->who.steal,   \
+    "stolen", "ipcstamp.os." #who ".steal_ns",                                 \
+    "of " W ": on a CPU, stolen by the hypervisor")                            \
+  X(os_##who##_uncharged_ns, INT, "ns", IPS_OS_IN, WHEN,                   \
+    (d)->os->who.uncharged, "uncharged", "ipcstamp.os." #who ".uncharged_ns", \
+    "of " W ": on a CPU, neither charged nor stolen (negative: charged beyond its runs)") \
   X(os_##who##_cpu_wait_ns, INT, "ns", IPS_OS_IN, WHEN,                    \
     (d)->os->who.cpu_wait, "waiting for CPU",                                  \
     "ipcstamp.os." #who ".cpu_wait_ns", "of " W ": runnable, waiting for a CPU") \
+  X(os_##who##_cpu_wait_by, BY, "ns", IPS_IN_ALL | IPS_IN_OS, WHEN,        \
+    (d)->os->who.cpu_wait_by, "(waiting for CPU: ", NULL,                      \
+    "os_" #who "_cpu_wait_ns by the thread that held the CPU (comm:pid)")     \
   X(os_##who##_disk_ns, INT, "ns", IPS_OS_IN, WHEN, (d)->os->who.disk,     \
     "disk", "ipcstamp.os." #who ".disk_ns",                                    \
     "of " W ": asleep uninterruptibly in a system call (disk)")                \
@@ -236,13 +245,20 @@
     "write", "ipcstamp.os.pipe.write_ns", "of pipe: the write calls")          \
   X(os_pipe_in_pipe_ns, INT, "ns", IPS_OS_IN, (d)->os, (d)->os->pipe_in_pipe, \
     "in pipe", "ipcstamp.os.pipe.in_pipe_ns",                                  \
-    "of pipe: written, the reader not yet woken")                              \
+    "of pipe: written, the reader asleep since before, not yet woken")        \
+  X(os_pipe_sleep_ns, INT, "ns", IPS_OS_IN, (d)->os, (d)->os->pipe_sleep,     \
+    "reader asleep", "ipcstamp.os.pipe.sleep_ns",                              \
+    "of pipe: written, the reader asleep on something else")                  \
+  X(os_pipe_page_fault_ns, INT, "ns", IPS_OS_IN, (d)->os,                     \
+    (d)->os->pipe_page_fault, "reader's faults",                               \
+    "ipcstamp.os.pipe.page_fault_ns",                                          \
+    "of pipe: written, the reader asleep uninterruptibly (page faults, disk)") \
   X(os_pipe_cpu_wait_ns, INT, "ns", IPS_OS_IN, (d)->os,                       \
     (d)->os->pipe_cpu_wait, "waiting for CPU",                                 \
-    "ipcstamp.os.pipe.cpu_wait_ns", "of pipe: the reader woken, waiting for a CPU") \
+    "ipcstamp.os.pipe.cpu_wait_ns", "of pipe: the reader runnable, waiting for a CPU") \
   X(os_pipe_reader_ns, INT, "ns", IPS_OS_IN, (d)->os, (d)->os->pipe_reader,   \
     "reader to its stamp", "ipcstamp.os.pipe.reader_ns",                       \
-    "of pipe: the reader on a CPU until its stamp (its read; on Node, the event loop and JavaScript)")                            \
+    "of pipe: the reader on a CPU until its stamp (its read; on Node, the event loop and JavaScript), and while the bytes waited") \
   X(os_pipe_not_measured_ns, INT, "ns", IPS_OS_IN, (d)->os,                   \
     (d)->os->pipe_not_measured, "not measured",                                \
     "ipcstamp.os.pipe.not_measured_ns", "of pipe: segments whose frame was not found") \

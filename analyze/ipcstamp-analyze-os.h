@@ -78,13 +78,23 @@ typedef struct ips_os_by_s {
  * cpu_wait + disk + fault + sleep + not_measured == the stretches' sum
  * (major_faults is a count beside them). */
 typedef struct ips_os_time_s {
-  int64_t on_cpu;       /* running */
+  int64_t on_cpu;       /* running: what the scheduler charged the thread
+                           (its CPU clock), or with a recording of
+                           version 2 or 1 all the time it ran */
+  int64_t steal;        /* running: stolen by the hypervisor */
+  int64_t uncharged;    /* running, the rest: not charged, not stolen
+                           (may be negative: charged beyond the run) */
   int64_t cpu_wait;     /* runnable, waiting for a CPU */
   int64_t disk;         /* uninterruptible sleep in a system call */
   int64_t fault;        /* uninterruptible sleep outside any (paging) */
   int64_t sleep;        /* other sleeps (a pipe, futex, epoll, ...) */
   int64_t not_measured; /* no recording of the thread there */
   ips_os_by_t disk_by[IPS_OS_BY], sleep_by[IPS_OS_BY];
+  /* cpu_wait by the thread that held the CPU ("comm:pid"; "(idle)" for
+   * none): the one that took it when the thread was preempted, or that
+   * left it when the thread came back after a wake-up.  Empty with a
+   * recording of version 2 or 1. */
+  ips_os_by_t cpu_wait_by[IPS_OS_BY];
   /* Not a time: the major page faults the thread slept in, in the waits
    * that began in the stretches (0 when the recording does not count
    * them: made before its waits carried the count). */
@@ -92,19 +102,25 @@ typedef struct ips_os_time_s {
 } ips_os_time_t;
 
 /* One delivery's split.  pipe_before_write + pipe_write + pipe_in_pipe +
- * pipe_cpu_wait + pipe_reader + pipe_not_measured == d->pipe; worker's
+ * pipe_sleep + pipe_page_fault + pipe_cpu_wait + pipe_reader +
+ * pipe_not_measured == d->pipe; worker's
  * parts sum to d->worker, kernel's to d->kernel. */
 typedef struct ips_os_split_s {
   size_t frames;        /* of the delivery's frames, those found */
   size_t frames_expected; /* 2 + 2 * its upcalls */
   int64_t pipe_before_write; /* the writer's own time after its stamp */
   int64_t pipe_write;        /* the write call(s) */
-  int64_t pipe_in_pipe;      /* written, the reader not yet woken */
-  int64_t pipe_cpu_wait;     /* the reader woken, waiting for a CPU */
+  int64_t pipe_in_pipe;      /* written, the reader asleep since before
+                                it, not yet woken */
+  int64_t pipe_cpu_wait;     /* the reader runnable, waiting for a CPU */
   int64_t pipe_reader;       /* the reader on a CPU until its stamp: the
                                 rest of its read and its own code (on
-                                Node: the event loop and JavaScript) */
+                                Node: the event loop and JavaScript); and
+                                its own code while the bytes waited */
   int64_t pipe_not_measured;
+  /* The reader, the bytes waiting: asleep on something else (a sleep it
+   * began after them), and asleep uninterruptibly (page faults, disk). */
+  int64_t pipe_sleep, pipe_page_fault;
   ips_os_time_t worker, kernel;
   long long worker_pid, kernel_pid; /* as the frames say; 0 unknown */
   long long kernel_tid; /* the parent's thread the kernel parts are of */

@@ -7,6 +7,7 @@
 #include <stdio.h>
 
 #include "ipcstamp-analyze-os.h"
+#include "os-format.h"
 
 /* The tags of the frames a delivery is made of: a delivery (? or e), an
  * upcall (?), a reply (/), a result (. or !).  A recorded frame of no
@@ -58,8 +59,22 @@ typedef struct {
   int has_maj;              /* ... the file says it */
   uint32_t faults;          /* major faults this wait slept in: the next
                                wait's maj_flt less its own (ips__os_index) */
+  /* Since version 3 (has_run): the scheduler's run time of the thread
+   * (se.sum_exec_runtime) when it left, and the steal clocks of the CPU
+   * it left (at off) and came back onto (at on). */
+  uint64_t runtime, steal_off, steal_on;
+  int has_run;
+  uint32_t waker;           /* the thread that woke it; 0 unknown */
+  uint32_t took;            /* preempted: the thread that took its CPU */
+  uint32_t left;            /* the thread that left the CPU it came onto */
   int64_t at;               /* where in the file, as a side's */
 } ips__os_wait_t;
+
+/* A thread a wait names (version 3's task records). */
+typedef struct {
+  uint32_t tid, pid;
+  char comm[OS_COMM + 1];
+} ips__os_task_t;
 
 /* A system call's name, as a version 2 file's header gives it. */
 typedef struct {
@@ -96,6 +111,8 @@ struct ips_os_s {
   size_t nwaits, capwaits;
   ips__os_proc_t *procs;    /* by (vat, ns) */
   size_t nprocs, capprocs;
+  ips__os_task_t *tasks;    /* by tid (the last name of each) */
+  size_t ntasks, captasks;
   int64_t start, end;       /* what the recording covers */
   int64_t wall_minus_mono;  /* CLOCK_REALTIME - CLOCK_MONOTONIC when it
                                began (ns); 0 when the file does not say */
@@ -130,6 +147,9 @@ int ips__os_add_exec(ips_os_t *os, int64_t ns, uint32_t pid, uint32_t ppid,
                      const char *args, size_t len);
 int ips__os_add_exit(ips_os_t *os, int64_t ns, uint32_t pid, int code);
 int ips__os_add_wait(ips_os_t *os, const ips__os_wait_t *w);
+/* Thread tid (of process pid) is called comm: 0, or -ENOMEM / -E2BIG. */
+int ips__os_add_task(ips_os_t *os, uint32_t tid, uint32_t pid,
+                     const char *comm);
 
 /* os_store.c, for ips__os_index: the records that contradict one before
  * them dropped, each counted as bad (and as contradicting) at its place
@@ -143,11 +163,11 @@ int ips__os_add_wait(ips_os_t *os, const ips__os_wait_t *w);
 void ips__os_drop_sides(ips_os_t *os);
 void ips__os_drop_waits(ips_os_t *os);
 
-/* os_bin.c: reads a version 2 file from f, whose first IPS__OS_BIN_HEAD
- * bytes (h) were read and begin with its magic.  0, or a negative code
- * with err (path and byte offset). */
-#define IPS__OS_BIN_HEAD 200
-#define IPS__OS_BIN_MAGIC "\x89IPS-OS\n"
+/* os_bin.c: reads a version 3 or 2 file from f, whose first
+ * IPS__OS_BIN_HEAD bytes (h) were read and begin with its magic
+ * (OS_FILE_MAGIC).  0, or a negative code with err (path and byte
+ * offset). */
+#define IPS__OS_BIN_HEAD sizeof(struct os_file_header)
 int ips__os_read_bin(ips_os_t *os, FILE *f, const unsigned char *h,
                      const char *path, char *err, size_t errlen);
 

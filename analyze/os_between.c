@@ -68,6 +68,8 @@ static void add_by(ips_os_by_t *sum, const ips_os_by_t *by) {
  * the bound, the one policy (ips_sum_add). */
 void ips_os_time_add(ips_os_time_t *sum, const ips_os_time_t *t) {
   ips_sum_add(&sum->on_cpu, t->on_cpu);
+  ips_sum_add(&sum->steal, t->steal);
+  ips_sum_add(&sum->uncharged, t->uncharged);
   ips_sum_add(&sum->cpu_wait, t->cpu_wait);
   ips_sum_add(&sum->disk, t->disk);
   ips_sum_add(&sum->fault, t->fault);
@@ -75,6 +77,7 @@ void ips_os_time_add(ips_os_time_t *sum, const ips_os_time_t *t) {
   ips_sum_add(&sum->not_measured, t->not_measured);
   ips_sum_add(&sum->major_faults, t->major_faults);
   add_by(sum->disk_by, t->disk_by);
+  add_by(sum->cpu_wait_by, t->cpu_wait_by);
   add_by(sum->sleep_by, t->sleep_by);
 }
 

@@ -1,6 +1,7 @@
-/* os_bin.c — reading version 2 of `ipcstamp record`'s file (docs/os.md,
- * "The file"): a header that says each record type's size and the system
- * calls' names, then fixed-size little-endian records.  The file is
+/* os_bin.c — reading versions 3 and 2 of `ipcstamp record`'s file
+ * (docs/os.md, "The file"): a header that says each record type's size and
+ * the system calls' names, then fixed-size little-endian records, whose
+ * layout is proto/os-format.h's (every offset here comes from it).  The file is
  * untrusted: the header's sizes are bounded, each record is decoded field
  * by field (never cast), and a record that is not what its type says is
  * counted as bad, with its byte offset, and skipped; a record whose size
@@ -8,6 +9,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,19 +17,22 @@
 #include "os.h"
 
 /* The header's fixed part, and where its fields are. */
+#define H(field) offsetof(struct os_file_header, field)
 enum {
-  H_VERSION = 8, H_SIZE = 12, H_CLOCK = 16, H_START = 24, H_WALL = 32,
-  H_NTYPES = 44, H_TYPES = 48, H_NNAMES = 192, H_NAMESIZE = 196,
   H_FIXED = IPS__OS_BIN_HEAD,
-  NTYPES = 16,    /* entries of the header's size table */
-  NAME = 20,      /* bytes of a system call's name */
+  NTYPES = OS_FILE_TYPES, /* entries of the header's size table */
+  NAME = OS_FILE_NAME,    /* bytes of a system call's name */
   MAX_RECORD = 4096,
   MAX_NAMES = 1024,
-  COMMON = 24     /* type, pid, tid, pad, ts */
+  COMMON = OS_REC_HEAD    /* type, pid, tid, pad, ts */
 };
-/* The record types this reader knows, and the least size of each. */
-enum { T_EXEC = 1, T_FORK, T_EXIT, T_FRAME, T_WAIT, T_LOST, T_END };
-static const uint32_t least[T_END + 1] = {0, 288, 32, 32, 104, 56, 32, 56};
+/* The least size of each record type this reader knows, by version: a
+ * record must hold the fields read from it. */
+static const uint32_t least3[OS_EV_TYPES] = {OS_PARTS(OS_FILE_SIZE_INIT)};
+static const uint32_t least2[OS_EV_TYPES] = {
+    0, OS_PAD8(OS_PART(exec)), OS_PAD8(OS_PART(fork)), OS_PAD8(OS_PART(exit)),
+    OS_PART(frame_v2), OS_AT(wait_v2, maj_flt), OS_PART(lost),
+    OS_AT(end, max_rss_kb), 0};
 
 static uint32_t le32(const unsigned char *p) {
   return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 |
@@ -48,6 +53,7 @@ static int stamp(const unsigned char *p, int64_t *out) {
 
 typedef struct {
   uint32_t size[NTYPES];
+  uint32_t version;
 } layout_t;
 
 /* The system call names of the header (n of them at p): kept printable. */
@@ -75,31 +81,35 @@ static int read_names(ips_os_t *os, const unsigned char *p, uint32_t n) {
 static int read_header(ips_os_t *os, FILE *f, const unsigned char *h,
                        layout_t *l, const char *path, char *err,
                        size_t errlen) {
-  uint32_t hsize = le32(h + H_SIZE), nnames = le32(h + H_NNAMES), t;
+  uint32_t hsize = le32(h + H(header_size)), nnames = le32(h + H(nnames)), t;
+  const uint32_t *least;
   unsigned char *rest = NULL;
   int64_t wall;
   int rc = -1;
-  if (le32(h + H_VERSION) != 2) {
+  l->version = le32(h + H(version));
+  if (l->version != 2 && l->version != 3) {
     snprintf(err, errlen, "%s: format version %lu of ipcstamp record, this "
-             "ipcstamp reads versions 1 and 2", path,
-             (unsigned long)le32(h + H_VERSION));
+             "ipcstamp reads versions 1 to 3", path,
+             (unsigned long)l->version);
     return -1;
   }
-  if (le32(h + H_CLOCK) != 1 || le32(h + H_NTYPES) != NTYPES ||
-      le32(h + H_NAMESIZE) != 4 + NAME || nnames > MAX_NAMES ||
-      hsize < H_FIXED + nnames * (4 + NAME) ||
+  least = l->version == 2 ? least2 : least3;
+  if (le32(h + H(clock)) != 1 || le32(h + H(ntypes)) != NTYPES ||
+      le32(h + H(name_size)) != sizeof(struct os_file_name) ||
+      nnames > MAX_NAMES || hsize < H_FIXED + nnames * (4 + NAME) ||
       hsize > H_FIXED + MAX_NAMES * (4 + NAME) + 8 ||
-      stamp(h + H_START, &os->start) != 0) {
+      stamp(h + H(start), &os->start) != 0) {
     snprintf(err, errlen, "%s: a bad header (its clock, size table or "
              "names; byte offset 8 to %u)", path, (unsigned)H_FIXED);
     return -1;
   }
   for (t = 0; t < NTYPES; t++) {
-    uint32_t s = le32(h + H_TYPES + 4 * t);
-    if (s > MAX_RECORD || (s && s < COMMON) || (t <= T_END && t && s < least[t])) {
+    uint32_t s = le32(h + H(size) + 4 * t);
+    if (s > MAX_RECORD || (s && s < COMMON) ||
+        (t < OS_EV_TYPES && least[t] && s < least[t])) {
       snprintf(err, errlen, "%s: a bad header: records of type %u said to "
                "be %lu bytes (byte offset %u)", path, (unsigned)t,
-               (unsigned long)s, (unsigned)(H_TYPES + 4 * t));
+               (unsigned long)s, (unsigned)(H(size) + 4 * t));
       return -1;
     }
     l->size[t] = s;
@@ -113,7 +123,7 @@ static int read_header(ips_os_t *os, FILE *f, const unsigned char *h,
   else
     rc = 0;
   free(rest);
-  wall = (int64_t)le64(h + H_WALL);
+  wall = (int64_t)le64(h + H(start_wall_ns));
   if (rc == 0 && wall > 0)
     os->wall_minus_mono = wall - os->start;
   return rc;
@@ -133,72 +143,138 @@ static void name_of(const ips_os_t *os, int32_t nr, char *out, size_t n) {
   snprintf(out, n, "#%ld", (long)nr);
 }
 
-/* One record of type t (r, its size bytes): 0, 1 (bad), or a negative
+/* Where a frame side's fields are, in each version (version 3's last
+ * return is the record's ts, its len 4 bytes). */
+static const struct {
+  size_t pipe, len, len_size, write, tag, enter, last_enter, last_ret;
+} frame_at[2] = {
+    {OS_AT(frame_v2, pipe), OS_AT(frame_v2, len), 8, OS_AT(frame_v2, write),
+     OS_AT(frame_v2, tag), OS_AT(frame_v2, first_enter),
+     OS_AT(frame_v2, last_enter), OS_AT(frame_v2, last_exit)},
+    {OS_AT(frame, pipe), OS_AT(frame, len), 4, OS_AT(frame, write),
+     OS_AT(frame, tag), OS_AT(frame, first_enter), OS_AT(frame, last_enter),
+     16}};
+
+/* One frame side (r, of a version v file): 0, 1 (bad), or a negative
  * code. */
-static int decode(ips_os_t *os, uint32_t t, const unsigned char *r,
-                  uint32_t size) {
-  const unsigned char *u = r + COMMON;
-  int64_t v;
-  if (t == T_FRAME) {
-    ips__os_side_t s;
-    memset(&s, 0, sizeof s);
-    s.pid = le32(r + 4);
-    s.tid = le32(r + 8);
-    s.pipe = le64(u);
-    s.len = le64(u + 8);
-    s.write = u[56];
-    s.tag = u[57];
-    if (s.write > 1 || s.len >= (uint64_t)IPS_STAMP_LIMIT ||
-        stamp(u + 16, &s.enter) || stamp(u + 32, &s.last_enter) ||
-        stamp(u + 40, &s.last_ret))
+static int decode_frame(ips_os_t *os, uint32_t v, const unsigned char *r) {
+  ips__os_side_t s;
+  int k = v == 2 ? 0 : 1;
+  memset(&s, 0, sizeof s);
+  s.pid = le32(r + 4);
+  s.tid = le32(r + 8);
+  s.pipe = le64(r + frame_at[k].pipe);
+  s.len = frame_at[k].len_size == 8 ? le64(r + frame_at[k].len)
+                                    : le32(r + frame_at[k].len);
+  s.write = r[frame_at[k].write];
+  s.tag = r[frame_at[k].tag];
+  if (stamp(r + frame_at[k].enter, &s.enter) ||
+      stamp(r + frame_at[k].last_enter, &s.last_enter) ||
+      stamp(r + frame_at[k].last_ret, &s.last_ret))
+    return 1;
+  if (s.write > 1 || s.len >= (uint64_t)IPS_STAMP_LIMIT)
+    return 1;
+  return ips__os_add_side(os, &s);
+}
+
+/* One wait (r, size bytes, of a version v file): 0, 1, or a negative
+ * code. */
+static int decode_wait(ips_os_t *os, uint32_t v, const unsigned char *r,
+                       uint32_t size) {
+  ips__os_wait_t w;
+  uint32_t why;
+  int32_t sc;
+  memset(&w, 0, sizeof w);
+  w.tid = le32(r + 8);
+  if (v == 2) {
+    why = le32(r + OS_AT(wait_v2, why));
+    sc = (int32_t)le32(r + OS_AT(wait_v2, sc));
+    if (stamp(r + OS_AT(wait_v2, off), &w.off) ||
+        stamp(r + OS_AT(wait_v2, wake), &w.wake) ||
+        stamp(r + OS_AT(wait_v2, on), &w.on))
       return 1;
-    return ips__os_add_side(os, &s);
-  }
-  if (t == T_WAIT) {
-    ips__os_wait_t w;
-    uint32_t why = le32(u + 28); /* unsigned: 0xffffffff is no reason */
-    int32_t nr = (int32_t)le32(u + 24); /* signed: -1 outside any */
-    memset(&w, 0, sizeof w);
-    w.tid = le32(r + 8);
-    w.why = (int)why;
-    if (why > 2 || nr < -1 || stamp(u, &w.off) || stamp(u + 8, &w.wake) ||
-        stamp(u + 16, &w.on))
-      return 1;
-    if (size >= COMMON + 40) { /* recorded since the wait carried it */
-      w.maj_flt = le64(u + 32);
+    if (size >= OS_PART(wait_v2)) { /* recorded since the wait carried it */
+      w.maj_flt = le64(r + OS_AT(wait_v2, maj_flt));
       w.has_maj = 1;
     }
-    name_of(os, nr, w.sc, sizeof w.sc);
-    return ips__os_add_wait(os, &w);
+  } else {
+    why = le32(r + OS_AT(wait, why));
+    sc = (int32_t)le32(r + OS_AT(wait, sc));
+    if (stamp(r + OS_AT(wait, off), &w.off) ||
+        stamp(r + OS_AT(wait, wake), &w.wake) || stamp(r + 16, &w.on))
+      return 1;
+    w.maj_flt = le64(r + OS_AT(wait, maj_flt));
+    w.has_maj = 1;
+    w.runtime = le64(r + OS_AT(wait, runtime));
+    w.steal_off = le64(r + OS_AT(wait, steal_off));
+    w.steal_on = le64(r + OS_AT(wait, steal_on));
+    w.has_run = 1;
+    w.waker = le32(r + OS_AT(wait, waker));
+    w.took = le32(r + OS_AT(wait, took));
+    w.left = le32(r + OS_AT(wait, left));
   }
-  if (t == T_EXEC) {
+  /* Each field as the type it is: the reason unsigned (0xffffffff is no
+   * reason, not -1), the system call signed and -1 at the least. */
+  if (why > 2 || sc < -1)
+    return 1;
+  w.why = (int)why;
+  name_of(os, sc, w.sc, sizeof w.sc);
+  return ips__os_add_wait(os, &w);
+}
+
+/* A thread's name (a version 3 task record). */
+static int decode_task(ips_os_t *os, const unsigned char *r) {
+  char comm[OS_COMM + 1];
+  size_t k;
+  memcpy(comm, r + OS_AT(task, comm), OS_COMM);
+  comm[OS_COMM] = '\0';
+  for (k = 0; comm[k]; k++) /* a name, shown as it is: printable only */
+    if ((unsigned char)comm[k] < 0x20 || (unsigned char)comm[k] >= 0x7f)
+      comm[k] = '?';
+  return ips__os_add_task(os, le32(r + 8), le32(r + 4), comm);
+}
+
+/* One record of type t (r, its size bytes) of a version v file: 0, 1
+ * (bad), or a negative code. */
+static int decode(ips_os_t *os, uint32_t v, uint32_t t,
+                  const unsigned char *r, uint32_t size) {
+  int64_t n;
+  if (t == OS_EV_FRAME)
+    return decode_frame(os, v, r);
+  if (t == OS_EV_WAIT)
+    return decode_wait(os, v, r, size);
+  if (t == OS_EV_TASK && v >= 3)
+    return decode_task(os, r);
+  if (t == OS_EV_EXEC) {
     /* The arguments, each NUL-terminated, within len (at most the 256
      * bytes kept). */
     char args[257];
-    uint32_t len = le32(u + 4);
+    uint32_t len = le32(r + OS_AT(exec, len));
     int64_t ns;
     os->info.procs++;
-    if (len > 256 || stamp(r + 16, &ns))
+    if (len > OS_ARGS || stamp(r + 16, &ns))
       return 1;
-    memcpy(args, u + 8, len);
+    memcpy(args, r + OS_AT(exec, args), len);
     args[len] = 0;
-    return ips__os_add_exec(os, ns, le32(r + 4), le32(u), args, len);
+    return ips__os_add_exec(os, ns, le32(r + 4), le32(r + OS_AT(exec, ppid)),
+                            args, len);
   }
-  if (t == T_LOST) {
-    if (stamp(u, &v))
+  if (t == OS_EV_LOST) {
+    if (stamp(r + OS_AT(lost, n), &n))
       return 1;
-    os->info.lost = (uint64_t)v;
-  } else if (t == T_END) {
+    os->info.lost = (uint64_t)n;
+  } else if (t == OS_EV_END) {
     int64_t end;
-    if (stamp(r + 16, &end) || stamp(u + 8, &v))
+    if (stamp(r + 16, &end) || stamp(r + OS_AT(end, lost), &n))
       return 1;
     os->end = end;
-    os->info.lost = (uint64_t)v;
+    os->info.lost = (uint64_t)n;
     os->info.ended = 1;
-  } else if (t == T_EXIT) {
-    if (stamp(r + 16, &v))
+  } else if (t == OS_EV_EXIT) {
+    if (stamp(r + 16, &n))
       return 1;
-    return ips__os_add_exit(os, v, le32(r + 4), (int)le32(u));
+    return ips__os_add_exit(os, n, le32(r + 4),
+                            (int)le32(r + OS_AT(exit, code)));
   } /* fork and types a later version adds: nothing to keep */
   return 0;
 }
@@ -216,7 +292,7 @@ int ips__os_read_bin(ips_os_t *os, FILE *f, const unsigned char *h,
   uint64_t at;
   if (read_header(os, f, h, &l, path, err, errlen) != 0)
     return -EINVAL;
-  at = le32(h + H_SIZE);
+  at = le32(h + H(header_size));
   for (;;) {
     size_t got = fread(r, 1, 4, f);
     uint32_t t, size;
@@ -232,7 +308,7 @@ int ips__os_read_bin(ips_os_t *os, FILE *f, const unsigned char *h,
       break;
     }
     os->at = (int64_t)at;
-    if ((rc = decode(os, t, r, size)) < 0) {
+    if ((rc = decode(os, l.version, t, r, size)) < 0) {
       snprintf(err, errlen, "%s: byte offset %llu: %s", path,
                (unsigned long long)at,
                rc == -E2BIG ? "more records than ipcstamp reads from one "

@@ -92,6 +92,8 @@ void ips__os_account(ips_analysis_t *a, ips_delivery_t *dv) {
   ips_sum_add(&t->pipe_before_write, s->pipe_before_write);
   ips_sum_add(&t->pipe_write, s->pipe_write);
   ips_sum_add(&t->pipe_in_pipe, s->pipe_in_pipe);
+  ips_sum_add(&t->pipe_sleep, s->pipe_sleep);
+  ips_sum_add(&t->pipe_page_fault, s->pipe_page_fault);
   ips_sum_add(&t->pipe_cpu_wait, s->pipe_cpu_wait);
   ips_sum_add(&t->pipe_reader, s->pipe_reader);
   ips_sum_add(&t->pipe_not_measured, s->pipe_not_measured);

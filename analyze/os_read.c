@@ -89,6 +89,17 @@ static int read_wait(ips_os_t *os, yajl_val o) {
     w.maj_flt = (uint64_t)m;
     w.has_maj = 1;
   }
+  if (field(o, "runtime")) { /* since the collector's version 3 */
+    int64_t rt, so, sn;
+    if (get_id(o, "runtime", &rt) || get_id(o, "steal_off", &so) ||
+        get_id(o, "steal_on", &sn) || get_u32(o, "waker", &w.waker) ||
+        get_u32(o, "took", &w.took) || get_u32(o, "left", &w.left))
+      return 1;
+    w.runtime = (uint64_t)rt;
+    w.steal_off = (uint64_t)so;
+    w.steal_on = (uint64_t)sn;
+    w.has_run = 1;
+  }
   if (!strcmp(wy, "cpu")) w.why = 0;
   else if (!strcmp(wy, "sleep")) w.why = 1;
   else if (!strcmp(wy, "disk")) w.why = 2;
@@ -159,6 +170,20 @@ static int read_record(ips_os_t *os, yajl_val o) {
     return read_wait(os, o);
   if (!strcmp(type, "exec"))
     return read_exec(os, o);
+  if (!strcmp(type, "task")) {
+    yajl_val comm = field(o, "comm");
+    uint32_t tid, pid;
+    char name[OS_COMM + 1];
+    size_t i;
+    if (get_u32(o, "tid", &tid) || get_u32(o, "pid", &pid) ||
+        !YAJL_IS_STRING(comm))
+      return 1;
+    snprintf(name, sizeof name, "%s", YAJL_GET_STRING(comm));
+    for (i = 0; name[i]; i++) /* printable only */
+      if ((unsigned char)name[i] < 0x20 || (unsigned char)name[i] >= 0x7f)
+        name[i] = '?';
+    return ips__os_add_task(os, tid, pid, name);
+  }
   if (!strcmp(type, "exit"))
     return read_exit(os, o);
   if (!strcmp(type, "lost")) {
@@ -184,15 +209,17 @@ static int read_header(ips_os_t *os, const char *line, const char *path,
       !YAJL_IS_INTEGER(v))
     snprintf(err, errlen, "%s: not a recording of ipcstamp record (its "
                           "first line has no \"ipcstamp_os\")", path);
-  else if (YAJL_GET_INTEGER(v) == 2)
-    snprintf(err, errlen, "%s: JSON lines that say format version 2: a "
+  else if (YAJL_GET_INTEGER(v) == 2 || YAJL_GET_INTEGER(v) == 3)
+    snprintf(err, errlen, "%s: JSON lines that say format version %lld: a "
                           "recording in JSON lines must be version 1 "
-                          "(version 2 is binary, beginning with the bytes "
-                          "\\x89IPS-OS)", path);
+                          "(version 2 is binary, and so is 3, each beginning "
+                          "with the bytes \\x89IPS-OS)", path,
+             YAJL_GET_INTEGER(v));
   else if (YAJL_GET_INTEGER(v) != OS_FORMAT)
     snprintf(err, errlen, "%s: format version %lld of ipcstamp record, "
                           "this ipcstamp reads version 1 (JSON lines) and "
-                          "version 2 (binary)", path, YAJL_GET_INTEGER(v));
+                          "versions 2 and 3 (binary)", path,
+             YAJL_GET_INTEGER(v));
   else if (get_int(o, "start", &os->start))
     snprintf(err, errlen, "%s: line 1: no \"start\"", path);
   else
@@ -264,14 +291,14 @@ static int read_any(ips_os_t *os, FILE *f, const char *path, char *err,
     snprintf(err, errlen, "%s: empty, not a recording", path);
     return -EINVAL;
   }
-  if (c != (unsigned char)IPS__OS_BIN_MAGIC[0]) {
+  if (c != (unsigned char)OS_FILE_MAGIC[0]) {
     ungetc(c, f);
     return read_json(os, f, path, err, errlen);
   }
   h[0] = (unsigned char)c;
   os->bin = 1;
   n = 1 + fread(h + 1, 1, sizeof h - 1, f);
-  if (n < 8 || memcmp(h, IPS__OS_BIN_MAGIC, 8) != 0) {
+  if (n < 8 || memcmp(h, OS_FILE_MAGIC, 8) != 0) {
     snprintf(err, errlen, "%s: not a recording of ipcstamp record (neither "
                           "its magic nor a JSON line)", path);
     return -EINVAL;
@@ -322,6 +349,7 @@ void ips_os_free(ips_os_t *os) {
   free(os->sides);
   free(os->waits);
   free(os->procs);
+  free(os->tasks);
   free(os->launches);
   free(os->exits);
   free(os->names);

@@ -42,6 +42,11 @@ static int by_vat_ns(const void *x, const void *y) {
   return a->ns < b->ns ? -1 : a->ns > b->ns;
 }
 
+static int by_tid(const void *x, const void *y) {
+  const ips__os_task_t *a = x, *b = y;
+  return a->tid < b->tid ? -1 : a->tid > b->tid;
+}
+
 static int by_tid_on(const void *x, const void *y) {
   const ips__os_wait_t *a = x, *b = y;
   if (a->tid != b->tid)
@@ -122,6 +127,8 @@ int ips__os_index(ips_os_t *os) {
   count_faults(os);
   if (os->nprocs)
     qsort(os->procs, os->nprocs, sizeof *os->procs, by_vat_ns);
+  if (os->ntasks)
+    qsort(os->tasks, os->ntasks, sizeof *os->tasks, by_tid);
   os->info.frames = os->nframes;
   os->info.waits = os->nwaits;
   if (!os->info.ended) { /* cut short: it covers what it has */
@@ -176,6 +183,90 @@ static int sc_sync(const char *sc) {
   return 0;
 }
 
+/* The scheduler's charge and the hypervisor's steal over one run of a
+ * thread: from wait p's end to wait n's start (n the next wait of the same
+ * thread, recorded with the run time and steal clocks).  0, or -1 when
+ * the records cannot say (an event lost between them, a counter gone
+ * backwards, a charge far beyond the run: the run is then all on_cpu). */
+static int run_charge(const ips__os_wait_t *p, const ips__os_wait_t *n,
+                      int64_t *charged, int64_t *steal) {
+  int64_t wall = n->off - p->on;
+  uint64_t c, st = 0;
+  if (!p->has_run || !n->has_run || wall <= 0 || n->runtime < p->runtime)
+    return -1;
+  c = n->runtime - p->runtime;
+  if (n->steal_off >= p->steal_on)
+    st = n->steal_off - p->steal_on;
+  /* Two clocks read at nearly the same instants: beyond twice the run
+   * and a millisecond they are not of this run. */
+  if (c > 2 * (uint64_t)wall + 1000000 || st > (uint64_t)wall)
+    return -1;
+  *charged = (int64_t)c;
+  *steal = (int64_t)st;
+  return 0;
+}
+
+/* Thread tid's running time over [a, b] (on_cpu: the time not in its
+ * waits, ran), split by the scheduler's own count: what it charged to the
+ * thread (its CPU clock: on_cpu), what the hypervisor stole from the CPU
+ * meanwhile (steal), and the rest of the time it held the CPU (uncharged:
+ * negative when the kernel charged the run more than the switches show).
+ * A run partly inside [a, b] gives its charge and steal in proportion. */
+static void run_split(const ips_os_t *os, uint32_t tid, int64_t a, int64_t b,
+                      int64_t on_cpu, ips_os_time_t *t) {
+  size_t k = first_wait(os, tid, a);
+  int64_t known = 0;
+  if (k > 0 && os->waits[k - 1].tid == tid)
+    k--; /* the run going on at a */
+  for (; k + 1 < os->nwaits; k++) {
+    const ips__os_wait_t *p = &os->waits[k], *n = &os->waits[k + 1];
+    int64_t ov, c, st, wall;
+    if (p->tid != tid || n->tid != tid || p->on >= b)
+      break;
+    ov = overlap(p->on, n->off, a, b);
+    if (!ov || run_charge(p, n, &c, &st) != 0)
+      continue;
+    wall = n->off - p->on;
+    if (ov < wall) { /* in proportion: within int64 as doubles */
+      c = (int64_t)((double)c * (double)ov / (double)wall);
+      st = (int64_t)((double)st * (double)ov / (double)wall);
+    }
+    t->on_cpu += c;
+    t->steal += st;
+    t->uncharged += ov - c - st;
+    known += ov;
+  }
+  t->on_cpu += on_cpu - known;
+}
+
+/* The name a wait's CPU holder is counted under: "comm:pid" (a name
+ * without spaces or '=': a CSV cell lists them as "name=ns"), "(idle)"
+ * for none, "#tid" when the recording does not name it. */
+static void holder_name(const ips_os_t *os, uint32_t tid, char out[24]) {
+  size_t lo = 0, hi = os->ntasks, i;
+  if (!tid) {
+    snprintf(out, 24, "(idle)");
+    return;
+  }
+  while (lo < hi) {
+    size_t mid = lo + (hi - lo) / 2;
+    if (os->tasks[mid].tid < tid) lo = mid + 1;
+    else hi = mid;
+  }
+  if (lo == os->ntasks || os->tasks[lo].tid != tid) {
+    snprintf(out, 24, "#%lu", (unsigned long)tid);
+    return;
+  }
+  { /* the pid whole, the name cut to fit: 24 bytes in all */
+    char pid[16];
+    int n = snprintf(pid, sizeof pid, ":%lu", (unsigned long)os->tasks[lo].pid);
+    snprintf(out, 24, "%.*s%s", 23 - n, os->tasks[lo].comm, pid);
+  }
+  for (i = 0; out[i]; i++)
+    if (out[i] == ' ' || out[i] == '=')
+      out[i] = '_';
+}
+
 /* Thread tid's time over [a, b] into t. */
 static void thread_split(const ips_os_t *os, uint32_t tid, int64_t a,
                          int64_t b, ips_os_time_t *t) {
@@ -194,6 +285,11 @@ static void thread_split(const ips_os_t *os, uint32_t tid, int64_t a,
     sl = overlap(w->off, slept, a, b);
     cw = overlap(slept, w->on, a, b);
     t->cpu_wait += cw;
+    if (cw && w->has_run) { /* who had the CPU meanwhile (version 3) */
+      char who[24];
+      holder_name(os, w->why == 0 ? w->took : w->left, who);
+      ips__os_by_add(t->cpu_wait_by, who, cw);
+    }
     if (w->off >= a) /* a wait's faults go where it began: counted once */
       t->major_faults += w->faults;
     if ((w->why == 2 && w->sc[0]) ||
@@ -208,7 +304,7 @@ static void thread_split(const ips_os_t *os, uint32_t tid, int64_t a,
     }
     off += sl + cw;
   }
-  t->on_cpu += (b - a) - off;
+  run_split(os, tid, a, b, (b - a) - off, t);
 }
 
 /* The worker of vat (SwingSet names it in the worker's first argument,
@@ -262,6 +358,37 @@ static int64_t clamp(int64_t v, int64_t lo, int64_t hi) {
   return v < lo ? lo : v > hi ? hi : v;
 }
 
+/* The reader's time over [x, y] of the pipe's stretch (the bytes
+ * written, the reader not yet woken for them), by its own waits there:
+ * asleep since before the bytes came — in its read, or its poll — is
+ * the pipe's (in_pipe); a sleep it began after them was for something
+ * else (sleep), uninterruptible ones are faults or the disk (page_fault),
+ * runnable ones are waiting for a CPU; the rest it ran (its own code,
+ * with the bytes waiting: reader). */
+static void reader_stretch(const ips_os_t *os, uint32_t tid, int64_t x,
+                           int64_t y, ips_os_split_t *out) {
+  int64_t waited = 0;
+  size_t i;
+  for (i = first_wait(os, tid, x); i < os->nwaits && x < y; i++) {
+    const ips__os_wait_t *w = &os->waits[i];
+    int64_t slept, sl, cw;
+    if (w->tid != tid || w->off >= y)
+      break;
+    slept = w->why == 0 ? w->off : w->wake ? w->wake : w->on;
+    sl = overlap(w->off, slept, x, y);
+    cw = overlap(slept, w->on, x, y);
+    out->pipe_cpu_wait += cw;
+    if (w->why == 2)
+      out->pipe_page_fault += sl;
+    else if (w->off < x)
+      out->pipe_in_pipe += sl;
+    else
+      out->pipe_sleep += sl;
+    waited += sl + cw;
+  }
+  out->pipe_reader += (y - x) - waited;
+}
+
 /* Segment [a, b] of the pipe, carried by frame f, into out. */
 static void pipe_split(const ips_os_t *os, const ips__os_frame_t *f,
                        int64_t a, int64_t b, ips_os_split_t *out) {
@@ -283,7 +410,7 @@ static void pipe_split(const ips_os_t *os, const ips__os_frame_t *f,
   p4 = clamp(on, p3, b);
   out->pipe_before_write += p1 - a;
   out->pipe_write += p2 - p1;
-  out->pipe_in_pipe += p3 - p2;
+  reader_stretch(os, f->rtid, p2, p3, out);
   out->pipe_cpu_wait += p4 - p3;
   out->pipe_reader += b - p4;
 }

@@ -7,6 +7,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -70,6 +71,19 @@ int ips__os_add_wait(ips_os_t *os, const ips__os_wait_t *w) {
   return 0;
 }
 
+int ips__os_add_task(ips_os_t *os, uint32_t tid, uint32_t pid,
+                     const char *comm) {
+  ips__os_task_t t;
+  int rc;
+  memset(&t, 0, sizeof t);
+  t.tid = tid;
+  t.pid = pid;
+  snprintf(t.comm, sizeof t.comm, "%s", comm);
+  if ((rc = grow((void **)&os->tasks, os->ntasks, &os->captasks, sizeof t)))
+    return rc;
+  os->tasks[os->ntasks++] = t;
+  return 0;
+}
 
 int ips__os_add_exec(ips_os_t *os, int64_t ns, uint32_t pid, uint32_t ppid,
                      const char *args, size_t len) {

@@ -5,7 +5,8 @@
 # then makes the skeleton os.skel.h that the loader includes.  Without
 # libbpf, bpftool or clang (configure says which), none of this is built
 # and `ipcstamp record` says so.
-noinst_HEADERS += record/record.h record/os_event.h record/always.h
+noinst_HEADERS += record/record.h record/os_event.h record/always.h \
+	proto/os-format.h
 tools_ipcstamp_SOURCES += tools/cmd_record.c
 tools_ipcstamp_CPPFLAGS += -I$(top_srcdir)/record
 EXTRA_DIST += record/os.bpf.c record/os_frame.bpf.h
@@ -23,9 +24,9 @@ record/vmlinux.h:
 	$(AM_V_GEN)$(MKDIR_P) record && \
 	$(BPFTOOL) btf dump file /sys/kernel/btf/vmlinux format c >$@.tmp && \
 	mv $@.tmp $@
-record/os.bpf.o: record/os.bpf.c record/os_frame.bpf.h record/os_event.h record/vmlinux.h
+record/os.bpf.o: record/os.bpf.c record/os_frame.bpf.h record/os_event.h proto/os-format.h record/vmlinux.h
 	$(AM_V_GEN)$(BPF_CLANG) -g -O2 -target bpf -D__TARGET_ARCH_$(BPF_ARCH) \
-		-I$(top_builddir)/record -I$(top_srcdir)/record \
+		-I$(top_builddir)/record -I$(top_srcdir)/record -I$(top_srcdir)/proto \
 		-c $(srcdir)/record/os.bpf.c -o $@
 record/os.skel.h: record/os.bpf.o
 	$(AM_V_GEN)$(BPFTOOL) gen skeleton record/os.bpf.o name os >$@.tmp && \

@@ -25,7 +25,7 @@
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_tracing.h>
 
-#include "os_event.h"
+#include "os-format.h"
 
 char LICENSE[] SEC("license") = "GPL";
 
@@ -74,8 +74,11 @@ struct thread {
   u64 fd, buf, cnt;      /* read/write's arguments */
   u64 off, wake;         /* off its CPU since; woken at (0: not yet) */
   u64 maj_flt;           /* its major page faults when it left its CPU */
+  u64 runtime;           /* ... its se.sum_exec_runtime then */
+  u64 steal;             /* ... the CPU's steal clock then */
   int sc;                /* the system call it left its CPU in */
   u32 why;               /* OS_WAIT_* */
+  u32 waker, took;       /* who woke it; who took its CPU (preempted) */
   u8 io, offcpu;
 };
 struct {
@@ -84,6 +87,14 @@ struct {
   __type(key, int);
   __type(value, struct thread);
 } threads SEC(".maps");
+
+/* Threads whose name was written (an OS_EV_TASK record): tid -> 1. */
+struct {
+  __uint(type, BPF_MAP_TYPE_LRU_HASH);
+  __uint(max_entries, 16384);
+  __type(key, u32);
+  __type(value, u8);
+} named SEC(".maps");
 
 /* The framing of one side of one pipe. */
 enum { PH_HDR, PH_TAG, PH_BODY, PH_UNSYNC };
@@ -121,7 +132,7 @@ static __always_inline int is_traced(u32 tgid) {
  * the struct).  ts: when it happened, where the program has read the clock
  * already (a frame's last call's return, a wait's end), else 0: now. */
 #define RESERVE(type, tgid, tid, part, ts) \
-  reserve(type, tgid, tid, offsetof(struct os_event, u) + sizeof(((struct os_event *)0)->u.part), ts)
+  reserve(type, tgid, tid, OS_PART(part), ts)
 
 static __always_inline struct os_event *reserve(u32 type, u32 tgid, u32 tid,
                                                 u64 size, u64 ts) {
@@ -154,11 +165,10 @@ static __always_inline void emit_frame(struct stream *s, const struct io *io) {
   if (!e)
     return;
   e->u.frame.pipe = io->ino;
-  e->u.frame.len = s->len;
+  e->u.frame.len = (u32)s->len; /* at most 9 digits */
   e->u.frame.first_enter = s->first_enter;
   e->u.frame.first_exit = s->first_exit;
-  e->u.frame.last_enter = io->enter;
-  e->u.frame.last_exit = io->exit;
+  e->u.frame.last_enter = io->enter; /* the last call's return: e->ts */
   e->u.frame.fd = io->fd;
   e->u.frame.calls = s->calls;
   e->u.frame.write = io->write;
@@ -323,6 +333,40 @@ int BPF_PROG(on_exit, struct pt_regs *regs, long ret) {
   return 0;
 }
 
+/* The steal clock of the run queue of p's CPU (p leaving it or coming
+ * onto it): what the hypervisor took of that CPU so far, as the scheduler
+ * last read it; 0 on a kernel built without steal time accounting.  The
+ * run queue is reached through p's own fair-class queue: the per-CPU
+ * `runqueues` is not in every kernel's symbol table (without
+ * CONFIG_KALLSYMS_ALL, ksyms of data cannot be resolved). */
+static __always_inline u64 steal_of(struct task_struct *p) {
+  struct cfs_rq *cq = BPF_CORE_READ(p, se.cfs_rq);
+  struct rq *rq;
+  if (!cq || !bpf_core_field_exists(rq->prev_steal_time_rq))
+    return 0;
+  if (bpf_core_field_exists(cq->rq)) /* CONFIG_FAIR_GROUP_SCHED */
+    rq = BPF_CORE_READ(cq, rq);
+  else /* the CPU's own queue, inside its rq */
+    rq = (struct rq *)((char *)cq - bpf_core_field_offset(struct rq, cfs));
+  return rq ? BPF_CORE_READ(rq, prev_steal_time_rq) : 0;
+}
+
+/* The name of thread p, once (an OS_EV_TASK record), for a wait that
+ * names it (took, left): a record per thread, not 16 bytes per wait. */
+static __always_inline void name_task(struct task_struct *p) {
+  u32 tid = p->pid;
+  u8 one = 1;
+  struct os_event *e;
+  if (!tid || bpf_map_lookup_elem(&named, &tid))
+    return;
+  bpf_map_update_elem(&named, &tid, &one, BPF_ANY);
+  e = RESERVE(OS_EV_TASK, p->tgid, tid, task, 0);
+  if (!e)
+    return;
+  __builtin_memcpy(e->u.task.comm, p->comm, OS_COMM);
+  submit(e);
+}
+
 SEC("tp_btf/sched_switch")
 int BPF_PROG(on_switch, bool preempt, struct task_struct *prev,
              struct task_struct *next, unsigned int prev_state) {
@@ -333,11 +377,21 @@ int BPF_PROG(on_switch, bool preempt, struct task_struct *prev,
   if ((t = bpf_task_storage_get(&threads, prev, 0, 0)) && t->io) {
     t->off = now;
     t->wake = 0;
+    t->waker = 0;
     t->sc = t->nr >= 0 ? (int)t->nr : -1;
     t->why = (prev_state & 0xff) == 0 ? OS_WAIT_CPU
              : (prev_state & 2)       ? OS_WAIT_DISK
                                       : OS_WAIT_SLEEP;
-    t->maj_flt = prev->maj_flt; /* a BTF-typed load: no helper call */
+    /* BTF-typed loads: no helper call.  The scheduler charged prev's run
+     * before this tracepoint (put_prev_task), so runtime is up to date. */
+    t->maj_flt = prev->maj_flt;
+    t->runtime = prev->se.sum_exec_runtime;
+    t->steal = steal_of(prev);
+    t->took = 0;
+    if (t->why == OS_WAIT_CPU) {
+      t->took = next->pid;
+      name_task(next);
+    }
     t->offcpu = 1;
   }
   if ((t = bpf_task_storage_get(&threads, next, 0, 0)) && t->offcpu) {
@@ -345,12 +399,19 @@ int BPF_PROG(on_switch, bool preempt, struct task_struct *prev,
     if (e) {
       e->u.wait.off = t->off;
       e->u.wait.wake = t->wake;
-      e->u.wait.on = now;
+      e->u.wait.maj_flt = t->maj_flt;
+      e->u.wait.runtime = t->runtime;
+      e->u.wait.steal_off = t->steal;
+      e->u.wait.steal_on = steal_of(next);
       e->u.wait.sc = t->sc;
       e->u.wait.why = t->why;
-      e->u.wait.maj_flt = t->maj_flt;
+      e->u.wait.waker = t->waker;
+      e->u.wait.took = t->took;
+      e->u.wait.left = prev->pid;
+      e->u.wait.cpu = bpf_get_smp_processor_id();
       submit(e);
     }
+    name_task(prev);
     t->offcpu = 0;
   }
   return 0;
@@ -361,8 +422,12 @@ static __always_inline void woken(struct task_struct *p) {
   if (floor_only)
     return;
   t = bpf_task_storage_get(&threads, p, 0, 0);
-  if (t && t->offcpu && !t->wake)
+  if (t && t->offcpu && !t->wake) {
     t->wake = bpf_ktime_get_ns();
+    /* The waker is the thread running here (in an interrupt, whichever
+     * thread it interrupted). */
+    t->waker = (u32)bpf_get_current_pid_tgid();
+  }
 }
 
 SEC("tp_btf/sched_wakeup")

@@ -71,6 +71,11 @@ static int header_step(u32 j, struct hstep *x) {
     s->tag = c;
     if (hl > OS_HEAD)
       hl = OS_HEAD;
+    /* Only the frame's own bytes: a short frame's head stops at its
+     * payload's end (the call's next bytes are the comma and the next
+     * frame, or nothing the frame holds). */
+    if (hl > s->len - 1)
+      hl = s->len - 1;
     __builtin_memset(s->head, 0, sizeof s->head);
     /* The head is in b already, whole: b holds min(32, the call's bytes
      * from the header on), and the tag is at most its 16th byte. */
@@ -136,7 +141,11 @@ static int feed_step(u32 i, struct fstep *x) {
   if (s->phase == PH_BODY) {
     u64 avail = n - off;
     char c = 0;
-    if (s->head_len < OS_HEAD && s->remaining > 1)
+    /* The piece starts where the head stops (its payload byte
+     * len - remaining is the head's next): a head cut short by its call's
+     * end goes on here, never one cut short by the frame's own end. */
+    if (s->head_len < OS_HEAD && s->remaining > 1 &&
+        s->len - s->remaining == s->head_len)
       head_more(s, x->buf + off, avail);
     if (s->remaining > avail) {
       s->remaining -= avail;

@@ -149,7 +149,7 @@ static void write_frame(FILE *f, const struct os_event *e) {
   put_u(&l, ",\"enter\":", e->u.frame.first_enter);
   put_u(&l, ",\"ret\":", e->u.frame.first_exit);
   put_u(&l, ",\"last_enter\":", e->u.frame.last_enter);
-  put_u(&l, ",\"last_ret\":", e->u.frame.last_exit);
+  put_u(&l, ",\"last_ret\":", e->ts);
   put_u(&l, ",\"calls\":", e->u.frame.calls);
   put(&l, "}\n");
   fwrite(l.b, 1, l.n, f);
@@ -164,11 +164,18 @@ static void write_wait(FILE *f, const struct os_event *e) {
   put_u(&l, ",\"tid\":", e->tid);
   put_u(&l, ",\"off\":", e->u.wait.off);
   put_u(&l, ",\"wake\":", e->u.wait.wake);
-  put_u(&l, ",\"on\":", e->u.wait.on);
+  put_u(&l, ",\"on\":", e->ts);
   put(&l, ",\"why\":\"");
   put(&l, why[e->u.wait.why <= OS_WAIT_DISK ? e->u.wait.why : OS_WAIT_SLEEP]);
   put_i(&l, "\",\"nr\":", e->u.wait.sc);
   put_u(&l, ",\"maj_flt\":", e->u.wait.maj_flt);
+  put_u(&l, ",\"runtime\":", e->u.wait.runtime);
+  put_u(&l, ",\"steal_off\":", e->u.wait.steal_off);
+  put_u(&l, ",\"steal_on\":", e->u.wait.steal_on);
+  put_u(&l, ",\"waker\":", e->u.wait.waker);
+  put_u(&l, ",\"took\":", e->u.wait.took);
+  put_u(&l, ",\"left\":", e->u.wait.left);
+  put_u(&l, ",\"cpu\":", e->u.wait.cpu);
   if (sc) {
     put(&l, ",\"sc\":\"");
     put(&l, sc);
@@ -201,6 +208,13 @@ void rec_write_event(FILE *f, const struct os_event *e) {
     case OS_EV_WAIT:
       write_wait(f, e);
       break;
+    case OS_EV_TASK:
+      fprintf(f, "{\"t\":\"task\",\"pid\":%u,\"tid\":%u,\"comm\":",
+              e->tgid, e->tid);
+      json_bytes(f, (const unsigned char *)e->u.task.comm,
+                 strnlen(e->u.task.comm, OS_COMM));
+      fputs("}\n", f);
+      break;
     case OS_EV_LOST:
       fprintf(f, "{\"t\":\"lost\",\"n\":%llu}\n", e->u.lost.n);
       break;
@@ -229,15 +243,9 @@ void rec_write_header(FILE *f, unsigned long long start, long long wall,
     fprintf(f, "\"follow\":\"pid\",\"pid\":%ld}\n", pid);
 }
 
-/* Each type's part of the union, as the kernel reserves it (os.bpf.c's
- * RESERVE) and as the file pads it: to 8 bytes. */
-#define PART(part) (offsetof(struct os_event, u) + sizeof(((struct os_event *)0)->u.part))
-#define PAD8(n) (((n) + 7) / 8 * 8)
-static const size_t part_size[OS_EV_TYPES] = {
-    [OS_EV_EXEC] = PART(exec), [OS_EV_FORK] = PART(fork),
-    [OS_EV_EXIT] = PART(exit), [OS_EV_FRAME] = PART(frame),
-    [OS_EV_WAIT] = PART(wait), [OS_EV_LOST] = PART(lost),
-    [OS_EV_END] = PART(end)};
+/* Each type's record in the file: its part as the kernel reserves it
+ * (os.bpf.c's RESERVE), padded to 8 bytes (proto/os-format.h). */
+static const size_t file_size[OS_EV_TYPES] = {OS_PARTS(OS_FILE_SIZE_INIT)};
 
 /* s into a field of n bytes, NUL-padded, cut to n - 1. */
 static void fixed(char *dst, size_t n, const char *s) {
@@ -247,7 +255,7 @@ static void fixed(char *dst, size_t n, const char *s) {
 }
 
 size_t rec_bin_size(unsigned type) {
-  return type < OS_EV_TYPES ? PAD8(part_size[type]) : 0;
+  return type < OS_EV_TYPES ? file_size[type] : 0;
 }
 
 int rec_bin_header(FILE *f, unsigned long long start, long long wall,
@@ -259,7 +267,7 @@ int rec_bin_header(FILE *f, unsigned long long start, long long wall,
   memset(&h, 0, sizeof h);
   memcpy(h.magic, OS_FILE_MAGIC, sizeof h.magic);
   h.version = OS_FILE_VERSION;
-  h.header_size = (unsigned)PAD8(sizeof h + NNAMES * sizeof n);
+  h.header_size = (unsigned)OS_PAD8(sizeof h + NNAMES * sizeof n);
   h.clock = 1;
   h.follow = pid > 0;
   h.start = start;

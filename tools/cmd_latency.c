@@ -23,7 +23,7 @@ static const char usage_text[] =
     "                    span of that name that the VM's code marked)\n"
     "                    With --os: os (one table for each of the OS's time\n"
     "                    parts, os_pipe_before_write_ns ... os_before_not_\n"
-    "                    measured_ns: 24 tables, in microseconds like every\n"
+    "                    measured_ns: 32 tables, in microseconds like every\n"
     "                    table; --json: in ns; docs/os.md) or one of them:\n"
     "                    os_pipe_cpu_wait_ns, os_worker_disk_ns, ...\n"
     "  --json            one JSON object instead of the table (one per line)\n"

@@ -4,8 +4,9 @@
  * (analyze/os_other.c) and the workers launched (analyze/os_launch.c).
  *
  * The input's first byte says what it is:
- *  - 0x89 (version 2's first byte): records, after a valid header (each
- *    type's size, two system call names) that is put in front;
+ *  - 0x89 (the binary versions' first byte): version 3's records, after
+ *    a valid header (each type's size, two system call names) that is
+ *    put in front;
  *  - 'H': a whole file, header included (the header's own checks);
  *  - anything else: version 1's JSON lines after its first line, which is
  *    put in front;
@@ -25,6 +26,7 @@
 
 #include "fuzz.h"
 #include "ipcstamp-analyze-os.h"
+#include "os-format.h"
 
 static const char head[] = "{\"ipcstamp_os\":1,\"start\":0}\n";
 static char path[64];
@@ -35,21 +37,24 @@ static void put32(unsigned char *p, uint32_t v) {
     p[i] = (unsigned char)(v >> (8 * i));
 }
 
-/* Version 2's header (docs/os.md, "The file") into h: 248 bytes. */
+/* Version 3's header (docs/os.md, "The file", proto/os-format.h) into h:
+ * 248 bytes. */
 static size_t bin_head(unsigned char *h) {
-  /* waits of 64 bytes, with maj_flt (56-byte ones: the 'H' seeds) */
-  static const uint32_t size[8] = {0, 288, 32, 32, 104, 64, 32, 64};
+  static const uint32_t size[OS_EV_TYPES] = {OS_PARTS(OS_FILE_SIZE_INIT)};
+  struct os_file_header fh;
   int i;
   memset(h, 0, 248);
-  memcpy(h, "\x89IPS-OS\n", 8);
-  put32(h + 8, 2);        /* version */
-  put32(h + 12, 248);     /* header size: 200 and two names */
-  put32(h + 16, 1);       /* CLOCK_MONOTONIC */
-  put32(h + 44, 16);      /* entries of the size table */
-  for (i = 0; i < 8; i++)
-    put32(h + 48 + 4 * i, size[i]);
-  put32(h + 192, 2);      /* names */
-  put32(h + 196, 24);
+  memset(&fh, 0, sizeof fh);
+  memcpy(fh.magic, OS_FILE_MAGIC, 8);
+  fh.version = OS_FILE_VERSION;
+  fh.header_size = 248;   /* 200 and two names */
+  fh.clock = 1;           /* CLOCK_MONOTONIC */
+  fh.ntypes = OS_FILE_TYPES;
+  for (i = 0; i < OS_EV_TYPES; i++)
+    fh.size[i] = size[i];
+  fh.nnames = 2;
+  fh.name_size = sizeof(struct os_file_name);
+  memcpy(h, &fh, sizeof fh); /* little-endian: the fuzzers' machines */
   put32(h + 200, 0);
   memcpy(h + 204, "read", 4);
   put32(h + 224, 202);
@@ -58,7 +63,8 @@ static size_t bin_head(unsigned char *h) {
 }
 
 static int64_t time_sum(const ips_os_time_t *t) {
-  return t->on_cpu + t->cpu_wait + t->disk + t->fault + t->sleep +
+  return t->on_cpu + t->steal + t->uncharged + t->cpu_wait + t->disk +
+         t->fault + t->sleep +
          t->not_measured;
 }
 
@@ -159,7 +165,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   d.kernel = P[2] - P[1];
   d.total = P[3] - P[0];
   CHECK(ips_os_split(os, &d, &s) == 0);
-  CHECK(s.pipe_before_write + s.pipe_write + s.pipe_in_pipe + s.pipe_cpu_wait +
+  CHECK(s.pipe_before_write + s.pipe_write + s.pipe_in_pipe + s.pipe_sleep +
+            s.pipe_page_fault + s.pipe_cpu_wait +
             s.pipe_reader + s.pipe_not_measured == d.pipe);
   CHECK(time_sum(&s.worker) == d.worker);
   CHECK(time_sum(&s.kernel) == d.kernel);

@@ -6,7 +6,8 @@ disk, sums (blocks --os --format json)."""
 import json
 import sys
 
-PARTS = ("on_cpu", "cpu_wait", "disk", "page_fault", "sleep", "not_measured")
+PARTS = ("on_cpu", "steal", "uncharged", "cpu_wait", "disk", "page_fault",
+         "sleep", "not_measured")
 
 
 def fail(msg):
@@ -74,6 +75,7 @@ def split(rep):
         o = os_of(d)
         p = o["pipe"]
         pipe = (p["before_write_ns"] + p["write_ns"] + p["in_pipe_ns"] +
+                p["sleep_ns"] + p["page_fault_ns"] +
                 p["cpu_wait_ns"] + p["reader_ns"] + p["not_measured_ns"])
         if pipe != d["pipe_ns"] or total(o["kernel"]) != d["kernel_ns"]:
             fail(f"crank {d['crank']}: parts do not add up: {o}")

@@ -109,6 +109,7 @@ static void check_split(const ips_os_split_t *s, const ips_delivery_t *d,
   ck_assert_int_eq(s->kernel_pid, 100);
   ck_assert_int_eq(s->pipe_not_measured, 0);
   ck_assert_int_eq(s->pipe_before_write + s->pipe_write + s->pipe_in_pipe +
+                       s->pipe_sleep + s->pipe_page_fault +
                        s->pipe_cpu_wait + s->pipe_reader,
                    d->pipe);
   ck_assert_int_eq(s->worker.on_cpu, d->worker);
@@ -182,6 +183,137 @@ START_TEST(frame_taken_once) {
 }
 END_TEST
 
+/* One wait of thread tid (its process's too), as a recording's line. */
+static void wait_line(FILE *f, int tid, long off, long wake, long on,
+                      const char *why, const char *sc) {
+  fprintf(f,
+          "{\"t\":\"wait\",\"pid\":%d,\"tid\":%d,\"off\":%ld,\"wake\":%ld,"
+          "\"on\":%ld,\"why\":\"%s\",\"nr\":0,\"sc\":%s}\n",
+          tid, tid, off, wake, on, why, sc);
+}
+
+/* A preemption of thread tid from off to on, with the scheduler's run
+ * time of the thread when it left and the steal clocks at both ends
+ * (version 3's wait), as a recording's line. */
+static void wait_run(FILE *f, int tid, long off, long on, long runtime,
+                     long steal_off, long steal_on) {
+  fprintf(f,
+          "{\"t\":\"wait\",\"pid\":%d,\"tid\":%d,\"off\":%ld,\"wake\":0,"
+          "\"on\":%ld,\"why\":\"cpu\",\"nr\":-1,\"sc\":null,\"maj_flt\":0,"
+          "\"runtime\":%ld,\"steal_off\":%ld,\"steal_on\":%ld,\"waker\":0,"
+          "\"took\":301,\"left\":0,\"cpu\":1}\n",
+          tid, tid, off, on, runtime, steal_off, steal_on);
+}
+
+/* A recording of one delivery of v1 (worker 200) whose worker, the
+ * reader of its send, was woken for it and then, the bytes waiting,
+ * slept on something else and was preempted before its read returned;
+ * with runs, the worker is also preempted three times in its own time,
+ * each wait with the run time and steal clocks. */
+static ips_os_t *reader_recording(char **path, int runs) {
+  static char name[64];
+  ips_os_t *os;
+  char err[256];
+  FILE *f;
+  int fd;
+  snprintf(name, sizeof name, "/tmp/check_os_join.XXXXXX");
+  ck_assert_int_ge(fd = mkstemp(name), 0);
+  ck_assert_ptr_nonnull(f = fdopen(fd, "w"));
+  fputs(head, f);
+  frame(f, 11, 100, 200, '?', 10100, 10150, 10350); /* the send */
+  frame(f, 12, 200, 100, '.', 11050, 11100, 11300); /* the result */
+  /* Asleep in read since before the send: woken 10 ns after the write
+   * returned, on a CPU 10 ns later; ran 10 ns; asleep in a futex (begun
+   * with the bytes waiting) 10 ns, runnable 5; ran 5 ns; preempted for
+   * 100 ns; its read returned at 10350. */
+  wait_line(f, 200, 9000, 10160, 10170, "sleep", "\"read\"");
+  wait_line(f, 200, 10180, 10190, 10195, "sleep", "\"futex\"");
+  wait_line(f, 200, 10200, 0, 10300, "cpu", "null");
+  if (runs) {
+    fputs("{\"t\":\"task\",\"pid\":300,\"tid\":301,\"comm\":\"a hog\"}\n", f);
+    /* Runs from 10600 to 10900 (charged 200, 60 stolen) and from 10950
+     * to 11200 (charged 150, 50 stolen), the first after a wait without
+     * the clocks (as version 2's). */
+    wait_run(f, 200, 10500, 10600, 5000, 700, 740);
+    wait_run(f, 200, 10900, 10950, 5200, 800, 900);
+    wait_run(f, 200, 11200, 11250, 5350, 950, 960);
+  }
+  fputs("{\"t\":\"end\",\"ns\":20000,\"events\":10,\"lost\":0}\n", f);
+  ck_assert_int_eq(fclose(f), 0);
+  ck_assert_msg(ips_os_open(&os, name, err, sizeof err) == 0, "%s", err);
+  *path = name;
+  return os;
+}
+
+/* The delivery of reader_recording(runs) split into *s (the recording
+ * open, at *path). */
+static ips_os_t *split_reader(int runs, ips_delivery_t *d, int64_t *P,
+                              int64_t *W, ips_os_split_t *s, char **path) {
+  ips_os_t *os = reader_recording(path, runs);
+  delivery(d, P, W, "v1");
+  ck_assert_int_eq(ips_os_split(os, d, s), 0);
+  return os;
+}
+
+/* "in pipe" is only the time the reader was blocked with nothing to
+ * read: its own waits while the bytes waited are their own parts (a
+ * reader preempted there is waiting for a CPU, not in the pipe). */
+START_TEST(reader_waits_not_in_pipe) {
+  int64_t P[2] = {10000, 11400}, W[2] = {10400, 11000};
+  ips_delivery_t d;
+  ips_os_split_t s;
+  char *path;
+  ips_os_t *os = split_reader(0, &d, P, W, &s, &path);
+  check_split(&s, &d, 200);
+  /* The send: before write 100, write 50, in pipe 10 (10150..10160),
+   * asleep in the futex 10, waiting for a CPU 10 + 5 + 100, the reader
+   * running 10 + 5, then on a CPU from 10300 to its stamp at 10400.  The
+   * result: the parent never slept for it (ran from the write's return
+   * to its read at 11290, then read until its stamp at 11400). */
+  ck_assert_int_eq(s.pipe_before_write, 100 + 50);
+  ck_assert_int_eq(s.pipe_write, 50 + 50);
+  ck_assert_int_eq(s.pipe_in_pipe, 10);
+  ck_assert_int_eq(s.pipe_sleep, 10);
+  ck_assert_int_eq(s.pipe_page_fault, 0);
+  ck_assert_int_eq(s.pipe_cpu_wait, 115);
+  ck_assert_int_eq(s.pipe_reader, 15 + 100 + (11290 - 11100) + 110);
+  ips_os_free(os);
+  unlink(path);
+}
+END_TEST
+
+/* On a CPU, split by the scheduler's own count (docs/os.md, "On a
+ * CPU"): what it charged the thread (on_cpu), what the hypervisor stole,
+ * the rest; a run partly in the stretch in proportion, a run whose
+ * clocks are not recorded all on_cpu.  And waiting for a CPU by who had
+ * it. */
+START_TEST(on_cpu_charged_and_stolen) {
+  int64_t P[2] = {10000, 11400}, W[2] = {10400, 11000};
+  ips_delivery_t d;
+  ips_os_split_t s;
+  char *path;
+  ips_os_t *os = split_reader(1, &d, P, W, &s, &path);
+  /* 10400..10500 ran (no clocks: on_cpu); 10500..10600 preempted;
+   * 10600..10900 charged 200, stolen 60, 40 the rest; 10900..10950
+   * preempted; 10950..11000 is 50 of the 250 ns run charged 150 with 50
+   * stolen: 30 charged, 10 stolen, 10 the rest. */
+  ck_assert_int_eq(s.worker.cpu_wait, 100 + 50);
+  ck_assert_int_eq(s.worker.on_cpu, 100 + 200 + 30);
+  ck_assert_int_eq(s.worker.steal, 60 + 10);
+  ck_assert_int_eq(s.worker.uncharged, 40 + 10);
+  ck_assert_int_eq(s.worker.on_cpu + s.worker.steal + s.worker.uncharged +
+                       s.worker.cpu_wait, d.worker);
+  /* Who had the CPU: thread 301 of process 300, "a hog", took it at both
+   * preemptions (its name as a CSV cell can list it); the waits without
+   * the clocks name no one. */
+  ck_assert_str_eq(s.worker.cpu_wait_by[0].sc, "a_hog:300");
+  ck_assert_int_eq(s.worker.cpu_wait_by[0].ns, 100 + 50);
+  ck_assert_str_eq(s.worker.cpu_wait_by[1].sc, "");
+  ips_os_free(os);
+  unlink(path);
+}
+END_TEST
+
 /* Every recorded frame is a delivery's or a kind of work's: the commands
  * of no delivery joined with their upcalls, replies and answers, each
  * exchange cut at its frames' instants. */
@@ -243,6 +375,8 @@ int main(void) {
   tcase_add_test(tc, interleaved_workers);
   tcase_add_test(tc, unmatched_frame_counted);
   tcase_add_test(tc, frame_taken_once);
+  tcase_add_test(tc, reader_waits_not_in_pipe);
+  tcase_add_test(tc, on_cpu_charged_and_stolen);
   tcase_add_test(tc, other_work_by_kind);
   suite_add_tcase(s, tc);
   sr = srunner_create(s);

@@ -33,7 +33,6 @@ static struct os_event wait_ev(unsigned tid, uint64_t on) {
   e.ts = on;
   e.u.wait.off = on - 1000;
   e.u.wait.wake = on - 500;
-  e.u.wait.on = on;
   e.u.wait.sc = 0;
   e.u.wait.why = OS_WAIT_SLEEP;
   return e;
@@ -49,7 +48,7 @@ static struct os_event frame_ev(unsigned pid, unsigned long long pipe,
   e.u.frame.pipe = pipe;
   e.u.frame.len = 9;
   e.u.frame.first_enter = e.u.frame.last_enter = at;
-  e.u.frame.first_exit = e.u.frame.last_exit = at + 100;
+  e.u.frame.first_exit = at + 100; /* the last exit is e.ts */
   e.u.frame.write = (unsigned char)write;
   e.u.frame.tag = (unsigned char)tag;
   e.u.frame.calls = 1;

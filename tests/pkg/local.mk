@@ -4,6 +4,6 @@
 TESTS += tests/pkg/unit.test
 EXTRA_DIST += tests/pkg/unit.test
 # The Debian package built, linted, installed, used and purged: only with
-# IPCSTAMP_TEST_DEB=1 (CI's first make check), as root.
+# IPCSTAMP_TEST_LONG=1 (CI's first make check), as root.
 TESTS += tests/pkg/deb.test
 EXTRA_DIST += tests/pkg/deb.test

@@ -28,7 +28,7 @@
 #define IPS_METRICS_PORT 9469
 #define IPS_METRICS_DEFAULT_LISTEN "127.0.0.1:9469"
 
-#define IPS_METRICS_MAX_PARTS 32   /* a delivery's parts (pipe, worker...,
+#define IPS_METRICS_MAX_PARTS 40   /* a delivery's parts (pipe, worker...,
                                       and the OS's: docs/os.md) */
 #define IPS_METRICS_MAX_COUNTERS 32
 #define IPS_METRICS_MAX_VALUES 32  /* distinct label values per counter */

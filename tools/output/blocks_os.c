@@ -252,17 +252,33 @@ static void by_text(FILE *f, const ips_os_by_t *by) {
     fputc(')', f);
 }
 
-/* t's parts, in milliseconds, each named (those not 0). */
-static void parts_text(FILE *f, const ips_os_time_t *t) {
-  const struct { const char *name; int64_t ns; const ips_os_by_t *by; } p[] = {
-      {"on CPU", t->on_cpu, NULL}, {"waiting for CPU", t->cpu_wait, NULL},
+/* A split's parts as text and the page show them, each with its list
+ * by system call or by CPU holder: the one table of both. */
+typedef struct {
+  const char *name;
+  int64_t ns;
+  const ips_os_by_t *by;
+} part_t;
+enum { NPARTS = 8 };
+static void parts_of(const ips_os_time_t *t, part_t p[NPARTS]) {
+  const part_t all[NPARTS] = {
+      {"on CPU", t->on_cpu, NULL}, {"stolen", t->steal, NULL},
+      {"uncharged", t->uncharged, NULL},
+      {"waiting for CPU", t->cpu_wait, t->cpu_wait_by},
       {"disk", t->disk, t->disk_by}, {"page faults", t->fault, NULL},
       {"sleeping", t->sleep, t->sleep_by},
       {"not measured", t->not_measured, NULL}};
+  memcpy(p, all, sizeof all);
+}
+
+/* t's parts, in milliseconds, each named (those not 0). */
+static void parts_text(FILE *f, const ips_os_time_t *t) {
+  part_t p[NPARTS];
   char x[IPS_US_BUF];
   size_t i;
   const char *sep = " ";
-  for (i = 0; i < sizeof p / sizeof p[0]; i++) {
+  parts_of(t, p);
+  for (i = 0; i < NPARTS; i++) {
     if (!p[i].ns)
       continue;
     fprintf(f, "%s%s %s", sep, p[i].name, blocks_ms(x, p[i].ns));
@@ -402,15 +418,12 @@ static void part_row(FILE *f, const char *name, const char *sc, int64_t ns,
 
 /* The parts of t, each system call under its part. */
 static void parts_html(FILE *f, const ips_os_time_t *t, int64_t all) {
-  const struct { const char *name; int64_t ns; const ips_os_by_t *by; } p[] = {
-      {"on CPU", t->on_cpu, NULL}, {"waiting for CPU", t->cpu_wait, NULL},
-      {"disk", t->disk, t->disk_by}, {"page faults", t->fault, NULL},
-      {"sleeping", t->sleep, t->sleep_by},
-      {"not measured", t->not_measured, NULL}};
+  part_t p[NPARTS];
   size_t i, j;
+  parts_of(t, p);
   fputs("<table><tr><th class=\"l\">part</th><th>ms</th><th>share</th>"
         "</tr>\n", f);
-  for (i = 0; i < sizeof p / sizeof p[0]; i++) {
+  for (i = 0; i < NPARTS; i++) {
     part_row(f, p[i].name, NULL, p[i].ns, all);
     for (j = 0; p[i].by && j < IPS_OS_BY && p[i].by[j].sc[0]; j++)
       part_row(f, NULL, p[i].by[j].sc, p[i].by[j].ns, all);

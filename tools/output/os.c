@@ -53,6 +53,8 @@ static void split_json(yajl_gen g, const ips_os_split_t *s) {
   out_int(g, "before_write_ns", s->pipe_before_write);
   out_int(g, "write_ns", s->pipe_write);
   out_int(g, "in_pipe_ns", s->pipe_in_pipe);
+  out_int(g, "sleep_ns", s->pipe_sleep);
+  out_int(g, "page_fault_ns", s->pipe_page_fault);
   out_int(g, "cpu_wait_ns", s->pipe_cpu_wait);
   out_int(g, "reader_ns", s->pipe_reader);
   out_int(g, "not_measured_ns", s->pipe_not_measured);
@@ -231,8 +233,12 @@ static void time_text(FILE *f, const char *name, const ips_os_time_t *t) {
              "sleeping %s", name, ips_format_us(b[0], t->on_cpu),
           ips_format_us(b[1], t->cpu_wait), ips_format_us(b[2], t->disk),
           ips_format_us(b[3], t->fault), ips_format_us(b[4], t->sleep));
+  by_text(f, " (waiting for CPU: ", t->cpu_wait_by);
   by_text(f, " (disk: ", t->disk_by);
   by_text(f, " (sleeping: ", t->sleep_by);
+  if (t->steal || t->uncharged) /* on a CPU, beyond what it was charged */
+    fprintf(f, ", on CPU stolen %s, uncharged %s",
+            ips_format_us(b[0], t->steal), ips_format_us(b[1], t->uncharged));
   if (t->not_measured)
     fprintf(f, ", not measured %s", ips_format_us(b[0], t->not_measured));
   if (t->major_faults)
@@ -248,6 +254,10 @@ static void split_text(FILE *f, const char *indent, const ips_os_split_t *s) {
           indent, ips_format_us(b[0], s->pipe_before_write),
           ips_format_us(b[1], s->pipe_write), ips_format_us(b[2], s->pipe_in_pipe),
           ips_format_us(b[3], s->pipe_cpu_wait), ips_format_us(b[4], s->pipe_reader));
+  if (s->pipe_sleep || s->pipe_page_fault) /* the reader's own waits */
+    fprintf(f, ", reader asleep %s, reader's faults %s",
+            ips_format_us(b[0], s->pipe_sleep),
+            ips_format_us(b[1], s->pipe_page_fault));
   if (s->pipe_not_measured)
     fprintf(f, ", not measured %s", ips_format_us(b[5], s->pipe_not_measured));
   fputc('\n', f);

@@ -106,7 +106,10 @@ void os_time_json(yajl_gen g, const char *key, const ips_os_time_t *t);
  * columns both come from it. */
 #define OS_TIME_PARTS(X)                  \
   X(on_cpu_ns, on_cpu, INT)               \
+  X(steal_ns, steal, INT)                 \
+  X(uncharged_ns, uncharged, INT)         \
   X(cpu_wait_ns, cpu_wait, INT)           \
+  X(cpu_wait_by, cpu_wait_by, BY)         \
   X(disk_ns, disk, INT)                   \
   X(disk_by, disk_by, BY)                 \
   X(page_fault_ns, fault, INT)            \
