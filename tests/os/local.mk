@@ -4,6 +4,7 @@ TESTS += tests/os/record.test tests/os/swingset.test tests/os/causes.test \
 	tests/os/record-hostile.test \
 	tests/os/commands.test tests/os/always.test tests/os/always-swingset.test
 EXTRA_DIST += tests/os/record.test tests/os/swingset.test tests/os/os_check.py \
+	tests/os/agree47.py \
 	tests/os/record-hostile.test \
 	tests/os/causes.test tests/os/causes_check.py tests/os/stallfs.c \
 	tests/os/majflt.py \
