@@ -2,13 +2,19 @@
  * "What makes a dump"), as the records come, with no slogfile:
  *
  *  - a delivery is a frame tagged `?` or `e` written on a pipe that no
- *    result was ever written on, by a process not itself inside a
+ *    live process wrote a result on, by a process not itself inside a
  *    delivery; it is in flight until its reader (the worker) writes a
  *    result (`.` or `!`) or ends.  Past --stall-delivery it is a stall,
  *    said once, also when the worker never read it (a worker stopped);
  *  - an upcall is a `?` the worker writes inside its delivery; it is in
  *    flight until the worker reads the reply (`/`);
  *  - an exit of a process that framed, by a signal or a non-zero status.
+ *
+ * A pipe's id is the kernel's address of its pipe or socket, which the
+ * kernel gives again once both ends are closed: what a pipe was to a
+ * process (its result pipe, its delivery pipe) is forgotten when that
+ * process ends, so that a new worker's delivery pipe at a reused address
+ * is one (SwingSet's xsnap sockets are).
  *
  * Only frames' heads and the exec, fork and exit fields are read. */
 #include "config.h"
@@ -26,7 +32,8 @@
 
 typedef struct {
   uint64_t id;          /* 0: free */
-  int up;               /* a result was written on it: never a delivery */
+  unsigned up;          /* the process that wrote a result on it (0:
+                           none): while it lives, never a delivery */
   int inflight, said, up_said;
   unsigned reader, reader_tid, writer, writer_tid;
   uint64_t start, up_start, last_end, up_end, number;
@@ -160,7 +167,7 @@ static void on_write(ao_triggers_t *t, const struct os_event *e) {
   proc_t *r;
   if (tag == '.' || tag == '!') {
     if ((p = pipe_get(t, e->u.frame.pipe, 1)) != NULL) {
-      p->up = 1;
+      p->up = e->tgid;
       p->inflight = 0;
     }
     if ((r = proc_get(t, e->tgid, 1)) != NULL)
@@ -224,6 +231,22 @@ static void on_read(ao_triggers_t *t, const struct os_event *e) {
   }
 }
 
+/* Process pid ended: the pipes it wrote results on or read deliveries on
+ * are no longer its (their ids may come again for another's), but keep
+ * when their last delivery and upcall ended (ao_triggers_update). */
+static void forget(ao_triggers_t *t, unsigned pid) {
+  size_t i;
+  for (i = 0; i < SLOTS; i++) {
+    pipe_t *p = &t->pipes[i];
+    if (!p->id)
+      continue;
+    if (p->up == pid)
+      p->up = 0;
+    if (p->reader == pid)
+      p->reader = p->reader_tid = 0;
+  }
+}
+
 int ao_triggers_feed(ao_triggers_t *t, const void *data, size_t size,
                      ao_stall_t *out) {
   struct os_event e;
@@ -265,6 +288,7 @@ int ao_triggers_feed(ao_triggers_t *t, const void *data, size_t size,
     x->inflight = 0;
     x->last_end = e.ts;
   }
+  forget(t, e.tgid);
   return out->code != 0; /* killed by a signal, or a non-zero status */
 }
 

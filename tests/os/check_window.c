@@ -208,6 +208,52 @@ START_TEST(upcall_and_exit) {
 }
 END_TEST
 
+/* A Unix socket's id is its kernel address, reused once its worker is
+ * gone: worker 200's result pipe 2, after 200 ended, is worker 300's
+ * delivery pipe.  Its deliveries are deliveries (tests/data/
+ * os-swingset-vanilla.os.gz has such a reuse), and a stopped 300's is a
+ * stall. */
+START_TEST(pipe_reused) {
+  ao_counters_t c = {0};
+  ao_window_t *w = ao_window_new(1 << 20, 100 * S, &c);
+  ao_limits_t l = {1 * S, 1 * S};
+  ao_triggers_t *t = ao_triggers_new(&l, w);
+  ao_stall_t s;
+  struct os_event e;
+  ck_assert_ptr_nonnull(t);
+  e = frame_ev(100, 1, 1, '?', 10 * S);
+  ao_triggers_feed(t, &e, sizeof e, &s);
+  e = frame_ev(200, 1, 0, '?', 10 * S + 10);
+  ao_triggers_feed(t, &e, sizeof e, &s);
+  e = frame_ev(200, 2, 1, '.', 10 * S + S / 2);
+  ao_triggers_feed(t, &e, sizeof e, &s);
+  memset(&e, 0, sizeof e);
+  e.type = OS_EV_EXIT;
+  e.tgid = e.tid = 200;
+  e.ts = 11 * S;
+  ck_assert_int_eq(ao_triggers_feed(t, &e, rec_bin_size(OS_EV_EXIT), &s), 0);
+  /* Worker 300: one delivery on pipe 2 answered on pipe 3 in time, then
+   * one it never reads. */
+  e = frame_ev(100, 2, 1, '?', 20 * S);
+  ao_triggers_feed(t, &e, sizeof e, &s);
+  e = frame_ev(300, 2, 0, '?', 20 * S + 10);
+  ao_triggers_feed(t, &e, sizeof e, &s);
+  e = frame_ev(300, 3, 1, '.', 20 * S + S / 2);
+  ao_triggers_feed(t, &e, sizeof e, &s);
+  ck_assert_int_eq(ao_triggers_check(t, 25 * S, &s), 0);
+  e = frame_ev(100, 2, 1, '?', 30 * S);
+  ao_triggers_feed(t, &e, sizeof e, &s);
+  ck_assert_int_eq(ao_triggers_check(t, 31 * S + 1, &s), 1);
+  ck_assert_int_eq(s.kind, AO_DELIVERY);
+  ck_assert_uint_eq(s.pipe, 2);
+  ck_assert_uint_eq(s.worker, 300);
+  ck_assert_uint_eq(s.delivery, 2);
+  ck_assert_uint_eq(s.start, 30 * S);
+  ao_triggers_free(t);
+  ao_window_free(w);
+}
+END_TEST
+
 int main(void) {
   Suite *s = suite_create("always_window");
   TCase *tc = tcase_create("window");
@@ -217,6 +263,7 @@ int main(void) {
   tcase_add_test(tc, span_bound);
   tcase_add_test(tc, delivery_stall);
   tcase_add_test(tc, upcall_and_exit);
+  tcase_add_test(tc, pipe_reused);
   suite_add_tcase(s, tc);
   sr = srunner_create(s);
   srunner_run_all(sr, CK_NORMAL);
