@@ -19,7 +19,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "always.h"
@@ -72,12 +71,6 @@ static void on_stop(int sig) {
 static void on_usr1(int sig) {
   (void)sig;
   manual = 1;
-}
-
-static uint64_t mono(void) {
-  struct timespec t;
-  clock_gettime(CLOCK_MONOTONIC, &t);
-  return (uint64_t)t.tv_sec * S_NS + (uint64_t)t.tv_nsec;
 }
 
 /* A stall: counted and said; a dump scheduled --after it, or the stall
@@ -295,14 +288,14 @@ static void run(ao_t *a, pid_t child, int *status) {
     return;
   }
   while (!stop) {
-    a->now = mono();
+    a->now = rec_mono_ns();
     if (a->o.process && a->now - scanned >= S_NS) {
       scan(a);
       scanned = a->now;
     }
     ring_buffer__poll(rb, 100);
     ring_buffer__consume(rb);
-    a->now = mono();
+    a->now = rec_mono_ns();
     tick(a);
     if (child > 0 && waitpid(child, status, WNOHANG) == child)
       break;
@@ -311,7 +304,7 @@ static void run(ao_t *a, pid_t child, int *status) {
   }
   ring_buffer__consume(rb);
   ring_buffer__free(rb);
-  a->now = mono();
+  a->now = rec_mono_ns();
   tick(a);
   reap(a, 1);
   if (a->npend) { /* a dump scheduled: written before the end */
@@ -514,7 +507,7 @@ static void said(const ao_t *a) {
 static int follow(ao_t *a, pid_t *child) {
   int go = -1;
   *child = -1;
-  a->now = mono();
+  a->now = rec_mono_ns();
   if (a->o.cmd) {
     if ((*child = rec_start_command(a->o.cmd, &go)) < 0)
       return CLI_EXIT_FAIL;

@@ -17,6 +17,7 @@
 
 #include "always.h"
 #include "cli.h"
+#include "record.h"
 
 #define PREFIX "ipcstamp-"
 #define SUMMARY ".summary.txt"
@@ -130,16 +131,11 @@ static int write_file(const char *tmp, const char *path, const ao_window_t *w,
 
 int ao_dump_write(const ao_dir_t *d, const ao_window_t *w, long pid,
                   const ao_counters_t *c, const ao_stall_t *s, size_t n) {
-  struct timespec m, r;
-  long long wall_off, wall;
+  long long wall_off = rec_wall_off(), wall;
   char base[128], path[4096], tmp[4096], sum[4096], sumtmp[4096];
   time_t secs;
   struct tm tm;
   int k;
-  clock_gettime(CLOCK_MONOTONIC, &m);
-  clock_gettime(CLOCK_REALTIME, &r);
-  wall_off = ((long long)r.tv_sec - m.tv_sec) * 1000000000ll +
-             (r.tv_nsec - m.tv_nsec);
   wall = (long long)s[0].trigger + wall_off;
   secs = (time_t)(wall / 1000000000ll);
   gmtime_r(&secs, &tm);

@@ -10,18 +10,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "os.skel.h"
 #include "record.h"
-
-static unsigned long long mono_ns(void) {
-  struct timespec t;
-  clock_gettime(CLOCK_MONOTONIC, &t);
-  return (unsigned long long)t.tv_sec * 1000000000ull +
-         (unsigned long long)t.tv_nsec;
-}
 
 /* The process and the descendants it has now, each followed and handed
  * to emit_fn as an exec record of its own (argv from /proc), so that
@@ -79,7 +71,7 @@ void rec_follow_existing(struct os *s, unsigned root, rec_emit_fn emit_fn,
       len = fread(args, 1, sizeof args, c);
       fclose(c);
     }
-    rec_proc_event(&e, mono_ns(), pid[i], ppid[i], args, len);
+    rec_proc_event(&e, rec_mono_ns(), pid[i], ppid[i], args, len);
     emit_fn(ctx, &e);
   }
 out:

@@ -10,6 +10,7 @@
 #include <sys/resource.h>
 #include <sys/syscall.h>
 #include <sys/utsname.h>
+#include <time.h>
 
 #include "record.h"
 
@@ -35,6 +36,21 @@ static const struct {
 };
 
 #define NNAMES (sizeof names / sizeof names[0])
+
+unsigned long long rec_mono_ns(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return (unsigned long long)t.tv_sec * 1000000000ull +
+         (unsigned long long)t.tv_nsec;
+}
+
+long long rec_wall_off(void) {
+  struct timespec m, r;
+  clock_gettime(CLOCK_MONOTONIC, &m);
+  clock_gettime(CLOCK_REALTIME, &r);
+  return ((long long)r.tv_sec - m.tv_sec) * 1000000000ll +
+         (r.tv_nsec - m.tv_nsec);
+}
 
 const char *rec_syscall_name(long nr) {
   size_t i;

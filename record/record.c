@@ -54,13 +54,6 @@ static void on_signal(int sig) {
   stop = 1;
 }
 
-static unsigned long long mono_ns(void) {
-  struct timespec t;
-  clock_gettime(CLOCK_MONOTONIC, &t);
-  return (unsigned long long)t.tv_sec * 1000000000ull +
-         (unsigned long long)t.tv_nsec;
-}
-
 /* The recording: a file gets version 2, the kernel's records copied as
  * they come (no formatting: the collector's cost per event is a copy);
  * standard output (-o -), a live view, gets version 1's JSON lines. */
@@ -98,7 +91,7 @@ static void emit(rec_t *r, const struct os_event *e) {
 
 static void header(rec_t *r, long pid) {
   struct timespec w;
-  unsigned long long m = mono_ns();
+  unsigned long long m = rec_mono_ns();
   long long wall;
   clock_gettime(CLOCK_REALTIME, &w);
   wall = (long long)w.tv_sec * 1000000000ll + w.tv_nsec;
@@ -153,7 +146,7 @@ static void poll_loop(struct os *s, rec_t *r, pid_t child, long pid,
       struct os_event e;
       memset(&e, 0, sizeof e);
       e.type = OS_EV_LOST;
-      e.ts = mono_ns();
+      e.ts = rec_mono_ns();
       e.u.lost.n = lost;
       emit(r, &e);
       said = lost;
@@ -218,7 +211,7 @@ static int finish(rec_t *r, struct os *s, char **cmd, int status) {
   unsigned long long lost = rec_lost(s);
   int rc = CLI_EXIT_OK;
   struct os_event e;
-  rec_end_event(&e, mono_ns(), r->events, lost);
+  rec_end_event(&e, rec_mono_ns(), r->events, lost);
   e.u.end.has_status = cmd && status != -1;
   e.u.end.status = e.u.end.has_status ? status : 0;
   emit(r, &e);

@@ -64,6 +64,11 @@ void rec_proc_event(struct os_event *e, unsigned long long ns, unsigned pid,
  * collector's own CPU time and peak memory so far (no status). */
 void rec_end_event(struct os_event *e, unsigned long long ns,
                    unsigned long long events, unsigned long long lost);
+/* CLOCK_MONOTONIC now, in ns: the records' clock. */
+unsigned long long rec_mono_ns(void);
+/* CLOCK_REALTIME less CLOCK_MONOTONIC now, in ns: a record's ns plus it
+ * is its wall time. */
+long long rec_wall_off(void);
 /* The name of system call nr ("fsync"), or NULL when not in the table. */
 const char *rec_syscall_name(long nr);
 

@@ -23,9 +23,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "always.h"
+#include "record.h"
 #include "ipcstamp-analyze.h"
 #include "metrics/metrics.h"
 
@@ -47,26 +47,14 @@ struct ao_slog_s {
   size_t nq;
 };
 
-/* CLOCK_REALTIME less CLOCK_MONOTONIC, now. */
-static long long wall_off(void) {
-  struct timespec m, r;
-  clock_gettime(CLOCK_MONOTONIC, &m);
-  clock_gettime(CLOCK_REALTIME, &r);
-  return ((long long)r.tv_sec - m.tv_sec) * 1000000000ll +
-         (r.tv_nsec - m.tv_nsec);
-}
-
 /* A stall of [from, to] (the records' wall clock, ns), queued. */
 static void put(ao_slog_t *w, int kind, int64_t from, int64_t to,
                 const char *what) {
   if (to > w->said_until)
     w->said_until = to;
-  long long off = wall_off();
-  struct timespec m;
-  uint64_t now;
+  long long off = rec_wall_off();
+  uint64_t now = rec_mono_ns();
   ao_stall_t *s;
-  clock_gettime(CLOCK_MONOTONIC, &m);
-  now = (uint64_t)m.tv_sec * 1000000000ull + (uint64_t)m.tv_nsec;
   /* Not one that ended before the window (the file read from its start,
    * or again after a rotation): its records are gone. */
   if (w->nq == QUEUE || from <= off || to < from ||

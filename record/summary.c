@@ -13,6 +13,7 @@
 #include <time.h>
 
 #include "always.h"
+#include "record.h"
 #include "ipcstamp-analyze-os.h"
 
 const char *const ao_kind_name[AO_KINDS] = {
@@ -208,12 +209,9 @@ int ao_summary(FILE *f, const char *path, const char *name,
   ips_os_t *os = NULL;
   ips_os_info_t info;
   char err[512];
-  struct timespec m;
-  uint64_t now;
+  uint64_t now = rec_mono_ns();
   size_t i;
   int rc = 0;
-  clock_gettime(CLOCK_MONOTONIC, &m);
-  now = (uint64_t)m.tv_sec * 1000000000ull + (uint64_t)m.tv_nsec;
   fprintf(f, "ipcstamp record --always-on: %s\n", name);
   if (ips_os_open(&os, path, err, sizeof err) != 0) {
     fprintf(f, "the dump cannot be read back: %s\n", err);

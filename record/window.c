@@ -8,7 +8,6 @@
 
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "always.h"
 #include "record.h"
@@ -233,15 +232,9 @@ static int write_end(FILE *f, const ao_counters_t *c, uint64_t now) {
 
 int ao_window_write(const ao_window_t *w, FILE *f, long pid,
                     const ao_counters_t *c) {
-  struct timespec m, r;
-  uint64_t now, from, at;
-  long long wall_off;
+  uint64_t now = rec_mono_ns(), from, at;
+  long long wall_off = rec_wall_off();
   size_t i;
-  clock_gettime(CLOCK_MONOTONIC, &m);
-  clock_gettime(CLOCK_REALTIME, &r);
-  now = (uint64_t)m.tv_sec * 1000000000ull + (uint64_t)m.tv_nsec;
-  wall_off = ((long long)r.tv_sec - m.tv_sec) * 1000000000ll +
-             (r.tv_nsec - m.tv_nsec);
   from = oldest(w, now);
   if (rec_bin_header(f, from, (long long)from + wall_off, pid) != 0)
     return -1;
