@@ -13,7 +13,6 @@
 #include <dirent.h>
 #include <errno.h>
 #include <getopt.h>
-#include <math.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -352,13 +351,13 @@ const char ao_usage_text[] =
     "stall too.  SIGUSR1 to the recorder, or `record --dump DIR` (which finds\n"
     "it by DIR/recorder.pid, waits for the dump and prints its path), dumps now.\n";
 
-/* SECONDS (a decimal number, at most a year) as ns; -1 when not one. */
+/* SECONDS (a decimal number, as --since's, at most a year) as ns; -1
+ * when not one. */
 static int secs_arg(const char *s, uint64_t *ns) {
-  char *end;
-  double v = strtod(s, &end);
-  if (end == s || *end || !isfinite(v) || v < 0 || v > 31536000.0)
+  int64_t v;
+  if (cli_decimal_ns(s, (int64_t)S_NS, &v) || v > 31536000 * (int64_t)S_NS)
     return -1;
-  *ns = (uint64_t)(v * 1e9);
+  *ns = (uint64_t)v;
   return 0;
 }
 

@@ -306,6 +306,10 @@ int cli_bad_value(const cli_input_t *in, const char *what, const char *arg);
  * run within one wait. */
 volatile sig_atomic_t *cli_stop_flag(void);
 
+/* A decimal ("12", "0.25") of unit_ns nanoseconds into ns, exactly (digits
+ * past the nanosecond are dropped); -1 if it is not one or is over a
+ * century. */
+int cli_decimal_ns(const char *s, int64_t unit_ns, int64_t *ns);
 /* A whole number from 0 to max, or -1. */
 int cli_count(const char *s, long long max, long long *out);
 /* --clock's value (auto, mono, wall) into *clock (IPS_CLOCK_*), or -1:

@@ -30,10 +30,7 @@ int cli_count(const char *s, long long max, long long *out) {
   return 0;
 }
 
-/* A decimal ("12", "0.25") of unit_ns nanoseconds into ns, exactly (digits
- * past the nanosecond are dropped); -1 if it is not one or is over a
- * century. */
-static int decimal_ns(const char *s, int64_t unit_ns, int64_t *ns) {
+int cli_decimal_ns(const char *s, int64_t unit_ns, int64_t *ns) {
   int64_t v = 0, f = 0, scale = unit_ns;
   const char *p = s;
   if (!*p)
@@ -72,10 +69,10 @@ static int duration(const char *s, int64_t *ns) {
   memcpy(num, s, n);
   num[n] = '\0';
   if (!s[n])
-    return decimal_ns(num, 1000, ns);
+    return cli_decimal_ns(num, 1000, ns);
   for (i = 0; i < sizeof units / sizeof units[0]; i++)
     if (!strcmp(s + n, units[i].unit))
-      return decimal_ns(num, units[i].ns, ns);
+      return cli_decimal_ns(num, units[i].ns, ns);
   return -1;
 }
 
@@ -138,7 +135,7 @@ static int filter_option(cli_input_t *in, int c, const char *arg) {
       return 0;
     case OPT_SINCE:
     case OPT_UNTIL:
-      if (decimal_ns(arg, 1000000000, c == OPT_SINCE ? &in->an.since_ns : &in->an.until_ns)) {
+      if (cli_decimal_ns(arg, 1000000000, c == OPT_SINCE ? &in->an.since_ns : &in->an.until_ns)) {
         cli_bad_value(in, c == OPT_SINCE ? "--since takes seconds"
                                          : "--until takes seconds", arg);
         return -1;
