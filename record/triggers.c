@@ -251,9 +251,13 @@ int ao_triggers_feed(ao_triggers_t *t, const void *data, size_t size,
                      ao_stall_t *out) {
   struct os_event e;
   pipe_t *x;
-  unsigned len = 0;
+  unsigned len = 0, type;
   const char *a;
   if (size < 24 || size > sizeof e)
+    return 0;
+  /* Most records are waits: only frames and exits are copied. */
+  memcpy(&type, data, sizeof type);
+  if (type != OS_EV_FRAME && type != OS_EV_EXIT)
     return 0;
   memset(&e, 0, sizeof e);
   memcpy(&e, data, size);
