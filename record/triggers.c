@@ -41,7 +41,7 @@ typedef struct {
 } pipe_t;
 
 typedef struct {
-  unsigned pid;         /* 0: free */
+  uint64_t pid;         /* 0: free */
   uint64_t cur_pipe;    /* the pipe it last read a delivery or reply on */
   uint64_t deliveries, last_result;
 } proc_t;
@@ -78,19 +78,28 @@ void ao_triggers_free(ao_triggers_t *t) {
   free(t);
 }
 
-/* Open addressing, linear probing; a full table keeps only the pipes in
- * flight and forgets the processes. */
-static pipe_t *pipe_get(ao_triggers_t *t, uint64_t id, int make) {
-  size_t i = (size_t)(id * 0x9e3779b97f4a7c15ull >> 52) % SLOTS, n;
+/* Open addressing, linear probing, in a table of SLOTS entries of size
+ * bytes, each keyed by its first member (a uint64_t; 0: free): key's
+ * entry, or the free one it would take, or NULL when the table is full. */
+static void *slot(void *tab, size_t size, uint64_t key) {
+  size_t i = (size_t)(key * 0x9e3779b97f4a7c15ull >> 52) % SLOTS, n;
   for (n = 0; n < SLOTS; n++, i = (i + 1) % SLOTS) {
-    if (t->pipes[i].id == id)
-      return &t->pipes[i];
-    if (t->pipes[i].id == 0)
-      break;
+    uint64_t *k = (uint64_t *)((unsigned char *)tab + i * size);
+    if (*k == key || *k == 0)
+      return k;
   }
+  return NULL;
+}
+
+/* A full table keeps only the pipes in flight and forgets the
+ * processes. */
+static pipe_t *pipe_get(ao_triggers_t *t, uint64_t id, int make) {
+  pipe_t *p = slot(t->pipes, sizeof *p, id);
+  if (p && p->id == id)
+    return p;
   if (!make)
     return NULL;
-  if (n == SLOTS || t->npipes >= SLOTS * 3 / 4) {
+  if (!p || t->npipes >= SLOTS * 3 / 4) {
     pipe_t *old = t->pipes;
     size_t k;
     if (!(t->pipes = calloc(SLOTS, sizeof *t->pipes))) {
@@ -104,30 +113,26 @@ static pipe_t *pipe_get(ao_triggers_t *t, uint64_t id, int make) {
     free(old);
     return pipe_get(t, id, 1);
   }
-  memset(&t->pipes[i], 0, sizeof t->pipes[i]);
-  t->pipes[i].id = id;
+  memset(p, 0, sizeof *p);
+  p->id = id;
   t->npipes++;
-  return &t->pipes[i];
+  return p;
 }
 
 static proc_t *proc_get(ao_triggers_t *t, unsigned pid, int make) {
-  size_t i = (size_t)pid * 2654435761u % SLOTS, n;
-  for (n = 0; n < SLOTS; n++, i = (i + 1) % SLOTS) {
-    if (t->procs[i].pid == pid)
-      return &t->procs[i];
-    if (t->procs[i].pid == 0)
-      break;
-  }
+  proc_t *r = slot(t->procs, sizeof *r, pid);
+  if (r && r->pid == pid)
+    return r;
   if (!make)
     return NULL;
-  if (n == SLOTS || t->nprocs >= SLOTS * 3 / 4) {
+  if (!r || t->nprocs >= SLOTS * 3 / 4) {
     memset(t->procs, 0, SLOTS * sizeof *t->procs);
     t->nprocs = 0;
     return proc_get(t, pid, 1);
   }
-  t->procs[i].pid = pid;
+  r->pid = pid;
   t->nprocs++;
-  return &t->procs[i];
+  return r;
 }
 
 /* The stall of pipe p's delivery (kind AO_DELIVERY or AO_UPCALL). */
