@@ -15,6 +15,22 @@
 #include "os.skel.h"
 #include "record.h"
 
+/* /proc/PID/stat of process pid (its decimal name) read into buf, from
+ * its state on ("S 1 ..."): comm, before it, may hold ')' itself, so the
+ * state follows the last one.  NULL when it cannot be read. */
+static const char *stat_after_comm(const char *pid, char *buf, size_t n) {
+  char path[64], *p;
+  FILE *f;
+  size_t got;
+  snprintf(path, sizeof path, "/proc/%.20s/stat", pid);
+  if (!(f = fopen(path, "r")))
+    return NULL;
+  got = fread(buf, 1, n - 1, f);
+  fclose(f);
+  buf[got] = '\0';
+  return (p = strrchr(buf, ')')) && p[1] == ' ' ? p + 2 : NULL;
+}
+
 /* The process and the descendants it has now, each followed and handed
  * to emit_fn as an exec record of its own (argv from /proc), so that
  * workers started before the recording are named too. */
@@ -30,17 +46,13 @@ void rec_follow_existing(struct os *s, unsigned root, rec_emit_fn emit_fn,
   if (!pid || !ppid || !in || !d)
     goto out;
   while ((de = readdir(d)) && n < MAXP) {
-    char path[64], buf[512], *p;
-    FILE *st;
+    char buf[512];
+    const char *p;
     unsigned pp = 0;
     if (de->d_name[0] < '1' || de->d_name[0] > '9')
       continue;
-    snprintf(path, sizeof path, "/proc/%.20s/stat", de->d_name);
-    if (!(st = fopen(path, "r")))
-      continue;
-    p = fgets(buf, sizeof buf, st) ? strrchr(buf, ')') : NULL;
-    fclose(st);
-    if (!p || sscanf(p, ") %*c %u", &pp) != 1)
+    if (!(p = stat_after_comm(de->d_name, buf, sizeof buf)) ||
+        sscanf(p, "%*c %u", &pp) != 1)
       continue;
     pid[n] = (unsigned)strtoul(de->d_name, NULL, 10);
     ppid[n] = pp;
@@ -113,20 +125,12 @@ pid_t rec_start_command(char **cmd, int *go) {
  * parent has not reaped it yet: kill(pid, 0) still succeeds on one, and
  * a --pid recording of it never ended), from /proc/PID/stat's state. */
 int rec_process_gone(long pid) {
-  char path[64], buf[512], *p;
-  FILE *f;
-  size_t n;
+  char name[24], buf[512];
+  const char *p;
   if (kill((pid_t)pid, 0) != 0 && errno == ESRCH)
     return 1;
-  snprintf(path, sizeof path, "/proc/%ld/stat", pid);
-  if (!(f = fopen(path, "r")))
+  snprintf(name, sizeof name, "%ld", pid);
+  if (!(p = stat_after_comm(name, buf, sizeof buf)))
     return 0; /* no /proc: kill's answer stands */
-  n = fread(buf, 1, sizeof buf - 1, f);
-  fclose(f);
-  buf[n] = '\0';
-  /* "pid (comm) S ...": comm may hold ')' itself; the state follows the
-   * last one. */
-  if (!(p = strrchr(buf, ')')) || p[1] != ' ')
-    return 0;
-  return p[2] == 'Z' || p[2] == 'X';
+  return p[0] == 'Z' || p[0] == 'X';
 }
