@@ -504,16 +504,11 @@ static void said(const ao_t *a) {
 /* Starts what is followed: the command (held until traced), the
  * process, or the first scan for the name.  0, or an exit code. */
 static int follow(ao_t *a, pid_t *child) {
-  int go = -1;
   *child = -1;
   a->now = rec_mono_ns();
   if (a->o.cmd) {
-    if ((*child = rec_start_command(a->o.cmd, &go)) < 0)
+    if ((*child = rec_start_command(a->s, a->o.cmd)) < 0)
       return CLI_EXIT_FAIL;
-    rec_trace(a->s, (unsigned)*child);
-    if (write(go, "g", 1) != 1)
-      fprintf(stderr, "ipcstamp record: cannot start %s\n", a->o.cmd[0]);
-    close(go);
   } else if (a->o.pid > 0) {
     rec_follow_existing(a->s, (unsigned)a->o.pid, emit, a);
   }

@@ -94,7 +94,7 @@ out:
   free(in);
 }
 
-pid_t rec_start_command(char **cmd, int *go) {
+pid_t rec_start_command(struct os *s, char **cmd) {
   int p[2];
   pid_t c;
   if (pipe(p) != 0) {
@@ -117,7 +117,10 @@ pid_t rec_start_command(char **cmd, int *go) {
     _exit(127);
   }
   close(p[0]);
-  *go = p[1];
+  rec_trace(s, (unsigned)c);
+  if (write(p[1], "g", 1) != 1)
+    fprintf(stderr, "ipcstamp record: cannot start %s\n", cmd[0]);
+  close(p[1]);
   return c;
 }
 

@@ -237,7 +237,7 @@ int rec_main(int argc, char **argv) {
   struct os *s = NULL;
   rec_t r = {NULL, 0, 0, NULL, 0};
   pid_t child = -1;
-  int go = -1, rc, status;
+  int rc, status;
   int i;
   /* --always-on and --dump: the flight recorder (always.c). */
   for (i = 1; i < argc && strcmp(argv[i], "--") != 0; i++)
@@ -272,14 +272,10 @@ int rec_main(int argc, char **argv) {
   signal(SIGPIPE, SIG_IGN);
   header(&r, cmd ? 0 : pid);
   if (cmd) {
-    if ((child = rec_start_command(cmd, &go)) < 0) {
+    if ((child = rec_start_command(s, cmd)) < 0) {
       os__destroy(s);
       return CLI_EXIT_FAIL;
     }
-    rec_trace(s, (unsigned)child);
-    if (write(go, "g", 1) != 1)
-      fprintf(stderr, "ipcstamp record: cannot start %s\n", cmd[0]);
-    close(go);
   } else {
     rec_follow_existing(s, (unsigned)pid, emit_rec, &r);
   }

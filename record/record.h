@@ -45,9 +45,9 @@ typedef void (*rec_emit_fn)(void *ctx, const struct os_event *e);
  * named by an exec record (its argv) handed to emit_fn. */
 void rec_follow_existing(struct os *s, unsigned root, rec_emit_fn emit_fn,
                          void *ctx);
-/* -- COMMAND: forked and held on a pipe until the probes are attached.
- * Returns its pid, or -1 (said); *go is the pipe's end that releases it. */
-pid_t rec_start_command(char **cmd, int *go);
+/* -- COMMAND: forked, held on a pipe until s follows it (rec_trace), then
+ * run.  Returns its pid, or -1 (said). */
+pid_t rec_start_command(struct os *s, char **cmd);
 /* always.c: the --always-on part of `record --help`. */
 extern const char ao_usage_text[];
 
