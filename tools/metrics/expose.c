@@ -20,31 +20,45 @@ typedef struct {
   int oom;
 } text_t;
 
+/* Room for n more bytes and a NUL: 0, or -1 (oom) when memory ran out. */
+static int room(text_t *t, size_t n) {
+  size_t cap;
+  char *s;
+  if (t->oom)
+    return -1;
+  if (t->cap - t->len > n)
+    return 0;
+  cap = t->cap * 2 + n + 1;
+  if (!(s = realloc(t->s, cap))) {
+    t->oom = 1;
+    return -1;
+  }
+  t->s = s, t->cap = cap;
+  return 0;
+}
+
 static void put(text_t *t, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 static void put(text_t *t, const char *fmt, ...) {
   va_list ap;
   int n;
-  for (;;) {
-    if (t->oom)
+  if (t->oom)
+    return;
+  va_start(ap, fmt);
+  n = vsnprintf(t->s + t->len, t->cap - t->len, fmt, ap);
+  va_end(ap);
+  if (n < 0) {
+    t->oom = 1;
+    return;
+  }
+  if ((size_t)n >= t->cap - t->len) { /* cut: again, with room for it */
+    if (room(t, (size_t)n) < 0)
       return;
     va_start(ap, fmt);
-    n = vsnprintf(t->s + t->len, t->cap - t->len, fmt, ap);
+    vsnprintf(t->s + t->len, t->cap - t->len, fmt, ap);
     va_end(ap);
-    if (n < 0) {
-      t->oom = 1;
-    } else if ((size_t)n < t->cap - t->len) {
-      t->len += (size_t)n;
-      return;
-    } else {
-      size_t cap = t->cap * 2 + (size_t)n + 1;
-      char *s = realloc(t->s, cap);
-      if (!s)
-        t->oom = 1;
-      else
-        t->s = s, t->cap = cap;
-    }
   }
+  t->len += (size_t)n;
 }
 
 /* A label's value with '\\' and '"' escaped (the registry already made
@@ -73,17 +87,8 @@ static void family(text_t *t, const char *name, const char *type,
 
 /* s appended, len bytes. */
 static void append(text_t *t, const char *s, size_t len) {
-  if (t->oom)
+  if (room(t, len) < 0)
     return;
-  if (t->cap - t->len <= len) {
-    size_t cap = t->cap * 2 + len + 1;
-    char *n = realloc(t->s, cap);
-    if (!n) {
-      t->oom = 1;
-      return;
-    }
-    t->s = n, t->cap = cap;
-  }
   memcpy(t->s + t->len, s, len);
   t->len += len;
   t->s[t->len] = '\0';
