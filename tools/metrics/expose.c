@@ -74,11 +74,16 @@ static const char *esc(const char *v, char *buf) {
   return buf;
 }
 
-/* The bounds as the le label says them (%g of ips_metrics_bounds). */
-static const char *const metrics_le[IPS_METRICS_NBOUNDS + 1] = {
-    "1e-06", "2e-06", "5e-06", "1e-05", "2e-05", "5e-05", "0.0001",
-    "0.0002", "0.0005", "0.001", "0.002", "0.005", "0.01", "0.02", "0.05",
-    "0.1", "0.2", "0.5", "1", "2", "5", "10", "20", "50", "100", "+Inf"};
+/* The bounds as the le label says them: %g of ips_metrics_bounds, then
+ * "+Inf"; made once a scrape. */
+typedef char le_t[IPS_METRICS_NBOUNDS + 1][16];
+
+static void le_of(le_t le) {
+  size_t b;
+  for (b = 0; b < IPS_METRICS_NBOUNDS; b++)
+    snprintf(le[b], sizeof le[b], "%g", ips_metrics_bounds[b]);
+  strcpy(le[IPS_METRICS_NBOUNDS], "+Inf");
+}
 
 static void family(text_t *t, const char *name, const char *type,
                    const char *help) {
@@ -99,7 +104,7 @@ static void append(text_t *t, const char *s, size_t len) {
  * head, its bound and its count, with no printf (a scrape of 256 vats
  * took 80 ms with one, 10 times what it takes now). */
 static void histogram(text_t *t, const metrics_vat_t *v, const char *part,
-                      const metrics_hist_t *h) {
+                      const metrics_hist_t *h, le_t le) {
   char vat[2 * IPS_METRICS_NAME_MAX], head[256], num[32];
   uint64_t cum = 0;
   size_t b, hl;
@@ -113,7 +118,7 @@ static void histogram(text_t *t, const metrics_vat_t *v, const char *part,
     char *e = num + sizeof num;
     uint64_t c = cum += h->bucket[b];
     append(t, head, hl);
-    append(t, metrics_le[b], strlen(metrics_le[b]));
+    append(t, le[b], strlen(le[b]));
     *--e = '\n';
     do
       *--e = (char)('0' + c % 10);
@@ -133,6 +138,8 @@ static void deliveries(text_t *t, const metrics_figures_t *f,
                        const char *const *parts) {
   size_t i, p, nv = f->nvats + (f->other ? 1 : 0);
   char vat[2 * IPS_METRICS_NAME_MAX];
+  le_t le;
+  le_of(le);
   family(t, "ipcstamp_delivery_seconds", "histogram",
          "Time of each part of a delivery to a vat (pipe: in the pipe "
          "between kernel and worker; worker: in the worker; kernel: the "
@@ -140,7 +147,7 @@ static void deliveries(text_t *t, const metrics_figures_t *f,
          "the OS saw, docs/os.md).");
   for (i = 0; i < nv; i++)
     for (p = 0; p < f->nparts; p++)
-      histogram(t, &f->vats[i], parts[p], &f->hists[i * f->nparts + p]);
+      histogram(t, &f->vats[i], parts[p], &f->hists[i * f->nparts + p], le);
   family(t, "ipcstamp_deliveries_total", "counter",
          "Deliveries to a vat, attributed.");
   for (i = 0; i < nv; i++)
