@@ -67,6 +67,10 @@ struct ips_metrics_s {
 int metrics_snapshot(ips_metrics_t *m, metrics_figures_t *copy,
                      metrics_decl_t *decl);
 
+/* 1 when the len bytes at req hold a request's whole head (a blank line
+ * ends it, "\r\n\r\n" or a bare "\n\n"), else 0. */
+int metrics_head_whole(const char *req, size_t len);
+
 /* What the endpoint answers to a request's head, req (len bytes, not
  * NUL-terminated): its status line's code and reason ("200 OK", "400 Bad
  * Request", "404 Not Found", "405 Method Not Allowed", "431 Request
