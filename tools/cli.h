@@ -306,6 +306,11 @@ int cli_bad_value(const cli_input_t *in, const char *what, const char *arg);
  * run within one wait. */
 volatile sig_atomic_t *cli_stop_flag(void);
 
+/* Waits until SIGINT or SIGTERM sets that flag (at once when one came
+ * already).  The signals are blocked but in sigsuspend, so that one coming
+ * between the test and the wait is not lost. */
+void cli_wait_stop(void);
+
 /* A whole number from 0 to max, or -1. */
 int cli_count(const char *s, long long max, long long *out);
 /* --clock's value (auto, mono, wall) into *clock (IPS_CLOCK_*), or -1:
