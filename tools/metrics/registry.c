@@ -230,8 +230,8 @@ void ips_metrics_set(ips_metrics_t *m, int id, const char *value, double v) {
   update(m, id, value, 1, 0, v);
 }
 
-int metrics_snapshot(ips_metrics_t *m, metrics_figures_t *copy,
-                     metrics_decl_t *decl) {
+void metrics_snapshot(ips_metrics_t *m, metrics_figures_t *copy,
+                      metrics_decl_t *decl) {
   metrics_vat_t *vats = copy->vats;
   metrics_hist_t *hists = copy->hists;
   size_t n, np = m->fig.nparts;
@@ -249,5 +249,4 @@ int metrics_snapshot(ips_metrics_t *m, metrics_figures_t *copy,
   }
   memcpy(decl, m->decl, m->fig.ncounters * sizeof *decl);
   pthread_mutex_unlock(&m->lock);
-  return 0;
 }
