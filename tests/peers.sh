@@ -17,7 +17,8 @@
 #   the exposition: tests/metrics/; the tests run their own on a free port,
 #   where systemd runs the package also starts one on 9090, said in the
 #   README), systemd (systemd-analyze verifies the
-#   service's unit: tests/pkg/).
+#   service's unit: tests/pkg/), dpkg-dev, debhelper and lintian
+#   (tests/pkg/deb.test builds the Debian package, lints and installs it).
 # - The test-only npm projects, each installed with `npm ci` from its lock
 #   file (through tests/npm-ci.sh, which works with no npm configuration:
 #   native modules are built against the machine's own Node headers):
@@ -69,7 +70,7 @@ if [ "$(cd "$dir" 2>/dev/null && pwd -P)" = "$(cd "$own" && pwd -P)" ] &&
 fi
 
 # tool (a command, or a file) : Debian package
-test_deps="faketime:faketime prometheus:prometheus promtool:prometheus systemd-analyze:systemd groff:groff-base python3:python3 node:nodejs npm:npm chromium:chromium make:make g++:g++ /usr/bin/time:time bpftrace:bpftrace fusermount3:fuse3 /usr/include/fuse3/fuse.h:libfuse3-dev"
+test_deps="faketime:faketime prometheus:prometheus promtool:prometheus systemd-analyze:systemd groff:groff-base python3:python3 node:nodejs npm:npm chromium:chromium make:make g++:g++ /usr/bin/time:time bpftrace:bpftrace fusermount3:fuse3 /usr/include/fuse3/fuse.h:libfuse3-dev dpkg-buildpackage:dpkg-dev dh:debhelper lintian:lintian"
 missing=
 for d in $test_deps; do
     # a command, or a file (a library's header)

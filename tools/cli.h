@@ -310,6 +310,12 @@ volatile sig_atomic_t *cli_stop_flag(void);
  * past the nanosecond are dropped); -1 if it is not one or is over a
  * century. */
 int cli_decimal_ns(const char *s, int64_t unit_ns, int64_t *ns);
+
+/* Waits until SIGINT or SIGTERM sets that flag (at once when one came
+ * already).  The signals are blocked but in sigsuspend, so that one coming
+ * between the test and the wait is not lost. */
+void cli_wait_stop(void);
+
 /* A whole number from 0 to max, or -1. */
 int cli_count(const char *s, long long max, long long *out);
 /* --clock's value (auto, mono, wall) into *clock (IPS_CLOCK_*), or -1:

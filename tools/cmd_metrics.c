@@ -6,7 +6,6 @@
 #include <ctype.h>
 #include <errno.h>
 #include <math.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -174,31 +173,6 @@ static int options(cli_input_t *in, metrics_cmd_t *c, int argc, char **argv) {
   return -1;
 }
 
-static volatile sig_atomic_t stopped;
-static void on_stop(int sig) {
-  (void)sig;
-  stopped = 1;
-}
-
-/* A whole input read: the metrics served until SIGINT or SIGTERM.  The
- * signals are blocked but in sigsuspend, so that one coming between the
- * test and the wait is not lost. */
-static void serve_until_stopped(void) {
-  struct sigaction sa;
-  sigset_t block, old;
-  memset(&sa, 0, sizeof sa);
-  sa.sa_handler = on_stop;
-  sigemptyset(&block);
-  sigaddset(&block, SIGINT);
-  sigaddset(&block, SIGTERM);
-  sigprocmask(SIG_BLOCK, &block, &old);
-  sigaction(SIGINT, &sa, NULL);
-  sigaction(SIGTERM, &sa, NULL);
-  while (!stopped && !*cli_stop_flag())
-    sigsuspend(&old);
-  sigprocmask(SIG_SETMASK, &old, NULL);
-}
-
 /* --print: the exposition on stdout.  Returns an exit code. */
 static int print_metrics(ips_metrics_t *m) {
   size_t len;
@@ -252,7 +226,7 @@ int cmd_metrics(int argc, char **argv) {
       print_metrics(c.m) != CLI_EXIT_OK)
     rc = CLI_EXIT_IO;
   else if (srv && !in.src.follow && (rc == CLI_EXIT_OK || rc == CLI_EXIT_INPUT))
-    serve_until_stopped();
+    cli_wait_stop(); /* the whole input read: served until stopped */
   ips_metrics_server_stop(srv);
   ips_analysis_free(a);
   ips_metrics_free(c.m);

@@ -3,7 +3,7 @@
 # peer: skipped without it).
 TESTS += tests/pkg/unit.test
 EXTRA_DIST += tests/pkg/unit.test
-# The Debian package built, linted, installed, used and purged: only with
-# IPCSTAMP_TEST_LONG=1 (CI's first make check), as root.
+# The Debian package built, linted, installed, used and purged: as root
+# on Debian; not in a sanitizer build nor make distcheck (the same package).
 TESTS += tests/pkg/deb.test
 EXTRA_DIST += tests/pkg/deb.test

@@ -129,6 +129,27 @@ volatile sig_atomic_t *cli_stop_flag(void) {
   return &follow_stop;
 }
 
+/* SIGINT and SIGTERM set follow_stop from now on. */
+static void catch_stop(void) {
+  struct sigaction sa;
+  memset(&sa, 0, sizeof sa);
+  sa.sa_handler = on_stop;
+  sigaction(SIGINT, &sa, NULL);
+  sigaction(SIGTERM, &sa, NULL);
+}
+
+void cli_wait_stop(void) {
+  sigset_t block, old;
+  sigemptyset(&block);
+  sigaddset(&block, SIGINT);
+  sigaddset(&block, SIGTERM);
+  sigprocmask(SIG_BLOCK, &block, &old);
+  catch_stop();
+  while (!follow_stop)
+    sigsuspend(&old);
+  sigprocmask(SIG_SETMASK, &old, NULL);
+}
+
 /* Reads what the source holds; following, waits for more (100 ms naps,
  * the reader thread looks every 50 ms) until a stop signal.  Returns
  * ips_analysis_read()'s last result: 0 at the end, or an error. */
@@ -256,13 +277,8 @@ int cli_analyze(cli_input_t *in, ips_analysis_t **out) {
   if (in->os_path && (os_rc = cli_os_join(in, *out)) != CLI_EXIT_OK &&
       !ips_analysis_os_recording(*out))
     return os_rc;
-  if (in->src.follow) {
-    struct sigaction sa;
-    memset(&sa, 0, sizeof sa);
-    sa.sa_handler = on_stop;
-    sigaction(SIGINT, &sa, NULL);
-    sigaction(SIGTERM, &sa, NULL);
-  }
+  if (in->src.follow)
+    catch_stop();
   if (in->ring) {
     if (in->src.follow)
       cli_output_publish();

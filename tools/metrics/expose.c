@@ -20,31 +20,45 @@ typedef struct {
   int oom;
 } text_t;
 
+/* Room for n more bytes and a NUL: 0, or -1 (oom) when memory ran out. */
+static int room(text_t *t, size_t n) {
+  size_t cap;
+  char *s;
+  if (t->oom)
+    return -1;
+  if (t->cap - t->len > n)
+    return 0;
+  cap = t->cap * 2 + n + 1;
+  if (!(s = realloc(t->s, cap))) {
+    t->oom = 1;
+    return -1;
+  }
+  t->s = s, t->cap = cap;
+  return 0;
+}
+
 static void put(text_t *t, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 static void put(text_t *t, const char *fmt, ...) {
   va_list ap;
   int n;
-  for (;;) {
-    if (t->oom)
+  if (t->oom)
+    return;
+  va_start(ap, fmt);
+  n = vsnprintf(t->s + t->len, t->cap - t->len, fmt, ap);
+  va_end(ap);
+  if (n < 0) {
+    t->oom = 1;
+    return;
+  }
+  if ((size_t)n >= t->cap - t->len) { /* cut: again, with room for it */
+    if (room(t, (size_t)n) < 0)
       return;
     va_start(ap, fmt);
-    n = vsnprintf(t->s + t->len, t->cap - t->len, fmt, ap);
+    vsnprintf(t->s + t->len, t->cap - t->len, fmt, ap);
     va_end(ap);
-    if (n < 0) {
-      t->oom = 1;
-    } else if ((size_t)n < t->cap - t->len) {
-      t->len += (size_t)n;
-      return;
-    } else {
-      size_t cap = t->cap * 2 + (size_t)n + 1;
-      char *s = realloc(t->s, cap);
-      if (!s)
-        t->oom = 1;
-      else
-        t->s = s, t->cap = cap;
-    }
   }
+  t->len += (size_t)n;
 }
 
 /* A label's value with '\\' and '"' escaped (the registry already made
@@ -60,11 +74,16 @@ static const char *esc(const char *v, char *buf) {
   return buf;
 }
 
-/* The bounds as the le label says them (%g of ips_metrics_bounds). */
-static const char *const metrics_le[IPS_METRICS_NBOUNDS + 1] = {
-    "1e-06", "2e-06", "5e-06", "1e-05", "2e-05", "5e-05", "0.0001",
-    "0.0002", "0.0005", "0.001", "0.002", "0.005", "0.01", "0.02", "0.05",
-    "0.1", "0.2", "0.5", "1", "2", "5", "10", "20", "50", "100", "+Inf"};
+/* The bounds as the le label says them: %g of ips_metrics_bounds, then
+ * "+Inf"; made once a scrape. */
+typedef char le_t[IPS_METRICS_NBOUNDS + 1][16];
+
+static void le_of(le_t le) {
+  size_t b;
+  for (b = 0; b < IPS_METRICS_NBOUNDS; b++)
+    snprintf(le[b], sizeof le[b], "%g", ips_metrics_bounds[b]);
+  strcpy(le[IPS_METRICS_NBOUNDS], "+Inf");
+}
 
 static void family(text_t *t, const char *name, const char *type,
                    const char *help) {
@@ -73,17 +92,8 @@ static void family(text_t *t, const char *name, const char *type,
 
 /* s appended, len bytes. */
 static void append(text_t *t, const char *s, size_t len) {
-  if (t->oom)
+  if (room(t, len) < 0)
     return;
-  if (t->cap - t->len <= len) {
-    size_t cap = t->cap * 2 + len + 1;
-    char *n = realloc(t->s, cap);
-    if (!n) {
-      t->oom = 1;
-      return;
-    }
-    t->s = n, t->cap = cap;
-  }
   memcpy(t->s + t->len, s, len);
   t->len += len;
   t->s[t->len] = '\0';
@@ -94,7 +104,7 @@ static void append(text_t *t, const char *s, size_t len) {
  * head, its bound and its count, with no printf (a scrape of 256 vats
  * took 80 ms with one, 10 times what it takes now). */
 static void histogram(text_t *t, const metrics_vat_t *v, const char *part,
-                      const metrics_hist_t *h) {
+                      const metrics_hist_t *h, le_t le) {
   char vat[2 * IPS_METRICS_NAME_MAX], head[256], num[32];
   uint64_t cum = 0;
   size_t b, hl;
@@ -108,7 +118,7 @@ static void histogram(text_t *t, const metrics_vat_t *v, const char *part,
     char *e = num + sizeof num;
     uint64_t c = cum += h->bucket[b];
     append(t, head, hl);
-    append(t, metrics_le[b], strlen(metrics_le[b]));
+    append(t, le[b], strlen(le[b]));
     *--e = '\n';
     do
       *--e = (char)('0' + c % 10);
@@ -128,6 +138,8 @@ static void deliveries(text_t *t, const metrics_figures_t *f,
                        const char *const *parts) {
   size_t i, p, nv = f->nvats + (f->other ? 1 : 0);
   char vat[2 * IPS_METRICS_NAME_MAX];
+  le_t le;
+  le_of(le);
   family(t, "ipcstamp_delivery_seconds", "histogram",
          "Time of each part of a delivery to a vat (pipe: in the pipe "
          "between kernel and worker; worker: in the worker; kernel: the "
@@ -135,7 +147,7 @@ static void deliveries(text_t *t, const metrics_figures_t *f,
          "the OS saw, docs/os.md).");
   for (i = 0; i < nv; i++)
     for (p = 0; p < f->nparts; p++)
-      histogram(t, &f->vats[i], parts[p], &f->hists[i * f->nparts + p]);
+      histogram(t, &f->vats[i], parts[p], &f->hists[i * f->nparts + p], le);
   family(t, "ipcstamp_deliveries_total", "counter",
          "Deliveries to a vat, attributed.");
   for (i = 0; i < nv; i++)

@@ -117,9 +117,7 @@ static void conn_read(ips_metrics_server_t *s, conn_t *c) {
   }
   c->rlen += (size_t)r;
   c->req[c->rlen] = '\0';
-  if (memmem(c->req, c->rlen, "\r\n\r\n", 4) ||
-      memmem(c->req, c->rlen, "\n\n", 2) ||
-      c->rlen == REQ_MAX - 1)
+  if (metrics_head_whole(c->req, c->rlen) || c->rlen == REQ_MAX - 1)
     answer(s, c); /* a head that does not fit is not HTTP we answer */
 }
 

@@ -202,33 +202,36 @@ static metrics_value_t *value_of(ips_metrics_t *m, int id, char *name) {
   return &c->value[i];
 }
 
-void ips_metrics_count(ips_metrics_t *m, int id, const char *value,
-                       uint64_t n) {
+/* Counter or gauge id's value named value: n added to a counter's, a
+ * gauge's set to v; nothing when id is not declared as that kind. */
+static void update(ips_metrics_t *m, int id, const char *value, int gauge,
+                   uint64_t n, double v) {
   char name[IPS_METRICS_NAME_MAX];
-  metrics_value_t *v;
+  metrics_value_t *x;
   if (id < 0 || id >= IPS_METRICS_MAX_COUNTERS)
     return;
   name_copy(name, value);
   pthread_mutex_lock(&m->lock);
-  if ((v = value_of(m, id, name)) && !m->decl[id].gauge)
-    v->n += n;
+  if ((x = value_of(m, id, name)) && m->decl[id].gauge == gauge) {
+    if (gauge)
+      x->v = v;
+    else
+      x->n += n;
+  }
   pthread_mutex_unlock(&m->lock);
+}
+
+void ips_metrics_count(ips_metrics_t *m, int id, const char *value,
+                       uint64_t n) {
+  update(m, id, value, 0, n, 0);
 }
 
 void ips_metrics_set(ips_metrics_t *m, int id, const char *value, double v) {
-  char name[IPS_METRICS_NAME_MAX];
-  metrics_value_t *g;
-  if (id < 0 || id >= IPS_METRICS_MAX_COUNTERS)
-    return;
-  name_copy(name, value);
-  pthread_mutex_lock(&m->lock);
-  if ((g = value_of(m, id, name)) && m->decl[id].gauge)
-    g->v = v;
-  pthread_mutex_unlock(&m->lock);
+  update(m, id, value, 1, 0, v);
 }
 
-int metrics_snapshot(ips_metrics_t *m, metrics_figures_t *copy,
-                     metrics_decl_t *decl) {
+void metrics_snapshot(ips_metrics_t *m, metrics_figures_t *copy,
+                      metrics_decl_t *decl) {
   metrics_vat_t *vats = copy->vats;
   metrics_hist_t *hists = copy->hists;
   size_t n, np = m->fig.nparts;
@@ -246,5 +249,4 @@ int metrics_snapshot(ips_metrics_t *m, metrics_figures_t *copy,
   }
   memcpy(decl, m->decl, m->fig.ncounters * sizeof *decl);
   pthread_mutex_unlock(&m->lock);
-  return 0;
 }

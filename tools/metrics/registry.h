@@ -63,9 +63,13 @@ struct ips_metrics_s {
 /* The figures copied into copy (its vats and hists: room for m's
  * max_vats + 1 vats, filled up to nvats, and the "_other" vat at nvats
  * when in use) and the
- * counters' declarations into decl, under the lock.  Returns 0. */
-int metrics_snapshot(ips_metrics_t *m, metrics_figures_t *copy,
-                     metrics_decl_t *decl);
+ * counters' declarations into decl, under the lock. */
+void metrics_snapshot(ips_metrics_t *m, metrics_figures_t *copy,
+                      metrics_decl_t *decl);
+
+/* 1 when the len bytes at req hold a request's whole head (a blank line
+ * ends it, "\r\n\r\n" or a bare "\n\n"), else 0. */
+int metrics_head_whole(const char *req, size_t len);
 
 /* What the endpoint answers to a request's head, req (len bytes, not
  * NUL-terminated): its status line's code and reason ("200 OK", "400 Bad

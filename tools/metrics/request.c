@@ -8,6 +8,10 @@
 
 #include "metrics/registry.h"
 
+int metrics_head_whole(const char *req, size_t len) {
+  return memmem(req, len, "\r\n\r\n", 4) || memmem(req, len, "\n\n", 2);
+}
+
 const char *metrics_request(const char *req, size_t len, int *serve,
                             int *head_only) {
   char line[128], method[8], target[64], version[16];
@@ -16,7 +20,7 @@ const char *metrics_request(const char *req, size_t len, int *serve,
   *serve = *head_only = 0;
   /* The head ends at a blank line; REQ_MAX bytes without one is too much
    * head to read on. */
-  if (!memmem(req, len, "\r\n\r\n", 4) && !memmem(req, len, "\n\n", 2))
+  if (!metrics_head_whole(req, len))
     return "431 Request Header Fields Too Large";
   /* only the request line: a NUL in it (or none before it) ends it */
   n = (size_t)(nl - req) < sizeof line - 1 ? (size_t)(nl - req)
