@@ -147,9 +147,15 @@ int ips__os_add_exec(ips_os_t *os, int64_t ns, uint32_t pid, uint32_t ppid,
                      const char *args, size_t len);
 int ips__os_add_exit(ips_os_t *os, int64_t ns, uint32_t pid, int code);
 int ips__os_add_wait(ips_os_t *os, const ips__os_wait_t *w);
-/* Thread tid (of process pid) is called comm: 0, or -ENOMEM / -E2BIG. */
+/* Thread tid (of process pid) is called comm (kept printable: each
+ * byte as ips__os_printable): 0, or -ENOMEM / -E2BIG. */
 int ips__os_add_task(ips_os_t *os, uint32_t tid, uint32_t pid,
                      const char *comm);
+
+/* A name or arguments from the recording, shown as they are: each byte of
+ * s[0..n) that is not printable ASCII becomes '?', its NULs kept (they end
+ * a name, or separate arguments).  The one rule of every reader. */
+void ips__os_printable(char *s, size_t n);
 
 /* os_store.c, for ips__os_index: the records that contradict one before
  * them dropped, each counted as bad (and as contradicting) at its place

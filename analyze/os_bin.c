@@ -65,13 +65,10 @@ static int read_names(ips_os_t *os, const unsigned char *p, uint32_t n) {
     return -ENOMEM;
   for (i = 0; i < n; i++, p += 4 + NAME) {
     ips__os_name_t *nm = &os->names[os->nnames];
-    size_t k;
     nm->nr = (int32_t)le32(p);
     memcpy(nm->name, p + 4, NAME);
     nm->name[NAME] = '\0';
-    for (k = 0; nm->name[k]; k++)
-      if ((unsigned char)nm->name[k] < 0x20 || (unsigned char)nm->name[k] >= 0x7f)
-        nm->name[k] = '?';
+    ips__os_printable(nm->name, strlen(nm->name));
     os->nnames++;
   }
   return 0;
@@ -225,12 +222,8 @@ static int decode_wait(ips_os_t *os, uint32_t v, const unsigned char *r,
 /* A thread's name (a version 3 task record). */
 static int decode_task(ips_os_t *os, const unsigned char *r) {
   char comm[OS_COMM + 1];
-  size_t k;
   memcpy(comm, r + OS_AT(task, comm), OS_COMM);
   comm[OS_COMM] = '\0';
-  for (k = 0; comm[k]; k++) /* a name, shown as it is: printable only */
-    if ((unsigned char)comm[k] < 0x20 || (unsigned char)comm[k] >= 0x7f)
-      comm[k] = '?';
   return ips__os_add_task(os, le32(r + 8), le32(r + 4), comm);
 }
 

@@ -56,7 +56,6 @@ static void vat_of(const ips__os_launch_t *l, char *vat, size_t n) {
 
 static void fill(ips_os_launch_t *o, const ips__os_launch_t *l,
                  const ips__os_exit_t *e, const char *vat) {
-  size_t i;
   memset(o, 0, sizeof *o);
   o->ns = l->ns;
   o->pid = l->pid;
@@ -64,10 +63,7 @@ static void fill(ips_os_launch_t *o, const ips__os_launch_t *l,
   snprintf(o->vat, sizeof o->vat, "%s", vat);
   memcpy(o->args, l->args, l->len);
   o->len = l->len;
-  for (i = 0; i < o->len; i++) /* shown as they are: printable only */
-    if (o->args[i] && ((unsigned char)o->args[i] < 0x20 ||
-                       (unsigned char)o->args[i] >= 0x7f))
-      o->args[i] = '?';
+  ips__os_printable(o->args, o->len);
   if (o->len && o->args[o->len - 1]) /* cut mid-argument: ended */
     o->args[o->len < sizeof o->args - 1 ? o->len++ : o->len - 1] = '\0';
   o->exit_code = -1;

@@ -71,6 +71,13 @@ int ips__os_add_wait(ips_os_t *os, const ips__os_wait_t *w) {
   return 0;
 }
 
+void ips__os_printable(char *s, size_t n) {
+  size_t i;
+  for (i = 0; i < n; i++)
+    if (s[i] && ((unsigned char)s[i] < 0x20 || (unsigned char)s[i] >= 0x7f))
+      s[i] = '?';
+}
+
 int ips__os_add_task(ips_os_t *os, uint32_t tid, uint32_t pid,
                      const char *comm) {
   ips__os_task_t t;
@@ -79,6 +86,7 @@ int ips__os_add_task(ips_os_t *os, uint32_t tid, uint32_t pid,
   t.tid = tid;
   t.pid = pid;
   snprintf(t.comm, sizeof t.comm, "%s", comm);
+  ips__os_printable(t.comm, strlen(t.comm));
   if ((rc = grow((void **)&os->tasks, os->ntasks, &os->captasks, sizeof t)))
     return rc;
   os->tasks[os->ntasks++] = t;
