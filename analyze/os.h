@@ -131,22 +131,22 @@ struct ips_os_s {
 /* os_store.c: adds one frame side or wait as read, after checking that its
  * times are in order.  0, 1 (not valid: the caller counts it as bad), or
  * -ENOMEM / -E2BIG past IPS_OS_MAX_RECORDS. */
-/* A process exec'd at ns whose first argument is arg1: kept (0) when
- * arg1 names a vat, "VATID:NAME" (SwingSet's xsnap workers), else
- * ignored (0); or -ENOMEM / -E2BIG. */
-int ips__os_add_proc(ips_os_t *os, int64_t ns, uint32_t pid,
-                     const char *arg1);
 int ips__os_add_side(ips_os_t *os, const ips__os_side_t *s);
 /* An exec at ns of pid (made by ppid) with args (len bytes, each argument
  * NUL-terminated, at most 256): kept as a launch (ips_os_launches), and
- * its process as a vat's worker when its first argument names one
- * (ips__os_add_proc).  An exit at ns of pid with wait status code: kept
+ * its process as a vat's worker when its first argument names one,
+ * "VATID:NAME" (SwingSet's xsnap workers).  An exit at ns of pid with wait status code: kept
  * (the end of its launch before it).  0, or -ENOMEM / -E2BIG; past
  * IPS__OS_MAX_LAUNCHES each, counted in info.launches_over. */
 int ips__os_add_exec(ips_os_t *os, int64_t ns, uint32_t pid, uint32_t ppid,
                      const char *args, size_t len);
 int ips__os_add_exit(ips_os_t *os, int64_t ns, uint32_t pid, int code);
 int ips__os_add_wait(ips_os_t *os, const ips__os_wait_t *w);
+/* The first argument after the program in args (len bytes, each argument
+ * NUL-terminated, the last perhaps cut): its start, and in *n its bytes
+ * up to its NUL or the end; NULL when there is none.  The one reading of
+ * an exec's arguments (a vat's worker; a launch's vat). */
+const char *ips__os_arg1(const char *args, size_t len, size_t *n);
 /* Thread tid (of process pid) is called comm (kept printable: each
  * byte as ips__os_printable): 0, or -ENOMEM / -E2BIG. */
 int ips__os_add_task(ips_os_t *os, uint32_t tid, uint32_t pid,

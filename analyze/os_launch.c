@@ -41,10 +41,10 @@ static const ips__os_exit_t *exit_of(const ips__os_exit_t *e, size_t n,
 /* l's vat: "v12" of a first argument "v12:bank" (SwingSet's vat ids: v
  * and digits, not any word before a colon: a sed script), else "". */
 static void vat_of(const ips__os_launch_t *l, char *vat, size_t n) {
-  size_t n0 = strnlen(l->args, l->len), i;
-  const char *a1 = l->args + n0 + 1, *colon;
+  size_t n1, i;
+  const char *a1 = ips__os_arg1(l->args, l->len, &n1), *colon;
   vat[0] = '\0';
-  if (n0 + 1 >= l->len || !(colon = memchr(a1, ':', l->len - n0 - 1)) ||
+  if (!a1 || !(colon = memchr(a1, ':', n1)) ||
       colon - a1 < 2 || (size_t)(colon - a1) >= n || a1[0] != 'v')
     return;
   for (i = 1; a1 + i < colon; i++)
