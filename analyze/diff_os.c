@@ -14,6 +14,15 @@
 
 #include "diff.h"
 
+/* A thread's parts (of an ips_os_time_t) as the diff compares them, in
+ * the order of IPS_DIFF_OS_WORKER's 8: X(name, member), name the part's
+ * in "worker.name" and "os_worker_name_ns".  Both the names below and
+ * time_parts' values come from it. */
+#define TIME_PARTS(X)                                                      \
+  X(on_cpu, on_cpu) X(steal, steal) X(uncharged, uncharged)                \
+  X(cpu_wait, cpu_wait) X(disk, disk) X(page_fault, fault) X(sleep, sleep) \
+  X(not_measured, not_measured)
+
 static const char *const names[IPS_DIFF_OS_NPARTS][2] = {
     {"pipe.before_write", "os_pipe_before_write_ns"},
     {"pipe.write", "os_pipe_write_ns"},
@@ -23,18 +32,18 @@ static const char *const names[IPS_DIFF_OS_NPARTS][2] = {
     {"pipe.cpu_wait", "os_pipe_cpu_wait_ns"},
     {"pipe.reader", "os_pipe_reader_ns"},
     {"pipe.not_measured", "os_pipe_not_measured_ns"},
-#define TIME_NAMES(who)                                                    \
-  {#who ".on_cpu", "os_" #who "_on_cpu_ns"},                               \
-  {#who ".steal", "os_" #who "_steal_ns"},                                 \
-  {#who ".uncharged", "os_" #who "_uncharged_ns"},                         \
-  {#who ".cpu_wait", "os_" #who "_cpu_wait_ns"},                           \
-  {#who ".disk", "os_" #who "_disk_ns"},                                   \
-  {#who ".page_fault", "os_" #who "_page_fault_ns"},                       \
-  {#who ".sleep", "os_" #who "_sleep_ns"},                                 \
-  {#who ".not_measured", "os_" #who "_not_measured_ns"}
-    TIME_NAMES(worker), TIME_NAMES(kernel), TIME_NAMES(before)
-#undef TIME_NAMES
+#define WORKER_NAME(name, member) {"worker." #name, "os_worker_" #name "_ns"},
+#define KERNEL_NAME(name, member) {"kernel." #name, "os_kernel_" #name "_ns"},
+#define BEFORE_NAME(name, member) {"before." #name, "os_before_" #name "_ns"},
+    TIME_PARTS(WORKER_NAME) TIME_PARTS(KERNEL_NAME) TIME_PARTS(BEFORE_NAME)
+#undef WORKER_NAME
+#undef KERNEL_NAME
+#undef BEFORE_NAME
 };
+#define ONE(name, member) +1
+_Static_assert(0 TIME_PARTS(ONE) == IPS_DIFF_OS_KERNEL - IPS_DIFF_OS_WORKER,
+               "a thread's parts: TIME_PARTS has IPS_DIFF_OS_WORKER's");
+#undef ONE
 
 const char *ips_diff_os_part_name(int part) {
   if (part == -1)
@@ -46,16 +55,12 @@ const char *ips_diff_os_part_key(int part) {
   return part >= 0 && part < IPS_DIFF_OS_NPARTS ? names[part][1] : NULL;
 }
 
-/* A thread's parts into os[] from k on, in the order of names. */
+/* A thread's parts into os[], in the order of names (TIME_PARTS). */
 static void time_parts(int64_t *os, const ips_os_time_t *t) {
-  os[0] = t->on_cpu;
-  os[1] = t->steal;
-  os[2] = t->uncharged;
-  os[3] = t->cpu_wait;
-  os[4] = t->disk;
-  os[5] = t->fault;
-  os[6] = t->sleep;
-  os[7] = t->not_measured;
+  size_t k = 0;
+#define PART_VALUE(name, member) os[k++] = t->member;
+  TIME_PARTS(PART_VALUE)
+#undef PART_VALUE
 }
 
 void ips__diff_os_fill(ips_diff_side_t *sd, const ips_os_split_t *s) {

@@ -131,25 +131,31 @@ struct ips_os_s {
 /* os_store.c: adds one frame side or wait as read, after checking that its
  * times are in order.  0, 1 (not valid: the caller counts it as bad), or
  * -ENOMEM / -E2BIG past IPS_OS_MAX_RECORDS. */
-/* A process exec'd at ns whose first argument is arg1: kept (0) when
- * arg1 names a vat, "VATID:NAME" (SwingSet's xsnap workers), else
- * ignored (0); or -ENOMEM / -E2BIG. */
-int ips__os_add_proc(ips_os_t *os, int64_t ns, uint32_t pid,
-                     const char *arg1);
 int ips__os_add_side(ips_os_t *os, const ips__os_side_t *s);
 /* An exec at ns of pid (made by ppid) with args (len bytes, each argument
  * NUL-terminated, at most 256): kept as a launch (ips_os_launches), and
- * its process as a vat's worker when its first argument names one
- * (ips__os_add_proc).  An exit at ns of pid with wait status code: kept
+ * its process as a vat's worker when its first argument names one,
+ * "VATID:NAME" (SwingSet's xsnap workers).  An exit at ns of pid with wait status code: kept
  * (the end of its launch before it).  0, or -ENOMEM / -E2BIG; past
  * IPS__OS_MAX_LAUNCHES each, counted in info.launches_over. */
 int ips__os_add_exec(ips_os_t *os, int64_t ns, uint32_t pid, uint32_t ppid,
                      const char *args, size_t len);
 int ips__os_add_exit(ips_os_t *os, int64_t ns, uint32_t pid, int code);
 int ips__os_add_wait(ips_os_t *os, const ips__os_wait_t *w);
-/* Thread tid (of process pid) is called comm: 0, or -ENOMEM / -E2BIG. */
+/* The first argument after the program in args (len bytes, each argument
+ * NUL-terminated, the last perhaps cut): its start, and in *n its bytes
+ * up to its NUL or the end; NULL when there is none.  The one reading of
+ * an exec's arguments (a vat's worker; a launch's vat). */
+const char *ips__os_arg1(const char *args, size_t len, size_t *n);
+/* Thread tid (of process pid) is called comm (kept printable: each
+ * byte as ips__os_printable): 0, or -ENOMEM / -E2BIG. */
 int ips__os_add_task(ips_os_t *os, uint32_t tid, uint32_t pid,
                      const char *comm);
+
+/* A name or arguments from the recording, shown as they are: each byte of
+ * s[0..n) that is not printable ASCII becomes '?', its NULs kept (they end
+ * a name, or separate arguments).  The one rule of every reader. */
+void ips__os_printable(char *s, size_t n);
 
 /* os_store.c, for ips__os_index: the records that contradict one before
  * them dropped, each counted as bad (and as contradicting) at its place

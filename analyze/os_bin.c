@@ -26,6 +26,9 @@ enum {
   MAX_NAMES = 1024,
   COMMON = OS_REC_HEAD    /* type, pid, tid, pad, ts */
 };
+/* Where the record head's fields are (every record's). */
+#define R(field) offsetof(struct os_event, field)
+enum { R_PID = R(tgid), R_TID = R(tid), R_TS = R(ts) };
 /* The least size of each record type this reader knows, by version: a
  * record must hold the fields read from it. */
 static const uint32_t least3[OS_EV_TYPES] = {OS_PARTS(OS_FILE_SIZE_INIT)};
@@ -65,13 +68,10 @@ static int read_names(ips_os_t *os, const unsigned char *p, uint32_t n) {
     return -ENOMEM;
   for (i = 0; i < n; i++, p += 4 + NAME) {
     ips__os_name_t *nm = &os->names[os->nnames];
-    size_t k;
     nm->nr = (int32_t)le32(p);
     memcpy(nm->name, p + 4, NAME);
     nm->name[NAME] = '\0';
-    for (k = 0; nm->name[k]; k++)
-      if ((unsigned char)nm->name[k] < 0x20 || (unsigned char)nm->name[k] >= 0x7f)
-        nm->name[k] = '?';
+    ips__os_printable(nm->name, strlen(nm->name));
     os->nnames++;
   }
   return 0;
@@ -153,7 +153,7 @@ static const struct {
      OS_AT(frame_v2, last_enter), OS_AT(frame_v2, last_exit)},
     {OS_AT(frame, pipe), OS_AT(frame, len), 4, OS_AT(frame, write),
      OS_AT(frame, tag), OS_AT(frame, first_enter), OS_AT(frame, last_enter),
-     16}};
+     R_TS}};
 
 /* One frame side (r, of a version v file): 0, 1 (bad), or a negative
  * code. */
@@ -161,8 +161,8 @@ static int decode_frame(ips_os_t *os, uint32_t v, const unsigned char *r) {
   ips__os_side_t s;
   int k = v == 2 ? 0 : 1;
   memset(&s, 0, sizeof s);
-  s.pid = le32(r + 4);
-  s.tid = le32(r + 8);
+  s.pid = le32(r + R_PID);
+  s.tid = le32(r + R_TID);
   s.pipe = le64(r + frame_at[k].pipe);
   s.len = frame_at[k].len_size == 8 ? le64(r + frame_at[k].len)
                                     : le32(r + frame_at[k].len);
@@ -177,34 +177,36 @@ static int decode_frame(ips_os_t *os, uint32_t v, const unsigned char *r) {
   return ips__os_add_side(os, &s);
 }
 
+/* Where the fields of a wait that both versions have are (version 3's
+ * return to a CPU is the record's ts). */
+static const struct {
+  size_t off, wake, on, sc, why, maj_flt;
+} wait_at[2] = {
+    {OS_AT(wait_v2, off), OS_AT(wait_v2, wake), OS_AT(wait_v2, on),
+     OS_AT(wait_v2, sc), OS_AT(wait_v2, why), OS_AT(wait_v2, maj_flt)},
+    {OS_AT(wait, off), OS_AT(wait, wake), R_TS, OS_AT(wait, sc),
+     OS_AT(wait, why), OS_AT(wait, maj_flt)}};
+
 /* One wait (r, size bytes, of a version v file): 0, 1, or a negative
  * code. */
 static int decode_wait(ips_os_t *os, uint32_t v, const unsigned char *r,
                        uint32_t size) {
   ips__os_wait_t w;
-  uint32_t why;
-  int32_t sc;
+  int k = v == 2 ? 0 : 1;
+  uint32_t why = le32(r + wait_at[k].why);
+  int32_t sc = (int32_t)le32(r + wait_at[k].sc);
   memset(&w, 0, sizeof w);
-  w.tid = le32(r + 8);
-  if (v == 2) {
-    why = le32(r + OS_AT(wait_v2, why));
-    sc = (int32_t)le32(r + OS_AT(wait_v2, sc));
-    if (stamp(r + OS_AT(wait_v2, off), &w.off) ||
-        stamp(r + OS_AT(wait_v2, wake), &w.wake) ||
-        stamp(r + OS_AT(wait_v2, on), &w.on))
-      return 1;
-    if (size >= OS_PART(wait_v2)) { /* recorded since the wait carried it */
-      w.maj_flt = le64(r + OS_AT(wait_v2, maj_flt));
-      w.has_maj = 1;
-    }
-  } else {
-    why = le32(r + OS_AT(wait, why));
-    sc = (int32_t)le32(r + OS_AT(wait, sc));
-    if (stamp(r + OS_AT(wait, off), &w.off) ||
-        stamp(r + OS_AT(wait, wake), &w.wake) || stamp(r + 16, &w.on))
-      return 1;
-    w.maj_flt = le64(r + OS_AT(wait, maj_flt));
+  w.tid = le32(r + R_TID);
+  if (stamp(r + wait_at[k].off, &w.off) ||
+      stamp(r + wait_at[k].wake, &w.wake) || stamp(r + wait_at[k].on, &w.on))
+    return 1;
+  /* Always in version 3; in version 2 recorded since the wait carried it
+   * (the first files' waits end before it). */
+  if (size >= wait_at[k].maj_flt + 8) {
+    w.maj_flt = le64(r + wait_at[k].maj_flt);
     w.has_maj = 1;
+  }
+  if (v >= 3) {
     w.runtime = le64(r + OS_AT(wait, runtime));
     w.steal_off = le64(r + OS_AT(wait, steal_off));
     w.steal_on = le64(r + OS_AT(wait, steal_on));
@@ -225,13 +227,9 @@ static int decode_wait(ips_os_t *os, uint32_t v, const unsigned char *r,
 /* A thread's name (a version 3 task record). */
 static int decode_task(ips_os_t *os, const unsigned char *r) {
   char comm[OS_COMM + 1];
-  size_t k;
   memcpy(comm, r + OS_AT(task, comm), OS_COMM);
   comm[OS_COMM] = '\0';
-  for (k = 0; comm[k]; k++) /* a name, shown as it is: printable only */
-    if ((unsigned char)comm[k] < 0x20 || (unsigned char)comm[k] >= 0x7f)
-      comm[k] = '?';
-  return ips__os_add_task(os, le32(r + 8), le32(r + 4), comm);
+  return ips__os_add_task(os, le32(r + R_TID), le32(r + R_PID), comm);
 }
 
 /* One record of type t (r, its size bytes) of a version v file: 0, 1
@@ -252,11 +250,11 @@ static int decode(ips_os_t *os, uint32_t v, uint32_t t,
     uint32_t len = le32(r + OS_AT(exec, len));
     int64_t ns;
     os->info.procs++;
-    if (len > OS_ARGS || stamp(r + 16, &ns))
+    if (len > OS_ARGS || stamp(r + R_TS, &ns))
       return 1;
     memcpy(args, r + OS_AT(exec, args), len);
     args[len] = 0;
-    return ips__os_add_exec(os, ns, le32(r + 4), le32(r + OS_AT(exec, ppid)),
+    return ips__os_add_exec(os, ns, le32(r + R_PID), le32(r + OS_AT(exec, ppid)),
                             args, len);
   }
   if (t == OS_EV_LOST) {
@@ -265,15 +263,15 @@ static int decode(ips_os_t *os, uint32_t v, uint32_t t,
     os->info.lost = (uint64_t)n;
   } else if (t == OS_EV_END) {
     int64_t end;
-    if (stamp(r + 16, &end) || stamp(r + OS_AT(end, lost), &n))
+    if (stamp(r + R_TS, &end) || stamp(r + OS_AT(end, lost), &n))
       return 1;
     os->end = end;
     os->info.lost = (uint64_t)n;
     os->info.ended = 1;
   } else if (t == OS_EV_EXIT) {
-    if (stamp(r + 16, &n))
+    if (stamp(r + R_TS, &n))
       return 1;
-    return ips__os_add_exit(os, n, le32(r + 4),
+    return ips__os_add_exit(os, n, le32(r + R_PID),
                             (int)le32(r + OS_AT(exit, code)));
   } /* fork and types a later version adds: nothing to keep */
   return 0;

@@ -41,10 +41,10 @@ static const ips__os_exit_t *exit_of(const ips__os_exit_t *e, size_t n,
 /* l's vat: "v12" of a first argument "v12:bank" (SwingSet's vat ids: v
  * and digits, not any word before a colon: a sed script), else "". */
 static void vat_of(const ips__os_launch_t *l, char *vat, size_t n) {
-  size_t n0 = strnlen(l->args, l->len), i;
-  const char *a1 = l->args + n0 + 1, *colon;
+  size_t n1, i;
+  const char *a1 = ips__os_arg1(l->args, l->len, &n1), *colon;
   vat[0] = '\0';
-  if (n0 + 1 >= l->len || !(colon = memchr(a1, ':', l->len - n0 - 1)) ||
+  if (!a1 || !(colon = memchr(a1, ':', n1)) ||
       colon - a1 < 2 || (size_t)(colon - a1) >= n || a1[0] != 'v')
     return;
   for (i = 1; a1 + i < colon; i++)
@@ -56,7 +56,6 @@ static void vat_of(const ips__os_launch_t *l, char *vat, size_t n) {
 
 static void fill(ips_os_launch_t *o, const ips__os_launch_t *l,
                  const ips__os_exit_t *e, const char *vat) {
-  size_t i;
   memset(o, 0, sizeof *o);
   o->ns = l->ns;
   o->pid = l->pid;
@@ -64,10 +63,7 @@ static void fill(ips_os_launch_t *o, const ips__os_launch_t *l,
   snprintf(o->vat, sizeof o->vat, "%s", vat);
   memcpy(o->args, l->args, l->len);
   o->len = l->len;
-  for (i = 0; i < o->len; i++) /* shown as they are: printable only */
-    if (o->args[i] && ((unsigned char)o->args[i] < 0x20 ||
-                       (unsigned char)o->args[i] >= 0x7f))
-      o->args[i] = '?';
+  ips__os_printable(o->args, o->len);
   if (o->len && o->args[o->len - 1]) /* cut mid-argument: ended */
     o->args[o->len < sizeof o->args - 1 ? o->len++ : o->len - 1] = '\0';
   o->exit_code = -1;

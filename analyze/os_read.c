@@ -105,11 +105,8 @@ static int read_wait(ips_os_t *os, yajl_val o) {
   else if (!strcmp(wy, "disk")) w.why = 2;
   else return 1;
   if (sc && YAJL_IS_STRING(sc)) {
-    size_t i;
     snprintf(w.sc, sizeof w.sc, "%s", YAJL_GET_STRING(sc));
-    for (i = 0; w.sc[i]; i++) /* a name, shown as it is: printable only */
-      if ((unsigned char)w.sc[i] < 0x20 || (unsigned char)w.sc[i] >= 0x7f)
-        w.sc[i] = '?';
+    ips__os_printable(w.sc, strlen(w.sc));
   } else if (sc && !YAJL_IS_NULL(sc)) {
     return 1;
   }
@@ -173,16 +170,10 @@ static int read_record(ips_os_t *os, yajl_val o) {
   if (!strcmp(type, "task")) {
     yajl_val comm = field(o, "comm");
     uint32_t tid, pid;
-    char name[OS_COMM + 1];
-    size_t i;
     if (get_u32(o, "tid", &tid) || get_u32(o, "pid", &pid) ||
         !YAJL_IS_STRING(comm))
       return 1;
-    snprintf(name, sizeof name, "%s", YAJL_GET_STRING(comm));
-    for (i = 0; name[i]; i++) /* printable only */
-      if ((unsigned char)name[i] < 0x20 || (unsigned char)name[i] >= 0x7f)
-        name[i] = '?';
-    return ips__os_add_task(os, tid, pid, name);
+    return ips__os_add_task(os, tid, pid, YAJL_GET_STRING(comm));
   }
   if (!strcmp(type, "exit"))
     return read_exit(os, o);

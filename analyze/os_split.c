@@ -157,6 +157,22 @@ static int64_t overlap(int64_t x0, int64_t x1, int64_t a, int64_t b) {
   return hi > lo ? hi - lo : 0;
 }
 
+/* When wait w's sleep ended: a preemption (why 0) did not sleep, a wake
+ * not recorded is taken as its return to a CPU.  From then to w->on it
+ * waited for a CPU. */
+static int64_t woken(const ips__os_wait_t *w) {
+  return w->why == 0 ? w->off : w->wake ? w->wake : w->on;
+}
+
+/* Wait w's sleep (*sl) and its wait for a CPU after it (*cw) within
+ * [a, b]. */
+static void wait_parts(const ips__os_wait_t *w, int64_t a, int64_t b,
+                       int64_t *sl, int64_t *cw) {
+  int64_t s = woken(w);
+  *sl = overlap(w->off, s, a, b);
+  *cw = overlap(s, w->on, a, b);
+}
+
 void ips__os_by_add(ips_os_by_t *by, const char *sc, int64_t ns) {
   size_t i, last = IPS_OS_BY - 1;
   if (!ns)
@@ -278,12 +294,10 @@ static void thread_split(const ips_os_t *os, uint32_t tid, int64_t a,
   }
   for (i = first_wait(os, tid, a); i < os->nwaits; i++) {
     const ips__os_wait_t *w = &os->waits[i];
-    int64_t slept, sl, cw;
+    int64_t sl, cw;
     if (w->tid != tid || w->off >= b)
       break;
-    slept = w->why == 0 ? w->off : w->wake ? w->wake : w->on;
-    sl = overlap(w->off, slept, a, b);
-    cw = overlap(slept, w->on, a, b);
+    wait_parts(w, a, b, &sl, &cw);
     t->cpu_wait += cw;
     if (cw && w->has_run) { /* who had the CPU meanwhile (version 3) */
       char who[24];
@@ -371,12 +385,10 @@ static void reader_stretch(const ips_os_t *os, uint32_t tid, int64_t x,
   size_t i;
   for (i = first_wait(os, tid, x); i < os->nwaits && x < y; i++) {
     const ips__os_wait_t *w = &os->waits[i];
-    int64_t slept, sl, cw;
+    int64_t sl, cw;
     if (w->tid != tid || w->off >= y)
       break;
-    slept = w->why == 0 ? w->off : w->wake ? w->wake : w->on;
-    sl = overlap(w->off, slept, x, y);
-    cw = overlap(slept, w->on, x, y);
+    wait_parts(w, x, y, &sl, &cw);
     out->pipe_cpu_wait += cw;
     if (w->why == 2)
       out->pipe_page_fault += sl;
@@ -401,7 +413,7 @@ static void pipe_split(const ips_os_t *os, const ips__os_frame_t *f,
   if (i > 0 && os->waits[i - 1].tid == f->rtid &&
       os->waits[i - 1].on >= f->w_enter) {
     const ips__os_wait_t *w = &os->waits[i - 1];
-    wake = w->why == 0 ? w->off : w->wake ? w->wake : w->on;
+    wake = woken(w);
     on = w->on;
   }
   p1 = clamp(f->w_enter, a, b);

@@ -32,10 +32,21 @@ static int grow(void **p, size_t n, size_t *cap, size_t size) {
   return 0;
 }
 
-int ips__os_add_proc(ips_os_t *os, int64_t ns, uint32_t pid,
-                     const char *arg1) {
+const char *ips__os_arg1(const char *args, size_t len, size_t *n) {
+  size_t n0 = strnlen(args, len);
+  if (n0 + 1 >= len)
+    return NULL;
+  *n = strnlen(args + n0 + 1, len - n0 - 1);
+  return args + n0 + 1;
+}
+
+/* A process exec'd at ns whose first argument is arg1 (n bytes): kept (0)
+ * when arg1 names a vat, "VATID:NAME" (SwingSet's xsnap workers), else
+ * ignored (0); or -ENOMEM / -E2BIG. */
+static int add_proc(ips_os_t *os, int64_t ns, uint32_t pid, const char *arg1,
+                    size_t n) {
   ips__os_proc_t p;
-  const char *colon = strchr(arg1, ':');
+  const char *colon = memchr(arg1, ':', n);
   int rc;
   if (!colon || colon == arg1 || (size_t)(colon - arg1) >= sizeof p.vat)
     return 0;
@@ -71,6 +82,13 @@ int ips__os_add_wait(ips_os_t *os, const ips__os_wait_t *w) {
   return 0;
 }
 
+void ips__os_printable(char *s, size_t n) {
+  size_t i;
+  for (i = 0; i < n; i++)
+    if (s[i] && ((unsigned char)s[i] < 0x20 || (unsigned char)s[i] >= 0x7f))
+      s[i] = '?';
+}
+
 int ips__os_add_task(ips_os_t *os, uint32_t tid, uint32_t pid,
                      const char *comm) {
   ips__os_task_t t;
@@ -79,6 +97,7 @@ int ips__os_add_task(ips_os_t *os, uint32_t tid, uint32_t pid,
   t.tid = tid;
   t.pid = pid;
   snprintf(t.comm, sizeof t.comm, "%s", comm);
+  ips__os_printable(t.comm, strlen(t.comm));
   if ((rc = grow((void **)&os->tasks, os->ntasks, &os->captasks, sizeof t)))
     return rc;
   os->tasks[os->ntasks++] = t;
@@ -88,7 +107,8 @@ int ips__os_add_task(ips_os_t *os, uint32_t tid, uint32_t pid,
 int ips__os_add_exec(ips_os_t *os, int64_t ns, uint32_t pid, uint32_t ppid,
                      const char *args, size_t len) {
   ips__os_launch_t *l;
-  size_t n0;
+  const char *a1;
+  size_t n;
   int rc;
   if (len > 256)
     len = 256;
@@ -106,15 +126,8 @@ int ips__os_add_exec(ips_os_t *os, int64_t ns, uint32_t pid, uint32_t ppid,
     l->len = (uint32_t)len;
     memcpy(l->args, args, len);
   }
-  n0 = strnlen(args, len);
-  if (n0 + 1 >= len)
-    return 0;
-  {
-    char a1[257];
-    memcpy(a1, args + n0 + 1, len - n0 - 1);
-    a1[len - n0 - 1] = 0;
-    return ips__os_add_proc(os, ns, pid, a1);
-  }
+  a1 = ips__os_arg1(args, len, &n);
+  return a1 ? add_proc(os, ns, pid, a1, n) : 0;
 }
 
 int ips__os_add_exit(ips_os_t *os, int64_t ns, uint32_t pid, int code) {

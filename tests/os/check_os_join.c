@@ -40,17 +40,24 @@ static void frame(FILE *f, int pipe, int wpid, int rpid, char tag, long enter,
           rpid, rpid, pipe, tag, rret - 10, rret, rret - 10, rret);
 }
 
+/* A new recording at path (a temporary file's name, 64 bytes), its head
+ * line written: the records follow. */
+static FILE *new_recording(char *path) {
+  FILE *f;
+  int fd;
+  snprintf(path, 64, "/tmp/check_os_join.XXXXXX");
+  ck_assert_int_ge(fd = mkstemp(path), 0);
+  ck_assert_ptr_nonnull(f = fdopen(fd, "w"));
+  fputs(head, f);
+  return f;
+}
+
 /* The recording: d1 (v1) from 10000 to 11400, d2 (v2) from 10040 to
  * 11600.  d2's send is written (10050) before d1's (10100), inside d1's
  * window: by time alone d1 takes it.  extra: a frame of no delivery. */
 static char *write_recording(int extra) {
   static char path[64];
-  FILE *f;
-  int fd;
-  snprintf(path, sizeof path, "/tmp/check_os_join.XXXXXX");
-  ck_assert_int_ge(fd = mkstemp(path), 0);
-  ck_assert_ptr_nonnull(f = fdopen(fd, "w"));
-  fputs(head, f);
+  FILE *f = new_recording(path);
   frame(f, 21, 100, 300, '?', 10050, 10060, 10250); /* d2's send */
   frame(f, 11, 100, 200, '?', 10100, 10150, 10350); /* d1's send */
   frame(f, 12, 200, 100, '.', 11050, 11100, 11300); /* d1's result */
@@ -214,12 +221,7 @@ static ips_os_t *reader_recording(char **path, int runs) {
   static char name[64];
   ips_os_t *os;
   char err[256];
-  FILE *f;
-  int fd;
-  snprintf(name, sizeof name, "/tmp/check_os_join.XXXXXX");
-  ck_assert_int_ge(fd = mkstemp(name), 0);
-  ck_assert_ptr_nonnull(f = fdopen(fd, "w"));
-  fputs(head, f);
+  FILE *f = new_recording(name);
   frame(f, 11, 100, 200, '?', 10100, 10150, 10350); /* the send */
   frame(f, 12, 200, 100, '.', 11050, 11100, 11300); /* the result */
   /* Asleep in read since before the send: woken 10 ns after the write

@@ -132,17 +132,29 @@ def decode(data, last=False):
     return out
 
 
+def records(data):
+    """A binary file's header and its records (bytes each), cut by the
+    header's size table."""
+    hsize = struct.unpack_from("<I", data, 12)[0]
+    sizes = struct.unpack_from("<16I", data, 48)
+    out, at = [], hsize
+    while at < len(data):
+        t = struct.unpack_from("<I", data, at)[0]
+        out.append(data[at:at + sizes[t]])
+        at += sizes[t]
+    return data[:hsize], out
+
+
 def v2(src, dst, cut56=False):
     """A version 3 file as version 2 wrote the same records (its frames
     and waits in version 2's layout, no task records); with cut56, as
     recordings made before waits carried maj_flt (56-byte waits)."""
-    data = bytearray(open(src, "rb").read())
-    hsize = struct.unpack_from("<I", data, 12)[0]
+    data = open(src, "rb").read()
     sizes = list(struct.unpack_from("<16I", data, 48))
-    out, at = bytearray(data[:hsize]), hsize
-    while at < len(data):
-        t, tgid, tid, _pad, ns = COMMON.unpack_from(data, at)
-        rec = data[at:at + sizes[t]]
+    head, recs = records(data)
+    out = bytearray(head)
+    for rec in recs:
+        t, tgid, tid, _pad, ns = COMMON.unpack_from(rec)
         if t == 4:
             (pipe, enter, ret, lenter, ln, fd, calls, w, tag, hl, _p,
              hd) = PARTS[4].unpack_from(rec, COMMON.size)
@@ -156,7 +168,6 @@ def v2(src, dst, cut56=False):
                 (b"" if cut56 else struct.pack("<Q", maj))
         if t != 8:
             out += rec
-        at += sizes[t]
     struct.pack_into("<I", out, 8, 2)
     sizes[4], sizes[5], sizes[8] = 104, 56 if cut56 else 64, 0
     struct.pack_into("<16I", out, 48, *sizes)

@@ -13,31 +13,30 @@ overlap    a stream's second write side begins before the call with the
 why        (version 2 only: give OUT of tobin) the first wait's reason
            0xffffffff, which a signed cast would take as -1
 
-double and overlap read and write either version, as IN is."""
+double and overlap read and write either version, as IN is.  The layouts
+are os_check.py's (beside this file), the one Python reader of the file;
+what is written here, report reads back (contradict.test's first check)."""
 import json
+import os
 import struct
 import sys
 
-MAGIC = b"\x89IPS-OS\n"
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from os_check import (COMMON, FRAME2, HEADER, MAGIC, PARTS, WAIT2,  # noqa: E402
+                      WHY, decode, records)
+
 SIZES = (0, 288, 32, 32, 104, 64, 32, 64) + (0,) * 8
-COMMON = struct.Struct("<IIIIQ")  # type, pid, tid, pad, ns
-WHY = ("cpu", "sleep", "disk")
+PAD = bytes(4)  # fork's, exit's and a frame's: records are 8-byte aligned
 
 
 def header(h, names):
     """Version 2's header for version 1's first line h, with names."""
-    out = bytearray(200)
-    out[0:8] = MAGIC
-    struct.pack_into("<IIII", out, 8, 2, 200 + 24 * len(names), 1,
-                     h.get("follow") == "pid")
-    struct.pack_into("<QqII", out, 24, h["start"], h.get("start_wall_ns", 0),
-                     h.get("pid", 0), 16)
-    struct.pack_into("<16I", out, 48, *SIZES)
-    out[112:112 + len(h.get("kernel", ""))] = h.get("kernel", "").encode()
-    struct.pack_into("<II", out, 192, len(names), 24)
-    for nr, name in sorted(names.items()):
-        out += struct.pack("<i20s", nr, name.encode())
-    return bytes(out)
+    out = HEADER.pack(MAGIC, 2, HEADER.size + 24 * len(names), 1,
+                      h.get("follow") == "pid", h["start"],
+                      h.get("start_wall_ns", 0), h.get("pid", 0), 16, *SIZES,
+                      h.get("kernel", "").encode(), b"", len(names), 24)
+    return out + b"".join(struct.pack("<i20s", nr, name.encode())
+                          for nr, name in sorted(names.items()))
 
 
 def record(r):
@@ -46,26 +45,26 @@ def record(r):
     if t == "exec":
         args = b"".join(a.encode("latin-1") + b"\0" for a in r["argv"])[:256]
         return COMMON.pack(1, pid, pid, 0, r["ns"]) + \
-            struct.pack("<II256s", r["ppid"], len(args), args)
+            PARTS[1].pack(r["ppid"], len(args), args)
     if t == "fork":
-        return COMMON.pack(2, pid, pid, 0, r["ns"]) + struct.pack("<I4x", r["child"])
+        return COMMON.pack(2, pid, pid, 0, r["ns"]) + PARTS[2].pack(r["child"]) + PAD
     if t == "exit":
-        return COMMON.pack(3, pid, pid, 0, r["ns"]) + struct.pack("<i4x", r["code"])
+        return COMMON.pack(3, pid, pid, 0, r["ns"]) + PARTS[3].pack(r["code"]) + PAD
     if t == "frame":
         head = bytes.fromhex(r["head"])
-        return COMMON.pack(4, pid, tid, 0, r["last_ret"]) + struct.pack(
-            "<QQQQQQIIBBBB16s4x", r["pipe"], r["len"], r["enter"], r["ret"],
-            r["last_enter"], r["last_ret"], r["fd"], r["calls"],
-            r["side"] == "w", ord(r["tag"] or "\0"), len(head), 0, head)
+        return COMMON.pack(4, pid, tid, 0, r["last_ret"]) + FRAME2.pack(
+            r["pipe"], r["len"], r["enter"], r["ret"], r["last_enter"],
+            r["last_ret"], r["fd"], r["calls"], r["side"] == "w",
+            ord(r["tag"] or "\0"), len(head), 0, head) + PAD
     if t == "wait":
-        return COMMON.pack(5, pid, tid, 0, r["on"]) + struct.pack(
-            "<QQQiIQ", r["off"], r["wake"], r["on"], r["nr"],
-            WHY.index(r["why"]), r.get("maj_flt", 0))
+        return COMMON.pack(5, pid, tid, 0, r["on"]) + WAIT2.pack(
+            r["off"], r["wake"], r["on"], r["nr"], WHY.index(r["why"])) + \
+            struct.pack("<Q", r.get("maj_flt", 0))
     if t == "lost":
-        return COMMON.pack(6, 0, 0, 0, 0) + struct.pack("<Q", r["n"])
+        return COMMON.pack(6, 0, 0, 0, 0) + PARTS[6].pack(r["n"])
     if t == "end":
-        return COMMON.pack(7, 0, 0, 0, r["ns"]) + struct.pack(
-            "<QQqiIQ", r["events"], r["lost"], r.get("collector_cpu_ns", -1),
+        return COMMON.pack(7, 0, 0, 0, r["ns"]) + PARTS[7].pack(
+            r["events"], r["lost"], r.get("collector_cpu_ns", -1),
             r.get("status", 0), "status" in r, r.get("collector_max_rss_kb", 0))
     raise ValueError(t)
 
@@ -74,18 +73,6 @@ def tobin(lines):
     objs = [json.loads(l) for l in lines]
     names = {r["nr"]: r["sc"] for r in objs if r.get("t") == "wait" and r["sc"]}
     return header(objs[0], names) + b"".join(record(r) for r in objs[1:])
-
-
-def records(data):
-    """A version 2 file's header and its records (bytes each)."""
-    hsize = struct.unpack_from("<I", data, 12)[0]
-    sizes = struct.unpack_from("<16I", data, 48)
-    out, at = [], hsize
-    while at < len(data):
-        t = struct.unpack_from("<I", data, at)[0]
-        out.append(data[at:at + sizes[t]])
-        at += sizes[t]
-    return data[:hsize], out
 
 
 def double(data):
@@ -101,11 +88,9 @@ def overlap(data):
     """The second write side of the first stream with two: its enter moved
     to just before the call with the first one's last byte entered."""
     binary = data.startswith(MAGIC)
-    if binary:
+    if binary:  # version 2: one object a record, after the header's
         head, recs = records(data)
-        objs = [{"t": "frame", "side": "w" if r[80] else "r",
-                 "pipe": struct.unpack_from("<Q", r, 24)[0]} if r[0] == 4
-                else {"t": "?"} for r in recs]
+        objs = decode(data)[1:]
     else:
         lines = data.decode().splitlines(keepends=True)
         objs = [json.loads(l) for l in lines]
@@ -116,10 +101,10 @@ def overlap(data):
                 first, second = seen[r["pipe"]], i
                 break
             seen[r["pipe"]] = i
-    if binary:  # enter at 40, last_enter at 56 (after the 24 common bytes)
+    if binary:  # version 2's frame: enter after pipe and len
         b = bytearray(recs[second])
-        struct.pack_into("<Q", b, 40,
-                         struct.unpack_from("<Q", recs[first], 56)[0] - 1)
+        struct.pack_into("<Q", b, COMMON.size + 16,
+                         objs[first]["last_enter"] - 1)
         recs[second] = bytes(b)
         return head + b"".join(recs)
     b = objs[second]

@@ -235,23 +235,6 @@ void blocks_os_json(const blocks_os_t *o, yajl_gen g) {
   yajl_gen_map_close(g);
 }
 
-/* A part's system calls in parentheses (ms): the largest few, and the
- * rest's count and time (os_by_shown). */
-static void by_text(FILE *f, const ips_os_by_t *by) {
-  const ips_os_by_t *shown[OS_BY_SHOWN];
-  char x[IPS_US_BUF];
-  size_t j, more;
-  int64_t more_ns;
-  size_t n = os_by_shown(by, shown, &more, &more_ns);
-  for (j = 0; j < n; j++)
-    fprintf(f, "%s%s %s", j ? ", " : " (", shown[j]->sc,
-            blocks_ms(x, shown[j]->ns));
-  if (more)
-    fprintf(f, ", and %zu more: %s", more, blocks_ms(x, more_ns));
-  if (n)
-    fputc(')', f);
-}
-
 /* A split's parts as text and the page show them, each with its list
  * by system call or by CPU holder: the one table of both. */
 typedef struct {
@@ -284,7 +267,7 @@ static void parts_text(FILE *f, const ips_os_time_t *t) {
     fprintf(f, "%s%s %s", sep, p[i].name, blocks_ms(x, p[i].ns));
     sep = ", ";
     if (p[i].by)
-      by_text(f, p[i].by);
+      os_by_text(f, " (", p[i].by, blocks_ms);
   }
   fputc('\n', f);
 }

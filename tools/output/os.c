@@ -210,19 +210,18 @@ size_t os_by_shown(const ips_os_by_t *by, const ips_os_by_t **shown,
   return m;
 }
 
-/* A part's time per system call, in parentheses after it: the largest
- * few, and the rest's count and time. */
-static void by_text(FILE *f, const char *open, const ips_os_by_t *by) {
+void os_by_text(FILE *f, const char *open, const ips_os_by_t *by,
+                const char *(*fmt)(char *buf, int64_t ns)) {
   const ips_os_by_t *shown[OS_BY_SHOWN];
-  char b[32];
+  char b[IPS_US_BUF];
   size_t i, more;
   int64_t more_ns;
   size_t n = os_by_shown(by, shown, &more, &more_ns);
   for (i = 0; i < n; i++)
     fprintf(f, "%s%s %s", i ? ", " : open, shown[i]->sc,
-            ips_format_us(b, shown[i]->ns));
+            fmt(b, shown[i]->ns));
   if (more)
-    fprintf(f, ", and %zu more: %s", more, ips_format_us(b, more_ns));
+    fprintf(f, ", and %zu more: %s", more, fmt(b, more_ns));
   if (i)
     fputc(')', f);
 }
@@ -233,9 +232,9 @@ static void time_text(FILE *f, const char *name, const ips_os_time_t *t) {
              "sleeping %s", name, ips_format_us(b[0], t->on_cpu),
           ips_format_us(b[1], t->cpu_wait), ips_format_us(b[2], t->disk),
           ips_format_us(b[3], t->fault), ips_format_us(b[4], t->sleep));
-  by_text(f, " (waiting for CPU: ", t->cpu_wait_by);
-  by_text(f, " (disk: ", t->disk_by);
-  by_text(f, " (sleeping: ", t->sleep_by);
+  os_by_text(f, " (waiting for CPU: ", t->cpu_wait_by, ips_format_us);
+  os_by_text(f, " (disk: ", t->disk_by, ips_format_us);
+  os_by_text(f, " (sleeping: ", t->sleep_by, ips_format_us);
   if (t->steal || t->uncharged) /* on a CPU, beyond what it was charged */
     fprintf(f, ", on CPU stolen %s, uncharged %s",
             ips_format_us(b[0], t->steal), ips_format_us(b[1], t->uncharged));

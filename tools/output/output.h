@@ -124,6 +124,12 @@ void os_time_json(yajl_gen g, const char *key, const ips_os_time_t *t);
 #define OS_BY_SHOWN 4
 size_t os_by_shown(const ips_os_by_t *by, const ips_os_by_t **shown,
                    size_t *more, int64_t *more_ns);
+/* A part's time per system call (or CPU holder) in parentheses after it,
+ * opened by open (" (" or " (disk: "): the largest few and the rest's
+ * count and time (os_by_shown), each time as fmt writes it (report's
+ * microseconds, blocks' milliseconds).  Nothing when by is empty. */
+void os_by_text(FILE *f, const char *open, const ips_os_by_t *by,
+                const char *(*fmt)(char *buf, int64_t ns));
 /* A thread's time per system call in one CSV cell: "fsync=ns read=ns". */
 void os_by_csv(FILE *f, const ips_os_by_t *by);
 
