@@ -211,3 +211,10 @@ void out_csv_column(FILE *f, const char *name, const char *suffix) {
   csv_body(f, suffix);
   fputc('"', f);
 }
+
+void out_csv_maybe(FILE *f, const char *s) {
+  if (strpbrk(s, ",\"") || *s == ' ' || csv_formula(s))
+    out_csv_text(f, s);
+  else
+    fputs(s, f);
+}
