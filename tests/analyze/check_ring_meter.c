@@ -324,6 +324,40 @@ START_TEST(crowded) {
 }
 END_TEST
 
+static void count_event(void *arg, const ips_ring_proc_t *p,
+                        const ips_ring_event_t *ev) {
+  (void)p;
+  (void)ev;
+  ++*(long *)arg;
+}
+
+/* A ring retired (retire_done) is not read again: at the polls after the
+ * one that closed it, the folder still lists it, and each of its events
+ * is counted once. */
+START_TEST(retired_once) {
+  const char *dir = tt_tmp("retired");
+  ips_ring_dir_callbacks_t cb;
+  ips_ring_dir_t *d;
+  char msg[256];
+  long events = 0, i, n;
+  mkdir(dir, 0755);
+  for (i = 0; i < IPS_RING_DIR_MAX_PROCS + 20; i++)
+    dead_ring(dir); /* 2 events each */
+  (void)listed_at(dir, &n);
+  memset(&cb, 0, sizeof cb);
+  cb.on_event = count_event;
+  cb.arg = &events;
+  cb.retire_done = 1;
+  ck_assert_int_eq(ips_ring_dir_open(&d, dir, &cb), 0);
+  for (i = 0; i < 6; i++)
+    ck_assert_int_ge(ips_ring_dir_poll(d, msg, sizeof msg), 0);
+  ck_assert_int_eq(events, 2 * n);
+  ck_assert_uint_le(ips_ring_dir_count(d), 20);
+  ck_assert_uint_eq(ips_ring_dir_skipped(d), 0);
+  ips_ring_dir_close(d);
+}
+END_TEST
+
 Suite *ring_meter_suite(void) {
   Suite *s = suite_create("Worker rings");
   TCase *c = tcase_create("Core");
@@ -332,6 +366,7 @@ Suite *ring_meter_suite(void) {
   tcase_add_test(c, not_the_shape);
   tcase_add_test(c, bad_calls);
   tcase_add_test(c, crowded);
+  tcase_add_test(c, retired_once);
   tcase_set_timeout(c, 120); /* crowded forks some hundreds of workers */
   suite_add_tcase(s, c);
   return s;
