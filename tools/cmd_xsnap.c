@@ -427,11 +427,9 @@ int cmd_xsnap(int argc, char **argv) {
   snprintf(x.lock, sizeof x.lock, "%s.ipcstamp-lock", x.bin);
   /* Status only reads; the others change the tree one at a time. */
   if (strcmp(x.action, "status") != 0 && (lock = xs_lock(x.lock, why, sizeof why)) < 0) {
-    int e = errno; /* the folder cannot be written: a file that cannot be (4) */
     fprintf(stderr, "ipcstamp xsnap %s: cannot lock %s: %s: nothing done\n", x.action,
             x.lock, why);
-    return e == EROFS || e == EACCES || e == EPERM || e == ENOSPC || e == EDQUOT
-               ? CLI_EXIT_IO : CLI_EXIT_FAIL;
+    return lock == XS_LOCK_UNWRITABLE ? CLI_EXIT_IO : CLI_EXIT_FAIL;
   }
   if ((rc = load_tree(&x)) < 0) {
     if (!strcmp(x.action, "status"))

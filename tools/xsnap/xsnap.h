@@ -50,11 +50,13 @@ int xs_put(const char *path, const char *data, size_t len, mode_t mode,
 
 /* Take the exclusive lock of a package's swap: flock() on the lock file
  * path (created when missing; a link, FIFO or device there is refused,
- * never opened).  Returns the lock's fd (held until close or exit), or -1
- * with why (size bytes) saying what, e.g. "held by another run". */
+ * never opened).  Returns the lock's fd (held until close or exit), or
+ * with why (size bytes) saying what: XS_LOCK_UNWRITABLE when the lock
+ * file could not be made in a folder that cannot be written (EROFS,
+ * EACCES, EPERM, ENOSPC, EDQUOT: a file that cannot be written), else -1
+ * (refused, e.g. "held by another run"). */
+enum { XS_LOCK_UNWRITABLE = -2 };
 int xs_lock(const char *path, char *why, size_t size);
-/* (On -1, errno is open's when the lock file could not be made: EROFS,
- * EACCES... a folder that cannot be written; else not one of those.) */
 
 /* ---- binary.c ---- */
 
