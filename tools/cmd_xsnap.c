@@ -206,8 +206,8 @@ static int do_status(const xs_run_t *x) {
   } else if (x->kc.ours) {
     printf("%s: ipcstamp-worker-xs (xsnap %s), metering %s\n", x->bin, version(&x->kc),
            !strcmp(x->kc.metering, "xsnap") ? "xsnap (exactly xsnap's; stamps in the live ring only)"
-           : x->kc.slot ? "ipcstamp (xsnap's plus the ipcstamp member)"
-                        : "ipcstamp (an older build: no other mode)");
+           : x->kc.metering[0] ? "ipcstamp (xsnap's plus the ipcstamp member)"
+                               : "ipcstamp (an older build: no other mode)");
     if (getenv("IPCSTAMP_XS_METERING"))
       printf("note: IPCSTAMP_XS_METERING is set here; where the node's environment "
              "sets it, it overrides the installed mode\n");

@@ -66,11 +66,12 @@ typedef struct {
   int ours;         /* an ipcstamp-worker-xs */
   int dev;          /* its development build: never for a chain node */
   char version[32]; /* its xsnap_version, or "" */
-  char metering[16]; /* ours: the metering mode set in it, or "" (older) */
-  int slot;         /* ours: it has a metering slot (not an older build) */
-  int slot_damaged; /* ... that holds neither "ipcstamp" nor "xsnap" as the
-                       worker reads it (its bytes up to a NUL): the worker
-                       then runs as "xsnap" (worker/xs/hooks.c) */
+  char metering[16]; /* ours: the metering mode set in it, or "" (older,
+                        no slot) */
+  int slot_damaged; /* ours: its metering slot holds neither "ipcstamp" nor
+                       "xsnap" as the worker reads it (its bytes up to a
+                       NUL): the worker then runs as "xsnap"
+                       (worker/xs/hooks.c) */
 } xs_kind_t;
 
 void xs_kind_of(const char *buf, size_t len, xs_kind_t *k);
