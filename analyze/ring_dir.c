@@ -192,12 +192,21 @@ static void set_error(ips_ring_dir_t *d, proc_t *p, const char *msg) {
 
 static int poll_one(ips_ring_dir_t *d, proc_t *p);
 
-/* Whether the file (pid, ino) was read to its end and closed. */
+static int retired_cmp(const void *a, const void *b) {
+  const retired_t *x = a, *y = b;
+  if (x->pid != y->pid) return x->pid < y->pid ? -1 : 1;
+  return x->ino < y->ino ? -1 : x->ino > y->ino;
+}
+
+/* Whether the file (pid, ino) was read to its end and closed.  Asked of
+ * every file of the folder at every poll, and a busy node leaves
+ * thousands of dead workers' rings: the list is kept sorted (sweep). */
 static int is_retired(const ips_ring_dir_t *d, long pid, ino_t ino) {
-  size_t i;
-  for (i = 0; i < d->nretired; i++)
-    if (d->retired[i].pid == pid && d->retired[i].ino == ino) return 1;
-  return 0;
+  retired_t k;
+  k.pid = pid;
+  k.ino = ino;
+  return d->nretired &&
+         bsearch(&k, d->retired, d->nretired, sizeof k, retired_cmp);
 }
 
 /* Once a poll, with retire_done, when the bound is reached: each ring
@@ -205,7 +214,7 @@ static int is_retired(const ips_ring_dir_t *d, long pid, ino_t ino) {
  * already) is read one last time and closed, its file remembered so
  * that it is not read again; the others keep their order. */
 static void sweep(ips_ring_dir_t *d) {
-  size_t i, k = 0;
+  size_t i, k = 0, was = d->nretired;
   int unread = 0;
   d->swept = 1;
   for (i = 0; i < d->nprocs; i++) {
@@ -233,6 +242,8 @@ static void sweep(ips_ring_dir_t *d) {
     ips_ring_reader_close(p->reader);
     free(p);
   }
+  if (d->nretired > was)
+    qsort(d->retired, d->nretired, sizeof *d->retired, retired_cmp);
   /* Full of rings still read from: the bound is reached (a ring not read
    * yet may be done at the next poll). */
   d->blocked = k == d->nprocs && !unread;

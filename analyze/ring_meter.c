@@ -407,8 +407,9 @@ static int poll_dir(ips__ringm_t *m) {
   if (ips_ring_dir_skipped(m->dir) > m->skipped)
     m->skipped = ips_ring_dir_skipped(m->dir);
   if (rc < 0) {
-    if (!m->dir_failed++ && m->errors++ == 0)
+    if (!m->dir_failed && m->errors++ == 0)
       snprintf(m->error, sizeof m->error, "%s", msg);
+    m->dir_failed = 1; /* a flag: counting every failed poll could overflow */
     return 0;
   }
   return m->events != before;

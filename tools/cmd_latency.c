@@ -173,7 +173,7 @@ int cmd_latency(int argc, char **argv) {
   rc = cli_inputs_first(&in); /* refused: nothing but its error */
   if (rc < 0)
     rc = cli_analyze(&in, &a);
-  if (l.span && (rc == CLI_EXIT_OK || rc == CLI_EXIT_INPUT))
+  if (l.span && a && (rc == CLI_EXIT_OK || rc == CLI_EXIT_INPUT))
     rc = span_named(&in, a, l.span, l.label, rc);
   /* What was read, even when reading stopped at a fault (the followed
    * file replaced by a FIFO). */

@@ -206,8 +206,8 @@ static int do_status(const xs_run_t *x) {
   } else if (x->kc.ours) {
     printf("%s: ipcstamp-worker-xs (xsnap %s), metering %s\n", x->bin, version(&x->kc),
            !strcmp(x->kc.metering, "xsnap") ? "xsnap (exactly xsnap's; stamps in the live ring only)"
-           : x->kc.slot ? "ipcstamp (xsnap's plus the ipcstamp member)"
-                        : "ipcstamp (an older build: no other mode)");
+           : x->kc.metering[0] ? "ipcstamp (xsnap's plus the ipcstamp member)"
+                               : "ipcstamp (an older build: no other mode)");
     if (getenv("IPCSTAMP_XS_METERING"))
       printf("note: IPCSTAMP_XS_METERING is set here; where the node's environment "
              "sets it, it overrides the installed mode\n");
@@ -427,11 +427,9 @@ int cmd_xsnap(int argc, char **argv) {
   snprintf(x.lock, sizeof x.lock, "%s.ipcstamp-lock", x.bin);
   /* Status only reads; the others change the tree one at a time. */
   if (strcmp(x.action, "status") != 0 && (lock = xs_lock(x.lock, why, sizeof why)) < 0) {
-    int e = errno; /* the folder cannot be written: a file that cannot be (4) */
     fprintf(stderr, "ipcstamp xsnap %s: cannot lock %s: %s: nothing done\n", x.action,
             x.lock, why);
-    return e == EROFS || e == EACCES || e == EPERM || e == ENOSPC || e == EDQUOT
-               ? CLI_EXIT_IO : CLI_EXIT_FAIL;
+    return lock == XS_LOCK_UNWRITABLE ? CLI_EXIT_IO : CLI_EXIT_FAIL;
   }
   if ((rc = load_tree(&x)) < 0) {
     if (!strcmp(x.action, "status"))

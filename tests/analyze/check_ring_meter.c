@@ -279,13 +279,13 @@ static void dead_ring(const char *dir) {
   ck_assert_msg(WIFEXITED(st) && WEXITSTATUS(st) == 0, "a dead worker's ring");
 }
 
-/* Where the folder lists this process's ring, and how many rings. */
-static long listed_at(const char *dir, long *n) {
+/* Where the folder lists pid's ring, and how many rings. */
+static long listed_at(const char *dir, long pid, long *n) {
   DIR *d = opendir(dir);
   struct dirent *e;
   char mine[32];
   long at = -1;
-  snprintf(mine, sizeof mine, "%ld.ring", (long)getpid());
+  snprintf(mine, sizeof mine, "%ld.ring", pid);
   ck_assert_ptr_nonnull(d);
   for (*n = 0; (e = readdir(d)) != NULL;) {
     if (!strstr(e->d_name, ".ring")) continue;
@@ -296,23 +296,55 @@ static long listed_at(const char *dir, long *n) {
   return at;
 }
 
-/* A busy node's ring folder: the live worker's ring listed after more
- * than IPS_RING_DIR_MAX_PROCS rings of workers that have exited.  The
- * dead ones read to their end make room: the worker's is found, every
+/* write_ring's ring of n deliveries, written by a child that then exits
+ * (base_us is the child's, sent back): its pid. */
+static long child_ring(const char *dir, int n) {
+  int fd[2], st;
+  pid_t pid;
+  ck_assert_int_eq(pipe(fd), 0);
+  pid = fork();
+  ck_assert_int_ge(pid, 0);
+  if (pid == 0) {
+    close(fd[0]);
+    write_ring(dir, 1 << 16, n, 0);
+    _exit(write(fd[1], &base_us, sizeof base_us) == sizeof base_us ? 0 : 1);
+  }
+  close(fd[1]);
+  ck_assert_int_eq(read(fd[0], &base_us, sizeof base_us), sizeof base_us);
+  close(fd[0]);
+  ck_assert_int_eq(waitpid(pid, &st, 0), pid);
+  ck_assert_msg(WIFEXITED(st) && WEXITSTATUS(st) == 0, "the worker's ring");
+  return pid;
+}
+
+/* A busy node's ring folder: the worker's ring listed after more than
+ * IPS_RING_DIR_MAX_PROCS rings of workers that have exited.  The dead
+ * ones read to their end make room: the worker's is found, every
  * delivery joined, and nothing is said left unread. */
 START_TEST(crowded) {
   const char *dir = tt_tmp("crowded");
+  char path[4200];
   seen_t s;
   ips_analysis_t *a;
-  long at, n, i;
+  long at, n, i, ring = getpid();
   write_ring(dir, 1 << 16, 3, 0);
   for (i = 0; i < IPS_RING_DIR_MAX_PROCS + 44; i++)
     dead_ring(dir);
-  /* The folder's order is the file system's: more dead rings until this
-   * process's is listed past the bound (tmpfs lists the newest first). */
-  while ((at = listed_at(dir, &n)) < IPS_RING_DIR_MAX_PROCS + 16 && n < 4000)
+  /* The folder's order is the file system's.  tmpfs lists the newest
+   * first: more dead rings put this process's past the bound.  ext4
+   * lists by a hash of the name, where a ring listed early stays early
+   * (one run in ten): then the ring is written again by children, each
+   * a new name listed elsewhere, until one's is past the bound. */
+  while ((at = listed_at(dir, ring, &n)) < IPS_RING_DIR_MAX_PROCS + 16 &&
+         n < 4000)
     for (i = 0; i < 100; i++)
       dead_ring(dir);
+  for (i = 0; at < IPS_RING_DIR_MAX_PROCS + 16 && i < 100; i++) {
+    snprintf(path, sizeof path, "%s/%ld.ring", dir, ring);
+    ck_assert_int_eq(unlink(path), 0);
+    ring = child_ring(dir, 3);
+    at = listed_at(dir, ring, &n);
+  }
   ck_assert_int_ge(at, IPS_RING_DIR_MAX_PROCS);
   a = analyse(3, dir, &s);
   ck_assert_int_eq(s.n, 3);
@@ -324,6 +356,40 @@ START_TEST(crowded) {
 }
 END_TEST
 
+static void count_event(void *arg, const ips_ring_proc_t *p,
+                        const ips_ring_event_t *ev) {
+  (void)p;
+  (void)ev;
+  ++*(long *)arg;
+}
+
+/* A ring retired (retire_done) is not read again: at the polls after the
+ * one that closed it, the folder still lists it, and each of its events
+ * is counted once. */
+START_TEST(retired_once) {
+  const char *dir = tt_tmp("retired");
+  ips_ring_dir_callbacks_t cb;
+  ips_ring_dir_t *d;
+  char msg[256];
+  long events = 0, i, n;
+  mkdir(dir, 0755);
+  for (i = 0; i < IPS_RING_DIR_MAX_PROCS + 20; i++)
+    dead_ring(dir); /* 2 events each */
+  (void)listed_at(dir, getpid(), &n);
+  memset(&cb, 0, sizeof cb);
+  cb.on_event = count_event;
+  cb.arg = &events;
+  cb.retire_done = 1;
+  ck_assert_int_eq(ips_ring_dir_open(&d, dir, &cb), 0);
+  for (i = 0; i < 6; i++)
+    ck_assert_int_ge(ips_ring_dir_poll(d, msg, sizeof msg), 0);
+  ck_assert_int_eq(events, 2 * n);
+  ck_assert_uint_le(ips_ring_dir_count(d), 20);
+  ck_assert_uint_eq(ips_ring_dir_skipped(d), 0);
+  ips_ring_dir_close(d);
+}
+END_TEST
+
 Suite *ring_meter_suite(void) {
   Suite *s = suite_create("Worker rings");
   TCase *c = tcase_create("Core");
@@ -332,6 +398,7 @@ Suite *ring_meter_suite(void) {
   tcase_add_test(c, not_the_shape);
   tcase_add_test(c, bad_calls);
   tcase_add_test(c, crowded);
+  tcase_add_test(c, retired_once);
   tcase_set_timeout(c, 120); /* crowded forks some hundreds of workers */
   suite_add_tcase(s, c);
   return s;

@@ -219,26 +219,29 @@ static void worker_rings_said(const cli_input_t *in, const ips_analysis_t *a) {
             in->prog, skipped, in->worker_rings, IPS_RING_DIR_MAX_PROCS);
 }
 
+/* The folder --worker-rings names cannot be read (errno e: it does not
+ * exist, it is a file or a FIFO): said, CLI_EXIT_IO.  The one message of
+ * both checks, before the output (cli_inputs_first) and at the join. */
+static int worker_rings_refused(const cli_input_t *in, int e) {
+  fprintf(stderr, "%s: --worker-rings %s: %s\n", in->prog, in->worker_rings,
+          e == ENOTDIR ? "not a folder" : strerror(e));
+  return CLI_EXIT_IO;
+}
+
 /* --worker-rings DIR joined with a: 0, a negative code, or CLI_EXIT_IO
- * after saying that the folder the user named cannot be read (it does not
- * exist, it is a file or a FIFO). */
+ * (worker_rings_refused). */
 static int worker_rings(const cli_input_t *in, ips_analysis_t *a) {
   int rc = ips_analysis_worker_rings(a, in->worker_rings);
   if (rc >= 0 || rc <= -4096)
     return rc;
-  fprintf(stderr, "%s: --worker-rings %s: %s\n", in->prog, in->worker_rings,
-          rc == -ENOTDIR ? "not a folder" : strerror(-rc));
-  return CLI_EXIT_IO;
+  return worker_rings_refused(in, -rc);
 }
 
 int cli_inputs_first(cli_input_t *in) {
   DIR *d;
   if (in->worker_rings) {
-    if (!(d = opendir(in->worker_rings))) { /* a FIFO is refused, not opened */
-      fprintf(stderr, "%s: --worker-rings %s: %s\n", in->prog, in->worker_rings,
-              errno == ENOTDIR ? "not a folder" : strerror(errno));
-      return CLI_EXIT_IO;
-    }
+    if (!(d = opendir(in->worker_rings))) /* a FIFO is refused, not opened */
+      return worker_rings_refused(in, errno);
     closedir(d);
   }
   return cli_os_first(in);

@@ -11,15 +11,10 @@
 static const char *const part_cols[IPS_DIFF_NPARTS] = {
     "pipe_ns", "worker_ns", "kernel_ns", "unmatched_ns"};
 
-/* ,"NAME_suffix": a node's column, quoted (a name comes from the user). */
+/* ,"NAME_suffix": a node's column (a name comes from the user). */
 static void col(FILE *f, const char *name, const char *suffix) {
-  fputs(",\"", f);
-  for (; *name; name++) {
-    if (*name == '"')
-      fputc('"', f);
-    fputc(*name, f);
-  }
-  fprintf(f, "_%s\"", suffix);
+  fputc(',', f);
+  out_csv_column(f, name, suffix);
 }
 
 static void header(diff_out_t *o) {

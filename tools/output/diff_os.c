@@ -55,15 +55,10 @@ void diff_os_node_json(yajl_gen g, const ips_diff_node_t *n) {
 void diff_os_csv_header(FILE *f, const char *name) {
   int p;
   for (p = 0; p < IPS_DIFF_OS_NPARTS; p++) {
-    const char *c;
-    fputs(",\"", f);
-    for (c = name; *c; c++) { /* a name comes from the user: quoted */
-      if (*c == '"')
-        fputc('"', f);
-      fputc(*c, f);
-    }
-    /* "NAME_os_pipe_cpu_wait_ns": the node's prefix, report's field */
-    fprintf(f, "_%s\"", ips_diff_os_part_key(p));
+    /* "NAME_os_pipe_cpu_wait_ns": the node's prefix (from the user),
+     * report's field */
+    fputc(',', f);
+    out_csv_column(f, name, ips_diff_os_part_key(p));
   }
 }
 

@@ -178,19 +178,43 @@ void out_copy_cut(char *dst, size_t n, const char *s) {
   ips_copy_cut(dst, n, s);
 }
 
-void out_csv_text(FILE *f, const char *s) {
-  fputc('"', f);
-  /* A spreadsheet takes a cell that begins with = + - @ (or a tab or a
-   * carriage return, which it skips first) as a formula: a vat or method
-   * named "=HYPERLINK(...)" would run as one.  Such a text cell gets a
-   * leading ' (a spreadsheet's own "this is text"); numbers are never
-   * written here, so -1.5 stays a number. */
-  if (strchr("=+-@\t\r", *s) && *s)
-    fputc('\'', f);
+/* A spreadsheet takes a cell that begins with = + - @ (or a tab or a
+ * carriage return, which it skips first) as a formula: a vat or method
+ * named "=HYPERLINK(...)" would run as one.  Such a text cell gets a
+ * leading ' (a spreadsheet's own "this is text"); numbers are never
+ * written here, so -1.5 stays a number. */
+static int csv_formula(const char *s) { return *s && strchr("=+-@\t\r", *s); }
+
+/* s inside a quoted cell: its quotes doubled. */
+static void csv_body(FILE *f, const char *s) {
   for (; *s; s++) {
     if (*s == '"')
       fputc('"', f);
     fputc(*s, f);
   }
+}
+
+void out_csv_text(FILE *f, const char *s) {
   fputc('"', f);
+  if (csv_formula(s))
+    fputc('\'', f);
+  csv_body(f, s);
+  fputc('"', f);
+}
+
+void out_csv_column(FILE *f, const char *name, const char *suffix) {
+  fputc('"', f);
+  if (csv_formula(name))
+    fputc('\'', f);
+  csv_body(f, name);
+  fputc('_', f);
+  csv_body(f, suffix);
+  fputc('"', f);
+}
+
+void out_csv_maybe(FILE *f, const char *s) {
+  if (strpbrk(s, ",\"") || *s == ' ' || csv_formula(s))
+    out_csv_text(f, s);
+  else
+    fputs(s, f);
 }

@@ -27,11 +27,9 @@ void os_by_csv(FILE *f, const ips_os_by_t *by) {
     n += (size_t)snprintf(cell + n, sizeof cell - n, "%s%s=%lld",
                           i ? " " : "", by[i].sc, (long long)by[i].ns);
   /* The names come from the recording, printable but not trusted: a
-   * comma or a quote in one would shift the columns. */
-  if (strpbrk(cell, ",\"") || (n && cell[0] == ' '))
-    out_csv_text(f, cell);
-  else
-    fputs(cell, f);
+   * comma or a quote in one would shift the columns, a leading = make a
+   * formula. */
+  out_csv_maybe(f, cell);
 }
 
 void os_time_json(yajl_gen g, const char *key, const ips_os_time_t *t) {

@@ -34,6 +34,13 @@ void out_flush_script(yajl_gen g, FILE *f);
  * carriage return, which a spreadsheet would take as a formula.  The one
  * writer of every CSV text cell (docs/report.md, "CSV and spreadsheets"). */
 void out_csv_text(FILE *f, const char *s);
+/* The same for a column's name "NAME_suffix" (diff's per node: NAME comes
+ * from the user), written as one cell without joining the two first. */
+void out_csv_column(FILE *f, const char *name, const char *suffix);
+/* The same for a cell that is most often plain and kept so ("fsync=1
+ * read=2"): quoted only when it holds a comma or a quote, begins with a
+ * space, or would be a formula; else as it is. */
+void out_csv_maybe(FILE *f, const char *s);
 /* --format's value as REPORT_* (below), or -1. */
 int out_format(const char *arg);
 /* A generator for output: no UTF-8 validation (strings come from the

@@ -45,11 +45,10 @@ void xs_kind_of(const char *buf, size_t len, xs_kind_t *k) {
   if ((p = memmem(buf, len, xsnap_version, sizeof xsnap_version - 1)))
     word(p + sizeof xsnap_version - 1, end, k->version, sizeof k->version);
   if (k->ours && (p = find_slot(buf, len))) {
-    size_t raw = strnlen(p, METERING_FIELD); /* as the worker reads it */
     word(p, p + METERING_FIELD, k->metering, sizeof k->metering);
-    k->slot = 1;
-    k->slot_damaged = strlen(k->metering) != raw ||
-                      (strcmp(k->metering, "xsnap") && strcmp(k->metering, "ipcstamp"));
+    /* As the worker reads it: the field's bytes up to a NUL (hooks.c) */
+    k->slot_damaged = strncmp(p, "xsnap", METERING_FIELD) != 0 &&
+                      strncmp(p, "ipcstamp", METERING_FIELD) != 0;
   }
 }
 

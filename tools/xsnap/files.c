@@ -147,16 +147,15 @@ int xs_lock(const char *path, char *why, size_t size) {
    * do anything, and a FIFO's open may wait. */
   if (lstat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
     snprintf(why, size, "it is %s, not a lock file of ours", ips_file_kind(st.st_mode));
-    errno = 0; /* refused, not a failure to write */
     return -1;
   }
   fd = open(path, O_RDWR | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC, 0644);
   if (fd < 0) {
-    int e = errno; /* kept for the caller: a folder that cannot be written */
+    int e = errno;
     snprintf(why, size, "%s", e == ELOOP ? "it is a symbolic link, not followed"
                                          : strerror(e));
-    errno = e;
-    return -1;
+    return e == EROFS || e == EACCES || e == EPERM || e == ENOSPC || e == EDQUOT
+               ? XS_LOCK_UNWRITABLE : -1;
   }
   if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
     snprintf(why, size, "it is not a regular file");

@@ -50,11 +50,13 @@ int xs_put(const char *path, const char *data, size_t len, mode_t mode,
 
 /* Take the exclusive lock of a package's swap: flock() on the lock file
  * path (created when missing; a link, FIFO or device there is refused,
- * never opened).  Returns the lock's fd (held until close or exit), or -1
- * with why (size bytes) saying what, e.g. "held by another run". */
+ * never opened).  Returns the lock's fd (held until close or exit), or
+ * with why (size bytes) saying what: XS_LOCK_UNWRITABLE when the lock
+ * file could not be made in a folder that cannot be written (EROFS,
+ * EACCES, EPERM, ENOSPC, EDQUOT: a file that cannot be written), else -1
+ * (refused, e.g. "held by another run"). */
+enum { XS_LOCK_UNWRITABLE = -2 };
 int xs_lock(const char *path, char *why, size_t size);
-/* (On -1, errno is open's when the lock file could not be made: EROFS,
- * EACCES... a folder that cannot be written; else not one of those.) */
 
 /* ---- binary.c ---- */
 
@@ -64,11 +66,12 @@ typedef struct {
   int ours;         /* an ipcstamp-worker-xs */
   int dev;          /* its development build: never for a chain node */
   char version[32]; /* its xsnap_version, or "" */
-  char metering[16]; /* ours: the metering mode set in it, or "" (older) */
-  int slot;         /* ours: it has a metering slot (not an older build) */
-  int slot_damaged; /* ... that holds neither "ipcstamp" nor "xsnap" as the
-                       worker reads it (its bytes up to a NUL): the worker
-                       then runs as "xsnap" (worker/xs/hooks.c) */
+  char metering[16]; /* ours: the metering mode set in it, or "" (older,
+                        no slot) */
+  int slot_damaged; /* ours: its metering slot holds neither "ipcstamp" nor
+                       "xsnap" as the worker reads it (its bytes up to a
+                       NUL): the worker then runs as "xsnap"
+                       (worker/xs/hooks.c) */
 } xs_kind_t;
 
 void xs_kind_of(const char *buf, size_t len, xs_kind_t *k);
