@@ -71,7 +71,7 @@ def check_rtt(s, lines):
     return True, "upcall-rtt: one histogram per vat, %s upcalls" % dict(hist)
 
 
-SLOW = re.compile(r"^(\w+) #(\d+) pid (\d+): (\d+) us, (\d+) upcalls; "
+SLOW = re.compile(r"^(\S*) #(\d+) pid (\d+): (\d+) us, (\d+) upcalls; "
                   r"D mono (\d+) wall (\d+), E mono (\d+) wall (\d+)$")
 
 
