@@ -1,6 +1,9 @@
 #!/bin/sh
 # The build's dependencies (and `make demo`'s), installed on purpose: run
-# it once on a fresh Debian machine, before ./autogen.sh.  As root, where
+# it once on a fresh Debian machine, before ./autogen.sh; with --tests,
+# Check too (the README's test command), which configure must find to
+# build the tests, so that it cannot come later with make check's peers.
+# As root, where
 # apt-get exists, it installs what is missing; elsewhere it prints the
 # apt-get line to run (with sudo) and fails when the build cannot go on
 # without it.  What only the tests use (Debian packages, the npm projects)
@@ -8,6 +11,12 @@
 # dependencies are in debian/control.
 set -eu
 cd "$(dirname "$0")"
+tests=0
+case ${1-} in
+--tests) tests=1 ;;
+"") ;;
+*) echo "usage: install-deps.sh [--tests]" >&2; exit 2 ;;
+esac
 
 # tool-or-header to check : Debian package that provides it
 deps="
@@ -25,7 +34,7 @@ pc:libcurl:libcurl4-openssl-dev
 "
 
 # Check builds the tests (configure without it builds everything else and
-# says so): installed with the above where possible, not required.
+# says so): installed with --tests where possible, not required.
 test_build_deps="pc:check:check"
 # ipcstamp record (docs/os.md) is built with libbpf, bpftool and clang;
 # without them everything else is, and configure says so.  Installed with
@@ -68,9 +77,12 @@ apt_install() {
 }
 
 missing=$(missing_of "$deps")
-optional=$(missing_of "$test_build_deps")
-if [ -n "$optional" ] && ! can_install; then
-    echo "install-deps.sh: without$optional the tests are not built (sudo apt-get install$optional)" >&2
+optional=
+if [ "$tests" = 1 ]; then
+    optional=$(missing_of "$test_build_deps")
+    if [ -n "$optional" ] && ! can_install; then
+        echo "install-deps.sh: without$optional the tests are not built (sudo apt-get install$optional)" >&2
+    fi
 fi
 PATH=$PATH:/usr/sbin:/sbin # bpftool is in sbin
 bpf_missing=$(missing_of "$bpf_build_deps")
