@@ -17,6 +17,9 @@ EXTRA_DIST += tests/peers.sh tests/peers.test tests/npm-ci.sh \
 	tests/npm-addon/package.json tests/npm-addon/package-lock.json
 TESTS += tests/peers.test
 CLEANFILES += tests/peers.stamp
+# What the tests run once per tree (not again in a sanitizer build or
+# make distcheck) source to know it (tests/once.sh).
+EXTRA_DIST += tests/once.sh
 tests/peers.stamp: FORCE
 	@$(MKDIR_P) tests && \
 	if test -z "$${IPCSTAMP_INTEROP_DIR-}" && test -n '$(INTEROP_DIR)'; then \

@@ -5,5 +5,5 @@ TESTS += tests/pkg/unit.test
 EXTRA_DIST += tests/pkg/unit.test
 # The Debian package built, linted, installed, used and purged: as root
 # on Debian; not in a sanitizer build nor make distcheck (the same package).
-TESTS += tests/pkg/deb.test
+# (In TESTS first, in Makefile.am.)
 EXTRA_DIST += tests/pkg/deb.test
