@@ -27,8 +27,14 @@ pid_t start_to(const char **args, const char *out);
 /* Wait for it; its exit code (failing the test if it died of a signal). */
 int finish(pid_t pid);
 int run(const char **args);
-/* Like finish(), and the child's peak RSS in KiB. */
+/* Like finish(), and the child's peak RSS in KiB.  Since Linux 6.2 the
+ * kernel keeps RSS in per-CPU counters and reads them roughly: on 2 CPUs
+ * under load one run's figure moved by 400-900 KiB with the same pages
+ * touched.  For a bound of a few hundred KiB use finish_faults. */
 int finish_rss(pid_t pid, long *maxrss_kb);
+/* Like finish(), and how many pages the child and its workers faulted
+ * in (minor and major): exact, and every page memory grows by is one. */
+int finish_faults(pid_t pid, long *pages);
 /* Fail unless errfile contains words. */
 void assert_err(const char *words);
 /* Seconds text ("764.404427069") after "key": in line, as integer

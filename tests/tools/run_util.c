@@ -89,15 +89,28 @@ int finish(pid_t pid) {
 
 int run(const char **args) { return finish(start(args)); }
 
-/* Like finish(), and the child's peak RSS in KiB. */
-int finish_rss(pid_t pid, long *maxrss_kb) {
+/* Like finish(), and the child's resource use (with its waited-for
+ * descendants': the workers). */
+static int finish_usage(pid_t pid, struct rusage *ru) {
   int st;
-  struct rusage ru;
-  ck_assert_int_eq(wait4(pid, &st, 0, &ru), pid);
+  ck_assert_int_eq(wait4(pid, &st, 0, ru), pid);
   ck_assert_msg(WIFEXITED(st), "ipcstamp died of signal %d",
                 WIFSIGNALED(st) ? WTERMSIG(st) : 0);
-  *maxrss_kb = ru.ru_maxrss;
   return WEXITSTATUS(st);
+}
+
+int finish_rss(pid_t pid, long *maxrss_kb) {
+  struct rusage ru;
+  int rc = finish_usage(pid, &ru);
+  *maxrss_kb = ru.ru_maxrss;
+  return rc;
+}
+
+int finish_faults(pid_t pid, long *pages) {
+  struct rusage ru;
+  int rc = finish_usage(pid, &ru);
+  *pages = ru.ru_minflt + ru.ru_majflt;
+  return rc;
 }
 
 void assert_err(const char *words) {
