@@ -6,16 +6,11 @@
 
 #include <bpf/libbpf.h>
 #include <errno.h>
-#include <getopt.h>
-#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/syscall.h>
-#include <sys/utsname.h>
-#include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "cli.h"

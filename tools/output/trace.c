@@ -52,27 +52,23 @@ struct trace_out {
 };
 typedef struct trace_out trace_t;
 
-#define gs out_str
-#define gi out_int
-#define gus out_us
-
 static void meta(trace_t *t, int pid, int tid, const char *what,
                  const char *name, int sort) {
   yajl_gen g = t->g;
   yajl_gen_map_open(g);
-  gs(g, "name");
-  gs(g, what);
-  gs(g, "ph");
-  gs(g, "M");
-  gi(g, "pid", pid);
-  gi(g, "tid", tid);
-  gs(g, "args");
+  out_str(g, "name");
+  out_str(g, what);
+  out_str(g, "ph");
+  out_str(g, "M");
+  out_int(g, "pid", pid);
+  out_int(g, "tid", tid);
+  out_str(g, "args");
   yajl_gen_map_open(g);
   if (name) {
-    gs(g, "name");
-    gs(g, name);
+    out_str(g, "name");
+    out_str(g, name);
   } else {
-    gi(g, "sort_index", sort);
+    out_int(g, "sort_index", sort);
   }
   yajl_gen_map_close(g);
   yajl_gen_map_close(g);
@@ -137,30 +133,30 @@ static int lane(trace_t *t, int64_t *cur, int *n, int64_t ts, int pid,
  * that the slices of one method are one frame to a viewer. */
 static void delivery_args(yajl_gen g, const ips_delivery_t *d) {
   if (!d->replay)
-    gi(g, "crank", d->crank);
-  gs(g, "vat");
-  gs(g, d->vat);
-  gi(g, "deliveryNum", d->dnum);
-  gs(g, "method");
-  gs(g, d->method);
-  gs(g, "description");
-  gs(g, d->desc);
-  gi(g, "pipe_ns", d->pipe);
-  gi(g, "worker_ns", d->worker);
-  gi(g, "kernel_ns", d->kernel);
-  gi(g, "total_ns", d->total);
+    out_int(g, "crank", d->crank);
+  out_str(g, "vat");
+  out_str(g, d->vat);
+  out_int(g, "deliveryNum", d->dnum);
+  out_str(g, "method");
+  out_str(g, d->method);
+  out_str(g, "description");
+  out_str(g, d->desc);
+  out_int(g, "pipe_ns", d->pipe);
+  out_int(g, "worker_ns", d->worker);
+  out_int(g, "kernel_ns", d->kernel);
+  out_int(g, "total_ns", d->total);
   if (d->n_unmatched)
-    gi(g, "unmatched_ns", d->unmatched);
-  gi(g, "line", d->line);
-  gs(g, "clock");
-  gs(g, d->clock == 'm' ? "mono" : "wall");
+    out_int(g, "unmatched_ns", d->unmatched);
+  out_int(g, "line", d->line);
+  out_str(g, "clock");
+  out_str(g, d->clock == 'm' ? "mono" : "wall");
   /* --os: the OS's split, the list's trace fields (args rather than
    * slices: the split is the delivery's, not each segment's). */
 #define TRACE_OS(name, type, unit, in, when, value, text, otel, meaning) \
   TRACE_OS_##type(((in) & IPS_IN_TRACE) && (when), #name, value)
 #define TRACE_OS_INT(on, key, v) \
   if (on)                        \
-    gi(g, key, (long long)(v));
+    out_int(g, key, (long long)(v));
 #define TRACE_OS_BY(on, key, v)
   if (d->os) {
     IPS_OS_FIELDS(TRACE_OS)
@@ -169,8 +165,8 @@ static void delivery_args(yajl_gen g, const ips_delivery_t *d) {
 }
 
 static void quake_args(yajl_gen g, const ips_delivery_t *d) {
-  gi(g, "timequake_ns", d->quake_ns);
-  gi(g, "line", d->line);
+  out_int(g, "timequake_ns", d->quake_ns);
+  out_int(g, "line", d->line);
 }
 
 /* One B or E event of category cat.  Slices carry no args: speedscope
@@ -181,15 +177,15 @@ static void be_cat(trace_t *t, char ph, int pid, int tid, const char *name,
                    const char *cat, int64_t ts) {
   yajl_gen g = t->g;
   yajl_gen_map_open(g);
-  gs(g, "name");
-  gs(g, name);
-  gs(g, "cat");
-  gs(g, cat);
-  gs(g, "ph");
-  gs(g, ph == 'B' ? "B" : "E");
-  gi(g, "pid", pid);
-  gi(g, "tid", tid);
-  gus(g, "ts", ts);
+  out_str(g, "name");
+  out_str(g, name);
+  out_str(g, "cat");
+  out_str(g, cat);
+  out_str(g, "ph");
+  out_str(g, ph == 'B' ? "B" : "E");
+  out_int(g, "pid", pid);
+  out_int(g, "tid", tid);
+  out_us(g, "ts", ts);
   yajl_gen_map_close(g);
 }
 
@@ -207,19 +203,19 @@ static void instant(trace_t *t, int pid, int tid, const char *name,
                     const ips_delivery_t *d) {
   yajl_gen g = t->g;
   yajl_gen_map_open(g);
-  gs(g, "name");
-  gs(g, name);
-  gs(g, "cat");
-  gs(g, cat);
-  gs(g, "ph");
-  gs(g, "i");
-  gs(g, "s");
-  gs(g, "t");
-  gi(g, "pid", pid);
-  gi(g, "tid", tid);
-  gus(g, "ts", ts);
+  out_str(g, "name");
+  out_str(g, name);
+  out_str(g, "cat");
+  out_str(g, cat);
+  out_str(g, "ph");
+  out_str(g, "i");
+  out_str(g, "s");
+  out_str(g, "t");
+  out_int(g, "pid", pid);
+  out_int(g, "tid", tid);
+  out_us(g, "ts", ts);
   if (args) {
-    gs(g, "args");
+    out_str(g, "args");
     yajl_gen_map_open(g);
     args(g, d);
     yajl_gen_map_close(g);
@@ -280,20 +276,20 @@ static void flow(trace_t *t, char ph, long long id, const char *name, int pid,
                  int tid, int64_t ts) {
   yajl_gen g = t->g;
   yajl_gen_map_open(g);
-  gs(g, "name");
-  gs(g, name);
-  gs(g, "cat");
-  gs(g, CAT);
-  gs(g, "ph");
-  gs(g, ph == 's' ? "s" : "f");
+  out_str(g, "name");
+  out_str(g, name);
+  out_str(g, "cat");
+  out_str(g, CAT);
+  out_str(g, "ph");
+  out_str(g, ph == 's' ? "s" : "f");
   if (ph == 'f') {
-    gs(g, "bp");
-    gs(g, "e");
+    out_str(g, "bp");
+    out_str(g, "e");
   }
-  gi(g, "id", id);
-  gi(g, "pid", pid);
-  gi(g, "tid", tid);
-  gus(g, "ts", ts);
+  out_int(g, "id", id);
+  out_int(g, "pid", pid);
+  out_int(g, "tid", tid);
+  out_us(g, "ts", ts);
   yajl_gen_map_close(g);
 }
 
@@ -370,7 +366,8 @@ static void kernel_side(trace_t *t, const drawn_t *x) {
       flow(t, 's', x->id + 2 * (long long)i + 1, "reply", 1, kt, K[2 * i]);
     if (d->has_wait)
       cpu_waits(t, d, i, kt, K[2 * i], end, x->W[2 * i],
-                i < n && x->matched ? 4 * i + 2 : ips_delivery_nsegments(d) - 1);
+                i < n && x->matched ? 4 * i + 2
+                                    : ips_delivery_nsegments(d) - 1);
     be(t, 'E', 1, kt, x->wait, end);
     if (x->matched && i < n) {
       be(t, 'B', 1, kt, "upcall", K[2 * i + 1]);
@@ -409,7 +406,8 @@ static void worker_side(trace_t *t, const drawn_t *x) {
                                         : "upcall (unstamped)";
       be(t, 'B', pid, wt, up, W[2 * i + 1]);
       if (x->matched)
-        flow(t, 's', x->id + 2 * (long long)i + 2, "upcall", pid, wt, W[2 * i + 1]);
+        flow(t, 's', x->id + 2 * (long long)i + 2, "upcall", pid, wt,
+             W[2 * i + 1]);
       be(t, 'E', pid, wt, up, W[2 * i + 2]);
     }
   }
@@ -493,7 +491,7 @@ trace_t *trace_open(FILE *f) {
     return NULL;
   }
   yajl_gen_map_open(t->g);
-  gs(t->g, "traceEvents");
+  out_str(t->g, "traceEvents");
   yajl_gen_array_open(t->g);
   meta(t, 1, 0, "process_name", "kernel", 0);
   meta(t, 1, 0, "process_sort_index", NULL, 1);

@@ -13,14 +13,11 @@ static const char *const q_names[Q_N] = {"pipe", "worker", "kernel", "total",
 
 /* ---- the page ------------------------------------------------------- */
 
-#define gs out_str
-#define gi out_int
-
 static void hists_json(yajl_gen g, const hists_t *h) {
   int q, b;
   yajl_gen_map_open(g);
   for (q = 0; q < Q_N; q++) {
-    gs(g, q_names[q]);
+    out_str(g, q_names[q]);
     yajl_gen_array_open(g); /* sparse: [bin, count] pairs */
     for (b = 0; b < HTML_BINS; b++)
       if (h->q[q].bin[b]) {
@@ -31,10 +28,10 @@ static void hists_json(yajl_gen g, const hists_t *h) {
       }
     yajl_gen_array_close(g);
   }
-  gs(g, "zero"); /* {"total": n, ...}: values of 0 or less */
+  out_str(g, "zero"); /* {"total": n, ...}: values of 0 or less */
   yajl_gen_map_open(g);
   for (q = 0; q < Q_N; q++)
-    gi(g, q_names[q], (long long)h->q[q].zero);
+    out_int(g, q_names[q], (long long)h->q[q].zero);
   yajl_gen_map_close(g);
   yajl_gen_map_close(g);
 }
@@ -53,8 +50,8 @@ static void point_json(yajl_gen g, const point_t *p) {
 static void series_json(yajl_gen g, const series_t *s) {
   size_t i;
   yajl_gen_map_open(g);
-  gi(g, "width", (long long)s->width);
-  gs(g, "buckets");
+  out_int(g, "width", (long long)s->width);
+  out_str(g, "buckets");
   yajl_gen_array_open(g);
   for (i = 0; i < s->n; i++) {
     const bucket_t *b = &s->b[i];
@@ -70,18 +67,18 @@ static void series_json(yajl_gen g, const series_t *s) {
 }
 
 static void totals_json(yajl_gen g, const ips_totals_t *t) {
-  gi(g, "deliveries", (long long)t->n);
-  gi(g, "pipe_ns", t->pipe);
-  gi(g, "worker_ns", t->worker);
-  gi(g, "kernel_ns", t->kernel);
-  gi(g, "unmatched_ns", t->unmatched);
-  gi(g, "total_ns", t->total);
-  gi(g, "errors", (long long)t->n_error);
+  out_int(g, "deliveries", (long long)t->n);
+  out_int(g, "pipe_ns", t->pipe);
+  out_int(g, "worker_ns", t->worker);
+  out_int(g, "kernel_ns", t->kernel);
+  out_int(g, "unmatched_ns", t->unmatched);
+  out_int(g, "total_ns", t->total);
+  out_int(g, "errors", (long long)t->n_error);
 }
 
 static void slow_marks_json(yajl_gen g, const hslow_t *s) {
   size_t j;
-  gs(g, "marks");
+  out_str(g, "marks");
   yajl_gen_array_open(g);
   for (j = 0; j < s->nmarks; j++) {
     /* The name is its copy in names: hslow_t moves (it is sorted), so
@@ -91,7 +88,7 @@ static void slow_marks_json(yajl_gen g, const hslow_t *s) {
     out_mark(g, &m, m.at); /* at: kept since the worker's d */
   }
   yajl_gen_array_close(g);
-  gi(g, "marks_left_out", (long long)s->marks_more);
+  out_int(g, "marks_left_out", (long long)s->marks_more);
 }
 
 /* Whether vat i of a is shown: it has deliveries, and is --vat's. */
@@ -126,7 +123,7 @@ static void vats_json(yajl_gen g, const ips_analysis_t *a, const char *only) {
       top[j] = top[j - 1];
       top[j - 1] = x;
     }
-  gs(g, "vats");
+  out_str(g, "vats");
   yajl_gen_array_open(g);
   for (i = 0; i < n; i++) {
     const ips_vat_stats_t *v = ips_analysis_vat(a, top[i]);
@@ -136,20 +133,20 @@ static void vats_json(yajl_gen g, const ips_analysis_t *a, const char *only) {
     yajl_gen_map_close(g);
   }
   yajl_gen_array_close(g);
-  gi(g, "vats_left_out", (long long)left);
+  out_int(g, "vats_left_out", (long long)left);
 }
 
 /* The summary's counts. */
 static void summary_json(yajl_gen g, const ips_stats_t *st) {
-  gs(g, "summary");
+  out_str(g, "summary");
   yajl_gen_map_open(g);
   totals_json(g, &st->all);
-  gi(g, "lines", (long long)st->lines);
-  gi(g, "lines_skipped", (long long)st->skipped_lines);
-  gi(g, "deliveries_skipped", (long long)st->skipped_deliveries);
-  gi(g, "timequakes", (long long)st->all.n_quake);
-  gi(g, "restarts", (long long)st->restarts);
-  gi(g, "replayed", (long long)st->all.n_replay);
+  out_int(g, "lines", (long long)st->lines);
+  out_int(g, "lines_skipped", (long long)st->skipped_lines);
+  out_int(g, "deliveries_skipped", (long long)st->skipped_deliveries);
+  out_int(g, "timequakes", (long long)st->all.n_quake);
+  out_int(g, "restarts", (long long)st->restarts);
+  out_int(g, "replayed", (long long)st->all.n_replay);
   out_wait_totals(g, st);
   yajl_gen_map_close(g);
 }
@@ -159,42 +156,42 @@ static void summary_json(yajl_gen g, const ips_stats_t *st) {
  * series point's vat and method indices name. */
 static void hists_series_json(html_t *h, yajl_gen g) {
   size_t i;
-  gs(g, "hist");
+  out_str(g, "hist");
   yajl_gen_map_open(g);
-  gs(g, "all");
+  out_str(g, "all");
   hists_json(g, &h->all);
-  gs(g, "vats");
+  out_str(g, "vats");
   yajl_gen_map_open(g);
   for (i = 0; i < h->nvats; i++) {
-    gs(g, h->vats[i].name);
+    out_str(g, h->vats[i].name);
     hists_json(g, &h->vats[i].h);
   }
   yajl_gen_map_close(g);
   yajl_gen_map_close(g);
-  gs(g, "series");
+  out_str(g, "series");
   yajl_gen_map_open(g);
-  gs(g, "all");
+  out_str(g, "all");
   series_json(g, &h->alls);
-  gs(g, "vats");
+  out_str(g, "vats");
   yajl_gen_map_open(g);
   for (i = 0; i < h->nvats; i++) {
-    gs(g, h->vats[i].name);
+    out_str(g, h->vats[i].name);
     series_json(g, &h->vats[i].s);
   }
   yajl_gen_map_close(g);
   yajl_gen_map_close(g);
-  gi(g, "vats_not_detailed", (long long)h->vats_over);
-  gs(g, "names");
+  out_int(g, "vats_not_detailed", (long long)h->vats_over);
+  out_str(g, "names");
   yajl_gen_map_open(g);
-  gs(g, "vats");
+  out_str(g, "vats");
   yajl_gen_array_open(g);
   for (i = 0; i < h->nvats; i++)
-    gs(g, h->vats[i].name);
+    out_str(g, h->vats[i].name);
   yajl_gen_array_close(g);
-  gs(g, "methods");
+  out_str(g, "methods");
   yajl_gen_array_open(g);
   for (i = 0; i < h->nmethods; i++)
-    gs(g, h->methods[i]);
+    out_str(g, h->methods[i]);
   yajl_gen_array_close(g);
   yajl_gen_map_close(g);
 }
@@ -206,29 +203,29 @@ static void slow_json(yajl_gen g, const hslow_t *s) {
   out_kv(g, "vat", s->vat);
   out_kv(g, "description", s->desc);
   out_kv(g, "method", s->method);
-  gs(g, "replay");
+  out_str(g, "replay");
   yajl_gen_bool(g, s->replay);
   out_kv(g, "clock", s->clock == 'm' ? "mono" : "wall");
-  gi(g, "upcalls", (long long)s->n_up);
-  gi(g, "pipe_ns", s->pipe);
-  gi(g, "worker_ns", s->worker);
-  gi(g, "kernel_ns", s->kernel);
-  gi(g, "unmatched_ns", s->unmatched);
-  gi(g, "crank", s->crank);
-  gi(g, "deliveryNum", s->dnum);
-  gi(g, "line", s->line);
-  gi(g, "t_ns", s->t);
-  gi(g, "total_ns", s->total);
-  gs(g, "ok");
+  out_int(g, "upcalls", (long long)s->n_up);
+  out_int(g, "pipe_ns", s->pipe);
+  out_int(g, "worker_ns", s->worker);
+  out_int(g, "kernel_ns", s->kernel);
+  out_int(g, "unmatched_ns", s->unmatched);
+  out_int(g, "crank", s->crank);
+  out_int(g, "deliveryNum", s->dnum);
+  out_int(g, "line", s->line);
+  out_int(g, "t_ns", s->t);
+  out_int(g, "total_ns", s->total);
+  out_str(g, "ok");
   yajl_gen_bool(g, s->ok);
-  gs(g, "timequake");
+  out_str(g, "timequake");
   yajl_gen_bool(g, s->quake);
-  gi(g, "segments_left_out", (long long)s->more);
-  gs(g, "segments");
+  out_int(g, "segments_left_out", (long long)s->more);
+  out_str(g, "segments");
   yajl_gen_array_open(g);
   for (j = 0; j < s->nseg; j++) {
     yajl_gen_array_open(g);
-    gs(g, ips_segment_name(s->kind[j]));
+    out_str(g, ips_segment_name(s->kind[j]));
     yajl_gen_integer(g, s->len[j]);
     yajl_gen_array_close(g);
   }
@@ -241,22 +238,22 @@ static void slow_json(yajl_gen g, const hslow_t *s) {
 static void marks_json(html_t *h, yajl_gen g, const ips_stats_t *st) {
   size_t i;
   int k;
-  gs(g, "timequakes");
+  out_str(g, "timequakes");
   yajl_gen_array_open(g);
   for (i = 0; i < h->nquakes; i++) {
     yajl_gen_array_open(g);
     yajl_gen_integer(g, h->quakes[i].t);
     yajl_gen_integer(g, h->quakes[i].line);
     yajl_gen_integer(g, h->quakes[i].v);
-    gs(g, h->quakes[i].vat);
+    out_str(g, h->quakes[i].vat);
     yajl_gen_array_close(g);
   }
   yajl_gen_array_close(g);
-  gi(g, "timequakes_all", (long long)h->all_quakes);
+  out_int(g, "timequakes_all", (long long)h->all_quakes);
   /* Each skip: its time, then its fields as skip_fields names them. */
-  gs(g, "skip_fields");
+  out_str(g, "skip_fields");
   out_skip_names(g);
-  gs(g, "skips");
+  out_str(g, "skips");
   yajl_gen_array_open(g);
   for (i = 0; i < h->nskips; i++) {
     yajl_gen_array_open(g);
@@ -265,11 +262,11 @@ static void marks_json(html_t *h, yajl_gen g, const ips_stats_t *st) {
     yajl_gen_array_close(g);
   }
   yajl_gen_array_close(g);
-  gs(g, "skipped");
+  out_str(g, "skipped");
   yajl_gen_map_open(g);
   for (k = 0; k < IPS_SKIP_N; k++)
     if (st->skipped[k])
-      gi(g, ips_skip_message(k), (long long)st->skipped[k]);
+      out_int(g, ips_skip_message(k), (long long)st->skipped[k]);
   yajl_gen_map_close(g);
 }
 
@@ -287,7 +284,7 @@ static void data_json(html_t *h, yajl_gen g, const ips_analysis_t *a,
   out_methods(g, groups);
   out_mark_names(g, a);
   ips_slowest_order(&h->keeper, order); /* slowest first, ties by line */
-  gs(g, "slowest");
+  out_str(g, "slowest");
   yajl_gen_array_open(g);
   for (i = 0; i < h->keeper.n; i++)
     slow_json(g, &h->slow[order[i]]);

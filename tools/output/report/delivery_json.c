@@ -7,16 +7,11 @@
 
 #include "output/output.h"
 
-
-#define gs out_str
-#define gi out_int
-#define gkv out_kv
-
 /* The JSON writers of the field list's types (ipcstamp-analyze-fields.h):
  * key and value; a list's writers take the delivery, whose list it is. */
-#define JSON_INT(g, key, d, v) gi(g, key, v)
-#define JSON_BOOL(g, key, d, v) (gs(g, key), yajl_gen_bool(g, v))
-#define JSON_STR(g, key, d, v) gkv(g, key, v)
+#define JSON_INT(g, key, d, v) out_int(g, key, v)
+#define JSON_BOOL(g, key, d, v) (out_str(g, key), yajl_gen_bool(g, v))
+#define JSON_STR(g, key, d, v) out_kv(g, key, v)
 #define JSON_SEGMENTS(g, key, d, n) json_segments(g, key, d, (size_t)(n))
 #define JSON_SEGWAIT(g, key, d, n) json_segwait(g, key, d, (size_t)(n))
 #define JSON_MARKS(g, key, d, n) json_marks(g, key, d, (size_t)(n))
@@ -25,13 +20,13 @@
 static void json_segments(yajl_gen g, const char *key, const ips_delivery_t *d,
                           size_t ns) {
   size_t j;
-  gs(g, key);
+  out_str(g, key);
   yajl_gen_array_open(g);
   for (j = 0; j < ns; j++) {
     const char *name;
     int64_t v = ips_delivery_segment(d, j, &name);
     yajl_gen_array_open(g);
-    gs(g, name);
+    out_str(g, name);
     yajl_gen_integer(g, v);
     yajl_gen_array_close(g);
   }
@@ -42,7 +37,7 @@ static void json_segments(yajl_gen g, const char *key, const ips_delivery_t *d,
 static void json_segwait(yajl_gen g, const char *key, const ips_delivery_t *d,
                          size_t ns) {
   size_t j;
-  gs(g, key);
+  out_str(g, key);
   yajl_gen_array_open(g);
   for (j = 0; j < ns; j++) {
     int64_t w = ips_delivery_segment_wait(d, j);
@@ -57,7 +52,7 @@ static void json_segwait(yajl_gen g, const char *key, const ips_delivery_t *d,
 static void json_marks(yajl_gen g, const char *key, const ips_delivery_t *d,
                        size_t n) {
   size_t j;
-  gs(g, key);
+  out_str(g, key);
   yajl_gen_array_open(g);
   for (j = 0; j < n; j++) /* at: since the worker's d */
     out_mark(g, &d->marks[j], d->marks[j].at - d->W[0]);
@@ -77,14 +72,12 @@ void report_delivery_json(report_out_t *r, const ips_delivery_t *d) {
   out_flush(r->g, r->out, 1);
 }
 
-#define csv_text out_csv_text
-
 /* The CSV cells of the field list's types: empty where the delivery has
  * no such field (nothing is invented), but a flag is 1 or 0. */
 #define CSV_INT(f, has, v) \
   (has ? (void)fprintf(f, "%lld", (long long)(v)) : (void)0)
 #define CSV_BOOL(f, has, v) fputc((has) && (v) ? '1' : '0', f)
-#define CSV_STR(f, has, v) (has ? csv_text(f, v) : (void)0)
+#define CSV_STR(f, has, v) (has ? out_csv_text(f, v) : (void)0)
 #define CSV_SEGMENTS CSV_INT
 #define CSV_SEGWAIT CSV_INT
 #define CSV_MARKS CSV_INT
