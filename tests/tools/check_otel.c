@@ -280,9 +280,9 @@ START_TEST(request_tree_and_times) {
 }
 END_TEST
 
-/* Issue 30: the pipe split on the delivery's span, each split segment's
- * wait and transit on its own; a segment whose receiver measured nothing
- * (the second upcall) has neither. */
+/* The run-queue delay (IPCSTAMP_RUN_DELAY): the pipe split on the delivery's
+ * span, each split segment's wait and transit on its own; a segment whose
+ * receiver measured nothing (the second upcall) has neither. */
 START_TEST(run_delay_attributes) {
   static const int64_t PQ[] = {-1, 2, -1, -1, -1, 4};
   static const int64_t WQ[] = {7, 0, 1, 0, 50, 0};

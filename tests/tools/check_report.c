@@ -26,13 +26,13 @@ static void expect_golden(const char *cmd, const char *golden) {
   assert_same(tt_tmp("golden.out"), golden);
 }
 
-/* Issue 30 on Agoric's own kernel: tests/data/xs-rundelay.slog.gz is the
- * start of a slogfile SwingSet wrote (tests/interop/swingset/gen-slog.mjs,
- * its bundles cut), its xsnap vats run by ipcstamp-worker-xs with
- * IPCSTAMP_RUN_DELAY=1.  The worker's waits before d and each r are split
- * out of the send and reply segments; the kernel's side, which wrote no
- * runDelayNs, is "not measured"; and the summary says what pipe is on such
- * a file. */
+/* The run-queue delay on Agoric's own kernel:
+ * tests/data/xs-rundelay.slog.gz is the start of a slogfile SwingSet wrote
+ * (tests/interop/swingset/gen-slog.mjs, its bundles cut), its xsnap vats
+ * run by ipcstamp-worker-xs with IPCSTAMP_RUN_DELAY=1.  The worker's waits
+ * before d and each r are split out of the send and reply segments; the
+ * kernel's side, which wrote no runDelayNs, is "not measured"; and the
+ * summary says what pipe is on such a file. */
 START_TEST(test_swingset_run_delay) {
   char *s;
   ck_assert_int_eq(tt_sh("\"$IPS\" report --summary \"$DATA/xs-rundelay.slog.gz\" "

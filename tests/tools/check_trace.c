@@ -266,8 +266,8 @@ START_TEST(test_trace_marks) {
 }
 END_TEST
 
-/* Issue 30: the receivers' waits for a CPU as slices nested in the
- * kernel's "awaiting" slices, held by the checker to the nesting rules;
+/* The run-queue delay: the receivers' waits for a CPU as slices nested in
+ * the kernel's "awaiting" slices, held by the checker to the nesting rules;
  * rundelay.slog (a loaded run) has both sides' waits. */
 START_TEST(test_trace_run_delay) {
   trace_counts_t c;

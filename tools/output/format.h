@@ -20,8 +20,9 @@
  * options a format reads (summary_only, color, vat, top, the groups by
  * method) and the format's own state.  A format's delivery writes the
  * fields of the list in ipcstamp-analyze-fields.h (IPS_DELIVERY_FIELDS):
- * expand it (report.c's JSON and CSV show how) rather than naming fields,
- * so that a field added there appears in the new format too.
+ * expand it (report/delivery_json.c's JSON and CSV show how) rather than
+ * naming fields, so that a field added there appears in the new format
+ * too.
  *
  * To add a format: write its five functions (skip and summary may be
  * NULL: nothing to say), add its table to the list in formats.c, and it

@@ -19,7 +19,7 @@ void latency_add(ips_hist_t *h, int what, const ips_delivery_t *d) {
     case LAT_WORKER: ips_hist_add(h, d->worker); break;
     case LAT_KERNEL: ips_hist_add(h, d->kernel); break;
     case LAT_TOTAL: ips_hist_add(h, d->total); break;
-    /* Issue 30: only deliveries that carry the figure; nothing invented.
+    /* Only deliveries that carry the figure (has_wait): nothing invented.
      * transit and wait are per pipe segment, over the split ones. */
     case LAT_TRANSIT:
     case LAT_WAIT:
