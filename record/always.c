@@ -533,7 +533,7 @@ static int setup(ao_t *a) {
     fprintf(stderr, "ipcstamp record: out of memory for --slog\n");
     return CLI_EXIT_FAIL;
   }
-  return rec_load(&a->s);
+  return rec_load(&a->s, NULL);
 }
 
 int ao_main(int argc, char **argv) {

@@ -76,11 +76,10 @@ static int bpf_fault(const char *what, int err) {
   return CLI_EXIT_FAIL;
 }
 
-/* For BENCHMARKS.md only: IPCSTAMP_RECORD_ATTACH=on_enter,on_switch
- * attaches only the programs named (with IPCSTAMP_RECORD_FLOOR=1, each
- * attach point's share of the floor is measured alone). */
-static void attach_only(struct os *s) {
-  const char *only = getenv("IPCSTAMP_RECORD_ATTACH");
+/* Only the programs named in the comma-separated list only are
+ * attached (--cost-attach: each attach point's share of the floor
+ * measured alone). */
+static void attach_only(struct os *s, const char *only) {
   struct bpf_program *p;
   if (!only)
     return;
@@ -100,7 +99,7 @@ static void attach_only(struct os *s) {
 
 /* Opens, loads and attaches the program; *skel set.  Returns 0 or an exit
  * code, said. */
-int rec_load(struct os **skel) {
+int rec_load(struct os **skel, const rec_cost_t *cost) {
   struct os *s;
   int err;
   if (access("/sys/kernel/btf/vmlinux", R_OK) != 0) {
@@ -116,11 +115,10 @@ int rec_load(struct os **skel) {
   s->rodata->nr_write = SYS_write;
   s->rodata->nr_readv = SYS_readv;
   s->rodata->nr_writev = SYS_writev;
-  /* For BENCHMARKS.md only: the programs attached and doing nothing, the
-   * floor under what recording can cost (docs/os.md, "The cost"). */
-  s->rodata->floor_only = getenv("IPCSTAMP_RECORD_FLOOR") != NULL &&
-                          strcmp(getenv("IPCSTAMP_RECORD_FLOOR"), "1") == 0;
-  attach_only(s);
+  /* --cost-floor: the programs attached and doing nothing, the floor
+   * under what recording can cost (docs/os.md, "The cost"). */
+  s->rodata->floor_only = cost && cost->floor;
+  attach_only(s, cost ? cost->attach : NULL);
   if ((err = os__load(s)) != 0) {
     os__destroy(s);
     return bpf_fault("load the BPF program", err);

@@ -42,6 +42,12 @@ static const char usage_text[] =
     "  -- COMMAND ARGS    run COMMAND and follow it until it exits\n"
     "  -h, --help         this text\n"
     "\n"
+    "For measuring what recording costs (BENCHMARKS.md), never for a recording\n"
+    "to read:\n"
+    "  --cost-floor       attach the programs, each returning at once: nothing\n"
+    "                     is recorded\n"
+    "  --cost-attach LIST attach only these programs (comma-separated names)\n"
+    "\n"
     "exit codes: 0 ok, 1 COMMAND failed (or could not start), 2 bad usage,\n"
     "4 cannot write FILE, 6 not permitted (not root), 7 no BTF, 8 a\n"
     "tracepoint or BPF helper is missing (Linux 5.17 or later is needed),\n"
@@ -168,11 +174,15 @@ static void poll_loop(struct os *s, rec_t *r, pid_t child, long pid,
 
 /* Options; returns -1 to go on, or an exit code. */
 static int options(int argc, char **argv, const char **path, long *pid,
-                   char ***cmd) {
-  static const struct option opts[] = {{"output", required_argument, NULL, 'o'},
-                                       {"pid", required_argument, NULL, 'p'},
-                                       {"help", no_argument, NULL, 'h'},
-                                       {NULL, 0, NULL, 0}};
+                   char ***cmd, rec_cost_t *cost) {
+  enum { O_FLOOR = 256, O_ATTACH };
+  static const struct option opts[] = {
+      {"output", required_argument, NULL, 'o'},
+      {"pid", required_argument, NULL, 'p'},
+      {"cost-floor", no_argument, NULL, O_FLOOR},
+      {"cost-attach", required_argument, NULL, O_ATTACH},
+      {"help", no_argument, NULL, 'h'},
+      {NULL, 0, NULL, 0}};
   int c;
   long long v;
   while ((c = getopt_long(argc, argv, "+ho:", opts, NULL)) != -1) {
@@ -182,6 +192,10 @@ static int options(int argc, char **argv, const char **path, long *pid,
       return CLI_EXIT_OK;
     } else if (c == 'o') {
       *path = optarg;
+    } else if (c == O_FLOOR) {
+      cost->floor = 1;
+    } else if (c == O_ATTACH) {
+      cost->attach = optarg;
     } else if (c == 'p' && cli_count(optarg, 0x3fffffff, &v) == 0 && v > 0) {
       *pid = (long)v;
     } else {
@@ -236,6 +250,7 @@ int rec_main(int argc, char **argv) {
   char **cmd = NULL;
   struct os *s = NULL;
   rec_t r = {NULL, 0, 0, NULL, 0};
+  rec_cost_t cost = {0, NULL};
   pid_t child = -1;
   int rc, status;
   int i;
@@ -243,9 +258,9 @@ int rec_main(int argc, char **argv) {
   for (i = 1; i < argc && strcmp(argv[i], "--") != 0; i++)
     if (!strncmp(argv[i], "--always-on", 11) || !strncmp(argv[i], "--dump", 6))
       return ao_main(argc, argv);
-  if ((rc = options(argc, argv, &path, &pid, &cmd)) >= 0)
+  if ((rc = options(argc, argv, &path, &pid, &cmd, &cost)) >= 0)
     return rc;
-  if ((rc = rec_load(&s)) != 0)
+  if ((rc = rec_load(&s, &cost)) != 0)
     return rc;
   if (!(r.out = cli_output(path, "record"))) {
     os__destroy(s);

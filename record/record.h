@@ -25,10 +25,19 @@ enum {
  * (argv[0] is "record").  Returns an exit code (cli.h's and the above). */
 int rec_main(int argc, char **argv);
 
-/* loader.c: opens, loads and attaches the BPF program into *skel.
- * Returns 0, or an exit code after saying on stderr why (REC_EXIT_*). */
+/* What the cost's measurement (tests/os/os-cost.sh, BENCHMARKS.md) asks
+ * of the loader, from record's --cost-floor and --cost-attach: never set
+ * by a recording that is used. */
+typedef struct {
+  int floor;          /* the programs attached, each returning at once */
+  const char *attach; /* NULL, or only these programs (comma-separated) */
+} rec_cost_t;
+
+/* loader.c: opens, loads and attaches the BPF program into *skel (as cost
+ * says, or whole when it is NULL).  Returns 0, or an exit code after
+ * saying on stderr why (REC_EXIT_*). */
 struct os;
-int rec_load(struct os **skel);
+int rec_load(struct os **skel, const rec_cost_t *cost);
 /* Events the kernel's side dropped so far (its ring buffer was full). */
 unsigned long long rec_lost(struct os *s);
 /* Follows process pid (and the processes it starts from now on). */

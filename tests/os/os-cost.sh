@@ -7,9 +7,9 @@
 # processes' system time):
 #   1. `ipcstamp run` on ipcstamp-worker-xs (Agoric's xsnap), recorded;
 #   2. the same, under the floor: the BPF programs attached where they
-#      always are and returning at once (IPCSTAMP_RECORD_FLOOR=1); then
+#      always are and returning at once (record --cost-floor); then
 #      each attach point's share of it: only its programs attached
-#      (IPCSTAMP_RECORD_ATTACH=on_enter,on_exit etc.);
+#      (--cost-attach on_enter,on_exit etc.);
 #   3. Agoric's own parent (@agoric/xsnap from Node, tests/bench/
 #      xs-parent.mjs) driving the vanilla xsnap-worker, recorded;
 #   4. with IPCSTAMP_OLD=PATH (another build's tools/ipcstamp): its
@@ -61,7 +61,7 @@ pin=${IPCSTAMP_BENCH_PIN-taskset -c 1}
 run="$pin tests/bench/ipcstamp-direct run --worker $worker --workload $tmp/w4.jsonl --force --quiet"
 # B as scripts: ab splits its arguments at "--", and record takes one.
 echo "exec tools/ipcstamp record -o $tmp/b.os -- $run --slog $tmp/b.slog" >"$tmp/b.sh"
-echo "IPCSTAMP_RECORD_FLOOR=1 exec tools/ipcstamp record -o $tmp/f.os -- $run --slog $tmp/f.slog" >"$tmp/f.sh"
+echo "exec tools/ipcstamp record --cost-floor -o $tmp/f.os -- $run --slog $tmp/f.slog" >"$tmp/f.sh"
 # The last recording's end (events, lost, the collector's CPU and memory).
 end() { python3 "$src/tests/os/os_check.py" end "$1"; }
 # The CPU medians of ab's output ($1): "A B".
@@ -78,11 +78,11 @@ echo "== $(per_event "$tmp/ab1" "$tmp/b.os")"
 echo "== 2. the same: alone (A), under the floor (B: the programs attached, returning at once)"
 tests/bench/ab "$rounds" /dev/null /dev/null -- $run --slog "$tmp/a.slog" -- sh "$tmp/f.sh" | tee "$tmp/ab2"
 # Each attach point's share of the floor: only its programs attached, each
-# returning at once (IPCSTAMP_RECORD_ATTACH, read by the loader).
+# returning at once (record --cost-attach).
 for part in "on_enter,on_exit:sys_enter and sys_exit" \
             "on_switch,on_wakeup:sched_switch and sched_wakeup" \
             "on_fork,on_exec,on_exit_proc:sched_process_fork, _exec and _exit"; do
-    echo "IPCSTAMP_RECORD_FLOOR=1 IPCSTAMP_RECORD_ATTACH=${part%%:*} exec tools/ipcstamp record -o $tmp/s.os -- $run --slog $tmp/s.slog" >"$tmp/s.sh"
+    echo "exec tools/ipcstamp record --cost-floor --cost-attach ${part%%:*} -o $tmp/s.os -- $run --slog $tmp/s.slog" >"$tmp/s.sh"
     echo "== 2b. the same: alone (A), under the floor of ${part#*:} only (B)"
     tests/bench/ab "$rounds" /dev/null /dev/null -- $run --slog "$tmp/a.slog" -- sh "$tmp/s.sh"
 done
