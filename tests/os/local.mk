@@ -14,8 +14,9 @@ EXTRA_DIST += tests/os/record.test tests/os/swingset.test tests/os/os_check.py \
 
 # make bench-os: what ipcstamp record costs `ipcstamp run` (BENCHMARKS.md),
 # under the bench lock so that no two benchmarks run at once; os-progs.sh,
-# each BPF program's own time in a recorded run.
-EXTRA_DIST += tests/os/os-cost.sh tests/os/os-progs.sh
+# each BPF program's own time in a recorded run; soak.sh, the always-on
+# recorder left on a SwingSet workload for 30 minutes (by hand, as root).
+EXTRA_DIST += tests/os/os-cost.sh tests/os/os-progs.sh tests/os/soak.sh
 PHONY_TARGETS += bench-os
 bench-os: all $(BENCH_TOOLS)
 	flock /tmp/ipcstamp-bench.lock sh $(srcdir)/tests/os/os-cost.sh

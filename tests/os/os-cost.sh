@@ -11,7 +11,9 @@
 #      each attach point's share of it: only its programs attached
 #      (--cost-attach on_enter,on_exit etc.);
 #   3. Agoric's own parent (@agoric/xsnap from Node, tests/bench/
-#      xs-parent.mjs) driving the vanilla xsnap-worker, recorded;
+#      xs-parent.mjs) driving the vanilla xsnap-worker, recorded; then
+#      under the floor (3b) and under the always-on recorder (3c), whose
+#      goal is the floor + 0.03 (docs/always-on.md, "What it costs");
 #   4. with IPCSTAMP_OLD=PATH (another build's tools/ipcstamp): its
 #      collector against this one, each recording 1's run;
 #   5. as 1, on a run 10 times as long (ROUNDS / 2 rounds): the
@@ -92,6 +94,13 @@ if [ -x "$vanilla" ] && command -v node >/dev/null 2>&1 && [ -d "$nm/@agoric/xsn
     echo "== 3. Agoric's parent (@agoric/xsnap) on the vanilla xsnap-worker, $n deliveries of 4 upcalls: alone (A), under ipcstamp record (B)"
     tests/bench/ab "$rounds" /dev/null /dev/null -- sh "$tmp/p.sh" -- sh "$tmp/pb.sh" | tee "$tmp/ab3"
     echo "== $(per_event "$tmp/ab3" "$tmp/p.os")"
+    echo "exec tools/ipcstamp record --cost-floor -o $tmp/pf.os -- $pin node $src/tests/bench/xs-parent.mjs $nm $vanilla $n" >"$tmp/pf.sh"
+    echo "== 3b. the same: alone (A), under the floor (B: the programs attached, returning at once)"
+    tests/bench/ab "$rounds" /dev/null /dev/null -- sh "$tmp/p.sh" -- sh "$tmp/pf.sh"
+    echo "exec tools/ipcstamp record --always-on $tmp/ao -- $pin node $src/tests/bench/xs-parent.mjs $nm $vanilla $n" >"$tmp/pa.sh"
+    echo "== 3c. the same: alone (A), under ipcstamp record --always-on (B: the window kept, nothing written)"
+    tests/bench/ab "$rounds" /dev/null /dev/null -- sh "$tmp/p.sh" -- sh "$tmp/pa.sh"
+    echo "== 3c wrote: $(ls "$tmp/ao" | grep -vc recorder.pid || true) files"
 else
     echo "== 3. Agoric's parent: skipped (needs $vanilla, node and $nm/@agoric/xsnap)"
 fi
