@@ -55,6 +55,24 @@ static struct os_event frame_ev(unsigned pid, unsigned long long pipe,
   return e;
 }
 
+/* frame_ev's frame fed to the triggers: what ao_triggers_feed returns. */
+static int feed_frame(ao_triggers_t *t, unsigned pid, unsigned long long pipe,
+                      int write, char tag, uint64_t at, ao_stall_t *s) {
+  struct os_event e = frame_ev(pid, pipe, write, tag, at);
+  return ao_triggers_feed(t, &e, sizeof e, s);
+}
+
+/* Process pid's exit record at at, its wait status code. */
+static struct os_event exit_ev(unsigned pid, uint64_t at, int code) {
+  struct os_event e;
+  memset(&e, 0, sizeof e);
+  e.type = OS_EV_EXIT;
+  e.tgid = e.tid = pid;
+  e.ts = at;
+  e.u.exit.code = code;
+  return e;
+}
+
 /* The window written to a file and read back by the analysis library. */
 static ips_os_info_t read_back(const ao_window_t *w, const ao_counters_t *c) {
   char path[] = "/tmp/check_window.XXXXXX", err[256];
@@ -131,20 +149,15 @@ START_TEST(delivery_stall) {
   ao_limits_t l = {1 * S, 1 * S};
   ao_triggers_t *t = ao_triggers_new(&l, w);
   ao_stall_t s;
-  struct os_event e;
   ck_assert_ptr_nonnull(t);
   /* One delivery that ends in time: no stall. */
-  e = frame_ev(100, 1, 1, '?', 10 * S);
-  ck_assert_int_eq(ao_triggers_feed(t, &e, sizeof e, &s), 0);
-  e = frame_ev(200, 1, 0, '?', 10 * S + 10);
-  ao_triggers_feed(t, &e, sizeof e, &s);
-  e = frame_ev(200, 2, 1, '.', 10 * S + S / 2);
-  ao_triggers_feed(t, &e, sizeof e, &s);
+  ck_assert_int_eq(feed_frame(t, 100, 1, 1, '?', 10 * S, &s), 0);
+  feed_frame(t, 200, 1, 0, '?', 10 * S + 10, &s);
+  feed_frame(t, 200, 2, 1, '.', 10 * S + S / 2, &s);
   ck_assert_int_eq(ao_triggers_check(t, 20 * S, &s), 0);
   /* The next one is never read (the worker stopped): a stall at 1 s,
    * said once, naming the worker the pipe's reader was. */
-  e = frame_ev(100, 1, 1, '?', 30 * S);
-  ao_triggers_feed(t, &e, sizeof e, &s);
+  feed_frame(t, 100, 1, 1, '?', 30 * S, &s);
   ck_assert_int_eq(ao_triggers_check(t, 30 * S + S / 2, &s), 0);
   ck_assert_int_eq(ao_triggers_check(t, 31 * S + 1, &s), 1);
   ck_assert_int_eq(s.kind, AO_DELIVERY);
@@ -154,10 +167,8 @@ START_TEST(delivery_stall) {
   ck_assert_uint_eq(s.start, 30 * S);
   ck_assert_int_eq(ao_triggers_check(t, 40 * S, &s), 0);
   /* Its result: the stall's end is known. */
-  e = frame_ev(200, 1, 0, '?', 41 * S);
-  ao_triggers_feed(t, &e, sizeof e, &s);
-  e = frame_ev(200, 2, 1, '.', 42 * S);
-  ao_triggers_feed(t, &e, sizeof e, &s);
+  feed_frame(t, 200, 1, 0, '?', 41 * S, &s);
+  feed_frame(t, 200, 2, 1, '.', 42 * S, &s);
   memset(&s, 0, sizeof s);
   s.kind = AO_DELIVERY;
   s.pipe = 1;
@@ -179,22 +190,15 @@ START_TEST(upcall_and_exit) {
   struct os_event e;
   rec_proc_event(&e, S, 200, 100, "xsnap-worker\0v9:zoe", 20);
   add(w, &e);
-  e = frame_ev(100, 1, 1, '?', 10 * S);
-  ao_triggers_feed(t, &e, sizeof e, &s);
-  e = frame_ev(200, 1, 0, '?', 10 * S + 10);
-  ao_triggers_feed(t, &e, sizeof e, &s);
-  e = frame_ev(200, 2, 1, '?', 11 * S); /* the upcall, no reply yet */
-  ao_triggers_feed(t, &e, sizeof e, &s);
+  feed_frame(t, 100, 1, 1, '?', 10 * S, &s);
+  feed_frame(t, 200, 1, 0, '?', 10 * S + 10, &s);
+  feed_frame(t, 200, 2, 1, '?', 11 * S, &s); /* the upcall, no reply yet */
   ck_assert_int_eq(ao_triggers_check(t, 30 * S, &s), 1);
   ck_assert_int_eq(s.kind, AO_UPCALL);
   ck_assert_uint_eq(s.start, 11 * S);
   ck_assert_int_eq(ao_triggers_check(t, 31 * S, &s), 0);
   /* Killed (SIGKILL's wait status is 9) inside the delivery. */
-  memset(&e, 0, sizeof e);
-  e.type = OS_EV_EXIT;
-  e.tgid = e.tid = 200;
-  e.ts = 32 * S;
-  e.u.exit.code = 9;
+  e = exit_ev(200, 32 * S, 9);
   ck_assert_int_eq(ao_triggers_feed(t, &e, rec_bin_size(OS_EV_EXIT), &s), 1);
   ck_assert_int_eq(s.kind, AO_EXIT);
   ck_assert_int_eq(s.in_delivery, 1);
@@ -221,28 +225,18 @@ START_TEST(pipe_reused) {
   ao_stall_t s;
   struct os_event e;
   ck_assert_ptr_nonnull(t);
-  e = frame_ev(100, 1, 1, '?', 10 * S);
-  ao_triggers_feed(t, &e, sizeof e, &s);
-  e = frame_ev(200, 1, 0, '?', 10 * S + 10);
-  ao_triggers_feed(t, &e, sizeof e, &s);
-  e = frame_ev(200, 2, 1, '.', 10 * S + S / 2);
-  ao_triggers_feed(t, &e, sizeof e, &s);
-  memset(&e, 0, sizeof e);
-  e.type = OS_EV_EXIT;
-  e.tgid = e.tid = 200;
-  e.ts = 11 * S;
+  feed_frame(t, 100, 1, 1, '?', 10 * S, &s);
+  feed_frame(t, 200, 1, 0, '?', 10 * S + 10, &s);
+  feed_frame(t, 200, 2, 1, '.', 10 * S + S / 2, &s);
+  e = exit_ev(200, 11 * S, 0);
   ck_assert_int_eq(ao_triggers_feed(t, &e, rec_bin_size(OS_EV_EXIT), &s), 0);
   /* Worker 300: one delivery on pipe 2 answered on pipe 3 in time, then
    * one it never reads. */
-  e = frame_ev(100, 2, 1, '?', 20 * S);
-  ao_triggers_feed(t, &e, sizeof e, &s);
-  e = frame_ev(300, 2, 0, '?', 20 * S + 10);
-  ao_triggers_feed(t, &e, sizeof e, &s);
-  e = frame_ev(300, 3, 1, '.', 20 * S + S / 2);
-  ao_triggers_feed(t, &e, sizeof e, &s);
+  feed_frame(t, 100, 2, 1, '?', 20 * S, &s);
+  feed_frame(t, 300, 2, 0, '?', 20 * S + 10, &s);
+  feed_frame(t, 300, 3, 1, '.', 20 * S + S / 2, &s);
   ck_assert_int_eq(ao_triggers_check(t, 25 * S, &s), 0);
-  e = frame_ev(100, 2, 1, '?', 30 * S);
-  ao_triggers_feed(t, &e, sizeof e, &s);
+  feed_frame(t, 100, 2, 1, '?', 30 * S, &s);
   ck_assert_int_eq(ao_triggers_check(t, 31 * S + 1, &s), 1);
   ck_assert_int_eq(s.kind, AO_DELIVERY);
   ck_assert_uint_eq(s.pipe, 2);
