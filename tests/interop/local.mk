@@ -42,7 +42,7 @@ EXTRA_DIST += tests/interop/swingset-fixture.test \
 	tests/interop/swingset/vats/bootstrap.js
 # The generator of the slogfiles at xsnap's limits (tests/tools/xsnap-limits.test
 # reads them): Agoric's kernel driving the shapes' vats.
-EXTRA_DIST += tests/interop/swingset/cut-slog.mjs \
+EXTRA_DIST += tests/interop/swingset/copy.sh tests/interop/swingset/cut-slog.mjs \
 	tests/interop/swingset/cut-os.mjs \
 	tests/interop/swingset/host.mjs \
 	tests/interop/swingset/gen-shapes.mjs \

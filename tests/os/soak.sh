@@ -36,10 +36,8 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 1' HUP INT TERM
 mkdir "$tmp/run" "$tmp/dumps"
-cp -al "$proj/node_modules" "$tmp/run/node_modules" 2>/dev/null ||
-    cp -a "$proj/node_modules" "$tmp/run/node_modules"
-cp "$proj/package.json" "$src"/tests/interop/swingset/*.mjs "$tmp/run/"
-cp -R "$src/tests/interop/swingset/vats" "$tmp/run/"
+. "$src/tests/interop/swingset/copy.sh"
+swingset_copy "$proj" "$src" "$tmp/run" || die "cannot copy $proj"
 end=$(($(date +%s) + minutes * 60))
 cat >"$tmp/loop.sh" <<EOF
 cd "$tmp/run"
